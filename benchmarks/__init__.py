@@ -1,0 +1,1 @@
+"""Benchmarks: throughput, tournaments, the luck-versus-skill study."""

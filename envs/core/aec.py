@@ -1,0 +1,162 @@
+"""The one generic AEC adapter: any :class:`~envs.core.engine.Game` as a PettingZoo AECEnv.
+
+It is a thin skin over the engine: agents ``player_0..player_{n-1}``, the
+observation ``{"observation": float32, "action_mask": int8}`` (the mask is
+all zeros for an agent that is not to act, as in PettingZoo classic), rewards
+only when the game ends, and the final scores in ``infos``. Under this raw
+environment an illegal or out-of-range action raises a ValueError and changes
+nothing; ``env()`` adds the classic behaviour (see ``classic.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from envs.core.engine import Game, GameState, check_choice
+
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+class GameEnv(AECEnv):
+    """A PettingZoo AEC environment for one configured game."""
+
+    metadata = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, game: Game, reward: str = "win", render_mode: str | None = None):
+        super().__init__()
+        check_choice("reward", reward, game.reward_modes)
+        check_choice("render_mode", render_mode, (None, *RENDER_MODES))
+        self.metadata = {**GameEnv.metadata, "name": f"{game.name}_v0"}
+        self.game = game
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
+        self.agents = self.possible_agents[:]
+        self._index = {agent: i for i, agent in enumerate(self.possible_agents)}
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (game.observation_size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (game.num_actions,), np.int8),
+            }
+        )
+        action_space = spaces.Discrete(game.num_actions)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
+        self._no_moves = np.zeros(game.num_actions, dtype=np.int8)
+        self._rng: np.random.Generator | None = None
+        self.game_state: GameState | None = None
+
+    # --- PettingZoo API -------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game. A seed fixes every hidden order; without one the
+        generator carries on, so one seed reproduces a whole run of episodes."""
+        rng = self._rng
+        if seed is not None or rng is None:
+            rng, _ = seeding.np_random(seed)
+        state = self.game.new_state(rng, options)  # validates options first
+        self._rng = rng
+        self._begin(state)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        state = self._require_state()
+        player = self._index[agent]
+        mask = state.legal_mask() if state.current_player == player else self._no_moves.copy()
+        return {"observation": state.observation(player), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self._require_state()
+        if action is None:
+            raise ValueError(f"{agent} is still playing: action None is only for finished agents")
+        if not self.action_spaces[agent].contains(action):
+            raise ValueError(f"action {action!r} is out of range: allowed 0..{self.game.num_actions - 1}")
+        state.apply(int(action))  # IllegalActionError (a ValueError) leaves the state untouched
+        if state.current_player is None:
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[state.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode= to env()")
+            return None
+        state = self._require_state()
+        if self.render_mode == "rgb_array":
+            return state.render_image()
+        if self.render_mode == "ansi":
+            return state.render_text()
+        print(state.render_text())
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # --- drawluck extras -------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The whole game as JSON-safe data (hidden information included: not for agents)."""
+        return self._require_state().to_dict()
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        """Continue from ``state_dict()`` data; it must be for this game and configuration."""
+        self._begin(self.game.state_from_dict(data))
+
+    def describe_action(self, action: int) -> str:
+        """A human-readable description of ``action`` in the current position."""
+        return self._require_state().describe_action(int(action))
+
+    def end_by_illegal_move(self, agent: str, illegal_reward: float = -1.0) -> None:
+        """End the episode as PettingZoo's TerminateIllegalWrapper does: the
+        offender gets ``illegal_reward``, the others 0, everyone is done."""
+        self._cumulative_rewards[agent] = 0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self.rewards[agent] = float(illegal_reward)
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    # --- internals --------------------------------------------------------
+    def _require_state(self) -> GameState:
+        if self.game_state is None:
+            raise RuntimeError("reset() must be called before using the environment")
+        return self.game_state
+
+    def _begin(self, state: GameState) -> None:
+        self.game_state = state
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._skip_agent_selection = None
+        if state.current_player is None:
+            self.agent_selection = self.agents[0]
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[state.current_player]
+
+    def _finish(self) -> None:
+        state = self.game_state
+        for agent, reward in zip(self.possible_agents, state.rewards(self.reward_mode)):
+            self.rewards[agent] = reward
+            self.terminations[agent] = True
+            self.infos[agent] = state.final_info(self._index[agent])
+        self._accumulate_rewards()

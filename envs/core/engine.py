@@ -1,0 +1,210 @@
+"""The engine protocol every game implements, and the helpers they share.
+
+A game is two objects, after OpenSpiel: a :class:`Game` holds the fixed
+configuration (players, variants) and makes states; a :class:`GameState` is
+one position with the few methods that search agents, batch simulation and
+the AEC adapter need. Engines are pure Python plus numpy: no PettingZoo or
+Gymnasium import, so they stay fast and usable on their own.
+
+All randomness is drawn when a state is created (the bag or piles shuffled
+once from one generator), so the draws never depend on the actions.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in this position (state unchanged)."""
+
+
+def check_choice(name: str, value: Any, allowed: tuple | list) -> None:
+    """Raise a ValueError naming ``name`` and the allowed values unless ``value`` is one."""
+    if isinstance(value, bool) and not any(isinstance(a, bool) for a in allowed):
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+
+
+def check_bool(name: str, value: Any) -> None:
+    """Raise a ValueError unless ``value`` is a real bool (not 0/1 or a string)."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
+def check_keys(name: str, d: Any, allowed: set[str], required: set[str] = frozenset()) -> None:
+    """Validate a dict argument: it must be a dict with only known and all required keys."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{name} must be a dict, got {type(d).__name__}")
+    unknown = set(d) - allowed
+    if unknown:
+        raise ValueError(f"{name} has unknown keys {sorted(unknown)}; allowed: {sorted(allowed)}")
+    missing = required - set(d)
+    if missing:
+        raise ValueError(f"{name} is missing keys {sorted(missing)}")
+
+
+def check_options(options: Any, known: set[str]) -> dict[str, Any]:
+    """Validate ``reset(options=...)``: a dict or None. Unknown keys are ignored
+    with a warning, not an error, because PettingZoo's ``api_test`` requires
+    that ``reset`` accepts options an environment does not know."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
+    unknown = sorted(set(options) - known, key=str)
+    if unknown:
+        warnings.warn(f"reset options {unknown} are not used by this game; known: {sorted(known)}", stacklevel=4)
+    return options
+
+
+def check_permutation(name: str, given: Any, expected: list[str]) -> list[str]:
+    """Check that ``given`` is a list holding exactly the multiset ``expected``.
+
+    Returns it as a list of str; the error names what is missing or extra.
+    """
+    if not isinstance(given, (list, tuple)) or not all(isinstance(x, str) for x in given):
+        raise ValueError(f"{name} must be a list of names, got {given!r}")
+    unknown = sorted(set(given) - set(expected))
+    if unknown:
+        raise ValueError(f"{name} holds unknown names {unknown}; allowed: {sorted(set(expected))}")
+    if sorted(given) != sorted(expected):
+        from collections import Counter
+
+        have, want = Counter(given), Counter(expected)
+        extra = dict(have - want)
+        missing = dict(want - have)
+        raise ValueError(
+            f"{name} is not a permutation of the game's {len(expected)} items: "
+            f"extra {extra or 'none'}, missing {missing or 'none'}"
+        )
+    return list(given)
+
+
+def win_rewards(num_players: int, winners: list[int]) -> list[float]:
+    """+1 for each winner, -1 for each other player; all 0 when everyone shares the win."""
+    if len(winners) == num_players:
+        return [0.0] * num_players
+    return [1.0 if p in winners else -1.0 for p in range(num_players)]
+
+
+def score_rewards(scores: list[float]) -> list[float]:
+    """Own score minus the mean of the other players' scores (zero-sum)."""
+    n, total = len(scores), sum(scores)
+    return [float(s - (total - s) / (n - 1)) for s in scores]
+
+
+class GameState(ABC):
+    """One position of a game. Subclasses read like their rules document.
+
+    The protocol is deliberately small (OpenSpiel's MCTS needs about nine
+    methods; so do ours): whose turn, which actions are legal, apply one,
+    is it over, who won, what may a player see, copy, serialise, and
+    re-sample what a player cannot see.
+    """
+
+    game: Game
+    #: Index of the player to act, or None once the game is over.
+    current_player: int | None
+
+    @abstractmethod
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the player to act, ascending (empty when over)."""
+
+    def legal_mask(self) -> np.ndarray:
+        """The legal actions as an int8 vector of length ``game.num_actions``."""
+        mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        mask[self.legal_actions()] = 1
+        return mask
+
+    @abstractmethod
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current player; raise IllegalActionError (state unchanged) if illegal."""
+
+    def check_action(self, action: int) -> None:
+        """Raise IllegalActionError with a readable message unless ``action`` is legal now."""
+        if self.current_player is None:
+            raise IllegalActionError("the game is over: no action is legal")
+        if action not in self.legal_actions():
+            legal = ", ".join(f"{a} ({self.describe_action(a)})" for a in self.legal_actions())
+            raise IllegalActionError(f"action {action} is not legal now; legal actions: {legal}")
+
+    def is_terminal(self) -> bool:
+        return self.current_player is None
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """Each player's score under the game's scoring rules (final once terminal)."""
+
+    @abstractmethod
+    def winners(self) -> list[int]:
+        """The winning players (several on a shared win); empty while playing."""
+
+    def rewards(self, mode: str) -> list[float]:
+        """Final rewards per player under a reward mode of ``game.reward_modes``."""
+        if mode == "win":
+            return win_rewards(self.game.num_players, self.winners())
+        return score_rewards(self.scores())
+
+    def final_info(self, player: int) -> dict[str, Any]:
+        """What ``infos[agent]`` holds once the game is over."""
+        return {"score": float(self.scores()[player])}
+
+    @abstractmethod
+    def observation(self, player: int) -> np.ndarray:
+        """Everything ``player`` may see, seats relative to them, as float32 (fresh array)."""
+
+    @abstractmethod
+    def clone(self) -> GameState:
+        """An independent copy."""
+
+    @abstractmethod
+    def determinize(self, player: int, rng: np.random.Generator) -> GameState:
+        """A copy in which everything hidden from ``player`` is re-sampled consistently."""
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe data restoring this exact state through ``game.state_from_dict``."""
+
+    @abstractmethod
+    def describe_action(self, action: int) -> str:
+        """A short human-readable description of ``action`` in this position."""
+
+    @abstractmethod
+    def render_text(self) -> str:
+        """A readable text picture of the position."""
+
+    @abstractmethod
+    def render_image(self) -> np.ndarray:
+        """An H x W x 3 uint8 picture of the position."""
+
+
+class Game(ABC):
+    """A game's fixed configuration: it validates options and creates states."""
+
+    name: ClassVar[str]
+    #: Size of the flat Discrete action space (the same for every configuration).
+    num_actions: ClassVar[int]
+    reward_modes: ClassVar[tuple[str, ...]] = ("win", "score")
+    #: Maximum number of players; observations are padded to it.
+    max_players: ClassVar[int]
+    num_players: int
+    #: Length of the flat observation vector.
+    observation_size: int
+
+    @abstractmethod
+    def new_state(self, rng: np.random.Generator, options: dict[str, Any] | None = None) -> GameState:
+        """A fresh game: every hidden order drawn from ``rng`` or injected by ``options``."""
+
+    @abstractmethod
+    def state_from_dict(self, data: dict[str, Any]) -> GameState:
+        """Rebuild a state from ``GameState.to_dict`` data, validating it."""
+
+    def config(self) -> dict[str, Any]:
+        """The constructor arguments, so that the same game can be built again."""
+        return {}
