@@ -36,7 +36,7 @@ def play(game: str, seed: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", choices=sorted(envs.ENV_IDS), default="wapi")
+    parser.add_argument("--game", choices=sorted(envs.ENV_IDS), default="wapi")  # needs envs/<game>_v0.py
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     play(args.game, args.seed)
