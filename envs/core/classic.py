@@ -20,8 +20,15 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from envs.core.aec import GameEnv
 
 
+_NEED_RESET = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"})
+
+
 def _guarded(name: str) -> property:
-    """An attribute of the raw env that, as under OrderEnforcingWrapper, needs reset() first."""
+    """An attribute of the raw env that, as under OrderEnforcingWrapper, needs reset() first.
+
+    A property that raises AttributeError makes Python fall back to
+    ``__getattr__``, which raises the same error again.
+    """
 
     def get(self: ClassicWrapper) -> Any:
         if not self._has_reset:
@@ -48,6 +55,11 @@ class ClassicWrapper(BaseWrapper):
         self._num_actions = env.game.num_actions
         self._has_reset = False
         self._has_updated = False
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _NEED_RESET and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return super().__getattr__(name)
 
     @property
     def _cumulative_rewards(self) -> dict:

@@ -1,0 +1,33 @@
+"""Shared test helpers."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+
+def play_random(state, seed: int, check_mask: bool = False):
+    """Play random legal actions on an engine state until the end; yields each state before a move.
+
+    With ``check_mask``, verify at each step that the mask equals the legal actions.
+    """
+    choose = random.Random(seed).choice
+    while state.current_player is not None:
+        if check_mask:
+            assert np.flatnonzero(state.legal_mask()).tolist() == state.legal_actions()
+        yield state
+        state.apply(choose(state.legal_actions()))
+    yield state
+
+
+def aec_trace(env, seed: int, policy_seed: int = 0, max_steps: int = 100_000) -> list:
+    """Drive an AEC env with random legal moves and record everything the agents get."""
+    env.reset(seed=seed)
+    choose = random.Random(policy_seed).choice
+    trace = []
+    for agent in env.agent_iter(max_steps):
+        obs, reward, termination, truncation, info = env.last()
+        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, termination, truncation, repr(info)))
+        env.step(None if termination or truncation else choose(np.flatnonzero(obs["action_mask"]).tolist()))
+    return trace

@@ -1,0 +1,235 @@
+"""Ecosystem conformance for every game: PettingZoo's own tests, seeding, and the
+classic wrapper layer behaving exactly like PettingZoo's standard stack."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import warnings
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils import wrappers
+
+import envs
+from envs.core import GameEnv
+from tests.conftest import aec_trace
+
+# (game, constructor kwargs) covering every player count and variant.
+CONFIGS = [
+    ("wapi", {"num_players": 2}),
+    ("wapi", {"num_players": 3, "scoring": "shared"}),
+    ("wapi", {"num_players": 4}),
+    ("wapi", {"num_players": 5, "scoring": "shared", "reward": "score"}),
+    ("wakanda", {}),
+    ("wakanda", {"advanced": True, "reward": "score"}),
+    ("samurai", {"num_players": 2}),
+    ("samurai", {"num_players": 3}),
+    ("samurai", {"num_players": 4}),
+]
+IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'default'}" for g, kw in CONFIGS]
+ONE_PER_GAME = {"argnames": "game,kwargs", "argvalues": [CONFIGS[i] for i in (0, 4, 6)], "ids": [IDS[i] for i in (0, 4, 6)]}
+SOME = {"argnames": "game,kwargs", "argvalues": [CONFIGS[i] for i in (0, 2, 5, 6, 8)], "ids": [IDS[i] for i in (0, 2, 5, 6, 8)]}
+
+
+def module(game: str):
+    return pytest.importorskip(f"envs.{game}_v0")
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.mark.parametrize("game,kwargs", CONFIGS, ids=IDS)
+def test_pettingzoo_api_test(game, kwargs):
+    mod = module(game)
+    api_test(mod.env(**kwargs), num_cycles=300)
+    api_test(mod.raw_env(**kwargs), num_cycles=300)
+
+
+@pytest.mark.parametrize("game,kwargs", CONFIGS, ids=IDS)
+def test_pettingzoo_seed_test(game, kwargs):
+    mod = module(game)
+    seed_test(lambda: mod.env(**kwargs), num_cycles=300)
+
+
+@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+def test_registered_with_pettingzoo_make(game):
+    module(game)
+    env = pettingzoo.make("aec", envs.ENV_IDS[game])
+    env.reset(seed=1)
+    assert isinstance(env.unwrapped, GameEnv)
+    assert env.unwrapped.game.name == game
+    assert env.agent_selection == "player_0"
+
+
+@pytest.mark.parametrize("game,kwargs", CONFIGS, ids=IDS)
+def test_one_seed_reproduces_twenty_games_and_seeds_differ(game, kwargs):
+    """reset(seed=s) then reset() x19 replays the same 20 games; another seed deals differently."""
+    mod = module(game)
+
+    def run(seed):
+        env = mod.env(**kwargs)
+        env.reset(seed=seed)
+        deals, traces = [], []
+        for episode in range(20):
+            if episode:
+                env.reset()
+            deals.append(json.dumps(env.unwrapped.state_dict(), sort_keys=True))
+            traces.append(aec_trace_from_current(env, policy_seed=episode))
+        return deals, traces
+
+    deals_a, traces_a = run(7)
+    deals_b, traces_b = run(7)
+    assert deals_a == deals_b and traces_a == traces_b
+    deals_c, _ = run(8)
+    assert len(set(deals_a)) == 20, "every episode of a run deals differently"
+    assert all(a != c for a, c in zip(deals_a, deals_c)), "different seeds give different deals"
+
+
+def aec_trace_from_current(env, policy_seed):
+    import random
+
+    choose = random.Random(policy_seed).choice
+    trace = []
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        trace.append((agent, obs["observation"].tobytes(), reward, termination))
+        env.step(None if termination or truncation else choose(np.flatnonzero(obs["action_mask"]).tolist()))
+    return trace
+
+
+# --- the lean classic layer against PettingZoo's real wrapper stack -------------------
+
+
+def standard_stack(raw):
+    """What PettingZoo's classic games do in env()."""
+    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+def both(game, kwargs):
+    mod = module(game)
+    return mod.env(**kwargs), standard_stack(mod.raw_env(**kwargs))
+
+
+def outcome(fn):
+    """The result or the exception (type and message) of a call, plus warnings raised."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = ("ok", fn())
+        except Exception as error:  # noqa: BLE001 - we compare whatever is raised
+            result = (type(error).__name__, str(error))
+    return result, sorted({str(w.message) for w in caught})
+
+
+def snapshot(env):
+    return (
+        list(env.agents),
+        env.agent_selection if env.agents else None,
+        dict(env.rewards),
+        dict(env._cumulative_rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+        repr(env.infos),
+    )
+
+
+@pytest.mark.parametrize(**SOME)
+def test_classic_layer_matches_standard_stack_before_reset(game, kwargs):
+    ours, theirs = both(game, kwargs)
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "num_agents"):
+        assert outcome(lambda e=ours: getattr(e, name)) == outcome(lambda e=theirs: getattr(e, name))
+        assert outcome(lambda: getattr(ours, name))[0][0] == "AttributeError"
+    for call in (lambda e: e.step(0), lambda e: e.observe("player_0"), lambda e: e.agent_iter(), lambda e: e.render()):
+        assert outcome(lambda: call(ours)) == outcome(lambda: call(theirs))
+        assert outcome(lambda: call(ours))[0][0] == "AssertionError"
+
+
+@pytest.mark.parametrize(**SOME)
+def test_classic_layer_matches_standard_stack_on_bad_actions(game, kwargs):
+    """Out-of-range, illegal, None-while-alive, and stepping after the end, step by step."""
+    for bad in ("out_of_range", "illegal", "none"):
+        ours, theirs = both(game, kwargs)
+        for env in (ours, theirs):
+            env.reset(seed=3)
+        n = ours.action_space("player_0").n
+        mask = ours.observe(ours.agent_selection)["action_mask"]
+        action = {"out_of_range": n, "illegal": int(np.flatnonzero(mask == 0)[0]), "none": None}[bad]
+        assert outcome(lambda: ours.step(action)) == outcome(lambda: theirs.step(action))
+        assert snapshot(ours) == snapshot(theirs)
+        # after the bad step: finish the episode the same way, including dead steps
+        for _ in range(3 * len(ours.possible_agents) + 2000):
+            if not ours.agents:
+                break
+            obs, *_ = ours.last()
+            done = ours.terminations[ours.agent_selection] or ours.truncations[ours.agent_selection]
+            act = None if done else int(np.flatnonzero(obs["action_mask"])[0])
+            assert outcome(lambda: ours.step(act)) == outcome(lambda: theirs.step(act))
+            assert snapshot(ours) == snapshot(theirs)
+        assert not ours.agents
+        assert outcome(lambda: ours.step(0)) == outcome(lambda: theirs.step(0))  # step after the end: warning
+
+
+@pytest.mark.parametrize("game,kwargs", CONFIGS, ids=IDS)
+def test_classic_layer_matches_standard_stack_in_random_games(game, kwargs):
+    ours, theirs = both(game, kwargs)
+    for seed in range(3):
+        assert aec_trace(ours, seed, policy_seed=seed) == aec_trace(theirs, seed, policy_seed=seed)
+
+
+@pytest.mark.parametrize(**ONE_PER_GAME)
+def test_classic_layer_enforces_step_between_iterations(game, kwargs):
+    ours, theirs = both(game, kwargs)
+
+    def iterate_twice(env):
+        env.reset(seed=0)
+        it = iter(env.agent_iter())
+        next(it)
+        return next(it)
+
+    assert outcome(lambda: iterate_twice(ours)) == outcome(lambda: iterate_twice(theirs))
+    assert outcome(lambda: iterate_twice(ours))[0][0] == "AssertionError"
+
+
+@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+def test_env_card_matches_spaces(game):
+    """The module docstring (env card) states the real action and observation sizes."""
+    mod = module(game)
+    env = mod.env()
+    env.reset(seed=0)
+    agent = env.possible_agents[0]
+    doc = mod.__doc__
+    assert f"Discrete({env.action_space(agent).n})" in doc
+    assert f"({env.observation_space(agent)['observation'].shape[0]},)" in doc
+    assert env.unwrapped.metadata["name"] == f"{game}_v0"
+
+
+@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+def test_bad_constructor_arguments_name_the_argument(game):
+    mod = module(game)
+    with pytest.raises(ValueError, match="reward"):
+        mod.env(reward="points")
+    with pytest.raises(ValueError, match="render_mode"):
+        mod.env(render_mode="pygame")
+
+
+@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+def test_render_modes(game):
+    mod = module(game)
+    env = mod.env(render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert isinstance(text, str) and "player_0" in text
+    env = mod.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    image = env.render()
+    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+    assert image.shape[0] >= 100 and image.shape[1] >= 100 and image.std() > 10, "a picture, not a blank"

@@ -1,0 +1,217 @@
+"""Wapi through the AEC adapter: spaces, observation layout, infos, state as data, errors."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from envs import wapi_v0
+from envs.core import IllegalActionError
+from envs.wapi import WapiGame
+from envs.wapi import observation as layout
+from envs.wapi.serialize import KEYS
+from tests.test_wapi_rules import bag
+
+
+def test_observation_table_matches_the_offsets():
+    """The layout table in observation.py states the real offsets and sizes."""
+    rows = re.findall(r"^\| (\d+)\s+\| (\d+)\s+\|", layout.__doc__, re.M)
+    offsets = [(int(o), int(n)) for o, n in rows]
+    expected = [layout.MINES, layout.DRAWN, layout.TOTEMS_LEFT, layout.BAG, layout.COINS_PLACED,
+                layout.SCORING, layout.SCORES, layout.PRESENT, layout.TO_ACT]
+    assert [o for o, _ in offsets] == expected
+    assert offsets[-1][0] + offsets[-1][1] == layout.OBSERVATION_SIZE == 92
+    assert all(a + n == b for (a, n), (b, _) in zip(offsets, offsets[1:]))
+
+
+def test_observation_is_relative_to_the_observer():
+    """Observer first: the same totem shows in seat slot 0 for its owner and slot n-1 for the next player."""
+    env = wapi_v0.raw_env(num_players=3)
+    game = env.game
+    env.reset(options={"bag": bag(game, "M5", "S3")})
+    env.step(6)  # player_0 poles mine 5
+    mine5 = layout.MINES + 5 * layout.MINE_BLOCK
+    own = env.observe("player_0")["observation"]
+    next_ = env.observe("player_1")["observation"]
+    assert own[mine5 + 3] == pytest.approx(1 / 3) and own[mine5 + 4] == 0
+    assert next_[mine5 + 3] == 0 and next_[mine5 + 3 + 2] == pytest.approx(1 / 3)
+    assert next_[layout.DRAWN + 3] == 1, "player_1 sees the drawn S3"
+    assert next_[layout.TO_ACT] == 1 and own[layout.TO_ACT + 1] == 1
+    assert own[layout.PRESENT:layout.PRESENT + 5].tolist() == [1, 1, 1, 0, 0]
+    assert env.observe("player_0")["action_mask"].sum() == 0, "no moves for an agent not to act"
+    assert env.observe("player_1")["action_mask"].tolist() == [0, 0, 0, 0, 0, 1, 0, 0]
+
+
+def test_observation_never_shows_the_bag_order():
+    """Information: the bag's remaining contents are public, its order is hidden from every player."""
+    game = WapiGame(4)
+    state = game.new_state(np.random.default_rng(1))
+    for _ in range(20):
+        state.apply(state.legal_actions()[-1])
+    for seed in range(5):
+        other = state.determinize(0, np.random.default_rng(seed))
+        assert other.bag != state.bag and sorted(other.bag) == sorted(state.bag)
+        for player in range(4):
+            assert np.array_equal(other.observation(player), state.observation(player))
+        assert other.legal_actions() == state.legal_actions()
+
+
+def test_final_infos_and_rewards_through_env():
+    """Rewards at the end only; infos[agent]['score'] is the agent's own final score."""
+    env = wapi_v0.env(num_players=3, reward="score")
+    env.reset(seed=5)
+    finals = {}
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        if termination:
+            finals[agent] = (reward, info["score"])
+            env.step(None)
+        else:
+            assert reward == 0 and info == {}
+            env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    scores = [finals[f"player_{p}"][1] for p in range(3)]
+    for p in range(3):
+        others = [s for q, s in enumerate(scores) if q != p]
+        assert finals[f"player_{p}"][0] == pytest.approx(scores[p] - sum(others) / 2)
+
+
+def test_state_dict_has_exactly_the_documented_keys_and_round_trips():
+    env = wapi_v0.raw_env(num_players=4, scoring="shared")
+    env.reset(seed=11)
+    for _ in range(25):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
+    data = env.state_dict()
+    assert set(data) == KEYS
+    assert json.loads(json.dumps(data)) == data
+    assert data["game"] == "wapi" and data["current_player"] == env.possible_agents.index(env.agent_selection)
+    other = wapi_v0.raw_env(num_players=4, scoring="shared")
+    other.load_state_dict(json.loads(json.dumps(data)))
+    assert other.state_dict() == data
+    for agent in env.possible_agents:
+        assert np.array_equal(other.observe(agent)["observation"], env.observe(agent)["observation"])
+
+
+def test_load_state_dict_restores_a_finished_game():
+    env = wapi_v0.raw_env(num_players=2)
+    env.reset(seed=2)
+    while not env.terminations[env.agent_selection]:
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    data = env.state_dict()
+    assert data["terminal"] and data["current_player"] is None and data["drawn"] is None
+    other = wapi_v0.raw_env(num_players=2)
+    other.load_state_dict(data)
+    assert all(other.terminations.values())
+    assert other.infos == env.infos and other._cumulative_rewards == env._cumulative_rewards
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda d: d.pop("bag"), "missing"),
+        (lambda d: d.update(game="wakanda"), "game"),
+        (lambda d: d.update(num_players=3), "num_players"),
+        (lambda d: d["mines"][0]["silver"].append(4), "silver"),
+        (lambda d: d["mines"][1].update(masks=5), "masks"),
+        (lambda d: d["bag"].pop(), "not conserved"),
+        (lambda d: d["bag"].__setitem__(0, "S9"), "tile codes"),
+        (lambda d: d.update(current_player=(d["current_player"] + 1) % 2), "current_player"),
+        (lambda d: d.update(terminal=True), "terminal"),
+        (lambda d: d.update(scores=[99.0, 0.0]), "scores"),
+        (lambda d: d.update(totems_left=[0, 3]), "totems_left"),
+    ],
+)
+def test_load_state_dict_refuses_broken_states(change, message):
+    env = wapi_v0.raw_env(num_players=2)
+    env.reset(seed=4)
+    for _ in range(10):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    before = env.state_dict()
+    data = json.loads(json.dumps(before))
+    change(data)
+    with pytest.raises(ValueError, match=message):
+        env.load_state_dict(data)
+    assert env.state_dict() == before, "a refused load leaves the game untouched"
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"num_players": 1}, "num_players"),
+        ({"num_players": 6}, "num_players"),
+        ({"num_players": "4"}, "num_players"),
+        ({"scoring": "half"}, "scoring"),
+        ({"coins": {4: 48}}, "unknown coin values"),
+        ({"coins": {1: -1, 2: 40}}, "non-negative"),
+        ({"coins": {1: 29}}, "at least 30"),
+        ({"coins": [8, 12]}, "coins must be a dict"),
+        ({"coins": {1: 30.0}}, "non-negative int"),
+        ({"reward": "rank"}, "reward"),
+        ({"render_mode": "svg"}, "render_mode"),
+    ],
+)
+def test_bad_arguments_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        wapi_v0.env(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"bag": ["S1"] * 72}, "not a permutation"),
+        ({"bag": "S1 S2"}, "list of names"),
+        ({"bag": ["X1"] + ["S1"] * 71}, "unknown names"),
+        ("bag", "options must be a dict"),
+    ],
+)
+def test_bad_injected_bags_are_refused(options, message):
+    env = wapi_v0.raw_env()
+    env.reset(seed=1)
+    before = env.state_dict()
+    with pytest.raises(ValueError, match=message):
+        env.reset(options=options)
+    assert env.state_dict() == before
+
+
+def test_unknown_reset_options_warn_and_are_ignored():
+    env = wapi_v0.raw_env()
+    with pytest.warns(UserWarning, match="not used"):
+        env.reset(seed=1, options={"deck": 1})
+
+
+def test_raw_env_rejects_bad_actions_without_changing_anything():
+    env = wapi_v0.raw_env()
+    env.reset(options={"bag": bag(env.game, "M1")})
+    before = env.state_dict()
+    for action, error in ((0, IllegalActionError), (8, ValueError), (-1, ValueError), (None, ValueError)):
+        with pytest.raises(error):
+            env.step(action)
+        assert env.state_dict() == before and env.agent_selection == "player_0"
+
+
+def test_env_illegal_action_ends_the_game_with_minus_one_for_the_offender(caplog):
+    """Under env(), as in PettingZoo classic: a logged warning, -1 for the offender, 0 for the others."""
+    env = wapi_v0.env(num_players=3)
+    env.reset(options={"bag": bag(env.unwrapped.game, "M1")})
+    env.step(0)
+    assert "Illegal move made" in caplog.text
+    assert env._cumulative_rewards == {"player_0": -1.0, "player_1": 0, "player_2": 0}
+    assert all(env.terminations.values()) and all(env.truncations.values())
+    with pytest.raises(AssertionError, match="action space"):
+        env.step(9)
+
+
+def test_describe_action_and_text_render():
+    env = wapi_v0.raw_env(num_players=3, render_mode="ansi")
+    env.reset(options={"bag": bag(env.game, "S5", "M2")})
+    assert env.describe_action(3) == "put silver 5 in mine 3"
+    text = env.render()
+    assert "A (player_0) drew a silver coin 5" in text and "mine 5" in text
+    env.step(3)
+    assert env.describe_action(6) == "place a totem on the mask just drawn"
+    assert env.describe_action(7) == "decline (no totem)"
+    assert "silver [5 _ _ _ _] =  5" in env.render()
+    with pytest.raises(ValueError, match="action"):
+        env.describe_action(8)
