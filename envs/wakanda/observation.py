@@ -1,0 +1,102 @@
+"""Wakanda observation encoder: what one player may see, seats relative to the observer.
+
+Layout (float32, every entry scaled into [0, 1]; seat pairs are relative:
+first the observer, then the opponent):
+
+| offset | size | content |
+|---|---|---|
+| 0   | 114 | per village slot v (line order) at 19v: the village kind one-hot over eagle chief tomahawk skin tipi sun variety height (all 0 while face down), face up, available, owned by the observer, owned by the opponent, pieces on its totem per kind (eagle .. sun) / that kind's count in the bag (1 2 3 4 5 6), totem height / 21 |
+| 114 | 12  | supplies per seat (observer then opponent), per kind / that kind's count |
+| 126 | 2   | headdresses left per seat / 3 |
+| 128 | 6   | the bag's remaining contents per kind / that kind's count (never its order) |
+| 134 | 1   | pieces left in the bag / 21 |
+| 135 | 2   | placed a third headdress first, per seat (both 0 until someone has) |
+| 137 | 8   | candidate village kinds: 1 for each kind not visible in the line (the face-down and boxed villages are among them) |
+| 145 | 2   | current score per seat, (score + 6) / 72 (scores lie in -6 .. 66) |
+| 147 | 2   | to act, per seat (both 0 once the game is over) |
+| 149 | 1   | advanced rules (1) or basic (0) |
+
+Total: 150 entries. In the advanced game nothing here depends on which
+kinds lie face down or in the box: only the candidates are shown. The
+offsets are the constants below; ``tests/test_wakanda_env.py`` checks this
+table against them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from envs.wakanda.components import HEADDRESSES, NUM_PIECE_KINDS, NUM_PIECES, NUM_SLOTS, NUM_VILLAGE_KINDS, PIECE_COUNTS
+
+if TYPE_CHECKING:
+    from envs.wakanda.rules import WakandaState
+
+MIN_SCORE = -6  # six suns, sun village not owned
+MAX_SCORE = 66  # bound: height (2 x 21) + two villages of at most 12
+SLOT_BLOCK = NUM_VILLAGE_KINDS + 4 + NUM_PIECE_KINDS + 1
+
+SLOTS = 0
+SUPPLIES = SLOTS + NUM_SLOTS * SLOT_BLOCK
+HEADDRESSES_LEFT = SUPPLIES + 2 * NUM_PIECE_KINDS
+BAG = HEADDRESSES_LEFT + 2
+BAG_SIZE = BAG + NUM_PIECE_KINDS
+THIRD_FIRST = BAG_SIZE + 1
+CANDIDATES = THIRD_FIRST + 2
+SCORES = CANDIDATES + NUM_VILLAGE_KINDS
+TO_ACT = SCORES + 2
+ADVANCED = TO_ACT + 2
+OBSERVATION_SIZE = ADVANCED + 1
+
+_ONE_HOT = tuple(tuple(1.0 if i == k else 0.0 for i in range(NUM_VILLAGE_KINDS)) for k in range(NUM_VILLAGE_KINDS))
+_HIDDEN = (0.0,) * NUM_VILLAGE_KINDS
+_INV_COUNT = tuple(1.0 / c for c in PIECE_COUNTS)
+_KINDS = range(NUM_PIECE_KINDS)
+
+
+def encode(state: WakandaState, observer: int) -> np.ndarray:
+    """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE."""
+    opponent = 1 - observer
+    advanced = state.game.advanced
+    revealed = state.revealed
+    out: list[float] = []
+    visible = [0.0] * NUM_VILLAGE_KINDS
+    for slot in range(NUM_SLOTS):
+        available = slot < revealed
+        face_up = available or not advanced
+        if face_up:
+            kind = state.villages[slot]
+            visible[kind] = 1.0
+            out += _ONE_HOT[kind]
+        else:
+            out += _HIDDEN
+        owner = state.owner[slot]
+        totem = state.totems[slot]
+        out += (1.0 if face_up else 0.0, 1.0 if available else 0.0,
+                1.0 if owner == observer else 0.0, 1.0 if owner == opponent else 0.0)
+        if totem:
+            counts = [0] * NUM_PIECE_KINDS
+            for piece in totem:
+                counts[piece] += 1
+            out += [counts[k] * _INV_COUNT[k] for k in _KINDS]
+            out.append(len(totem) / NUM_PIECES)
+        else:
+            out += (0.0,) * (NUM_PIECE_KINDS + 1)
+    for seat in (observer, opponent):
+        supply = state.supplies[seat]
+        out += [supply[k] * _INV_COUNT[k] for k in _KINDS]
+    out += (state.headdresses[observer] / HEADDRESSES, state.headdresses[opponent] / HEADDRESSES)
+    remaining = [0] * NUM_PIECE_KINDS
+    for piece in state.bag:
+        remaining[piece] += 1
+    out += [remaining[k] * _INV_COUNT[k] for k in _KINDS]
+    out.append(len(state.bag) / NUM_PIECES)
+    first = state.third_headdress_first
+    out += (1.0 if first == observer else 0.0, 1.0 if first == opponent else 0.0)
+    out += [1.0 - v for v in visible]
+    span = MAX_SCORE - MIN_SCORE
+    out += ((state.player_score(observer) - MIN_SCORE) / span, (state.player_score(opponent) - MIN_SCORE) / span)
+    to_act = state.current_player
+    out += (1.0 if to_act == observer else 0.0, 1.0 if to_act == opponent else 0.0, 1.0 if advanced else 0.0)
+    return np.array(out, dtype=np.float32)
