@@ -1,0 +1,48 @@
+"""Hand-written strategies, one module per game, behind one agent class.
+
+Each game module offers ``choose(view, rng) -> action``. A strategy sees the
+game only through its :class:`~agents.protocol.PlayerView`: the observation,
+the legal actions, or one determinized copy of the position from which it
+reads public facts only (the anti-cheat tests check that hidden facts never
+change its choice). It is deterministic given its seed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+import numpy as np
+
+from agents.protocol import Agent, PlayerView
+from envs.core.engine import Game
+
+#: game name -> module holding ``choose(view, rng)``
+STRATEGY_MODULES = {"wapi": "agents.heuristic.wapi", "wakanda": "agents.heuristic.wakanda", "samurai": "agents.heuristic.samurai"}
+
+
+def strategy_for(game: Game) -> Callable[[PlayerView, np.random.Generator], int]:
+    """The ``choose`` function of ``game``'s heuristic; ValueError if there is none."""
+    name = getattr(game, "name", None)
+    if name not in STRATEGY_MODULES:
+        raise ValueError(f"no heuristic for game {name!r}; available: {sorted(STRATEGY_MODULES)}")
+    try:
+        module = importlib.import_module(STRATEGY_MODULES[name])
+    except ModuleNotFoundError as error:
+        raise ValueError(f"the heuristic for game {name!r} is not available yet ({error})") from error
+    return module.choose
+
+
+class HeuristicAgent(Agent):
+    """The hand-written strategy of the agent's game (see each game's module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, game: Game, seed: int | None = None):
+        if game is None:
+            raise ValueError("the heuristic agent needs game=... (it plays a game-specific strategy)")
+        self._choose = strategy_for(game)
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, view: PlayerView) -> int:
+        return self._choose(view, self.rng)

@@ -1,0 +1,113 @@
+"""A Wapi strategy a decent player would recognise.
+
+Everything in Wapi is public except the bag's order, so the strategy reads
+one determinized copy of the position and uses only public facts: mines,
+masks, poles, the drawn tile and the bag's *contents* (never its order).
+
+Two ideas:
+
+- **Expected mine values.** Every silver field ends up filled (the game ends
+  with the 30th coin), so a mine's expected final value is its silver plus
+  the mean coin left in the bag per free field. Putting a coin worth ``v``
+  in a mine changes that mine's expected value by ``v - mean``: good coins
+  go where my poles outweigh the others' (above all the leader's), poor
+  coins (0s and 1s) are dumped where the others' poles outweigh mine.
+- **Totems as a secretary problem.** A totem on the mask just drawn scores
+  about the mine's expected value (shared scoring: its share). I take it
+  unless I expect, among the masks I will still draw before the end, at
+  least as many better chances as I have totems left. A mine that still has
+  free silver fields is worth a little more: my own later coins can go there.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from envs.wapi.components import COIN_VALUES, DECLINE, FIRST_MASK, NUM_MINES, PLACE_TOTEM, SILVER_FIELDS, is_coin
+
+if TYPE_CHECKING:
+    from agents.protocol import PlayerView
+    from envs.wapi.rules import WapiState
+
+#: Extra expected value per free silver field of a mine I hold a pole in (I can feed it).
+CONTROL_BONUS = 0.4
+#: How much the leading opponent counts, against the average opponent, when placing coins.
+LEADER_WEIGHT = 0.5
+COINS_TO_END = NUM_MINES * SILVER_FIELDS
+
+
+def choose(view: PlayerView, rng: np.random.Generator) -> int:
+    state: WapiState = view.sample_determinization(rng)
+    me = view.player
+    if is_coin(state.drawn):
+        return _place_coin(state, me, view.legal_actions)
+    if PLACE_TOTEM not in view.legal_actions:
+        return DECLINE
+    return PLACE_TOTEM if _take_totem(state, me) else DECLINE
+
+
+def _bag_facts(state: WapiState) -> tuple[float, int, list[int]]:
+    """Mean value of the coins left in the bag, their number, and the masks left per mine."""
+    coins = [COIN_VALUES[t] for t in state.bag if is_coin(t)]
+    masks = [0] * NUM_MINES
+    for t in state.bag:
+        if not is_coin(t):
+            masks[t - FIRST_MASK] += 1
+    mean = sum(coins) / len(coins) if coins else 0.0
+    return mean, len(coins), masks
+
+
+def _expected_values(state: WapiState, mean: float) -> list[float]:
+    return [sum(s) + (SILVER_FIELDS - len(s)) * mean for s in state.silver]
+
+
+def _weights(state: WapiState, player: int) -> list[float]:
+    """How much of each mine's value ``player`` scores (pole count; shared scoring: share)."""
+    out = []
+    for poles in state.totems:
+        own = poles.count(player)
+        out.append(own / len(poles) if state.game.scoring == "shared" and poles else float(own))
+    return out
+
+
+def _place_coin(state: WapiState, me: int, legal: tuple[int, ...]) -> int:
+    mean, _, _ = _bag_facts(state)
+    values = _expected_values(state, mean)
+    n = state.game.num_players
+    weights = [_weights(state, p) for p in range(n)]
+    others = [p for p in range(n) if p != me]
+    expected = [sum(w * v for w, v in zip(weights[p], values)) for p in range(n)]
+    leader = max(others, key=lambda p: expected[p])
+    delta = COIN_VALUES[state.drawn] - mean
+
+    def gain(k: int) -> float:
+        opp = (1 - LEADER_WEIGHT) * sum(weights[p][k] for p in others) / len(others) + LEADER_WEIGHT * weights[leader][k]
+        return delta * (weights[me][k] - opp)
+
+    return max(legal, key=lambda k: (gain(k), -k))
+
+
+def _pole_value(state: WapiState, mine: int, value: float) -> float:
+    """What one more pole in ``mine`` is worth to its owner."""
+    poles = len(state.totems[mine])
+    worth = value / (poles + 1) if state.game.scoring == "shared" else value
+    return worth + CONTROL_BONUS * (SILVER_FIELDS - len(state.silver[mine]))
+
+
+def _take_totem(state: WapiState, me: int) -> bool:
+    mean, coins_left, masks = _bag_facts(state)
+    values = _expected_values(state, mean)
+    mine = state.drawn - FIRST_MASK
+    now = _pole_value(state, mine, values[mine])
+    # Expected masks drawn before the last coin is placed, and my share of them.
+    to_place = COINS_TO_END - state.coins_placed
+    masks_left = sum(masks)
+    future_masks = to_place * masks_left / (coins_left + 1) if masks_left else 0.0
+    mine_share = future_masks / state.game.num_players
+    if masks_left == 0 or mine_share <= 0:
+        return True
+    better = sum(m for k, m in enumerate(masks) if _pole_value(state, k, values[k]) > now)
+    expected_better = mine_share * better / masks_left
+    return expected_better < state.totems_left[me]

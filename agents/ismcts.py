@@ -1,0 +1,156 @@
+"""Information-set Monte Carlo tree search (single-observer ISMCTS, Cowling et al. 2012).
+
+Each iteration draws one determinization from the agent's view (the only
+source of hidden information and chance), walks a tree of the searching
+player's information sets with UCB, adds one edge, plays the rest at random
+and backs the result up. Why this shape:
+
+- *Any player count*: every edge stores the reward of the player who chose
+  it, so each node maximises its own acting player's reward (the terminal
+  reward vector comes from ``state.rewards``).
+- *Hidden hands*: an action that exists only in some determinizations is
+  judged by its *availability* count (how often it could have been chosen),
+  not by the node's visits.
+- *Chance*: draws are fixed in the determinized bag, so after an action the
+  tree branches on what the searching player then observes (``split_chance``,
+  keyed by its observation vector): a drawn 5 and a drawn 0 lead to
+  different nodes instead of being averaged into one.
+
+Budget: ``iterations`` per move, or ``time_limit`` seconds per move (then
+results depend on machine speed; iterations are exactly reproducible from
+``seed``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import numpy as np
+
+from agents.protocol import Agent, PlayerView
+from envs.core.engine import Game, GameState
+
+
+class _Edge:
+    """One action out of a node: its chooser's reward sum, visits, availability, and children by outcome."""
+
+    __slots__ = ("visits", "avail", "total", "children")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+        self.children: dict[bytes | None, dict[int, _Edge]] = {}
+
+
+class ISMCTSAgent(Agent):
+    """Information-set MCTS through the engine protocol; a budget of iterations or seconds per move."""
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        game: Game | None = None,
+        seed: int | None = None,
+        iterations: int | None = None,
+        time_limit: float | None = None,
+        exploration: float = 1.0,
+        score_weight: float = 0.1,
+        split_chance: bool = True,
+    ):
+        if iterations is None and time_limit is None:
+            iterations = 1000
+        if iterations is not None and (not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 1):
+            raise ValueError(f"iterations must be a positive int or None, got {iterations!r}")
+        if time_limit is not None and (not isinstance(time_limit, (int, float)) or time_limit <= 0):
+            raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
+        if not isinstance(exploration, (int, float)) or exploration < 0:
+            raise ValueError(f"exploration must be a non-negative number, got {exploration!r}")
+        if not isinstance(score_weight, (int, float)) or not 0 <= score_weight <= 1:
+            raise ValueError(f"score_weight must be a number in [0, 1], got {score_weight!r}")
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self.exploration = float(exploration)
+        self.score_weight = float(score_weight)
+        self.split_chance = bool(split_chance)
+        seq_np, seq_py = np.random.SeedSequence(seed).spawn(2)
+        self.np_rng = np.random.default_rng(seq_np)
+        self.rnd = random.Random(int(seq_py.generate_state(1)[0]))
+        self.last_iterations = 0  # iterations run for the last move (for benchmarks)
+
+    # --- the search ----------------------------------------------------------
+    def act(self, view: PlayerView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        root: dict[int, _Edge] = {}
+        deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        done = 0
+        while True:
+            if self.iterations is not None and done >= self.iterations:
+                break
+            if deadline is not None and done > 0 and time.perf_counter() >= deadline:
+                break
+            self._iterate(view, root)
+            done += 1
+        self.last_iterations = done
+        best = max(legal, key=lambda a: (root[a].visits, root[a].total / root[a].visits) if a in root else (-1, 0.0))
+        return best
+
+    def _iterate(self, view: PlayerView, root: dict[int, _Edge]) -> None:
+        state = view.sample_determinization(self.np_rng)
+        me, rnd, c = view.player, self.rnd, self.exploration
+        node, path = root, []
+        while state.current_player is not None:
+            legal = state.legal_actions()
+            untried = [a for a in legal if a not in node]
+            for a in legal:
+                if a in node:
+                    node[a].avail += 1
+            if untried:
+                action = untried[rnd.randrange(len(untried))]
+                edge = node[action] = _Edge()
+                edge.avail = 1
+            else:
+                action, edge = self._select(node, legal, c)
+            player = state.current_player
+            state.apply(action)
+            path.append((edge, player))
+            key = state.observation(me).tobytes() if self.split_chance and state.current_player is not None else None
+            node = edge.children.get(key)
+            if node is None:
+                node = edge.children[key] = {}
+            if untried:
+                break
+        self._rollout(state)
+        rewards = self._rewards(state)
+        for edge, player in path:
+            edge.visits += 1
+            edge.total += rewards[player]
+
+    def _select(self, node: dict[int, _Edge], legal: list[int], c: float) -> tuple[int, _Edge]:
+        best, best_value = None, -math.inf
+        for a in legal:
+            edge = node[a]
+            value = edge.total / edge.visits + c * math.sqrt(math.log(edge.avail) / edge.visits)
+            if value > best_value:
+                best, best_value = a, value
+        return best, node[best]
+
+    def _rollout(self, state: GameState) -> None:
+        rnd = self.rnd
+        while state.current_player is not None:
+            legal = state.legal_actions()
+            state.apply(legal[rnd.randrange(len(legal))] if len(legal) > 1 else legal[0])
+
+    def _rewards(self, state: GameState) -> list[float]:
+        """Win rewards (+1/-1), nudged by the score margin so that close losses beat routs."""
+        win = state.rewards("win")
+        if self.score_weight == 0:
+            return win
+        margin = state.rewards("score")
+        scale = max(1e-9, max(abs(m) for m in margin))
+        w = self.score_weight
+        return [(1 - w) * v + w * m / scale for v, m in zip(win, margin)]

@@ -1,0 +1,137 @@
+"""Play a game in the terminal against agents.
+
+    python -m agents.play wapi --opponents heuristic ismcts random
+    python -m agents.play wapi --num-players 3 --scoring shared --seat 1
+    python -m agents.play wakanda --advanced --opponents ismcts --think-time 2
+    python -m agents.play samurai --opponents heuristic heuristic
+
+The board is drawn as text after every move; on your turn the legal moves
+are listed in words, numbered: type the number (``q`` gives up). Without
+``--opponents`` every other seat gets the heuristic; without
+``--num-players`` the table has one seat per opponent plus yours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable
+
+from agents import AGENT_NAMES, Agent, PlayerView, make_agent, play_game
+from agents.games import GAME_CLASSES, make_game
+from envs.core.engine import GameState
+from envs.core.render import player_label
+
+#: game option flags -> the games that take them (passed only when given, so game defaults apply)
+GAME_FLAGS = {"num_players": ("wapi", "samurai"), "scoring": ("wapi",), "advanced": ("wakanda",)}
+
+
+class Resign(Exception):
+    """The human typed q (or the input ended)."""
+
+
+class HumanAgent(Agent):
+    """A person at the terminal: the legal moves listed in words, a number typed in."""
+
+    name = "you"
+
+    def __init__(self, read: Callable[[str], str] = input, write: Callable[[str], None] = print):
+        self.read, self.write = read, write
+
+    def act(self, view: PlayerView) -> int:
+        legal = view.legal_actions
+        self.write(f"\nYour move, {player_label(view.player)}:")
+        for number, action in enumerate(legal, 1):
+            self.write(f"  {number:>2}. {view.describe_action(action)}")
+        while True:
+            try:
+                answer = self.read("> ").strip().lower()
+            except EOFError:
+                raise Resign from None
+            if answer in ("q", "quit", "exit"):
+                raise Resign
+            if answer.isdigit() and 1 <= int(answer) <= len(legal):
+                return legal[int(answer) - 1]
+            self.write(f"'{answer}' is not one of the moves: type a number from 1 to {len(legal)} (or q to give up).")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("game", choices=sorted(GAME_CLASSES))
+    parser.add_argument(
+        "--opponents", nargs="+", metavar="AGENT", help=f"one agent per other seat: {', '.join(AGENT_NAMES)}"
+    )
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move (default 0)")
+    parser.add_argument("--seed", type=int, default=None, help="fixes the deal and the agents (default: random)")
+    parser.add_argument("--think-time", type=float, default=1.0, help="seconds per move for ismcts opponents")
+    parser.add_argument("--num-players", type=int, help="wapi, samurai: the number of players")
+    parser.add_argument("--scoring", choices=["full", "shared"], help="wapi: scoring mode")
+    parser.add_argument("--advanced", action="store_true", default=None, help="wakanda: face-down villages")
+    return parser
+
+
+def _game_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
+    config = {}
+    for flag, games in GAME_FLAGS.items():
+        value = getattr(args, flag)
+        if value is None:
+            continue
+        if args.game not in games:
+            parser.error(f"--{flag.replace('_', '-')} is not an option of {args.game} (it is for {', '.join(games)})")
+        config[flag] = value
+    if args.opponents and "num_players" in GAME_FLAGS and args.game in GAME_FLAGS["num_players"]:
+        config.setdefault("num_players", len(args.opponents) + 1)
+    return config
+
+
+def main(argv: list[str] | None = None, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        game = make_game(args.game, **_game_config(parser, args))
+    except ValueError as error:
+        parser.error(str(error))
+    n = game.num_players
+    opponents = args.opponents or ["heuristic"] * (n - 1)
+    if len(opponents) != n - 1:
+        parser.error(f"{args.game} with {n} players needs {n - 1} opponents, got {len(opponents)}")
+    if not 0 <= args.seat < n:
+        parser.error(f"--seat must be in 0..{n - 1}, got {args.seat}")
+    agents: list[Agent] = []
+    names = iter(opponents)
+    for seat in range(n):
+        if seat == args.seat:
+            agents.append(HumanAgent(read, write))
+            continue
+        name = next(names)
+        options: dict = {"seed": None if args.seed is None else args.seed * 100 + seat}
+        if name == "ismcts":
+            options["time_limit"] = args.think_time
+        try:
+            agents.append(make_agent(name, game, **options))
+        except ValueError as error:
+            parser.error(str(error))
+
+    def show(state: GameState, player: int, action: int, description: str) -> None:
+        who = "You" if player == args.seat else f"{player_label(player)} [{agents[player].name}]"
+        write(f"\n{who}: {description}\n{state.render_text()}")
+
+    seats = ", ".join(f"{player_label(p)}: {'you' if p == args.seat else a.name}" for p, a in enumerate(agents))
+    write(f"{args.game}: {seats}")
+    try:
+        result = play_game(game, agents, seed=args.seed, on_start=lambda s: write(s.render_text()), on_move=show)
+    except Resign:
+        write("\nYou gave up. Game over.")
+        return 1
+    write("\nFinal scores: " + ", ".join(f"{player_label(p)} {s:g}" for p, s in enumerate(result.scores)))
+    winners = ", ".join("you" if p == args.seat else player_label(p) for p in result.winners) or "nobody"
+    write(f"Winner{'s' if len(result.winners) > 1 else ''}: {winners}")
+    if args.seat in result.winners:
+        write("Well played!" if len(result.winners) == 1 else "A shared win.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,327 @@
+"""Self-play training support: opponents, the snapshot pool, model files, evaluation, callbacks.
+
+``train.py`` saves a frozen copy of the learner every so often; each copy
+joins the :class:`OpponentPool` of every training environment (through
+``VecEnv.env_method("add_snapshot", path)``, which works alike for in-process
+and subprocess environments). Each episode every opponent seat draws a kind
+uniformly from the pool's kinds (e.g. random, heuristic, self) and, for
+"self", one of the most recent snapshots: the learner keeps meeting the
+baselines it is measured against while also facing strategies like its own.
+
+Also here, so that ``train.py`` stays a readable script: building a game by
+name, saving a model with the JSON sidecar that ``ppo:PATH`` agents read,
+checking that a model file belongs to a game, the seat-swapped, fixed-seed
+evaluation (win rates with 95% Wilson intervals), the snapshot and
+evaluation callbacks, the learning-curve plot and the results table.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from functools import partial
+from typing import Any, Callable
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from envs.core.engine import Game, GameState
+
+GAMES = ("wapi", "wakanda", "samurai")
+
+
+def build_game(name: str, options: dict[str, Any] | None = None) -> Game:
+    """A configured game by name; the engine validates the options (ValueError naming them)."""
+    if name == "wapi":
+        from envs.wapi import WapiGame as cls
+    elif name == "wakanda":
+        from envs.wakanda import WakandaGame as cls
+    elif name == "samurai":
+        from envs.samurai import SamuraiGame as cls
+    else:
+        raise ValueError(f"game must be one of {list(GAMES)}, got {name!r}")
+    try:
+        return cls(**(options or {}))
+    except TypeError as error:  # an option the constructor does not take
+        raise ValueError(f"{name}: bad options {sorted(options or {})}: {error}") from None
+
+#: The opponent kinds ``train.py --opponents`` accepts; "ppo:PATH" is also accepted.
+OPPONENT_KINDS = ("random", "heuristic", "ismcts", "self")
+
+
+# --- opponents -----------------------------------------------------------------------
+class RandomOpponent:
+    """Uniform over the legal actions, from its own seeded generator."""
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, state: GameState, player: int) -> int:
+        legal = state.legal_actions()
+        return legal[int(self.rng.integers(len(legal)))]
+
+
+class ModelOpponent:
+    """A saved MaskablePPO model playing one seat from its own observation and mask.
+
+    It samples from its policy (``deterministic=False``) so that a snapshot is a
+    varied opponent rather than one fixed line of play. Loaded on first use,
+    so a pool can hold many paths cheaply.
+    """
+
+    def __init__(self, path: str, deterministic: bool = False):
+        self.path = path
+        self.deterministic = deterministic
+        self.model = None
+
+    def __call__(self, state: GameState, player: int) -> int:
+        if self.model is None:
+            from sb3_contrib import MaskablePPO
+
+            self.model = MaskablePPO.load(self.path, device="cpu")
+        mask = state.legal_mask().astype(bool)
+        action, _ = self.model.predict(state.observation(player), action_masks=mask,
+                                       deterministic=self.deterministic)
+        return int(action)
+
+
+def make_opponent(name: str, game: Game, seed: int | None = None) -> Callable[[GameState, int], int]:
+    """A baseline opponent by name: "random", "heuristic", "ismcts" or "ppo:PATH"."""
+    if name == "random":
+        return RandomOpponent(seed)
+    if name.startswith("ppo:"):
+        check_model_file(name[4:], game)
+        return ModelOpponent(name[4:], deterministic=True)
+    if name in ("heuristic", "ismcts"):
+        return agent_opponent(name, game, seed)
+    raise ValueError(f"opponent must be one of {list(OPPONENT_KINDS)} or 'ppo:PATH', got {name!r}")
+
+
+def agent_opponent(name: str, game: Game, seed: int | None) -> Callable[[GameState, int], int]:
+    """An agent of the agent protocol (``agents.make_agent``) as an opponent callable."""
+    try:
+        from agents import make_agent  # noqa: F401  (issue 5)
+    except ImportError as error:
+        raise ValueError(f"opponent {name!r} needs the agents package (agents.make_agent), "
+                         f"which is not available: {error}") from None
+    raise NotImplementedError("agent protocol adapter: pending agents.make_agent")
+
+
+class OpponentPool:
+    """Baseline opponents plus self-play snapshots, sampled per seat per episode.
+
+    Args:
+        kinds: opponent names; "self" stands for the snapshots (it falls back to
+            random until the first snapshot exists).
+        game: the game the opponents play.
+        seed: seeds the baseline opponents' own generators.
+        max_snapshots: how many of the most recent snapshots stay in the pool.
+    """
+
+    def __init__(self, kinds: list[str], game: Game, seed: int | None = None, max_snapshots: int = 5):
+        if not kinds:
+            raise ValueError(f"opponents must name at least one of {list(OPPONENT_KINDS)}")
+        self.kinds = list(kinds)
+        self.max_snapshots = max_snapshots
+        self.baselines = {k: make_opponent(k, game, seed) for k in dict.fromkeys(kinds) if k != "self"}
+        self.snapshots: list[ModelOpponent] = []
+        self._fallback = RandomOpponent(seed)
+
+    def add_snapshot(self, path: str) -> None:
+        self.snapshots.append(ModelOpponent(path))
+        del self.snapshots[:-self.max_snapshots]
+
+    def sample(self, rng: np.random.Generator) -> Callable[[GameState, int], int]:
+        kind = self.kinds[int(rng.integers(len(self.kinds)))]
+        if kind != "self":
+            return self.baselines[kind]
+        if not self.snapshots:
+            return self._fallback
+        return self.snapshots[int(rng.integers(len(self.snapshots)))]
+
+
+# --- model files ---------------------------------------------------------------------
+def sidecar_path(model_path: str) -> str:
+    """The JSON sidecar of a model file: ``model.zip`` -> ``model.zip.json``."""
+    return model_path + ".json"
+
+
+def game_card(game: Game) -> dict[str, Any]:
+    """What the sidecar records: enough to check (or rebuild) the game a model was trained for."""
+    return json.loads(json.dumps({"game": game.name, "config": game.config(),
+                                  "observation_size": game.observation_size}))
+
+
+def save_model(model, path: str, game: Game) -> str:
+    """Save ``model`` as ``path`` (a ``.zip``) plus its sidecar; returns the zip path."""
+    if not path.endswith(".zip"):
+        path += ".zip"
+    model.save(path)
+    with open(sidecar_path(path), "w") as f:
+        json.dump(game_card(game), f, indent=1)
+    return path
+
+
+def check_model_file(path: str, game: Game) -> dict[str, Any]:
+    """Raise a ValueError unless ``path`` is a model saved by :func:`save_model` for this game."""
+    if not os.path.isfile(path):
+        raise ValueError(f"model file {path!r} does not exist")
+    card_path = sidecar_path(path)
+    if not os.path.isfile(card_path):
+        raise ValueError(f"model file {path!r} has no sidecar {card_path!r}: it was not saved by train.py")
+    with open(card_path) as f:
+        card = json.load(f)
+    want = game_card(game)
+    for key in ("game", "observation_size", "config"):
+        if card.get(key) != want[key]:
+            raise ValueError(f"model {path!r} was trained for {key} {card.get(key)!r}, "
+                             f"not {want[key]!r} (this run's {key})")
+    return card
+
+
+# --- evaluation ----------------------------------------------------------------------
+def wilson_interval(points: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for a win rate of ``points`` wins out of ``n`` games."""
+    if n == 0:
+        return 0.0, 1.0
+    p = points / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def evaluate(model, game: Game, opponent: str, games: int, seed: int = 0, reward: str = "win") -> dict[str, Any]:
+    """Play ``games`` games of ``model`` (deterministic, masked) against ``opponent`` in every other seat.
+
+    Seats are swapped: game ``i`` uses deal seed ``seed + i // n`` with the
+    learner in seat ``i % n``, so every deal is played from every seat (the
+    luck is shared out evenly) and the same seeds give the same games. A
+    k-way shared win counts 1/k.
+    """
+    from agents.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv(game, [make_opponent(opponent, game, seed)], reward=reward)
+    n = game.num_players
+    points = 0.0
+    for i in range(games):
+        obs, _ = env.reset(seed=seed + i // n, options={"seat": i % n})
+        done = False
+        while not done:
+            action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+            obs, _, done, _, info = env.step(action)
+        points += info["win_points"]
+    low, high = wilson_interval(points, games)
+    return {"opponent": opponent, "games": games, "win_rate": points / max(games, 1), "ci_low": low, "ci_high": high}
+
+
+# --- training environments and callbacks ----------------------------------------------
+def _training_env(game_name: str, config: dict, opponents: list[str], reward: str, seed: int, rank: int,
+                  max_snapshots: int):
+    from stable_baselines3.common.monitor import Monitor
+
+    from agents.single_agent import SingleAgentEnv
+
+    game = build_game(game_name, config)
+    pool = OpponentPool(opponents, game, seed=seed * 1000 + rank, max_snapshots=max_snapshots)
+    return Monitor(SingleAgentEnv(game, pool, reward=reward), info_keywords=("win_points",))
+
+
+def make_training_env(game_name: str, config: dict, opponents: list[str], reward: str, seed: int, rank: int,
+                      max_snapshots: int = 5) -> Callable[[], Any]:
+    """A picklable constructor of one training environment (for DummyVecEnv or SubprocVecEnv)."""
+    return partial(_training_env, game_name, config, list(opponents), reward, seed, rank, max_snapshots)
+
+
+class SnapshotCallback(BaseCallback):
+    """Every ``freq`` learner steps, freeze the learner to ``folder`` and add it to every env's pool."""
+
+    def __init__(self, game: Game, folder: str, freq: int):
+        super().__init__()
+        self.game, self.folder, self.freq = game, folder, freq
+        self.last = 0
+
+    def _on_training_start(self) -> None:
+        self.last = self.num_timesteps
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps - self.last >= self.freq:
+            self.last = self.num_timesteps
+            path = save_model(self.model, os.path.join(self.folder, f"snapshot_{self.num_timesteps}"), self.game)
+            self.training_env.env_method("add_snapshot", path)
+        return True
+
+
+class EvalCallback(BaseCallback):
+    """Every ``freq`` learner steps, evaluate against each baseline (fixed seeds, seats
+    swapped), log to TensorBoard, record the learning curve and keep the best model at
+    ``best_path`` (best = highest mean win rate over the baselines)."""
+
+    def __init__(self, game: Game, opponents: tuple[str, ...], games: int, freq: int, best_path: str,
+                 reward: str = "win", seed: int = 10_000):
+        super().__init__()
+        self.game, self.opponents, self.games, self.freq = game, opponents, games, freq
+        self.best_path, self.reward, self.seed = best_path, reward, seed
+        self.last = 0
+        self.best_score = -1.0
+        self.best_timesteps: int | None = None
+        self.curve: list[dict[str, Any]] = []
+
+    def _on_training_start(self) -> None:
+        self.last = self.num_timesteps
+        self.evaluate_now(self.model)
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps - self.last >= self.freq:
+            self.last = self.num_timesteps
+            self.evaluate_now(self.model)
+        return True
+
+    def evaluate_now(self, model) -> None:
+        timesteps = int(model.num_timesteps)
+        if self.curve and self.curve[-1]["timesteps"] == timesteps:
+            return
+        point = {"timesteps": timesteps}
+        for name in self.opponents:
+            result = evaluate(model, self.game, name, self.games, seed=self.seed, reward=self.reward)
+            point[name] = result
+            model.logger.record(f"eval/win_rate_{name}", result["win_rate"])
+        self.curve.append(point)
+        score = float(np.mean([point[name]["win_rate"] for name in self.opponents]))
+        if score > self.best_score:
+            self.best_score, self.best_timesteps = score, timesteps
+            save_model(model, self.best_path, self.game)
+        model.logger.record("eval/best_mean_win_rate", self.best_score)
+        model.logger.dump(timesteps)
+
+
+def plot_curve(curve: list[dict[str, Any]], path: str, title: str = "") -> None:
+    """Evaluation win rate (with its 95% interval) against learner timesteps, one line per opponent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    names = [k for k in (curve[0] if curve else {}) if k != "timesteps"]
+    for name in names:
+        xs = [p["timesteps"] for p in curve]
+        ax.plot(xs, [p[name]["win_rate"] for p in curve], marker="o", label=f"vs {name}")
+        ax.fill_between(xs, [p[name]["ci_low"] for p in curve], [p[name]["ci_high"] for p in curve], alpha=0.2)
+    ax.set(xlabel="learner timesteps", ylabel="evaluation win rate", ylim=(0, 1), title=title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def results_table(results: dict[str, Any]) -> str:
+    """The final win-rate table (markdown)."""
+    lines = [f"{results['game']} {results['config']}: {results['timesteps']} timesteps, "
+             f"trained in {results['train_seconds']:.0f} s (best model at {results['best_at_timesteps']} timesteps)",
+             "", "| opponent | games | win rate | 95% CI |", "|---|---|---|---|"]
+    for row in results["final"]:
+        lines.append(f"| {row['opponent']} | {row['games']} | {row['win_rate']:.1%} | "
+                     f"{row['ci_low']:.1%} – {row['ci_high']:.1%} |")
+    return "\n".join(lines)
