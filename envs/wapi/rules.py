@@ -198,9 +198,11 @@ class WapiState(GameState):
         return other
 
     def determinize(self, player: int, rng: np.random.Generator) -> WapiState:
-        """Only the bag's order is hidden (from everyone): shuffle it."""
+        """Only the bag's order is hidden (from everyone): shuffle it. The bag is sorted
+        first, so the result depends only on public facts and ``rng`` (reproducible search)."""
         other = self.clone()
-        other.bag = [other.bag[i] for i in rng.permutation(len(other.bag))]
+        pool = sorted(other.bag)
+        other.bag = [pool[i] for i in rng.permutation(len(pool))]
         return other
 
     def to_dict(self) -> dict[str, Any]:
