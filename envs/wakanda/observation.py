@@ -5,7 +5,7 @@ first the observer, then the opponent):
 
 | offset | size | content |
 |---|---|---|
-| 0   | 114 | per village slot v (line order) at 19v: the village kind one-hot over eagle chief tomahawk skin tipi sun variety height (all 0 while face down), face up, available, owned by the observer, owned by the opponent, pieces on its totem per kind (eagle .. sun) / that kind's count in the bag (1 2 3 4 5 6), totem height / 21 |
+| 0   | 114 | per village slot v (line order) at 19v: the village kind one-hot over eagle chief tomahawk skin tipi sun variety height (all 0 while face down), face up, available, pieces on its totem per kind (eagle .. sun) / that kind's count in the bag (1 2 3 4 5 6), totem height / 21, owned by the observer, owned by the opponent |
 | 114 | 12  | supplies per seat (observer then opponent), per kind / that kind's count |
 | 126 | 2   | headdresses left per seat / 3 |
 | 128 | 6   | the bag's remaining contents per kind / that kind's count (never its order) |
@@ -53,36 +53,44 @@ _ONE_HOT = tuple(tuple(1.0 if i == k else 0.0 for i in range(NUM_VILLAGE_KINDS))
 _HIDDEN = (0.0,) * NUM_VILLAGE_KINDS
 _INV_COUNT = tuple(1.0 / c for c in PIECE_COUNTS)
 _KINDS = range(NUM_PIECE_KINDS)
+_OWNER_BITS = {None: (0.0, 0.0), 0: (1.0, 0.0), 1: (0.0, 1.0)}  # absolute owner -> (player 0, player 1)
+
+
+def slot_block(state: WakandaState, slot: int) -> tuple[float, ...]:
+    """The observer-independent part of a slot's block (all but the two owner entries).
+
+    States memoise it per slot (``_slot_obs``) and drop it when the slot changes: a
+    build changes one slot, a finish reveals at most one.
+    """
+    available = slot < state.revealed
+    face_up = available or not state.game.advanced
+    counts = [0] * NUM_PIECE_KINDS
+    totem = state.totems[slot]
+    for piece in totem:
+        counts[piece] += 1
+    return (
+        *(_ONE_HOT[state.villages[slot]] if face_up else _HIDDEN),
+        1.0 if face_up else 0.0,
+        1.0 if available else 0.0,
+        *(counts[k] * _INV_COUNT[k] for k in _KINDS),
+        len(totem) / NUM_PIECES,
+    )
 
 
 def encode(state: WakandaState, observer: int) -> np.ndarray:
     """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE."""
     opponent = 1 - observer
     advanced = state.game.advanced
-    revealed = state.revealed
+    cache = state._slot_obs
+    owners = state.owner
     out: list[float] = []
-    visible = [0.0] * NUM_VILLAGE_KINDS
     for slot in range(NUM_SLOTS):
-        available = slot < revealed
-        face_up = available or not advanced
-        if face_up:
-            kind = state.villages[slot]
-            visible[kind] = 1.0
-            out += _ONE_HOT[kind]
-        else:
-            out += _HIDDEN
-        owner = state.owner[slot]
-        totem = state.totems[slot]
-        out += (1.0 if face_up else 0.0, 1.0 if available else 0.0,
-                1.0 if owner == observer else 0.0, 1.0 if owner == opponent else 0.0)
-        if totem:
-            counts = [0] * NUM_PIECE_KINDS
-            for piece in totem:
-                counts[piece] += 1
-            out += [counts[k] * _INV_COUNT[k] for k in _KINDS]
-            out.append(len(totem) / NUM_PIECES)
-        else:
-            out += (0.0,) * (NUM_PIECE_KINDS + 1)
+        block = cache[slot]
+        if block is None:
+            block = cache[slot] = slot_block(state, slot)
+        out += block
+        bits = _OWNER_BITS[owners[slot]]
+        out += (bits[observer], bits[opponent])
     for seat in (observer, opponent):
         supply = state.supplies[seat]
         out += [supply[k] * _INV_COUNT[k] for k in _KINDS]
@@ -94,9 +102,14 @@ def encode(state: WakandaState, observer: int) -> np.ndarray:
     out.append(len(state.bag) / NUM_PIECES)
     first = state.third_headdress_first
     out += (1.0 if first == observer else 0.0, 1.0 if first == opponent else 0.0)
-    out += [1.0 - v for v in visible]
+    candidates = [1.0] * NUM_VILLAGE_KINDS
+    villages = state.villages
+    for slot in range(state.revealed if advanced else NUM_SLOTS):
+        candidates[villages[slot]] = 0.0
+    out += candidates
+    scores = state.int_scores()
     span = MAX_SCORE - MIN_SCORE
-    out += ((state.player_score(observer) - MIN_SCORE) / span, (state.player_score(opponent) - MIN_SCORE) / span)
+    out += ((scores[observer] - MIN_SCORE) / span, (scores[opponent] - MIN_SCORE) / span)
     to_act = state.current_player
     out += (1.0 if to_act == observer else 0.0, 1.0 if to_act == opponent else 0.0, 1.0 if advanced else 0.0)
     return np.array(out, dtype=np.float32)

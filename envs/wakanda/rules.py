@@ -114,6 +114,8 @@ class WakandaState(GameState):
         self.third_headdress_first: int | None = None
         self.current_player: int | None = 0
         self._legal: list[int] = []
+        self._scores: list[int] | None = None  # memo: changes only when a totem is finished
+        self._slot_obs: list[tuple | None] = [None] * NUM_SLOTS  # memo of observation.slot_block
 
     # --- turn structure ------------------------------------------------------
     def start_turn(self, player: int) -> bool:
@@ -160,13 +162,16 @@ class WakandaState(GameState):
         if kind is not None:  # build
             self.supplies[player][kind] -= 1
             self.totems[slot].append(kind)
+            self._slot_obs[slot] = None
         else:  # finish: claim the village; the next tilted village becomes available
             self.owner[slot] = player
             self.headdresses[player] -= 1
             self.finished += 1
             if self.headdresses[player] == 0 and self.third_headdress_first is None:
                 self.third_headdress_first = player
+            self._scores = None
             if self.revealed < NUM_SLOTS:
+                self._slot_obs[self.revealed] = None
                 self.revealed += 1
         self._next_turn(player)
 
@@ -205,7 +210,10 @@ class WakandaState(GameState):
         return score
 
     def int_scores(self) -> list[int]:
-        return [self.player_score(p) for p in range(NUM_PLAYERS)]
+        """Both scores (memoised: builds go only on unclaimed villages, so only a finish changes them)."""
+        if self._scores is None:
+            self._scores = [self.player_score(p) for p in range(NUM_PLAYERS)]
+        return self._scores[:]
 
     def scores(self) -> list[float]:
         return [float(s) for s in self.int_scores()]
@@ -245,6 +253,7 @@ class WakandaState(GameState):
         other.supplies = [s[:] for s in self.supplies]
         other.headdresses = self.headdresses[:]
         other._legal = self._legal[:]
+        other._slot_obs = self._slot_obs[:]
         return other
 
     def determinize(self, player: int, rng: np.random.Generator) -> WakandaState:
@@ -259,6 +268,7 @@ class WakandaState(GameState):
             for slot, kind in zip(hidden_slots, hidden):
                 other.villages[slot] = kind
             other.removed = hidden[len(hidden_slots):]
+            other._slot_obs = [None] * NUM_SLOTS
         return other
 
     def to_dict(self) -> dict[str, Any]:

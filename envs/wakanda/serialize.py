@@ -140,6 +140,7 @@ def state_from_dict(game: WakandaGame, data: dict[str, Any]) -> WakandaState:
     _check_conservation(state)
     _check_headdresses(data, state)
     _check_turn(data, state)
+    state._scores, state._slot_obs = None, [None] * NUM_SLOTS  # drop memos of the fields set above
     _check_result(data, state)
     return state
 
@@ -171,25 +172,34 @@ def _check_headdresses(data: dict[str, Any], state: WakandaState) -> None:
 
 
 def _check_turn(data: dict[str, Any], state: WakandaState) -> None:
-    """The player to act has drawn and can act; while the bag lasts nobody has been skipped."""
+    """The player to act has drawn and can act; while the bag lasts nobody is skipped, so the
+    players alternate and every turn drew exactly one piece."""
     terminal = state.finished == NUM_SLOTS or (not state.bag and not any(map(state.can_act, range(NUM_PLAYERS))))
     if data["terminal"] is not terminal:
         _fail(f"terminal is {data['terminal']!r} but the position is {'over' if terminal else 'in play'}: the game "
               f"ends when all {NUM_SLOTS} totems are finished or neither player can act")
     player = data["current_player"]
+    if terminal and player is not None:
+        _fail("a finished game has current_player null")
+    if not terminal and (not _is_int(player) or not 0 <= player < NUM_PLAYERS):
+        _fail(f"current_player must be a player index 0..{NUM_PLAYERS - 1} in a game in play, got {player!r}")
+    if state.bag:
+        actions = sum(len(t) for t in state.totems) + state.finished
+        turns = actions if terminal else actions + 1  # the player to act has drawn already
+        drawn = len(ALL_PIECES) - len(state.bag)
+        if drawn != turns:
+            _fail(f"{drawn} pieces are drawn but {turns} turns have begun ({actions} actions played): "
+                  f"while the bag lasts every turn draws one piece")
+        if not terminal and player != actions % NUM_PLAYERS:
+            _fail(f"current_player must be {actions % NUM_PLAYERS}: while the bag lasts the players alternate "
+                  f"and {actions} actions have been played")
+        for p, supply in enumerate(state.supplies):
+            draws = (turns + 1 - p) // NUM_PLAYERS
+            if sum(supply) > draws:
+                _fail(f"supplies[{p}] holds {sum(supply)} pieces but player {p} has drawn only {draws}")
     if terminal:
-        if player is not None:
-            _fail("a finished game has current_player null")
         state.current_player, state._legal = None, []
         return
-    if not _is_int(player) or not 0 <= player < NUM_PLAYERS:
-        _fail(f"current_player must be a player index 0..{NUM_PLAYERS - 1} in a game in play, got {player!r}")
-    actions = sum(len(t) for t in state.totems) + state.finished
-    drawn = len(ALL_PIECES) - len(state.bag)
-    if state.bag and (drawn != actions + 1 or player != actions % NUM_PLAYERS):
-        _fail(f"with pieces left in the bag the players alternate and draw before acting: after {actions} actions "
-              f"{actions + 1} pieces are drawn and player {actions % NUM_PLAYERS} acts "
-              f"(got {drawn} drawn, current_player {player})")
     if not state.can_act(player):
         _fail(f"current_player {player} cannot act; a player who cannot act is skipped")
     state.current_player = player
