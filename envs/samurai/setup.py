@@ -1,0 +1,91 @@
+"""Setting up a Samurai game: the piles and the figures, drawn from the seed or injected by options."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core.engine import check_permutation
+from envs.samurai.board import CAPACITY, NUM_SETTLEMENTS, SETTLEMENTS, Layout
+from envs.samurai.components import FIGURE_TYPES, KIND_OF_NAME, PLAYER_TILES, TILE_NAMES, TYPE_OF_NAME
+
+
+def random_piles(num_players: int, rng: np.random.Generator) -> list[list[int]]:
+    """Each player's 20 tiles shuffled (player 0 first); the first five become the hand."""
+    return [[PLAYER_TILES[i] for i in rng.permutation(len(PLAYER_TILES))] for _ in range(num_players)]
+
+
+def random_figures(layout: Layout, rng: np.random.Generator) -> list[list[int]]:
+    """Figures per settlement index: Edo one of each type, each city two different
+    types drawn at random, then the rest of the supply shuffled over the villages."""
+    figures: list[list[int]] = [[] for _ in range(NUM_SETTLEMENTS)]
+    left = [layout.supply] * 3
+    villages = []
+    for s in layout.settlements:
+        capacity = CAPACITY[SETTLEMENTS[s]]
+        if capacity == 1:
+            villages.append(s)
+            continue
+        types = [0, 1, 2] if capacity == 3 else sorted(int(t) for t in rng.choice(3, size=2, replace=False))
+        figures[s] = types
+        for t in types:
+            left[t] -= 1
+    pool = [t for t in range(3) for _ in range(left[t])]
+    for s, i in zip(villages, rng.permutation(len(pool))):
+        figures[s] = [pool[i]]
+    return figures
+
+
+def piles_option(value: Any, num_players: int) -> list[list[int]]:
+    """Validate ``options["piles"]``: one list of tile names per player, each a
+    permutation of the 20 tiles (the first five are the starting hand)."""
+    if not isinstance(value, (list, tuple)) or len(value) != num_players:
+        raise ValueError(
+            f"options['piles'] must be a list of {num_players} lists of tile names (one per player), got {value!r}"
+        )
+    names = [TILE_NAMES[k] for k in PLAYER_TILES]
+    return [[KIND_OF_NAME[c] for c in check_permutation(f"options['piles'][{p}]", pile, names)]
+            for p, pile in enumerate(value)]
+
+
+def figures_option(value: Any, layout: Layout) -> list[list[int]]:
+    """Validate ``options["figures"]``: ``{settlement hex id: [types]}`` for every
+    settlement on the board, each full, no type twice, the supply used exactly."""
+    allowed = [SETTLEMENTS[s] for s in layout.settlements]
+    if not isinstance(value, dict):
+        raise ValueError(f"options['figures'] must be a dict {{settlement id: [types]}}, got {value!r}")
+    figures: list[list[int]] = [[] for _ in range(NUM_SETTLEMENTS)]
+    for key, types in value.items():
+        h = _settlement_id(key, allowed, "options['figures']")
+        figures[SETTLEMENTS.index(h)] = figure_list(types, h, f"options['figures'][{key!r}]")
+    missing = [h for h in allowed if not figures[SETTLEMENTS.index(h)]]
+    if missing:
+        raise ValueError(f"options['figures'] must give every settlement on the board; missing {missing}")
+    for h in allowed:
+        if len(figures[SETTLEMENTS.index(h)]) != CAPACITY[h]:
+            raise ValueError(f"options['figures'][{h}] must hold {CAPACITY[h]} figure(s), the settlement's capacity")
+    for t, name in enumerate(FIGURE_TYPES):
+        count = sum(f.count(t) for f in figures)
+        if count != layout.supply:
+            raise ValueError(f"options['figures'] must use {layout.supply} {name} figures (the supply), got {count}")
+    return figures
+
+
+def _settlement_id(key: Any, allowed: list[int], where: str) -> int:
+    """A settlement hex id from an int or a decimal string (JSON object keys are strings)."""
+    h = int(key) if isinstance(key, str) and key.isdigit() else key
+    if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or int(h) not in allowed:
+        raise ValueError(f"{where} has key {key!r}; settlements on this board: {allowed}")
+    return int(h)
+
+
+def figure_list(types: Any, h: int, where: str) -> list[int]:
+    """Figure type names (no type twice, at most the capacity) as sorted type ints."""
+    if not isinstance(types, (list, tuple)) or any(t not in TYPE_OF_NAME for t in types):
+        raise ValueError(f"{where} must be a list of figure types from {list(FIGURE_TYPES)}, got {types!r}")
+    if len(set(types)) != len(types):
+        raise ValueError(f"{where} holds two figures of one type: {list(types)}")
+    if len(types) > CAPACITY[h]:
+        raise ValueError(f"{where} holds {len(types)} figures; settlement {h} holds at most {CAPACITY[h]}")
+    return sorted(TYPE_OF_NAME[t] for t in types)
