@@ -11,6 +11,11 @@ and backs the result up. Why this shape:
 - *Hidden hands*: an action that exists only in some determinizations is
   judged by its *availability* count (how often it could have been chosen),
   not by the node's visits.
+- *Rollouts* follow the game's heuristic with a little randomness
+  (``rollout="auto"``), run on the searcher's own determinization: random
+  play values positions badly in these games (a pole is worth little if
+  nobody feeds its mine), and ISMCTS with random rollouts lost to the
+  heuristic.
 - *Chance*: draws are fixed in the determinized bag, so after an action the
   tree branches on what the searching player then observes (``split_chance``,
   keyed by its observation vector): a drawn 5 and a drawn 0 lead to
@@ -31,6 +36,10 @@ import numpy as np
 
 from agents.protocol import Agent, PlayerView
 from envs.core.engine import Game, GameState
+
+
+#: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
+ROLLOUTS = ("auto", "heuristic", "random")
 
 
 class _Edge:
@@ -59,6 +68,8 @@ class ISMCTSAgent(Agent):
         exploration: float = 1.0,
         score_weight: float = 0.1,
         split_chance: bool = True,
+        rollout: str = "auto",
+        rollout_epsilon: float = 0.1,
     ):
         if iterations is None and time_limit is None:
             iterations = 1000
@@ -70,6 +81,22 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"exploration must be a non-negative number, got {exploration!r}")
         if not isinstance(score_weight, (int, float)) or not 0 <= score_weight <= 1:
             raise ValueError(f"score_weight must be a number in [0, 1], got {score_weight!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {list(ROLLOUTS)}, got {rollout!r}")
+        if not isinstance(rollout_epsilon, (int, float)) or not 0 <= rollout_epsilon <= 1:
+            raise ValueError(f"rollout_epsilon must be a number in [0, 1], got {rollout_epsilon!r}")
+        self._policy = None
+        if rollout in ("auto", "heuristic") and game is not None:
+            from agents.heuristic import rollout_policy_for
+
+            try:
+                self._policy = rollout_policy_for(game)
+            except ValueError:
+                if rollout == "heuristic":
+                    raise
+        elif rollout == "heuristic":
+            raise ValueError("rollout='heuristic' needs game=...")
+        self.rollout_epsilon = float(rollout_epsilon)
         self.iterations = iterations
         self.time_limit = time_limit
         self.exploration = float(exploration)
@@ -140,10 +167,17 @@ class ISMCTSAgent(Agent):
         return best, node[best]
 
     def _rollout(self, state: GameState) -> None:
-        rnd = self.rnd
+        """Play to the end: the game's heuristic (with probability ``1 - rollout_epsilon``) or at random."""
+        rnd, policy, epsilon = self.rnd, self._policy, self.rollout_epsilon
         while state.current_player is not None:
             legal = state.legal_actions()
-            state.apply(legal[rnd.randrange(len(legal))] if len(legal) > 1 else legal[0])
+            if len(legal) == 1:
+                action = legal[0]
+            elif policy is not None and rnd.random() >= epsilon:
+                action = policy(state)
+            else:
+                action = legal[rnd.randrange(len(legal))]
+            state.apply(action)
 
     def _rewards(self, state: GameState) -> list[float]:
         """Win rewards (+1/-1), nudged by the score margin so that close losses beat routs."""

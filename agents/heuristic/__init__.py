@@ -15,22 +15,31 @@ from typing import Callable
 import numpy as np
 
 from agents.protocol import Agent, PlayerView
-from envs.core.engine import Game
+from envs.core.engine import Game, GameState
 
 #: game name -> module holding ``choose(view, rng)``
 STRATEGY_MODULES = {"wapi": "agents.heuristic.wapi", "wakanda": "agents.heuristic.wakanda", "samurai": "agents.heuristic.samurai"}
 
 
-def strategy_for(game: Game) -> Callable[[PlayerView, np.random.Generator], int]:
-    """The ``choose`` function of ``game``'s heuristic; ValueError if there is none."""
+def _module(game: Game):
     name = getattr(game, "name", None)
     if name not in STRATEGY_MODULES:
         raise ValueError(f"no heuristic for game {name!r}; available: {sorted(STRATEGY_MODULES)}")
     try:
-        module = importlib.import_module(STRATEGY_MODULES[name])
+        return importlib.import_module(STRATEGY_MODULES[name])
     except ModuleNotFoundError as error:
         raise ValueError(f"the heuristic for game {name!r} is not available yet ({error})") from error
-    return module.choose
+
+
+def strategy_for(game: Game) -> Callable[[PlayerView, np.random.Generator], int]:
+    """The ``choose(view, rng)`` function of ``game``'s heuristic; ValueError if there is none."""
+    return _module(game).choose
+
+
+def rollout_policy_for(game: Game) -> Callable[[GameState], int]:
+    """The heuristic as ``policy(state) -> action`` for the player to act in a state the caller owns
+    (a search agent's own determinization): ISMCTS's rollouts. ValueError if there is none."""
+    return _module(game).policy
 
 
 class HeuristicAgent(Agent):

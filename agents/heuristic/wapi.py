@@ -39,24 +39,29 @@ COINS_TO_END = NUM_MINES * SILVER_FIELDS
 
 
 def choose(view: PlayerView, rng: np.random.Generator) -> int:
-    state: WapiState = view.sample_determinization(rng)
-    me = view.player
+    """The agent's move: the policy on one determinized copy (only public facts are read)."""
+    return policy(view.sample_determinization(rng))
+
+
+def policy(state: WapiState) -> int:
+    """The move of the player to act in ``state`` (also ISMCTS's rollout policy on its samples)."""
+    me = state.current_player
+    legal = state.legal_actions()
     if is_coin(state.drawn):
-        return _place_coin(state, me, view.legal_actions)
-    if PLACE_TOTEM not in view.legal_actions:
+        return _place_coin(state, me, legal) if len(legal) > 1 else legal[0]
+    if PLACE_TOTEM not in legal:
         return DECLINE
     return PLACE_TOTEM if _take_totem(state, me) else DECLINE
 
 
 def _bag_facts(state: WapiState) -> tuple[float, int, list[int]]:
     """Mean value of the coins left in the bag, their number, and the masks left per mine."""
-    coins = [COIN_VALUES[t] for t in state.bag if is_coin(t)]
-    masks = [0] * NUM_MINES
+    counts = [0] * (FIRST_MASK + NUM_MINES)
     for t in state.bag:
-        if not is_coin(t):
-            masks[t - FIRST_MASK] += 1
-    mean = sum(coins) / len(coins) if coins else 0.0
-    return mean, len(coins), masks
+        counts[t] += 1
+    coins = sum(counts[:FIRST_MASK])
+    mean = sum(v * c for v, c in zip(COIN_VALUES, counts)) / coins if coins else 0.0
+    return mean, coins, counts[FIRST_MASK:]
 
 
 def _expected_values(state: WapiState, mean: float) -> list[float]:
@@ -72,7 +77,7 @@ def _weights(state: WapiState, player: int) -> list[float]:
     return out
 
 
-def _place_coin(state: WapiState, me: int, legal: tuple[int, ...]) -> int:
+def _place_coin(state: WapiState, me: int, legal: list[int]) -> int:
     mean, _, _ = _bag_facts(state)
     values = _expected_values(state, mean)
     n = state.game.num_players

@@ -1,0 +1,152 @@
+"""A Wakanda strategy a decent player would recognise: look one reply ahead.
+
+Scores change only when a totem is finished, and a finish changes only the
+finisher's score: owning a village adds its points over *all* the owner's
+totems, and the totem joins those totems. So the strategy values a position
+by the score difference plus part of the best finish still open to me, and
+picks the move whose worst reply (the opponent's best finish or build) leaves
+the most. In words:
+
+- **Crown** a totem when it gains me more than the opponent could gain from
+  what I would leave them, above all a village that pays over the totems I
+  already own (chief or eagle with their pieces, the sun with many suns).
+- **Build** where it does not hand the opponent a better totem: suns on
+  totems they want (they lose a point per sun without the sun village), my
+  village's pieces where only I profit, nothing shiny on a totem they will
+  take next turn.
+- **Keep headdresses** for better totems while crowning the rest would gain
+  little (a small value per headdress, larger while many villages are left).
+
+Only public facts are read: the visible villages, totems, supplies and
+headdresses. The bag's order (and, in the advanced game, face-down villages)
+are never looked at: the next draw is ignored.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from envs.wakanda.components import (
+    FINISH,
+    HEIGHT,
+    HEIGHT_POINTS,
+    NUM_PIECE_KINDS,
+    NUM_SLOTS,
+    POINTS_PER_PIECE,
+    SUN,
+    SUN_PENALTY,
+    VARIETY,
+    VARIETY_POINTS,
+)
+
+if TYPE_CHECKING:
+    from agents.protocol import PlayerView
+    from envs.wakanda.rules import WakandaState
+
+#: Worth of a headdress still in hand, as a share of a future crown's expected value.
+FUTURE_CROWN_SHARE = 0.8
+
+
+def choose(view: PlayerView, rng: np.random.Generator) -> int:
+    """The agent's move: the policy on one determinized copy (only public facts are read)."""
+    return policy(view.sample_determinization(rng))
+
+
+def village_points(village: int, counts: list[float], tallest: float) -> float:
+    """What owning ``village`` pays over totems holding ``counts`` pieces per kind."""
+    if village == VARIETY:
+        return VARIETY_POINTS * sum(1 for c in counts if c >= 0.5)
+    if village == HEIGHT:
+        return HEIGHT_POINTS * tallest
+    return POINTS_PER_PIECE[village] * counts[village]
+
+
+class _Position:
+    """The public facts the strategy needs, as small lists (never the bag's order, never face-down villages)."""
+
+    def __init__(self, state: WakandaState):
+        self.open = state.open_slots()
+        self.kind = {v: state.villages[v] for v in range(state.revealed)}  # visible villages only
+        self.totems = {v: list(state.totems[v]) for v in self.open}
+        self.holding = [[(state.villages[v], state.totems[v]) for v in range(NUM_SLOTS) if state.owner[v] == p] for p in (0, 1)]
+        self.supplies = [list(s) for s in state.supplies]
+        self.headdresses = list(state.headdresses)
+        self.unclaimed = NUM_SLOTS - state.finished
+        remaining = [0] * NUM_PIECE_KINDS  # pieces not yet on a claimed totem: bag contents, supplies, open totems
+        for piece in state.bag:
+            remaining[piece] += 1
+        for supply in self.supplies:
+            for k, c in enumerate(supply):
+                remaining[k] += c
+        for totem in self.totems.values():
+            for piece in totem:
+                remaining[piece] += 1
+        self.per_totem = [r / max(1, self.unclaimed) for r in remaining]  # an average future totem
+
+    def expected(self, player: int) -> float:
+        """``player``'s expected final score: owned villages over owned totems plus average future
+        totems (one per headdress that can still crown), and future crowns at their average worth."""
+        future = min(self.headdresses[player], self.unclaimed)
+        counts = [f * future for f in self.per_totem]
+        tallest = sum(self.per_totem) if future else 0.0
+        for _, totem in self.holding[player]:
+            tallest = max(tallest, len(totem))
+            for piece in totem:
+                counts[piece] += 1
+        owned = [village for village, _ in self.holding[player]]
+        total = sum(village_points(u, counts, tallest) for u in owned)
+        if future:
+            candidates = [self.kind[v] for v in self.open] or owned or [SUN]
+            total += FUTURE_CROWN_SHARE * future * sum(village_points(u, counts, tallest) for u in candidates) / len(candidates)
+        if SUN not in owned:
+            total -= SUN_PENALTY * counts[SUN]
+        return total
+
+    def value(self, me: int) -> float:
+        return self.expected(me) - self.expected(1 - me)
+
+    def moves(self, player: int) -> list[tuple[int | None, int]]:
+        """(piece kind or None for a finish, slot) for every move ``player`` could make."""
+        out = [(k, v) for k in range(NUM_PIECE_KINDS) if self.supplies[player][k] for v in self.open]
+        if self.headdresses[player]:
+            out += [(None, v) for v in self.open if self.totems[v]]
+        return out
+
+    def after(self, player: int, move: tuple[int | None, int]) -> _Position:
+        other = object.__new__(_Position)
+        other.__dict__.update(self.__dict__)
+        kind, slot = move
+        other.totems = dict(self.totems)
+        if kind is None:
+            other.holding = list(self.holding)
+            other.holding[player] = self.holding[player] + [(self.kind[slot], self.totems[slot])]
+            other.open = [v for v in self.open if v != slot]
+            del other.totems[slot]
+            other.headdresses = list(self.headdresses)
+            other.headdresses[player] -= 1
+            other.unclaimed = self.unclaimed - 1
+        else:
+            other.totems[slot] = self.totems[slot] + [kind]
+            other.supplies = [list(s) for s in self.supplies]
+            other.supplies[player][kind] -= 1
+        return other
+
+
+def policy(state: WakandaState) -> int:
+    """The move of the player to act in ``state``: best value after the opponent's best reply."""
+    me = state.current_player
+    legal = state.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    position = _Position(state)
+    best, best_value = legal[0], -float("inf")
+    for action in legal:
+        move = (None, action - FINISH) if action >= FINISH else (action // NUM_SLOTS, action % NUM_SLOTS)
+        after = position.after(me, move)
+        replies = after.moves(1 - me)
+        value = min((after.after(1 - me, r).value(me) for r in replies), default=after.value(me))
+        if value > best_value:
+            best, best_value = action, value
+    return best
