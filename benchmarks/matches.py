@@ -1,0 +1,220 @@
+"""Duplicate-deal matches: seatings, seeds, guarded agents and the parallel runner.
+
+A *deal* is one game seed: since every engine draws all its randomness when
+the state is created, the same seed gives the same bag, piles and villages
+whatever the players do. A deal is played once per *seating* (a permutation
+of the table's agents over the seats), so every agent meets the same luck
+in every seat: duplicate bridge, for board games.
+
+Everything here is a pure function of its inputs (deal seeds, agent seeds
+and the order of the results), so a run is reproducible whatever the number
+of processes. The tournament and the luck study both build on it.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import multiprocessing
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from agents import Agent, PlayerView, make_agent, play_game
+from agents.games import make_game
+from benchmarks.ratings import finishing_ranks
+
+SEATINGS = ("rotations", "permutations")
+
+
+def seatings(num_players: int, mode: str = "rotations") -> list[tuple[int, ...]]:
+    """The seat orders a deal is played in: ``seating[seat]`` = index of the table's agent there.
+
+    ``rotations``: n seatings, each agent once in each seat (the smallest
+    balanced design); ``permutations``: all n! orders, which also balance
+    who sits after whom.
+    """
+    if mode not in SEATINGS:
+        raise ValueError(f"seating must be one of {list(SEATINGS)}, got {mode!r}")
+    if num_players < 2:
+        raise ValueError(f"num_players must be at least 2, got {num_players}")
+    if mode == "permutations":
+        return list(itertools.permutations(range(num_players)))
+    return [tuple((seat + shift) % num_players for seat in range(num_players)) for shift in range(num_players)]
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The game seed of deal number ``deal`` of a run seeded ``seed`` (shared by every table and seating)."""
+    return int(np.random.SeedSequence([seed, deal]).generate_state(1)[0])
+
+
+def agent_seed(seed: int, deal: int, seating: int, seat: int, replay: int = 0) -> int:
+    """An agent's own seed for one game: different for every game, replay and seat, fixed by the run seed."""
+    return int(np.random.SeedSequence([seed, deal, seating, seat, replay, 1]).generate_state(1)[0])
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent in a run: its ``label`` in reports, its ``make_agent`` name and options (no seed)."""
+
+    label: str
+    name: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+class AgentFailure(Exception):
+    """An agent crashed or chose an illegal action; names the agent by its label."""
+
+    def __init__(self, label: str, seat: int, message: str):
+        super().__init__(f"{label} (seat {seat}): {message}")
+        self.label, self.seat, self.message = label, seat, message
+
+
+class Guarded(Agent):
+    """Wraps an agent so that a crash or an illegal action is blamed on it by label, not lost in a traceback."""
+
+    def __init__(self, agent: Agent, label: str):
+        self.agent, self.label, self.name = agent, label, label
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def act(self, view: PlayerView) -> int:
+        try:
+            action = self.agent.act(view)
+        except Exception as error:  # any bug in an agent must not end the tournament
+            raise AgentFailure(self.label, view.player, f"crashed: {type(error).__name__}: {error}") from error
+        if not isinstance(action, (int, np.integer)) or int(action) not in view.legal_actions:
+            raise AgentFailure(self.label, view.player, f"illegal action {action!r}")
+        return int(action)
+
+
+@dataclass
+class Task:
+    """One deal at one table, played in every seating (and ``replays`` times with fresh agent seeds)."""
+
+    game: tuple[str, tuple[tuple[str, Any], ...]]  # game name and constructor config
+    table: tuple[AgentSpec, ...]
+    deal: int
+    seed: int  # the run seed
+    seatings: tuple[tuple[int, ...], ...]
+    replays: int = 1
+    key: Any = None  # anything the caller wants back with the results
+
+
+@dataclass
+class GameRecord:
+    """One game played: the agents' labels by seat, the deal seed, scores, winners and ranks."""
+
+    seats: tuple[str, ...]
+    deal: int
+    game_seed: int
+    seating: int
+    replay: int
+    scores: list[float]
+    winners: list[int]
+    ranks: list[int]
+
+
+@dataclass
+class Failure:
+    """A game that could not be finished: who failed (an agent's label, or "engine"), on which deal seed."""
+
+    agent: str
+    seats: tuple[str, ...]
+    game_seed: int
+    message: str
+
+
+@dataclass
+class TaskResult:
+    task: Task
+    games: list[GameRecord] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+
+
+@functools.lru_cache(maxsize=None)
+def _game(name: str, config: tuple) -> Any:
+    return make_game(name, **dict(config))
+
+
+@functools.lru_cache(maxsize=None)
+def _shared_agent(spec: AgentSpec, game_key: tuple) -> Agent:
+    """Agents that are slow to build and keep no random state (trained models) are built once per process."""
+    return make_agent(spec.name, _game(*game_key), **dict(spec.options))
+
+
+def build_agent(spec: AgentSpec, game_key: tuple, seed: int) -> Agent:
+    """A fresh agent seeded for one game (a cached one for ``ppo:`` models, which play deterministically)."""
+    if spec.name.startswith("ppo:"):
+        return _shared_agent(spec, game_key)
+    return make_agent(spec.name, _game(*game_key), seed=seed, **dict(spec.options))
+
+
+def play_task(task: Task) -> TaskResult:
+    """Play one deal in every seating and replay. A failed game is recorded, and the deal's other
+    games are dropped too, so that what remains stays balanced over the seats."""
+    game = _game(*task.game)
+    seed = deal_seed(task.seed, task.deal)
+    result = TaskResult(task)
+    for replay in range(task.replays):
+        for s, seating in enumerate(task.seatings):
+            specs = [task.table[i] for i in seating]
+            labels = tuple(spec.label for spec in specs)
+            try:
+                agents = [
+                    Guarded(build_agent(spec, task.game, agent_seed(task.seed, task.deal, s, seat, replay)), spec.label)
+                    for seat, spec in enumerate(specs)
+                ]
+                outcome = play_game(game, agents, seed=seed)
+            except AgentFailure as error:
+                result.failures.append(Failure(error.label, labels, seed, error.message))
+            except Exception as error:  # an engine bug, or an agent that fails to build
+                where = traceback.extract_tb(error.__traceback__)[-1]
+                message = f"{type(error).__name__}: {error} (at {where.filename}:{where.lineno})"
+                result.failures.append(Failure("engine", labels, seed, message))
+            else:
+                ranks = finishing_ranks(outcome.scores, outcome.winners)
+                result.games.append(
+                    GameRecord(labels, task.deal, seed, s, replay, outcome.scores, outcome.winners, ranks)
+                )
+    if result.failures:
+        result.games = []
+    return result
+
+
+def _init_worker() -> None:
+    try:  # one process per core: keep torch from starting its own thread pool in each
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+
+
+def run_tasks(
+    tasks: Sequence[Task], processes: int = 2, progress: bool = True, desc: str = "games",
+    play: Callable[[Task], TaskResult] = play_task,
+) -> list[TaskResult]:
+    """Play every task on ``processes`` processes, with a progress bar; results in the order of ``tasks``."""
+    if processes < 1:
+        raise ValueError(f"processes must be a positive int, got {processes!r}")
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(tasks), desc=desc, unit="deal", disable=not progress, dynamic_ncols=True)
+    results: Iterable[TaskResult]
+    if processes == 1:
+        results = []
+        for task in tasks:
+            results.append(play(task))
+            bar.update()
+    else:
+        with multiprocessing.get_context("spawn").Pool(processes, initializer=_init_worker) as pool:
+            results = []
+            for res in pool.imap(play, tasks, chunksize=1):
+                results.append(res)
+                bar.update()
+    bar.close()
+    return list(results)

@@ -1,0 +1,240 @@
+"""A fair tournament between agents on duplicate deals, with ratings, a cross-table and a report.
+
+    python -m benchmarks.tournament --game wapi --num-players 2 --agents random heuristic ismcts --games 40
+    python -m benchmarks.tournament --game wapi --num-players 3 --agents random heuristic ismcts --games 30
+    python -m benchmarks.tournament --game wakanda --agents random ismcts ppo:models/wakanda --games 100
+
+Two-player games: every pairing of the agents plays. Three to five players:
+every table (every choice of ``num_players`` agents; list an agent twice to
+seat two copies). Each table plays ``--games`` games as deals played in
+every seating (``--seating rotations``: each agent once in each seat per
+deal; ``permutations``: all orders), so that every agent meets the same luck
+in every seat; all tables share the same deals. Ratings: Bradley–Terry on
+the Elo scale (two players) or openskill's Plackett–Luce (more), with 95%
+intervals. Writes ``tournament_<game>.md`` and ``.png`` into ``--out``.
+The same command and seed give the same report (ISMCTS runs on a fixed
+number of iterations, never on a clock, for that reason).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import shlex
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from agents import AGENT_NAMES, make_agent
+from agents.games import GAME_CLASSES, make_game
+from benchmarks import tournament_report
+from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, run_tasks, seatings
+from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
+from benchmarks.variance import DuplicateEffect, duplicate_effect
+
+#: game option -> the games that take it (passed only when given, so the game's defaults apply)
+GAME_OPTIONS = {"num_players": ("wapi", "samurai"), "scoring": ("wapi",), "advanced": ("wakanda",)}
+
+
+@dataclass
+class Plan:
+    """A validated tournament: everything needed to play it and to name it."""
+
+    game_name: str
+    config: dict
+    num_players: int
+    agents: list[AgentSpec]
+    tables: list[tuple[AgentSpec, ...]]
+    seatings: list[tuple[int, ...]]
+    deals: int
+    seed: int
+
+    def tasks(self) -> list[Task]:
+        game_key = (self.game_name, tuple(sorted(self.config.items())))
+        return [
+            Task(game_key, table, deal, self.seed, tuple(self.seatings), key=t)
+            for t, table in enumerate(self.tables)
+            for deal in range(self.deals)
+        ]
+
+
+def agent_labels(names: list[str]) -> list[str]:
+    """Report labels: ``ppo:PATH`` shortened to the file stem; a repeated agent numbered (``heuristic#2``)."""
+    labels, seen = [], defaultdict(int)
+    for name in names:
+        base = "ppo:" + Path(name[4:]).stem if name.startswith("ppo:") else name
+        seen[base] += 1
+        labels.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return labels
+
+
+def plan_tournament(
+    game: str, agents: list[str], games: int, seed: int = 0, seating: str = "rotations",
+    config: dict | None = None, ismcts_iterations: int = 100,
+) -> Plan:
+    """Check everything before anything runs; ValueError naming the argument otherwise."""
+    if game not in GAME_CLASSES:
+        raise ValueError(f"--game must be one of {sorted(GAME_CLASSES)}, got {game!r}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"--games must be a positive int (games per table), got {games!r}")
+    if isinstance(ismcts_iterations, bool) or not isinstance(ismcts_iterations, int) or ismcts_iterations < 1:
+        raise ValueError(f"--ismcts-iterations must be a positive int, got {ismcts_iterations!r}")
+    config = dict(config or {})
+    for option in config:
+        if option not in GAME_OPTIONS or game not in GAME_OPTIONS[option]:
+            allowed = sorted(o for o, games_ in GAME_OPTIONS.items() if game in games_)
+            raise ValueError(f"game option {option!r} is not an option of {game}; {game} takes {allowed}")
+    the_game = make_game(game, **config)  # ValueError on a bad config or a game not in this checkout
+    n = the_game.num_players
+    if not agents:
+        raise ValueError(f"--agents must name at least {n} agents from {', '.join(AGENT_NAMES)}")
+    specs = []
+    for name, label in zip(agents, agent_labels(agents)):
+        options = (("iterations", ismcts_iterations),) if name == "ismcts" else ()
+        try:
+            make_agent(name, the_game, seed=0, **dict(options))
+        except ValueError as error:
+            raise ValueError(f"--agents: {name!r} cannot play {game}: {error}") from error
+        specs.append(AgentSpec(label, name, options))
+    if len(specs) < n:
+        raise ValueError(
+            f"--agents: {game} with {n} players needs at least {n} agents for a table, got {len(specs)} "
+            f"(list an agent twice to seat two copies)"
+        )
+    seats = seatings(n, seating)
+    deals = math.ceil(games / len(seats))
+    tables = list(itertools.combinations(specs, n))
+    return Plan(game, config, n, specs, tables, seats, deals, seed)
+
+
+@dataclass
+class Summary:
+    """What the report shows, computed from the games in their fixed order."""
+
+    plan: Plan
+    games: list[GameRecord]
+    failures: list
+    ratings: list
+    rating_kind: str
+    wins: np.ndarray  # wins[i, j]: games i finished ahead of j (ties half)
+    played: np.ndarray
+    win_share: dict[str, float]
+    mean_score: dict[str, float]
+    duplicate: dict[tuple[str, str], DuplicateEffect]
+
+
+def summarize(plan: Plan, results: list[TaskResult]) -> Summary:
+    labels = [spec.label for spec in plan.agents]
+    games = [g for r in results for g in r.games]
+    failures = [f for r in results for f in r.failures]
+    pairs = [(g.seats, g.ranks) for g in games]
+    wins, played = pairwise_counts(labels, pairs)
+    if plan.num_players == 2:
+        ratings, kind = bradley_terry(labels, wins), "Bradley–Terry, Elo scale (400 = odds of 10:1), centred on 0"
+    else:
+        ratings, kind = plackett_luce(labels, pairs), "openskill Plackett–Luce mu (prior 25 ± 8.3), interval mu ± 1.96 sigma"
+    share, score, count = defaultdict(float), defaultdict(float), defaultdict(int)
+    for g in games:
+        for seat, label in enumerate(g.seats):
+            count[label] += 1
+            score[label] += g.scores[seat]
+            if seat in g.winners:
+                share[label] += 1.0 / len(g.winners)
+    win_share = {label: share[label] / count[label] for label in labels if count[label]}
+    mean_score = {label: score[label] / count[label] for label in labels if count[label]}
+    return Summary(plan, games, failures, ratings, kind, wins, played, win_share, mean_score, duplicate_effects(plan, results))
+
+
+def duplicate_effects(plan: Plan, results: list[TaskResult]) -> dict[tuple[str, str], DuplicateEffect]:
+    """Per pair of agents: the variance of their win-rate difference with and without duplicate deals,
+    pooled over the tables where both sit (weighted by the number of deals)."""
+    sets: dict[tuple[str, str], dict[int, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
+    for r in results:
+        if not r.games or len(r.games) != len(plan.seatings):
+            continue
+        labels = [spec.label for spec in r.task.table]
+        for a, b in itertools.combinations(labels, 2):
+            x = [ahead(g.ranks, g.seats.index(a), g.seats.index(b)) * 2 - 1 for g in r.games]
+            sets[(a, b)][r.task.key].append(np.array(x))
+    out = {}
+    for pair, by_table in sets.items():
+        parts = [duplicate_effect(np.array(rows)) for rows in by_table.values() if len(rows) >= 2]
+        if not parts:
+            continue
+        weights = np.array([p.games for p in parts], dtype=float)
+        avg = lambda values: float(np.average(values, weights=weights))  # noqa: E731
+        out[pair] = DuplicateEffect(
+            avg([p.mean for p in parts]), int(weights.sum()),
+            avg([p.var_independent for p in parts]), avg([p.var_duplicate for p in parts]),
+        )
+    return out
+
+
+def run_tournament(plan: Plan, processes: int = 2, progress: bool = True) -> Summary:
+    return summarize(plan, run_tasks(plan.tasks(), processes=processes, progress=progress, desc="tournament"))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.tournament", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--game", required=True, help=f"one of {', '.join(sorted(GAME_CLASSES))}")
+    parser.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help=f"from {', '.join(AGENT_NAMES)}")
+    parser.add_argument("--games", type=int, required=True, help="games per table (rounded up to whole deals)")
+    parser.add_argument("--seed", type=int, default=0, help="fixes every deal and every agent's seed (default 0)")
+    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--seating", choices=["rotations", "permutations"], default="rotations",
+                        help="seatings per deal: n rotations (default) or all n! permutations")
+    parser.add_argument("--ismcts-iterations", type=int, default=100, help="ISMCTS iterations per move (default 100)")
+    parser.add_argument("--num-players", type=int, help="wapi, samurai: the number of players")
+    parser.add_argument("--scoring", choices=["full", "shared"], help="wapi: scoring mode")
+    parser.add_argument("--advanced", action="store_true", default=None, help="wakanda: advanced rules")
+    parser.add_argument("--out", default="benchmarks/results", help="folder for the report (default benchmarks/results)")
+    parser.add_argument("--name", help="report file stem (default tournament_<game>[_<n>p][_<options>])")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def default_name(plan: Plan) -> str:
+    parts = ["tournament", plan.game_name]
+    if "num_players" in plan.config:
+        parts.append(f"{plan.num_players}p")
+    parts += [str(v) for k, v in sorted(plan.config.items()) if k == "scoring"]
+    parts += ["advanced" for k, v in plan.config.items() if k == "advanced" and v]
+    return "_".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    config = {k: getattr(args, k) for k in GAME_OPTIONS if getattr(args, k) is not None}
+    try:
+        if args.processes < 1:
+            raise ValueError(f"--processes must be a positive int, got {args.processes}")
+        plan = plan_tournament(args.game, args.agents, args.games, args.seed, args.seating, config, args.ismcts_iterations)
+    except ValueError as error:
+        parser.error(str(error))
+    tables, per_table = len(plan.tables), plan.deals * len(plan.seatings)
+    print(f"{args.game} {config or ''}: {tables} table(s) x {plan.deals} deals x {len(plan.seatings)} seatings "
+          f"= {tables * per_table} games on {args.processes} process(es)", file=sys.stderr)
+    start = time.perf_counter()
+    summary = run_tournament(plan, args.processes, progress=not args.no_progress)
+    command = "python -m benchmarks.tournament " + shlex.join(argv)
+    stem = Path(args.out) / (args.name or default_name(plan))
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    text = tournament_report.markdown(summary, command, stem.with_suffix(".png").name)
+    stem.with_suffix(".md").write_text(text)
+    tournament_report.plot(summary, stem.with_suffix(".png"))
+    print(text)
+    print(f"wrote {stem}.md and {stem}.png in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    return 1 if summary.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
