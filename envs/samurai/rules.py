@@ -407,10 +407,11 @@ class SamuraiState(GameState):
         for q in range(self.game.num_players):
             hand, pile = other.hands[q], other.piles[q]
             if q == player:
+                pile = sorted(pile)  # sorted first: the result depends only on what player knows and rng
                 other.piles[q] = [pile[i] for i in rng.permutation(len(pile))]
                 continue
             keep = [self.pending] if q == self.current_player and self.pending >= 0 else []
-            pool = hand + pile
+            pool = sorted(hand + pile)
             for k in keep:
                 pool.remove(k)
             pool = [pool[i] for i in rng.permutation(len(pool))]
