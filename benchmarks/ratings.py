@@ -6,8 +6,9 @@
   order-free, so the same games give the same ratings in any order.
 - Three to five players: openskill's Plackett–Luce model (Weng–Lin), a
   well-kept library rating whole finishing orders; the interval is
-  mu ± 1.96 sigma. Games are fed in the tournament's fixed order, and
-  ``tau=0`` so that sigma measures the evidence, not a drift allowance.
+  mu ± 1.96 sigma, with ``tau=0`` so that sigma measures the evidence, not
+  a drift allowance, averaged over fixed shuffles of the games (the updates
+  are online, so one order would favour the first games).
 
 Also the pairwise bookkeeping both reports share: finishing ranks from
 scores and winners, and "who finished ahead of whom" counts.
@@ -105,21 +106,37 @@ def bradley_terry(names: Sequence[str], wins: np.ndarray, prior_draws: float = 1
     return out
 
 
-def plackett_luce(names: Sequence[str], games: Sequence[tuple[Sequence[str], Sequence[int]]]) -> list[Rating]:
-    """openskill Plackett–Luce ratings (mu, mu ± 1.96 sigma) from ``(agent name per seat, ranks)`` per game."""
+def plackett_luce(
+    names: Sequence[str], games: Sequence[tuple[Sequence[str], Sequence[int]]], shuffles: int = 16
+) -> list[Rating]:
+    """openskill Plackett–Luce ratings (mu, mu ± 1.96 sigma) from ``(agent name per seat, ranks)`` per game.
+
+    Weng–Lin updates are online, so the order of the games matters a little
+    (the first games move a rating most); mu and sigma are averaged over
+    ``shuffles`` fixed shuffles of the games, which keeps the result
+    reproducible and independent of the order the tournament played them in.
+    """
     from openskill.models import PlackettLuce
 
     model = PlackettLuce(tau=0.0)
-    current = {name: model.rating(name=name) for name in names}
+    mu, sigma = np.zeros(len(names)), np.zeros(len(names))
+    games = sorted((tuple(seats), tuple(int(r) for r in ranks)) for seats, ranks in games)  # a canonical order
+    rng = np.random.default_rng(0)
+    for _ in range(shuffles):
+        current = {name: model.rating(name=name) for name in names}
+        for g in rng.permutation(len(games)):
+            seats, ranks = games[g]
+            new = model.rate([[current[name]] for name in seats], ranks=[float(r) for r in ranks])
+            for name, (rating,) in zip(seats, new):
+                current[name] = rating
+        mu += [current[name].mu for name in names]
+        sigma += [current[name].sigma for name in names]
+    mu, sigma = mu / shuffles, sigma / shuffles
     count = dict.fromkeys(names, 0)
-    for seats, ranks in games:
-        teams = [[current[name]] for name in seats]
-        new = model.rate(teams, ranks=[float(r) for r in ranks])
-        for name, (rating,) in zip(seats, new):
-            current[name] = rating
+    for seats, _ in games:
+        for name in seats:
             count[name] += 1
-    out = []
-    for name in names:
-        r = current[name]
-        out.append(Rating(name, r.mu, r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma, count[name]))
-    return out
+    return [
+        Rating(name, float(m), float(m - Z95 * s), float(m + Z95 * s), count[name])
+        for name, m, s in zip(names, mu, sigma)
+    ]

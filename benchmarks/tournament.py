@@ -84,6 +84,7 @@ def plan_tournament(
         raise ValueError(f"--games must be a positive int (games per table), got {games!r}")
     if isinstance(ismcts_iterations, bool) or not isinstance(ismcts_iterations, int) or ismcts_iterations < 1:
         raise ValueError(f"--ismcts-iterations must be a positive int, got {ismcts_iterations!r}")
+    seatings(2, seating)  # checks the name before anything is built
     config = dict(config or {})
     for option in config:
         if option not in GAME_OPTIONS or game not in GAME_OPTIONS[option]:

@@ -1,0 +1,216 @@
+"""The tournament's logic: seatings, duplicate seeds, ratings with known answers, failures, bad input."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from agents import Agent
+from benchmarks import matches, tournament
+from benchmarks.matches import AgentSpec, Task, agent_seed, deal_seed, play_task, seatings
+from benchmarks.ratings import ELO, Z95, bradley_terry, finishing_ranks, pairwise_counts, plackett_luce
+from benchmarks.tournament import agent_labels, plan_tournament, run_tournament
+
+
+# --- seatings and seeds ------------------------------------------------------
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_rotations_put_every_agent_once_in_every_seat(n):
+    rows = seatings(n, "rotations")
+    assert len(rows) == n
+    for seat in range(n):
+        assert sorted(row[seat] for row in rows) == list(range(n))
+    assert all(sorted(row) == list(range(n)) for row in rows)
+
+
+def test_permutations_are_all_orders_and_also_balance_seats():
+    rows = seatings(3, "permutations")
+    assert len(set(rows)) == 6
+    for seat in range(3):
+        assert Counter(row[seat] for row in rows) == {0: 2, 1: 2, 2: 2}
+
+
+def test_seatings_reject_unknown_mode():
+    with pytest.raises(ValueError, match="seating must be one of"):
+        seatings(3, "shuffle")
+
+
+def test_deal_seeds_depend_on_seed_and_deal_only():
+    assert deal_seed(0, 3) == deal_seed(0, 3)
+    assert len({deal_seed(s, d) for s in range(3) for d in range(50)}) == 150
+    assert agent_seed(0, 1, 0, 0) != agent_seed(0, 1, 1, 0) != agent_seed(0, 1, 1, 1)
+
+
+def test_every_table_plays_the_same_deals_in_every_seating():
+    plan = plan_tournament("wapi", ["random", "heuristic", "random"], games=4, config={"num_players": 2})
+    tasks = plan.tasks()
+    assert len(plan.tables) == 3 and plan.deals == 2 and len(tasks) == 6
+    by_deal = {}
+    for task in tasks:
+        by_deal.setdefault(task.deal, set()).add(tuple(spec.label for spec in task.table))
+    assert all(len(tables) == 3 for tables in by_deal.values())
+    result = play_task(tasks[0])
+    assert [g.seats for g in result.games] == [("random", "heuristic"), ("heuristic", "random")]
+    assert {g.game_seed for g in result.games} == {deal_seed(0, tasks[0].deal)}
+
+
+def test_same_deal_seed_same_draws_whatever_the_seating_and_the_play():
+    """The property duplicate deals rest on: the deal seed alone fixes the draws."""
+    from agents import make_agent, play_game
+    from agents.games import make_game
+
+    for name, config in [("wapi", {"num_players": 3}), ("wakanda", {})]:
+        game = make_game(name, **config)
+        starts = []
+        for agent_name in ("random", "heuristic"):
+            agents = [make_agent(agent_name, game, seed=seat) for seat in range(game.num_players)]
+            play_game(game, agents, seed=deal_seed(0, 5), on_start=lambda s: starts.append(s.to_dict()))
+        assert starts[0] == starts[1]
+
+
+def test_labels_number_repeated_agents_and_shorten_models():
+    assert agent_labels(["random", "heuristic", "random", "ppo:models/wapi_v3.zip"]) == [
+        "random", "heuristic", "random#2", "ppo:wapi_v3"]
+
+
+# --- ratings -----------------------------------------------------------------
+def test_bradley_terry_recovers_consistent_odds_exactly():
+    # A beats B 2:1, B beats C 2:1, A beats C 4:1: strengths 4 : 2 : 1 exactly.
+    wins = np.array([[0, 200, 400], [100, 0, 200], [100, 100, 0]], dtype=float)
+    ratings = bradley_terry(["A", "B", "C"], wins, prior_draws=0)
+    values = [r.value for r in ratings]
+    assert values[0] - values[1] == pytest.approx(ELO * math.log(2), abs=1e-6)
+    assert values[1] - values[2] == pytest.approx(ELO * math.log(2), abs=1e-6)
+    assert sum(values) == pytest.approx(0, abs=1e-9)
+    assert [r.games for r in ratings] == [800, 600, 800]
+
+
+def test_bradley_terry_interval_is_the_fisher_interval():
+    # Two agents, 75 wins to 25: the log-odds is ln 3 with variance 1 / (n p (1 - p)), split over both.
+    ratings = bradley_terry(["A", "B"], np.array([[0, 75], [25, 0]], dtype=float), prior_draws=0)
+    a, b = ratings
+    assert a.value - b.value == pytest.approx(ELO * math.log(3))
+    half = Z95 * ELO * math.sqrt(1 / (100 * 0.75 * 0.25)) / 2
+    assert a.high - a.value == pytest.approx(half)
+    assert a.value - a.low == pytest.approx(half)
+
+
+def test_bradley_terry_stays_finite_for_a_clean_sweep():
+    ratings = bradley_terry(["A", "B"], np.array([[0, 50], [0, 0]], dtype=float))
+    assert all(math.isfinite(r.value) and math.isfinite(r.low) for r in ratings)
+    assert ratings[0].value > ratings[1].value
+
+
+def test_finishing_ranks_put_winners_first_then_scores():
+    assert finishing_ranks([10, 30, 20], winners=[1]) == [2, 0, 1]
+    assert finishing_ranks([30, 30, 5], winners=[0]) == [0, 1, 2]  # a tie-break decided the win
+    assert finishing_ranks([30, 30, 5], winners=[0, 1]) == [0, 0, 1]
+
+
+def test_pairwise_counts_and_plackett_luce_on_synthetic_tables():
+    names = ["A", "B", "C"]
+    games = [(("A", "B", "C"), [0, 1, 2]), (("B", "C", "A"), [1, 2, 0]), (("C", "A", "B"), [2, 0, 1])] * 20
+    wins, played = pairwise_counts(names, games)
+    assert wins[0, 1] == 60 and wins[1, 0] == 0 and played[0, 2] == 60
+    ratings = plackett_luce(names, games)
+    assert ratings[0].value > ratings[1].value > ratings[2].value
+    assert all(r.low < r.value < r.high and r.games == 60 for r in ratings)
+    # Every agent first, second and third equally often: equal ratings.
+    fair = [(("A", "B", "C"), [0, 1, 2]), (("A", "B", "C"), [1, 2, 0]), (("A", "B", "C"), [2, 0, 1])] * 10
+    fair_ratings = plackett_luce(names, fair)
+    values = [r.value for r in fair_ratings]
+    assert max(values) - min(values) < 0.2 * (fair_ratings[0].high - fair_ratings[0].value)
+    assert plackett_luce(names, fair[::-1]) == fair_ratings  # the order the games come in does not matter
+
+
+# --- failures: a crash or an illegal action is named, the rest is kept --------
+class Crashing(Agent):
+    def act(self, view):
+        raise RuntimeError("boom")
+
+
+class Illegal(Agent):
+    def act(self, view):
+        return -1
+
+
+def test_failing_agents_are_reported_with_the_seed_and_the_rest_is_kept(monkeypatch):
+    real = matches.build_agent
+
+    def build(spec, game_key, seed):
+        if spec.label == "random#2":
+            return Crashing()
+        if spec.label == "random#3":
+            return Illegal()
+        return real(spec, game_key, seed)
+
+    monkeypatch.setattr(matches, "build_agent", build)
+    plan = plan_tournament("wapi", ["random", "heuristic", "random", "random"], games=4, config={"num_players": 2})
+    summary = run_tournament(plan, processes=1, progress=False)
+    # random#2 and random#3 fail in every game they play: 3 pairings each, but their game together
+    # fails on whichever moves first.
+    assert {f.agent for f in summary.failures} == {"random#2", "random#3"}
+    crash = next(f for f in summary.failures if f.agent == "random#2")
+    assert "crashed: RuntimeError: boom" in crash.message
+    assert crash.game_seed in {deal_seed(0, d) for d in range(plan.deals)}
+    assert any("illegal action -1" in f.message for f in summary.failures if f.agent == "random#3")
+    # random vs heuristic still played every game and is rated.
+    index = {s.label: i for i, s in enumerate(plan.agents)}
+    assert summary.played[index["random"], index["heuristic"]] == 4
+    assert len(summary.games) == 4
+
+
+def test_an_engine_error_is_blamed_on_the_engine(monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError("tile 99")
+
+    spec = AgentSpec("random", "random")
+    task = Task(("wapi", (("num_players", 2),)), (spec, spec), 0, 0, ((0, 1), (1, 0)))
+    assert len(play_task(task).games) == 2
+    monkeypatch.setattr(matches, "play_game", broken)
+    result = play_task(task)
+    assert result.games == [] and len(result.failures) == 2
+    assert result.failures[0].agent == "engine" and "KeyError" in result.failures[0].message
+    assert result.failures[0].game_seed == deal_seed(0, 0)
+
+
+# --- bad input -----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(game="chess", agents=["random", "random"], games=2), "--game must be one of"),
+        (dict(game="wapi", agents=["random", "bogus"], games=2), "unknown agent 'bogus'"),
+        (dict(game="wapi", agents=["random", "ppo:no/such/model"], games=2), "model file not found"),
+        (dict(game="wapi", agents=["random", "heuristic"], games=2, config={"num_players": 3}), "at least 3 agents"),
+        (dict(game="wapi", agents=[], games=2), "--agents"),
+        (dict(game="wapi", agents=["random", "random"], games=0), "--games must be a positive int"),
+        (dict(game="wapi", agents=["random", "random"], games=-3), "--games must be a positive int"),
+        (dict(game="wakanda", agents=["random", "random"], games=2, config={"num_players": 2}), "not an option of wakanda"),
+        (dict(game="wapi", agents=["random", "random"], games=2, config={"num_players": 7}), "num_players must be one of"),
+        (dict(game="wapi", agents=["random", "random"], games=2, seating="all"), "seating must be one of"),
+    ],
+)
+def test_bad_input_is_refused_before_anything_runs(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        plan_tournament(**kwargs)
+
+
+def test_command_line_errors_exit_cleanly(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        tournament.main(["--game", "wapi", "--agents", "random", "--games", "2"])
+    assert exit_.value.code == 2
+    assert "needs at least 4 agents" in capsys.readouterr().err
+
+
+# --- end to end: same command and seed, same report ----------------------------
+def test_same_command_same_report_on_one_or_two_processes(tmp_path):
+    base = ["--game", "wapi", "--num-players", "2", "--agents", "random", "heuristic", "--games", "4",
+            "--no-progress", "--name", "t"]
+    assert tournament.main(base + ["--out", str(tmp_path / "a"), "--processes", "1"]) == 0
+    assert tournament.main(base + ["--out", str(tmp_path / "b"), "--processes", "2"]) == 0
+    a, b = (tmp_path / d / "t.md" for d in "ab")
+    strip = lambda text: [line for line in text.splitlines() if not line.startswith("Command:")]  # noqa: E731
+    assert strip(a.read_text()) == strip(b.read_text())
+    assert "| random vs heuristic |" in a.read_text() and (tmp_path / "a" / "t.png").stat().st_size > 1000
