@@ -153,10 +153,31 @@ class WakandaState(GameState):
         mask[self._legal] = 1
         return mask
 
+    def check_action(self, action: int) -> None:
+        """Raise IllegalActionError naming the rule that forbids ``action``, unless it is legal."""
+        if action in self._legal:
+            return
+        if self.current_player is None:
+            raise IllegalActionError("the game is over: no action is legal")
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool) or not 0 <= action < NUM_ACTIONS:
+            raise IllegalActionError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
+        player, (kind, slot) = self.current_player, ACTIONS[int(action)]
+        if slot >= self.revealed:
+            why = f"village {slot} is tilted, not yet available"
+        elif self.owner[slot] is not None:
+            why = f"village {slot} is already claimed by player {self.owner[slot]}"
+        elif kind is not None:
+            why = f"player {player} has no {PIECES[kind]} in their supply"
+        elif not self.headdresses[player]:
+            why = f"player {player} has no headdress left"
+        else:
+            why = f"the totem on village {slot} is empty, and an empty totem cannot be finished"
+        raise IllegalActionError(f"action {action} ({self.describe_action(action)}) is not legal: {why}")
+
     def apply(self, action: int) -> None:
         if action not in self._legal:
             self.check_action(action)
-            raise IllegalActionError(f"action {action} is not legal now")
+            raise IllegalActionError(f"action {action} is not legal now")  # unreachable: check_action raised
         player = self.current_player
         kind, slot = ACTIONS[int(action)]
         if kind is not None:  # build
