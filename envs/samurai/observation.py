@@ -7,7 +7,7 @@ count stay 0). Counts of figures are divided by 13, the largest supply.
 | offset | size | content |
 |---|---|---|
 | 0    | 174 x 21 | per hex id h at 21h: on the board, sea, plain land, settlement, capacity / 3, figures there (helmet, buddha, rice), tile owner's seat slot one-hot (4), the tile's influence on helmet, buddha, rice / 4, tile class one-hot (helmet/buddha/rice tile, samurai, ronin, ship, tile swap), selected in the sub-step (the tile swap's picked tile, or the settlement of the figure swap's first figure) |
-| 3654 | 4 x 24   | per seat slot at 3654 + 24r: in the game, to act, captured helmet, buddha, rice / 13, hand size / 5, pile size / 15, tiles not yet played (hand + pile, public) per tile kind / the kind's count in the set (17) |
+| 3654 | 4 x 24   | per seat slot at 3654 + 24r: in the game, to act, captured helmet, buddha, rice / 13, hand size / 5, pile size / 20, tiles not yet played (hand + pile, public) per tile kind / the kind's count in the set (17) |
 | 3750 | 4  | figures set aside: helmet, buddha, rice / 13, total / 4 (capped at 1) |
 | 3754 | 3  | figures on the board per type / 13 |
 | 3757 | 3  | figures still in the supply per type / 13 (non-zero only during the draft) |
@@ -149,7 +149,7 @@ def encode(state: SamuraiState, observer: int) -> np.ndarray:
         values.append(1.0 if state.current_player == p else 0.0)
         values += [c / MAX_SUPPLY for c in state.captured[p]]
         values.append(len(hand) / HAND_SIZE)
-        values.append(len(pile) / (TILES_PER_PLAYER - HAND_SIZE))
+        values.append(len(pile) / TILES_PER_PLAYER)
         values += [u / c for u, c in zip(unplayed, KIND_COUNTS)]
     aside = state.set_aside
     values += [c / MAX_SUPPLY for c in aside]

@@ -401,22 +401,30 @@ class SamuraiState(GameState):
 
     def determinize(self, player: int, rng: np.random.Generator) -> SamuraiState:
         """Re-deal what ``player`` cannot see: each other player's hand and pile from
-        their public unplayed tiles (hand sizes kept; a tile chosen mid-action stays
-        in hand), and the order of every pile, the player's own too."""
+        their public unplayed tiles (hand sizes kept; a tile chosen mid-action stays in
+        hand), and the order of every pile, the player's own too.
+
+        That the player to act is still acting is public too (a turn ends by itself
+        when nothing is playable), so their re-dealt hand must leave them a playable
+        tile: re-deals that do not are drawn again (the true deal always qualifies)."""
         other = self.clone()
         for q in range(self.game.num_players):
-            hand, pile = other.hands[q], other.piles[q]
+            hand, pile = self.hands[q], self.piles[q]
             if q == player:
-                pile = sorted(pile)  # sorted first: the result depends only on what player knows and rng
                 other.piles[q] = [pile[i] for i in rng.permutation(len(pile))]
                 continue
             keep = [self.pending] if q == self.current_player and self.pending >= 0 else []
-            pool = sorted(hand + pile)
+            pool = hand + pile
             for k in keep:
                 pool.remove(k)
-            pool = [pool[i] for i in rng.permutation(len(pool))]
             cut = len(hand) - len(keep)
-            other.hands[q], other.piles[q] = keep + pool[:cut], pool[cut:]
+            for _ in range(1000):
+                shuffled = [pool[i] for i in rng.permutation(len(pool))]
+                other.hands[q], other.piles[q] = keep + shuffled[:cut], shuffled[cut:]
+                if q != self.current_player or self.phase != PLAY or keep or other.tile_choices():
+                    break
+            else:  # vanishingly unlikely: keep the true hand, re-deal only the pile's order
+                other.hands[q], other.piles[q] = hand[:], [pile[i] for i in rng.permutation(len(pile))]
         other._legal = other._mask = None
         return other
 
