@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 
 #: Per-game PPO settings, chosen by short measured runs (benchmarks/results/training.md).
 HYPERPARAMS = {
-    "wakanda": dict(timesteps=300_000, net_arch=[128, 128], n_steps=1024, batch_size=256, learning_rate=3e-4,
+    "wakanda": dict(timesteps=300_000, net_arch=[128, 128], n_steps=256, batch_size=512, learning_rate=3e-4,
                     n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=25_000, snapshot_freq=25_000),
-    "wapi": dict(timesteps=200_000, net_arch=[128, 128], n_steps=1024, batch_size=256, learning_rate=3e-4,
+    "wapi": dict(timesteps=200_000, net_arch=[128, 128], n_steps=256, batch_size=512, learning_rate=3e-4,
                  n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=20_000, snapshot_freq=20_000),
-    "samurai": dict(timesteps=300_000, net_arch=[256, 256], n_steps=1024, batch_size=256, learning_rate=3e-4,
+    "samurai": dict(timesteps=300_000, net_arch=[256, 256], n_steps=256, batch_size=512, learning_rate=3e-4,
                     n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=25_000, snapshot_freq=25_000),
 }
 #: Each game's own options: CLI name -> (constructor argument, type). Others are refused for that game.
@@ -67,7 +67,7 @@ class Args:
     opponents: list[str] = field(default_factory=lambda: ["random", "heuristic", "self"], metadata={
         "help": "opponent pool, one drawn per seat per episode: random, heuristic, ismcts, self (snapshots), ppo:PATH",
         "nargs": "+"})
-    n_envs: int = field(default=4, metadata={"help": "parallel training environments"})
+    n_envs: int = field(default=16, metadata={"help": "parallel training environments"})
     vec_env: str = field(default="dummy", metadata={"help": "dummy (one process) or subproc (one process per env)",
                                                     "choices": ["dummy", "subproc"]})
     seed: int = field(default=1, metadata={"help": "seeds everything: deals, seats, opponents, network init"})
@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> dict:
     # --- seeding: one block ---------------------------------------------------------
     set_random_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
+    torch.distributions.Distribution.set_default_validate_args(False)  # ~30% faster masked sampling
     np.random.seed(args.seed)
 
     run_name = f"{args.game}__maskppo__{args.seed}__{int(time.time())}"

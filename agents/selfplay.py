@@ -28,94 +28,80 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from envs.core.engine import Game, GameState
 
-GAMES = ("wapi", "wakanda", "samurai")
-
-
-def build_game(name: str, options: dict[str, Any] | None = None) -> Game:
-    """A configured game by name; the engine validates the options (ValueError naming them)."""
-    if name == "wapi":
-        from envs.wapi import WapiGame as cls
-    elif name == "wakanda":
-        from envs.wakanda import WakandaGame as cls
-    elif name == "samurai":
-        from envs.samurai import SamuraiGame as cls
-    else:
-        raise ValueError(f"game must be one of {list(GAMES)}, got {name!r}")
-    try:
-        return cls(**(options or {}))
-    except TypeError as error:  # an option the constructor does not take
-        raise ValueError(f"{name}: bad options {sorted(options or {})}: {error}") from None
-
 #: The opponent kinds ``train.py --opponents`` accepts; "ppo:PATH" is also accepted.
 OPPONENT_KINDS = ("random", "heuristic", "ismcts", "self")
 
 
+def build_game(name: str, options: dict[str, Any] | None = None) -> Game:
+    """A configured game by name (``agents.games``); the engine validates the options."""
+    from agents.games import GAME_CLASSES, game_class
+
+    cls = game_class(name)  # ValueError naming the available games
+    try:
+        return cls(**(options or {}))
+    except TypeError as error:  # an option the constructor does not take
+        raise ValueError(f"{name}: bad options {sorted(options or {})} ({error}); games: {sorted(GAME_CLASSES)}") from None
+
+
 # --- opponents -----------------------------------------------------------------------
-class RandomOpponent:
-    """Uniform over the legal actions, from its own seeded generator."""
+class AgentOpponent:
+    """An agent of the agent protocol (``act(view)``) as an opponent callable.
 
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, state: GameState, player: int) -> int:
-        legal = state.legal_actions()
-        return legal[int(self.rng.integers(len(legal)))]
-
-
-class ModelOpponent:
-    """A saved MaskablePPO model playing one seat from its own observation and mask.
-
-    It samples from its policy (``deterministic=False``) so that a snapshot is a
-    varied opponent rather than one fixed line of play. Loaded on first use,
-    so a pool can hold many paths cheaply.
+    The opponent sees only its :class:`~agents.protocol.PlayerView` (its
+    observation, its legal moves, determinizations), built here with this
+    opponent's own seeded generator, so it cannot read the true hidden state.
     """
 
-    def __init__(self, path: str, deterministic: bool = False):
-        self.path = path
-        self.deterministic = deterministic
-        self.model = None
+    def __init__(self, agent, seed: int | None = None):
+        self.agent = agent
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        self.agent.reset()
 
     def __call__(self, state: GameState, player: int) -> int:
-        if self.model is None:
-            from sb3_contrib import MaskablePPO
+        from agents.protocol import PlayerView
 
-            self.model = MaskablePPO.load(self.path, device="cpu")
-        mask = state.legal_mask().astype(bool)
-        action, _ = self.model.predict(state.observation(player), action_masks=mask,
-                                       deterministic=self.deterministic)
-        return int(action)
+        return int(self.agent.act(PlayerView(state, self.rng)))
 
 
-def make_opponent(name: str, game: Game, seed: int | None = None) -> Callable[[GameState, int], int]:
-    """A baseline opponent by name: "random", "heuristic", "ismcts" or "ppo:PATH"."""
-    if name == "random":
-        return RandomOpponent(seed)
-    if name.startswith("ppo:"):
-        check_model_file(name[4:], game)
-        return ModelOpponent(name[4:], deterministic=True)
-    if name in ("heuristic", "ismcts"):
-        return agent_opponent(name, game, seed)
-    raise ValueError(f"opponent must be one of {list(OPPONENT_KINDS)} or 'ppo:PATH', got {name!r}")
+class SnapshotOpponent(AgentOpponent):
+    """A frozen self-play snapshot (``ppo:PATH``, sampling its policy so that it is a
+    varied opponent rather than one fixed line of play). Loaded on first use."""
+
+    def __init__(self, path: str, game: Game, seed: int | None = None):
+        super().__init__(None, seed)
+        self.path, self.game = path, game
+
+    def reset(self) -> None:
+        pass
+
+    def __call__(self, state: GameState, player: int) -> int:
+        if self.agent is None:
+            from agents import make_agent
+
+            self.agent = make_agent(f"ppo:{self.path}", game=self.game, deterministic=False,
+                                    seed=int(self.rng.integers(2**31)))
+        return super().__call__(state, player)
 
 
-def agent_opponent(name: str, game: Game, seed: int | None) -> Callable[[GameState, int], int]:
-    """An agent of the agent protocol (``agents.make_agent``) as an opponent callable."""
-    try:
-        from agents import make_agent  # noqa: F401  (issue 5)
-    except ImportError as error:
-        raise ValueError(f"opponent {name!r} needs the agents package (agents.make_agent), "
-                         f"which is not available: {error}") from None
-    raise NotImplementedError("agent protocol adapter: pending agents.make_agent")
+def make_opponent(name: str, game: Game, seed: int | None = None) -> AgentOpponent:
+    """A baseline opponent by name: "random", "heuristic", "ismcts" or "ppo:PATH" (``agents.make_agent``)."""
+    from agents import make_agent
+
+    if name not in OPPONENT_KINDS[:-1] and not name.startswith("ppo:"):
+        raise ValueError(f"opponent must be one of {list(OPPONENT_KINDS)} or 'ppo:PATH', got {name!r}")
+    return AgentOpponent(make_agent(name, game=game, seed=seed), seed)
 
 
 class OpponentPool:
     """Baseline opponents plus self-play snapshots, sampled per seat per episode.
 
     Args:
-        kinds: opponent names; "self" stands for the snapshots (it falls back to
-            random until the first snapshot exists).
+        kinds: opponent names; "self" stands for the snapshots (it plays
+            randomly until the first snapshot exists).
         game: the game the opponents play.
-        seed: seeds the baseline opponents' own generators.
+        seed: seeds the opponents' own generators.
         max_snapshots: how many of the most recent snapshots stay in the pool.
     """
 
@@ -123,16 +109,18 @@ class OpponentPool:
         if not kinds:
             raise ValueError(f"opponents must name at least one of {list(OPPONENT_KINDS)}")
         self.kinds = list(kinds)
+        self.game, self.seed = game, seed
         self.max_snapshots = max_snapshots
         self.baselines = {k: make_opponent(k, game, seed) for k in dict.fromkeys(kinds) if k != "self"}
-        self.snapshots: list[ModelOpponent] = []
-        self._fallback = RandomOpponent(seed)
+        self.snapshots: list[SnapshotOpponent] = []
+        self._fallback = make_opponent("random", game, seed)
 
     def add_snapshot(self, path: str) -> None:
-        self.snapshots.append(ModelOpponent(path))
+        self.snapshots.append(SnapshotOpponent(path, self.game, seed=None if self.seed is None
+                                               else self.seed + 7919 * len(self.snapshots)))
         del self.snapshots[:-self.max_snapshots]
 
-    def sample(self, rng: np.random.Generator) -> Callable[[GameState, int], int]:
+    def sample(self, rng: np.random.Generator) -> AgentOpponent:
         kind = self.kinds[int(rng.integers(len(self.kinds)))]
         if kind != "self":
             return self.baselines[kind]

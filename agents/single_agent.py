@@ -102,6 +102,8 @@ class SingleAgentEnv(gymnasium.Env):
             check_choice("options['seat']", self.seat, range(self.game.num_players))
             self.seat_opponents = {p: self.opponents.sample(rng) for p in range(self.game.num_players)
                                    if p != self.seat}
+            for opponent in self.seat_opponents.values():
+                getattr(opponent, "reset", lambda: None)()  # agents forget the last game
             self.state = self.game.new_state(rng, options or None)
             self._play_opponents()
             if not self.state.is_terminal():
