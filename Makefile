@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 .PHONY: run test setup
 
 run: $(STAMP)
-	$(BIN)/python -m envs.demo
+	$(BIN)/python train.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2
