@@ -1,0 +1,255 @@
+"""How much of each game is luck: the deal's share of the outcome, upsets, and games until skill shows.
+
+    python -m benchmarks.luck                       # every game, default sizes (about 15 minutes on 2 cores)
+    python -m benchmarks.luck --configs wapi3 wakanda --deals 40 --replays 2
+
+For each game configuration, pairs of agents of known strength gap (strong
+first: heuristic > random, ismcts > random, ismcts > heuristic) meet at one
+table: the two of them plus ``--filler`` agents in the other seats. Every
+deal is played in every rotation of that table (duplicate deals) and
+replayed ``--replays`` times with fresh agent seeds. The per-game result is
+the pair's win-rate difference d (+1 if the strong agent finished ahead of
+the weak one, -1 behind, 0 tie). From it:
+
+(a) the deal's share of the variance of d: a random-effects ANOVA of the
+    replays of each deal (spread within a deal = the agents' own chance,
+    spread across deals = the deal);
+(b) the upset rate: how often the weak agent finished ahead;
+(c) the games after which skill outweighs luck, N* = var(d) / mean(d)^2
+    (over N games, E[mean^2] = skill^2 + var/N), with independent deals
+    and with duplicate deals;
+and what duplicate deals buy (the variance-reduction factor), written to
+``duplicate.md``. Intervals are bootstrap intervals over deals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from agents import make_agent
+from agents.games import make_game
+from benchmarks import luck_report
+from benchmarks.matches import AgentSpec, Task, TaskResult, run_tasks, seatings
+from benchmarks.ratings import ahead
+from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
+
+#: configuration name -> (game, constructor config)
+CONFIGS = {
+    "wakanda": ("wakanda", {}),
+    "wapi3": ("wapi", {"num_players": 3}),
+    "wapi4": ("wapi", {"num_players": 4}),
+    "wapi5": ("wapi", {"num_players": 5}),
+    "samurai2": ("samurai", {"num_players": 2}),
+    "samurai3": ("samurai", {"num_players": 3}),
+    "samurai4": ("samurai", {"num_players": 4}),
+}
+#: (strong, weak) pairs, in the order of the known strength ladder
+PAIRS = (("heuristic", "random"), ("ismcts", "random"), ("ismcts", "heuristic"))
+#: Games where ISMCTS is affordable by default: Samurai's heuristic rollouts make one ISMCTS game
+#: take about a minute even at 30 iterations, so Samurai's ISMCTS pairs are opt-in (--ismcts-games).
+ISMCTS_GAMES = ("wakanda", "wapi")
+BOOTSTRAP = 400
+
+
+@dataclass
+class PairData:
+    """One pair's games in one configuration: d[deal, replay, seating] and the outright wins."""
+
+    config: str
+    strong: str
+    weak: str
+    num_players: int
+    d: np.ndarray
+    strong_wins: float  # share of games the strong agent won outright (shared wins split)
+    weak_wins: float
+
+
+@dataclass
+class PairStats:
+    data: PairData
+    mean: float
+    upset: float
+    share: float  # the deal's share of var(d)
+    factor: float  # the variance-reduction factor of duplicate deals
+    var_independent: float
+    var_duplicate: float
+    n_independent: float  # games until skill outweighs luck
+    n_duplicate: float
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+
+def pair_stats(data: PairData, bootstrap: int = BOOTSTRAP, seed: int = 0) -> PairStats:
+    """Every statistic of the study for one pair, with bootstrap intervals resampling whole deals."""
+
+    def compute(d: np.ndarray) -> tuple[float, ...]:
+        deals, replays, seats = d.shape
+        effect = duplicate_effect(d.reshape(deals * replays, seats))
+        if replays >= 2:
+            parts = [deal_share(d[:, :, s]) for s in range(seats)]
+            across, within = np.mean([p[0] for p in parts]), np.mean([p[1] for p in parts])
+            share = across / (across + within) if across + within > 0 else np.nan
+        else:
+            share = np.nan
+        upset = float(((1 - d) / 2).mean())
+        return (effect.mean, upset, share, effect.factor, effect.var_independent, effect.var_duplicate,
+                games_to_skill(effect.mean, effect.var_independent), games_to_skill(effect.mean, effect.var_duplicate))
+
+    values = compute(data.d)
+    stats = PairStats(data, *values)
+    rng = np.random.default_rng(seed)
+    samples = np.array([compute(data.d[rng.integers(0, len(data.d), len(data.d))]) for _ in range(bootstrap)])
+    names = ("mean", "upset", "share", "factor", "", "", "n_independent", "n_duplicate")
+    for k, name in enumerate(names):
+        if name:
+            column = samples[:, k]
+            column = column[~np.isnan(column)]
+            stats.intervals[name] = (
+                tuple(float(q) for q in np.quantile(column, [0.025, 0.975], method="inverted_cdf"))
+                if len(column) else (np.nan, np.nan)
+            )
+    return stats
+
+
+@dataclass
+class StudyPlan:
+    tasks: list[Task]
+    notes: list[str]
+    settings: dict
+
+
+def plan_study(
+    configs: list[str], deals: int, ismcts_deals: int, replays: int, ismcts_iterations: int,
+    filler: str = "heuristic", seed: int = 0, ismcts_games: tuple[str, ...] = ISMCTS_GAMES,
+) -> StudyPlan:
+    """Validate the options and lay out one task per (configuration, pair, deal); expensive tasks first."""
+    for name, value in (("--deals", deals), ("--ismcts-deals", ismcts_deals), ("--replays", replays),
+                        ("--ismcts-iterations", ismcts_iterations)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "--ismcts-deals" else 1):
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    if deals < 2 or ismcts_deals == 1:
+        raise ValueError(f"--deals and --ismcts-deals must be at least 2 (variances need two deals; "
+                         f"--ismcts-deals 0 skips ISMCTS), got {deals} and {ismcts_deals}")
+    unknown = [c for c in configs if c not in CONFIGS]
+    if unknown or not configs:
+        raise ValueError(f"--configs must be among {list(CONFIGS)}, got {configs!r}")
+    if filler not in ("random", "heuristic", "ismcts"):
+        raise ValueError(f"--filler must be one of ['random', 'heuristic', 'ismcts'], got {filler!r}")
+    notes, expensive, cheap = [], [], []
+    for config in configs:
+        game_name, game_config = CONFIGS[config]
+        try:
+            game = make_game(game_name, **game_config)
+        except ValueError as error:
+            notes.append(f"{config}: skipped, the game is not available ({error})")
+            continue
+        game_key = (game_name, tuple(sorted(game_config.items())))
+        for p, (strong, weak) in enumerate(PAIRS):
+            uses_ismcts = "ismcts" in (strong, weak) or (filler == "ismcts" and game.num_players > 2)
+            if uses_ismcts and (game_name not in ismcts_games or ismcts_deals == 0):
+                notes.append(f"{config}: {strong} vs {weak} skipped (ISMCTS not run on {game_name}; see --ismcts-games)")
+                continue
+            table = [strong, weak] + [filler] * (game.num_players - 2)
+            specs = []
+            try:
+                for name in table:
+                    options = (("iterations", ismcts_iterations),) if name == "ismcts" else ()
+                    make_agent(name, game, seed=0, **dict(options))
+                    specs.append(AgentSpec(name, name, options))
+            except ValueError as error:
+                notes.append(f"{config}: {strong} vs {weak} skipped ({error})")
+                continue
+            # labels must tell the pair from the fillers: the pair keeps its names, fillers get "filler"
+            specs = [specs[0], specs[1]] + [AgentSpec(f"filler{k}", s.name, s.options) for k, s in enumerate(specs[2:])]
+            rows = seatings(game.num_players, "rotations")
+            n_deals = ismcts_deals if uses_ismcts else deals
+            target = expensive if uses_ismcts else cheap
+            target += [Task(game_key, tuple(specs), deal, seed, tuple(rows), replays, key=(config, p)) for deal in range(n_deals)]
+    settings = dict(configs=configs, deals=deals, ismcts_deals=ismcts_deals, replays=replays,
+                    ismcts_iterations=ismcts_iterations, filler=filler, seed=seed, ismcts_games=list(ismcts_games))
+    return StudyPlan(expensive + cheap, notes, settings)
+
+
+def collect(results: list[TaskResult]) -> tuple[list[PairData], list[str]]:
+    """Arrange the games by (configuration, pair) into d[deal, replay, seating]; failed deals are noted and left out."""
+    grouped: dict[tuple, list[TaskResult]] = {}
+    notes = []
+    for r in results:
+        if r.failures:
+            f = r.failures[0]
+            notes.append(f"{r.task.key[0]}: deal seed {f.game_seed} left out, {f.agent} failed: {f.message}")
+            continue
+        grouped.setdefault(r.task.key, []).append(r)
+    out = []
+    for (config, p), rs in grouped.items():
+        strong, weak = PAIRS[p]
+        n = len(rs[0].task.seatings)
+        replays = rs[0].task.replays
+        d = np.zeros((len(rs), replays, n))
+        wins = {strong: 0.0, weak: 0.0}
+        for i, r in enumerate(rs):
+            for g in r.games:
+                a, b = g.seats.index(strong), g.seats.index(weak)
+                d[i, g.replay, g.seating] = 2 * ahead(g.ranks, a, b) - 1
+                for who, seat in ((strong, a), (weak, b)):
+                    if seat in g.winners:
+                        wins[who] += 1 / len(g.winners)
+        games = d.size
+        out.append(PairData(config, strong, weak, n, d, wins[strong] / games, wins[weak] / games))
+    order = list(CONFIGS)
+    out.sort(key=lambda p: (order.index(p.config), PAIRS.index((p.strong, p.weak))))
+    return out, notes
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.luck", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--configs", nargs="+", default=list(CONFIGS), metavar="CONFIG", help=f"from {list(CONFIGS)}")
+    parser.add_argument("--deals", type=int, default=60, help="deals per pair without ISMCTS (default 60)")
+    parser.add_argument("--ismcts-deals", type=int, default=16, help="deals per pair with ISMCTS (default 16; 0 = none)")
+    parser.add_argument("--replays", type=int, default=2, help="plays of each deal and seating, fresh agent seeds (default 2)")
+    parser.add_argument("--ismcts-iterations", type=int, default=30, help="ISMCTS iterations per move (default 30)")
+    parser.add_argument("--ismcts-games", nargs="*", default=list(ISMCTS_GAMES), metavar="GAME",
+                        help=f"games whose ISMCTS pairs are played (default {' '.join(ISMCTS_GAMES)})")
+    parser.add_argument("--filler", default="heuristic", help="agent in the seats beyond the pair (default heuristic)")
+    parser.add_argument("--seed", type=int, default=0, help="fixes every deal and agent seed (default 0)")
+    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--out", default="benchmarks/results", help="folder for luck.md, duplicate.md and plots")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.processes < 1:
+            raise ValueError(f"--processes must be a positive int, got {args.processes}")
+        plan = plan_study(args.configs, args.deals, args.ismcts_deals, args.replays, args.ismcts_iterations,
+                          args.filler, args.seed, tuple(args.ismcts_games))
+    except ValueError as error:
+        parser.error(str(error))
+    for note in plan.notes:
+        print(note, file=sys.stderr)
+    games = sum(len(t.seatings) * t.replays for t in plan.tasks)
+    print(f"{len(plan.tasks)} deals, {games} games on {args.processes} process(es)", file=sys.stderr)
+    start = time.perf_counter()
+    results = run_tasks(plan.tasks, processes=args.processes, progress=not args.no_progress, desc="luck")
+    elapsed = time.perf_counter() - start
+    data, failed = collect(results)
+    stats = [pair_stats(d, seed=args.seed) for d in data]
+    command = "python -m benchmarks.luck" + (" " + shlex.join(argv) if argv else "")
+    luck_report.write(stats, plan, plan.notes + failed, command, args.out, elapsed, args.processes)
+    print(f"wrote {args.out}/luck.md, duplicate.md and plots in {elapsed:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
