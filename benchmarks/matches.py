@@ -156,9 +156,14 @@ def build_agent(spec: AgentSpec, game_key: tuple, seed: int) -> Agent:
 def play_task(task: Task) -> TaskResult:
     """Play one deal in every seating and replay. A failed game is recorded, and the deal's other
     games are dropped too, so that what remains stays balanced over the seats."""
-    game = _game(*task.game)
     seed = deal_seed(task.seed, task.deal)
     result = TaskResult(task)
+    try:
+        game = _game(*task.game)
+    except Exception as error:  # a game that cannot be built here must not end the run either
+        labels = tuple(spec.label for spec in task.table)
+        result.failures.append(Failure("engine", labels, seed, f"cannot build the game: {type(error).__name__}: {error}"))
+        return result
     for replay in range(task.replays):
         for s, seating in enumerate(task.seatings):
             specs = [task.table[i] for i in seating]
