@@ -38,15 +38,15 @@ def scores_from_dict(data) -> list[int]:
     return scores
 
 
-def check_mask(state, before: dict) -> None:
-    """Every action the mask offers applies (on a clone); every other one raises and changes
-    nothing (``before`` is ``state.to_dict()``)."""
+def check_mask(state, before: dict, masked_off: bool = True) -> None:
+    """Every action the mask offers applies (on a clone); with ``masked_off``, every other one
+    raises and changes nothing (``before`` is ``state.to_dict()``)."""
     mask = state.legal_mask()
     assert np.flatnonzero(mask).tolist() == state.legal_actions() and state.legal_actions()
     for action in range(NUM_ACTIONS):
         if mask[action]:
             state.clone().apply(action)
-        else:
+        elif masked_off:
             try:  # (pytest.raises costs more than the engine here, a million times over)
                 state.apply(action)
             except IllegalActionError:
@@ -67,8 +67,9 @@ def check_round_trip(game, state) -> None:
 @pytest.mark.parametrize("advanced,first", CHUNKS)
 def test_random_games_keep_every_invariant(advanced, first):
     """2,000 games: termination, at most 3 villages each, 6 finished totems unless neither player
-    could act, pieces conserved, a mask that offers exactly the legal actions, scores recomputed
-    from state_dict() equal to the reported ones, and exact round trips."""
+    could act, pieces conserved, a mask whose every action applies (and, in every other game,
+    whose every masked-off action raises: 1,000 games, for time), scores recomputed from
+    state_dict() equal to the reported ones, and exact round trips."""
     game = WakandaGame(advanced)
     for seed in range(first, first + 500):
         state = game.new_state(np.random.default_rng(seed))
@@ -76,7 +77,7 @@ def test_random_games_keep_every_invariant(advanced, first):
         actions = 0
         while not state.is_terminal():
             data = state.to_dict()
-            check_mask(state, data)
+            check_mask(state, data, masked_off=seed % 2 == 0)
             if seed % 10 == 0:
                 check_round_trip(game, state)
             owners = [v["owner"] for v in data["villages"]]

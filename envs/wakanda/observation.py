@@ -24,6 +24,7 @@ table against them.
 
 from __future__ import annotations
 
+import struct
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -51,9 +52,14 @@ OBSERVATION_SIZE = ADVANCED + 1
 
 _ONE_HOT = tuple(tuple(1.0 if i == k else 0.0 for i in range(NUM_VILLAGE_KINDS)) for k in range(NUM_VILLAGE_KINDS))
 _HIDDEN = (0.0,) * NUM_VILLAGE_KINDS
-_INV_COUNT = tuple(1.0 / c for c in PIECE_COUNTS)
 _KINDS = range(NUM_PIECE_KINDS)
-_OWNER_BITS = {None: (0.0, 0.0), 0: (1.0, 0.0), 1: (0.0, 1.0)}  # absolute owner -> (player 0, player 1)
+#: _SCALED[k][n]: n pieces of kind k as a fraction of that kind's count (a lookup, not a division).
+_SCALED = tuple(tuple(n / count for n in range(count + 1)) for count in PIECE_COUNTS)
+_LOOKUP = tuple.__getitem__
+_FLAG = (0.0, 1.0)
+_OWNER_BITS = {None: ((0.0, 0.0), (0.0, 0.0)), 0: ((1.0, 0.0), (0.0, 1.0)), 1: ((0.0, 1.0), (1.0, 0.0))}
+_SCORE = {s: (s - MIN_SCORE) / (MAX_SCORE - MIN_SCORE) for s in range(MIN_SCORE, MAX_SCORE + 1)}
+_PACK = struct.Struct(f"{OBSERVATION_SIZE}f")  # list -> float32 bytes, twice as fast as np.array(list)
 
 
 def slot_block(state: WakandaState, slot: int) -> tuple[float, ...]:
@@ -64,15 +70,12 @@ def slot_block(state: WakandaState, slot: int) -> tuple[float, ...]:
     """
     available = slot < state.revealed
     face_up = available or not state.game.advanced
-    counts = [0] * NUM_PIECE_KINDS
     totem = state.totems[slot]
-    for piece in totem:
-        counts[piece] += 1
     return (
         *(_ONE_HOT[state.villages[slot]] if face_up else _HIDDEN),
-        1.0 if face_up else 0.0,
-        1.0 if available else 0.0,
-        *(counts[k] * _INV_COUNT[k] for k in _KINDS),
+        _FLAG[face_up],
+        _FLAG[available],
+        *map(_LOOKUP, _SCALED, map(totem.count, _KINDS)),
         len(totem) / NUM_PIECES,
     )
 
@@ -89,27 +92,22 @@ def encode(state: WakandaState, observer: int) -> np.ndarray:
         if block is None:
             block = cache[slot] = slot_block(state, slot)
         out += block
-        bits = _OWNER_BITS[owners[slot]]
-        out += (bits[observer], bits[opponent])
-    for seat in (observer, opponent):
-        supply = state.supplies[seat]
-        out += [supply[k] * _INV_COUNT[k] for k in _KINDS]
+        out += _OWNER_BITS[owners[slot]][observer]  # (owned by the observer, by the opponent)
+    out += map(_LOOKUP, _SCALED, state.supplies[observer])
+    out += map(_LOOKUP, _SCALED, state.supplies[opponent])
     out += (state.headdresses[observer] / HEADDRESSES, state.headdresses[opponent] / HEADDRESSES)
-    remaining = [0] * NUM_PIECE_KINDS
-    for piece in state.bag:
-        remaining[piece] += 1
-    out += [remaining[k] * _INV_COUNT[k] for k in _KINDS]
-    out.append(len(state.bag) / NUM_PIECES)
+    bag = state.bag
+    out += map(_LOOKUP, _SCALED, map(bag.count, _KINDS))
+    out.append(len(bag) / NUM_PIECES)
     first = state.third_headdress_first
-    out += (1.0 if first == observer else 0.0, 1.0 if first == opponent else 0.0)
+    out += (_FLAG[first == observer], _FLAG[first == opponent])
     candidates = [1.0] * NUM_VILLAGE_KINDS
     villages = state.villages
     for slot in range(state.revealed if advanced else NUM_SLOTS):
         candidates[villages[slot]] = 0.0
     out += candidates
     scores = state.int_scores()
-    span = MAX_SCORE - MIN_SCORE
-    out += ((scores[observer] - MIN_SCORE) / span, (scores[opponent] - MIN_SCORE) / span)
     to_act = state.current_player
-    out += (1.0 if to_act == observer else 0.0, 1.0 if to_act == opponent else 0.0, 1.0 if advanced else 0.0)
-    return np.array(out, dtype=np.float32)
+    out += (_SCORE[scores[observer]], _SCORE[scores[opponent]],
+            _FLAG[to_act == observer], _FLAG[to_act == opponent], _FLAG[advanced])
+    return np.frombuffer(bytearray(_PACK.pack(*out)), dtype=np.float32)  # writable, owns a fresh buffer

@@ -149,9 +149,10 @@ class WakandaState(GameState):
         return self._legal
 
     def legal_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[self._legal] = 1
-        return mask
+        mask = bytearray(NUM_ACTIONS)  # (cheaper than numpy fancy indexing for a few actions)
+        for action in self._legal:
+            mask[action] = 1
+        return np.frombuffer(mask, dtype=np.int8)
 
     def check_action(self, action: int) -> None:
         """Raise IllegalActionError naming the rule that forbids ``action``, unless it is legal."""
