@@ -97,16 +97,44 @@ def _template(n: int) -> np.ndarray:
 
 
 TEMPLATES = {n: _template(n) for n in LAYOUTS}
-#: Hex-block columns in relative seat order, per (player count, observer).
-COLUMN_ORDER = {
-    (n, o): np.array([F_OWNER + ((o + r) % n if r < n else r) for r in range(MAX_PLAYERS)])
-    for n in LAYOUTS for o in range(n)
-}
+UNPLAYED_SCALE = np.array([1 / c for c in KIND_COUNTS], dtype=np.float32)
 
 
 def new_hex_block(n: int) -> np.ndarray:
     """The hex block of an empty board for ``n`` players (figures and tiles added by the rules)."""
     return TEMPLATES[n].copy()
+
+
+def new_player_rows(n: int) -> np.ndarray:
+    """Per absolute seat, the seat block (``to act`` is filled in by ``encode``)."""
+    rows = np.zeros((n, PLAYER_BLOCK), dtype=np.float32)
+    rows[:, 0] = 1.0
+    return rows
+
+
+def set_player(rows: np.ndarray, p: int, captured: list[int], hand: list[int], pile: list[int]) -> None:
+    """Refresh seat ``p``'s block after its captures, hand or pile changed."""
+    unplayed = np.bincount(hand + pile, minlength=NUM_KINDS) if hand or pile else np.zeros(NUM_KINDS)
+    row = rows[p]
+    row[2:5] = [c / MAX_SUPPLY for c in captured]
+    row[5] = len(hand) / HAND_SIZE
+    row[6] = len(pile) / TILES_PER_PLAYER
+    row[7:] = unplayed * UNPLAYED_SCALE
+
+
+def set_sizes(rows: np.ndarray, p: int, hand: int, pile: int) -> None:
+    rows[p, 5] = hand / HAND_SIZE
+    rows[p, 6] = pile / TILES_PER_PLAYER
+
+
+def set_captured(rows: np.ndarray, p: int, figure_type: int, count: int) -> None:
+    rows[p, 2 + figure_type] = count / MAX_SUPPLY
+
+
+def tile_left_hand(rows: np.ndarray, p: int, kind: int, hand: int) -> None:
+    """A tile was played: one fewer unplayed tile of its kind, a smaller hand."""
+    rows[p, 7 + kind] -= UNPLAYED_SCALE[kind]
+    rows[p, 5] = hand / HAND_SIZE
 
 
 def set_tile(block: np.ndarray, h: int, kind: int, owner: int) -> None:
@@ -122,45 +150,33 @@ def set_figures(block: np.ndarray, s: int, figures: list[int]) -> None:
 
 def encode(state: SamuraiState, observer: int) -> np.ndarray:
     """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE."""
-    n = state.game.num_players
+    n, o = state.game.num_players, observer
     out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
     block = out[:PLAYERS].reshape(NUM_HEXES, HEX_FEATURES)
     base = state.hex_block
     block[...] = base
-    if observer:
-        block[:, F_OWNER:F_OWNER + MAX_PLAYERS] = base[:, COLUMN_ORDER[n, observer]]
+    rows = out[PLAYERS:SET_ASIDE].reshape(MAX_PLAYERS, PLAYER_BLOCK)
+    if o:  # rotate the seats so that the observer comes first
+        block[:, F_OWNER:F_OWNER + n - o] = base[:, F_OWNER + o:F_OWNER + n]
+        block[:, F_OWNER + n - o:F_OWNER + n] = base[:, F_OWNER:F_OWNER + o]
+        rows[:n - o] = state.player_rows[o:]
+        rows[n - o:n] = state.player_rows[:o]
+    else:
+        rows[:n] = state.player_rows
+    if state.current_player is not None:
+        rows[(state.current_player - o) % n, 1] = 1.0
     if state.swap_from >= 0:
         block[state.swap_from, F_SELECTED] = 1.0
     if state.first_figure is not None:
         block[SETTLEMENTS[state.first_figure[0]], F_SELECTED] = 1.0
-    values: list[float] = []
-    for r in range(MAX_PLAYERS):
-        if r >= n:
-            values += [0.0] * PLAYER_BLOCK
-            continue
-        p = (observer + r) % n
-        hand, pile = state.hands[p], state.piles[p]
-        unplayed = [0.0] * NUM_KINDS
-        for k in hand:
-            unplayed[k] += 1.0
-        for k in pile:
-            unplayed[k] += 1.0
-        values.append(1.0)
-        values.append(1.0 if state.current_player == p else 0.0)
-        values += [c / MAX_SUPPLY for c in state.captured[p]]
-        values.append(len(hand) / HAND_SIZE)
-        values.append(len(pile) / TILES_PER_PLAYER)
-        values += [u / c for u, c in zip(unplayed, KIND_COUNTS)]
     aside = state.set_aside
-    values += [c / MAX_SUPPLY for c in aside]
+    values = [c / MAX_SUPPLY for c in aside]
     values.append(min(1.0, sum(aside) / 4))
     values += [c / MAX_SUPPLY for c in state.figures_on_board]
     values += [c / MAX_SUPPLY for c in state.supply_left]
-    own = [0.0] * NUM_KINDS
-    for k in state.hands[observer]:
-        own[k] += 1.0
-    values += [c / m for c, m in zip(own, KIND_COUNTS)]
-    out[PLAYERS:PHASE] = values
+    out[SET_ASIDE:HAND] = values
+    for k in state.hands[o]:
+        out[HAND + k] += UNPLAYED_SCALE[k]
     if state.current_player is not None:
         out[PHASE + PHASES.index(state.phase)] = 1.0
     if state.pending >= 0:

@@ -19,12 +19,17 @@ from envs.samurai import observation as obs
 from envs.samurai.actions import END_TURN, FIGURE, HEX, NUM_ACTIONS
 from envs.samurai.board import CAPACITY, HEX_KIND, LAND, LAYOUTS, NUM_HEXES, NUM_SETTLEMENTS, PLAYER_COUNTS, SETTLEMENTS
 from envs.samurai.components import (
-    FIGURE_SWAP, FIGURE_TYPES, HAND_SIZE, INFLUENCE, MOVABLE, QUICK, SHIPS, TILE_SWAP,
+    FIGURE_SWAP, FIGURE_TYPES, HAND_SIZE, INFLUENCE, MOVABLE, NUM_KINDS, QUICK, SHIPS, TILE_SWAP,
 )  # fmt: skip
 from envs.samurai.scoring import winners as winners_of
 from envs.samurai.setup import figures_option, piles_option, random_figures, random_piles
 
 FIGURE_SETUPS = ("random", "draft")
+#: What each tile kind needs to be playable: an empty land hex, an empty sea hex,
+#: a legal figure exchange, or an own movable tile on the board and an empty land hex.
+ON_LAND, ON_SEA, SWAP_FIGURES, SWAP_TILE = range(4)
+TARGET = tuple(ON_SEA if k in SHIPS else SWAP_FIGURES if k == FIGURE_SWAP else SWAP_TILE if k == TILE_SWAP
+               else ON_LAND for k in range(NUM_KINDS))
 CHOOSE_HAND, DRAFT, PLAY = "choose_hand", "draft", "play"
 #: End condition (b): the game ends when this many figures have been set aside.
 SET_ASIDE_TO_END = 4
@@ -68,9 +73,10 @@ class SamuraiGame(Game):
         if figures is not None:
             for s, types in enumerate(figures):
                 state.put_figures(s, types)
-        if not self.choose_hand:
-            for p in range(self.num_players):
+        for p in range(self.num_players):
+            if not self.choose_hand:
                 state.refill(p)
+            state.sync_player(p)
         state.phase = CHOOSE_HAND if self.choose_hand else DRAFT if figures is None else PLAY
         state.begin_phase()
         return state
@@ -111,10 +117,11 @@ class SamuraiState(GameState):
         self.first_figure: tuple[int, int] | None = None  # figure swap: (settlement, type) picked first
         self.swap_from = -1  # tile swap: hex of the own tile picked up
         self._winners: list[int] = []
-        self.hex_block = obs.new_hex_block(n)
+        self.hex_block = obs.new_hex_block(n)  # the observation's board, kept up to date
+        self.player_rows = obs.new_player_rows(n)  # the observation's seat blocks, kept up to date
         self._legal: list[int] | None = None
         self._mask: np.ndarray | None = None
-        self._swap_possible: bool | None = None
+        self._swap_table: list[list[bool]] | None = None
 
     # --- set-up --------------------------------------------------------------
     def put_figures(self, s: int, types: list[int]) -> None:
@@ -124,13 +131,18 @@ class SamuraiState(GameState):
             self.supply_left[t] -= 1
         self.figures[s] = sorted(self.figures[s] + list(types))
         obs.set_figures(self.hex_block, s, self.figures[s])
-        self._swap_possible = None
+        self._swap_table = None
 
     def refill(self, p: int) -> None:
         """Draw from one's own pile back up to five tiles while the pile lasts."""
         hand, pile = self.hands[p], self.piles[p]
         while len(hand) < HAND_SIZE and pile:
             hand.append(pile.pop(0))
+        obs.set_sizes(self.player_rows, p, len(hand), len(pile))
+
+    def sync_player(self, p: int) -> None:
+        """Recompute the observation's block of seat ``p`` (captures, hand and pile sizes, unplayed tiles)."""
+        obs.set_player(self.player_rows, p, self.captured[p], self.hands[p], self.piles[p])
 
     def begin_phase(self) -> None:
         """Whose move it is at the start of a phase (or after loading one)."""
@@ -177,19 +189,14 @@ class SamuraiState(GameState):
     def tile_choices(self) -> list[int]:
         """The tile kinds in the current player's hand that can be played now."""
         p = self.current_player
+        land, sea = bool(self.empty_land), bool(self.empty_sea)
         choices = []
         for k in sorted(set(self.hands[p])):
             if self.non_quick_used and not QUICK[k]:
                 continue
-            if k in SHIPS:
-                ok = bool(self.empty_sea)
-            elif k == FIGURE_SWAP:
-                ok = self.figure_swap_possible()
-            elif k == TILE_SWAP:
-                ok = self.movable[p] > 0 and bool(self.empty_land)
-            else:
-                ok = bool(self.empty_land)
-            if ok:
+            target = TARGET[k]
+            if (land if target == ON_LAND else sea if target == ON_SEA else self.figure_swap_possible()
+                    if target == SWAP_FIGURES else land and self.movable[p] > 0):
                 choices.append(k)
         return choices
 
@@ -205,27 +212,34 @@ class SamuraiState(GameState):
         holding two of a type afterwards."""
         return t1 != t2 and t2 not in self.figures[s1] and t1 not in self.figures[s2]
 
-    def figure_swap_possible(self) -> bool:
-        """Is there any legal figure exchange? Some settlement must hold a type t1
-        without t2 and another one t2 without t1 (cached until figures move)."""
-        if self._swap_possible is None:
-            has = [[False] * 3 for _ in range(3)]  # has[t1][t2]: a settlement with t1, without t2
+    def swap_table(self) -> list[list[bool]]:
+        """``table[a][b]``: some settlement holds a figure of type a and none of type b
+        (cached until figures move)."""
+        if self._swap_table is None:
+            table = [[False] * 3 for _ in range(3)]
             for s in self.layout.settlements:
                 figs = self.figures[s]
-                for t1 in figs:
-                    for t2 in range(3):
-                        if t2 not in figs:
-                            has[t1][t2] = True
-            self._swap_possible = any(has[a][b] and has[b][a] for a in range(3) for b in range(a + 1, 3))
-        return self._swap_possible
+                for a in figs:
+                    for b in range(3):
+                        if b not in figs:
+                            table[a][b] = True
+            self._swap_table = table
+        return self._swap_table
+
+    def figure_swap_possible(self) -> bool:
+        """Is there any legal exchange? A settlement must hold t1 without t2 and another t2 without t1."""
+        table = self.swap_table()
+        return (table[0][1] and table[1][0]) or (table[0][2] and table[2][0]) or (table[1][2] and table[2][1])
 
     def _swap_actions(self) -> list[int]:
-        figures = [(s, t) for s in self.layout.settlements for t in self.figures[s]]
+        """The figure swap's first figure (one that has a partner), or its partners."""
+        placed = [(s, self.figures[s]) for s in self.layout.settlements if self.figures[s]]
         if self.first_figure is None:
-            return [FIGURE + 3 * s1 + t1 for s1, t1 in figures
-                    if any(self._swappable(s1, t1, s2, t2) for s2, t2 in figures)]
+            table = self.swap_table()
+            return [FIGURE + 3 * s + t1 for s, figs in placed for t1 in figs
+                    if any(t2 != t1 and t2 not in figs and table[t2][t1] for t2 in range(3))]
         s1, t1 = self.first_figure
-        return [FIGURE + 3 * s2 + t2 for s2, t2 in figures if self._swappable(s1, t1, s2, t2)]
+        return [FIGURE + 3 * s2 + t2 for s2, figs in placed for t2 in figs if self._swappable(s1, t1, s2, t2)]
 
     # --- playing -----------------------------------------------------------------
     def apply(self, action: int) -> None:
@@ -237,6 +251,7 @@ class SamuraiState(GameState):
         if self.phase == CHOOSE_HAND:
             self.piles[p].remove(action)  # the rest of the pile keeps its shuffled order
             self.hands[p].append(action)
+            obs.set_sizes(self.player_rows, p, len(self.hands[p]), len(self.piles[p]))
             if len(self.hands[p]) == HAND_SIZE:
                 if p + 1 < self.game.num_players:
                     self.current_player = p + 1
@@ -315,24 +330,31 @@ class SamuraiState(GameState):
             influence = self.influence(s, t)
             best = max(influence)
             if influence.count(best) == 1:
-                self.captured[influence.index(best)][t] += 1
+                winner = influence.index(best)
+                self.captured[winner][t] += 1
+                obs.set_captured(self.player_rows, winner, t, self.captured[winner][t])
             else:
                 self.set_aside[t] += 1
             self.figures_on_board[t] -= 1
         self.figures[s] = []
         obs.set_figures(self.hex_block, s, [])
-        self._swap_possible = None
+        self._swap_table = None
 
     def tile_played(self) -> None:
         """The chosen tile's action is complete: it leaves the hand; then the game or the turn may end."""
-        kind = self.pending
-        self.hands[self.current_player].remove(kind)
+        kind, p = self.pending, self.current_player
+        self.hands[p].remove(kind)
+        obs.tile_left_hand(self.player_rows, p, kind, len(self.hands[p]))
         self.played.append(kind)
         self.non_quick_used |= not QUICK[kind]
         self.pending, self.first_figure, self.swap_from = -1, None, -1
         if self.end_reached():
             self.game_over()
-        elif not self.tile_choices():
+            return
+        choices = self.tile_choices()
+        if choices:
+            self._legal = choices + [END_TURN]
+        else:
             self.end_turn()  # ending the turn is the only legal action left
 
     def end_reached(self) -> bool:
@@ -352,7 +374,9 @@ class SamuraiState(GameState):
         self._legal = self._mask = None
         for _ in range(self.game.num_players):
             self.current_player = p
-            if self.tile_choices():
+            choices = self.tile_choices()
+            if choices:
+                self._legal = choices
                 return
             self.turn_number += 1
             p = (p + 1) % self.game.num_players
@@ -397,6 +421,7 @@ class SamuraiState(GameState):
         other.set_aside = self.set_aside[:]
         other.played = self.played[:]
         other.hex_block = self.hex_block.copy()
+        other.player_rows = self.player_rows.copy()
         return other
 
     def determinize(self, player: int, rng: np.random.Generator) -> SamuraiState:

@@ -104,6 +104,8 @@ def state_from_dict(game: SamuraiGame, data: dict[str, Any]) -> SamuraiState:
     for t in range(3):
         state.supply_left[t] -= sum(c[t] for c in state.captured) + state.set_aside[t]
     _load_turn(state, turn)
+    for p in range(n):
+        state.sync_player(p)
     _check_tiles(state)
     _check_figures(state)
     _check_progress(state, data)
