@@ -83,7 +83,8 @@ class GameEnv(AECEnv):
         state = self._require_state()
         if action is None:
             raise ValueError(f"{agent} is still playing: action None is only for finished agents")
-        if not self.action_spaces[agent].contains(action):
+        in_range = type(action) is int and 0 <= action < self.game.num_actions  # fast path: Discrete.contains
+        if not in_range and not self.action_spaces[agent].contains(action):  # costs ~15% of a turn
             raise ValueError(f"action {action!r} is out of range: allowed 0..{self.game.num_actions - 1}")
         state.apply(int(action))  # IllegalActionError (a ValueError) leaves the state untouched
         if state.current_player is None:
