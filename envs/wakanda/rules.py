@@ -282,10 +282,11 @@ class WakandaState(GameState):
         """Re-sample what nobody sees: the bag's order and, in the advanced game, which
         village kinds lie face down and which two are in the box."""
         other = self.clone()
-        other.bag = [other.bag[i] for i in rng.permutation(len(other.bag))]
+        pool = sorted(other.bag)  # sorted first: the result depends only on public facts and rng
+        other.bag = [pool[i] for i in rng.permutation(len(pool))]
         if self.game.advanced:
             hidden_slots = [v for v in range(NUM_SLOTS) if not self.face_up(v)]
-            hidden = [self.villages[v] for v in hidden_slots] + self.removed
+            hidden = sorted([self.villages[v] for v in hidden_slots] + self.removed)
             hidden = [hidden[i] for i in rng.permutation(len(hidden))]
             for slot, kind in zip(hidden_slots, hidden):
                 other.villages[slot] = kind
