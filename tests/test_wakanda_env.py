@@ -375,3 +375,20 @@ def test_human_render_prints_and_advanced_renders_keep_face_down_villages_hidden
     assert "face down" in out and "skin" not in out.split("\n")[2], "slot 3 (skin) lies face down"
     env.step(build("tipi", 0))
     assert "Wakanda (advanced)" in capsys.readouterr().out, "human mode renders after each step"
+
+
+def test_a_skipped_player_leaves_the_turn_to_the_same_agent_and_the_episode_ends_when_neither_can_act():
+    """End (through the env): a player who cannot act is skipped, so the same agent acts again;
+    when neither can act the episode ends with rewards and scores."""
+    stacks = [["eagle"] + ["sun"] * 6, ["chief"] * 2 + ["tomahawk"] * 3, ["skin"] * 3 + ["tipi"] * 5, [], [], []]
+    env = wakanda_v0.env()
+    env.reset(seed=0)
+    env.unwrapped.load_state_dict(position(LINE, [1, 1, 1, None, None, None], stacks, [0, 24], None,
+                                           supplies=[["skin"], []], bag_left=[], current_player=0))
+    env.step(build("skin", 3))
+    assert env.agent_selection == "player_0" and not any(env.terminations.values())
+    assert env.observe("player_0")["action_mask"].tolist() == [1 if a == finish(3) else 0 for a in range(42)]
+    env.step(finish(3))
+    assert all(env.terminations.values())
+    assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
+    assert env.infos == {"player_0": {"score": 3.0}, "player_1": {"score": 24.0}}

@@ -382,3 +382,16 @@ def test_advanced_determinize_resamples_face_down_and_boxed_villages_among_the_c
     assert len(seen) > 10, "the hidden kinds really are re-sampled"
     basic = play(start("tipi", "sun"), build("tipi", 0)).determinize(1, np.random.default_rng(0))
     assert [v["kind"] for v in view(basic)["villages"]] == LINE, "basic game: only the bag order is hidden"
+
+
+def test_once_the_game_is_over_no_action_is_legal():
+    """End: the game ends when all 6 totems are finished; nobody acts afterwards."""
+    state = start("sun", "sun", "sun", "sun", "sun", "sun", "tipi", "tipi", "tipi", "tipi", "tipi")
+    play(state, build("sun", 0), build("sun", 1), build("sun", 2), finish(0), finish(1), build("sun", 3),
+         finish(2), finish(3), build("sun", 4), build("tipi", 5), finish(4), finish(5))
+    assert state.is_terminal() and state.current_player is None and state.legal_actions() == []
+    assert state.legal_mask().sum() == 0
+    before = view(state)
+    with pytest.raises(IllegalActionError, match="game is over"):
+        state.apply(build("tipi", 0))
+    assert view(state) == before and before["winner"] is not None
