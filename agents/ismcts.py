@@ -66,7 +66,7 @@ class ISMCTSAgent(Agent):
         iterations: int | None = None,
         time_limit: float | None = None,
         exploration: float = 1.0,
-        score_weight: float = 0.1,
+        score_weight: float = 0.25,
         split_chance: bool = True,
         rollout: str = "auto",
         rollout_epsilon: float = 0.1,
@@ -137,7 +137,9 @@ class ISMCTSAgent(Agent):
                 if a in node:
                     node[a].avail += 1
             if untried:
-                action = untried[rnd.randrange(len(untried))]
+                action = self._policy(state) if self._policy is not None and len(untried) == len(legal) else -1
+                if action not in untried:  # the heuristic's move first, then the others at random
+                    action = untried[rnd.randrange(len(untried))]
                 edge = node[action] = _Edge()
                 edge.avail = 1
             else:
@@ -180,11 +182,13 @@ class ISMCTSAgent(Agent):
             state.apply(action)
 
     def _rewards(self, state: GameState) -> list[float]:
-        """Win rewards (+1/-1), nudged by the score margin so that close losses beat routs."""
+        """Win rewards (+1/-1), blended with the rank by score (+1 above everyone, -1 below
+        everyone): at a table of four a second place then counts for more than a fourth."""
         win = state.rewards("win")
         if self.score_weight == 0:
             return win
-        margin = state.rewards("score")
-        scale = max(1e-9, max(abs(m) for m in margin))
+        scores = state.scores()
+        n = len(scores)
+        rank = [(sum(s < mine for s in scores) - sum(s > mine for s in scores)) / (n - 1) for mine in scores]
         w = self.score_weight
-        return [(1 - w) * v + w * m / scale for v, m in zip(win, margin)]
+        return [(1 - w) * v + w * r for v, r in zip(win, rank)]

@@ -71,6 +71,7 @@ class _Planner:
         self.me = state.current_player
         self.layout = state.layout
         self.weights = self._type_weights()
+        self._leads: dict[tuple[int, int], int] = {}  # (settlement, type) -> my lead over the best rival
 
     # --- valuation --------------------------------------------------------
     def _type_weights(self) -> list[float]:
@@ -90,9 +91,16 @@ class _Planner:
             return 1.0 if lead > 0 else 0.0
         return min(0.95, max(0.05, 0.5 + lead / (4.0 + 4.0 * open_land)))
 
+    def lead(self, s: int, t: int) -> int:
+        key = (s, t)
+        if key not in self._leads:
+            influence = self.state.influence(s, t)
+            mine = influence.pop(self.me)
+            self._leads[key] = mine - max(influence)
+        return self._leads[key]
+
     def figure_value(self, s: int, t: int, extra: int, open_land: int) -> float:
-        influence = self.state.influence(s, t)
-        lead = influence[self.me] + extra - max(v for p, v in enumerate(influence) if p != self.me)
+        lead = self.lead(s, t) + extra
         if open_land <= 0:  # resolved now: captured (+1), set aside (0) or given to a rival (-0.5)
             return self.weights[t] * (1.0 if lead > 0 else (0.0 if lead == 0 else -0.5))
         return self.weights[t] * self.chance(lead, open_land)

@@ -1,0 +1,205 @@
+"""Measured strength of the agents: win rates with 95% Wilson intervals, seats swapped.
+
+    python -m benchmarks.strength                       # every matchup, default sizes
+    python -m benchmarks.strength --only wakanda-heuristic-random --games 200
+    python -m benchmarks.strength --ismcts-games 100 --ismcts-iterations 400 --processes 2
+
+Each matchup puts one *hero* agent at a table of identical opponents. Deals
+are duplicated: every deal (seed) is played once with the hero in each seat,
+so the luck of the draw is the same for hero and opponents. A shared win
+counts as 1/k of a win for each of the k winners. The script prints a
+markdown table and writes it, with the command, to
+``benchmarks/results/strength.md``.
+
+Targets (issue 5): heuristic vs random >= 80% in Wakanda and two-player
+Samurai; the heuristic >= 45% at a four-player Wapi table of three random
+agents; ISMCTS (<= 0.5 s a move) >= 60% against the heuristic in Wakanda and
+two-player Samurai, and the most wins at a four-player Wapi table of three
+heuristics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from agents import Agent, PlayerView, make_agent, play_game
+from agents.games import available_games, make_game
+
+RESULTS = Path(__file__).parent / "results" / "strength.md"
+
+
+@dataclass(frozen=True)
+class Matchup:
+    name: str
+    game: str
+    config: tuple[tuple[str, object], ...]
+    hero: str
+    opponent: str
+    target: float  # the hero's win rate to reach
+    target_text: str
+
+
+MATCHUPS = [
+    Matchup("wapi4-heuristic-vs-3-random", "wapi", (("num_players", 4),), "heuristic", "random", 0.45, ">= 45%"),
+    Matchup("wakanda-heuristic-random", "wakanda", (), "heuristic", "random", 0.80, ">= 80%"),
+    Matchup("samurai2-heuristic-random", "samurai", (("num_players", 2),), "heuristic", "random", 0.80, ">= 80%"),
+    Matchup("wapi4-ismcts-vs-3-heuristic", "wapi", (("num_players", 4),), "ismcts", "heuristic", 0.25, "most wins at the table"),
+    Matchup("wakanda-ismcts-heuristic", "wakanda", (), "ismcts", "heuristic", 0.60, ">= 60%"),
+    Matchup("samurai2-ismcts-heuristic", "samurai", (("num_players", 2),), "ismcts", "heuristic", 0.60, ">= 60%"),
+]
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+class Timed(Agent):
+    """Wraps an agent to time its decisions in CPU seconds (only those with a real choice)."""
+
+    def __init__(self, agent: Agent):
+        self.agent, self.name = agent, agent.name
+        self.times: list[float] = []
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def act(self, view: PlayerView) -> int:
+        start = time.process_time()  # CPU time: fair on a busy machine
+        action = self.agent.act(view)
+        if len(view.legal_actions) > 1:
+            self.times.append(time.process_time() - start)
+        return action
+
+
+def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[float]]:
+    """Game ``index`` of a matchup: deal ``seed + index // n``, hero in seat ``index % n``.
+    Returns the win share of each seat relative to the hero (hero first) and the hero's move times."""
+    matchup, index, seed, hero_options = task
+    game = make_game(matchup.game, **dict(matchup.config))
+    n = game.num_players
+    deal, hero_seat = seed + index // n, index % n
+    agents: list[Agent] = []
+    for seat in range(n):
+        agent_seed = seed * 1_000_003 + index * 10 + seat
+        if seat == hero_seat:
+            options = hero_options if matchup.hero == "ismcts" else {}
+            agents.append(Timed(make_agent(matchup.hero, game, seed=agent_seed, **options)))
+        else:
+            agents.append(make_agent(matchup.opponent, game, seed=agent_seed))
+    result = play_game(game, agents, seed=deal)
+    share = [0.0] * n
+    for w in result.winners:
+        share[(w - hero_seat) % n] += 1 / len(result.winners)
+    return share, agents[hero_seat].times
+
+
+def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, hero_options: dict) -> dict:
+    tasks = [(matchup, i, seed, hero_options) for i in range(games)]
+    start = time.perf_counter()
+    if processes > 1:
+        with multiprocessing.get_context("spawn").Pool(processes) as pool:
+            results = pool.map(play_one, tasks, chunksize=max(1, games // (processes * 8)))
+    else:
+        results = [play_one(t) for t in tasks]
+    elapsed = time.perf_counter() - start
+    n = len(results[0][0])
+    seat_wins = [sum(r[0][s] for r in results) for s in range(n)]
+    times = [t for r in results for t in r[1]]
+    wins = seat_wins[0]
+    low, high = wilson(wins, games)
+    if matchup.target_text.startswith("most"):
+        met = low > max(seat_wins[1:]) / games
+    else:
+        met = low >= matchup.target
+    return {
+        "matchup": matchup,
+        "games": games,
+        "wins": wins,
+        "rate": wins / games,
+        "ci": (low, high),
+        "others": [w / games for w in seat_wins[1:]],
+        "met": met,
+        "mean_move": sum(times) / len(times) if times else 0.0,
+        "max_move": max(times, default=0.0),
+        "elapsed": elapsed,
+    }
+
+
+def table(rows: list[dict]) -> str:
+    lines = [
+        "| matchup | games | hero win rate | 95% CI | opponents' win rates (each seat) | target | met | hero CPU s/move (mean / max) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        m = r["matchup"]
+        others = ", ".join(f"{o:.1%}" for o in r["others"])
+        verdict = "yes" if r["met"] else ("not significant" if r["ci"][1] >= m.target else "no")
+        lines.append(
+            f"| {m.name} | {r['games']} | {r['rate']:.1%} | {r['ci'][0]:.1%} – {r['ci'][1]:.1%} | {others} | "
+            f"{m.target_text} | {verdict} | {r['mean_move']:.3f} / {r['max_move']:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", nargs="+", choices=[m.name for m in MATCHUPS], help="run only these matchups")
+    parser.add_argument("--games", type=int, default=1000, help="games per heuristic-vs-random matchup (default 1000)")
+    parser.add_argument("--ismcts-games", type=int, default=100, help="games per ISMCTS matchup (default 100)")
+    parser.add_argument("--ismcts-iterations", type=int, default=None, help="ISMCTS iterations per move")
+    parser.add_argument("--ismcts-time", type=float, default=0.5, help="ISMCTS seconds per move (default 0.5; "
+                        "ignored with --ismcts-iterations)")
+    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--seed", type=int, default=0, help="first deal (default 0)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"markdown report (default {RESULTS})")
+    args = parser.parse_args(argv)
+    for flag in ("games", "ismcts_games", "processes"):
+        if getattr(args, flag) < 1:
+            parser.error(f"--{flag.replace('_', '-')} must be at least 1")
+    hero_options = (
+        {"iterations": args.ismcts_iterations} if args.ismcts_iterations else {"time_limit": args.ismcts_time}
+    )
+    games_here = available_games()
+    chosen = [m for m in MATCHUPS if (args.only is None or m.name in args.only)]
+    skipped = [m.name for m in chosen if m.game not in games_here]
+    rows = []
+    for matchup in chosen:
+        if matchup.game not in games_here:
+            continue
+        games = args.ismcts_games if matchup.hero == "ismcts" else args.games
+        row = run_matchup(matchup, games, args.seed, args.processes, hero_options)
+        rows.append(row)
+        print(table([row]).splitlines()[-1], f"({row['elapsed']:.0f} s)", flush=True)
+    report = table(rows)
+    print("\n" + report)
+    command = "python -m benchmarks.strength " + " ".join(sys.argv[1:] if argv is None else argv)
+    text = (
+        f"# Agent strength\n\nCommand: `{command.strip()}`\n\n"
+        f"Machine: {platform.machine()}, {multiprocessing.cpu_count()} CPUs, Python {platform.python_version()}; "
+        f"{args.processes} worker processes; ISMCTS budget {hero_options}.\n"
+        "Each deal is played with the hero in every seat (seats swapped / rotated); a shared win counts 1/k; "
+        "intervals are 95% Wilson score intervals. 'met' means the whole interval clears the target.\n\n"
+        f"{report}\n"
+    )
+    if skipped:
+        text += f"\nNot run (game not in this checkout): {', '.join(skipped)}\n"
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(f"\nwritten to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

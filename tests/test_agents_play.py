@@ -1,0 +1,87 @@
+"""The terminal game (``python -m agents.play``), driven by scripted input: full games, bad input included."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from agents.games import available_games
+from agents.play import main
+
+
+def scripted(*first: str, then: str = "1"):
+    """Answers: ``first`` in order, then ``then`` forever; records the prompts."""
+    answers = itertools.chain(first, itertools.repeat(then))
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers)
+
+    return read, prompts
+
+
+def run(argv, read):
+    out: list[str] = []
+    code = main(argv, read=read, write=out.append)
+    return code, "\n".join(out)
+
+
+def test_a_full_wapi_game_with_bad_input():
+    """Bad input is re-asked with a clear message; the board is drawn after every move; the end is shown."""
+    read, prompts = scripted("hello", "0", "99", "", "2")
+    code, text = run(["wapi", "--opponents", "random", "heuristic", "--seed", "3", "--scoring", "shared"], read)
+    assert code == 0
+    assert "'hello' is not one of the moves: type a number from 1 to" in text
+    assert "'0' is not one of the moves" in text and "'99' is not one of the moves" in text
+    assert "'' is not one of the moves" in text
+    assert "Your move, A (player_0):" in text and "1. " in text
+    assert "B (player_1) [random]: " in text and "C (player_2) [heuristic]: " in text
+    assert text.count("Wapi - 3 players, shared scoring") >= 40, "the board after every move"
+    assert "Final scores: A (player_0) " in text and "Winner" in text
+    assert len(prompts) >= 10
+
+
+@pytest.mark.skipif("wakanda" not in available_games(), reason="the Wakanda engine is not in this checkout")
+def test_a_full_wakanda_game_as_the_second_player():
+    read, _ = scripted("x")
+    code, text = run(["wakanda", "--opponents", "heuristic", "--seat", "1", "--seed", "2", "--advanced"], read)
+    assert code == 0 and "Your move, B (player_1):" in text and "A (player_0) [heuristic]: " in text
+    assert "'x' is not one of the moves" in text and "Final scores:" in text
+
+
+@pytest.mark.skipif("samurai" not in available_games(), reason="the Samurai engine is not in this checkout")
+def test_a_full_samurai_game():
+    read, _ = scripted("7.5")
+    code, text = run(["samurai", "--opponents", "random", "--seed", "1"], read)
+    assert code == 0 and "'7.5' is not one of the moves" in text and "Final scores:" in text and "Winner" in text
+
+
+def test_giving_up_and_end_of_input():
+    read, _ = scripted("q")
+    code, text = run(["wapi", "--opponents", "random", "random"], read)
+    assert code == 1 and "You gave up" in text
+
+    def closed(prompt: str) -> str:
+        raise EOFError
+
+    code, text = run(["wapi", "--opponents", "random", "random"], closed)
+    assert code == 1
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["wapi", "--opponents", "random", "chess"], "unknown agent 'chess'; available: random, heuristic, ismcts, ppo:PATH"),
+        (["wapi", "--num-players", "4", "--opponents", "random"], "needs 3 opponents, got 1"),
+        (["wapi", "--opponents", "random", "random", "--seat", "5"], "--seat must be in 0..2"),
+        (["wakanda", "--scoring", "full"], "--scoring is not an option of wakanda"),
+        (["wapi", "--num-players", "9"], "num_players must be one of"),
+    ],
+)
+def test_bad_command_lines_are_refused_with_a_clear_message(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv, read=lambda prompt: "1", write=lambda line: None)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
