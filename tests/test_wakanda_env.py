@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
+from gymnasium.spaces import Discrete
 from pettingzoo.test import api_test, seed_test
 
 import envs
@@ -44,7 +45,7 @@ def test_env_card_matches_the_real_spaces():
     doc = wakanda_v0.__doc__
     env = wakanda_v0.env()
     env.reset(seed=0)
-    assert env.action_space("player_1") == pettingzoo.utils.env.gymnasium.spaces.Discrete(42)
+    assert env.action_space("player_1") == Discrete(42)
     assert "Discrete(42)" in doc and f"Box(0, 1, ({layout.OBSERVATION_SIZE},), float32)" in doc
     assert env.observation_space("player_0")["observation"].shape == (layout.OBSERVATION_SIZE,)
     assert env.observation_space("player_0")["action_mask"].shape == (42,)
