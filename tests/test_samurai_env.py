@@ -443,6 +443,14 @@ def test_render_modes(n, capsys):
     assert "~" in ansi.render() and f"{n} players" in ansi.render()
 
 
+def test_engine_accepts_numpy_integer_actions_and_stays_json_safe():
+    """Engine: actions taken from a numpy mask (np.int64) work and the state stays JSON-safe."""
+    state = SamuraiGame(2).new_state(np.random.default_rng(3))
+    for _ in range(25):
+        state.apply(np.flatnonzero(state.legal_mask())[-1])
+        json.dumps(state.to_dict())
+
+
 def test_engine_game_from_player_count_only():
     """SamuraiGame(n) works with the player count alone (benchmarks, agents)."""
     for n in (2, 3, 4):

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.engine import Game, GameState, IllegalActionError, check_bool, check_choice, check_options
+from envs.samurai import figure_moves
 from envs.samurai import observation as obs
 from envs.samurai.actions import END_TURN, FIGURE, HEX, NUM_ACTIONS
 from envs.samurai.board import CAPACITY, HEX_KIND, LAND, LAYOUTS, NUM_HEXES, NUM_SETTLEMENTS, PLAYER_COUNTS, SETTLEMENTS
@@ -22,7 +23,7 @@ from envs.samurai.components import (
     FIGURE_SWAP, FIGURE_TYPES, HAND_SIZE, INFLUENCE, MOVABLE, NUM_KINDS, QUICK, SHIPS, TILE_SWAP,
 )  # fmt: skip
 from envs.samurai.scoring import winners as winners_of
-from envs.samurai.setup import figures_option, piles_option, random_figures, random_piles
+from envs.samurai.setup import figures_option, piles_option, random_figures, random_piles, redeal
 
 FIGURE_SETUPS = ("random", "draft")
 #: What each tile kind needs to be playable: an empty land hex, an empty sea hex,
@@ -121,7 +122,7 @@ class SamuraiState(GameState):
         self.player_rows = obs.new_player_rows(n)  # the observation's seat blocks, kept up to date
         self._legal: list[int] | None = None
         self._mask: np.ndarray | None = None
-        self._swap_table: list[list[bool]] | None = None
+        self.swap_table: list[list[bool]] | None = None  # cached by figure_moves
 
     # --- set-up --------------------------------------------------------------
     def put_figures(self, s: int, types: list[int]) -> None:
@@ -131,7 +132,7 @@ class SamuraiState(GameState):
             self.supply_left[t] -= 1
         self.figures[s] = sorted(self.figures[s] + list(types))
         obs.set_figures(self.hex_block, s, self.figures[s])
-        self._swap_table = None
+        self.swap_table = None
 
     def refill(self, p: int) -> None:
         """Draw from one's own pile back up to five tiles while the pile lasts."""
@@ -175,13 +176,13 @@ class SamuraiState(GameState):
         if self.phase == CHOOSE_HAND:
             return sorted(set(self.piles[p]))
         if self.phase == DRAFT:
-            return self._draft_actions()
+            return figure_moves.draft_actions(self)
         if self.pending < 0:
             return self.tile_choices() + ([END_TURN] if self.played else [])
         if self.pending in SHIPS:
             return [HEX + h for h in self.empty_sea]
         if self.pending == FIGURE_SWAP:
-            return self._swap_actions()
+            return figure_moves.swap_actions(self)
         if self.pending == TILE_SWAP and self.swap_from < 0:
             return [HEX + h for h in range(NUM_HEXES) if self.owner[h] == p and MOVABLE[self.tile[h]]]
         return [HEX + h for h in self.empty_land]
@@ -200,52 +201,15 @@ class SamuraiState(GameState):
                 choices.append(k)
         return choices
 
-    def _draft_actions(self) -> list[int]:
-        """Figures go on the cities (and Edo) first, then on the villages; never two of a type together."""
-        open_ = [s for s in self.layout.settlements if len(self.figures[s]) < CAPACITY[SETTLEMENTS[s]]]
-        cities = [s for s in open_ if CAPACITY[SETTLEMENTS[s]] > 1]
-        return [FIGURE + 3 * s + t for s in (cities or open_) for t in range(3)
-                if t not in self.figures[s] and self.supply_left[t] > 0]
-
-    def _swappable(self, s1: int, t1: int, s2: int, t2: int) -> bool:
-        """Figures of different types in different settlements, and no settlement
-        holding two of a type afterwards."""
-        return t1 != t2 and t2 not in self.figures[s1] and t1 not in self.figures[s2]
-
-    def swap_table(self) -> list[list[bool]]:
-        """``table[a][b]``: some settlement holds a figure of type a and none of type b
-        (cached until figures move)."""
-        if self._swap_table is None:
-            table = [[False] * 3 for _ in range(3)]
-            for s in self.layout.settlements:
-                figs = self.figures[s]
-                for a in figs:
-                    for b in range(3):
-                        if b not in figs:
-                            table[a][b] = True
-            self._swap_table = table
-        return self._swap_table
-
     def figure_swap_possible(self) -> bool:
-        """Is there any legal exchange? A settlement must hold t1 without t2 and another t2 without t1."""
-        table = self.swap_table()
-        return (table[0][1] and table[1][0]) or (table[0][2] and table[2][0]) or (table[1][2] and table[2][1])
-
-    def _swap_actions(self) -> list[int]:
-        """The figure swap's first figure (one that has a partner), or its partners."""
-        placed = [(s, self.figures[s]) for s in self.layout.settlements if self.figures[s]]
-        if self.first_figure is None:
-            table = self.swap_table()
-            return [FIGURE + 3 * s + t1 for s, figs in placed for t1 in figs
-                    if any(t2 != t1 and t2 not in figs and table[t2][t1] for t2 in range(3))]
-        s1, t1 = self.first_figure
-        return [FIGURE + 3 * s2 + t2 for s2, figs in placed for t2 in figs if self._swappable(s1, t1, s2, t2)]
+        return figure_moves.swap_possible(self)
 
     # --- playing -----------------------------------------------------------------
     def apply(self, action: int) -> None:
         if self.current_player is None or action not in self.legal_actions():
             self.check_action(action)
             raise IllegalActionError(f"action {action!r} is not legal now")
+        action = int(action)  # numpy integers from a mask: keep the state JSON-safe
         self._legal = self._mask = None
         p = self.current_player
         if self.phase == CHOOSE_HAND:
@@ -338,7 +302,7 @@ class SamuraiState(GameState):
             self.figures_on_board[t] -= 1
         self.figures[s] = []
         obs.set_figures(self.hex_block, s, [])
-        self._swap_table = None
+        self.swap_table = None
 
     def tile_played(self) -> None:
         """The chosen tile's action is complete: it leaves the hand; then the game or the turn may end."""
@@ -425,33 +389,8 @@ class SamuraiState(GameState):
         return other
 
     def determinize(self, player: int, rng: np.random.Generator) -> SamuraiState:
-        """Re-deal what ``player`` cannot see: each other player's hand and pile from
-        their public unplayed tiles (hand sizes kept; a tile chosen mid-action stays in
-        hand), and the order of every pile, the player's own too.
-
-        That the player to act is still acting is public too (a turn ends by itself
-        when nothing is playable), so their re-dealt hand must leave them a playable
-        tile: re-deals that do not are drawn again (the true deal always qualifies)."""
-        other = self.clone()
-        for q in range(self.game.num_players):
-            hand, pile = self.hands[q], self.piles[q]
-            if q == player:
-                other.piles[q] = [pile[i] for i in rng.permutation(len(pile))]
-                continue
-            keep = [self.pending] if q == self.current_player and self.pending >= 0 else []
-            pool = hand + pile
-            for k in keep:
-                pool.remove(k)
-            cut = len(hand) - len(keep)
-            for _ in range(1000):
-                shuffled = [pool[i] for i in rng.permutation(len(pool))]
-                other.hands[q], other.piles[q] = keep + shuffled[:cut], shuffled[cut:]
-                if q != self.current_player or self.phase != PLAY or keep or other.tile_choices():
-                    break
-            else:  # vanishingly unlikely: keep the true hand, re-deal only the pile's order
-                other.hands[q], other.piles[q] = hand[:], [pile[i] for i in rng.permutation(len(pile))]
-        other._legal = other._mask = None
-        return other
+        """A copy with what ``player`` cannot see re-dealt (see ``setup.redeal``)."""
+        return redeal(self, player, rng)
 
     def to_dict(self) -> dict[str, Any]:
         from envs.samurai.serialize import state_to_dict

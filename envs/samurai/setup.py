@@ -1,14 +1,18 @@
-"""Setting up a Samurai game: the piles and the figures, drawn from the seed or injected by options."""
+"""Dealing Samurai: the piles and the figures, drawn from the seed or injected by options,
+and the re-deal of hidden tiles that search agents need (``determinize``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from envs.core.engine import check_permutation
 from envs.samurai.board import CAPACITY, NUM_SETTLEMENTS, SETTLEMENTS, Layout
 from envs.samurai.components import FIGURE_TYPES, KIND_OF_NAME, PLAYER_TILES, TILE_NAMES, TYPE_OF_NAME
+
+if TYPE_CHECKING:
+    from envs.samurai.rules import SamuraiState
 
 
 def random_piles(num_players: int, rng: np.random.Generator) -> list[list[int]]:
@@ -89,3 +93,33 @@ def figure_list(types: Any, h: int, where: str) -> list[int]:
     if len(types) > CAPACITY[h]:
         raise ValueError(f"{where} holds {len(types)} figures; settlement {h} holds at most {CAPACITY[h]}")
     return sorted(TYPE_OF_NAME[t] for t in types)
+
+
+def redeal(state: SamuraiState, player: int, rng: np.random.Generator) -> SamuraiState:
+    """A copy of ``state`` in which what ``player`` cannot see is re-dealt: each other
+    player's hand and pile from their public unplayed tiles (hand sizes kept; a tile
+    chosen mid-action stays in hand), and the order of every pile, the player's own too.
+
+    That the player to act is still acting is public too (a turn ends by itself when
+    nothing is playable), so their re-dealt hand must leave them a playable tile:
+    re-deals that do not are drawn again (the true deal always qualifies)."""
+    other = state.clone()
+    for q in range(state.game.num_players):
+        hand, pile = state.hands[q], state.piles[q]
+        if q == player:
+            other.piles[q] = [pile[i] for i in rng.permutation(len(pile))]
+            continue
+        keep = [state.pending] if q == state.current_player and state.pending >= 0 else []
+        pool = hand + pile
+        for k in keep:
+            pool.remove(k)
+        cut = len(hand) - len(keep)
+        for _ in range(1000):
+            shuffled = [pool[i] for i in rng.permutation(len(pool))]
+            other.hands[q], other.piles[q] = keep + shuffled[:cut], shuffled[cut:]
+            if q != state.current_player or state.phase != "play" or keep or other.tile_choices():
+                break
+        else:  # vanishingly unlikely: keep the true hand, re-deal only the pile's order
+            other.hands[q], other.piles[q] = hand[:], [pile[i] for i in rng.permutation(len(pile))]
+    other._legal = other._mask = None
+    return other
