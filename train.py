@@ -28,20 +28,24 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-#: Per-game PPO settings, chosen by short measured runs (benchmarks/results/training.md).
+#: Per-game PPO settings. Chosen by short measured runs on Wakanda (benchmarks/results/training.md):
+#: 16 in-process envs (the policy's forward pass is batched over them: 2.5x the steps/s of 4), 1 torch
+#: thread, learning rate 1e-3 (ahead of 3e-4 at 20k-40k steps, level by 80k), two 128-unit layers.
+#: Wapi and Samurai reuse them (Samurai's longer turns and larger observation get 256-unit layers),
+#: not tuned separately. gamma 1: the only reward is the final one, at most ~45 learner moves away.
 HYPERPARAMS = {
-    "wakanda": dict(timesteps=300_000, net_arch=[128, 128], n_steps=256, batch_size=512, learning_rate=3e-4,
-                    n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=25_000, snapshot_freq=25_000),
-    "wapi": dict(timesteps=200_000, net_arch=[128, 128], n_steps=256, batch_size=512, learning_rate=3e-4,
-                 n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=20_000, snapshot_freq=20_000),
-    "samurai": dict(timesteps=300_000, net_arch=[256, 256], n_steps=256, batch_size=512, learning_rate=3e-4,
-                    n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=25_000, snapshot_freq=25_000),
+    "wakanda": dict(timesteps=300_000, net_arch=[128, 128], n_steps=256, batch_size=512, learning_rate=1e-3,
+                    n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=40_000, snapshot_freq=25_000),
+    "wapi": dict(timesteps=300_000, net_arch=[128, 128], n_steps=256, batch_size=512, learning_rate=1e-3,
+                 n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=40_000, snapshot_freq=25_000),
+    "samurai": dict(timesteps=300_000, net_arch=[256, 256], n_steps=256, batch_size=512, learning_rate=1e-3,
+                    n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=40_000, snapshot_freq=25_000),
 }
 #: Each game's own options: CLI name -> (constructor argument, type). Others are refused for that game.
 GAME_OPTIONS = {
     "wapi": {"num_players": int, "scoring": str},
     "wakanda": {"advanced": bool},
-    "samurai": {"num_players": int, "choose_hand": bool},
+    "samurai": {"num_players": int, "choose_hand": bool, "figure_setup": str},
 }
 
 
@@ -59,8 +63,9 @@ class Args:
     game: str = field(default="wakanda", metadata={"help": "game to train on", "choices": list(GAME_OPTIONS)})
     num_players: int | None = field(default=None, metadata={"help": "players (wapi: 2-5, default 4; samurai: 2-4, default 2)"})
     scoring: str | None = field(default=None, metadata={"help": "wapi scoring: full or shared (default full)"})
-    advanced: bool | None = field(default=None, metadata={"help": "wakanda advanced variant (default false)", "type": _bool})
-    choose_hand: bool | None = field(default=None, metadata={"help": "samurai: choose the starting hand (default false)", "type": _bool})
+    advanced: bool | None = field(default=None, metadata={"help": "wakanda advanced variant (default false)"})
+    choose_hand: bool | None = field(default=None, metadata={"help": "samurai: choose the starting hand (default false)"})
+    figure_setup: str | None = field(default=None, metadata={"help": "samurai figure set-up: random or draft (default random)"})
     reward: str = field(default="win", metadata={"help": "reward mode: win (+1/-1/0) or score (own minus others' mean)"})
     # --- the run --------------------------------------------------------------------
     timesteps: int | None = field(default=None, metadata={"help": "learner steps to train (default: per game, see HYPERPARAMS)"})
@@ -81,7 +86,11 @@ class Args:
     max_snapshots: int = field(default=5, metadata={"help": "most recent snapshots kept in the opponent pool"})
     resume: str | None = field(default=None, metadata={"help": "continue training this model.zip (its hyperparameters are kept)"})
     torch_threads: int = field(default=1, metadata={"help": "torch CPU threads (1 is fastest for these small networks)"})
-    progress_bar: bool = field(default=True, metadata={"help": "show a progress bar", "type": _bool})
+    max_minutes: float = field(default=8.0, metadata={
+        "help": "stop training after this many minutes of wall time even before --timesteps, so that the "
+                "default run keeps to about 10 minutes on a busy 2-core machine (0: no limit; a run stopped "
+                "by it is not step-for-step reproducible)"})
+    progress_bar: bool = field(default=True, metadata={"help": "show a progress bar"})
     # --- PPO hyperparameters (default: per game, see HYPERPARAMS) -------------------
     net_arch: list[int] | None = field(default=None, metadata={"help": "hidden layer sizes, e.g. 128 128", "nargs": "+"})
     n_steps: int | None = field(default=None, metadata={"help": "steps per env per rollout"})
@@ -95,14 +104,15 @@ class Args:
 def parse_args(argv: list[str] | None = None) -> Args:
     """Build the argument parser from the Args fields, so the two cannot drift."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     for f in dataclasses.fields(Args):
         meta = dict(f.metadata)
-        base = {int: int, float: float, str: str, bool: _bool}
-        kind = next((t for name, t in (("int", int), ("float", float), ("bool", _bool)) if name in str(f.type)), str)
-        kwargs = {"help": meta.pop("help"), "type": meta.pop("type", base.get(kind, kind)), **meta}
+        # The field's annotation (a string here) gives the parser's type unless the metadata does.
+        kind = next((t for name, t in (("bool", _bool), ("float", float), ("int", int)) if name in f.type), str)
         default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        parser.add_argument("--" + f.name.replace("_", "-"), default=default, **kwargs)
+        if default is not None:
+            meta["help"] += f" (default: {' '.join(map(str, default)) if isinstance(default, list) else default})"
+        parser.add_argument("--" + f.name.replace("_", "-"), default=default, type=meta.pop("type", kind), **meta)
     return Args(**vars(parser.parse_args(argv)))
 
 
@@ -110,7 +120,7 @@ def make_game(args: Args):
     """The configured game; options that do not belong to the game are refused by name."""
     allowed = GAME_OPTIONS[args.game]
     options = {}
-    for name in ("num_players", "scoring", "advanced", "choose_hand"):
+    for name in ("num_players", "scoring", "advanced", "choose_hand", "figure_setup"):
         value = getattr(args, name)
         if value is None:
             continue
@@ -145,6 +155,8 @@ def validate(args: Args):
     for name in ("timesteps", "n_steps", "batch_size", "n_epochs", "eval_freq", "snapshot_freq"):
         if hp[name] <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {hp[name]}")
+    if args.max_minutes < 0:
+        raise ValueError(f"--max-minutes must be 0 (no limit) or positive, got {args.max_minutes}")
     for name in ("n_envs", "eval_games", "eval_freq_games", "max_snapshots", "torch_threads"):
         if getattr(args, name) <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
@@ -168,7 +180,8 @@ def main(argv: list[str] | None = None) -> dict:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from agents.selfplay import check_model_file, save_model
-    from agents.selfplay import EvalCallback, SnapshotCallback, make_training_env, plot_curve, results_table
+    from agents.selfplay import (EvalCallback, SnapshotCallback, TimeLimitCallback, make_training_env, plot_curve,
+                                 results_table)
 
     # --- seeding: one block ---------------------------------------------------------
     set_random_seed(args.seed)
@@ -203,12 +216,12 @@ def main(argv: list[str] | None = None) -> dict:
     snapshots = SnapshotCallback(game, os.path.join(out, "snapshots"), hp["snapshot_freq"])
     evaluation = EvalCallback(game, tuple(args.eval_opponents), args.eval_freq_games, hp["eval_freq"],
                               os.path.join(out, "model"), args.reward, seed=10_000)
+    time_limit = TimeLimitCallback(args.max_minutes * 60)
+    callbacks = [evaluation, time_limit]
     if "self" in args.opponents:
-        callbacks = [snapshots, evaluation]
+        callbacks.append(snapshots)
         if args.resume:
             vec_env.env_method("add_snapshot", args.resume)
-    else:
-        callbacks = [evaluation]
 
     # --- training -------------------------------------------------------------------
     started = time.time()
@@ -227,7 +240,8 @@ def main(argv: list[str] | None = None) -> dict:
     rows = [evaluate(best, game, name, args.eval_games, seed=20_000, reward=args.reward) for name in tuple(args.eval_opponents)]
     results = {"run_name": run_name, "game": game.name, "config": game.config(), "timesteps": int(model.num_timesteps),
                "train_seconds": round(train_seconds, 1), "total_seconds": round(time.time() - started, 1),
-               "best_at_timesteps": evaluation.best_timesteps, "final": rows, "curve": evaluation.curve,
+               "best_at_timesteps": evaluation.best_timesteps,
+               "stopped_by_time_limit": time_limit.stopped, "final": rows, "curve": evaluation.curve,
                "hyperparameters": hp}
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1, default=str)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from functools import partial
 from typing import Any, Callable
 
@@ -240,14 +241,33 @@ class SnapshotCallback(BaseCallback):
         return True
 
 
+class TimeLimitCallback(BaseCallback):
+    """Stop training once ``seconds`` of wall time have passed (0: never), so that a run
+    keeps its time budget on a busy machine; ``stopped`` tells whether it did."""
+
+    def __init__(self, seconds: float):
+        super().__init__()
+        self.seconds, self.stopped, self.start = seconds, False, 0.0
+
+    def _on_training_start(self) -> None:
+        self.start = time.time()
+
+    def _on_step(self) -> bool:
+        if self.seconds and time.time() - self.start > self.seconds:
+            self.stopped = True
+            return False
+        return True
+
+
 class EvalCallback(BaseCallback):
     """Every ``freq`` learner steps, evaluate against each baseline (fixed seeds, seats
     swapped), log to TensorBoard, record the learning curve and keep the best model at
     ``best_path`` (best = highest mean win rate over the baselines)."""
 
     def __init__(self, game: Game, opponents: tuple[str, ...], games: int, freq: int, best_path: str,
-                 reward: str = "win", seed: int = 10_000):
+                 reward: str = "win", seed: int = 10_000, verbose_print: bool = True):
         super().__init__()
+        self.verbose_print = verbose_print
         self.game, self.opponents, self.games, self.freq = game, opponents, games, freq
         self.best_path, self.reward, self.seed = best_path, reward, seed
         self.last = 0
@@ -275,6 +295,10 @@ class EvalCallback(BaseCallback):
             point[name] = result
             model.logger.record(f"eval/win_rate_{name}", result["win_rate"])
         self.curve.append(point)
+        if self.verbose_print:
+            print(f"evaluation at {timesteps} timesteps: " + ", ".join(
+                f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
+                for n in self.opponents), flush=True)
         score = float(np.mean([point[name]["win_rate"] for name in self.opponents]))
         if score > self.best_score:
             self.best_score, self.best_timesteps = score, timesteps
