@@ -91,6 +91,12 @@ Decisions (ours, where the sources are silent)
       are in a hand is not.
     - A loaded position in which the player to act cannot play is settled
       at once (forced passes, automatic turn end, or the end of the game).
+    - Because a turn ends by itself when nothing more is playable, that the
+      player to act is still acting is public; ``determinize`` (search) only
+      re-deals hands that keep it so.
+    - A figure swap counts as a played tile (``turn.played``) and is then
+      discarded; the game can end in the middle of a turn, right after the
+      placement that causes it (no refill then).
 
 Version history
     v0: first release.

@@ -36,7 +36,8 @@ def fig(settlement: int, figure_type: str) -> int:
     return FIGURE + 3 * SETTLEMENTS.index(settlement) + FIGURE_TYPES.index(figure_type)
 
 
-def default_figures(n: int, wanted: dict[int, list[str]], off_board: dict[str, int] | None = None) -> dict[str, list[str]]:
+def default_figures(n: int, wanted: dict[int, list[str]],
+                    off_board: dict[str, int] | None = None) -> dict[str, list[str]]:
     """Figures for every settlement: ``wanted`` where given, the rest filled evenly from
     the supply less ``off_board`` (figures already captured or set aside)."""
     layout = LAYOUTS[n]
@@ -231,7 +232,8 @@ def test_quick_tiles_in_any_order_before_and_after_the_one_non_quick_tile():
         state.apply(play("samurai3"))
     run(state, play("ronin"), at(60), play("ship2"), at(42))
     assert state.current_player == B, "nothing playable left: the turn ended by itself"
-    assert [state.tile[h] for h in (41, 57, 60, 42)] == [KIND_OF_NAME[t] for t in ("ship1", "helmet2", "ronin", "ship2")]
+    placed = [state.tile[h] for h in (41, 57, 60, 42)]
+    assert placed == [KIND_OF_NAME[t] for t in ("ship1", "helmet2", "ronin", "ship2")]
 
 
 def test_the_turn_ends_by_itself_when_ending_is_the_only_legal_action():

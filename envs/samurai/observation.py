@@ -6,8 +6,8 @@ count stay 0). Counts of figures are divided by 13, the largest supply.
 
 | offset | size | content |
 |---|---|---|
-| 0    | 174 x 21 | per hex id h at 21h: on the board, sea, plain land, settlement, capacity / 3, figures there (helmet, buddha, rice), tile owner's seat slot one-hot (4), the tile's influence on helmet, buddha, rice / 4, tile class one-hot (helmet/buddha/rice tile, samurai, ronin, ship, tile swap), selected in the sub-step (the tile swap's picked tile, or the settlement of the figure swap's first figure) |
-| 3654 | 4 x 24   | per seat slot at 3654 + 24r: in the game, to act, captured helmet, buddha, rice / 13, hand size / 5, pile size / 20, tiles not yet played (hand + pile, public) per tile kind / the kind's count in the set (17) |
+| 0    | 174 x 21 | per hex id h at 21h: the 21 hex features below |
+| 3654 | 4 x 24   | per seat slot r at 3654 + 24r: the 24 seat features below |
 | 3750 | 4  | figures set aside: helmet, buddha, rice / 13, total / 4 (capped at 1) |
 | 3754 | 3  | figures on the board per type / 13 |
 | 3757 | 3  | figures still in the supply per type / 13 (non-zero only during the draft) |
@@ -21,10 +21,23 @@ count stay 0). Counts of figures are divided by 13, the largest supply.
 | 3803 | 1  | turns played so far / 160 (capped at 1) |
 | 3804 | 3  | player count one-hot: 2, 3, 4 |
 
+Hex features (offsets within a hex's 21): 0 on the board, 1 sea, 2 plain
+land, 3 settlement, 4 capacity / 3, 5-7 figures there (helmet, buddha,
+rice), 8-11 the tile owner's seat slot one-hot, 12-14 the tile's influence
+on helmet, buddha, rice / 4, 15-19 tile class one-hot (helmet/buddha/rice
+tile, samurai, ronin, ship, tile swap), 20 selected in the sub-step (the
+tile swap's picked tile, or the settlement of the figure swap's first figure).
+
+Seat features (offsets within a seat's 24): 0 in the game, 1 to act, 2-4
+captured helmet, buddha, rice / 13, 5 hand size / 5, 6 pile size / 20,
+7-23 tiles not yet played (hand + pile, public) per tile kind / the kind's
+count in the set.
+
 Total: 3807 entries, for every player count. Other players' hands and the
-order of every pile are never encoded. The hex block is kept up to date
-incrementally by the rules (``set_tile``/``set_figures``) with absolute
-owners; ``encode`` only permutes the owner columns to relative seats.
+order of every pile are never encoded. The hex block and the seat blocks
+are kept up to date incrementally by the rules (``set_tile``,
+``set_figures``, ``set_sizes``, ...) in absolute seats; ``encode`` copies
+them and rotates the seats so that the observer comes first.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import numpy as np
 from envs.core.render import INK, PLAYER_COLORS, PLAYER_LETTERS, new_canvas, player_label, to_array
 from envs.samurai.actions import decode
 from envs.samurai.board import HEX_KIND, HEX_X, HEX_Y, LAND, NUM_HEXES, SEA, SETTLEMENT_INDEX, SETTLEMENTS, hex_label
-from envs.samurai.components import FIGURE_SWAP, FIGURE_TYPES, SHIPS, TILE_NAMES, TILE_SWAP, describe_tile
+from envs.samurai.components import FIGURE_SWAP, FIGURE_TYPES, TILE_NAMES, TILE_SWAP, describe_tile
 
 if TYPE_CHECKING:
     from envs.samurai.rules import SamuraiState
@@ -38,7 +38,8 @@ def describe_action(state: SamuraiState, action: int) -> str:
             tile = describe_tile(state.tile[a]) if state.tile[a] >= 0 else "tile"
             return f"tile swap: pick up own {tile} from {hex_label(a)}"
         if state.pending == TILE_SWAP:
-            return f"tile swap: move {describe_tile(state.tile[state.swap_from])} from hex {state.swap_from} to {hex_label(a)}"
+            moved = describe_tile(state.tile[state.swap_from])
+            return f"tile swap: move {moved} from hex {state.swap_from} to {hex_label(a)}"
         if state.pending >= 0:
             return f"place {describe_tile(state.pending)} on {hex_label(a)}"
         return f"place on {hex_label(a)}"
@@ -144,5 +145,3 @@ def render_image(state: SamuraiState) -> np.ndarray:
     draw.text((text_x, height - 20), legend[:54], fill=INK, font=font)
     return to_array(image)
 
-
-__all__ = ["describe_action", "render_image", "render_text", "SHIPS"]

@@ -18,7 +18,7 @@ from envs.core.engine import Game, GameState, IllegalActionError, check_bool, ch
 from envs.samurai import figure_moves
 from envs.samurai import observation as obs
 from envs.samurai.actions import END_TURN, FIGURE, HEX, NUM_ACTIONS
-from envs.samurai.board import CAPACITY, HEX_KIND, LAND, LAYOUTS, NUM_HEXES, NUM_SETTLEMENTS, PLAYER_COUNTS, SETTLEMENTS
+from envs.samurai.board import HEX_KIND, LAND, LAYOUTS, NUM_HEXES, NUM_SETTLEMENTS, PLAYER_COUNTS
 from envs.samurai.components import (
     FIGURE_SWAP, FIGURE_TYPES, HAND_SIZE, INFLUENCE, MOVABLE, NUM_KINDS, QUICK, SHIPS, TILE_SWAP,
 )  # fmt: skip

@@ -42,7 +42,8 @@ def state_to_dict(state: SamuraiState) -> dict[str, Any]:
             "played": [TILE_NAMES[k] for k in state.played],
             "non_quick_used": state.non_quick_used,
             "tile": None if state.pending < 0 else TILE_NAMES[state.pending],
-            "first_figure": None if first is None else {"settlement": SETTLEMENTS[first[0]], "type": FIGURE_TYPES[first[1]]},
+            "first_figure": None if first is None else {"settlement": SETTLEMENTS[first[0]],
+                                                        "type": FIGURE_TYPES[first[1]]},
             "swap_from": None if state.swap_from < 0 else state.swap_from,
         },
         "terminal": state.current_player is None,
@@ -295,7 +296,8 @@ def _check_action_in_progress(state: SamuraiState) -> None:
         state.first_figure = first
     if swap_from >= 0:
         if chosen != TILE_SWAP or HEX + swap_from not in state.legal_actions():
-            _fail("turn.swap_from must be the hex of an own helmet/buddha/rice/samurai tile, with turn.tile 'tile_swap'")
+            _fail("turn.swap_from must be the hex of an own helmet/buddha/rice/samurai tile, "
+                  "with turn.tile 'tile_swap'")
         state.swap_from = swap_from
     state._legal = state._mask = None
 
