@@ -107,10 +107,11 @@ def redeal(state: SamuraiState, player: int, rng: np.random.Generator) -> Samura
     for q in range(state.game.num_players):
         hand, pile = state.hands[q], state.piles[q]
         if q == player:
+            pile = sorted(pile)  # sorted first: the result depends only on what player knows and rng
             other.piles[q] = [pile[i] for i in rng.permutation(len(pile))]
             continue
         keep = [state.pending] if q == state.current_player and state.pending >= 0 else []
-        pool = hand + pile
+        pool = sorted(hand + pile)  # sorted first, as above
         for k in keep:
             pool.remove(k)
         cut = len(hand) - len(keep)
