@@ -108,7 +108,7 @@ FIGURE_COLORS = ((110, 110, 120), (225, 170, 40), (90, 160, 70))
 def render_image(state: SamuraiState) -> np.ndarray:
     """Flat-top hexes: sea, land, settlements with their figures (h b r discs), tiles in
     player colours with their code; the status beside the map."""
-    radius, margin, panel = 18, 12, 330
+    radius, margin, panel = 18, 12, 440
     on = [h for h in range(NUM_HEXES) if state.layout.on_board[h]]
     x0, y0 = min(HEX_X[h] for h in on), min(HEX_Y[h] for h in on)
     step_y = math.sqrt(3) * radius
@@ -141,7 +141,7 @@ def render_image(state: SamuraiState) -> np.ndarray:
         y = margin + 14 * (len(status_lines(state)) + 1 + p)
         draw.rectangle([text_x, y, text_x + 10, y + 10], fill=PLAYER_COLORS[p])
         draw.text((text_x + 16, y), f"{PLAYER_LETTERS[p]}", fill=INK, font=font)
-    legend = "codes: H B R type tile, S samurai, N ronin, W ship, T tile swap; h b r figures"
-    draw.text((text_x, height - 20), legend[:54], fill=INK, font=font)
+    draw.text((text_x, height - 34), "tiles: H B R helmet/buddha/rice, S samurai, N ronin,", fill=INK, font=font)
+    draw.text((text_x, height - 20), "W ship, T tile swap (with value); figures: h b r", fill=INK, font=font)
     return to_array(image)
 
