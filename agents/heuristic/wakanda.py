@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from envs.wakanda.rules import WakandaState
 
 #: Worth of a headdress still in hand, as a share of a future crown's expected value.
-FUTURE_CROWN_SHARE = 0.8
+FUTURE_CROWN_SHARE = 1.3
 
 
 def choose(view: PlayerView, rng: np.random.Generator) -> int:
