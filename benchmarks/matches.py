@@ -191,12 +191,15 @@ def play_task(task: Task) -> TaskResult:
 
 
 def _init_worker() -> None:
-    try:  # one process per core: keep torch from starting its own thread pool in each
-        import torch
+    """One process per core: keep torch (if a ppo agent loads it) from starting a thread pool in each.
+    Importing torch here would cost seconds per worker, so only an already loaded torch is told."""
+    import os
+    import sys
 
-        torch.set_num_threads(1)
-    except ImportError:
-        pass
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 def run_tasks(
@@ -216,7 +219,12 @@ def run_tasks(
             results.append(play(task))
             bar.update()
     else:
-        with multiprocessing.get_context("spawn").Pool(processes, initializer=_init_worker) as pool:
+        # fork starts workers in a blink; spawn (fresh interpreters) once torch is loaded, whose
+        # thread pools do not survive a fork.
+        import sys
+
+        method = "spawn" if "torch" in sys.modules else "fork"
+        with multiprocessing.get_context(method).Pool(processes, initializer=_init_worker) as pool:
             results = []
             for res in pool.imap(play, tasks, chunksize=1):
                 results.append(res)

@@ -205,12 +205,25 @@ def test_command_line_errors_exit_cleanly(capsys):
 
 
 # --- end to end: same command and seed, same report ----------------------------
-def test_same_command_same_report_on_one_or_two_processes(tmp_path):
-    base = ["--game", "wapi", "--num-players", "2", "--agents", "random", "heuristic", "--games", "4",
-            "--no-progress", "--name", "t"]
-    assert tournament.main(base + ["--out", str(tmp_path / "a"), "--processes", "1"]) == 0
-    assert tournament.main(base + ["--out", str(tmp_path / "b"), "--processes", "2"]) == 0
-    a, b = (tmp_path / d / "t.md" for d in "ab")
-    strip = lambda text: [line for line in text.splitlines() if not line.startswith("Command:")]  # noqa: E731
-    assert strip(a.read_text()) == strip(b.read_text())
-    assert "| random vs heuristic |" in a.read_text() and (tmp_path / "a" / "t.png").stat().st_size > 1000
+def test_same_seed_same_results_on_one_or_two_processes():
+    plan = plan_tournament("wapi", ["random", "heuristic"], games=4, seed=3, config={"num_players": 2})
+    one, two = (run_tournament(plan, processes=p, progress=False) for p in (1, 2))
+    assert [(g.seats, g.game_seed, g.scores) for g in one.games] == [(g.seats, g.game_seed, g.scores) for g in two.games]
+    assert one.ratings == two.ratings and len(one.games) == 4
+
+
+def test_the_command_writes_the_same_report_twice(tmp_path):
+    argv = ["--game", "wapi", "--num-players", "2", "--agents", "random", "heuristic", "--games", "4",
+            "--processes", "1", "--no-progress", "--out", str(tmp_path), "--name", "t"]
+    assert tournament.main(argv) == 0
+    first = (tmp_path / "t.md").read_text()
+    assert tournament.main(argv) == 0
+    assert (tmp_path / "t.md").read_text() == first
+    assert "| random vs heuristic |" in first and "Command: `python -m benchmarks.tournament --game wapi" in first
+    assert (tmp_path / "t.png").stat().st_size > 1000
+
+
+def test_a_game_that_cannot_be_built_is_a_reported_failure():
+    spec = AgentSpec("random", "random")
+    (failure,) = play_task(Task(("wapi", (("num_players", 9),)), (spec, spec), 0, 0, ((0, 1),))).failures
+    assert failure.agent == "engine" and "cannot build the game" in failure.message and "num_players" in failure.message
