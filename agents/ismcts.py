@@ -16,6 +16,9 @@ and backs the result up. Why this shape:
   play values positions badly in these games (a pole is worth little if
   nobody feeds its mine), and ISMCTS with random rollouts lost to the
   heuristic.
+- *Progressive widening* (``widening``): a node reached ``n`` times has at
+  most ``1 + widening * sqrt(n)`` children, the heuristic's move first, so a
+  small budget is not spread over a hundred Samurai hexes.
 - *Chance*: draws are fixed in the determinized bag, so after an action the
   tree branches on what the searching player then observes (``split_chance``,
   keyed by its observation vector): a drawn 5 and a drawn 0 lead to
@@ -51,7 +54,17 @@ class _Edge:
         self.visits = 0
         self.avail = 0
         self.total = 0.0
-        self.children: dict[bytes | None, dict[int, _Edge]] = {}
+        self.children: dict[bytes | None, _Node] = {}
+
+
+class _Node:
+    """An information set of the searching player: its edges by action, and how often it was reached."""
+
+    __slots__ = ("edges", "visits")
+
+    def __init__(self) -> None:
+        self.edges: dict[int, _Edge] = {}
+        self.visits = 0
 
 
 class ISMCTSAgent(Agent):
@@ -70,6 +83,7 @@ class ISMCTSAgent(Agent):
         split_chance: bool = True,
         rollout: str = "auto",
         rollout_epsilon: float = 0.1,
+        widening: float | None = 2.0,
     ):
         if iterations is None and time_limit is None:
             iterations = 1000
@@ -96,6 +110,9 @@ class ISMCTSAgent(Agent):
                     raise
         elif rollout == "heuristic":
             raise ValueError("rollout='heuristic' needs game=...")
+        if widening is not None and (not isinstance(widening, (int, float)) or widening <= 0):
+            raise ValueError(f"widening must be a positive number or None, got {widening!r}")
+        self.widening = None if widening is None else float(widening)
         self.rollout_epsilon = float(rollout_epsilon)
         self.iterations = iterations
         self.time_limit = time_limit
@@ -112,7 +129,7 @@ class ISMCTSAgent(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        root: dict[int, _Edge] = {}
+        root = _Node()
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         done = 0
         while True:
@@ -123,35 +140,39 @@ class ISMCTSAgent(Agent):
             self._iterate(view, root)
             done += 1
         self.last_iterations = done
-        best = max(legal, key=lambda a: (root[a].visits, root[a].total / root[a].visits) if a in root else (-1, 0.0))
-        return best
+        edges = root.edges
+        return max(legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (-1, 0.0))
 
-    def _iterate(self, view: PlayerView, root: dict[int, _Edge]) -> None:
+    def _iterate(self, view: PlayerView, root: _Node) -> None:
         state = view.sample_determinization(self.np_rng)
-        me, rnd, c = view.player, self.rnd, self.exploration
-        node, path = root, []
+        me, rnd, c, widening = view.player, self.rnd, self.exploration, self.widening
+        node, path, expanded = root, [], False
         while state.current_player is not None:
             legal = state.legal_actions()
-            untried = [a for a in legal if a not in node]
+            edges = node.edges
+            node.visits += 1
+            untried = [a for a in legal if a not in edges]
             for a in legal:
-                if a in node:
-                    node[a].avail += 1
-            if untried:
-                action = self._policy(state) if self._policy is not None and len(untried) == len(legal) else -1
+                if a in edges:
+                    edges[a].avail += 1
+            room = widening is None or len(edges) < 1 + widening * math.sqrt(node.visits)
+            if untried and (room or len(untried) == len(legal)):
+                action = self._policy(state) if self._policy is not None and not edges else -1
                 if action not in untried:  # the heuristic's move first, then the others at random
                     action = untried[rnd.randrange(len(untried))]
-                edge = node[action] = _Edge()
+                edge = edges[action] = _Edge()
                 edge.avail = 1
+                expanded = True
             else:
-                action, edge = self._select(node, legal, c)
+                action, edge = self._select(edges, [a for a in legal if a in edges], c)
             player = state.current_player
             state.apply(action)
             path.append((edge, player))
             key = state.observation(me).tobytes() if self.split_chance and state.current_player is not None else None
             node = edge.children.get(key)
             if node is None:
-                node = edge.children[key] = {}
-            if untried:
+                node = edge.children[key] = _Node()
+            if expanded:
                 break
         self._rollout(state)
         rewards = self._rewards(state)

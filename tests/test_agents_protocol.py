@@ -169,6 +169,8 @@ def test_choices_do_not_depend_on_hidden_information(name, config, kind, options
         twin = hidden_twin(state, player, seed=100 + seed)
         if twin.to_dict() == state.to_dict():
             continue  # nothing hidden any more (late in the game)
+        if kind == "ismcts" and name == "samurai":
+            options = {"iterations": 12}  # its heuristic rollouts are slow; a few samples show the point
         a = make_agent(kind, game, seed=42, **options).act(PlayerView(state, np.random.default_rng(1)))
         b = make_agent(kind, game, seed=42, **options).act(PlayerView(twin, np.random.default_rng(2)))
         assert a == b, f"seed {seed}: {state.describe_action(a)} vs {twin.describe_action(b)}"
