@@ -24,9 +24,10 @@ and backs the result up. Why this shape:
   keyed by its observation vector): a drawn 5 and a drawn 0 lead to
   different nodes instead of being averaged into one.
 
-Budget: ``iterations`` per move, or ``time_limit`` seconds per move (then
-results depend on machine speed; iterations are exactly reproducible from
-``seed``).
+Budget: ``iterations`` per move, or ``time_limit`` seconds per move,
+counted in CPU time of this process (so a busy machine does not starve the
+search; results then depend on machine speed, while iterations are exactly
+reproducible from ``seed``).
 """
 
 from __future__ import annotations
@@ -130,12 +131,12 @@ class ISMCTSAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         root = _Node()
-        deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        deadline = None if self.time_limit is None else time.process_time() + self.time_limit
         done = 0
         while True:
             if self.iterations is not None and done >= self.iterations:
                 break
-            if deadline is not None and done > 0 and time.perf_counter() >= deadline:
+            if deadline is not None and done > 0 and time.process_time() >= deadline:
                 break
             self._iterate(view, root)
             done += 1
