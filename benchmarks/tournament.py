@@ -8,8 +8,9 @@ Two-player games: every pairing of the agents plays. Three to five players:
 every table (every choice of ``num_players`` agents; list an agent twice to
 seat two copies). Each table plays ``--games`` games as deals played in
 every seating (``--seating rotations``: each agent once in each seat per
-deal; ``permutations``: all orders), so that every agent meets the same luck
-in every seat; all tables share the same deals. Ratings: Bradley–Terry on
+deal; ``permutations``: all orders, which also balance who sits after whom;
+the default ``auto`` takes permutations up to three players), so that every
+agent meets the same luck in every seat; all tables share the same deals. Ratings: Bradley–Terry on
 the Elo scale (two players) or openskill's Plackett–Luce (more), with 95%
 intervals. Writes ``tournament_<game>.md`` and ``.png`` into ``--out``.
 The same command and seed give the same report (ISMCTS runs on a fixed
@@ -74,7 +75,7 @@ def agent_labels(names: list[str]) -> list[str]:
 
 
 def plan_tournament(
-    game: str, agents: list[str], games: int, seed: int = 0, seating: str = "rotations",
+    game: str, agents: list[str], games: int, seed: int = 0, seating: str = "auto",
     config: dict | None = None, ismcts_iterations: int = 100,
 ) -> Plan:
     """Check everything before anything runs; ValueError naming the argument otherwise."""
@@ -84,7 +85,8 @@ def plan_tournament(
         raise ValueError(f"--games must be a positive int (games per table), got {games!r}")
     if isinstance(ismcts_iterations, bool) or not isinstance(ismcts_iterations, int) or ismcts_iterations < 1:
         raise ValueError(f"--ismcts-iterations must be a positive int, got {ismcts_iterations!r}")
-    seatings(2, seating)  # checks the name before anything is built
+    if seating != "auto":
+        seatings(2, seating)  # checks the name before anything is built
     config = dict(config or {})
     for option in config:
         if option not in GAME_OPTIONS or game not in GAME_OPTIONS[option]:
@@ -107,7 +109,8 @@ def plan_tournament(
             f"--agents: {game} with {n} players needs at least {n} agents for a table, got {len(specs)} "
             f"(list an agent twice to seat two copies)"
         )
-    seats = seatings(n, seating)
+    # auto: all orders up to three players (at most 6 seatings), so who sits after whom is balanced too
+    seats = seatings(n, ("permutations" if n <= 3 else "rotations") if seating == "auto" else seating)
     deals = math.ceil(games / len(seats))
     tables = list(itertools.combinations(specs, n))
     return Plan(game, config, n, specs, tables, seats, deals, seed)
@@ -189,8 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, required=True, help="games per table (rounded up to whole deals)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and every agent's seed (default 0)")
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--seating", choices=["rotations", "permutations"], default="rotations",
-                        help="seatings per deal: n rotations (default) or all n! permutations")
+    parser.add_argument("--seating", choices=["auto", "rotations", "permutations"], default="auto",
+                        help="seatings per deal: n rotations, or all n! permutations; auto (default): "
+                             "permutations up to 3 players, rotations beyond")
     parser.add_argument("--ismcts-iterations", type=int, default=100, help="ISMCTS iterations per move (default 100)")
     parser.add_argument("--num-players", type=int, help="wapi, samurai: the number of players")
     parser.add_argument("--scoring", choices=["full", "shared"], help="wapi: scoring mode")

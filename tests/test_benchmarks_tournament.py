@@ -227,3 +227,10 @@ def test_a_game_that_cannot_be_built_is_a_reported_failure():
     spec = AgentSpec("random", "random")
     (failure,) = play_task(Task(("wapi", (("num_players", 9),)), (spec, spec), 0, 0, ((0, 1),))).failures
     assert failure.agent == "engine" and "cannot build the game" in failure.message and "num_players" in failure.message
+
+
+def test_auto_seating_takes_all_orders_up_to_three_players_and_rotations_beyond():
+    three = plan_tournament("wapi", ["random", "heuristic", "random"], games=6, config={"num_players": 3})
+    four = plan_tournament("wapi", ["random", "heuristic", "random", "random"], games=8, config={"num_players": 4})
+    assert len(three.seatings) == 6 and three.deals == 1
+    assert four.seatings == seatings(4, "rotations") and four.deals == 2
