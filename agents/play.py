@@ -55,6 +55,15 @@ class HumanAgent(Agent):
             self.write(f"'{answer}' is not one of the moves: type a number from 1 to {len(legal)} (or q to give up).")
 
 
+def board(state: GameState, seat: int) -> str:
+    """The board as the person in ``seat`` may see it. Engines' text shows the hand of the player
+    to act (Samurai); while that is an agent, its hand is cut from the picture."""
+    lines = state.render_text().split("\n")
+    if state.current_player is not None and state.current_player != seat:
+        lines = [line.split(", hand:")[0] + ", hand: hidden" if ", hand:" in line else line for line in lines]
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m agents.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -116,12 +125,12 @@ def main(argv: list[str] | None = None, read: Callable[[str], str] = input, writ
 
     def show(state: GameState, player: int, action: int, description: str) -> None:
         who = "You" if player == args.seat else f"{player_label(player)} [{agents[player].name}]"
-        write(f"\n{who}: {description}\n{state.render_text()}")
+        write(f"\n{who}: {description}\n{board(state, args.seat)}")
 
     seats = ", ".join(f"{player_label(p)}: {'you' if p == args.seat else a.name}" for p, a in enumerate(agents))
     write(f"{args.game}: {seats}")
     try:
-        result = play_game(game, agents, seed=args.seed, on_start=lambda s: write(s.render_text()), on_move=show)
+        result = play_game(game, agents, seed=args.seed, on_start=lambda s: write(board(s, args.seat)), on_move=show)
     except Resign:
         write("\nYou gave up. Game over.")
         return 1

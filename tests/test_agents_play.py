@@ -56,6 +56,8 @@ def test_a_full_samurai_game():
     read, _ = scripted("7.5")
     code, text = run(["samurai", "--opponents", "random", "--seed", "1"], read)
     assert code == 0 and "'7.5' is not one of the moves" in text and "Final scores:" in text and "Winner" in text
+    assert "to act: B (player_1), hand: hidden" in text, "the opponent's hand is never shown"
+    assert "to act: A (player_0), hand: " in text and "to act: B (player_1), hand: h" not in text.replace("hidden", "")
 
 
 def test_giving_up_and_end_of_input():
