@@ -179,9 +179,8 @@ def main(argv: list[str] | None = None) -> dict:
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from agents.selfplay import check_model_file, save_model
-    from agents.selfplay import (EvalCallback, SnapshotCallback, TimeLimitCallback, make_training_env, plot_curve,
-                                 results_table)
+    from agents.selfplay import (EvalCallback, SnapshotCallback, TimeLimitCallback, check_model_file, evaluate,
+                                 make_training_env, plot_curve, results_table, save_model)
 
     # --- seeding: one block ---------------------------------------------------------
     set_random_seed(args.seed)
@@ -235,9 +234,7 @@ def main(argv: list[str] | None = None) -> dict:
     # --- final evaluation of the best model (fresh seeds, seats swapped) -------------
     best = MaskablePPO.load(os.path.join(out, "model.zip"), device="cpu")
     check_model_file(os.path.join(out, "model.zip"), game)
-    from agents.selfplay import evaluate
-
-    rows = [evaluate(best, game, name, args.eval_games, seed=20_000, reward=args.reward) for name in tuple(args.eval_opponents)]
+    rows = [evaluate(best, game, name, args.eval_games, seed=20_000, reward=args.reward) for name in args.eval_opponents]
     results = {"run_name": run_name, "game": game.name, "config": game.config(), "timesteps": int(model.num_timesteps),
                "train_seconds": round(train_seconds, 1), "total_seconds": round(time.time() - started, 1),
                "best_at_timesteps": evaluation.best_timesteps,

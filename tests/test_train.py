@@ -141,3 +141,11 @@ def test_pool_draws_every_kind_and_keeps_the_latest_snapshots(smoke_run):
     assert {id(pool.baselines["random"]), id(pool.baselines["heuristic"])} | {id(s) for s in pool.snapshots} == drawn
     state = game.new_state(np.random.default_rng(0))
     assert pool.snapshots[0](state, state.current_player) in state.legal_actions()
+
+
+def test_time_limit_stops_training_early(tmp_path):
+    argv = [a for a in SMOKE]
+    argv[argv.index("--timesteps") + 1] = "200000"
+    results = train.main(argv + ["--max-minutes", "0.002", "--out", str(tmp_path)])
+    assert results["stopped_by_time_limit"] and results["timesteps"] < 200_000
+    assert os.path.isfile(tmp_path / "model.zip")
