@@ -91,3 +91,17 @@ def test_observations_stay_in_bounds():
                 obs = state.observation(player)
                 assert obs.dtype == np.float32 and obs.shape == (92,)
                 assert obs.min() >= 0 and obs.max() <= 1
+
+
+@pytest.mark.parametrize("num_players,scoring", [(2, "shared"), (5, "full")])
+def test_incremental_observation_equals_one_built_from_scratch(num_players, scoring):
+    """The public vector kept up to date move by move equals one rebuilt from the position."""
+    game = WapiGame(num_players, scoring)
+    for seed in range(40):
+        state = game.new_state(np.random.default_rng(seed))
+        state.observation(0)  # start keeping the public vector
+        for state in play_random(state, seed):
+            fresh = state.clone()
+            fresh.public = None
+            for player in range(num_players):
+                assert np.array_equal(state.observation(player), fresh.observation(player))

@@ -57,37 +57,73 @@ TO_ACT = PRESENT + MAX_PLAYERS
 OBSERVATION_SIZE = TO_ACT + MAX_PLAYERS
 
 
+SEAT_BLOCKS = [MINES + k * MINE_BLOCK + 3 for k in range(NUM_MINES)] + [TOTEMS_LEFT, SCORES, PRESENT, TO_ACT]
+
+
+def _rotation(num_players: int, observer: int) -> np.ndarray:
+    """Indices that turn the absolute-seat vector into ``observer``'s relative view."""
+    index = np.arange(OBSERVATION_SIZE)
+    for block in SEAT_BLOCKS:
+        for slot in range(num_players):
+            index[block + slot] = block + (observer + slot) % num_players
+    return index
+
+
+ROTATIONS = {n: [_rotation(n, o) for o in range(n)] for n in range(2, MAX_PLAYERS + 1)}
+
+
 def encode(state: WapiState, observer: int) -> np.ndarray:
-    """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE."""
-    game = state.game
-    n = game.num_players
-    seats = [(observer + r) % n for r in range(n)]  # absolute player in each relative slot
-    pad = [0.0] * (MAX_PLAYERS - n)
+    """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE.
+
+    The state keeps the public vector in absolute seats (``state.public``,
+    refreshed after each move by :func:`refresh`); an observer's view is a
+    rotation of it, so an observation costs one array build and one gather.
+    """
+    if state.public is None:
+        state.public = public_vector(state)
+    return np.array(state.public, dtype=np.float32)[ROTATIONS[state.game.num_players][observer]]
+
+
+def public_vector(state: WapiState) -> list[float]:
+    """Everything public, in absolute seats (player 0 in slot 0)."""
     out: list[float] = []
     for mine in range(NUM_MINES):
-        silver, poles = state.silver[mine], state.totems[mine]
-        out += (len(silver) / SILVER_FIELDS, sum(silver) / MAX_MINE_VALUE, state.masks[mine] / MASK_FIELDS)
-        out += [poles.count(p) / TOTEMS_PER_PLAYER for p in seats]
-        out += pad
-    drawn = [0.0] * NUM_TILE_KINDS
+        out += mine_block(state, mine)
+    return out + tail(state)
+
+
+def refresh(state: WapiState, mine: int) -> None:
+    """Bring ``state.public`` up to date after a move that touched ``mine``."""
+    start = MINES + mine * MINE_BLOCK
+    state.public[start:start + MINE_BLOCK] = mine_block(state, mine)
+    state.public[DRAWN:] = tail(state)
+
+
+def mine_block(state: WapiState, mine: int) -> list[float]:
+    silver, poles = state.silver[mine], state.totems[mine]
+    n = state.game.num_players
+    out = [len(silver) / SILVER_FIELDS, sum(silver) / MAX_MINE_VALUE, state.masks[mine] / MASK_FIELDS]
+    out += [poles.count(p) / TOTEMS_PER_PLAYER for p in range(n)] if poles else [0.0] * n
+    return out + [0.0] * (MAX_PLAYERS - n)
+
+
+def tail(state: WapiState) -> list[float]:
+    """Everything after the mines: drawn tile, totems left, bag, progress, mode, scores, seats."""
+    game = state.game
+    n = game.num_players
+    pad = [0.0] * (MAX_PLAYERS - n)
+    out = [0.0] * NUM_TILE_KINDS
     if state.drawn is not None:
-        drawn[state.drawn] = 1.0
-    out += drawn
-    out += [state.totems_left[p] / TOTEMS_PER_PLAYER for p in seats]
+        out[state.drawn] = 1.0
+    out += [left / TOTEMS_PER_PLAYER for left in state.totems_left]
     out += pad
-    remaining = [0] * NUM_TILE_KINDS
-    for tile in state.bag:
-        remaining[tile] += 1
-    out += [r / c if c else 0.0 for r, c in zip(remaining, game.tile_counts)]
+    out += [r * c for r, c in zip(state.bag_counts, game.tile_scale)]
     out.append(state.coins_placed / COINS_TO_END)
     out.append(1.0 if game.scoring == "shared" else 0.0)
-    scores = state.approximate_scores()
-    out += [scores[p] / MAX_SCORE for p in seats]
+    out += [score / MAX_SCORE for score in state.approximate_scores()]
     out += pad
     out += [1.0] * n + pad
     to_act = [0.0] * MAX_PLAYERS
     if state.current_player is not None:
-        to_act[(state.current_player - observer) % n] = 1.0
-    out += to_act
-    return np.array(out, dtype=np.float32)
-
+        to_act[state.current_player] = 1.0
+    return out + to_act

@@ -32,7 +32,7 @@ from envs.wapi.components import (
     TOTEMS_PER_PLAYER,
     is_coin,
 )
-from envs.wapi.observation import OBSERVATION_SIZE, encode
+from envs.wapi.observation import OBSERVATION_SIZE, encode, refresh
 
 def validate_coins(coins: Any) -> dict[int, int]:
     """The coin distribution ``{value: count}``; missing values count 0."""
@@ -68,6 +68,7 @@ class WapiGame(Game):
         self.tiles = [TILE_OF_CODE[f"S{v}"] for v in COIN_VALUES for _ in range(self.coins[v])]
         self.tiles += [FIRST_MASK + k for k in range(NUM_MINES) for _ in range(MASK_FIELDS)]
         self.tile_counts = [self.tiles.count(t) for t in range(NUM_TILE_KINDS)]
+        self.tile_scale = [1 / c if c else 0.0 for c in self.tile_counts]  # bag counts into [0, 1]
 
     observation_size = OBSERVATION_SIZE
 
@@ -97,6 +98,7 @@ class WapiState(GameState):
     def __init__(self, game: WapiGame, bag: list[int]):
         self.game = game
         self.bag = bag  # tiles left, next draw first
+        self.bag_counts = [bag.count(t) for t in range(NUM_TILE_KINDS)]  # public: what is left, by kind
         self.drawn: int | None = None
         self.current_player: int | None = 0
         self.silver: list[list[int]] = [[] for _ in range(NUM_MINES)]  # coin values, placement order
@@ -105,11 +107,13 @@ class WapiState(GameState):
         self.totems_left = [TOTEMS_PER_PLAYER] * game.num_players
         self.coins_placed = 0
         self._legal: list[int] | None = None
+        self.public: list[float] | None = None  # observation.py's public vector, built on first use
 
     # --- turn structure ----------------------------------------------------
     def draw(self) -> None:
         """The current player draws the top tile of the bag (public chance event)."""
         self.drawn = self.bag.pop(0)
+        self.bag_counts[self.drawn] -= 1
         self._legal = None
 
     def legal_actions(self) -> list[int]:
@@ -132,19 +136,22 @@ class WapiState(GameState):
             raise IllegalActionError(f"action {action} is not legal now")
         player, tile = self.current_player, self.drawn
         if is_coin(tile):
-            self.silver[action].append(COIN_VALUES[tile])
+            mine = action
+            self.silver[mine].append(COIN_VALUES[tile])
             self.coins_placed += 1
-            if self.coins_placed == COINS_TO_END:
-                self.current_player, self.drawn, self._legal = None, None, None
-                return
         else:
             mine = tile - FIRST_MASK
             self.masks[mine] += 1
             if action == PLACE_TOTEM:
                 self.totems[mine].append(player)
                 self.totems_left[player] -= 1
-        self.current_player = (player + 1) % self.game.num_players
-        self.draw()
+        if self.coins_placed == COINS_TO_END:  # the game ends at once
+            self.current_player, self.drawn, self._legal = None, None, None
+        else:
+            self.current_player = (player + 1) % self.game.num_players
+            self.draw()
+        if self.public is not None:
+            refresh(self, mine)
 
     # --- scoring -----------------------------------------------------------
     def mine_value(self, mine: int) -> int:
@@ -191,10 +198,13 @@ class WapiState(GameState):
         other = object.__new__(WapiState)
         other.__dict__.update(self.__dict__)
         other.bag = self.bag[:]
+        other.bag_counts = self.bag_counts[:]
         other.silver = [s[:] for s in self.silver]
         other.masks = self.masks[:]
         other.totems = [t[:] for t in self.totems]
         other.totems_left = self.totems_left[:]
+        if self.public is not None:
+            other.public = self.public[:]
         return other
 
     def determinize(self, player: int, rng: np.random.Generator) -> WapiState:
