@@ -86,6 +86,23 @@ def check_permutation(name: str, given: Any, expected: list[str]) -> list[str]:
     return list(given)
 
 
+def is_int(value: Any) -> bool:
+    """A real int (not a bool), as state data must hold."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def invalid_state(game: str, message: str) -> None:
+    """Refuse ``state_dict`` data that breaks the rules of ``game``."""
+    raise ValueError(f"invalid {game} state_dict: {message}")
+
+
+def as_list(value: Any, name: str, game: str, length: int | None = None) -> list:
+    """``value`` if it is a list (of ``length`` items when given), else refuse the data."""
+    if not isinstance(value, list) or (length is not None and len(value) != length):
+        invalid_state(game, f"{name} must be a list{'' if length is None else f' of {length}'}, got {value!r}")
+    return value
+
+
 def win_rewards(num_players: int, winners: list[int]) -> list[float]:
     """+1 for each winner, -1 for each other player; all 0 when everyone shares the win."""
     if len(winners) == num_players:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from envs.core.engine import check_keys
+from envs.core.engine import as_list, check_keys, invalid_state, is_int
 from envs.samurai.actions import FIGURE, HEX
 from envs.samurai.board import CAPACITY, HEX_KIND, LAND, NUM_HEXES, SEA, SETTLEMENT, SETTLEMENTS
 from envs.samurai.components import (
@@ -51,18 +52,10 @@ def state_to_dict(state: SamuraiState) -> dict[str, Any]:
     }
 
 
-def _fail(message: str) -> None:
-    raise ValueError(f"invalid Samurai state_dict: {message}")
+_fail = partial(invalid_state, "Samurai")
+_list = partial(as_list, game="Samurai")
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _list(value: Any, name: str, length: int | None = None) -> list:
-    if not isinstance(value, list) or (length is not None and len(value) != length):
-        _fail(f"{name} must be a list{'' if length is None else f' of {length}'}, got {value!r}")
-    return value
 
 
 def _tiles(value: Any, name: str) -> list[int]:
@@ -74,7 +67,7 @@ def _tiles(value: Any, name: str) -> list[int]:
 
 def _counts(value: Any, name: str) -> list[int]:
     check_keys(name, value, set(FIGURE_TYPES), set(FIGURE_TYPES))
-    if not all(_is_int(value[t]) and value[t] >= 0 for t in FIGURE_TYPES):
+    if not all(is_int(value[t]) and value[t] >= 0 for t in FIGURE_TYPES):
         _fail(f"{name} must map {list(FIGURE_TYPES)} to non-negative ints, got {value!r}")
     return [value[t] for t in FIGURE_TYPES]
 
@@ -83,7 +76,7 @@ def state_from_dict(game: SamuraiGame, data: dict[str, Any]) -> SamuraiState:
     from envs.samurai.rules import CHOOSE_HAND, DRAFT, PLAY, SamuraiState
 
     check_keys("state_dict", data, KEYS, KEYS)
-    n, layout = game.num_players, game.layout
+    n = game.num_players
     if data["game"] != "samurai":
         _fail(f"game is {data['game']!r}, expected 'samurai'")
     if data["num_players"] != n:
@@ -123,14 +116,14 @@ def _load_board(state: SamuraiState, board: Any) -> None:
     on = state.layout.on_board
     for key, cell in sorted(board.items(), key=lambda kv: str(kv[0])):
         h = int(key) if isinstance(key, str) and key.isdigit() else key
-        if not _is_int(h) or not 0 <= h < NUM_HEXES or not on[h]:
+        if not is_int(h) or not 0 <= h < NUM_HEXES or not on[h]:
             _fail(f"board has a tile on hex {key!r}, which is off the board for {state.game.num_players} players")
         if HEX_KIND[h] == SETTLEMENT:
             _fail(f"board has a tile on hex {h}, a settlement: tiles never go on settlements")
         check_keys(f"board[{key!r}]", cell, {"tile", "owner"}, {"tile", "owner"})
         kind = _tiles([cell["tile"]], f"board[{key!r}].tile")[0]
         owner = cell["owner"]
-        if not _is_int(owner) or not 0 <= owner < state.game.num_players:
+        if not is_int(owner) or not 0 <= owner < state.game.num_players:
             _fail(f"board[{key!r}].owner must be a player index 0..{state.game.num_players - 1}, got {owner!r}")
         if kind == FIGURE_SWAP:
             _fail(f"board[{key!r}] holds a figure swap, which is discarded after use and never placed")
@@ -161,7 +154,7 @@ def _load_figures(state: SamuraiState, figures: Any) -> None:
 
 
 def _load_turn(state: SamuraiState, turn: dict[str, Any]) -> None:
-    if not _is_int(turn["number"]) or turn["number"] < 0:
+    if not is_int(turn["number"]) or turn["number"] < 0:
         _fail(f"turn.number must be a non-negative int, got {turn['number']!r}")
     if not isinstance(turn["non_quick_used"], bool):
         _fail(f"turn.non_quick_used must be true or false, got {turn['non_quick_used']!r}")
@@ -181,7 +174,7 @@ def _load_turn(state: SamuraiState, turn: dict[str, Any]) -> None:
             _fail(f"turn.first_figure must name a settlement id and a type from {list(FIGURE_TYPES)}")
         state.first_figure = (SETTLEMENTS.index(first["settlement"]), FIGURE_TYPES.index(first["type"]))
     if swap_from is not None:
-        if not _is_int(swap_from) or not 0 <= swap_from < NUM_HEXES:
+        if not is_int(swap_from) or not 0 <= swap_from < NUM_HEXES:
             _fail(f"turn.swap_from must be a hex id or null, got {swap_from!r}")
         state.swap_from = swap_from
     if state.phase != "play" and (state.played or state.pending >= 0 or state.turn_number):

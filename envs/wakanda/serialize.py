@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from envs.core.engine import check_keys
+from envs.core.engine import as_list, check_keys, invalid_state, is_int
 from envs.wakanda.components import (
     ALL_PIECES,
     FIRST_AVAILABLE,
@@ -57,22 +58,14 @@ def state_to_dict(state: WakandaState) -> dict[str, Any]:
     }
 
 
-def _fail(message: str) -> None:
-    raise ValueError(f"invalid Wakanda state_dict: {message}")
+_fail = partial(invalid_state, "Wakanda")
+_list = partial(as_list, game="Wakanda")
 
 
-def _list(value: Any, name: str) -> list:
-    if not isinstance(value, list):
-        _fail(f"{name} must be a list, got {value!r}")
-    return value
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _player_or_none(value: Any, name: str) -> int | None:
-    if value is not None and (not _is_int(value) or not 0 <= value < NUM_PLAYERS):
+    if value is not None and (not is_int(value) or not 0 <= value < NUM_PLAYERS):
         _fail(f"{name} must be null or a player index 0..{NUM_PLAYERS - 1}, got {value!r}")
     return value
 
@@ -181,7 +174,7 @@ def _check_turn(data: dict[str, Any], state: WakandaState) -> None:
     player = data["current_player"]
     if terminal and player is not None:
         _fail("a finished game has current_player null")
-    if not terminal and (not _is_int(player) or not 0 <= player < NUM_PLAYERS):
+    if not terminal and (not is_int(player) or not 0 <= player < NUM_PLAYERS):
         _fail(f"current_player must be a player index 0..{NUM_PLAYERS - 1} in a game in play, got {player!r}")
     if state.bag:
         actions = sum(len(t) for t in state.totems) + state.finished
@@ -208,7 +201,7 @@ def _check_turn(data: dict[str, Any], state: WakandaState) -> None:
 
 def _check_result(data: dict[str, Any], state: WakandaState) -> None:
     scores = state.int_scores()
-    if data["scores"] != scores or not all(_is_int(s) or isinstance(s, float) for s in _list(data["scores"], "scores")):
+    if data["scores"] != scores or not all(is_int(s) or isinstance(s, float) for s in _list(data["scores"], "scores")):
         _fail(f"scores {data['scores']!r} disagree with the position, which scores {scores}")
     winner = state.winner()
     if data["winner"] != winner or isinstance(data["winner"], bool):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from envs.core.engine import check_keys
+from envs.core.engine import as_list, check_keys, invalid_state, is_int
 from envs.wapi.components import (
     COIN_VALUES,
     COINS_TO_END,
@@ -43,8 +44,8 @@ def state_to_dict(state: WapiState) -> dict[str, Any]:
     }
 
 
-def _fail(message: str) -> None:
-    raise ValueError(f"invalid Wapi state_dict: {message}")
+_fail = partial(invalid_state, "Wapi")
+_list = partial(as_list, game="Wapi")
 
 
 def _tile(code: Any, where: str) -> int:
@@ -74,14 +75,14 @@ def state_from_dict(game: WapiGame, data: dict[str, Any]) -> WapiState:
         silver, totems, masks = _list(mine["silver"], "silver"), _list(mine["totems"], "totems"), mine["masks"]
         if len(silver) > SILVER_FIELDS or any(v not in COIN_VALUES or isinstance(v, bool) for v in silver):
             _fail(f"mines[{k}].silver must hold at most {SILVER_FIELDS} values from {list(COIN_VALUES)}")
-        if not _is_int(masks) or not 0 <= masks <= MASK_FIELDS:
+        if not is_int(masks) or not 0 <= masks <= MASK_FIELDS:
             _fail(f"mines[{k}].masks must be an int in 0..{MASK_FIELDS}")
-        if len(totems) > masks or any(not _is_int(p) or not 0 <= p < n for p in totems):
+        if len(totems) > masks or any(not is_int(p) or not 0 <= p < n for p in totems):
             _fail(f"mines[{k}].totems must be player indices, at most one per mask placed")
         state.silver[k], state.masks[k], state.totems[k] = list(silver), masks, list(totems)
     totems_left = _list(data["totems_left"], "totems_left")
     poles = Counter(p for t in state.totems for p in t)
-    if len(totems_left) != n or any(not _is_int(t) or t + poles[p] != TOTEMS_PER_PLAYER for p, t in enumerate(totems_left)):
+    if len(totems_left) != n or any(not is_int(t) or t + poles[p] != TOTEMS_PER_PLAYER for p, t in enumerate(totems_left)):
         _fail(f"totems_left must list, per player, {TOTEMS_PER_PLAYER} minus the poles they placed")
     state.totems_left = list(totems_left)
     state.coins_placed = sum(len(s) for s in state.silver)
@@ -123,11 +124,3 @@ def _check_turn(data: dict[str, Any], state: WapiState) -> None:
         _fail(f"current_player must be {expected}: {drawn_so_far} tiles have been drawn, one per turn")
 
 
-def _list(value: Any, name: str) -> list:
-    if not isinstance(value, list):
-        _fail(f"{name} must be a list, got {value!r}")
-    return value
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
