@@ -96,7 +96,7 @@ def invalid_state(game: str, message: str) -> None:
     raise ValueError(f"invalid {game} state_dict: {message}")
 
 
-def as_list(value: Any, name: str, game: str, length: int | None = None) -> list:
+def as_list(game: str, value: Any, name: str, length: int | None = None) -> list:
     """``value`` if it is a list (of ``length`` items when given), else refuse the data."""
     if not isinstance(value, list) or (length is not None and len(value) != length):
         invalid_state(game, f"{name} must be a list{'' if length is None else f' of {length}'}, got {value!r}")

@@ -53,7 +53,7 @@ def state_to_dict(state: SamuraiState) -> dict[str, Any]:
 
 
 _fail = partial(invalid_state, "Samurai")
-_list = partial(as_list, game="Samurai")
+_list = partial(as_list, "Samurai")
 
 
 

@@ -59,7 +59,7 @@ def state_to_dict(state: WakandaState) -> dict[str, Any]:
 
 
 _fail = partial(invalid_state, "Wakanda")
-_list = partial(as_list, game="Wakanda")
+_list = partial(as_list, "Wakanda")
 
 
 

@@ -45,7 +45,7 @@ def state_to_dict(state: WapiState) -> dict[str, Any]:
 
 
 _fail = partial(invalid_state, "Wapi")
-_list = partial(as_list, game="Wapi")
+_list = partial(as_list, "Wapi")
 
 
 def _tile(code: Any, where: str) -> int:
