@@ -18,7 +18,6 @@ evaluation callbacks, the learning-curve plot and the results table.
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 from functools import partial
@@ -27,6 +26,7 @@ from typing import Any, Callable
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.stats import wilson_interval
 from envs.core.engine import Game, GameState
 
 #: The opponent kinds ``train.py --opponents`` accepts; "ppo:PATH" is also accepted.
@@ -170,16 +170,6 @@ def check_model_file(path: str, game: Game) -> dict[str, Any]:
 
 
 # --- evaluation ----------------------------------------------------------------------
-def wilson_interval(points: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval for a win rate of ``points`` wins out of ``n`` games."""
-    if n == 0:
-        return 0.0, 1.0
-    p = points / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def evaluate(model, game: Game, opponent: str, games: int, seed: int = 0, reward: str = "win") -> dict[str, Any]:
     """Play ``games`` games of ``model`` (deterministic, masked) against ``opponent`` in every other seat.
 

@@ -21,7 +21,6 @@ heuristics.
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing
 import platform
 import sys
@@ -31,6 +30,7 @@ from pathlib import Path
 
 from agents import Agent, PlayerView, make_agent, play_game
 from agents.games import available_games, make_game
+from agents.stats import wilson_interval
 
 RESULTS = Path(__file__).parent / "results" / "strength.md"
 
@@ -54,16 +54,6 @@ MATCHUPS = [
     Matchup("wakanda-ismcts-heuristic", "wakanda", (), "ismcts", "heuristic", 0.60, ">= 60%"),
     Matchup("samurai2-ismcts-heuristic", "samurai", (("num_players", 2),), "ismcts", "heuristic", 0.60, ">= 60%"),
 ]
-
-
-def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 class Timed(Agent):
@@ -119,7 +109,7 @@ def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, hero_op
     seat_wins = [sum(r[0][s] for r in results) for s in range(n)]
     times = [t for r in results for t in r[1]]
     wins = seat_wins[0]
-    low, high = wilson(wins, games)
+    low, high = wilson_interval(wins, games)
     bar = max(seat_wins[1:]) / games if matchup.target_text.startswith("most") else matchup.target
     if low >= bar:
         met = "yes"

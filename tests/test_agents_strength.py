@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agents.games import available_games
-from benchmarks.strength import MATCHUPS, run_matchup, wilson
+from agents.stats import wilson_interval as wilson
+from benchmarks.strength import MATCHUPS, run_matchup
 
 pytestmark = pytest.mark.slow
 
