@@ -222,6 +222,19 @@ def test_bad_constructor_arguments_name_the_argument(game):
 
 
 @pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+def test_unknown_reset_options_warn_and_are_ignored(game):
+    """Unknown option keys warn (PettingZoo's api_test passes one) and change nothing else."""
+    env = module(game).raw_env()
+    env.reset(seed=1)
+    expected = env.state_dict()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env.reset(seed=1, options={"deck": 1})
+    assert any("not used" in str(w.message) for w in caught)
+    assert env.state_dict() == expected and env.agent_selection == "player_0"
+
+
+@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
 def test_render_modes(game):
     mod = module(game)
     env = mod.env(render_mode="ansi")

@@ -308,13 +308,6 @@ def test_bad_injected_bags_and_villages_are_refused(options, message):
     assert env.state_dict() == before
 
 
-def test_unknown_reset_options_warn_and_are_ignored():
-    env = wakanda_v0.raw_env()
-    with pytest.warns(UserWarning, match="not used"):
-        env.reset(seed=1, options={"deck": 1})
-    assert env.agent_selection == "player_0"
-
-
 def test_raw_env_rejects_bad_actions_without_changing_anything():
     """raw_env: out-of-range, illegal (tilted village, empty totem, piece not held) and None raise."""
     env = wakanda_v0.raw_env()

@@ -175,12 +175,6 @@ def test_bad_injected_bags_are_refused(options, message):
     assert env.state_dict() == before
 
 
-def test_unknown_reset_options_warn_and_are_ignored():
-    env = wapi_v0.raw_env()
-    with pytest.warns(UserWarning, match="not used"):
-        env.reset(seed=1, options={"deck": 1})
-
-
 def test_raw_env_rejects_bad_actions_without_changing_anything():
     env = wapi_v0.raw_env()
     env.reset(options={"bag": bag(env.game, "M1")})
