@@ -158,3 +158,18 @@ def test_advanced_observations_and_masks_never_leak_face_down_villages():
                 for player in (0, 1):
                     assert np.array_equal(twin.observation(player), state.observation(player))
             state.apply(choose(state.legal_actions()))
+
+
+@pytest.mark.parametrize("advanced", [False, True])
+def test_incremental_observation_equals_one_built_from_scratch(advanced):
+    """The view kept up to date move by move equals one rebuilt from the position, for both players."""
+    from tests.conftest import play_random
+
+    game = WakandaGame(advanced)
+    for seed in range(60):
+        state = game.new_state(np.random.default_rng(seed))
+        state.observation(0)  # start keeping the public vector
+        for state in play_random(state, seed):
+            fresh = game.state_from_dict(state.to_dict())
+            for player in (0, 1):
+                assert np.array_equal(state.observation(player), fresh.observation(player))

@@ -80,34 +80,73 @@ def slot_block(state: WakandaState, slot: int) -> tuple[float, ...]:
     )
 
 
+def _swap_seats() -> np.ndarray:
+    """Indices that turn player 0's view into player 1's: every seat pair swapped."""
+    index = np.arange(OBSERVATION_SIZE)
+    pairs = [(v * SLOT_BLOCK + SLOT_BLOCK - 2, 1) for v in range(NUM_SLOTS)]  # owned by me / by them
+    pairs += [(SUPPLIES, NUM_PIECE_KINDS), (HEADDRESSES_LEFT, 1), (THIRD_FIRST, 1), (SCORES, 1), (TO_ACT, 1)]
+    for start, width in pairs:
+        first, second = range(start, start + width), range(start + width, start + 2 * width)
+        index[list(first) + list(second)] = list(second) + list(first)
+    return index
+
+
+_SWAP = _swap_seats()
+
+
 def encode(state: WakandaState, observer: int) -> np.ndarray:
-    """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE."""
-    opponent = 1 - observer
-    advanced = state.game.advanced
-    cache = state._slot_obs
-    owners = state.owner
+    """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE.
+
+    The state keeps player 0's view (``state.public``, refreshed after each move
+    by :func:`refresh`); player 1's is the same vector with the seat pairs swapped.
+    """
+    if state.public is None:
+        state.public = public_vector(state)
+    vector = np.frombuffer(bytearray(_PACK.pack(*state.public)), dtype=np.float32)  # writable, fresh buffer
+    return vector if observer == 0 else vector[_SWAP]
+
+
+def public_vector(state: WakandaState) -> list[float]:
+    """Player 0's view: every slot block, then the tail."""
     out: list[float] = []
     for slot in range(NUM_SLOTS):
-        block = cache[slot]
-        if block is None:
-            block = cache[slot] = slot_block(state, slot)
-        out += block
-        out += _OWNER_BITS[owners[slot]][observer]  # (owned by the observer, by the opponent)
-    out += map(_LOOKUP, _SCALED, state.supplies[observer])
-    out += map(_LOOKUP, _SCALED, state.supplies[opponent])
-    out += (state.headdresses[observer] / HEADDRESSES, state.headdresses[opponent] / HEADDRESSES)
+        out += slot_entries(state, slot)
+    return out + tail(state)
+
+
+def refresh(state: WakandaState, slots: tuple[int, ...]) -> None:
+    """Bring ``state.public`` up to date after a move that changed ``slots``."""
+    public = state.public
+    for slot in slots:
+        public[slot * SLOT_BLOCK:(slot + 1) * SLOT_BLOCK] = slot_entries(state, slot)
+    public[SUPPLIES:] = tail(state)
+
+
+def slot_entries(state: WakandaState, slot: int) -> list[float]:
+    """A slot's whole block as player 0 sees it (the shared part memoised per slot)."""
+    block = state._slot_obs[slot]
+    if block is None:
+        block = state._slot_obs[slot] = slot_block(state, slot)
+    return [*block, *_OWNER_BITS[state.owner[slot]][0]]
+
+
+def tail(state: WakandaState) -> list[float]:
+    """Everything after the slots, as player 0 sees it."""
+    out: list[float] = []
+    out += map(_LOOKUP, _SCALED, state.supplies[0])
+    out += map(_LOOKUP, _SCALED, state.supplies[1])
+    out += (state.headdresses[0] / HEADDRESSES, state.headdresses[1] / HEADDRESSES)
     bag = state.bag
     out += map(_LOOKUP, _SCALED, map(bag.count, _KINDS))
     out.append(len(bag) / NUM_PIECES)
     first = state.third_headdress_first
-    out += (_FLAG[first == observer], _FLAG[first == opponent])
+    out += (_FLAG[first == 0], _FLAG[first == 1])
     candidates = [1.0] * NUM_VILLAGE_KINDS
     villages = state.villages
-    for slot in range(state.revealed if advanced else NUM_SLOTS):
+    for slot in range(state.revealed if state.game.advanced else NUM_SLOTS):
         candidates[villages[slot]] = 0.0
     out += candidates
     scores = state.int_scores()
     to_act = state.current_player
-    out += (_SCORE[scores[observer]], _SCORE[scores[opponent]],
-            _FLAG[to_act == observer], _FLAG[to_act == opponent], _FLAG[advanced])
-    return np.frombuffer(bytearray(_PACK.pack(*out)), dtype=np.float32)  # writable, owns a fresh buffer
+    out += (_SCORE[scores[0]], _SCORE[scores[1]], _FLAG[to_act == 0], _FLAG[to_act == 1], _FLAG[state.game.advanced])
+    return out

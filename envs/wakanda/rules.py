@@ -38,7 +38,7 @@ from envs.wakanda.components import (
     VILLAGE_OF_NAME,
     VILLAGES,
 )
-from envs.wakanda.observation import OBSERVATION_SIZE, encode
+from envs.wakanda.observation import OBSERVATION_SIZE, encode, refresh
 
 #: Decoded actions, built once: action -> (piece kind or None for finish, slot).
 ACTIONS = tuple((a // NUM_SLOTS, a % NUM_SLOTS) if a < FINISH else (None, a - FINISH) for a in range(NUM_ACTIONS))
@@ -116,6 +116,7 @@ class WakandaState(GameState):
         self._legal: list[int] = []
         self._scores: list[int] | None = None  # memo: changes only when a totem is finished
         self._slot_obs: list[tuple | None] = [None] * NUM_SLOTS  # memo of observation.slot_block
+        self.public: list[float] | None = None  # observation.py's player-0 view, built on first use
 
     # --- turn structure ------------------------------------------------------
     def start_turn(self, player: int) -> bool:
@@ -181,6 +182,7 @@ class WakandaState(GameState):
             raise IllegalActionError(f"action {action} is not legal now")  # unreachable: check_action raised
         player = self.current_player
         kind, slot = ACTIONS[int(action)]
+        changed: tuple[int, ...] = (slot,)
         if kind is not None:  # build
             self.supplies[player][kind] -= 1
             self.totems[slot].append(kind)
@@ -194,8 +196,11 @@ class WakandaState(GameState):
             self._scores = None
             if self.revealed < NUM_SLOTS:
                 self._slot_obs[self.revealed] = None
+                changed = (slot, self.revealed)
                 self.revealed += 1
         self._next_turn(player)
+        if self.public is not None:
+            refresh(self, changed)
 
     def _next_turn(self, player: int) -> None:
         """The other player's turn, or back to ``player`` if the other cannot act; the end
@@ -276,6 +281,8 @@ class WakandaState(GameState):
         other.headdresses = self.headdresses[:]
         other._legal = self._legal[:]
         other._slot_obs = self._slot_obs[:]
+        if self.public is not None:
+            other.public = self.public[:]
         return other
 
     def determinize(self, player: int, rng: np.random.Generator) -> WakandaState:
@@ -292,6 +299,7 @@ class WakandaState(GameState):
                 other.villages[slot] = kind
             other.removed = hidden[len(hidden_slots):]
             other._slot_obs = [None] * NUM_SLOTS
+            other.public = None
         return other
 
     def to_dict(self) -> dict[str, Any]:
