@@ -1,13 +1,14 @@
 """How much of each game is luck: the deal's share of the outcome, upsets, and games until skill shows.
 
-    python -m benchmarks.luck                       # every game, default sizes (about 15 minutes on 2 cores)
+    python -m benchmarks.luck                       # every game at once (long: the report's parts are faster)
     python -m benchmarks.luck --configs wapi3 wakanda --deals 40 --replays 2
+    python -m benchmarks.luck --configs samurai2 --pairs heuristic,heuristic~0.25 --merge
 
 For each game configuration, pairs of agents of known strength gap (strong
-first: heuristic > random, ismcts > random, ismcts > heuristic) meet at one
-table: the two of them plus ``--filler`` agents in the other seats. Every
-deal is played in every rotation of that table (duplicate deals) and
-replayed ``--replays`` times with fresh agent seeds. The per-game result is
+first; ``GAME_PAIRS`` per game, or ``--pairs``) meet at one table: the
+two of them plus ``--filler`` agents in the other seats. Every deal is
+played in every rotation of that table (duplicate deals) and replayed
+``--replays`` times with fresh agent seeds. The per-game result is
 the pair's win-rate difference d (+1 if the strong agent finished ahead of
 the weak one, -1 behind, 0 tie). From it:
 
@@ -20,6 +21,16 @@ the weak one, -1 behind, 0 tie). From it:
     and with duplicate deals;
 and what duplicate deals buy (the variance-reduction factor), written to
 ``duplicate.md``. Intervals are bootstrap intervals over deals.
+
+Pairs may seat ε-greedy agents, ``NAME~EPS`` (:mod:`benchmarks.noisy`): the
+agent's move with probability 1 - ε, a random legal move otherwise. Where the
+stock agents are too far apart for upsets (Samurai: the heuristic wins every
+game against random) or too slow (ISMCTS on Samurai), they give rungs of
+known order and moderate gaps.
+
+``--merge`` keeps the rows of the configurations not run from the reports
+already in ``--out``, so the study can be regenerated one game at a time
+(the reports list one command per part).
 """
 
 from __future__ import annotations
@@ -32,9 +43,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents import make_agent
 from agents.games import make_game
-from benchmarks import luck_report
+from benchmarks import luck_report, noisy
 from benchmarks.matches import AgentSpec, Task, TaskResult, run_tasks, seatings
 from benchmarks.ratings import ahead
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
@@ -51,10 +61,19 @@ CONFIGS = {
 }
 #: (strong, weak) pairs, in the order of the known strength ladder
 PAIRS = (("heuristic", "random"), ("ismcts", "random"), ("ismcts", "heuristic"))
+#: Samurai: the heuristic wins every game against random (no upsets, nothing to measure), so the study
+#: adds ε-greedy rungs with moderate gaps, chosen from a quick measurement (2 players, 40 games each:
+#: d = +0.72, +0.70 and +0.45; at 4 players +0.60, +0.50, +0.20). Random is so weak that even
+#: heuristic~0.75 beats it in every game, hence the 0.9 rung.
+SAMURAI_PAIRS = (("heuristic", "random"), ("heuristic", "heuristic~0.25"), ("heuristic~0.5", "heuristic~0.75"),
+                 ("heuristic~0.9", "random"), ("ismcts", "random"), ("ismcts", "heuristic"))
+#: game -> its default pairs (``--pairs`` replaces them for a run)
+GAME_PAIRS = {"wakanda": PAIRS, "wapi": PAIRS, "samurai": SAMURAI_PAIRS}
 #: Games where ISMCTS is affordable by default: Samurai's heuristic rollouts make one ISMCTS game
 #: take about a minute even at 30 iterations, so Samurai's ISMCTS pairs are opt-in (--ismcts-games).
 ISMCTS_GAMES = ("wakanda", "wapi")
 BOOTSTRAP = 400
+CONFIGS_ORDER = list(CONFIGS)
 
 
 @dataclass
@@ -126,8 +145,12 @@ class StudyPlan:
 def plan_study(
     configs: list[str], deals: int, ismcts_deals: int, replays: int, ismcts_iterations: int,
     filler: str = "heuristic", seed: int = 0, ismcts_games: tuple[str, ...] = ISMCTS_GAMES,
+    pairs: list[tuple[str, str]] | None = None,
 ) -> StudyPlan:
-    """Validate the options and lay out one task per (configuration, pair, deal); expensive tasks first."""
+    """Validate the options and lay out one task per (configuration, pair, deal); expensive tasks first.
+
+    ``pairs`` (strong, weak) replaces every game's ``GAME_PAIRS`` for this run.
+    """
     for name, value in (("--deals", deals), ("--ismcts-deals", ismcts_deals), ("--replays", replays),
                         ("--ismcts-iterations", ismcts_iterations)):
         if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "--ismcts-deals" else 1):
@@ -140,6 +163,14 @@ def plan_study(
         raise ValueError(f"--configs must be among {list(CONFIGS)}, got {configs!r}")
     if filler not in ("random", "heuristic", "ismcts"):
         raise ValueError(f"--filler must be one of ['random', 'heuristic', 'ismcts'], got {filler!r}")
+    if pairs is not None:
+        if not pairs:
+            raise ValueError("--pairs needs at least one STRONG,WEAK pair")
+        for pair in pairs:
+            if len(pair) != 2 or pair[0] == pair[1]:
+                raise ValueError(f"--pairs are STRONG,WEAK with two different agents, got {','.join(pair)!r}")
+            for name in pair:
+                noisy.parse(name)  # a malformed NAME~EPS fails here, before anything runs
     notes, expensive, cheap = [], [], []
     for config in configs:
         game_name, game_config = CONFIGS[config]
@@ -149,8 +180,9 @@ def plan_study(
             notes.append(f"{config}: skipped, the game is not available ({error})")
             continue
         game_key = (game_name, tuple(sorted(game_config.items())))
-        for p, (strong, weak) in enumerate(PAIRS):
-            uses_ismcts = "ismcts" in (strong, weak) or (filler == "ismcts" and game.num_players > 2)
+        for p, (strong, weak) in enumerate(GAME_PAIRS[game_name] if pairs is None else pairs):
+            bases = {noisy.parse(name)[0] for name in (strong, weak)}
+            uses_ismcts = "ismcts" in bases or (filler == "ismcts" and game.num_players > 2)
             if uses_ismcts and (game_name not in ismcts_games or ismcts_deals == 0):
                 notes.append(f"{config}: {strong} vs {weak} skipped (ISMCTS not run on {game_name}; see --ismcts-games)")
                 continue
@@ -158,8 +190,8 @@ def plan_study(
             specs = []
             try:
                 for name in table:
-                    options = (("iterations", ismcts_iterations),) if name == "ismcts" else ()
-                    make_agent(name, game, seed=0, **dict(options))
+                    options = (("iterations", ismcts_iterations),) if noisy.parse(name)[0] == "ismcts" else ()
+                    noisy.make(name, game, seed=0, **dict(options))
                     specs.append(AgentSpec(name, name, options))
             except ValueError as error:
                 notes.append(f"{config}: {strong} vs {weak} skipped ({error})")
@@ -169,9 +201,11 @@ def plan_study(
             rows = seatings(game.num_players, "rotations")
             n_deals = ismcts_deals if uses_ismcts else deals
             target = expensive if uses_ismcts else cheap
-            target += [Task(game_key, tuple(specs), deal, seed, tuple(rows), replays, key=(config, p)) for deal in range(n_deals)]
+            key = (config, p, strong, weak)
+            target += [Task(game_key, tuple(specs), deal, seed, tuple(rows), replays, key=key) for deal in range(n_deals)]
     settings = dict(configs=configs, deals=deals, ismcts_deals=ismcts_deals, replays=replays,
-                    ismcts_iterations=ismcts_iterations, filler=filler, seed=seed, ismcts_games=list(ismcts_games))
+                    ismcts_iterations=ismcts_iterations, filler=filler, seed=seed, ismcts_games=list(ismcts_games),
+                    pairs=None if pairs is None else [list(pair) for pair in pairs])
     return StudyPlan(expensive + cheap, notes, settings)
 
 
@@ -186,8 +220,7 @@ def collect(results: list[TaskResult]) -> tuple[list[PairData], list[str]]:
             continue
         grouped.setdefault(r.task.key, []).append(r)
     out = []
-    for (config, p), rs in grouped.items():
-        strong, weak = PAIRS[p]
+    for (config, p, strong, weak), rs in grouped.items():
         n = len(rs[0].task.seatings)
         replays = rs[0].task.replays
         d = np.zeros((len(rs), replays, n))
@@ -200,10 +233,10 @@ def collect(results: list[TaskResult]) -> tuple[list[PairData], list[str]]:
                     if seat in g.winners:
                         wins[who] += 1 / len(g.winners)
         games = d.size
-        out.append(PairData(config, strong, weak, n, d, wins[strong] / games, wins[weak] / games))
-    order = list(CONFIGS)
-    out.sort(key=lambda p: (order.index(p.config), PAIRS.index((p.strong, p.weak))))
-    return out, notes
+        out.append((CONFIGS_ORDER.index(config), p, PairData(config, strong, weak, n, d, wins[strong] / games,
+                                                             wins[weak] / games)))
+    out.sort(key=lambda item: item[:2])
+    return [data for _, _, data in out], notes
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -217,6 +250,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ismcts-iterations", type=int, default=30, help="ISMCTS iterations per move (default 30)")
     parser.add_argument("--ismcts-games", nargs="*", default=list(ISMCTS_GAMES), metavar="GAME",
                         help=f"games whose ISMCTS pairs are played (default {' '.join(ISMCTS_GAMES)})")
+    parser.add_argument("--pairs", nargs="+", metavar="STRONG,WEAK",
+                        help="the pairs to play in every configuration of this run, strong first; NAME~EPS is "
+                             "NAME with a random move with probability EPS (default: each game's pairs, see GAME_PAIRS)")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the other configurations' rows of the reports already in --out (regenerate per game)")
     parser.add_argument("--filler", default="heuristic", help="agent in the seats beyond the pair (default heuristic)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and agent seed (default 0)")
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
@@ -232,8 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.processes < 1:
             raise ValueError(f"--processes must be a positive int, got {args.processes}")
+        pairs = None if args.pairs is None else [tuple(p.split(",")) for p in args.pairs]
         plan = plan_study(args.configs, args.deals, args.ismcts_deals, args.replays, args.ismcts_iterations,
-                          args.filler, args.seed, tuple(args.ismcts_games))
+                          args.filler, args.seed, tuple(args.ismcts_games), pairs)
     except ValueError as error:
         parser.error(str(error))
     for note in plan.notes:
@@ -241,12 +280,13 @@ def main(argv: list[str] | None = None) -> int:
     games = sum(len(t.seatings) * t.replays for t in plan.tasks)
     print(f"{len(plan.tasks)} deals, {games} games on {args.processes} process(es)", file=sys.stderr)
     start = time.perf_counter()
-    results = run_tasks(plan.tasks, processes=args.processes, progress=not args.no_progress, desc="luck")
+    results = run_tasks(plan.tasks, processes=args.processes, progress=not args.no_progress, desc="luck",
+                        play=noisy.play_task)
     elapsed = time.perf_counter() - start
     data, failed = collect(results)
     stats = [pair_stats(d, seed=args.seed) for d in data]
     command = "python -m benchmarks.luck" + (" " + shlex.join(argv) if argv else "")
-    luck_report.write(stats, plan, plan.notes + failed, command, args.out, elapsed, args.processes)
+    luck_report.write(stats, plan, plan.notes + failed, command, args.out, elapsed, args.processes, merge=args.merge)
     print(f"wrote {args.out}/luck.md, duplicate.md and plots in {elapsed:.0f} s", file=sys.stderr)
     return 0
 

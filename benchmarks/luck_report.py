@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 #: the number of games at which the two designs' interval widths are compared in duplicate.md
 COMPARE_AT = 100
@@ -28,20 +31,123 @@ def _pair(stats) -> str:
     return f"{stats.data.strong} > {stats.data.weak}"
 
 
-def luck_markdown(all_stats, plan, notes, command: str, elapsed: float, processes: int) -> str:
+def _settings(plan, elapsed: float, processes: int) -> str:
     s = plan.settings
+    pairs = "" if s.get("pairs") is None else "pairs " + " ".join(",".join(p) for p in s["pairs"]) + "; "
+    return (f"{pairs}{s['deals']} deals per pair ({s['ismcts_deals']} with ISMCTS at {s['ismcts_iterations']} "
+            f"iterations a move), replayed {s['replays']} times; other seats: {s['filler']}; seed {s['seed']}; "
+            f"took {elapsed / 60:.1f} min on {processes} processes (the only figure that changes between runs)")
+
+
+def luck_row(st) -> str:
+    return (
+        f"| {st.data.config} | {_pair(st)} | {st.data.d.size} | {st.mean:+.2f} {_ci(st, 'mean')} "
+        f"| {st.data.strong_wins:.2f} / {st.data.weak_wins:.2f} | {st.upset:.2f} {_ci(st, 'upset')} "
+        f"| {_num(st.share)} {_ci(st, 'share')} | {_num(st.n_independent, 1)} {_ci(st, 'n_independent', 1)} "
+        f"| {_num(st.n_duplicate, 1)} {_ci(st, 'n_duplicate', 1)} |"
+    )
+
+
+def duplicate_row(st) -> str:
+    return (
+        f"| {st.data.config} | {_pair(st)} | {st.data.d.size} | {st.var_independent:.3f} | {st.var_duplicate:.3f} "
+        f"| {_num(st.factor)} {_ci(st, 'factor')} | {1.96 * math.sqrt(st.var_independent / COMPARE_AT):.3f} "
+        f"| {1.96 * math.sqrt(st.var_duplicate / COMPARE_AT):.3f} |"
+    )
+
+
+@dataclass
+class Report:
+    """What the two markdown files hold, by configuration, so that a run can replace its own part.
+
+    ``parts``: (command, configurations, settings) of each run that made rows.
+    """
+
+    parts: list[tuple[str, list[str], str]] = field(default_factory=list)
+    luck_rows: list[str] = field(default_factory=list)
+    duplicate_rows: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def merge(self, new: Report, configs: list[str]) -> Report:
+        """This report with ``configs``' rows, notes and commands replaced by ``new``'s."""
+        def mine(line: str) -> bool:
+            return _config_of(line) not in configs
+
+        # a part keeps only the configurations whose rows it still gave
+        parts = [(command, kept, settings) for command, done, settings in self.parts
+                 if (kept := [c for c in done if c not in configs])]
+        return Report(parts + new.parts, _by_config([r for r in self.luck_rows if mine(r)] + new.luck_rows),
+                      _by_config([r for r in self.duplicate_rows if mine(r)] + new.duplicate_rows),
+                      _by_config([n for n in self.notes if mine(n)] + new.notes))
+
+
+def _config_of(line: str) -> str:
+    """The configuration a table row (``| wapi3 | ...``) or a note (``- wapi3: ...``) is about."""
+    return re.split(r"[ |:]+", line.lstrip("|- "), maxsplit=1)[0]
+
+
+def _by_config(lines: list[str]) -> list[str]:
+    """Lines in the order of the configurations (stable within one)."""
+    from benchmarks.luck import CONFIGS
+
+    order = list(CONFIGS)
+    return sorted(lines, key=lambda line: order.index(_config_of(line)) if _config_of(line) in order else len(order))
+
+
+PART = re.compile(r"^- `(?P<command>[^`]+)`: configs (?P<configs>[\w ]+?); (?P<settings>.*)$")
+
+
+def read(folder: Path) -> Report:
+    """The parts, rows and notes of the reports in ``folder`` (empty if there are none).
+
+    Also reads the single-command reports written before the study could be
+    run in parts (one ``Regenerate:`` line and one ``Settings:`` line).
+    """
+    from benchmarks.luck import CONFIGS
+
+    report = Report()
+    luck, duplicate = folder / "luck.md", folder / "duplicate.md"
+    if not luck.exists():
+        return report
+    old_command = old_settings = None
+    for line in luck.read_text().splitlines():
+        if match := PART.match(line):
+            report.parts.append((match["command"], match["configs"].split(), match["settings"]))
+        elif line.startswith("Regenerate: `"):
+            old_command = line.split("`")[1]
+        elif line.startswith("Settings: "):
+            old_settings = line[len("Settings: "):].rstrip(".")
+        elif line.startswith("| ") and _config_of(line) in CONFIGS:
+            report.luck_rows.append(line)
+        elif line.startswith("- ") and _config_of(line) in CONFIGS:
+            report.notes.append(line[2:])
+    if old_command:
+        configs = list(dict.fromkeys(_config_of(r) for r in report.luck_rows))
+        report.parts.append((old_command, configs, old_settings or ""))
+    if duplicate.exists():
+        report.duplicate_rows = [line for line in duplicate.read_text().splitlines()
+                                 if line.startswith("| ") and _config_of(line) in CONFIGS]
+    return report
+
+
+def luck_markdown(report: Report) -> str:
     lines = [
         "# Luck versus skill",
         "",
-        f"Regenerate: `{command}`",
+        "Regenerate, one command per part (a run with `--merge` replaces the rows of its configurations and keeps "
+        "the others; the parts together give this report). A row depends only on its configuration's settings (every "
+        "deal and agent seed is fixed by the run seed and the deal number), so a part's configurations may be rerun "
+        "alone with `--configs ... --merge`, whatever else its command ran:",
         "",
-        f"Settings: {s['deals']} deals per pair ({s['ismcts_deals']} with ISMCTS at {s['ismcts_iterations']} "
-        f"iterations a move), every deal played in every rotation of the table and replayed {s['replays']} times with "
-        f"fresh agent seeds; other seats: {s['filler']}; seed {s['seed']}. "
-        f"Took {elapsed / 60:.1f} min on {processes} processes (the only line that changes between runs).",
+    ]
+    lines += [f"- `{command}`: configs {' '.join(configs)}; {settings}" for command, configs, settings in report.parts]
+    lines += [
         "",
-        "Per game: d = +1 if the strong agent finished ahead of the weak one, -1 behind, 0 tie (with more than two "
-        "players the pair sits with filler agents; 'ahead' is their head-to-head order). Columns:",
+        "Every deal is played in every rotation of the table and replayed with fresh agent seeds. Per game: d = +1 "
+        "if the strong agent finished ahead of the weak one, -1 behind, 0 tie (with more than two players the pair "
+        "sits with filler agents; 'ahead' is their head-to-head order). `NAME~EPS` is an ε-greedy agent: NAME's "
+        "move with probability 1 - EPS, a uniformly random legal move otherwise (`benchmarks/noisy.py`); on "
+        "Samurai, where the heuristic beats random in every game, these rungs give pairs with real upsets. Columns:",
         "",
         "- **d**: the mean win-rate difference (the skill gap), with its 95% bootstrap interval over deals;",
         "- **outright wins**: share of games won by the strong / the weak agent;",
@@ -55,15 +161,9 @@ def luck_markdown(all_stats, plan, notes, command: str, elapsed: float, processe
         "| game | pair | games | d | outright wins | upset | deal share | N* independent | N* duplicate |",
         "|---|---|---:|---|---|---|---|---:|---:|",
     ]
-    for st in all_stats:
-        lines.append(
-            f"| {st.data.config} | {_pair(st)} | {st.data.d.size} | {st.mean:+.2f} {_ci(st, 'mean')} "
-            f"| {st.data.strong_wins:.2f} / {st.data.weak_wins:.2f} | {st.upset:.2f} {_ci(st, 'upset')} "
-            f"| {_num(st.share)} {_ci(st, 'share')} | {_num(st.n_independent, 1)} {_ci(st, 'n_independent', 1)} "
-            f"| {_num(st.n_duplicate, 1)} {_ci(st, 'n_duplicate', 1)} |"
-        )
-    if notes:
-        lines += ["", "Notes:", ""] + [f"- {note}" for note in notes]
+    lines += report.luck_rows
+    if report.notes:
+        lines += ["", "Notes:", ""] + [f"- {note}" for note in report.notes]
     lines += [
         "",
         "What duplicate deals buy (the variance-reduction factor of each pair): see [duplicate.md](duplicate.md).",
@@ -74,11 +174,15 @@ def luck_markdown(all_stats, plan, notes, command: str, elapsed: float, processe
     return "\n".join(lines)
 
 
-def duplicate_markdown(all_stats, command: str) -> str:
+def duplicate_markdown(report: Report) -> str:
     lines = [
         "# What duplicate deals buy",
         "",
-        f"From the games of the luck study: `{command}`.",
+        "From the games of the luck study; regenerate with the commands listed in [luck.md](luck.md):",
+        "",
+    ]
+    lines += [f"- `{command}`" for command, _, _ in report.parts]
+    lines += [
         "",
         "For two agents, the confidence interval of their win-rate difference d after the same number of games, "
         "with independent deals (a fresh deal every game, the seats balanced) and with duplicate deals (every deal "
@@ -90,12 +194,7 @@ def duplicate_markdown(all_stats, command: str) -> str:
         f"| ± after {COMPARE_AT} games, independent | duplicate |",
         "|---|---|---:|---:|---:|---|---:|---:|",
     ]
-    for st in all_stats:
-        lines.append(
-            f"| {st.data.config} | {_pair(st)} | {st.data.d.size} | {st.var_independent:.3f} | {st.var_duplicate:.3f} "
-            f"| {_num(st.factor)} {_ci(st, 'factor')} | {1.96 * math.sqrt(st.var_independent / COMPARE_AT):.3f} "
-            f"| {1.96 * math.sqrt(st.var_duplicate / COMPARE_AT):.3f} |"
-        )
+    lines += report.duplicate_rows
     lines += [
         "",
         "A factor above 1 means duplicate deals pay: the luck of the deal is cancelled between the seats. It "
@@ -104,6 +203,38 @@ def duplicate_markdown(all_stats, command: str) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _value(text: str) -> float:
+    """A number as ``_num`` wrote it: ``-`` (undefined), ``∞`` or digits with thousands commas."""
+    text = text.strip().replace(",", "")
+    return {"-": math.nan, "∞": math.inf}[text] if text in ("-", "∞") else float(text)
+
+
+def _cell(text: str) -> tuple[float, tuple[float, float]]:
+    """``"0.05 [0.00, 0.25]"`` -> (0.05, (0.0, 0.25))."""
+    value, _, interval = text.strip().partition(" [")
+    low, _, high = interval.rstrip("]").partition(", ")
+    return _value(value), (_value(low), _value(high))
+
+
+def plotted(report: Report) -> list[SimpleNamespace]:
+    """The figures the plot shows, read back from the tables (so a merged report's plot covers every part)."""
+    factors = {}
+    for row in report.duplicate_rows:
+        cells = row.strip("| ").split(" | ")
+        factors[(cells[0], cells[1])] = _cell(cells[5])
+    out = []
+    for row in report.luck_rows:
+        cells = row.strip("| ").split(" | ")
+        strong, _, weak = cells[1].partition(" > ")
+        st = SimpleNamespace(data=SimpleNamespace(config=cells[0], strong=strong, weak=weak), intervals={})
+        for name, k in (("upset", 5), ("share", 6), ("n_independent", 7)):
+            setattr(st, name, _cell(cells[k])[0])
+            st.intervals[name] = _cell(cells[k])[1]
+        st.factor, st.intervals["factor"] = factors.get((cells[0], cells[1]), (math.nan, (math.nan, math.nan)))
+        out.append(st)
+    return out
 
 
 def plot(all_stats, path: Path) -> None:
@@ -156,9 +287,17 @@ def plot(all_stats, path: Path) -> None:
     plt.close(fig)
 
 
-def write(all_stats, plan, notes, command: str, out: str, elapsed: float, processes: int) -> None:
+def write(all_stats, plan, notes, command: str, out: str, elapsed: float, processes: int,
+          merge: bool = False) -> None:
+    """Write luck.md, duplicate.md and luck.png; with ``merge``, the other configurations' rows already
+    in ``out`` are kept, so that each game can be regenerated on its own."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "luck.md").write_text(luck_markdown(all_stats, plan, notes, command, elapsed, processes))
-    (folder / "duplicate.md").write_text(duplicate_markdown(all_stats, command))
-    plot(all_stats, folder / "luck.png")
+    configs = plan.settings["configs"]
+    report = Report([(command, list(configs), _settings(plan, elapsed, processes))],
+                    [luck_row(st) for st in all_stats], [duplicate_row(st) for st in all_stats], list(notes))
+    if merge:
+        report = read(folder).merge(report, configs)
+    (folder / "luck.md").write_text(luck_markdown(report))
+    (folder / "duplicate.md").write_text(duplicate_markdown(report))
+    plot(plotted(report), folder / "luck.png")

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks import luck, luck_report
+from benchmarks import luck, luck_report, noisy
 from benchmarks.matches import run_tasks
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
 
@@ -98,3 +98,63 @@ def test_a_tiny_study_end_to_end(tmp_path):
     assert "| wapi3 | heuristic > random | 18 |" in text and "python -m benchmarks.luck --configs wapi3" in text
     assert "| wapi3 | heuristic > random | 18 |" in (tmp_path / "duplicate.md").read_text()
     assert (tmp_path / "luck.png").stat().st_size > 1000
+
+
+# --- ε-greedy agents (benchmarks/noisy.py) -----------------------------------------
+def _moves(game_name: str, names: list[str], seed: int, **config) -> list[int]:
+    """Every action of one game between ``names`` (agent seeds 10 + seat)."""
+    from agents import play_game
+    from agents.games import make_game
+
+    game = make_game(game_name, **config)
+    agents = [noisy.make(name, game, seed=10 + seat) for seat, name in enumerate(names)]
+    return play_game(game, agents, seed=seed, record=True).actions
+
+
+def test_an_epsilon_greedy_agent_plays_only_legal_moves():
+    # play_game raises IllegalActionError on an illegal move; ε = 1 is all random moves, 0.5 a mix.
+    for names in (["heuristic~0.5", "heuristic~1"], ["random~0.3", "heuristic~0.5"]):
+        assert _moves("samurai", names, seed=3, num_players=2)
+    assert _moves("wapi", ["heuristic~0.5", "heuristic", "random"], seed=4, num_players=3)
+
+
+def test_epsilon_zero_plays_exactly_as_the_wrapped_agent():
+    assert _moves("samurai", ["heuristic~0", "heuristic~0"], seed=5, num_players=2) == _moves(
+        "samurai", ["heuristic", "heuristic"], seed=5, num_players=2)
+
+
+def test_an_epsilon_greedy_agent_is_reproducible_from_its_seed():
+    names = ["heuristic~0.5", "heuristic~0.25"]
+    first = _moves("samurai", names, seed=6, num_players=2)
+    assert first == _moves("samurai", names, seed=6, num_players=2)
+    assert first != _moves("samurai", ["heuristic", "heuristic"], seed=6, num_players=2)  # the noise does show
+
+
+@pytest.mark.parametrize("name", ["heuristic~", "heuristic~1.5", "heuristic~x", "~0.5"])
+def test_bad_epsilon_names_are_refused(name):
+    with pytest.raises(ValueError, match="NAME~EPS"):
+        noisy.parse(name)
+    with pytest.raises(ValueError, match="--pairs|NAME~EPS"):
+        luck.plan_study(["samurai2"], deals=2, ismcts_deals=0, replays=1, ismcts_iterations=1,
+                        pairs=[("heuristic", name)])
+
+
+def test_per_game_pairs_and_a_tiny_merged_study(tmp_path):
+    plan = luck.plan_study(["samurai2"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1)
+    played = {task.key[2:] for task in plan.tasks}
+    assert ("heuristic", "heuristic~0.25") in played and ("heuristic", "random") in played
+    plan = luck.plan_study(["wapi3"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1,
+                           pairs=[("heuristic", "heuristic~0.5")])
+    assert [s.label for s in plan.tasks[0].table] == ["heuristic", "heuristic~0.5", "filler0"]
+    stats = [luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(
+        plan.tasks, processes=1, progress=False, play=noisy.play_task))[0]]
+    luck_report.write(stats, plan, [], "cmd wapi3", str(tmp_path), 1.0, 1)
+    plan4 = luck.plan_study(["wapi4"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1,
+                            pairs=[("heuristic~0.1", "random")])
+    stats4 = [luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(
+        plan4.tasks, processes=1, progress=False, play=noisy.play_task))[0]]
+    luck_report.write(stats4, plan4, [], "cmd wapi4", str(tmp_path), 1.0, 1, merge=True)
+    text = (tmp_path / "luck.md").read_text()
+    assert "| wapi3 | heuristic > heuristic~0.5 | 12 |" in text and "| wapi4 | heuristic~0.1 > random | 16 |" in text
+    assert "- `cmd wapi3`: configs wapi3;" in text and "- `cmd wapi4`: configs wapi4;" in text
+    assert "| wapi4 | heuristic~0.1 > random | 16 |" in (tmp_path / "duplicate.md").read_text()
