@@ -280,8 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     games = sum(len(t.seatings) * t.replays for t in plan.tasks)
     print(f"{len(plan.tasks)} deals, {games} games on {args.processes} process(es)", file=sys.stderr)
     start = time.perf_counter()
-    results = run_tasks(plan.tasks, processes=args.processes, progress=not args.no_progress, desc="luck",
-                        play=noisy.play_task)
+    results = run_tasks(plan.tasks, processes=args.processes, progress=not args.no_progress, desc="luck")
     elapsed = time.perf_counter() - start
     data, failed = collect(results)
     stats = [pair_stats(d, seed=args.seed) for d in data]

@@ -24,6 +24,7 @@ import numpy as np
 
 from agents import Agent, PlayerView, make_agent, play_game
 from agents.games import make_game
+from benchmarks import noisy
 from benchmarks.ratings import finishing_ranks
 
 SEATINGS = ("rotations", "permutations")
@@ -150,7 +151,7 @@ def build_agent(spec: AgentSpec, game_key: tuple, seed: int) -> Agent:
     """A fresh agent seeded for one game (a cached one for ``ppo:`` models, which play deterministically)."""
     if spec.name.startswith("ppo:"):
         return _shared_agent(spec, game_key)
-    return make_agent(spec.name, _game(*game_key), seed=seed, **dict(spec.options))
+    return noisy.make(spec.name, _game(*game_key), seed=seed, **dict(spec.options))  # NAME or NAME~EPS
 
 
 def play_task(task: Task) -> TaskResult:

@@ -13,8 +13,8 @@ flips and random moves from its own generator, seeded apart from the wrapped
 agent's, so ``heuristic~0`` seeded s plays exactly as ``heuristic`` seeded s
 and a seed fixes every move.
 
-:func:`play_task` is :func:`benchmarks.matches.play_task` for tables that
-seat such names (``matches.build_agent`` only knows ``make_agent``'s names).
+``benchmarks.matches.build_agent`` builds such names through :func:`make`,
+so tournaments and the luck study can seat them.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from agents import Agent, PlayerView, make_agent
-from benchmarks import matches
 
 SEPARATOR = "~"
 
@@ -74,29 +73,3 @@ def make(name: str, game: Any = None, seed: int | None = None, **options: Any) -
     base, epsilon = parse(name)
     agent = make_agent(base, game, seed=seed, **options)
     return agent if epsilon is None else EpsilonGreedy(agent, epsilon, seed, name=name)
-
-
-def build_agent(spec: matches.AgentSpec, game_key: tuple, seed: int) -> Agent:
-    """:func:`matches.build_agent` that also understands ``NAME~EPS``."""
-    if parse(spec.name)[1] is None:
-        return _plain_build_agent(spec, game_key, seed)
-    return make(spec.name, matches._game(*game_key), seed=seed, **dict(spec.options))
-
-
-_plain_build_agent = matches.build_agent
-
-
-def play_task(task: matches.Task) -> matches.TaskResult:
-    """:func:`matches.play_task` with ε-greedy names understood.
-
-    matches.py is shared with the tournament and builds agents through its
-    module-level ``build_agent``; rather than copy its forty lines of game
-    playing and failure handling, its builder is swapped for this one for the
-    duration of the call (one task at a time per process, so nothing else
-    sees the swap).
-    """
-    matches.build_agent = build_agent
-    try:
-        return matches.play_task(task)
-    finally:
-        matches.build_agent = _plain_build_agent

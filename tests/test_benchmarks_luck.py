@@ -147,12 +147,12 @@ def test_per_game_pairs_and_a_tiny_merged_study(tmp_path):
                            pairs=[("heuristic", "heuristic~0.5")])
     assert [s.label for s in plan.tasks[0].table] == ["heuristic", "heuristic~0.5", "filler0"]
     stats = [luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(
-        plan.tasks, processes=1, progress=False, play=noisy.play_task))[0]]
+        plan.tasks, processes=1, progress=False))[0]]
     luck_report.write(stats, plan, [], "cmd wapi3", str(tmp_path), 1.0, 1)
     plan4 = luck.plan_study(["wapi4"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1,
                             pairs=[("heuristic~0.1", "random")])
     stats4 = [luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(
-        plan4.tasks, processes=1, progress=False, play=noisy.play_task))[0]]
+        plan4.tasks, processes=1, progress=False))[0]]
     luck_report.write(stats4, plan4, [], "cmd wapi4", str(tmp_path), 1.0, 1, merge=True)
     text = (tmp_path / "luck.md").read_text()
     assert "| wapi3 | heuristic > heuristic~0.5 | 12 |" in text and "| wapi4 | heuristic~0.1 > random | 16 |" in text
