@@ -16,6 +16,12 @@ and backs the result up. Why this shape:
   play values positions badly in these games (a pole is worth little if
   nobody feeds its mine), and ISMCTS with random rollouts lost to the
   heuristic.
+- *Truncated rollouts* (``rollout_depth``): a rollout may stop after k
+  plies and the position be scored by the game's static evaluation
+  (``agents/evaluation.py``, on the searcher's own determinization). In
+  Samurai a heuristic rollout to the end costs about 15 ms, so 0.5 s gave
+  only ~30 samples and the search lost to its own rollout policy; scoring
+  the leaf at once (depth 0, Samurai's default) gives several hundred.
 - *Progressive widening* (``widening``): a node reached ``n`` times has at
   most ``1 + widening * sqrt(n)`` children, the heuristic's move first, so a
   small budget is not spread over a hundred Samurai hexes.
@@ -85,6 +91,7 @@ class ISMCTSAgent(Agent):
         rollout: str = "auto",
         rollout_epsilon: float = 0.1,
         widening: float | None = 2.0,
+        rollout_depth: int | None | str = "auto",
     ):
         if iterations is None and time_limit is None:
             iterations = 1000
@@ -114,6 +121,17 @@ class ISMCTSAgent(Agent):
         if widening is not None and (not isinstance(widening, (int, float)) or widening <= 0):
             raise ValueError(f"widening must be a positive number or None, got {widening!r}")
         self.widening = None if widening is None else float(widening)
+        from agents.evaluation import evaluation_for
+
+        self._evaluate, default_depth = evaluation_for(game)
+        if rollout_depth == "auto":
+            rollout_depth = default_depth
+        elif rollout_depth is not None:
+            if not isinstance(rollout_depth, int) or isinstance(rollout_depth, bool) or rollout_depth < 0:
+                raise ValueError(f"rollout_depth must be 'auto', None or a non-negative int, got {rollout_depth!r}")
+            if self._evaluate is None:
+                raise ValueError(f"rollout_depth needs a position evaluation; game {getattr(game, 'name', None)!r} has none")
+        self.rollout_depth = rollout_depth
         self.rollout_epsilon = float(rollout_epsilon)
         self.iterations = iterations
         self.time_limit = time_limit
@@ -176,7 +194,7 @@ class ISMCTSAgent(Agent):
             if expanded:
                 break
         self._rollout(state)
-        rewards = self._rewards(state)
+        rewards = self._rewards(state) if state.current_player is None else self._evaluated(state)
         for edge, player in path:
             edge.visits += 1
             edge.total += rewards[player]
@@ -191,9 +209,12 @@ class ISMCTSAgent(Agent):
         return best, node[best]
 
     def _rollout(self, state: GameState) -> None:
-        """Play to the end: the game's heuristic (with probability ``1 - rollout_epsilon``) or at random."""
+        """Play ``rollout_depth`` plies (None: to the end): the game's heuristic (with
+        probability ``1 - rollout_epsilon``) or at random."""
         rnd, policy, epsilon = self.rnd, self._policy, self.rollout_epsilon
-        while state.current_player is not None:
+        left = -1 if self.rollout_depth is None else self.rollout_depth
+        while state.current_player is not None and left != 0:
+            left -= 1
             legal = state.legal_actions()
             if len(legal) == 1:
                 action = legal[0]
@@ -203,13 +224,19 @@ class ISMCTSAgent(Agent):
                 action = legal[rnd.randrange(len(legal))]
             state.apply(action)
 
+    def _evaluated(self, state: GameState) -> list[float]:
+        """The game's evaluation of an unfinished position, blended with the rank by its score estimate."""
+        win, scores = self._evaluate(state, self.rnd)
+        return self._blend(win, scores)
+
     def _rewards(self, state: GameState) -> list[float]:
         """Win rewards (+1/-1), blended with the rank by score (+1 above everyone, -1 below
         everyone): at a table of four a second place then counts for more than a fourth."""
-        win = state.rewards("win")
+        return self._blend(state.rewards("win"), state.scores())
+
+    def _blend(self, win: list[float], scores: list[float]) -> list[float]:
         if self.score_weight == 0:
             return win
-        scores = state.scores()
         n = len(scores)
         rank = [(sum(s < mine for s in scores) - sum(s > mine for s in scores)) / (n - 1) for mine in scores]
         w = self.score_weight

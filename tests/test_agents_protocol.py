@@ -189,3 +189,21 @@ def test_determinizations_depend_only_on_what_the_player_knows(name, config):
     one = state.determinize(player, np.random.default_rng(5))
     two = twin.determinize(player, np.random.default_rng(5))
     assert one.to_dict() == two.to_dict()
+
+
+@pytest.mark.parametrize("name,players", [("wapi", 4), ("wapi", 3), ("samurai", 2), ("samurai", 3)])
+def test_ismcts_truncated_rollouts_with_an_evaluation_play_legal_games(name, players):
+    """rollout_depth=k stops rollouts after k plies and scores the position with agents/evaluation.py."""
+    game = make_game(name, num_players=players)
+    for seed, depth in enumerate((0, 2)):
+        agents = [make_agent("ismcts", game, seed=seed, iterations=4, rollout_depth=depth)]
+        agents += [make_agent("random", game, seed=seed + p) for p in range(1, players)]
+        assert play_game(game, agents, seed=seed).winners
+
+
+def test_ismcts_rollout_depth_is_checked():
+    with pytest.raises(ValueError, match="rollout_depth must be"):
+        make_agent("ismcts", make_game("samurai", num_players=2), rollout_depth=-1)
+    with pytest.raises(ValueError, match="needs a position evaluation"):
+        make_agent("ismcts", make_game("wakanda"), rollout_depth=2)
+    assert make_agent("ismcts", make_game("wakanda")).rollout_depth is None  # auto: no evaluation, play to the end
