@@ -114,12 +114,19 @@ def public_vector(state: WakandaState) -> list[float]:
     return out + tail(state)
 
 
-def refresh(state: WakandaState, slots: tuple[int, ...]) -> None:
-    """Bring ``state.public`` up to date after a move that changed ``slots``."""
+def refresh(state: WakandaState, slots: tuple[int, ...], finished: bool) -> None:
+    """Bring ``state.public`` up to date after a move that changed ``slots``. Only a
+    finish changes headdresses, candidates and scores; every move changes a supply,
+    the bag (the next draw) and who is to act."""
     public = state.public
     for slot in slots:
         public[slot * SLOT_BLOCK:(slot + 1) * SLOT_BLOCK] = slot_entries(state, slot)
-    public[SUPPLIES:] = tail(state)
+    if finished:
+        public[SUPPLIES:] = tail(state)
+    else:
+        public[SUPPLIES:HEADDRESSES_LEFT] = supplies_part(state)
+        public[BAG:THIRD_FIRST] = bag_part(state)
+        public[TO_ACT:ADVANCED] = to_act_part(state)
 
 
 def slot_entries(state: WakandaState, slot: int) -> list[float]:
@@ -132,21 +139,32 @@ def slot_entries(state: WakandaState, slot: int) -> list[float]:
 
 def tail(state: WakandaState) -> list[float]:
     """Everything after the slots, as player 0 sees it."""
-    out: list[float] = []
-    out += map(_LOOKUP, _SCALED, state.supplies[0])
-    out += map(_LOOKUP, _SCALED, state.supplies[1])
-    out += (state.headdresses[0] / HEADDRESSES, state.headdresses[1] / HEADDRESSES)
-    bag = state.bag
-    out += map(_LOOKUP, _SCALED, map(bag.count, _KINDS))
-    out.append(len(bag) / NUM_PIECES)
     first = state.third_headdress_first
-    out += (_FLAG[first == 0], _FLAG[first == 1])
     candidates = [1.0] * NUM_VILLAGE_KINDS
     villages = state.villages
     for slot in range(state.revealed if state.game.advanced else NUM_SLOTS):
         candidates[villages[slot]] = 0.0
-    out += candidates
     scores = state.int_scores()
-    to_act = state.current_player
-    out += (_SCORE[scores[0]], _SCORE[scores[1]], _FLAG[to_act == 0], _FLAG[to_act == 1], _FLAG[state.game.advanced])
-    return out
+    return [
+        *supplies_part(state),
+        state.headdresses[0] / HEADDRESSES, state.headdresses[1] / HEADDRESSES,
+        *bag_part(state),
+        _FLAG[first == 0], _FLAG[first == 1],
+        *candidates,
+        _SCORE[scores[0]], _SCORE[scores[1]],
+        *to_act_part(state),
+        _FLAG[state.game.advanced],
+    ]
+
+
+def supplies_part(state: WakandaState) -> list[float]:
+    return [*map(_LOOKUP, _SCALED, state.supplies[0]), *map(_LOOKUP, _SCALED, state.supplies[1])]
+
+
+def bag_part(state: WakandaState) -> list[float]:
+    bag = state.bag
+    return [*map(_LOOKUP, _SCALED, map(bag.count, _KINDS)), len(bag) / NUM_PIECES]
+
+
+def to_act_part(state: WakandaState) -> tuple[float, float]:
+    return _FLAG[state.current_player == 0], _FLAG[state.current_player == 1]

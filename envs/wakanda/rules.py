@@ -200,7 +200,7 @@ class WakandaState(GameState):
                 self.revealed += 1
         self._next_turn(player)
         if self.public is not None:
-            refresh(self, changed)
+            refresh(self, changed, finished=kind is None)
 
     def _next_turn(self, player: int) -> None:
         """The other player's turn, or back to ``player`` if the other cannot act; the end
