@@ -31,3 +31,13 @@ def aec_trace(env, seed: int, policy_seed: int = 0, max_steps: int = 100_000) ->
         trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, termination, truncation, repr(info)))
         env.step(None if termination or truncation else choose(np.flatnonzero(obs["action_mask"]).tolist()))
     return trace
+
+
+def assert_refused(env, call, match: str) -> None:
+    """Bad input: ``call()`` raises a ValueError matching ``match`` and the game is untouched."""
+    import pytest
+
+    before = env.state_dict()
+    with pytest.raises(ValueError, match=match):
+        call()
+    assert env.state_dict() == before, "a refused call leaves the game untouched"
