@@ -103,6 +103,20 @@ def as_list(game: str, value: Any, name: str, length: int | None = None) -> list
     return value
 
 
+def check_state_header(game: Game, data: Any, keys: set[str], label: str, config_keys: tuple[str, ...]) -> None:
+    """The common start of every ``state_from_dict``: exactly ``keys``, this game's
+    name, and the configuration (``config_keys`` of ``game.config()``) of this env."""
+    check_keys("state_dict", data, keys, keys)
+    if data["game"] != game.name:
+        invalid_state(label, f"game is {data['game']!r}, expected {game.name!r}")
+    config = game.config()
+    given = {key: data[key] for key in config_keys}
+    if any(type(given[key]) is not type(config[key]) or given[key] != config[key] for key in config_keys):
+        have = ", ".join(f"{key}={given[key]!r}" for key in config_keys)
+        want = ", ".join(f"{key}={config[key]!r}" for key in config_keys)
+        invalid_state(label, f"it is for {have}; this environment has {want}")
+
+
 def win_rewards(num_players: int, winners: list[int]) -> list[float]:
     """+1 for each winner, -1 for each other player; all 0 when everyone shares the win."""
     if len(winners) == num_players:

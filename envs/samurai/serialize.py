@@ -6,7 +6,7 @@ from collections import Counter
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from envs.core.engine import as_list, check_keys, invalid_state, is_int
+from envs.core.engine import as_list, check_keys, check_state_header, invalid_state, is_int
 from envs.samurai.actions import FIGURE, HEX
 from envs.samurai.board import CAPACITY, HEX_KIND, LAND, NUM_HEXES, SEA, SETTLEMENT, SETTLEMENTS
 from envs.samurai.components import (
@@ -75,12 +75,8 @@ def _counts(value: Any, name: str) -> list[int]:
 def state_from_dict(game: SamuraiGame, data: dict[str, Any]) -> SamuraiState:
     from envs.samurai.rules import CHOOSE_HAND, DRAFT, PLAY, SamuraiState
 
-    check_keys("state_dict", data, KEYS, KEYS)
+    check_state_header(game, data, KEYS, "Samurai", ("num_players",))
     n = game.num_players
-    if data["game"] != "samurai":
-        _fail(f"game is {data['game']!r}, expected 'samurai'")
-    if data["num_players"] != n:
-        _fail(f"it is for num_players={data['num_players']!r}; this environment has num_players={n}")
     turn = data["turn"]
     check_keys("state_dict['turn']", turn, TURN_KEYS, TURN_KEYS)
     phase = turn["phase"]

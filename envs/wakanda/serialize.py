@@ -6,7 +6,7 @@ from collections import Counter
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from envs.core.engine import as_list, check_keys, invalid_state, is_int
+from envs.core.engine import as_list, check_keys, check_state_header, invalid_state, is_int
 from envs.wakanda.components import (
     ALL_PIECES,
     FIRST_AVAILABLE,
@@ -86,11 +86,7 @@ def _village(name: Any, where: str) -> int:
 def state_from_dict(game: WakandaGame, data: dict[str, Any]) -> WakandaState:
     from envs.wakanda.rules import WakandaState
 
-    check_keys("state_dict", data, KEYS, KEYS)
-    if data["game"] != "wakanda":
-        _fail(f"game is {data['game']!r}, expected 'wakanda'")
-    if data["advanced"] is not game.advanced:
-        _fail(f"it is for advanced={data['advanced']!r}; this environment has advanced={game.advanced}")
+    check_state_header(game, data, KEYS, "Wakanda", ("advanced",))
     villages = _list(data["villages"], "villages")
     if len(villages) != NUM_SLOTS:
         _fail(f"villages must list {NUM_SLOTS} objects in line order, got {len(villages)}")

@@ -7,7 +7,7 @@ from collections import Counter
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from envs.core.engine import as_list, check_keys, invalid_state, is_int
+from envs.core.engine import as_list, check_keys, check_state_header, invalid_state, is_int
 from envs.wapi.components import (
     COIN_VALUES,
     COINS_TO_END,
@@ -57,15 +57,8 @@ def _tile(code: Any, where: str) -> int:
 def state_from_dict(game: WapiGame, data: dict[str, Any]) -> WapiState:
     from envs.wapi.rules import WapiState
 
-    check_keys("state_dict", data, KEYS, KEYS)
+    check_state_header(game, data, KEYS, "Wapi", ("num_players", "scoring"))
     n = game.num_players
-    if data["game"] != "wapi":
-        _fail(f"game is {data['game']!r}, expected 'wapi'")
-    if data["num_players"] != n or data["scoring"] != game.scoring:
-        _fail(
-            f"it is for num_players={data['num_players']!r}, scoring={data['scoring']!r}; "
-            f"this environment has num_players={n}, scoring={game.scoring!r}"
-        )
     mines = data["mines"]
     if not isinstance(mines, list) or len(mines) != NUM_MINES:
         _fail(f"mines must be a list of {NUM_MINES} objects")
