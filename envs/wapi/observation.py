@@ -75,12 +75,17 @@ ROTATIONS = {n: [_rotation(n, o) for o in range(n)] for n in range(2, MAX_PLAYER
 def encode(state: WapiState, observer: int) -> np.ndarray:
     """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE.
 
-    The state keeps the public vector in absolute seats (``state.public``,
-    refreshed after each move by :func:`refresh`); an observer's view is a
-    rotation of it, so an observation costs one array build and one gather.
+    The state keeps the public vector in absolute seats (``state.public``);
+    moves only note the mines they touch (``state.stale_mines``) and the
+    vector is brought up to date here, when an observation is asked for, so
+    search rollouts that never look do not pay for it. An observer's view is
+    a rotation of it: one array build and one gather.
     """
     if state.public is None:
         state.public = public_vector(state)
+    elif state.stale_mines:
+        refresh(state)
+    state.stale_mines.clear()
     return np.array(state.public, dtype=np.float32)[ROTATIONS[state.game.num_players][observer]]
 
 
@@ -92,10 +97,11 @@ def public_vector(state: WapiState) -> list[float]:
     return out + tail(state)
 
 
-def refresh(state: WapiState, mine: int) -> None:
-    """Bring ``state.public`` up to date after a move that touched ``mine``."""
-    start = MINES + mine * MINE_BLOCK
-    state.public[start:start + MINE_BLOCK] = mine_block(state, mine)
+def refresh(state: WapiState) -> None:
+    """Bring ``state.public`` up to date after moves that touched ``state.stale_mines``."""
+    for mine in set(state.stale_mines):
+        start = MINES + mine * MINE_BLOCK
+        state.public[start:start + MINE_BLOCK] = mine_block(state, mine)
     state.public[DRAWN:] = tail(state)
 
 

@@ -32,7 +32,7 @@ from envs.wapi.components import (
     TOTEMS_PER_PLAYER,
     is_coin,
 )
-from envs.wapi.observation import OBSERVATION_SIZE, encode, refresh
+from envs.wapi.observation import OBSERVATION_SIZE, encode
 
 def validate_coins(coins: Any) -> dict[int, int]:
     """The coin distribution ``{value: count}``; missing values count 0."""
@@ -108,6 +108,7 @@ class WapiState(GameState):
         self.coins_placed = 0
         self._legal: list[int] | None = None
         self.public: list[float] | None = None  # observation.py's public vector, built on first use
+        self.stale_mines: list[int] = []  # mines moved in since ``public`` was last brought up to date
 
     # --- turn structure ----------------------------------------------------
     def draw(self) -> None:
@@ -151,7 +152,7 @@ class WapiState(GameState):
             self.current_player = (player + 1) % self.game.num_players
             self.draw()
         if self.public is not None:
-            refresh(self, mine)
+            self.stale_mines.append(mine)
 
     # --- scoring -----------------------------------------------------------
     def mine_value(self, mine: int) -> int:
@@ -205,6 +206,7 @@ class WapiState(GameState):
         other.totems_left = self.totems_left[:]
         if self.public is not None:
             other.public = self.public[:]
+            other.stale_mines = self.stale_mines[:]
         return other
 
     def determinize(self, player: int, rng: np.random.Generator) -> WapiState:
