@@ -56,9 +56,7 @@ def policy(state: WapiState) -> int:
 
 def _bag_facts(state: WapiState) -> tuple[float, int, list[int]]:
     """Mean value of the coins left in the bag, their number, and the masks left per mine."""
-    counts = [0] * (FIRST_MASK + NUM_MINES)
-    for t in state.bag:
-        counts[t] += 1
+    counts = state.bag_counts  # public: the bag's contents by kind (never its order)
     coins = sum(counts[:FIRST_MASK])
     mean = sum(v * c for v, c in zip(COIN_VALUES, counts)) / coins if coins else 0.0
     return mean, coins, counts[FIRST_MASK:]
@@ -68,12 +66,14 @@ def _expected_values(state: WapiState, mean: float) -> list[float]:
     return [sum(s) + (SILVER_FIELDS - len(s)) * mean for s in state.silver]
 
 
-def _weights(state: WapiState, player: int) -> list[float]:
-    """How much of each mine's value ``player`` scores (pole count; shared scoring: share)."""
-    out = []
-    for poles in state.totems:
-        own = poles.count(player)
-        out.append(own / len(poles) if state.game.scoring == "shared" and poles else float(own))
+def _weights(state: WapiState) -> list[list[float]]:
+    """How much of each mine's value each player scores (pole count; shared scoring: share):
+    ``weights[player][mine]``. (One pass over the poles: this runs in every search rollout.)"""
+    shared = state.game.scoring == "shared"
+    out = [[0.0] * NUM_MINES for _ in range(state.game.num_players)]
+    for k, poles in enumerate(state.totems):
+        for p in set(poles):
+            out[p][k] = poles.count(p) / len(poles) if shared else float(poles.count(p))
     return out
 
 
@@ -81,7 +81,7 @@ def _place_coin(state: WapiState, me: int, legal: list[int]) -> int:
     mean, _, _ = _bag_facts(state)
     values = _expected_values(state, mean)
     n = state.game.num_players
-    weights = [_weights(state, p) for p in range(n)]
+    weights = _weights(state)
     others = [p for p in range(n) if p != me]
     expected = [sum(w * v for w, v in zip(weights[p], values)) for p in range(n)]
     leader = max(others, key=lambda p: expected[p])
