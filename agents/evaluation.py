@@ -112,10 +112,10 @@ def wapi(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     return [w / SAMPLES for w in win], expected
 
 
-#: game name -> (evaluation, default rollout depth with it: plies before evaluating)
-EVALUATIONS: dict[str, tuple[Evaluation, int | None]] = {"samurai": (samurai, 0), "wapi": (wapi, None)}
+#: game name -> its evaluation (ISMCTS's GAME_DEFAULTS say at which rollout depth each is used by default)
+EVALUATIONS: dict[str, Evaluation] = {"samurai": samurai, "wapi": wapi}
 
 
-def evaluation_for(game: Game | None) -> tuple[Evaluation | None, int | None]:
-    """``(evaluation, default depth)`` for ``game``; ``(None, None)`` when it has none (play to the end)."""
-    return EVALUATIONS.get(getattr(game, "name", None), (None, None))
+def evaluation_for(game: Game | None) -> Evaluation | None:
+    """The evaluation of ``game``; ``None`` when it has none (rollouts then play to the end)."""
+    return EVALUATIONS.get(getattr(game, "name", None))

@@ -30,6 +30,24 @@ and backs the result up. Why this shape:
   keyed by its observation vector): a drawn 5 and a drawn 0 lead to
   different nodes instead of being averaged into one.
 
+- *Paired root* (``paired_root``): each determinization is played out once
+  for *every* root action, with the same rollout dice (common random
+  numbers), so the comparison between actions is not drowned by the luck of
+  the draw. The budget then counts simulations, one per action per sample.
+- *Tree depth* (``tree_depth``): how many plies the tree may hold; below
+  them the rollout policy plays. ``tree_depth=1`` is flat Monte Carlo over
+  the root's actions: each action followed by the rollout policy.
+
+Wapi's defaults (``GAME_DEFAULTS``) are paired, flat, with exact heuristic
+rollouts (``rollout_epsilon=0``). Why: at a four-player table 0.5 s buys
+about 180 samples per action, too few for a tree below the root to be
+revisited (every opponent's draw splits it), and the luck of the bag swamps
+unpaired comparisons. Measured against the heuristic's own choices (600
+paired samples per action at 101 decisions), the best one-step deviation
+from the heuristic is worth about +6 points of win share a game, and that is
+what this search reaches for; the tree with widening came out level with
+the heuristic.
+
 Budget: ``iterations`` per move, or ``time_limit`` seconds per move,
 counted in CPU time of this process (so a busy machine does not starve the
 search; results then depend on machine speed, while iterations are exactly
@@ -50,6 +68,15 @@ from envs.core.engine import Game, GameState
 
 #: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
 ROLLOUTS = ("auto", "heuristic", "random")
+
+#: What the options left at ``"auto"`` become, for every game ...
+DEFAULTS = {"rollout_epsilon": 0.1, "rollout_depth": None, "paired_root": False, "tree_depth": None}
+#: ... and per game, where measurement showed the general value to be weaker
+#: (``benchmarks/results/strength.md``; the module docstring says why).
+GAME_DEFAULTS = {
+    "samurai": {"rollout_depth": 0},
+    "wapi": {"rollout_epsilon": 0.0, "paired_root": True, "tree_depth": 1},
+}
 
 
 class _Edge:
@@ -89,10 +116,17 @@ class ISMCTSAgent(Agent):
         score_weight: float = 0.25,
         split_chance: bool = True,
         rollout: str = "auto",
-        rollout_epsilon: float = 0.1,
+        rollout_epsilon: float | str = "auto",
         widening: float | None = 2.0,
         rollout_depth: int | None | str = "auto",
+        paired_root: bool | str = "auto",
+        tree_depth: int | None | str = "auto",
     ):
+        tuned = {**DEFAULTS, **GAME_DEFAULTS.get(getattr(game, "name", None), {})}
+        given = {"rollout_epsilon": rollout_epsilon, "rollout_depth": rollout_depth,
+                 "paired_root": paired_root, "tree_depth": tree_depth}
+        rollout_epsilon, rollout_depth, paired_root, tree_depth = (
+            tuned[k] if isinstance(v, str) and v == "auto" else v for k, v in given.items())
         if iterations is None and time_limit is None:
             iterations = 1000
         if iterations is not None and (not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 1):
@@ -106,7 +140,7 @@ class ISMCTSAgent(Agent):
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {list(ROLLOUTS)}, got {rollout!r}")
         if not isinstance(rollout_epsilon, (int, float)) or not 0 <= rollout_epsilon <= 1:
-            raise ValueError(f"rollout_epsilon must be a number in [0, 1], got {rollout_epsilon!r}")
+            raise ValueError(f"rollout_epsilon must be 'auto' or a number in [0, 1], got {rollout_epsilon!r}")
         self._policy = None
         if rollout in ("auto", "heuristic") and game is not None:
             from agents.heuristic import rollout_policy_for
@@ -123,10 +157,8 @@ class ISMCTSAgent(Agent):
         self.widening = None if widening is None else float(widening)
         from agents.evaluation import evaluation_for
 
-        self._evaluate, default_depth = evaluation_for(game)
-        if rollout_depth == "auto":
-            rollout_depth = default_depth
-        elif rollout_depth is not None:
+        self._evaluate = evaluation_for(game)
+        if rollout_depth is not None:
             if not isinstance(rollout_depth, int) or isinstance(rollout_depth, bool) or rollout_depth < 0:
                 raise ValueError(f"rollout_depth must be 'auto', None or a non-negative int, got {rollout_depth!r}")
             if self._evaluate is None:
@@ -138,6 +170,12 @@ class ISMCTSAgent(Agent):
         self.exploration = float(exploration)
         self.score_weight = float(score_weight)
         self.split_chance = bool(split_chance)
+        if not isinstance(paired_root, bool):
+            raise ValueError(f"paired_root must be 'auto', True or False, got {paired_root!r}")
+        self.paired_root = paired_root
+        if tree_depth is not None and (not isinstance(tree_depth, int) or isinstance(tree_depth, bool) or tree_depth < 1):
+            raise ValueError(f"tree_depth must be 'auto', a positive int or None, got {tree_depth!r}")
+        self.tree_depth = tree_depth
         seq_np, seq_py = np.random.SeedSequence(seed).spawn(2)
         self.np_rng = np.random.default_rng(seq_np)
         self.rnd = random.Random(int(seq_py.generate_state(1)[0]))
@@ -156,43 +194,63 @@ class ISMCTSAgent(Agent):
                 break
             if deadline is not None and done > 0 and time.process_time() >= deadline:
                 break
-            self._iterate(view, root)
-            done += 1
+            done += self._iterate(view, root)
         self.last_iterations = done
         edges = root.edges
         return max(legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (-1, 0.0))
 
-    def _iterate(self, view: PlayerView, root: _Node) -> None:
+    def _iterate(self, view: PlayerView, root: _Node) -> int:
+        """One determinization: one simulation, or (``paired_root``) one per root action. Returns how many."""
         state = view.sample_determinization(self.np_rng)
-        me, rnd, c, widening = view.player, self.rnd, self.exploration, self.widening
-        node, path, expanded = root, [], False
+        if not self.paired_root:
+            self._simulate(state, root, view.player)
+            return 1
+        legal = state.legal_actions()
+        root.visits += 1
+        luck = self.rnd.getstate()
+        for action in legal:
+            edge = root.edges.get(action)
+            if edge is None:
+                edge = root.edges[action] = _Edge()
+            edge.avail += 1
+            self.rnd.setstate(luck)  # the same rollout dice for every action
+            self._simulate(state.clone(), root, view.player, first=(action, edge))
+        return len(legal)
+
+    def _simulate(self, state: GameState, node: _Node, me: int, first: tuple[int, _Edge] | None = None) -> None:
+        """Walk down from ``node`` (through ``first``, when given), add one edge, roll out, back up."""
+        rnd, c, widening = self.rnd, self.exploration, self.widening
+        path, expanded, depth = [], False, self.tree_depth
         while state.current_player is not None:
-            legal = state.legal_actions()
-            edges = node.edges
-            node.visits += 1
-            untried = [a for a in legal if a not in edges]
-            for a in legal:
-                if a in edges:
-                    edges[a].avail += 1
-            room = widening is None or len(edges) < 1 + widening * math.sqrt(node.visits)
-            if untried and (room or len(untried) == len(legal)):
-                action = self._policy(state) if self._policy is not None and not edges else -1
-                if action not in untried:  # the heuristic's move first, then the others at random
-                    action = untried[rnd.randrange(len(untried))]
-                edge = edges[action] = _Edge()
-                edge.avail = 1
-                expanded = True
+            if first is not None:
+                (action, edge), first = first, None
             else:
-                action, edge = self._select(edges, [a for a in legal if a in edges], c)
+                legal = state.legal_actions()
+                edges = node.edges
+                node.visits += 1
+                untried = [a for a in legal if a not in edges]
+                for a in legal:
+                    if a in edges:
+                        edges[a].avail += 1
+                room = widening is None or len(edges) < 1 + widening * math.sqrt(node.visits)
+                if untried and (room or len(untried) == len(legal)):
+                    action = self._policy(state) if self._policy is not None and not edges else -1
+                    if action not in untried:  # the heuristic's move first, then the others at random
+                        action = untried[rnd.randrange(len(untried))]
+                    edge = edges[action] = _Edge()
+                    edge.avail = 1
+                    expanded = True
+                else:
+                    action, edge = self._select(edges, [a for a in legal if a in edges], c)
             player = state.current_player
             state.apply(action)
             path.append((edge, player))
+            if expanded or len(path) == depth:
+                break
             key = state.observation(me).tobytes() if self.split_chance and state.current_player is not None else None
             node = edge.children.get(key)
             if node is None:
                 node = edge.children[key] = _Node()
-            if expanded:
-                break
         self._rollout(state)
         rewards = self._rewards(state) if state.current_player is None else self._evaluated(state)
         for edge, player in path:

@@ -21,6 +21,7 @@ heuristics.
 from __future__ import annotations
 
 import argparse
+import ast
 import multiprocessing
 import platform
 import sys
@@ -147,6 +148,21 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def parse_options(parser: argparse.ArgumentParser, pairs: list[str]) -> dict:
+    """``["rollout_depth=2", "rollout='random'"]`` -> ``{"rollout_depth": 2, "rollout": "random"}``
+    (the agent itself validates names and values)."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            parser.error(f"--ismcts-option takes KEY=VALUE, got {pair!r}")
+        try:
+            options[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            options[key] = value  # a bare word: a string option such as rollout=random
+    return options
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="+", choices=[m.name for m in MATCHUPS], help="run only these matchups")
@@ -155,6 +171,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ismcts-iterations", type=int, default=None, help="ISMCTS iterations per move")
     parser.add_argument("--ismcts-time", type=float, default=0.5, help="ISMCTS seconds per move (default 0.5; "
                         "ignored with --ismcts-iterations)")
+    parser.add_argument("--ismcts-option", nargs="+", default=[], metavar="KEY=VALUE",
+                        help="further ISMCTS options, values as Python literals (e.g. rollout_depth=2 score_weight=0.5)")
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="first deal (default 0)")
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"markdown report (default {RESULTS})")
@@ -165,9 +183,16 @@ def main(argv: list[str] | None = None) -> None:
     hero_options = (
         {"iterations": args.ismcts_iterations} if args.ismcts_iterations else {"time_limit": args.ismcts_time}
     )
+    hero_options.update(parse_options(parser, args.ismcts_option))
     games_here = available_games()
     chosen = [m for m in MATCHUPS if (args.only is None or m.name in args.only)]
     skipped = [m.name for m in chosen if m.game not in games_here]
+    for matchup in chosen:  # a bad option fails here, with its message, not inside a worker
+        if matchup.hero == "ismcts" and matchup.game in games_here:
+            try:
+                make_agent("ismcts", make_game(matchup.game, **dict(matchup.config)), **hero_options)
+            except ValueError as error:
+                parser.error(f"{matchup.name}: {error}")
     rows = []
     for matchup in chosen:
         if matchup.game not in games_here:

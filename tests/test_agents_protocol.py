@@ -207,3 +207,76 @@ def test_ismcts_rollout_depth_is_checked():
     with pytest.raises(ValueError, match="needs a position evaluation"):
         make_agent("ismcts", make_game("wakanda"), rollout_depth=2)
     assert make_agent("ismcts", make_game("wakanda")).rollout_depth is None  # auto: no evaluation, play to the end
+
+
+# --- ISMCTS options ----------------------------------------------------------------------------
+def test_ismcts_auto_options_take_the_games_tuned_values():
+    """'auto' options resolve per game (ISMCTS GAME_DEFAULTS); explicit values win over them."""
+    wapi = make_agent("ismcts", make_game("wapi", num_players=4))
+    assert (wapi.paired_root, wapi.tree_depth, wapi.rollout_epsilon, wapi.rollout_depth) == (True, 1, 0.0, None)
+    wakanda = make_agent("ismcts", make_game("wakanda"))
+    assert (wakanda.paired_root, wakanda.tree_depth, wakanda.rollout_epsilon) == (False, None, 0.1)
+    assert make_agent("ismcts", make_game("samurai", num_players=2)).rollout_depth == 0
+    mine = make_agent("ismcts", make_game("wapi", num_players=4), paired_root=False, tree_depth=None, rollout_epsilon=0.2)
+    assert (mine.paired_root, mine.tree_depth, mine.rollout_epsilon) == (False, None, 0.2)
+
+
+@pytest.mark.parametrize("option,value,message", [
+    ("paired_root", "yes", "paired_root must be 'auto', True or False"),
+    ("tree_depth", 0, "tree_depth must be 'auto', a positive int or None"),
+    ("tree_depth", 1.5, "tree_depth must be 'auto', a positive int or None"),
+    ("rollout_epsilon", "always", "rollout_epsilon must be 'auto' or a number in"),
+])
+def test_ismcts_search_shape_options_are_checked(option, value, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent("ismcts", make_game("wapi", num_players=4), **{option: value})
+
+
+def one_iteration(game, **options):
+    """The root of ISMCTS's tree after one iteration, and the legal actions there."""
+    from agents.ismcts import _Node
+
+    state = mid_game_state(game, seed=3, moves=12)
+    while len(state.legal_actions()) < 3:
+        state.apply(state.legal_actions()[0])
+    agent = make_agent("ismcts", game, seed=0, **options)
+    root = _Node()
+    simulations = agent._iterate(PlayerView(state, np.random.default_rng(0)), root)
+    return root, state.legal_actions(), simulations
+
+
+def test_paired_root_plays_each_sample_out_for_every_root_action():
+    """paired_root: one determinization, one simulation per root action (counted in the budget)."""
+    game = make_game("wapi", num_players=4)
+    root, legal, simulations = one_iteration(game, paired_root=True)
+    assert simulations == len(legal) and sorted(root.edges) == sorted(legal)
+    assert all(edge.visits == edge.avail == 1 for edge in root.edges.values())
+    root, legal, simulations = one_iteration(game, paired_root=False)
+    assert simulations == 1 and len(root.edges) == 1
+
+
+def test_tree_depth_bounds_the_tree():
+    """tree_depth=1 keeps only the root's edges (flat Monte Carlo); None grows below them."""
+    game = make_game("wapi", num_players=4)
+    root, _, _ = one_iteration(game, paired_root=True, tree_depth=1)
+    assert all(not edge.children for edge in root.edges.values())
+    root, _, _ = one_iteration(game, paired_root=True, tree_depth=None)
+    assert all(edge.children for edge in root.edges.values())
+
+
+def test_paired_root_uses_the_same_dice_for_every_action(monkeypatch):
+    """Common random numbers: with the same seed, the rollout dice are rewound before each root
+    action, so every action meets the same bag order and the same rollout randomness."""
+    from agents.ismcts import ISMCTSAgent
+
+    game = make_game("wapi", num_players=4)
+    seen = []
+    original = ISMCTSAgent._simulate
+
+    def spy(self, state, node, me, first=None):
+        seen.append((tuple(state.bag), self.rnd.getstate()))
+        return original(self, state, node, me, first)
+
+    monkeypatch.setattr(ISMCTSAgent, "_simulate", spy)
+    _, legal, _ = one_iteration(game, paired_root=True, rollout_epsilon=0.5)
+    assert len(seen) == len(legal) and len(set(seen)) == 1
