@@ -29,7 +29,6 @@ and backs the result up. Why this shape:
   tree branches on what the searching player then observes (``split_chance``,
   keyed by its observation vector): a drawn 5 and a drawn 0 lead to
   different nodes instead of being averaged into one.
-
 - *Paired root* (``paired_root``): each determinization is played out once
   for *every* root action, with the same rollout dice (common random
   numbers), so the comparison between actions is not drowned by the luck of
@@ -39,16 +38,15 @@ and backs the result up. Why this shape:
   the root's actions: each action followed by the rollout policy.
 
 Wapi's defaults (``GAME_DEFAULTS``) are paired, flat, with exact heuristic
-rollouts (``rollout_epsilon=0``). Why: at a four-player table 0.5 s buys
-about 180 samples per action, too few for a tree below the root to be
-revisited (every opponent's draw splits it), and the luck of the bag swamps
-unpaired comparisons. Measured against the heuristic's own choices (600
-paired samples per action at 101 decisions), the best one-step deviation
-from the heuristic is worth about +6 points of win share a game, and that is
-what this search reaches for; the tree with widening came out level with
-the heuristic.
+rollouts (``rollout_epsilon=0``): one step of policy improvement over the
+heuristic. Why: at a four-player table 0.5 s buys about 180 samples per
+action, too few for a tree below the root to be revisited (every opponent's
+draw splits it), and the luck of the bag swamps unpaired comparisons. The
+tree with widening came out level with the heuristic; the flat paired search
+wins the most games at its table (``benchmarks/results/strength.md``, which
+also gives the ceiling of a one-step search: about +6 points of win share).
 
-Budget: ``iterations`` per move, or ``time_limit`` seconds per move,
+Budget: ``iterations`` (simulations) per move, or ``time_limit`` seconds per move,
 counted in CPU time of this process (so a busy machine does not starve the
 search; results then depend on machine speed, while iterations are exactly
 reproducible from ``seed``).
@@ -179,7 +177,7 @@ class ISMCTSAgent(Agent):
         seq_np, seq_py = np.random.SeedSequence(seed).spawn(2)
         self.np_rng = np.random.default_rng(seq_np)
         self.rnd = random.Random(int(seq_py.generate_state(1)[0]))
-        self.last_iterations = 0  # iterations run for the last move (for benchmarks)
+        self.last_iterations = 0  # simulations run for the last move (for benchmarks)
 
     # --- the search ----------------------------------------------------------
     def act(self, view: PlayerView) -> int:
