@@ -56,12 +56,8 @@ class HumanAgent(Agent):
 
 
 def board(state: GameState, seat: int) -> str:
-    """The board as the person in ``seat`` may see it. Engines' text shows the hand of the player
-    to act (Samurai); while that is an agent, its hand is cut from the picture."""
-    lines = state.render_text().split("\n")
-    if state.current_player is not None and state.current_player != seat:
-        lines = [line.split(", hand:")[0] + ", hand: hidden" if ", hand:" in line else line for line in lines]
-    return "\n".join(lines)
+    """The board as the person in ``seat`` may see it (their own hand, never an agent's)."""
+    return state.render_text(perspective=seat)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,7 +19,9 @@ Creation
     - ``figure_setup``: ``"random"`` (drawn from the seed) or ``"draft"`` (the
       players place the figures, a decision phase).
     - ``reward``: ``"win"`` (the only mode).
-    - ``render_mode``: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
+    - ``render_mode``: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``. The env's
+      render shows the hand of the player to act (a hot-seat table); for one seat's
+      view, ``env.game_state.render_text(perspective=seat)`` shows that seat's hand only.
 
 Agents
     ``player_0`` .. ``player_{n-1}``; ``player_0`` moves first, then clockwise.

@@ -56,8 +56,8 @@ def test_a_full_samurai_game():
     read, _ = scripted("7.5")
     code, text = run(["samurai", "--opponents", "random", "--seed", "1"], read)
     assert code == 0 and "'7.5' is not one of the moves" in text and "Final scores:" in text and "Winner" in text
-    assert "to act: B (player_1), hand: hidden" in text, "the opponent's hand is never shown"
-    assert "to act: A (player_0), hand: " in text and "to act: B (player_1), hand: h" not in text.replace("hidden", "")
+    assert "to act: B (player_1); hand of A (player_0): " in text, "while an agent acts, the person sees their own hand"
+    assert "hand of B (player_1)" not in text, "the opponent's hand is never shown"
 
 
 def test_giving_up_and_end_of_input():

@@ -246,3 +246,17 @@ def test_render_modes(game):
     image = env.render()
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
     assert image.shape[0] >= 100 and image.shape[1] >= 100 and image.std() > 10, "a picture, not a blank"
+
+
+@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+def test_render_text_perspective_is_a_seat_or_none(game):
+    """Every engine takes render_text(perspective=seat) (Samurai shows that seat's hand; the
+    others have nothing private and draw the same picture) and refuses anything else by name."""
+    env = module(game).raw_env()
+    env.reset(seed=0)
+    state, n = env.game_state, env.game.num_players
+    if game != "samurai":
+        assert all(state.render_text(perspective=p) == state.render_text() for p in range(n))
+    for bad in (n, -1, "player_0", True):
+        with pytest.raises(ValueError, match=rf"perspective must be None or a seat in 0..{n - 1}, got"):
+            state.render_text(perspective=bad)

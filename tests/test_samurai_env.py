@@ -400,6 +400,23 @@ def test_describe_action_in_each_sub_step():
     assert "A (player_0)" in text and "played this turn: helmet 3, figure swap" in text
 
 
+def test_render_text_shows_one_hand_by_perspective():
+    """Hidden information: render_text(perspective=p) shows p's hand and nobody else's;
+    None (the env's render, a hot-seat table) shows the hand of the player to act."""
+    env = samurai_v0.raw_env(num_players=2)
+    env.load_state_dict(position(hands=[["helmet3", "helmet4", "ronin", "ship1", "tile_swap"],
+                                        ["buddha4", "buddha3", "rice2", "ship2", "figure_swap"]]))
+    state = env.game_state
+    assert state.current_player == A
+    mine, theirs = state.render_text(perspective=A), state.render_text(perspective=1)
+    assert "to act: A (player_0); hand of A (player_0): " in mine and "helmet 3" in mine and "buddha 4" not in mine
+    assert "to act: A (player_0); hand of B (player_1): " in theirs and "buddha 4" in theirs and "helmet 3" not in theirs
+    assert state.render_text() == mine
+    for bad in (2, -1, "A", 1.0, True):
+        with pytest.raises(ValueError, match=r"perspective must be None or a seat in 0..1, got"):
+            state.render_text(perspective=bad)
+
+
 def test_describe_tile_swap_and_draft_and_choose_hand():
     env = samurai_v0.raw_env(num_players=2)
     env.load_state_dict(position(tiles={57: ("samurai2", A)},

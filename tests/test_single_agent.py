@@ -74,7 +74,7 @@ class StubState(GameState):
     def describe_action(self, action: int) -> str:
         return ["pass", "I win", "next wins", "share with next", "all share"][action]
 
-    def render_text(self) -> str:
+    def render_text(self, perspective: int | None = None) -> str:
         return f"turn {self.turns}"
 
     def render_image(self) -> np.ndarray:

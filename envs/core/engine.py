@@ -117,6 +117,12 @@ def check_state_header(game: Game, data: Any, keys: set[str], label: str, config
         invalid_state(label, f"it is for {have}; this environment has {want}")
 
 
+def check_perspective(num_players: int, perspective: Any) -> None:
+    """``render_text``'s perspective: None or a seat."""
+    if perspective is not None and not (is_int(perspective) and 0 <= perspective < num_players):
+        raise ValueError(f"perspective must be None or a seat in 0..{num_players - 1}, got {perspective!r}")
+
+
 def win_rewards(num_players: int, winners: list[int]) -> list[float]:
     """+1 for each winner, -1 for each other player; all 0 when everyone shares the win."""
     if len(winners) == num_players:
@@ -207,8 +213,10 @@ class GameState(ABC):
         """A short human-readable description of ``action`` in this position."""
 
     @abstractmethod
-    def render_text(self) -> str:
-        """A readable text picture of the position."""
+    def render_text(self, perspective: int | None = None) -> str:
+        """A readable text picture of the position. ``perspective`` is the seat whose private
+        information (a hand) it may show; None shows the hand of the player to act, as at a
+        hot-seat table. Games without private information check it and draw the same picture."""
 
     @abstractmethod
     def render_image(self) -> np.ndarray:

@@ -62,8 +62,9 @@ def _cell(state: SamuraiState, h: int) -> str:
     return "[" + "".join(FIGURE_LETTERS[t] for t in state.figures[SETTLEMENT_INDEX[h]]) + "]"
 
 
-def status_lines(state: SamuraiState) -> list[str]:
-    """The public situation below the map (and the hand of the player to act)."""
+def status_lines(state: SamuraiState, perspective: int | None = None) -> list[str]:
+    """The public situation below the map, and one hand: ``perspective``'s, or (None) the
+    player to act's."""
     game = state.game
     lines = [f"Samurai - {game.num_players} players - turn {state.turn_number}, phase {state.phase}"]
     for p in range(game.num_players):
@@ -75,9 +76,9 @@ def status_lines(state: SamuraiState) -> list[str]:
         winners = ", ".join(player_label(p) for p in state.winners())
         lines.append(f"  game over - winner{'s' if len(state.winners()) > 1 else ''}: {winners}")
         return lines
-    p = state.current_player
+    p = state.current_player if perspective is None else perspective
     hand = ", ".join(describe_tile(k) for k in sorted(state.hands[p]))
-    lines.append(f"  to act: {player_label(p)}, hand: {hand or '-'}")
+    lines.append(f"  to act: {player_label(state.current_player)}; hand of {player_label(p)}: {hand or '-'}")
     if state.phase == "play":
         played = ", ".join(describe_tile(k) for k in state.played) or "nothing"
         doing = f"; choosing targets for {describe_tile(state.pending)}" if state.pending >= 0 else ""
@@ -85,7 +86,7 @@ def status_lines(state: SamuraiState) -> list[str]:
     return lines
 
 
-def render_text(state: SamuraiState) -> str:
+def render_text(state: SamuraiState, perspective: int | None = None) -> str:
     """The map in odd-q columns (odd columns half a row lower), then the status.
     Tiles are ``owner:code`` (H B R type tiles, S samurai, N ronin, W ship, T tile swap,
     with the value); settlements show their figures ``[hbr]``; ``~`` sea, ``.`` land."""
@@ -98,7 +99,7 @@ def render_text(state: SamuraiState) -> str:
         row, col = 2 * (HEX_Y[h] - y0) + HEX_X[h] % 2, (HEX_X[h] - x0) * 6
         rows[row][col:col + 6] = text
     lines = ["".join(r).rstrip() for r in rows]
-    return "\n".join([line for line in lines if line] + status_lines(state))
+    return "\n".join([line for line in lines if line] + status_lines(state, perspective))
 
 
 SEA_COLOR, LAND_COLOR, TOWN_COLOR = (120, 165, 215), (205, 190, 140), (240, 230, 200)

@@ -14,7 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.engine import Game, GameState, IllegalActionError, check_bool, check_choice, check_options
+from envs.core.engine import (
+    Game,
+    GameState,
+    IllegalActionError,
+    check_bool,
+    check_choice,
+    check_options,
+    check_perspective,
+)
 from envs.samurai import figure_moves
 from envs.samurai import observation as obs
 from envs.samurai.actions import END_TURN, FIGURE, HEX, NUM_ACTIONS
@@ -402,10 +410,11 @@ class SamuraiState(GameState):
 
         return describe_action(self, action)
 
-    def render_text(self) -> str:
+    def render_text(self, perspective: int | None = None) -> str:
         from envs.samurai.render import render_text
 
-        return render_text(self)
+        check_perspective(self.game.num_players, perspective)
+        return render_text(self, perspective)
 
     def render_image(self) -> np.ndarray:
         from envs.samurai.render import render_image

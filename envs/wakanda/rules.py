@@ -15,7 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.engine import Game, GameState, IllegalActionError, check_bool, check_options, check_permutation
+from envs.core.engine import (
+    Game,
+    GameState,
+    IllegalActionError,
+    check_bool,
+    check_options,
+    check_permutation,
+    check_perspective,
+)
 from envs.wakanda.components import (
     ALL_PIECES,
     FINISH,
@@ -318,9 +326,10 @@ class WakandaState(GameState):
             return f"finish the totem on village {slot} ({self.village_label(slot)})"
         return f"build a {PIECES[kind]} on village {slot} ({self.village_label(slot)})"
 
-    def render_text(self) -> str:
+    def render_text(self, perspective: int | None = None) -> str:
         from envs.wakanda.render import render_text
 
+        check_perspective(self.game.num_players, perspective)  # everything shown is public
         return render_text(self)
 
     def render_image(self) -> np.ndarray:

@@ -12,7 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.engine import Game, GameState, IllegalActionError, check_choice, check_options, check_permutation
+from envs.core.engine import (
+    Game,
+    GameState,
+    IllegalActionError,
+    check_choice,
+    check_options,
+    check_permutation,
+    check_perspective,
+)
 from envs.wapi.components import (
     COIN_VALUES,
     COINS_TO_END,
@@ -232,9 +240,10 @@ class WapiState(GameState):
             return "decline (no totem)"
         raise ValueError(f"action must be in 0..{NUM_ACTIONS - 1}, got {action!r}")
 
-    def render_text(self) -> str:
+    def render_text(self, perspective: int | None = None) -> str:
         from envs.wapi.render import render_text
 
+        check_perspective(self.game.num_players, perspective)  # everything shown is public
         return render_text(self)
 
     def render_image(self) -> np.ndarray:
