@@ -114,6 +114,7 @@ def test_load_state_dict_restores_a_finished_game():
         (lambda d: d.pop("bag"), "missing"),
         (lambda d: d.update(game="wakanda"), "game"),
         (lambda d: d.update(num_players=3), "num_players"),
+        (lambda d: d["mines"].pop(), "mines must be a list of 6"),
         (lambda d: d["mines"][0]["silver"].append(4), "silver"),
         (lambda d: d["mines"][1].update(masks=5), "masks"),
         (lambda d: d["bag"].pop(), "not conserved"),

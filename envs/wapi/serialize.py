@@ -59,9 +59,7 @@ def state_from_dict(game: WapiGame, data: dict[str, Any]) -> WapiState:
 
     check_state_header(game, data, KEYS, "Wapi", ("num_players", "scoring"))
     n = game.num_players
-    mines = data["mines"]
-    if not isinstance(mines, list) or len(mines) != NUM_MINES:
-        _fail(f"mines must be a list of {NUM_MINES} objects")
+    mines = _list(data["mines"], "mines", NUM_MINES)
     state = WapiState(game, [_tile(c, "bag") for c in _list(data["bag"], "bag")])
     for k, mine in enumerate(mines):
         check_keys(f"mines[{k}]", mine, {"silver", "masks", "totems"}, {"silver", "masks", "totems"})
