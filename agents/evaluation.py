@@ -33,23 +33,16 @@ Evaluation = Callable[[GameState, random.Random], tuple[list[float], list[float]
 
 
 # --- Samurai ------------------------------------------------------------------
-def _chance(lead: int, open_land: int) -> float:
-    """Rough chance of taking a figure with ``lead`` while ``open_land`` hexes remain
-    (the heuristic's own estimate, ``agents/heuristic/samurai.py``)."""
-    if open_land <= 0:
-        return 1.0 if lead > 0 else 0.0
-    return min(0.95, max(0.05, 0.5 + lead / (4.0 + 4.0 * open_land)))
-
-
 def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     """Each figure still standing goes to a player with a chance from their lead around it
     (influence now, against the land left to fill); the winner procedure (majorities)
     is applied to the captures plus sampled figures, ``SAMPLES`` times."""
+    from agents.heuristic.samurai import chance
     from envs.samurai.scoring import winners as winners_of
 
     n = state.game.num_players
     contests = []  # (type, cumulative chance per player)
-    expected = [float(sum(c)) for c in state.captured]
+    expected = state.scores()  # figures captured so far, plus the expected ones below
     for s, types in enumerate(state.figures):
         open_land = state.need[s]
         for t in types:
@@ -57,7 +50,7 @@ def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
             chances = []
             for p in range(n):
                 rival = max(v for q, v in enumerate(influence) if q != p)
-                chances.append(_chance(influence[p] - rival, open_land))
+                chances.append(chance(influence[p] - rival, open_land))
             total = sum(chances)
             cumulative, acc = [], 0.0
             for p, c in enumerate(chances):
@@ -82,34 +75,30 @@ def wapi(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     mean coin; the totems a player still holds score, in expectation, a share of the
     masks still to come at the mean mine's expected value. Wins are sampled by adding
     noise that shrinks with the coins left to place."""
-    from envs.wapi.components import COIN_VALUES, COINS_TO_END, FIRST_MASK, NUM_MINES, SILVER_FIELDS
+    from agents.heuristic.wapi import bag_facts, expected_values, masks_to_come
+    from envs.wapi.components import COINS_TO_END
 
     game, n = state.game, state.game.num_players
-    counts = state.bag_counts
-    coins = sum(counts[:FIRST_MASK])
-    mean = sum(v * c for v, c in zip(COIN_VALUES, counts)) / coins if coins else 0.0
-    values = [sum(s) + (SILVER_FIELDS - len(s)) * mean for s in state.silver]
+    mean, coins, masks = bag_facts(state)
+    values = expected_values(state, mean)
     shared = game.scoring == "shared"
     expected = [0.0] * n
     for k, poles in enumerate(state.totems):
         for p in poles:
             expected[p] += values[k] / len(poles) if shared else values[k]
-    masks = counts[FIRST_MASK:FIRST_MASK + NUM_MINES]
     masks_left = sum(masks)
     to_place = COINS_TO_END - state.coins_placed
     if masks_left:
-        future_masks = to_place * masks_left / (coins + 1)
+        future_masks = masks_to_come(state, coins, masks_left)
         pole_value = sum(m * values[k] / ((1 + len(state.totems[k])) if shared else 1) for k, m in enumerate(masks)) / masks_left
         for p in range(n):
             expected[p] += min(state.totems_left[p], future_masks / n) * pole_value
     spread = 1.0 + 1.5 * to_place ** 0.5
-    win = [0.0] * n
+    wins = [0] * n
     for _ in range(SAMPLES):
         noisy = [e + rnd.gauss(0.0, spread) for e in expected]
-        best = max(range(n), key=noisy.__getitem__)
-        for p, r in enumerate(win_rewards(n, [best])):
-            win[p] += r
-    return [w / SAMPLES for w in win], expected
+        wins[max(range(n), key=noisy.__getitem__)] += 1
+    return [2 * w / SAMPLES - 1 for w in wins], expected  # win_rewards (+1 / -1) averaged
 
 
 #: game name -> its evaluation (ISMCTS's GAME_DEFAULTS say at which rollout depth each is used by default)

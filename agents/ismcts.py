@@ -61,7 +61,7 @@ import time
 import numpy as np
 
 from agents.protocol import Agent, PlayerView
-from envs.core.engine import Game, GameState
+from envs.core.engine import Game, GameState, is_int
 
 
 #: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
@@ -127,7 +127,7 @@ class ISMCTSAgent(Agent):
             tuned[k] if isinstance(v, str) and v == "auto" else v for k, v in given.items())
         if iterations is None and time_limit is None:
             iterations = 1000
-        if iterations is not None and (not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 1):
+        if iterations is not None and (not is_int(iterations) or iterations < 1):
             raise ValueError(f"iterations must be a positive int or None, got {iterations!r}")
         if time_limit is not None and (not isinstance(time_limit, (int, float)) or time_limit <= 0):
             raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
@@ -157,7 +157,7 @@ class ISMCTSAgent(Agent):
 
         self._evaluate = evaluation_for(game)
         if rollout_depth is not None:
-            if not isinstance(rollout_depth, int) or isinstance(rollout_depth, bool) or rollout_depth < 0:
+            if not is_int(rollout_depth) or rollout_depth < 0:
                 raise ValueError(f"rollout_depth must be 'auto', None or a non-negative int, got {rollout_depth!r}")
             if self._evaluate is None:
                 raise ValueError(f"rollout_depth needs a position evaluation; game {getattr(game, 'name', None)!r} has none")
@@ -171,7 +171,7 @@ class ISMCTSAgent(Agent):
         if not isinstance(paired_root, bool):
             raise ValueError(f"paired_root must be 'auto', True or False, got {paired_root!r}")
         self.paired_root = paired_root
-        if tree_depth is not None and (not isinstance(tree_depth, int) or isinstance(tree_depth, bool) or tree_depth < 1):
+        if tree_depth is not None and (not is_int(tree_depth) or tree_depth < 1):
             raise ValueError(f"tree_depth must be 'auto', a positive int or None, got {tree_depth!r}")
         self.tree_depth = tree_depth
         seq_np, seq_py = np.random.SeedSequence(seed).spawn(2)
@@ -226,12 +226,13 @@ class ISMCTSAgent(Agent):
                 legal = state.legal_actions()
                 edges = node.edges
                 node.visits += 1
-                untried = [a for a in legal if a not in edges]
+                tried, untried = [], []
                 for a in legal:
-                    if a in edges:
-                        edges[a].avail += 1
+                    (tried if a in edges else untried).append(a)
+                for a in tried:
+                    edges[a].avail += 1
                 room = widening is None or len(edges) < 1 + widening * math.sqrt(node.visits)
-                if untried and (room or len(untried) == len(legal)):
+                if untried and (room or not tried):
                     action = self._policy(state) if self._policy is not None and not edges else -1
                     if action not in untried:  # the heuristic's move first, then the others at random
                         action = untried[rnd.randrange(len(untried))]
@@ -239,7 +240,7 @@ class ISMCTSAgent(Agent):
                     edge.avail = 1
                     expanded = True
                 else:
-                    action, edge = self._select(edges, [a for a in legal if a in edges], c)
+                    action, edge = self._select(edges, tried, c)
             player = state.current_player
             state.apply(action)
             path.append((edge, player))

@@ -65,6 +65,14 @@ def policy(state: SamuraiState) -> int:
     return _Planner(state).move(legal)
 
 
+def chance(lead: int, open_land: int) -> float:
+    """Rough chance of taking a figure with ``lead`` while ``open_land`` hexes remain to fill
+    (also the search's leaf evaluation, ``agents/evaluation.py``)."""
+    if open_land <= 0:
+        return 1.0 if lead > 0 else 0.0
+    return min(0.95, max(0.05, 0.5 + lead / (4.0 + 4.0 * open_land)))
+
+
 class _Planner:
     def __init__(self, state: SamuraiState):
         self.state = state
@@ -85,12 +93,6 @@ class _Planner:
             out.append(1.5 if abs(mine - rival) <= left else 0.6)
         return out
 
-    def chance(self, lead: int, open_land: int) -> float:
-        """Rough chance of taking a figure with ``lead`` while ``open_land`` hexes remain to fill."""
-        if open_land <= 0:
-            return 1.0 if lead > 0 else 0.0
-        return min(0.95, max(0.05, 0.5 + lead / (4.0 + 4.0 * open_land)))
-
     def lead(self, s: int, t: int) -> int:
         key = (s, t)
         if key not in self._leads:
@@ -103,7 +105,7 @@ class _Planner:
         lead = self.lead(s, t) + extra
         if open_land <= 0:  # resolved now: captured (+1), set aside (0) or given to a rival (-0.5)
             return self.weights[t] * (1.0 if lead > 0 else (0.0 if lead == 0 else -0.5))
-        return self.weights[t] * self.chance(lead, open_land)
+        return self.weights[t] * chance(lead, open_land)
 
     def place_gain(self, kind: int, h: int) -> float:
         """What putting ``kind`` on hex ``h`` adds over leaving it, over the settlements around ``h``."""

@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.wapi.components import COIN_VALUES, DECLINE, FIRST_MASK, NUM_MINES, PLACE_TOTEM, SILVER_FIELDS, is_coin
+from envs.wapi.components import (
+    COIN_VALUES, COINS_TO_END, DECLINE, FIRST_MASK, NUM_MINES, PLACE_TOTEM, SILVER_FIELDS, is_coin,
+)  # fmt: skip
 
 if TYPE_CHECKING:
     from agents.protocol import PlayerView
@@ -35,7 +37,6 @@ if TYPE_CHECKING:
 CONTROL_BONUS = 0.4
 #: How much the leading opponent counts, against the average opponent, when placing coins.
 LEADER_WEIGHT = 0.5
-COINS_TO_END = NUM_MINES * SILVER_FIELDS
 
 
 def choose(view: PlayerView, rng: np.random.Generator) -> int:
@@ -54,7 +55,7 @@ def policy(state: WapiState) -> int:
     return PLACE_TOTEM if _take_totem(state, me) else DECLINE
 
 
-def _bag_facts(state: WapiState) -> tuple[float, int, list[int]]:
+def bag_facts(state: WapiState) -> tuple[float, int, list[int]]:
     """Mean value of the coins left in the bag, their number, and the masks left per mine."""
     counts = state.bag_counts  # public: the bag's contents by kind (never its order)
     coins = sum(counts[:FIRST_MASK])
@@ -62,8 +63,13 @@ def _bag_facts(state: WapiState) -> tuple[float, int, list[int]]:
     return mean, coins, counts[FIRST_MASK:]
 
 
-def _expected_values(state: WapiState, mean: float) -> list[float]:
+def expected_values(state: WapiState, mean: float) -> list[float]:
     return [sum(s) + (SILVER_FIELDS - len(s)) * mean for s in state.silver]
+
+
+def masks_to_come(state: WapiState, coins_left: int, masks_left: int) -> float:
+    """Expected masks drawn before the last coin is placed (masks and coins mixed in the bag)."""
+    return (COINS_TO_END - state.coins_placed) * masks_left / (coins_left + 1) if masks_left else 0.0
 
 
 def _weights(state: WapiState) -> list[list[float]]:
@@ -78,8 +84,8 @@ def _weights(state: WapiState) -> list[list[float]]:
 
 
 def _place_coin(state: WapiState, me: int, legal: list[int]) -> int:
-    mean, _, _ = _bag_facts(state)
-    values = _expected_values(state, mean)
+    mean, _, _ = bag_facts(state)
+    values = expected_values(state, mean)
     n = state.game.num_players
     weights = _weights(state)
     others = [p for p in range(n) if p != me]
@@ -102,15 +108,12 @@ def _pole_value(state: WapiState, mine: int, value: float) -> float:
 
 
 def _take_totem(state: WapiState, me: int) -> bool:
-    mean, coins_left, masks = _bag_facts(state)
-    values = _expected_values(state, mean)
+    mean, coins_left, masks = bag_facts(state)
+    values = expected_values(state, mean)
     mine = state.drawn - FIRST_MASK
     now = _pole_value(state, mine, values[mine])
-    # Expected masks drawn before the last coin is placed, and my share of them.
-    to_place = COINS_TO_END - state.coins_placed
     masks_left = sum(masks)
-    future_masks = to_place * masks_left / (coins_left + 1) if masks_left else 0.0
-    mine_share = future_masks / state.game.num_players
+    mine_share = masks_to_come(state, coins_left, masks_left) / state.game.num_players
     if masks_left == 0 or mine_share <= 0:
         return True
     better = sum(m for k, m in enumerate(masks) if _pole_value(state, k, values[k]) > now)
