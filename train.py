@@ -41,11 +41,11 @@ HYPERPARAMS = {
     "samurai": dict(timesteps=300_000, net_arch=[256, 256], n_steps=256, batch_size=512, learning_rate=1e-3,
                     n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=40_000, snapshot_freq=25_000),
 }
-#: Each game's own options: CLI name -> (constructor argument, type). Others are refused for that game.
+#: Each game's own options (CLI names = constructor arguments). Others are refused for that game.
 GAME_OPTIONS = {
-    "wapi": {"num_players": int, "scoring": str},
-    "wakanda": {"advanced": bool},
-    "samurai": {"num_players": int, "choose_hand": bool, "figure_setup": str},
+    "wapi": ("num_players", "scoring"),
+    "wakanda": ("advanced",),
+    "samurai": ("num_players", "choose_hand", "figure_setup"),
 }
 
 
@@ -107,12 +107,12 @@ def parse_args(argv: list[str] | None = None) -> Args:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     for f in dataclasses.fields(Args):
         meta = dict(f.metadata)
-        # The field's annotation (a string here) gives the parser's type unless the metadata does.
+        # The field's annotation (a string here) gives the parser's type.
         kind = next((t for name, t in (("bool", _bool), ("float", float), ("int", int)) if name in f.type), str)
         default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
         if default is not None:
             meta["help"] += f" (default: {' '.join(map(str, default)) if isinstance(default, list) else default})"
-        parser.add_argument("--" + f.name.replace("_", "-"), default=default, type=meta.pop("type", kind), **meta)
+        parser.add_argument("--" + f.name.replace("_", "-"), default=default, type=kind, **meta)
     return Args(**vars(parser.parse_args(argv)))
 
 
@@ -120,7 +120,7 @@ def make_game(args: Args):
     """The configured game; options that do not belong to the game are refused by name."""
     allowed = GAME_OPTIONS[args.game]
     options = {}
-    for name in ("num_players", "scoring", "advanced", "choose_hand", "figure_setup"):
+    for name in dict.fromkeys(name for names in GAME_OPTIONS.values() for name in names):  # each once, in order
         value = getattr(args, name)
         if value is None:
             continue

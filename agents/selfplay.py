@@ -255,9 +255,8 @@ class EvalCallback(BaseCallback):
     ``best_path`` (best = highest mean win rate over the baselines)."""
 
     def __init__(self, game: Game, opponents: tuple[str, ...], games: int, freq: int, best_path: str,
-                 reward: str = "win", seed: int = 10_000, verbose_print: bool = True):
+                 reward: str = "win", seed: int = 10_000):
         super().__init__()
-        self.verbose_print = verbose_print
         self.game, self.opponents, self.games, self.freq = game, opponents, games, freq
         self.best_path, self.reward, self.seed = best_path, reward, seed
         self.last = 0
@@ -285,10 +284,9 @@ class EvalCallback(BaseCallback):
             point[name] = result
             model.logger.record(f"eval/win_rate_{name}", result["win_rate"])
         self.curve.append(point)
-        if self.verbose_print:
-            print(f"evaluation at {timesteps} timesteps: " + ", ".join(
-                f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
-                for n in self.opponents), flush=True)
+        print(f"evaluation at {timesteps} timesteps: " + ", ".join(
+            f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
+            for n in self.opponents), flush=True)
         score = float(np.mean([point[name]["win_rate"] for name in self.opponents]))
         if score > self.best_score:
             self.best_score, self.best_timesteps = score, timesteps
