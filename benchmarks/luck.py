@@ -181,16 +181,16 @@ def plan_study(
             continue
         game_key = (game_name, tuple(sorted(game_config.items())))
         for p, (strong, weak) in enumerate(GAME_PAIRS[game_name] if pairs is None else pairs):
-            bases = {noisy.parse(name)[0] for name in (strong, weak)}
-            uses_ismcts = "ismcts" in bases or (filler == "ismcts" and game.num_players > 2)
+            table = [strong, weak] + [filler] * (game.num_players - 2)
+            base = {name: noisy.parse(name)[0] for name in table}  # NAME~EPS -> NAME
+            uses_ismcts = "ismcts" in base.values()
             if uses_ismcts and (game_name not in ismcts_games or ismcts_deals == 0):
                 notes.append(f"{config}: {strong} vs {weak} skipped (ISMCTS not run on {game_name}; see --ismcts-games)")
                 continue
-            table = [strong, weak] + [filler] * (game.num_players - 2)
             specs = []
             try:
                 for name in table:
-                    options = (("iterations", ismcts_iterations),) if noisy.parse(name)[0] == "ismcts" else ()
+                    options = (("iterations", ismcts_iterations),) if base[name] == "ismcts" else ()
                     noisy.make(name, game, seed=0, **dict(options))
                     specs.append(AgentSpec(name, name, options))
             except ValueError as error:

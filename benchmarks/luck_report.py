@@ -88,9 +88,8 @@ def _config_of(line: str) -> str:
 
 def _by_config(lines: list[str]) -> list[str]:
     """Lines in the order of the configurations (stable within one)."""
-    from benchmarks.luck import CONFIGS
+    from benchmarks.luck import CONFIGS_ORDER as order
 
-    order = list(CONFIGS)
     return sorted(lines, key=lambda line: order.index(_config_of(line)) if _config_of(line) in order else len(order))
 
 

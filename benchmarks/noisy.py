@@ -14,7 +14,7 @@ agent's, so ``heuristic~0`` seeded s plays exactly as ``heuristic`` seeded s
 and a seed fixes every move.
 
 ``benchmarks.matches.build_agent`` builds such names through :func:`make`,
-so tournaments and the luck study can seat them.
+so the luck study can seat them (tournaments take plain agent names only).
 """
 
 from __future__ import annotations
