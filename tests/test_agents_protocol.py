@@ -123,8 +123,8 @@ def test_ismcts_with_a_tiny_budget_plays_legal_games(name, config):
 
 @pytest.mark.parametrize("name,config", [c for c in CONFIGS if c[0] != "samurai" or c[1]["num_players"] == 2])
 def test_seeds_reproduce_whole_games(name, config):
-    """(ISMCTS searches with random rollouts here: Samurai's heuristic rollouts are slow for a unit test.)"""
-    """The same seeds give the same moves; another agent seed gives another game (random agents)."""
+    """The same seeds give the same moves; another agent seed gives another game (random agents).
+    (ISMCTS searches with random rollouts here: Samurai's heuristic rollouts are slow for a unit test.)"""
     game = make_game(name, **config)
 
     def run(agent_seed: int, kinds: tuple[str, ...]):

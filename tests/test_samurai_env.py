@@ -411,10 +411,7 @@ def test_render_text_shows_one_hand_by_perspective():
     mine, theirs = state.render_text(perspective=A), state.render_text(perspective=1)
     assert "to act: A (player_0); hand of A (player_0): " in mine and "helmet 3" in mine and "buddha 4" not in mine
     assert "to act: A (player_0); hand of B (player_1): " in theirs and "buddha 4" in theirs and "helmet 3" not in theirs
-    assert state.render_text() == mine
-    for bad in (2, -1, "A", 1.0, True):
-        with pytest.raises(ValueError, match=r"perspective must be None or a seat in 0..1, got"):
-            state.render_text(perspective=bad)
+    assert state.render_text() == mine  # (bad perspectives: tests/test_conformance.py)
 
 
 def test_describe_tile_swap_and_draft_and_choose_hand():
@@ -459,7 +456,8 @@ def test_engine_accepts_numpy_integer_actions_and_stays_json_safe():
     state = SamuraiGame(2).new_state(np.random.default_rng(3))
     for _ in range(25):
         state.apply(np.flatnonzero(state.legal_mask())[-1])
-        json.dumps(state.to_dict())
+        data = state.to_dict()
+        assert json.loads(json.dumps(data)) == data
 
 
 def test_engine_game_from_player_count_only():
