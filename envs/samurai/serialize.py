@@ -56,8 +56,6 @@ _fail = partial(invalid_state, "Samurai")
 _list = partial(as_list, "Samurai")
 
 
-
-
 def _tiles(value: Any, name: str) -> list[int]:
     for code in _list(value, name):
         if code not in KIND_OF_NAME:
