@@ -1,43 +1,27 @@
-"""The games by name, for the command line, benchmarks and tests (imported lazily: a game
-still being written does not break the others)."""
+"""The games by name, for the command line, benchmarks and tests: a thin view of
+``envs.GAMES`` and each game's description (``envs.describe``)."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+import envs
 from envs.core.engine import Game
 
-#: game name -> (module, Game class)
-GAME_CLASSES = {
-    "wapi": ("envs.wapi", "WapiGame"),
-    "wakanda": ("envs.wakanda", "WakandaGame"),
-    "samurai": ("envs.samurai", "SamuraiGame"),
-}
+#: The game names, in the order of ``envs.GAMES``.
+GAME_NAMES = envs.GAMES
 
 
 def game_class(name: str) -> type[Game]:
-    if name not in GAME_CLASSES:
-        raise ValueError(f"unknown game {name!r}; available: {sorted(GAME_CLASSES)}")
-    module, cls = GAME_CLASSES[name]
-    try:
-        return getattr(importlib.import_module(module), cls)
-    except (ModuleNotFoundError, AttributeError) as error:
-        raise ValueError(f"game {name!r} is not available in this checkout ({error})") from error
+    """The Game class of ``name``; ValueError naming the games if there is none."""
+    return envs.describe(name).game_class
 
 
 def make_game(name: str, **config: Any) -> Game:
     """``make_game("samurai", num_players=3)``: the game's constructor arguments as keywords."""
-    return game_class(name)(**config)
+    return envs.describe(name).make(**config)
 
 
 def available_games() -> list[str]:
-    """The games whose engines are importable here."""
-    out = []
-    for name in GAME_CLASSES:
-        try:
-            game_class(name)
-        except ValueError:
-            continue
-        out.append(name)
-    return out
+    """Every game. A game package that fails to import raises here: it is a bug, never a skip."""
+    return [envs.describe(name).name for name in envs.GAMES]

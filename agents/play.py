@@ -18,7 +18,7 @@ import sys
 from typing import Callable
 
 from agents import AGENT_NAMES, Agent, PlayerView, make_agent, play_game
-from agents.games import GAME_CLASSES, make_game
+from agents.games import GAME_NAMES, make_game
 from envs.core.engine import GameState
 from envs.core.render import player_label
 
@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m agents.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("game", choices=sorted(GAME_CLASSES))
+    parser.add_argument("game", choices=list(GAME_NAMES))
     parser.add_argument(
         "--opponents", nargs="+", metavar="AGENT", help=f"one agent per other seat: {', '.join(AGENT_NAMES)}"
     )

@@ -35,13 +35,13 @@ OPPONENT_KINDS = ("random", "heuristic", "ismcts", "self")
 
 def build_game(name: str, options: dict[str, Any] | None = None) -> Game:
     """A configured game by name (``agents.games``); the engine validates the options."""
-    from agents.games import GAME_CLASSES, game_class
+    from agents.games import GAME_NAMES, game_class
 
     cls = game_class(name)  # ValueError naming the available games
     try:
         return cls(**(options or {}))
     except TypeError as error:  # an option the constructor does not take
-        raise ValueError(f"{name}: bad options {sorted(options or {})} ({error}); games: {sorted(GAME_CLASSES)}") from None
+        raise ValueError(f"{name}: bad options {sorted(options or {})} ({error}); games: {list(GAME_NAMES)}") from None
 
 
 # --- opponents -----------------------------------------------------------------------

@@ -86,6 +86,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.observation_space = spaces.Box(0.0, 1.0, (game.observation_size,), np.float32)
         self.action_space = spaces.Discrete(game.num_actions)
         self.state: GameState | None = None
+        self.observer = game.observer()  # told of every move below, so it may stay incremental
         self.seat = 0
         self.seat_opponents: dict[int, Opponent] = {}
 
@@ -105,11 +106,12 @@ class SingleAgentEnv(gymnasium.Env):
             for opponent in self.seat_opponents.values():
                 getattr(opponent, "reset", lambda: None)()  # agents forget the last game
             self.state = self.game.new_state(rng, options or None)
+            self.observer.follow(self.state)
             self._play_opponents()
             if not self.state.is_terminal():
                 break
             # The game ended before the learner ever moved: nothing to learn from, deal again.
-        return self.state.observation(self.seat), {"seat": self.seat}
+        return self.observer.observe(self.state, self.seat), {"seat": self.seat}
 
     def step(self, action):
         state = self.state
@@ -117,12 +119,13 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError("step() called on a finished game: call reset() first")
         action = int(action)
         if action not in state.legal_actions():
-            obs = state.observation(self.seat)
+            obs = self.observer.observe(state, self.seat)
             return obs, ILLEGAL_ACTION_REWARD, True, False, {"seat": self.seat, "illegal_action": True,
                                                              "is_success": False, "win_points": 0.0}
         state.apply(action)
+        self.observer.applied(state, action)
         self._play_opponents()
-        obs = state.observation(self.seat)
+        obs = self.observer.observe(state, self.seat)
         if not state.is_terminal():
             return obs, 0.0, False, False, {}
         reward = float(state.rewards(self.reward_mode)[self.seat])
@@ -145,7 +148,9 @@ class SingleAgentEnv(gymnasium.Env):
         state = self.state
         while state.current_player is not None and state.current_player != self.seat:
             player = state.current_player
-            state.apply(int(self.seat_opponents[player](state, player)))
+            action = int(self.seat_opponents[player](state, player))
+            state.apply(action)
+            self.observer.applied(state, action)
 
     def _final_info(self) -> dict[str, Any]:
         """The outcome: scores, winners, and the learner's win points (1, 1/k on a

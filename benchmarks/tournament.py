@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from agents import AGENT_NAMES, make_agent
-from agents.games import GAME_CLASSES, make_game
+from agents.games import GAME_NAMES, make_game
 from benchmarks import tournament_report
 from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, run_tasks, seatings
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
@@ -79,8 +79,8 @@ def plan_tournament(
     config: dict | None = None, ismcts_iterations: int = 100,
 ) -> Plan:
     """Check everything before anything runs; ValueError naming the argument otherwise."""
-    if game not in GAME_CLASSES:
-        raise ValueError(f"--game must be one of {sorted(GAME_CLASSES)}, got {game!r}")
+    if game not in GAME_NAMES:
+        raise ValueError(f"--game must be one of {list(GAME_NAMES)}, got {game!r}")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"--games must be a positive int (games per table), got {games!r}")
     if isinstance(ismcts_iterations, bool) or not isinstance(ismcts_iterations, int) or ismcts_iterations < 1:
@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.tournament", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--game", required=True, help=f"one of {', '.join(sorted(GAME_CLASSES))}")
+    parser.add_argument("--game", required=True, help=f"one of {', '.join(list(GAME_NAMES))}")
     parser.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help=f"from {', '.join(AGENT_NAMES)}")
     parser.add_argument("--games", type=int, required=True, help="games per table (rounded up to whole deals)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and every agent's seed (default 0)")

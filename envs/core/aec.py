@@ -51,6 +51,7 @@ class GameEnv(AECEnv):
         self._no_moves = np.zeros(game.num_actions, dtype=np.int8)
         self._rng: np.random.Generator | None = None
         self.game_state: GameState | None = None
+        self._observer = game.observer()  # told of every change to game_state, so it may stay incremental
 
     # --- PettingZoo API -------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -73,7 +74,7 @@ class GameEnv(AECEnv):
         state = self._require_state()
         player = self._index[agent]
         mask = state.legal_mask() if state.current_player == player else self._no_moves.copy()
-        return {"observation": state.observation(player), "action_mask": mask}
+        return {"observation": self._observer.observe(state, player), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -87,6 +88,7 @@ class GameEnv(AECEnv):
         if not in_range and not self.action_spaces[agent].contains(action):  # costs ~15% of a turn
             raise ValueError(f"action {action!r} is out of range: allowed 0..{self.game.num_actions - 1}")
         state.apply(int(action))  # IllegalActionError (a ValueError) leaves the state untouched
+        self._observer.applied(state, int(action))
         if state.current_player is None:
             self._finish()
         else:
@@ -141,6 +143,7 @@ class GameEnv(AECEnv):
 
     def _begin(self, state: GameState) -> None:
         self.game_state = state
+        self._observer.follow(state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)

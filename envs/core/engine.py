@@ -192,9 +192,12 @@ class GameState(ABC):
         """What ``infos[agent]`` holds once the game is over."""
         return {"score": float(self.scores()[player])}
 
-    @abstractmethod
     def observation(self, player: int) -> np.ndarray:
-        """Everything ``player`` may see, seats relative to them, as float32 (fresh array)."""
+        """Everything ``player`` may see, seats relative to them, as float32 (fresh array).
+
+        A convenience that encodes from scratch with a fresh observer; code that
+        follows a game move by move (the AEC adapter) keeps its own :class:`Observer`."""
+        return self.game.observer().observe(self, player)
 
     @abstractmethod
     def clone(self) -> GameState:
@@ -204,23 +207,53 @@ class GameState(ABC):
     def determinize(self, player: int, rng: np.random.Generator) -> GameState:
         """A copy in which everything hidden from ``player`` is re-sampled consistently."""
 
-    @abstractmethod
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe data restoring this exact state through ``game.state_from_dict``."""
+        return self.game.state_to_dict(self)
 
     @abstractmethod
     def describe_action(self, action: int) -> str:
         """A short human-readable description of ``action`` in this position."""
 
-    @abstractmethod
     def render_text(self, perspective: int | None = None) -> str:
         """A readable text picture of the position. ``perspective`` is the seat whose private
         information (a hand) it may show; None shows the hand of the player to act, as at a
         hot-seat table. Games without private information check it and draw the same picture."""
+        return self.game.render_text(self, perspective)
 
-    @abstractmethod
     def render_image(self) -> np.ndarray:
         """An H x W x 3 uint8 picture of the position."""
+        return self.game.render_image(self)
+
+
+class Observer(ABC):
+    """Encodes what one player may see of a game's states: layer 2, apart from the rules.
+
+    An observer reads states and never writes them; the state holds no cache of
+    the observer's. To stay fast it may keep caches about the one state it
+    *follows*, and whoever owns both (the AEC adapter, a training environment)
+    tells it of every change explicitly:
+
+    - :meth:`follow` when a game begins or is loaded (drop every cache);
+    - :meth:`applied` right after each ``state.apply(action)`` of that state.
+
+    :meth:`observe` on any state it does not follow encodes from scratch, so a
+    fresh observer always gives the true observation (the no-leak tests use
+    fresh observers on freshly built states). Caches never leave the observer.
+    """
+
+    def __init__(self, game: Game):
+        self.game = game
+
+    def follow(self, state: GameState) -> None:
+        """Start following ``state`` (a new or loaded game); default: keep no cache."""
+
+    def applied(self, state: GameState, action: int) -> None:
+        """The followed ``state`` has just played ``action``; default: nothing to update."""
+
+    @abstractmethod
+    def observe(self, state: GameState, player: int) -> np.ndarray:
+        """Everything ``player`` may see in ``state``, seats relative to them (a fresh float32 array)."""
 
 
 class Game(ABC):
@@ -247,3 +280,29 @@ class Game(ABC):
     def config(self) -> dict[str, Any]:
         """The constructor arguments, so that the same game can be built again."""
         return {}
+
+    # TRANSITION (issue 12): these four become abstract once every game has moved its
+    # observer, serializer and renderers out of rules.py; until then they reach the old
+    # methods that the game's state class still overrides.
+    def observer(self) -> Observer:
+        """A new observer of this game's states (see :class:`Observer`)."""
+        return _StateMethodObserver(self)
+
+    def state_to_dict(self, state: GameState) -> dict[str, Any]:
+        """``state`` as JSON-safe data (the game's serializer; ``GameState.to_dict`` calls it)."""
+        raise NotImplementedError
+
+    def render_text(self, state: GameState, perspective: int | None = None) -> str:
+        """``state`` as text (the game's renderer; ``GameState.render_text`` calls it)."""
+        raise NotImplementedError
+
+    def render_image(self, state: GameState) -> np.ndarray:
+        """``state`` as an H x W x 3 uint8 picture (``GameState.render_image`` calls it)."""
+        raise NotImplementedError
+
+
+class _StateMethodObserver(Observer):
+    """TRANSITION (issue 12): the observer of a game whose state still encodes itself."""
+
+    def observe(self, state: GameState, player: int) -> np.ndarray:
+        return state.observation(player)

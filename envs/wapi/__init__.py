@@ -1,5 +1,23 @@
 """Wapi (Knizia, Tactic 2003): silver mines and totem poles, 2-5 players."""
 
+from envs.core.description import GameDescription, Option
+from envs.wapi.components import PLAYER_COUNTS, SCORINGS
 from envs.wapi.rules import WapiGame, WapiState
 
-__all__ = ["WapiGame", "WapiState"]
+__all__ = ["DESCRIPTION", "WapiGame", "WapiState"]
+
+DESCRIPTION = GameDescription(
+    name="wapi",
+    game_class=WapiGame,
+    options=(
+        Option("num_players", "int", 4, "players (2 is our unofficial variant)", PLAYER_COUNTS),
+        Option("scoring", "str", "full", "full: each pole scores the whole mine; shared: poles share it", SCORINGS),
+        Option("coins", "json", None, 'silver coins per value, e.g. {"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'),
+    ),
+    heuristic="agents.heuristic.wapi",
+    leaf_evaluation="agents.evaluation:wapi",
+    # Paired, flat, exact heuristic rollouts: one step of policy improvement (agents/ismcts.py).
+    search_defaults={"rollout_epsilon": 0.0, "paired_root": True, "tree_depth": 1},
+    training=dict(timesteps=300_000, net_arch=[128, 128], n_steps=256, batch_size=512, learning_rate=1e-3,
+                  n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=40_000, snapshot_freq=25_000),
+)

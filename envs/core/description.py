@@ -1,0 +1,118 @@
+"""What a game declares about itself, once: every table, command-line option and test
+parametrisation keyed by game is derived from these descriptions.
+
+Each game package holds one :class:`GameDescription` as ``DESCRIPTION`` in its
+``__init__``; ``envs.GAMES`` lists the packages. Adding a game means writing
+its package and adding its name to that one line.
+
+The agents' side of a game (its heuristic, its leaf evaluation for search, its
+search and training settings) is named here by dotted paths and plain data,
+not imported, so that the environments never import the agents.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from envs.core.engine import Game
+
+
+def _int_keys(obj: dict) -> dict:
+    """JSON object keys are always strings; keys written as integers are read back as ints."""
+    return {int(k) if k.lstrip("-").isdigit() else k: v for k, v in obj.items()}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One constructor argument of a game: its name, type, default and allowed values.
+
+    ``kind`` is ``"int"``, ``"bool"``, ``"str"`` or ``"json"`` (a JSON value,
+    e.g. Wapi's coin counts); ``choices`` is None when any value of the kind
+    may be given (the game's constructor still validates it).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    choices: tuple | None = None
+
+    def parse(self, text: str) -> Any:
+        """The value of this option written on a command line (``"true"``, ``"3"``, JSON...)."""
+        if self.kind == "bool":
+            if text.lower() in ("true", "1", "yes"):
+                return True
+            if text.lower() in ("false", "0", "no"):
+                return False
+            raise ValueError(f"--{self.flag} must be true or false, got {text!r}")
+        if self.kind == "int":
+            try:
+                return int(text)
+            except ValueError:
+                raise ValueError(f"--{self.flag} must be an integer, got {text!r}") from None
+        if self.kind == "json":
+            try:
+                return json.loads(text, object_hook=_int_keys)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"--{self.flag} must be JSON, got {text!r} ({error})") from None
+        return text
+
+    @property
+    def flag(self) -> str:
+        """The command-line spelling: ``num_players`` -> ``num-players``."""
+        return self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class GameDescription:
+    """Everything the rest of the project needs to know about one game.
+
+    Attributes:
+        name: the game's name (``Game.name``), also its package ``envs.<name>``
+            and its PettingZoo entry point ``envs.<name>_v0``.
+        game_class: the :class:`~envs.core.engine.Game` subclass.
+        options: its constructor arguments, in order.
+        heuristic: module of the hand-written strategy (``choose(view, rng)``
+            and ``policy(state)``).
+        leaf_evaluation: ``"module:function"`` of the static evaluation search
+            may stop rollouts at, or None.
+        search_defaults: ISMCTS options this game plays best with (its
+            ``"auto"`` settings).
+        training: PPO settings for ``train.py`` (overridable on its command line).
+    """
+
+    name: str
+    game_class: type[Game]
+    options: tuple[Option, ...]
+    heuristic: str
+    leaf_evaluation: str | None = None
+    search_defaults: dict[str, Any] = field(default_factory=dict)
+    training: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def env_module(self) -> str:
+        return f"envs.{self.name}_v0"
+
+    @property
+    def env_id(self) -> str:
+        """The PettingZoo registry id, ``drawluck/<name>-v0``."""
+        return f"drawluck/{self.name}-v0"
+
+    def option(self, name: str) -> Option:
+        for option in self.options:
+            if option.name == name:
+                return option
+        raise ValueError(f"{self.name} has no option {name!r}; its options: {[o.name for o in self.options]}")
+
+    def defaults(self) -> dict[str, Any]:
+        """The constructor's defaults by option name."""
+        return {option.name: option.default for option in self.options}
+
+    def make(self, **config: Any) -> Game:
+        """The configured game; unknown option names are refused by name."""
+        unknown = sorted(set(config) - {option.name for option in self.options})
+        if unknown:
+            raise ValueError(f"{self.name} has no options {unknown}; its options: {[o.name for o in self.options]}")
+        return self.game_class(**config)
