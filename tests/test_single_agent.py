@@ -34,11 +34,12 @@ class StubState(GameState):
         self.winner_list: list[int] = []
         self.turns = 0
 
-    def legal_actions(self) -> list[int]:
-        return [] if self.current_player is None else list(range(5))
+    def _compute_legal(self) -> tuple[int, ...]:
+        return () if self.current_player is None else tuple(range(5))
 
     def apply(self, action: int) -> None:
         self.check_action(action)
+        self._legal = None
         p, n = self.current_player, self.game.num_players
         self.turns += 1
         ends = {I_WIN: [p], NEXT_WINS: [(p + 1) % n], SHARE_WITH_NEXT: sorted([p, (p + 1) % n]),

@@ -66,7 +66,12 @@ class GameEnv(AECEnv):
         rng = self._rng
         if seed is not None or rng is None:
             rng, _ = seeding.np_random(seed)
-        state = self.game.new_state(rng, options)  # validates options first
+        drawn_from = rng.bit_generator.state
+        try:
+            state = self.game.new_state(rng, options)
+        except ValueError:  # refused options: the next deal is as if this reset never happened
+            rng.bit_generator.state = drawn_from
+            raise
         self._rng = rng
         self._begin(state)
 

@@ -149,14 +149,28 @@ class GameState(ABC):
     #: Index of the player to act, or None once the game is over.
     current_player: int | None
 
-    @abstractmethod
+    #: The legal actions of this position, computed on first use. Every engine caches them
+    #: the same way: ``apply`` (and anything else that changes the position) sets it to None.
+    _legal: tuple[int, ...] | None = None
+
     def legal_actions(self) -> list[int]:
+        """The legal actions of the player to act, ascending (empty when over): a fresh list."""
+        return list(self.legal_tuple())
+
+    def legal_tuple(self) -> tuple[int, ...]:
+        """The same actions as the cached tuple, for hot paths (masks, search): never copied."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    @abstractmethod
+    def _compute_legal(self) -> tuple[int, ...]:
         """The legal actions of the player to act, ascending (empty when over)."""
 
     def legal_mask(self) -> np.ndarray:
         """The legal actions as an int8 vector of length ``game.num_actions``."""
         mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        mask[self.legal_actions()] = 1
+        mask[list(self.legal_tuple())] = 1
         return mask
 
     @abstractmethod
@@ -167,8 +181,8 @@ class GameState(ABC):
         """Raise IllegalActionError with a readable message unless ``action`` is legal now."""
         if self.current_player is None:
             raise IllegalActionError("the game is over: no action is legal")
-        if action not in self.legal_actions():
-            legal = ", ".join(f"{a} ({self.describe_action(a)})" for a in self.legal_actions())
+        if action not in self.legal_tuple():
+            legal = ", ".join(f"{a} ({self.describe_action(a)})" for a in self.legal_tuple())
             raise IllegalActionError(f"action {action} is not legal now; legal actions: {legal}")
 
     def is_terminal(self) -> bool:
