@@ -13,6 +13,7 @@ once from one generator), so the draws never depend on the actions.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+import reprlib
 import warnings
 from typing import Any, ClassVar
 
@@ -21,6 +22,21 @@ import numpy as np
 
 class IllegalActionError(ValueError):
     """An action that the rules do not allow in this position (state unchanged)."""
+
+
+_REPR = reprlib.Repr()  # Python 3.11's Repr takes no keyword arguments
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 8
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlong = 40
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, for error messages: a rejected
+    200,000-item list must not become a 5 MB message."""
+    if isinstance(value, int) and value.bit_length() > 128:  # repr of a huge int is slow, or refused
+        return f"<an integer of {value.bit_length()} bits>"
+    text = _REPR.repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + " ...>"
 
 
 def check_choice(name: str, value: Any, allowed: tuple | list) -> None:
