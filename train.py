@@ -24,6 +24,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shlex
 import sys
 import time
 from dataclasses import dataclass, field
@@ -47,6 +48,10 @@ GAME_OPTIONS = {
     "wakanda": ("advanced",),
     "samurai": ("num_players", "choose_hand", "figure_setup"),
 }
+
+
+#: The settings that make the learner; ``--resume`` keeps the saved model's.
+LEARNER_SETTINGS = ("net_arch", "n_steps", "batch_size", "learning_rate", "n_epochs", "gamma", "ent_coef")
 
 
 def _bool(text: str) -> bool:
@@ -135,6 +140,7 @@ def make_game(args: Args):
 
 def validate(args: Args):
     """Check every setting before anything is trained; returns the game and the resolved hyperparameters."""
+    from agents.network import OPTIMIZER_NAME, load_network, read_tensors
     from agents.selfplay import OPPONENT_KINDS, check_model_file, make_opponent
 
     if args.game not in GAME_OPTIONS:
@@ -161,7 +167,15 @@ def validate(args: Args):
         if getattr(args, name) <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
     if args.resume is not None:
-        check_model_file(args.resume, game)
+        card = check_model_file(args.resume, game)
+        load_network(args.resume, game)  # the weights are read (safely) and fit the card's network
+        read_tensors(args.resume, OPTIMIZER_NAME)
+        if "training" not in card or "hyperparameters" not in card["training"]:
+            raise ValueError(f"--resume: {args.resume} records no training settings (it was not saved by train.py)")
+        if card["reward"] != args.reward:
+            raise ValueError(f"--resume: {args.resume} was trained with --reward {card['reward']}, not {args.reward}")
+        hp = {**hp, **{k: card["training"]["hyperparameters"][k] for k in LEARNER_SETTINGS},
+              "timesteps": hp["timesteps"]}
     return game, hp
 
 
@@ -179,7 +193,8 @@ def main(argv: list[str] | None = None) -> dict:
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from agents.selfplay import (EvalCallback, SnapshotCallback, TimeLimitCallback, check_model_file, evaluate,
+    from agents.network import load_network
+    from agents.selfplay import (EvalCallback, SnapshotCallback, TimeLimitCallback, evaluate, load_learner_state,
                                  make_training_env, plot_curve, results_table, save_model)
 
     # --- seeding: one block ---------------------------------------------------------
@@ -201,20 +216,24 @@ def main(argv: list[str] | None = None) -> dict:
     vec_env.seed(args.seed)
 
     # --- model ----------------------------------------------------------------------
-    if args.resume:
-        model = MaskablePPO.load(args.resume, env=vec_env, device="cpu", tensorboard_log=os.path.join(out, "tb"))
+    model = MaskablePPO(
+        "MlpPolicy", vec_env, learning_rate=hp["learning_rate"], n_steps=hp["n_steps"],
+        batch_size=hp["batch_size"], n_epochs=hp["n_epochs"], gamma=hp["gamma"], ent_coef=hp["ent_coef"],
+        policy_kwargs={"net_arch": list(hp["net_arch"])}, tensorboard_log=os.path.join(out, "tb"),
+        seed=args.seed, device="cpu", verbose=0)
+    if args.resume:  # our settings rebuilt the learner; the file gives only tensors and the step count
+        load_learner_state(model, args.resume)
         print(f"resuming {args.resume} at {model.num_timesteps} timesteps")
-    else:
-        model = MaskablePPO(
-            "MlpPolicy", vec_env, learning_rate=hp["learning_rate"], n_steps=hp["n_steps"],
-            batch_size=hp["batch_size"], n_epochs=hp["n_epochs"], gamma=hp["gamma"], ent_coef=hp["ent_coef"],
-            policy_kwargs={"net_arch": list(hp["net_arch"])}, tensorboard_log=os.path.join(out, "tb"),
-            seed=args.seed, device="cpu", verbose=0)
+    command = shlex.join(["python", "train.py", *(sys.argv[1:] if argv is None else argv)])
+    training = {"hyperparameters": hp, "opponents": args.opponents, "seed": args.seed}
+
+    def save(learner, path: str) -> str:
+        return save_model(learner, path, game, command, args.reward, training)
 
     # --- callbacks: self-play snapshots, periodic evaluation keeping the best --------
-    snapshots = SnapshotCallback(game, os.path.join(out, "snapshots"), hp["snapshot_freq"])
+    snapshots = SnapshotCallback(save, os.path.join(out, "snapshots"), hp["snapshot_freq"])
     evaluation = EvalCallback(game, tuple(args.eval_opponents), args.eval_freq_games, hp["eval_freq"],
-                              os.path.join(out, "model"), args.reward, seed=10_000)
+                              os.path.join(out, "model"), save, args.reward, seed=10_000)
     time_limit = TimeLimitCallback(args.max_minutes * 60)
     callbacks = [evaluation, time_limit]
     if "self" in args.opponents:
@@ -228,12 +247,11 @@ def main(argv: list[str] | None = None) -> dict:
                 reset_num_timesteps=not args.resume)
     evaluation.evaluate_now(model)  # the last model competes for "best" too
     train_seconds = time.time() - started
-    save_model(model, os.path.join(out, "last_model"), game)
+    save(model, os.path.join(out, "last_model"))
     vec_env.close()
 
     # --- final evaluation of the best model (fresh seeds, seats swapped) -------------
-    best = MaskablePPO.load(os.path.join(out, "model.zip"), device="cpu")
-    check_model_file(os.path.join(out, "model.zip"), game)
+    best = load_network(os.path.join(out, "model.zip"), game)
     rows = [evaluate(best, game, name, args.eval_games, seed=20_000, reward=args.reward) for name in args.eval_opponents]
     results = {"run_name": run_name, "game": game.name, "config": game.config(), "timesteps": int(model.num_timesteps),
                "train_seconds": round(train_seconds, 1), "total_seconds": round(time.time() - started, 1),

@@ -1,7 +1,8 @@
 """Agents for the drawluck games: one protocol (see :mod:`agents.protocol`) and agents built by name.
 
 ``make_agent(name, game=..., **options)`` builds ``"random"``, ``"heuristic"``,
-``"ismcts"`` or ``"ppo:PATH"``; ``play_game(game, agents, seed)`` plays one
+``"ismcts"``, ``"ppo:PATH"`` (a model file) or ``"trained"`` (the model shipped for the
+game's configuration); ``play_game(game, agents, seed)`` plays one
 full game between them on the raw engine.
 """
 
@@ -16,7 +17,7 @@ from envs.core.engine import Game
 __all__ = ["AGENT_NAMES", "Agent", "GameResult", "PlayerView", "agent_options", "make_agent", "play_game"]
 
 #: The names ``make_agent`` knows; ``ppo`` is written ``ppo:PATH``.
-AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH")
+AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "trained")
 
 
 def _agent_class(kind: str) -> type[Agent]:
@@ -32,7 +33,7 @@ def _agent_class(kind: str) -> type[Agent]:
         from agents.ismcts import ISMCTSAgent
 
         return ISMCTSAgent
-    if kind == "ppo":
+    if kind in ("ppo", "trained"):
         from agents.ppo import PPOAgent
 
         return PPOAgent
@@ -47,7 +48,7 @@ def agent_options(name: str) -> list[str]:
 
 
 def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
-    """Build an agent by name: ``"random"``, ``"heuristic"``, ``"ismcts"`` or ``"ppo:PATH"``.
+    """Build an agent by name: ``"random"``, ``"heuristic"``, ``"ismcts"``, ``"ppo:PATH"`` or ``"trained"``.
 
     ``options`` are the agent's keyword arguments (``seed`` for all; for
     ISMCTS ``iterations``, ``time_limit``, ``exploration``...). Unknown names
@@ -67,4 +68,6 @@ def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
         raise ValueError(f"unknown options {unknown} for agent {kind!r}; available: {allowed}")
     if kind == "ppo":
         return cls(path, game=game, **options)
+    if kind == "trained":
+        return cls("trained", game=game, **options)
     return cls(game=game, **options)

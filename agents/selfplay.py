@@ -9,7 +9,7 @@ uniformly from the pool's kinds (e.g. random, heuristic, self) and, for
 baselines it is measured against while also facing strategies like its own.
 
 Also here, so that ``train.py`` stays a readable script: building a game by
-name, saving a model with the JSON sidecar that ``ppo:PATH`` agents read,
+name, saving a model with the card that ``ppo:PATH`` agents read (:mod:`agents.network`),
 checking that a model file belongs to a game, the seat-swapped, fixed-seed
 evaluation (win rates with 95% Wilson intervals), the snapshot and
 evaluation callbacks, the learning-curve plot and the results table.
@@ -131,47 +131,49 @@ class OpponentPool:
 
 
 # --- model files ---------------------------------------------------------------------
-def sidecar_path(model_path: str) -> str:
-    """The JSON sidecar of a model file: ``model.zip`` -> ``model.zip.json``."""
-    return model_path + ".json"
+def save_model(model, path: str, game: Game, command: str, reward: str = "win",
+               training: dict[str, Any] | None = None) -> str:
+    """Save the learner ``model`` as ``path`` (a ``.zip`` with our card, see :mod:`agents.network`)."""
+    from agents.network import make_card, network_description, network_from_policy, save_network
+
+    arch = model.policy.net_arch
+    activation = {"Tanh": "tanh", "ReLU": "relu"}[model.policy.activation_fn.__name__]
+    card = make_card(game, network_description(arch, activation), command, reward,
+                     {**(training or {}), "num_timesteps": int(model.num_timesteps)})
+    return save_network(network_from_policy(model.policy, card), path, learner=model)
 
 
-def game_card(game: Game) -> dict[str, Any]:
-    """What the sidecar records: enough to check (or rebuild) the game a model was trained for."""
-    return json.loads(json.dumps({"game": game.name, "config": game.config(),
-                                  "observation_size": game.observation_size}))
+def load_learner_state(model, path: str) -> None:
+    """Resume: load a model file's policy and optimizer tensors and its step count into ``model``,
+    a MaskablePPO already built from our settings (read safely: nothing in the file is executed)."""
+    from agents.network import OPTIMIZER_NAME, POLICY_NAME, find_model, load_weights, read_card, read_tensors
 
-
-def save_model(model, path: str, game: Game) -> str:
-    """Save ``model`` as ``path`` (a ``.zip``) plus its sidecar; returns the zip path."""
-    if not path.endswith(".zip"):
-        path += ".zip"
-    model.save(path)
-    with open(sidecar_path(path), "w") as f:
-        json.dump(game_card(game), f, indent=1)
-    return path
+    where = f"model file {find_model(path)}"
+    card = read_card(path)
+    load_weights(model.policy, read_tensors(path, POLICY_NAME), where)
+    try:
+        model.policy.optimizer.load_state_dict(read_tensors(path, OPTIMIZER_NAME))
+    except (KeyError, RuntimeError, TypeError) as error:
+        raise ValueError(f"{where}: the optimizer state does not fit the learner ({error})") from None
+    steps = card.get("training", {}).get("num_timesteps")
+    if type(steps) is not int or steps < 0:
+        raise ValueError(f"{where}: its card records no step count (training.num_timesteps), got {steps!r}")
+    model.num_timesteps = steps
 
 
 def check_model_file(path: str, game: Game) -> dict[str, Any]:
-    """Raise a ValueError unless ``path`` is a model saved by :func:`save_model` for this game."""
-    if not os.path.isfile(path):
-        raise ValueError(f"model file {path!r} does not exist")
-    card_path = sidecar_path(path)
-    if not os.path.isfile(card_path):
-        raise ValueError(f"model file {path!r} has no sidecar {card_path!r}: it was not saved by train.py")
-    with open(card_path) as f:
-        card = json.load(f)
-    want = game_card(game)
-    for key in ("game", "observation_size", "config"):
-        if card.get(key) != want[key]:
-            raise ValueError(f"model {path!r} was trained for {key} {card.get(key)!r}, "
-                             f"not {want[key]!r} (this run's {key})")
+    """The card of model file ``path``; ValueError unless it is one of ours made for this game."""
+    from agents.network import check_card, find_model, read_card
+
+    card = read_card(path)
+    check_card(card, game, f"model file {find_model(path)}")
     return card
 
 
 # --- evaluation ----------------------------------------------------------------------
-def evaluate(model, game: Game, opponent: str, games: int, seed: int = 0, reward: str = "win") -> dict[str, Any]:
-    """Play ``games`` games of ``model`` (deterministic, masked) against ``opponent`` in every other seat.
+def evaluate(network, game: Game, opponent: str, games: int, seed: int = 0, reward: str = "win") -> dict[str, Any]:
+    """Play ``games`` games of ``network`` (a :class:`~agents.network.PolicyValueNet`, its most
+    probable legal move) against ``opponent`` in every other seat.
 
     Seats are swapped: game ``i`` uses deal seed ``seed + i // n`` with the
     learner in seat ``i % n``, so every deal is played from every seat (the
@@ -187,8 +189,8 @@ def evaluate(model, game: Game, opponent: str, games: int, seed: int = 0, reward
         obs, _ = env.reset(seed=seed + i // n, options={"seat": i % n})
         done = False
         while not done:
-            action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
-            obs, _, done, _, info = env.step(action)
+            probs, _ = network.evaluate(obs[None, :], env.action_masks()[None, :])
+            obs, _, done, _, info = env.step(int(np.argmax(probs[0])))
         points += info["win_points"]
     low, high = wilson_interval(points, games)
     return {"opponent": opponent, "games": games, "win_rate": points / max(games, 1), "ci_low": low, "ci_high": high}
@@ -215,9 +217,9 @@ def make_training_env(game_name: str, config: dict, opponents: list[str], reward
 class SnapshotCallback(BaseCallback):
     """Every ``freq`` learner steps, freeze the learner to ``folder`` and add it to every env's pool."""
 
-    def __init__(self, game: Game, folder: str, freq: int):
+    def __init__(self, save: Callable[[Any, str], str], folder: str, freq: int):
         super().__init__()
-        self.game, self.folder, self.freq = game, folder, freq
+        self.save, self.folder, self.freq = save, folder, freq
         self.last = 0
 
     def _on_training_start(self) -> None:
@@ -226,7 +228,7 @@ class SnapshotCallback(BaseCallback):
     def _on_step(self) -> bool:
         if self.num_timesteps - self.last >= self.freq:
             self.last = self.num_timesteps
-            path = save_model(self.model, os.path.join(self.folder, f"snapshot_{self.num_timesteps}"), self.game)
+            path = self.save(self.model, os.path.join(self.folder, f"snapshot_{self.num_timesteps}"))
             self.training_env.env_method("add_snapshot", path)
         return True
 
@@ -255,9 +257,9 @@ class EvalCallback(BaseCallback):
     ``best_path`` (best = highest mean win rate over the baselines)."""
 
     def __init__(self, game: Game, opponents: tuple[str, ...], games: int, freq: int, best_path: str,
-                 reward: str = "win", seed: int = 10_000):
+                 save: Callable[[Any, str], str], reward: str = "win", seed: int = 10_000):
         super().__init__()
-        self.game, self.opponents, self.games, self.freq = game, opponents, games, freq
+        self.game, self.opponents, self.games, self.freq, self.save = game, opponents, games, freq, save
         self.best_path, self.reward, self.seed = best_path, reward, seed
         self.last = 0
         self.best_score = -1.0
@@ -279,8 +281,11 @@ class EvalCallback(BaseCallback):
         if self.curve and self.curve[-1]["timesteps"] == timesteps:
             return
         point = {"timesteps": timesteps}
+        from agents.network import game_card, network_from_policy
+
+        network = network_from_policy(model.policy, {**game_card(self.game), "reward": self.reward})
         for name in self.opponents:
-            result = evaluate(model, self.game, name, self.games, seed=self.seed, reward=self.reward)
+            result = evaluate(network, self.game, name, self.games, seed=self.seed, reward=self.reward)
             point[name] = result
             model.logger.record(f"eval/win_rate_{name}", result["win_rate"])
         self.curve.append(point)
@@ -290,7 +295,7 @@ class EvalCallback(BaseCallback):
         score = float(np.mean([point[name]["win_rate"] for name in self.opponents]))
         if score > self.best_score:
             self.best_score, self.best_timesteps = score, timesteps
-            save_model(model, self.best_path, self.game)
+            self.save(model, self.best_path)
         model.logger.record("eval/best_mean_win_rate", self.best_score)
         model.logger.dump(timesteps)
 

@@ -148,8 +148,8 @@ def _shared_agent(spec: AgentSpec, game_key: tuple) -> Agent:
 
 
 def build_agent(spec: AgentSpec, game_key: tuple, seed: int) -> Agent:
-    """A fresh agent seeded for one game (a cached one for ``ppo:`` models, which play deterministically)."""
-    if spec.name.startswith("ppo:"):
+    """A fresh agent seeded for one game (a cached one for ``ppo:`` and ``trained`` models, which play deterministically)."""
+    if spec.name.startswith("ppo:") or spec.name == "trained":
         return _shared_agent(spec, game_key)
     return noisy.make(spec.name, _game(*game_key), seed=seed, **dict(spec.options))  # NAME or NAME~EPS
 

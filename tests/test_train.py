@@ -12,6 +12,7 @@ import pytest
 import train
 from agents import make_agent, play_game
 from agents.games import make_game
+from agents.network import load_network, read_card
 from agents.selfplay import OpponentPool, check_model_file, evaluate, wilson_interval
 
 #: A tiny but complete run: self-play snapshots, two evaluations, a final table.
@@ -60,7 +61,7 @@ def test_unknown_opponent_is_refused():
 
 def test_missing_resume_file_is_refused(tmp_path):
     message = run_error(["--game", "wapi", "--resume", str(tmp_path / "nope.zip")])
-    assert "does not exist" in message
+    assert "model file not found" in message
 
 
 def test_nonpositive_settings_are_refused():
@@ -78,14 +79,18 @@ def test_resume_with_a_model_of_another_game_or_configuration_is_refused(smoke_r
 # --- a short run: outputs, model loadable as an agent, resume --------------------------
 def test_smoke_run_writes_everything_promised(smoke_run):
     out, results = smoke_run
-    for name in ("model.zip", "model.zip.json", "last_model.zip", "learning_curve.png", "results.json",
+    for name in ("model.zip", "last_model.zip", "learning_curve.png", "results.json",
                  "results.md", "args.json"):
         assert os.path.isfile(os.path.join(out, name)), name
     assert os.listdir(os.path.join(out, "tb"))
     assert [f for f in os.listdir(os.path.join(out, "snapshots")) if f.endswith(".zip")]
-    card = json.load(open(os.path.join(out, "model.zip.json")))
-    assert card == {"game": "wapi", "config": json.loads(json.dumps(make_game("wapi", num_players=3).config())),
-                    "observation_size": make_game("wapi").observation_size}
+    card = read_card(os.path.join(out, "model.zip"))
+    game = make_game("wapi", num_players=3)
+    assert {k: card[k] for k in ("game", "config", "observation_size", "num_actions")} == {
+        "game": "wapi", "config": json.loads(json.dumps(game.config())), "observation_size": game.observation_size,
+        "num_actions": game.num_actions}
+    assert card["command"].startswith("python train.py --game wapi --num-players 3")
+    assert card["training"]["num_timesteps"] == results["best_at_timesteps"]
     assert results["timesteps"] >= 1024
     assert [p["timesteps"] for p in results["curve"]][0] == 0 and len(results["curve"]) >= 3
     (row,) = results["final"]
@@ -114,11 +119,9 @@ def test_resume_continues_from_the_checkpoint(smoke_run, tmp_path):
 
 # --- helpers -----------------------------------------------------------------------------
 def test_evaluation_swaps_seats_and_is_reproducible(smoke_run):
-    from sb3_contrib import MaskablePPO
-
     out, _ = smoke_run
-    model = MaskablePPO.load(os.path.join(out, "model.zip"), device="cpu")
     game = make_game("wapi", num_players=3)
+    model = load_network(os.path.join(out, "model.zip"), game)
     assert evaluate(model, game, "random", 9, seed=5) == evaluate(model, game, "random", 9, seed=5)
 
 

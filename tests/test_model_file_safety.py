@@ -1,0 +1,166 @@
+"""A model file from a stranger never runs code (issue 11.1), at every entry point that loads one.
+
+Two crafted files, each built from a real model: one whose SB3 ``data`` entry holds a cloudpickle
+payload (what ``MaskablePPO.load`` unpickles), one whose ``policy.pth`` is a pickle with a payload.
+Each payload creates a marker directory when unpickled. The first test shows that the payloads are
+live (SB3's loader and a plain ``torch.load`` run them); the others load the files through every
+entry point of the project and check that no marker appears: the ``data`` file plays normally (that
+entry is never read), the ``policy.pth`` file is refused with a ValueError.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+
+import train
+from agents import make_agent, play_game
+from agents import play as terminal
+from agents.games import make_game
+from agents.network import POLICY_NAME, load_network, network_description, new_network, save_network
+
+
+class Payload:
+    """Unpickling this creates ``marker``: a harmless stand-in for arbitrary code."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.makedirs, (self.marker,))
+
+
+def rewrite(path, replace: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(path) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in (entries | replace).items():
+            archive.writestr(name, data)
+
+
+def crafted_data(path, marker: str) -> None:
+    """Plant a cloudpickle payload in SB3's ``data`` entry (as ``observation_space``)."""
+    with zipfile.ZipFile(path) as archive:
+        data = json.loads(archive.read("data"))
+    data["observation_space"][":serialized:"] = base64.b64encode(pickle.dumps(Payload(marker))).decode()
+    rewrite(path, {"data": json.dumps(data).encode()})
+
+
+def crafted_policy(path, marker: str) -> None:
+    """Replace ``policy.pth`` by a torch file whose pickle holds a payload."""
+    from io import BytesIO
+
+    buffer = BytesIO()
+    torch.save({"mlp_extractor.policy_net.0.weight": Payload(marker)}, buffer)
+    rewrite(path, {POLICY_NAME: buffer.getvalue()})
+
+
+@pytest.fixture
+def files(tmp_path):
+    """(game, data-crafted path, policy-crafted path, marker) for a Wakanda model saved by train.py's writer."""
+    game = make_game("wakanda")
+    torch.manual_seed(0)
+    net = new_network(game, network_description([16, 16]), command="tests/test_model_file_safety.py",
+                      training={"num_timesteps": 64, "hyperparameters": {
+                          "net_arch": [16, 16], "n_steps": 32, "batch_size": 32, "learning_rate": 1e-3, "n_epochs": 1,
+                          "gamma": 1.0, "ent_coef": 0.01}})
+    marker = str(tmp_path / "payload-ran")
+    data_file, policy_file = str(tmp_path / "data.zip"), str(tmp_path / "policy.zip")
+    for path in (data_file, policy_file):
+        save_network(net, path)
+    crafted_data(data_file, marker)
+    crafted_policy(policy_file, marker)
+    return game, data_file, policy_file, marker
+
+
+def test_the_payloads_are_live(files):
+    """Without the project's loader the crafted files do run code: the tests below mean something."""
+    from sb3_contrib import MaskablePPO
+
+    game, data_file, policy_file, marker = files
+    try:
+        MaskablePPO.load(data_file, device="cpu")
+    except Exception:
+        pass  # the payload replaced the observation space: SB3 may fail after running it
+    assert os.path.isdir(marker)
+    os.rmdir(marker)
+    with zipfile.ZipFile(policy_file) as archive:
+        from io import BytesIO
+
+        torch.load(BytesIO(archive.read(POLICY_NAME)), weights_only=False)
+    assert os.path.isdir(marker)
+
+
+def test_load_network_and_make_agent(files):
+    game, data_file, policy_file, marker = files
+    net = load_network(data_file, game)  # SB3's data is never read: the file plays normally
+    agent = make_agent(f"ppo:{data_file}", game)
+    play_game(game, [agent, make_agent("random", game, seed=0)], seed=0)
+    assert net.num_actions == game.num_actions
+    for source in (f"ppo:{policy_file}", policy_file):
+        with pytest.raises(ValueError, match="policy.pth is not a plain tensor file"):
+            load_network(source, game)
+    with pytest.raises(ValueError, match="policy.pth is not a plain tensor file"):
+        make_agent(f"ppo:{policy_file}", game)
+    assert not os.path.exists(marker)
+
+
+def test_the_terminal_game(files):
+    game, data_file, policy_file, marker = files
+    lines = []
+    assert terminal.main(["wakanda", "--opponents", f"ppo:{data_file}", "--seed", "1"], read=lambda _: "q",
+                         write=lines.append) == 1  # the game started; the human gave up at once
+    with pytest.raises(SystemExit):
+        terminal.main(["wakanda", "--opponents", f"ppo:{policy_file}"], read=lambda _: "q", write=lines.append)
+    assert not os.path.exists(marker)
+
+
+def test_the_benchmarks(files):
+    from benchmarks.tournament import plan_tournament, run_tournament
+
+    game, data_file, policy_file, marker = files
+    summary = run_tournament(plan_tournament("wakanda", [f"ppo:{data_file}", "random"], 2), processes=1,
+                             progress=False)
+    assert len(summary.games) == 2 and not summary.failures
+    with pytest.raises(ValueError, match="policy.pth is not a plain tensor file"):
+        plan_tournament("wakanda", [f"ppo:{policy_file}", "random"], 2)
+    assert not os.path.exists(marker)
+
+
+def test_self_play_opponents(files):
+    from agents.selfplay import OpponentPool
+
+    game, data_file, policy_file, marker = files
+    pool = OpponentPool(["self"], game, seed=0)
+    pool.add_snapshot(data_file)
+    state = game.new_state(np.random.default_rng(0))
+    assert pool.sample(np.random.default_rng(0))(state, state.current_player) in state.legal_actions()
+    pool.add_snapshot(policy_file)
+    with pytest.raises(ValueError, match="policy.pth is not a plain tensor file"):
+        for seed in range(20):  # the pool draws one of its two snapshots
+            pool.sample(np.random.default_rng(seed))(state, state.current_player)
+    assert not os.path.exists(marker)
+
+
+def test_train_resume_and_ppo_opponents(files, tmp_path):
+    game, data_file, policy_file, marker = files
+    base = ["--game", "wakanda", "--n-envs", "1", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1",
+            "--net-arch", "16", "16", "--eval-opponents", "random", "--eval-freq-games", "2", "--eval-games", "2",
+            "--progress-bar", "false", "--opponents", "random"]
+    results = train.main(base + ["--timesteps", "32", "--resume", data_file, "--out", str(tmp_path / "resumed")])
+    assert results["timesteps"] >= 64 + 32  # resumed at the card's step count
+    results = train.main(base[:-1] + [f"ppo:{data_file}", "--timesteps", "32", "--out", str(tmp_path / "vs")])
+    assert results["timesteps"] >= 32
+    for extra in (["--resume", policy_file], ["--opponents", f"ppo:{policy_file}"],
+                  ["--eval-opponents", f"ppo:{policy_file}"]):
+        with pytest.raises(SystemExit, match="policy.pth is not a plain tensor file"):
+            train.main(base + ["--timesteps", "32", "--out", str(tmp_path / "refused")] + extra)
+    assert not os.path.exists(tmp_path / "refused")
+    assert not os.path.exists(marker)
