@@ -77,6 +77,24 @@ def test_models_are_offered_by_name_only(tmp_path):
         offered_opponents({"random": path})
 
 
+def test_a_trained_model_named_on_the_command_line_plays(tmp_path):
+    """``--model NAME=PATH``: offered as NAME; it plays the game it was trained for and is
+    refused (422, naming why) for another."""
+    from tests.test_agents_ppo import save_model
+
+    game = make_game("wakanda")
+    meta = {"game": "wakanda", "config": game.config(), "observation_size": game.observation_size}
+    path = save_model(tmp_path / "tiny.zip", game, meta)
+    with serve(create_app({"tiny": path})) as base:
+        client = Client(base)
+        assert "tiny" in [o["name"] for o in client.call("GET", "/api/catalog")[1]["opponents"]]
+        game_id, view = new_game(client, "wakanda", opponents=["tiny"])
+        assert play_out(client, game_id, view)["players"] == ["you", "tiny"]
+        status, data = client.call("POST", "/api/games", {"game": "wapi", "config": {"num_players": 2},
+                                                          "opponents": ["tiny"]})
+        assert status == 422 and "trained for game 'wakanda'" in data["error"]
+
+
 # --- a new game -------------------------------------------------------------------------------
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_create_gives_an_unguessable_id_and_the_human_view(client, game):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -54,7 +53,7 @@ def serve_cli(*args: str) -> Iterator[str]:
     """``python -m web --port P ARGS`` in a child process; yields its base URL once it answers."""
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "web", "--port", str(port), *args], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -83,8 +82,14 @@ class Client:
     def call(self, method: str, path: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
         data = raw if raw is not None else None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"} if data is not None else {}
-        self.connection.request(method, path, body=data, headers=headers)
-        response = self.connection.getresponse()
+        try:
+            self.connection.request(method, path, body=data, headers=headers)
+            response = self.connection.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # the server closed the idle keep-alive connection before reading this request: send it again
+            self.connection.close()
+            self.connection.request(method, path, body=data, headers=headers)
+            response = self.connection.getresponse()
         payload = response.read()
         kind = response.getheader("Content-Type", "")
         return response.status, json.loads(payload) if "json" in kind else payload.decode()

@@ -1,7 +1,7 @@
 """``python -m web [--host 127.0.0.1] [--port 8000] [--model NAME=PATH ...]``: serve the page.
 
     python -m web                              # http://127.0.0.1:8000
-    python -m web --port 8080 --model mine=runs/wapi/best_model.zip
+    python -m web --port 8080 --model mine=runs/RUN/model.zip
 
 ``--model NAME=PATH`` offers the MaskablePPO model at PATH as the opponent NAME (it plays
 the game and configuration it was trained for; any other is refused when a game starts).

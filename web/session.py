@@ -21,7 +21,7 @@ import envs
 from agents import Agent, PlayerView
 from envs.core.engine import GameState, IllegalActionError, is_int, shown
 from web.requests import SEED_LIMIT, BadRequest, NewGame, check_int, check_object, parse_config
-from web.views import move_text, public_view
+from web.views import move_text, public_view, static_view
 
 RECORD_FORMAT = "drawluck-web-game"
 #: The longest game a record may hold (the longest real games have a few hundred moves).
@@ -104,7 +104,8 @@ class GameSession:
         """The view of the human's seat (with the moves just played as ``frames``, when given)."""
         view = public_view(self.state, self.seat)
         view.update(game=self.game.name, config=self.game.config(), seat=self.seat, players=self.players,
-                    log=list(self.log), seed=self.seed if self.seed_given or self.done else None)
+                    log=list(self.log), seed=self.seed if self.seed_given or self.done else None,
+                    static=static_view(self.game))
         if frames is not None:
             view["frames"] = frames
         if self.done:
@@ -144,7 +145,7 @@ def replay(record: Any) -> dict[str, Any]:
     seat = check_int("the record's seat", record["seat"], 0, game.num_players)
     seed = check_int("the record's seed", record["seed"], 0, SEED_LIMIT)
     players = record.get("players", [f"player_{p}" for p in range(game.num_players)])
-    if not isinstance(players, list) or len(players) != game.num_players or not all(isinstance(p, str) for p in players):
+    if not isinstance(players, list) or len(players) != game.num_players or any(type(p) is not str for p in players):
         raise BadRequest(f"the record's players must be a list of {game.num_players} names, got {shown(players)}")
     moves = record["moves"]
     if not isinstance(moves, list) or len(moves) > MAX_RECORD_MOVES:
@@ -160,8 +161,8 @@ def replay(record: Any) -> dict[str, Any]:
         text = move_text(state, player, action, seat)
         state.apply(action)
         frames.append(frame(state, seat, player, text))
-    result = {"game": game.name, "config": game.config(), "seat": seat, "players": players, "frames": frames,
-              "done": state.current_player is None}
+    result = {"game": game.name, "config": game.config(), "seat": seat, "players": players,
+              "static": static_view(game), "frames": frames, "done": state.current_player is None}
     if result["done"]:
         result.update(scores=state.scores(), winners=state.winners())
     return result

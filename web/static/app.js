@@ -58,7 +58,8 @@ function renderOptions() {
 function renderSeats() {
   const config = readConfig(), players = config.num_players ?? gameEntry().num_players;
   const seat = Math.min(Number($("seat").value || 0), players - 1);
-  $("seat").replaceChildren(...Array.from({length: players}, (_, p) => new Option(`${PLAYER_LETTERS[p]} (player_${p})`, p)));
+  const seats = Array.from({length: players}, (_, p) => new Option(`${PLAYER_LETTERS[p]} (player_${p})`, p));
+  $("seat").replaceChildren(...seats);
   $("seat").value = seat;
   const rows = [];
   for (let i = 0; i < players - 1; i++) {
@@ -67,11 +68,14 @@ function renderSeats() {
     const select = document.createElement("select");
     select.className = "opponent";
     for (const choice of page.catalog.opponents) select.add(new Option(choice.name, choice.name));
-    select.value = page.catalog.opponents.some(c => c.name === "heuristic") ? "heuristic" : page.catalog.opponents[0].name;
+    const names = page.catalog.opponents.map(c => c.name);
+    select.value = names.includes("heuristic") ? "heuristic" : names[0];
     const think = document.createElement("input");
     Object.assign(think, {type: "number", min: "0.05", max: "10", step: "0.05", value: "1", title: "seconds per move"});
     think.className = "think";
-    const sync = () => { think.hidden = !("time_limit" in page.catalog.opponents.find(c => c.name === select.value).options); };
+    const sync = () => {
+      think.hidden = !("time_limit" in page.catalog.opponents.find(c => c.name === select.value).options);
+    };
     select.addEventListener("change", sync);
     sync();
     wrap.append(select, think);
@@ -89,7 +93,8 @@ async function startGame(event) {
       return think.hidden ? name : {name: name, time_limit: Number(think.value)};
     });
     const seed = $("seed").value === "" ? null : Number($("seed").value);
-    const body = {game: $("game").value, config: readConfig(), seat: Number($("seat").value), opponents: opponents, seed: seed};
+    const body = {game: $("game").value, config: readConfig(), seat: Number($("seat").value),
+      opponents: opponents, seed: seed};
     setState("waiting");
     const created = await api("POST", "/api/games", body);
     page.id = created.id;
@@ -106,7 +111,8 @@ async function startGame(event) {
 
 // --- playing ------------------------------------------------------------------------------
 function context(view, legal) {
-  return {legal: new Set(legal.map(m => m.action)), seat: view.seat, players: view.players, selected: page.selected};
+  return {legal: new Set(legal.map(m => m.action)), seat: view.seat, players: view.players, selected: page.selected,
+    static: view.static};
 }
 
 function drawBoard(view, board, legal) {
@@ -126,7 +132,8 @@ function renderPlayers(view, board, toAct) {
     const swatch = document.createElement("span");
     swatch.className = "swatch";
     swatch.style.background = PLAYER_COLORS[p];
-    row.append(swatch, `${PLAYER_LETTERS[p]} ${p === view.seat ? "you" : name}: ${BOARDS[view.game].seatInfo(board, p)}`);
+    const info = BOARDS[view.game].seatInfo(board, p, view.static);
+    row.append(swatch, `${PLAYER_LETTERS[p]} ${p === view.seat ? "you" : name}: ${info}`);
     return row;
   });
   $("players").replaceChildren(...rows);
@@ -161,8 +168,9 @@ function renderResult(view) {
   const winners = view.winners.map(p => who(view, p)).join(" and ");
   const scores = view.scores.map((s, p) => `${PLAYER_LETTERS[p]} ${s}`).join(", ");
   const won = view.winners.includes(view.seat);
-  $("result-text").textContent = `Game over. ${won ? (view.winners.length > 1 ? "A shared win!" : "You win!") : "You lose."} `
-    + `Winner${view.winners.length > 1 ? "s" : ""}: ${winners}. Scores: ${scores}.`;
+  const verdict = won ? (view.winners.length > 1 ? "A shared win!" : "You win!") : "You lose.";
+  $("result-text").textContent = `Game over. ${verdict} Winner${view.winners.length > 1 ? "s" : ""}: ${winners}. `
+    + `Scores: ${scores}.`;
 }
 
 // The moves just played appear one by one, then the position with your moves.
@@ -253,7 +261,7 @@ async function startReplay(record) {
 
 function showReplay() {
   const replay = page.replay, frame = replay.frames[page.replayAt];
-  const view = {game: replay.game, seat: replay.seat, players: replay.players,
+  const view = {game: replay.game, seat: replay.seat, players: replay.players, static: replay.static,
     log: replay.frames.slice(1).map(f => ({player: f.player, text: f.text}))};
   drawBoard(view, frame.board, []);
   renderPlayers(view, frame.board, frame.to_act);
@@ -261,9 +269,9 @@ function showReplay() {
   const last = replay.frames.length - 1;
   $("replay-step").textContent = `Move ${page.replayAt} of ${last}`
     + (page.replayAt ? `: ${who(view, frame.player)}: ${frame.text}` : " (the deal)");
+  const winners = replay.done ? replay.winners.map(p => PLAYER_LETTERS[p]).join(", ") : "";
   $("status").textContent = page.replayAt === last && replay.done
-    ? `Replay: the end. Scores: ${replay.scores.join(", ")}; winners: ${replay.winners.map(p => PLAYER_LETTERS[p]).join(", ")}`
-    : "Replay";
+    ? `Replay: the end. Scores: ${replay.scores.join(", ")}; winners: ${winners}` : "Replay";
   setState("replay");
 }
 
@@ -287,6 +295,7 @@ function closeReplay() {
 async function loadRecord(event) {
   const file = event.target.files[0];
   if (!file) return;
+  event.target.value = "";  // so that choosing the same file again reads it again
   try {
     await startReplay(JSON.parse(await file.text()));
   } catch (error) {
@@ -301,7 +310,11 @@ async function main() {
   $("game").addEventListener("change", renderOptions);
   renderOptions();
   $("setup-form").addEventListener("submit", startGame);
-  $("new-game").addEventListener("click", () => { $("play").hidden = true; $("setup").hidden = false; setState("setup"); });
+  $("new-game").addEventListener("click", () => {
+    $("play").hidden = true;
+    $("setup").hidden = false;
+    setState("setup");
+  });
   $("download").addEventListener("click", download);
   $("replay").addEventListener("click", () => startReplay(page.view.record));
   $("record-file").addEventListener("change", loadRecord);

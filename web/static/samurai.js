@@ -15,43 +15,54 @@ function tileCode(kind) {
 
 BOARDS.samurai = {
   draw(board, ctx) {
-    const R = 19, step = Math.sqrt(3) * R, margin = 10;
-    const xs = board.hexes.map(h => h.x), ys = board.hexes.map(h => h.y);
+    const R = 22, step = Math.sqrt(3) * R, margin = 10;
+    const hexes = ctx.static.hexes, xs = hexes.map(h => h.x), ys = hexes.map(h => h.y);
     const x0 = Math.min(...xs), y0 = Math.min(...ys);
     const mapWidth = 2 * margin + (Math.max(...xs) - x0) * 1.5 * R + 2 * R;
     const mapHeight = 2 * margin + (Math.max(...ys) - y0 + 1.5) * step;
     const width = Math.max(mapWidth, 560), height = mapHeight + 150;
     const svg = svgRoot(Math.round(width), Math.round(height));
     const turn = board.turn;
-    for (const hex of board.hexes) {
+    for (const hex of hexes) {
+      const tile = board.tiles[hex.id];
       const cx = margin + R + (hex.x - x0) * 1.5 * R;
       const cy = margin + step / 2 + (hex.y - y0 + 0.5 * (hex.x % 2)) * step;
-      const corners = [0, 1, 2, 3, 4, 5].map(i => `${cx + R * Math.cos(Math.PI / 3 * i)},${cy + R * Math.sin(Math.PI / 3 * i)}`);
-      const group = clickable(svg, hex.action, ctx, this.hexTitle(hex));
+      const corners = [0, 1, 2, 3, 4, 5].map(i => {
+        const angle = Math.PI / 3 * i;
+        return `${cx + R * Math.cos(angle)},${cy + R * Math.sin(angle)}`;
+      });
+      // a settlement is never a tile's target: only its figures are clicked
+      const title = this.hexTitle(hex, board);
+      const group = hex.kind === "settlement" ? el("g", {}, svg) : clickable(svg, hex.action, ctx, title);
       group.setAttribute("data-hex", hex.id);
+      if (hex.kind === "settlement") el("title", {}, group).textContent = title;
       if (turn.swap_from === hex.id) group.classList.add("selected");
-      const fill = hex.tile ? PLAYER_COLORS[hex.tile.owner] : SAMURAI_COLORS[hex.kind];
+      const fill = tile ? PLAYER_COLORS[tile.owner] : SAMURAI_COLORS[hex.kind];
       el("polygon", {class: "hit", points: corners.join(" "), fill: fill, stroke: "#5a5a5a"}, group);
-      if (hex.tile) label(group, cx, cy, tileCode(hex.tile.kind), {fill: "white", "font-weight": 700, "font-size": 11});
-      if (hex.kind === "settlement") this.drawFigures(svg, hex, cx, cy, ctx, turn);
+      if (tile) label(group, cx, cy, tileCode(tile.kind), {fill: "white", "font-weight": 700, "font-size": 11});
+      if (hex.kind === "settlement") this.drawFigures(svg, hex, board.figures[hex.id], cx, cy, ctx, turn);
     }
     this.drawHand(svg, board, ctx, mapHeight + 8, width);
     return svg;
   },
 
-  hexTitle(hex) {
-    if (hex.kind === "settlement") return `${hex.name} (hex ${hex.id}): ${hex.figures.join(", ") || "no figures"}`;
-    return hex.tile ? `hex ${hex.id}: ${hex.tile.text} of ${PLAYER_LETTERS[hex.tile.owner]}` : `hex ${hex.id} (${hex.kind})`;
+  hexTitle(hex, board) {
+    const tile = board.tiles[hex.id];
+    if (hex.kind === "settlement") {
+      return `${hex.name} (hex ${hex.id}): ${board.figures[hex.id].join(", ") || "no figures"}`;
+    }
+    if (tile) return `hex ${hex.id}: ${tile.text} of ${PLAYER_LETTERS[tile.owner]}`;
+    return `hex ${hex.id} (${hex.kind})`;
   },
 
   // The figures standing there (each a click for a figure swap); in the draft, the types that may go there.
-  drawFigures(svg, hex, cx, cy, ctx, turn) {
-    const shown = hex.figures.slice();
+  drawFigures(svg, hex, figures, cx, cy, ctx, turn) {
+    const shown = figures.slice();
     for (const [type, action] of Object.entries(hex.figure_actions)) {
       if (!shown.includes(type) && ctx.legal.has(action)) shown.push(type);
     }
     shown.forEach((type, i) => {
-      const fx = cx + (i - (shown.length - 1) / 2) * 12, ghost = !hex.figures.includes(type);
+      const fx = cx + (i - (shown.length - 1) / 2) * 12, ghost = !figures.includes(type);
       const group = clickable(svg, hex.figure_actions[type], ctx, `${type} on ${hex.name} (hex ${hex.id})`);
       const first = turn.first_figure;
       if (first && first.settlement === hex.id && first.type === type) group.classList.add("selected");
@@ -59,7 +70,7 @@ BOARDS.samurai = {
         "stroke-dasharray": ghost ? "2 2" : "none", opacity: ghost ? 0.6 : 1}, group);
       label(group, fx, cy, type[0], {fill: "white", "font-size": 8, "font-weight": 700});
     });
-    if (!hex.figures.length && !shown.length) {
+    if (!figures.length && !shown.length) {
       el("circle", {cx: cx, cy: cy, r: 4, fill: "none", stroke: "#8a8a8a"}, svg);
     }
   },
@@ -79,8 +90,9 @@ BOARDS.samurai = {
       label(group, x + 24, ty + 17, tileCode(tile.kind), {fill: "white", "font-weight": 700});
     });
     if (!choosing) {
-      const group = clickable(svg, board.end_turn, ctx, "end the turn");
-      el("rect", {class: "hit", x: width - 112, y: y + 22, width: 100, height: 34, rx: 6, fill: "#f0e6d0", stroke: "#1e1e1e"}, group);
+      const group = clickable(svg, ctx.static.end_turn, ctx, "end the turn");
+      el("rect", {class: "hit", x: width - 112, y: y + 22, width: 100, height: 34, rx: 6, fill: "#f0e6d0",
+        stroke: "#1e1e1e"}, group);
       label(group, width - 62, y + 39, "end turn");
       const played = board.turn.played.length ? board.turn.played.join(", ") : "nothing yet";
       label(svg, 12, y + 80, `Played this turn: ${played}`, {"text-anchor": "start", "font-size": 12});
@@ -108,6 +120,7 @@ BOARDS.samurai = {
 
   seatInfo(board, p) {
     const c = board.players[p].captured, player = board.players[p];
-    return `captured helmet ${c.helmet}, buddha ${c.buddha}, rice ${c.rice}; hand ${player.hand_size}, pile ${player.pile_size}`;
+    return `captured helmet ${c.helmet}, buddha ${c.buddha}, rice ${c.rice}; `
+      + `hand ${player.hand_size}, pile ${player.pile_size}`;
   },
 };

@@ -7,14 +7,14 @@ const WAKANDA_INK = {eagle: "#1e1e1e", sun: "#1e1e1e"};
 
 BOARDS.wakanda = {
   draw(board, ctx) {
-    const col = 128, width = 20 + col * 6, top = 30, height = 470;
+    const col = 128, width = 20 + col * 6, top = 30, height = 490;
     const svg = svgRoot(width, height);
-    const selected = ctx.selected;
-    label(svg, 12, 14, board.advanced ? "Advanced rules: tilted villages lie face down" : "Basic rules",
+    const selected = ctx.selected, actions = ctx.static.villages;
+    label(svg, 12, 14, ctx.static.advanced ? "Advanced rules: tilted villages lie face down" : "Basic rules",
       {"text-anchor": "start", "font-size": 13});
     board.villages.forEach((village, slot) => {
       const x = 10 + slot * col;
-      const build = selected ? village.build[selected] : null;
+      const build = selected ? actions[slot].build[selected] : null;
       const card = build === null ? el("g", {}, svg) : clickable(svg, build, ctx, `village ${slot}`);
       card.setAttribute("data-village", slot);
       const fill = village.kind ? WAKANDA_COLORS[village.kind] : "#5a4632";
@@ -29,13 +29,15 @@ BOARDS.wakanda = {
         const y = top + 290 - (level + 1) * size;
         el("rect", {x: x + 30, y: y, width: col - 66, height: size - 2, rx: 3, fill: WAKANDA_COLORS[piece],
           stroke: "#1e1e1e"}, card);
-        if (size >= 12) label(card, x + col / 2 - 1, y + size / 2 - 1, piece, {fill: WAKANDA_INK[piece] || "white", "font-size": 10});
+        if (size >= 12) {
+          label(card, x + col / 2 - 1, y + size / 2 - 1, piece, {fill: WAKANDA_INK[piece] || "white", "font-size": 10});
+        }
       });
       if (village.owner !== null) {
-        el("polygon", {points: `${x + 40},${top + 66} ${x + 62},${top + 56} ${x + 84},${top + 66} ${x + 62},${top + 80}`,
-          fill: PLAYER_COLORS[village.owner], stroke: "#1e1e1e"}, card);
+        const headdress = [[40, 66], [62, 56], [84, 66], [62, 80]].map(([dx, dy]) => `${x + dx},${top + dy}`);
+        el("polygon", {points: headdress.join(" "), fill: PLAYER_COLORS[village.owner], stroke: "#1e1e1e"}, card);
       } else if (village.status === "open") {
-        const finish = clickable(svg, village.finish, ctx, `finish the totem on village ${slot}`);
+        const finish = clickable(svg, actions[slot].finish, ctx, `finish the totem on village ${slot}`);
         el("rect", {class: "hit", x: x + 24, y: top + 58, width: col - 56, height: 22, rx: 5, fill: "#f0e6d0",
           stroke: "#1e1e1e"}, finish);
         label(finish, x + col / 2 - 1, top + 69, "finish", {"font-size": 11});
@@ -48,11 +50,13 @@ BOARDS.wakanda = {
   drawSupplies(svg, board, ctx, y0) {
     board.supplies.forEach((supply, player) => {
       const y = y0 + player * 56, mine = player === ctx.seat;
-      label(svg, 12, y + 10, `${PLAYER_LETTERS[player]} ${ctx.players[player]}: supply, ${board.headdresses[player]} headdresses left`,
-        {"text-anchor": "start", "font-size": 12, fill: PLAYER_COLORS[player], "font-weight": 700});
-      board.pieces.forEach((piece, i) => {
+      const left = board.headdresses[player];
+      const title = `${PLAYER_LETTERS[player]} ${ctx.players[player]}: supply, ${left} headdresses left`;
+      label(svg, 12, y + 10, title, {"text-anchor": "start", "font-size": 12, fill: PLAYER_COLORS[player],
+        "font-weight": 700});
+      ctx.static.pieces.forEach((piece, i) => {
         const x = 12 + i * 92, count = supply[piece];
-        const usable = mine && Object.values(board.villages).some(v => ctx.legal.has(v.build[piece]));
+        const usable = mine && ctx.static.villages.some(v => ctx.legal.has(v.build[piece]));
         const chip = el("g", mine && count ? {"data-select": piece} : {}, svg);
         if (usable) chip.classList.add("legal");
         if (mine && ctx.selected === piece) chip.classList.add("selected");

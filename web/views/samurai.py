@@ -6,28 +6,40 @@ multiset (hand and pile together)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from envs.samurai.actions import END_TURN, figure_action, hex_action
-from envs.samurai.board import CAPACITY, HEX_KIND, HEX_X, HEX_Y, KIND_NAMES, NAMES, NUM_HEXES, SETTLEMENT, SETTLEMENTS
+from envs.samurai.board import CAPACITY, HEX_KIND, HEX_X, HEX_Y, KIND_NAMES, LAYOUTS, NAMES, NUM_HEXES, SETTLEMENT
+from envs.samurai.board import SETTLEMENTS
 from envs.samurai.components import FIGURE_TYPES, QUICK, TILE_NAMES, describe_tile
-from envs.samurai.rules import CHOOSE_HAND, SamuraiState
+from envs.samurai.rules import CHOOSE_HAND, SamuraiGame, SamuraiState
 
 
 def _tile(kind: int) -> dict[str, Any]:
     return {"kind": TILE_NAMES[kind], "text": describe_tile(kind), "quick": QUICK[kind], "action": kind}
 
 
-def _hex(state: SamuraiState, h: int) -> dict[str, Any]:
-    cell: dict[str, Any] = {"id": h, "x": HEX_X[h], "y": HEX_Y[h], "kind": KIND_NAMES[HEX_KIND[h]], "action": hex_action(h)}
-    if state.tile[h] >= 0:
-        cell["tile"] = {**_tile(state.tile[h]), "owner": state.owner[h]}
+def _map_hex(h: int) -> dict[str, Any]:
+    """A hex of the map, with the action a click on it means (a settlement: on each of its figures)."""
+    cell: dict[str, Any] = {"id": h, "x": HEX_X[h], "y": HEX_Y[h], "kind": KIND_NAMES[HEX_KIND[h]],
+                            "action": hex_action(h)}
     if HEX_KIND[h] == SETTLEMENT:
         cell["capacity"] = CAPACITY[h]
         cell["name"] = NAMES.get(h, "village" if CAPACITY[h] == 1 else "city")
-        cell["figures"] = [FIGURE_TYPES[t] for t in state.figures[SETTLEMENTS.index(h)]]
         cell["figure_actions"] = {name: figure_action(h, t) for t, name in enumerate(FIGURE_TYPES)}
     return cell
+
+
+@lru_cache(maxsize=None)
+def _map(num_players: int) -> tuple[dict[str, Any], ...]:
+    on_board = LAYOUTS[num_players].on_board
+    return tuple(_map_hex(h) for h in range(NUM_HEXES) if on_board[h])
+
+
+def static(game: SamuraiGame) -> dict[str, Any]:
+    """The map of this player count (never changes during a game)."""
+    return {"hexes": list(_map(game.num_players)), "end_turn": END_TURN}
 
 
 def _player(state: SamuraiState, p: int) -> dict[str, Any]:
@@ -46,22 +58,27 @@ def _turn(state: SamuraiState) -> dict[str, Any]:
     """The turn in progress: tiles played, the tile whose target is being chosen, the first
     figure of a figure swap and the tile a tile swap picked up (public, as in the observation)."""
     first = state.first_figure
+    first_figure = None if first is None else {"settlement": SETTLEMENTS[first[0]], "type": FIGURE_TYPES[first[1]]}
     return {
         "played": [describe_tile(k) for k in state.played],
         "pending": None if state.pending < 0 else describe_tile(state.pending),
-        "first_figure": None if first is None else {"settlement": SETTLEMENTS[first[0]], "type": FIGURE_TYPES[first[1]]},
+        "first_figure": first_figure,
         "swap_from": None if state.swap_from < 0 else state.swap_from,
         "non_quick_used": state.non_quick_used,
     }
 
 
 def board(state: SamuraiState, seat: int) -> dict[str, Any]:
-    """The map (hexes on the board), figures, players, the turn in progress and ``seat``'s own hand."""
-    on_board = state.layout.on_board
+    """Tiles and figures on the map, players, the turn in progress and ``seat``'s own hand."""
+    tiles = {h: {"kind": TILE_NAMES[k], "text": describe_tile(k), "owner": state.owner[h]}
+             for h, k in enumerate(state.tile) if k >= 0}
+    figures = {h: [FIGURE_TYPES[t] for t in state.figures[s]] for s, h in enumerate(SETTLEMENTS)
+               if state.layout.on_board[h]}
     return {
         "phase": state.phase,
         "turn_number": state.turn_number,
-        "hexes": [_hex(state, h) for h in range(NUM_HEXES) if on_board[h]],
+        "tiles": tiles,
+        "figures": figures,
         "players": [_player(state, p) for p in range(state.game.num_players)],
         "set_aside": dict(zip(FIGURE_TYPES, state.set_aside)),
         "on_board": dict(zip(FIGURE_TYPES, state.figures_on_board)),
@@ -70,7 +87,6 @@ def board(state: SamuraiState, seat: int) -> dict[str, Any]:
         "hand": [_tile(k) for k in sorted(state.hands[seat])],
         # choosing the starting hand: the rest of one's own tiles, as a multiset (never their order)
         "pile": [_tile(k) for k in sorted(state.piles[seat])] if state.phase == CHOOSE_HAND else None,
-        "end_turn": END_TURN,
     }
 
 

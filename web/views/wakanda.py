@@ -9,7 +9,16 @@ from typing import Any
 from envs.wakanda.components import (
     NUM_PIECE_KINDS, NUM_SLOTS, PIECE_COUNTS, PIECES, VILLAGES, build_action, finish_action,
 )  # fmt: skip
-from envs.wakanda.rules import WakandaState
+from envs.wakanda.rules import WakandaGame, WakandaState
+
+
+def static(game: WakandaGame) -> dict[str, Any]:
+    """The rules and, per village, what a click means: finish its totem, or build the piece
+    chosen from the supply there."""
+    actions = [{"finish": finish_action(slot),
+                "build": {PIECES[kind]: build_action(kind, slot) for kind in range(NUM_PIECE_KINDS)}}
+               for slot in range(NUM_SLOTS)]
+    return {"advanced": game.advanced, "pieces": list(PIECES), "villages": actions}
 
 
 def _village(state: WakandaState, slot: int) -> dict[str, Any]:
@@ -19,9 +28,6 @@ def _village(state: WakandaState, slot: int) -> dict[str, Any]:
         "status": "owned" if owner is not None else "open" if slot < state.revealed else "tilted",
         "owner": owner,
         "totem": [PIECES[piece] for piece in state.totems[slot]],
-        # what a click means: finish the totem, or build the piece chosen from the supply
-        "finish": finish_action(slot),
-        "build": {PIECES[kind]: build_action(kind, slot) for kind in range(NUM_PIECE_KINDS)},
     }
 
 
@@ -38,9 +44,7 @@ def _bag(state: WakandaState) -> dict[str, int]:
 def board(state: WakandaState, seat: int) -> dict[str, Any]:
     """The village line (face-down kinds left out), supplies, headdresses, the bag and the points so far."""
     return {
-        "advanced": state.game.advanced,
         "villages": [_village(state, slot) for slot in range(NUM_SLOTS)],
-        "pieces": list(PIECES),
         "supplies": [dict(zip(PIECES, supply)) for supply in state.supplies],
         "headdresses": list(state.headdresses),
         "bag": _bag(state),

@@ -9,7 +9,7 @@ from typing import Any
 from envs.wapi.components import (
     COIN_VALUES, COINS_TO_END, DECLINE, FIRST_MASK, MASK_FIELDS, NUM_MINES, PLACE_TOTEM, SILVER_FIELDS, is_coin,
 )  # fmt: skip
-from envs.wapi.rules import WapiState
+from envs.wapi.rules import WapiGame, WapiState
 
 
 def _drawn(state: WapiState) -> dict[str, Any] | None:
@@ -43,6 +43,12 @@ def _click(state: WapiState, mine: int) -> int:
     return mine
 
 
+def static(game: WapiGame) -> dict[str, Any]:
+    """What never changes during a game: the fields of a mine, the end, the scoring, the decline action."""
+    return {"silver_fields": SILVER_FIELDS, "mask_fields": MASK_FIELDS, "coins_to_end": COINS_TO_END,
+            "scoring": game.scoring, "decline": DECLINE}
+
+
 def board(state: WapiState, seat: int) -> dict[str, Any]:
     """The mines, the drawn tile, poles left and points so far (all public)."""
     mines = [
@@ -52,16 +58,11 @@ def board(state: WapiState, seat: int) -> dict[str, Any]:
     ]
     return {
         "mines": mines,
-        "silver_fields": SILVER_FIELDS,
-        "mask_fields": MASK_FIELDS,
         "drawn": _drawn(state),
         "coins_placed": state.coins_placed,
-        "coins_to_end": COINS_TO_END,
         "bag": _bag(state),
         "totems_left": list(state.totems_left),
         "points": state.scores(),
-        "scoring": state.game.scoring,
-        "decline": DECLINE,
     }
 
 
