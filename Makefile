@@ -13,7 +13,8 @@ run: $(STAMP)
 	$(BIN)/python train.py
 
 test: $(STAMP) browser
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 -m "not alone"
+	$(BIN)/python -m pytest -m alone
 
 # The page in a browser: http://127.0.0.1:8000 (make play ARGS="--port 8080 --model NAME=PATH").
 play: $(STAMP)

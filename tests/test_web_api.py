@@ -12,6 +12,7 @@ import pytest
 import envs
 from agents import AGENT_NAMES, PlayerView
 from agents.games import make_game
+from tests.test_web_views import CASES
 from tests.web_helpers import Client, serve, serve_cli
 from web import create_app
 from web.opponents import offered_opponents, parse_model
@@ -231,6 +232,16 @@ def test_a_whole_game_then_its_record_replays_step_by_step(client, game):
     assert (replay["scores"], replay["winners"]) == (view["scores"], view["winners"])
 
 
+@pytest.mark.parametrize("game,config", CASES)
+def test_every_configuration_plays_to_the_end(client, game, config):
+    """Every variant and player count the descriptions offer, from the last seat."""
+    players = envs.describe(game).make(**config).num_players
+    game_id, view = new_game(client, game, config=config, seat=players - 1, opponents=["random"] * (players - 1))
+    assert view["config"] == json.loads(json.dumps(make_game(game, **config).config()))
+    view = play_out(client, game_id, view)
+    assert len(view["scores"]) == players
+
+
 def test_bad_records_are_refused_with_422(client):
     game_id, view = new_game(client, "wakanda", seed=3)
     record = play_out(client, game_id, view)["record"]
@@ -279,6 +290,28 @@ def test_opponents_act_through_player_views(monkeypatch):
         game_id, view = new_game(client, "samurai", seat=1)
         play_out(client, game_id, view)
     assert seen and set(seen) == {PlayerView}
+
+
+def test_an_agent_that_fails_gives_a_json_500_and_the_game_refuses_moves_out_of_turn(monkeypatch):
+    from agents.random_agent import RandomAgent
+    import web.opponents
+
+    class Broken(RandomAgent):
+        def act(self, view):
+            raise RuntimeError("out of order")
+
+    monkeypatch.setattr(web.opponents, "make_agent", lambda name, game, **options: Broken(game, options["seed"]))
+    with serve(create_app()) as base:
+        client = Client(base)
+        game_id, view = new_game(client, "wakanda")
+        status, data = client.call("POST", f"/api/games/{game_id}/moves", {"action": view["legal"][0]["action"]})
+        assert status == 500 and data == {"error": "the server failed: RuntimeError"}
+        before = client.call("GET", f"/api/games/{game_id}")[1]
+        assert before["to_act"] == 1 and before["legal"] == []
+        for action in range(42):  # not even a move legal for the opponent is taken from the human
+            status, data = client.call("POST", f"/api/games/{game_id}/moves", {"action": action})
+            assert status == 400 and ("not your turn" in data["error"])
+        assert client.call("GET", f"/api/games/{game_id}")[1] == before
 
 
 # --- expiry and limits ---------------------------------------------------------------------------

@@ -155,6 +155,34 @@ def test_a_whole_game_by_clicking(page, base_url, game, tmp_path):
     assert "the end" in page.inner_text("#status")
 
 
+def test_samurai_choosing_the_hand_and_drafting_the_figures_by_clicking(page, base_url):
+    """Samurai's set-up variants on the page: pick five tiles from your own, then place
+    figures by clicking a type on a settlement, then play."""
+    page.goto(f"{base_url}/?delay=0")
+    page.wait_for_selector("body[data-state=setup]")
+    page.select_option("#game", "samurai")
+    page.select_option("[data-option=num_players]", "3")
+    page.select_option("[data-option=choose_hand]", "true")
+    page.select_option("[data-option=figure_setup]", '"draft"')
+    assert page.locator("select.opponent").count() == 2 and page.locator("#seat option").count() == 3
+    for select in page.locator("select.opponent").all():
+        select.select_option("random")
+    page.click("#start")
+    page.wait_for_selector(SETTLED)
+    client, rng, phases = Client(base_url), random.Random(1), []
+    for _ in range(MAX_CLICKS):
+        phase = client.call("GET", f"/api/games/{game_id(page)}")[1]["board"]["phase"]
+        if not phases or phases[-1] != phase:
+            phases.append(phase)
+        if phase == "play":
+            break
+        legal = page.locator("#board .legal")
+        legal.nth(rng.randrange(legal.count())).click()
+        page.wait_for_selector(SETTLED)
+    assert phases == ["choose_hand", "draft", "play"]
+    assert page.locator("#board .legal").count()
+
+
 def test_opponents_moves_appear_one_by_one(page, base_url):
     """After the human's move each opponent's move is shown in turn, then the human's turn."""
     start(page, base_url, "wapi", seed=3, delay=150)

@@ -9,6 +9,8 @@ import random
 import threading
 import time
 
+import pytest
+
 import envs
 from tests.web_helpers import Client, serve_cli
 
@@ -63,6 +65,7 @@ def play(base: str, index: int, start: threading.Barrier, times: list[float], fa
         client.close()
 
 
+@pytest.mark.alone  # make test runs it after the rest: a parallel test on the other core would time it too
 def test_fifty_games_at_once_every_response_correct_and_fast():
     times: list[float] = []
     failures: list[str] = []

@@ -32,7 +32,7 @@ from starlette.staticfiles import StaticFiles
 
 import envs
 from web.opponents import OpponentChoice, offered_opponents
-from web.requests import BadRequest, parse_json, parse_move, parse_new_game
+from web.bodies import BadRequest, parse_json, parse_move, parse_new_game
 from web.session import GameSession, replay
 from web.store import GameStore
 
@@ -123,6 +123,9 @@ def create_app(models: Mapping[str, str] | None = None, store: GameStore | None 
         assert isinstance(error, BadRequest)
         return JSONResponse({"error": str(error)}, status_code=error.status)
 
+    async def server_error(request: Request, error: Exception) -> Response:
+        return JSONResponse({"error": f"the server failed: {type(error).__name__}"}, status_code=500)
+
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
         return JSONResponse({"error": error.detail}, status_code=error.status_code, headers=error.headers)
@@ -137,5 +140,5 @@ def create_app(models: Mapping[str, str] | None = None, store: GameStore | None 
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
-        BadRequest: refused, HTTPException: http_error}
+        BadRequest: refused, HTTPException: http_error, Exception: server_error}
     return Starlette(routes=routes, exception_handlers=handlers)

@@ -20,8 +20,8 @@ import numpy as np
 import envs
 from agents import Agent, PlayerView
 from envs.core.engine import GameState, IllegalActionError, is_int, shown
-from web.requests import SEED_LIMIT, BadRequest, NewGame, check_int, check_object, parse_config
-from web.views import move_text, public_view, static_view
+from web.bodies import SEED_LIMIT, BadRequest, NewGame, check_int, check_object, parse_config
+from web.views import board_view, move_text, public_view, static_view
 
 RECORD_FORMAT = "drawluck-web-game"
 #: The longest game a record may hold (the longest real games have a few hundred moves).
@@ -36,7 +36,7 @@ def new_state(game, seed: int) -> tuple[GameState, np.random.Generator]:
 
 def frame(state: GameState, seat: int, player: int | None, text: str) -> dict[str, Any]:
     """The position after one move, as ``seat`` sees it (the page shows them one by one)."""
-    return {"player": player, "text": text, "to_act": state.current_player, "board": public_view(state, seat)["board"]}
+    return {"player": player, "text": text, "to_act": state.current_player, "board": board_view(state, seat)}
 
 
 class GameSession:
@@ -91,6 +91,8 @@ class GameSession:
         """The human's move, then the agents' answers; 400 (nothing changed) unless it is legal now."""
         if self.done:
             raise BadRequest("the game is over: no move is legal", status=400)
+        if self.state.current_player != self.seat:  # only after an opponent failed to answer
+            raise BadRequest(f"it is not your turn: seat {self.state.current_player} is to move", status=400)
         if action not in self.state.legal_tuple():
             try:
                 self.state.check_action(action)

@@ -36,7 +36,7 @@ function optionInput(option) {
     input.placeholder = option.default === null ? "default" : JSON.stringify(option.default);
   }
   input.dataset.option = option.name;
-  input.addEventListener("change", renderSeats);
+  if (option.name === "num_players") input.addEventListener("change", renderSeats);
   wrap.append(input);
   return wrap;
 }
@@ -45,7 +45,11 @@ function readConfig() {
   const config = {};
   for (const input of document.querySelectorAll("[data-option]")) {
     if (input.value === "") continue;
-    config[input.dataset.option] = JSON.parse(input.value);
+    try {
+      config[input.dataset.option] = JSON.parse(input.value);
+    } catch (error) {
+      throw new Error(`${input.dataset.option} must be written in JSON, e.g. ${input.placeholder}`);
+    }
   }
   return config;
 }
@@ -56,7 +60,8 @@ function renderOptions() {
 }
 
 function renderSeats() {
-  const config = readConfig(), players = config.num_players ?? gameEntry().num_players;
+  const count = document.querySelector("[data-option=num_players]");
+  const players = count ? JSON.parse(count.value) : gameEntry().num_players;
   const seat = Math.min(Number($("seat").value || 0), players - 1);
   const seats = Array.from({length: players}, (_, p) => new Option(`${PLAYER_LETTERS[p]} (player_${p})`, p));
   $("seat").replaceChildren(...seats);
@@ -74,7 +79,9 @@ function renderSeats() {
     Object.assign(think, {type: "number", min: "0.05", max: "10", step: "0.05", value: "1", title: "seconds per move"});
     think.className = "think";
     const sync = () => {
-      think.hidden = !("time_limit" in page.catalog.opponents.find(c => c.name === select.value).options);
+      const options = page.catalog.opponents.find(c => c.name === select.value).options;
+      think.hidden = !("time_limit" in options);
+      if (!think.hidden) think.value = options.time_limit;
     };
     select.addEventListener("change", sync);
     sync();

@@ -38,6 +38,11 @@ def static_view(game: Game) -> dict[str, Any]:
     return view_module(game.name).static(game)
 
 
+def board_view(state: GameState, seat: int) -> dict[str, Any]:
+    """The position as ``seat`` sees it (the board alone, as each move's frame shows it)."""
+    return view_module(state.game.name).board(state, seat)
+
+
 def public_view(state: GameState, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may see of ``state``: the board, whose turn, its legal moves, the result."""
     done = state.current_player is None
@@ -45,7 +50,7 @@ def public_view(state: GameState, seat: int) -> dict[str, Any]:
     view: dict[str, Any] = {
         "to_act": state.current_player,
         "your_turn": your_turn,
-        "board": view_module(state.game.name).board(state, seat),
+        "board": board_view(state, seat),
         "legal": [{"action": a, "text": state.describe_action(a)} for a in state.legal_tuple()] if your_turn else [],
         "done": done,
     }
