@@ -47,6 +47,7 @@ def play_out(client, game_id, view, seed=0):
         status, view = client.call("POST", f"/api/games/{game_id}/moves", {"action": choose(view["legal"])["action"]})
         assert status == 200, view
         assert len(view["log"]) == before + len(view["frames"]) and view["frames"][0]["player"] == view["seat"]
+        assert "static" not in view  # what never changes comes with the game's first view (and GET) only
     return view
 
 
@@ -187,6 +188,7 @@ def test_get_returns_the_view_and_unknown_ids_are_404(client):
     game_id, view = new_game(client, "samurai")
     status, again = client.call("GET", f"/api/games/{game_id}")
     assert status == 200 and again == {k: v for k, v in view.items() if k != "frames"}
+    assert again["static"]["hexes"] and again["static"]["end_turn"] == 17
     for path in (f"/api/games/{game_id}x", "/api/games/0", f"/api/games/{game_id}x/moves"):
         method = "POST" if path.endswith("moves") else "GET"
         status, data = client.call(method, path, {"action": 0} if method == "POST" else None)

@@ -7,7 +7,8 @@
                                        -> 201 ``{"id", "view"}``
 ``GET  /api/games/{id}``               the view
 ``POST /api/games/{id}/moves``         ``{"action": int}`` -> the view after the opponents
-                                       have answered, with their moves as ``frames``
+                                       have answered, with their moves as ``frames`` (and
+                                       without ``static``, which never changes)
 ``POST /api/replays``                  a finished game's record -> every position as frames
 =====================================  ==================================================
 
@@ -111,7 +112,7 @@ def create_app(models: Mapping[str, str] | None = None, store: GameStore | None 
 
         def move() -> dict[str, Any]:
             with session.lock:
-                return session.view(session.play(action))
+                return session.view(session.play(action), static=False)
 
         return JSONResponse(await run_in_threadpool(move))
 

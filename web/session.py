@@ -102,12 +102,15 @@ class GameSession:
             raise BadRequest(f"refused: {reason if len(reason) <= 300 else reason[:296] + ' ...'}", status=400)
         return [self._apply(self.seat, action)] + self.advance()
 
-    def view(self, frames: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-        """The view of the human's seat (with the moves just played as ``frames``, when given)."""
+    def view(self, frames: list[dict[str, Any]] | None = None, static: bool = True) -> dict[str, Any]:
+        """The view of the human's seat, with the moves just played as ``frames`` when given.
+        ``static`` (what never changes, such as Samurai's map) may be left out of a move's
+        answer: the page keeps it from the game's first view."""
         view = public_view(self.state, self.seat)
         view.update(game=self.game.name, config=self.game.config(), seat=self.seat, players=self.players,
-                    log=list(self.log), seed=self.seed if self.seed_given or self.done else None,
-                    static=static_view(self.game))
+                    log=list(self.log), seed=self.seed if self.seed_given or self.done else None)
+        if static:
+            view["static"] = static_view(self.game)
         if frames is not None:
             view["frames"] = frames
         if self.done:

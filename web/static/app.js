@@ -2,7 +2,7 @@
 // The server judges every move: a click sends the action it means, and a refusal is shown.
 "use strict";
 const page = {
-  catalog: null, id: null, view: null, selected: null, replay: null, replayAt: 0,
+  catalog: null, id: null, view: null, static: null, selected: null, replay: null, replayAt: 0,
   delay: Number(new URLSearchParams(location.search).get("delay") ?? 450),
 };
 const $ = id => document.getElementById(id);
@@ -182,6 +182,8 @@ function renderResult(view) {
 
 // The moves just played appear one by one, then the position with your moves.
 async function show(view) {
+  view.static = view.static || page.static;  // a move's answer leaves out what never changes
+  page.static = view.static;
   const frames = view.frames || [];
   const before = view.log.length - frames.length;
   setState("animating");
