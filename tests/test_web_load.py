@@ -1,0 +1,87 @@
+"""A bounded load test of ``python -m web`` on the loopback address: 50 games played at once
+by 50 threads (the three games in turn, against random opponents), every response checked,
+none slower than 1 s. It sends at most 50 x MAX_REQUESTS requests to 127.0.0.1 and stops by
+itself after DEADLINE seconds at the latest."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+import envs
+from tests.web_helpers import Client, serve_cli
+
+GAMES = 50
+MAX_REQUESTS = 400  # per game: far above a real game's moves (Samurai: about 100)
+DEADLINE = 240.0  # seconds for the whole test
+SLOWEST = 1.0  # seconds allowed for any one response
+
+
+def check_view(view: dict, seat: int) -> None:
+    """Every view: the human's legal moves exactly on the human's turn, the result at the end."""
+    assert view["seat"] == seat and view["done"] == (view["to_act"] is None)
+    assert bool(view["legal"]) == view["your_turn"] == (view["to_act"] == seat)
+    assert all(isinstance(m["action"], int) and m["text"] for m in view["legal"])
+    if view["done"]:
+        assert len(view["scores"]) == len(view["players"]) and view["winners"]
+
+
+def play(base: str, index: int, start: threading.Barrier, times: list[float], failures: list[str]) -> None:
+    game = envs.GAMES[index % len(envs.GAMES)]
+    seat = index % 2
+    players = envs.describe(game).make().num_players
+    client, choose = Client(base, timeout=30), random.Random(index).choice
+
+    def call(method: str, path: str, body=None):
+        begin = time.perf_counter()
+        status, data = client.call(method, path, body)
+        times.append(time.perf_counter() - begin)
+        return status, data
+
+    try:
+        start.wait(timeout=60)
+        status, data = call("POST", "/api/games", {"game": game, "seat": seat, "seed": index,
+                                                   "opponents": ["random"] * (players - 1)})
+        assert status == 201, data
+        game_id, view = data["id"], data["view"]
+        check_view(view, seat)
+        for _ in range(MAX_REQUESTS):
+            if view["done"]:
+                break
+            before = len(view["log"])
+            status, view = call("POST", f"/api/games/{game_id}/moves", {"action": choose(view["legal"])["action"]})
+            assert status == 200, view
+            check_view(view, seat)
+            assert len(view["log"]) == before + len(view["frames"]) and view["frames"][0]["player"] == seat
+        assert view["done"], f"{game} did not end in {MAX_REQUESTS} moves"
+        status, again = call("GET", f"/api/games/{game_id}")
+        assert status == 200 and again["log"] == view["log"]
+    except Exception as error:  # reported by the test, thread by thread
+        failures.append(f"game {index} ({game}): {error!r}")
+    finally:
+        client.close()
+
+
+@pytest.mark.alone  # make test runs it after the rest: a parallel test on the other core would time it too
+def test_fifty_games_at_once_every_response_correct_and_fast():
+    times: list[float] = []
+    failures: list[str] = []
+    with serve_cli() as base:
+        start = threading.Barrier(GAMES)
+        threads = [threading.Thread(target=play, args=(base, i, start, times, failures), daemon=True)
+                   for i in range(GAMES)]
+        begin = time.monotonic()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=max(0.0, DEADLINE - (time.monotonic() - begin)))
+        assert not any(thread.is_alive() for thread in threads), f"games still running after {DEADLINE} s"
+    assert not failures, failures
+    assert len(times) > GAMES * 3
+    slowest = max(times)
+    print(f"{len(times)} requests, slowest {slowest * 1000:.0f} ms, "
+          f"mean {sum(times) / len(times) * 1000:.1f} ms, {time.monotonic() - begin:.1f} s in all")
+    assert slowest < SLOWEST, f"the slowest response took {slowest:.2f} s"

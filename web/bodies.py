@@ -1,0 +1,133 @@
+"""The JSON bodies the API accepts, checked before anything is built: a new game and a move.
+
+A body that is not JSON is refused with 400; JSON of the wrong shape or type (an unknown
+key, ``"3"`` or ``3.0`` or ``true`` where an int is wanted, an unknown opponent) with 422.
+Types are checked, not compared: ``True`` and ``1.0`` are not ints.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import envs
+from envs.core.description import GameDescription
+from envs.core.engine import is_int, shown
+from web.opponents import OpponentChoice
+
+#: Seeds are what ``numpy.random.SeedSequence`` takes, bounded so a record stays small.
+SEED_LIMIT = 2**63
+
+
+class BadRequest(ValueError):
+    """A request the API refuses, with its HTTP status (400 or 422) and a message for the page."""
+
+    def __init__(self, message: str, status: int = 422):
+        super().__init__(message)
+        self.status = status
+
+
+def parse_json(body: bytes) -> Any:
+    """The request body as JSON; 400 when it is not JSON."""
+    try:
+        return json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError, ValueError, RecursionError) as error:
+        raise BadRequest(f"the request body must be JSON: {shown(str(error))}", status=400) from None
+
+
+def check_object(name: str, value: Any, allowed: set[str], required: set[str] = frozenset()) -> dict:
+    """``value`` must be a JSON object with only ``allowed`` keys and every ``required`` one."""
+    if not isinstance(value, dict):
+        raise BadRequest(f"{name} must be a JSON object, got {shown(value)}")
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise BadRequest(f"{name} has unknown keys {shown(unknown)}; allowed: {sorted(allowed)}")
+    missing = sorted(required - set(value))
+    if missing:
+        raise BadRequest(f"{name} is missing {missing}")
+    return value
+
+
+def check_int(name: str, value: Any, low: int, high: int) -> int:
+    """An int (not a bool, not a float) in ``low..high-1``."""
+    if not is_int(value) or not low <= value < high:
+        raise BadRequest(f"{name} must be an integer in {low}..{high - 1}, got {shown(value)}")
+    return value
+
+
+_KINDS = {"int": is_int, "bool": lambda v: isinstance(v, bool), "str": lambda v: isinstance(v, str)}
+
+
+def parse_config(description: GameDescription, config: Any) -> dict[str, Any]:
+    """The game's constructor options from JSON: known names, each of its option's kind.
+    A ``json`` option goes through ``Option.parse`` (object keys written as ints become ints)."""
+    names = {option.name for option in description.options}
+    check_object("config", config, names)
+    parsed = {}
+    for name, value in config.items():
+        option = description.option(name)
+        if option.kind == "json":
+            parsed[name] = option.parse(json.dumps(value))
+            continue
+        if not _KINDS[option.kind](value):
+            choices = f", one of {list(option.choices)}" if option.choices else ""
+            raise BadRequest(f"config[{name!r}] must be a {option.kind}{choices}; got {shown(value)}")
+        parsed[name] = value
+    return parsed
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A checked ``POST /api/games`` body."""
+
+    game: str
+    config: dict[str, Any]
+    seat: int
+    opponents: list[tuple[OpponentChoice, dict[str, Any]]]  # one per other seat, in seat order
+    seed: int | None
+
+
+def _opponent(index: int, entry: Any, offered: Mapping[str, OpponentChoice]) -> tuple[OpponentChoice, dict]:
+    """``"heuristic"`` or ``{"name": "ismcts", "time_limit": 2}``."""
+    where = f"opponents[{index}]"
+    if isinstance(entry, dict):
+        check_object(where, entry, {"name"} | {key for choice in offered.values() for key in choice.options}, {"name"})
+        name, options = entry["name"], {k: v for k, v in entry.items() if k != "name"}
+    else:
+        name, options = entry, {}
+    if not isinstance(name, str) or name not in offered:
+        raise BadRequest(f"{where} must name one of the offered opponents {sorted(offered)}, got {shown(name)}")
+    return offered[name], options
+
+
+def parse_new_game(body: Any, offered: Mapping[str, OpponentChoice]) -> NewGame:
+    """``{"game", "config", "seat", "opponents", "seed"}``: only ``game`` is required; by default
+    the game's own options, seat 0, the heuristic in every other seat and a seed drawn by the server."""
+    check_object("the body", body, {"game", "config", "seat", "opponents", "seed"}, {"game"})
+    if not isinstance(body["game"], str) or body["game"] not in envs.GAMES:
+        raise BadRequest(f"game must be one of {list(envs.GAMES)}, got {shown(body['game'])}")
+    description = envs.describe(body["game"])
+    config = parse_config(description, body.get("config", {}))
+    try:
+        num_players = description.make(**config).num_players
+    except ValueError as error:
+        raise BadRequest(str(error)) from None
+    seat = check_int("seat", body.get("seat", 0), 0, num_players)
+    entries = body.get("opponents", ["heuristic"] * (num_players - 1))
+    if not isinstance(entries, list) or len(entries) != num_players - 1:
+        raise BadRequest(f"opponents must be a list of {num_players - 1} (one per other seat of {num_players}), "
+                         f"got {shown(entries)}")
+    opponents = [_opponent(i, entry, offered) for i, entry in enumerate(entries)]
+    seed = body.get("seed")
+    if seed is not None:
+        check_int("seed", seed, 0, SEED_LIMIT)
+    return NewGame(description.name, config, seat, opponents, seed)
+
+
+def parse_move(body: Any) -> int:
+    """``{"action": int}``."""
+    check_object("the body", body, {"action"}, {"action"})
+    if not is_int(body["action"]):
+        raise BadRequest(f"action must be an integer, got {shown(body['action'])}")
+    return body["action"]

@@ -1,0 +1,82 @@
+"""The opponents the page offers, listed in one place (:func:`offered_opponents`).
+
+Every agent of ``agents.AGENT_NAMES`` that needs no path is offered under its own name, so
+an agent added there appears on the page by itself; a trained model is offered only when
+whoever starts the server names it (``python -m web --model NAME=PATH``). The page never
+sends a path: a visitor can only pick from this list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from agents import AGENT_NAMES, Agent, make_agent
+from envs.core.engine import Game, is_int, shown
+
+#: Thinking time an ISMCTS opponent may be given from the page, in seconds per move.
+TIME_LIMIT_RANGE = (0.05, 10.0)
+TIME_LIMIT_DEFAULT = 1.0
+
+
+@dataclass(frozen=True)
+class OpponentChoice:
+    """One entry of the page's opponent list: the name shown and sent, the agent built."""
+
+    name: str
+    agent: str  # the name given to ``agents.make_agent``
+    help: str
+    #: options the page may set, with their default: {"time_limit": 1.0} for ismcts
+    options: dict[str, float] = field(default_factory=dict)
+
+    def build(self, game: Game, seed: int | None, options: Mapping[str, Any]) -> Agent:
+        """The agent for one seat; ``options`` are checked against :attr:`options` first."""
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            raise ValueError(f"opponent {self.name!r} has no options {unknown}; its options: {sorted(self.options)}")
+        values = {**self.options, **options}
+        if "time_limit" in values:
+            low, high = TIME_LIMIT_RANGE
+            limit = values["time_limit"]
+            if not (isinstance(limit, float) or is_int(limit)) or not low <= limit <= high:
+                raise ValueError(f"time_limit must be a number of seconds in [{low}, {high}], got {shown(limit)}")
+            values["time_limit"] = float(limit)
+        return make_agent(self.agent, game, seed=seed, **values)
+
+
+_HELP = {
+    "random": "plays a legal move at random",
+    "heuristic": "the game's hand-written strategy",
+    "ismcts": "information-set Monte Carlo tree search, with a thinking time per move",
+}
+
+
+def offered_opponents(models: Mapping[str, str] | None = None) -> dict[str, OpponentChoice]:
+    """The opponents the page offers, by name: the agents of ``agents.AGENT_NAMES`` written
+    without a path, then each ``models`` entry ``NAME -> PATH`` as the trained model ``ppo:PATH``."""
+    choices = {}
+    for name in AGENT_NAMES:
+        if ":" in name:  # a template such as ppo:PATH: offered only through models
+            continue
+        options = {"time_limit": TIME_LIMIT_DEFAULT} if name == "ismcts" else {}
+        choices[name] = OpponentChoice(name, name, _HELP.get(name, f"the {name} agent"), options)
+    for name, path in (models or {}).items():
+        if name in choices:
+            raise ValueError(f"model name {name!r} is taken by an agent; taken names: {sorted(choices)}")
+        choices[name] = OpponentChoice(name, f"ppo:{path}", f"a trained model ({Path(path).name})")
+    return choices
+
+
+def parse_model(text: str) -> tuple[str, str]:
+    """``--model NAME=PATH``: the name the page shows and the path of a MaskablePPO model file."""
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise ValueError(f"--model must be NAME=PATH (a name for the page, the path of a MaskablePPO model), "
+                         f"got {text!r}")
+    if not name.replace("-", "").replace("_", "").isalnum():
+        raise ValueError(f"--model NAME must be letters, digits, - or _, got {name!r}")
+    candidates = [Path(path)] if path.endswith(".zip") else [Path(path), Path(path + ".zip")]
+    if not any(candidate.is_file() for candidate in candidates):
+        raise ValueError(f"--model {name}: no model file at {path!r}")
+    return name, path
