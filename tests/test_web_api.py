@@ -84,9 +84,7 @@ def test_a_trained_model_named_on_the_command_line_plays(tmp_path):
     refused (422, naming why) for another."""
     from tests.test_agents_ppo import save_model
 
-    game = make_game("wakanda")
-    meta = {"game": "wakanda", "config": game.config(), "observation_size": game.observation_size}
-    path = save_model(tmp_path / "tiny.zip", game, meta)
+    path = save_model(tmp_path / "tiny.zip", make_game("wakanda"))
     with serve(create_app({"tiny": path})) as base:
         client = Client(base)
         assert "tiny" in [o["name"] for o in client.call("GET", "/api/catalog")[1]["opponents"]]
