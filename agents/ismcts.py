@@ -61,7 +61,7 @@ import time
 import numpy as np
 
 from agents.protocol import Agent, PlayerView
-from envs.core.engine import Game, GameState, is_int
+from envs.core.engine import Game, GameState, is_int, shown
 
 
 #: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
@@ -75,6 +75,11 @@ GAME_DEFAULTS = {
     "samurai": {"rollout_depth": 0},
     "wapi": {"rollout_epsilon": 0.0, "paired_root": True, "tree_depth": 1},
 }
+
+
+def _finite(value: object) -> bool:
+    """A real, finite number (not a bool): a budget of ``nan`` or ``inf`` seconds would never end."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class _Edge:
@@ -128,17 +133,17 @@ class ISMCTSAgent(Agent):
         if iterations is None and time_limit is None:
             iterations = 1000
         if iterations is not None and (not is_int(iterations) or iterations < 1):
-            raise ValueError(f"iterations must be a positive int or None, got {iterations!r}")
-        if time_limit is not None and (not isinstance(time_limit, (int, float)) or time_limit <= 0):
-            raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
-        if not isinstance(exploration, (int, float)) or exploration < 0:
-            raise ValueError(f"exploration must be a non-negative number, got {exploration!r}")
-        if not isinstance(score_weight, (int, float)) or not 0 <= score_weight <= 1:
-            raise ValueError(f"score_weight must be a number in [0, 1], got {score_weight!r}")
-        if rollout not in ROLLOUTS:
-            raise ValueError(f"rollout must be one of {list(ROLLOUTS)}, got {rollout!r}")
-        if not isinstance(rollout_epsilon, (int, float)) or not 0 <= rollout_epsilon <= 1:
-            raise ValueError(f"rollout_epsilon must be 'auto' or a number in [0, 1], got {rollout_epsilon!r}")
+            raise ValueError(f"iterations must be a positive int or None, got {shown(iterations)}")
+        if time_limit is not None and (not _finite(time_limit) or time_limit <= 0):
+            raise ValueError(f"time_limit must be a positive, finite number of seconds or None, got {shown(time_limit)}")
+        if not _finite(exploration) or exploration < 0:
+            raise ValueError(f"exploration must be a non-negative, finite number, got {shown(exploration)}")
+        if not _finite(score_weight) or not 0 <= score_weight <= 1:
+            raise ValueError(f"score_weight must be a number in [0, 1], got {shown(score_weight)}")
+        if not isinstance(rollout, str) or rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {list(ROLLOUTS)}, got {shown(rollout)}")
+        if not _finite(rollout_epsilon) or not 0 <= rollout_epsilon <= 1:
+            raise ValueError(f"rollout_epsilon must be 'auto' or a number in [0, 1], got {shown(rollout_epsilon)}")
         self._policy = None
         if rollout in ("auto", "heuristic") and game is not None:
             from agents.heuristic import rollout_policy_for
@@ -150,15 +155,15 @@ class ISMCTSAgent(Agent):
                     raise
         elif rollout == "heuristic":
             raise ValueError("rollout='heuristic' needs game=...")
-        if widening is not None and (not isinstance(widening, (int, float)) or widening <= 0):
-            raise ValueError(f"widening must be a positive number or None, got {widening!r}")
+        if widening is not None and (not _finite(widening) or widening <= 0):
+            raise ValueError(f"widening must be a positive, finite number or None, got {shown(widening)}")
         self.widening = None if widening is None else float(widening)
         from agents.evaluation import evaluation_for
 
         self._evaluate = evaluation_for(game)
         if rollout_depth is not None:
             if not is_int(rollout_depth) or rollout_depth < 0:
-                raise ValueError(f"rollout_depth must be 'auto', None or a non-negative int, got {rollout_depth!r}")
+                raise ValueError(f"rollout_depth must be 'auto', None or a non-negative int, got {shown(rollout_depth)}")
             if self._evaluate is None:
                 raise ValueError(f"rollout_depth needs a position evaluation; game {getattr(game, 'name', None)!r} has none")
         self.rollout_depth = rollout_depth
@@ -169,10 +174,10 @@ class ISMCTSAgent(Agent):
         self.score_weight = float(score_weight)
         self.split_chance = bool(split_chance)
         if not isinstance(paired_root, bool):
-            raise ValueError(f"paired_root must be 'auto', True or False, got {paired_root!r}")
+            raise ValueError(f"paired_root must be 'auto', True or False, got {shown(paired_root)}")
         self.paired_root = paired_root
         if tree_depth is not None and (not is_int(tree_depth) or tree_depth < 1):
-            raise ValueError(f"tree_depth must be 'auto', a positive int or None, got {tree_depth!r}")
+            raise ValueError(f"tree_depth must be 'auto', a positive int or None, got {shown(tree_depth)}")
         self.tree_depth = tree_depth
         seq_np, seq_py = np.random.SeedSequence(seed).spawn(2)
         self.np_rng = np.random.default_rng(seq_np)

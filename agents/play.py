@@ -14,16 +14,22 @@ are listed in words, numbered: type the number (``q`` gives up). Without
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Callable
 
 from agents import AGENT_NAMES, Agent, PlayerView, make_agent, play_game
 from agents.games import GAME_NAMES, make_game
-from envs.core.engine import GameState
+from envs.core.engine import GameState, shown
 from envs.core.render import player_label
 
 #: game option flags -> the games that take them (passed only when given, so game defaults apply)
 GAME_FLAGS = {"num_players": ("wapi", "samurai"), "scoring": ("wapi",), "advanced": ("wakanda",)}
+
+
+#: A move number as typed: plain ASCII digits, short enough for int() ("²" is a digit to str.isdigit,
+#: and int() refuses a string of more than 4,300 digits).
+_MOVE_NUMBER = re.compile(r"[0-9]{1,6}")
 
 
 class Resign(Exception):
@@ -50,9 +56,9 @@ class HumanAgent(Agent):
                 raise Resign from None
             if answer in ("q", "quit", "exit"):
                 raise Resign
-            if answer.isdigit() and 1 <= int(answer) <= len(legal):
+            if _MOVE_NUMBER.fullmatch(answer) and 1 <= int(answer) <= len(legal):
                 return legal[int(answer) - 1]
-            self.write(f"'{answer}' is not one of the moves: type a number from 1 to {len(legal)} (or q to give up).")
+            self.write(f"{shown(answer)} is not one of the moves: type a number from 1 to {len(legal)} (or q to give up).")
 
 
 def board(state: GameState, seat: int) -> str:

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.games import make_game
+from envs.core.engine import shown
 from benchmarks import luck_report, noisy
 from benchmarks.matches import AgentSpec, Task, TaskResult, run_tasks, seatings
 from benchmarks.ratings import ahead
@@ -154,21 +155,21 @@ def plan_study(
     for name, value in (("--deals", deals), ("--ismcts-deals", ismcts_deals), ("--replays", replays),
                         ("--ismcts-iterations", ismcts_iterations)):
         if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "--ismcts-deals" else 1):
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+            raise ValueError(f"{name} must be a positive int, got {shown(value)}")
     if deals < 2 or ismcts_deals == 1:
         raise ValueError(f"--deals and --ismcts-deals must be at least 2 (variances need two deals; "
                          f"--ismcts-deals 0 skips ISMCTS), got {deals} and {ismcts_deals}")
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown or not configs:
-        raise ValueError(f"--configs must be among {list(CONFIGS)}, got {configs!r}")
+        raise ValueError(f"--configs must be among {list(CONFIGS)}, got {shown(configs)}")
     if filler not in ("random", "heuristic", "ismcts"):
-        raise ValueError(f"--filler must be one of ['random', 'heuristic', 'ismcts'], got {filler!r}")
+        raise ValueError(f"--filler must be one of ['random', 'heuristic', 'ismcts'], got {shown(filler)}")
     if pairs is not None:
         if not pairs:
             raise ValueError("--pairs needs at least one STRONG,WEAK pair")
         for pair in pairs:
             if len(pair) != 2 or pair[0] == pair[1]:
-                raise ValueError(f"--pairs are STRONG,WEAK with two different agents, got {','.join(pair)!r}")
+                raise ValueError(f"--pairs are STRONG,WEAK with two different agents, got {shown(','.join(pair))}")
             for name in pair:
                 noisy.parse(name)  # a malformed NAME~EPS fails here, before anything runs
     notes, expensive, cheap = [], [], []

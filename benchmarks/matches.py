@@ -26,6 +26,7 @@ from agents import Agent, PlayerView, make_agent, play_game
 from agents.games import make_game
 from benchmarks import noisy
 from benchmarks.ratings import finishing_ranks
+from envs.core.engine import shown
 
 SEATINGS = ("rotations", "permutations")
 
@@ -38,7 +39,7 @@ def seatings(num_players: int, mode: str = "rotations") -> list[tuple[int, ...]]
     who sits after whom.
     """
     if mode not in SEATINGS:
-        raise ValueError(f"seating must be one of {list(SEATINGS)}, got {mode!r}")
+        raise ValueError(f"seating must be one of {list(SEATINGS)}, got {shown(mode)}")
     if num_players < 2:
         raise ValueError(f"num_players must be at least 2, got {num_players}")
     if mode == "permutations":
@@ -88,7 +89,7 @@ class Guarded(Agent):
         except Exception as error:  # any bug in an agent must not end the tournament
             raise AgentFailure(self.label, view.player, f"crashed: {type(error).__name__}: {error}") from error
         if not isinstance(action, (int, np.integer)) or int(action) not in view.legal_actions:
-            raise AgentFailure(self.label, view.player, f"illegal action {action!r}")
+            raise AgentFailure(self.label, view.player, f"illegal action {shown(action)}")
         return int(action)
 
 
@@ -209,7 +210,7 @@ def run_tasks(
 ) -> list[TaskResult]:
     """Play every task on ``processes`` processes, with a progress bar; results in the order of ``tasks``."""
     if processes < 1:
-        raise ValueError(f"processes must be a positive int, got {processes!r}")
+        raise ValueError(f"processes must be a positive int, got {shown(processes)}")
     from tqdm import tqdm
 
     bar = tqdm(total=len(tasks), desc=desc, unit="deal", disable=not progress, dynamic_ncols=True)

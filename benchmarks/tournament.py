@@ -37,6 +37,7 @@ from benchmarks import tournament_report
 from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, run_tasks, seatings
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
 from benchmarks.variance import DuplicateEffect, duplicate_effect
+from envs.core.engine import shown
 
 #: game option -> the games that take it (passed only when given, so the game's defaults apply)
 GAME_OPTIONS = {"num_players": ("wapi", "samurai"), "scoring": ("wapi",), "advanced": ("wakanda",)}
@@ -80,18 +81,18 @@ def plan_tournament(
 ) -> Plan:
     """Check everything before anything runs; ValueError naming the argument otherwise."""
     if game not in GAME_NAMES:
-        raise ValueError(f"--game must be one of {list(GAME_NAMES)}, got {game!r}")
+        raise ValueError(f"--game must be one of {list(GAME_NAMES)}, got {shown(game)}")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"--games must be a positive int (games per table), got {games!r}")
+        raise ValueError(f"--games must be a positive int (games per table), got {shown(games)}")
     if isinstance(ismcts_iterations, bool) or not isinstance(ismcts_iterations, int) or ismcts_iterations < 1:
-        raise ValueError(f"--ismcts-iterations must be a positive int, got {ismcts_iterations!r}")
+        raise ValueError(f"--ismcts-iterations must be a positive int, got {shown(ismcts_iterations)}")
     if seating != "auto":
         seatings(2, seating)  # checks the name before anything is built
     config = dict(config or {})
     for option in config:
         if option not in GAME_OPTIONS or game not in GAME_OPTIONS[option]:
             allowed = sorted(o for o, games_ in GAME_OPTIONS.items() if game in games_)
-            raise ValueError(f"game option {option!r} is not an option of {game}; {game} takes {allowed}")
+            raise ValueError(f"game option {shown(option)} is not an option of {game}; {game} takes {allowed}")
     the_game = make_game(game, **config)  # ValueError on a bad config or a game not in this checkout
     n = the_game.num_players
     if not agents:
@@ -102,7 +103,7 @@ def plan_tournament(
         try:
             make_agent(name, the_game, seed=0, **dict(options))
         except ValueError as error:
-            raise ValueError(f"--agents: {name!r} cannot play {game}: {error}") from error
+            raise ValueError(f"--agents: {shown(name)} cannot play {game}: {error}") from error
         specs.append(AgentSpec(label, name, options))
     if len(specs) < n:
         raise ValueError(

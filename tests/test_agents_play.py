@@ -6,7 +6,6 @@ import itertools
 
 import pytest
 
-from agents.games import available_games
 from agents.play import main
 
 
@@ -43,7 +42,6 @@ def test_a_full_wapi_game_with_bad_input():
     assert len(prompts) >= 10
 
 
-@pytest.mark.skipif("wakanda" not in available_games(), reason="the Wakanda engine is not in this checkout")
 def test_a_full_wakanda_game_as_the_second_player():
     read, _ = scripted("x")
     code, text = run(["wakanda", "--opponents", "heuristic", "--seat", "1", "--seed", "2", "--advanced"], read)
@@ -51,13 +49,23 @@ def test_a_full_wakanda_game_as_the_second_player():
     assert "'x' is not one of the moves" in text and "Final scores:" in text
 
 
-@pytest.mark.skipif("samurai" not in available_games(), reason="the Samurai engine is not in this checkout")
 def test_a_full_samurai_game():
     read, _ = scripted("7.5")
     code, text = run(["samurai", "--opponents", "random", "--seed", "1"], read)
     assert code == 0 and "'7.5' is not one of the moves" in text and "Final scores:" in text and "Winner" in text
     assert "to act: B (player_1); hand of A (player_0): " in text, "while an agent acts, the person sees their own hand"
     assert "hand of B (player_1)" not in text, "the opponent's hand is never shown"
+
+
+@pytest.mark.parametrize("answer", ["²", "٣", "1" * 5000, "-1", "+1", "1e3", " 1 2", "0x1"])
+def test_anything_but_a_plain_move_number_is_refused_with_a_message(answer):
+    """Digits that str.isdigit accepts but int() refuses (a superscript two, an Arabic-Indic three, 5,000
+    digits) and other spellings of numbers are asked again, the answer quoted cut short."""
+    read, _ = scripted(answer, then="q")
+    code, text = run(["wapi", "--opponents", "random", "random", "--seed", "0"], read)
+    assert code == 1, "the game went on to the next answer (q)"
+    refusal = next(line for line in text.splitlines() if "is not one of the moves" in line)
+    assert refusal.startswith(repr(answer.strip())[:20]) and len(refusal) < 200
 
 
 def test_giving_up_and_end_of_input():

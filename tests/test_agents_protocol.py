@@ -3,6 +3,8 @@ and (anti-cheat) no agent's choice depends on information hidden from its player
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -154,7 +156,7 @@ ANTI_CHEAT = [
 ]
 
 
-@pytest.mark.parametrize("name,config", [c for c in ANTI_CHEAT if c[0] in available_games()])
+@pytest.mark.parametrize("name,config", ANTI_CHEAT)
 @pytest.mark.parametrize("kind,options", [("heuristic", {}), ("ismcts", {"iterations": 60})])
 def test_choices_do_not_depend_on_hidden_information(name, config, kind, options):
     """With a fixed seed an agent chooses the same in two states that differ only in information
@@ -178,7 +180,7 @@ def test_choices_do_not_depend_on_hidden_information(name, config, kind, options
     assert checked >= 3
 
 
-@pytest.mark.parametrize("name,config", [c for c in ANTI_CHEAT if c[0] in available_games()])
+@pytest.mark.parametrize("name,config", ANTI_CHEAT)
 def test_determinizations_depend_only_on_what_the_player_knows(name, config):
     """What makes the anti-cheat test meaningful: the engine's determinize gives the same sample
     from two states that differ only in hidden facts (so agents' samples cannot carry them)."""
@@ -230,6 +232,29 @@ def test_ismcts_auto_options_take_the_games_tuned_values():
 def test_ismcts_search_shape_options_are_checked(option, value, message):
     with pytest.raises(ValueError, match=message):
         make_agent("ismcts", make_game("wapi", num_players=4), **{option: value})
+
+
+@pytest.mark.parametrize("option,value", [
+    ("time_limit", float("nan")), ("time_limit", float("inf")), ("time_limit", 0), ("time_limit", -1.0),
+    ("time_limit", True), ("time_limit", "1"), ("iterations", 0), ("iterations", 10.0), ("iterations", True),
+    ("exploration", float("nan")), ("exploration", float("inf")), ("exploration", -0.5),
+    ("score_weight", float("nan")), ("rollout_epsilon", float("nan")), ("widening", float("inf")), ("widening", 0),
+])
+def test_ismcts_refuses_budgets_and_weights_that_are_not_finite_and_positive(option, value):
+    """A search budget of nan or inf seconds would never return: every numeric option is refused
+    by name unless it is a finite real number in range (bools are not numbers here)."""
+    with pytest.raises(ValueError, match=f"^{option} must be .*, got {re.escape(repr(value))}$"):
+        make_agent("ismcts", make_game("wapi", num_players=3), **{option: value})
+
+
+def test_agent_errors_quote_a_cut_value():
+    """A rejected value is quoted cut short, not whole (a 200,000-item list is not a 1 MB message)."""
+    huge = list(range(200_000))
+    for call in (lambda: make_agent(huge), lambda: make_agent("ismcts", make_game("wakanda"), time_limit=huge),
+                 lambda: make_agent("ismcts", make_game("wakanda"), **{"x" * 100_000: 1})):
+        with pytest.raises(ValueError) as error:
+            call()
+        assert len(str(error.value)) < 400, str(error.value)[:400]
 
 
 def one_iteration(game, **options):

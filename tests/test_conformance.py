@@ -258,3 +258,53 @@ def test_render_text_perspective_is_a_seat_or_none(game):
     for bad in (n, -1, "player_0", "A", 1.0, True):
         with pytest.raises(ValueError, match=rf"perspective must be None or a seat in 0..{n - 1}, got"):
             state.render_text(perspective=bad)
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_raw_env_out_of_order_calls_are_clear_errors(game):
+    """The raw env (no order-enforcing layer) says what is wrong instead of PettingZoo's base class
+    raising AttributeError before reset() or KeyError once every agent has stepped out."""
+    env = module(game).raw_env()
+    for call in (lambda: env.step(0), lambda: env.last(), lambda: env.observe("player_0"), lambda: env.state_dict()):
+        with pytest.raises(RuntimeError, match=r"reset\(\) must be called before"):
+            call()
+    aec_trace(env, seed=0)  # a whole game, every agent stepped out with step(None)
+    assert not env.agents
+    for call in (lambda: env.step(None), lambda: env.step(0), lambda: env.last()):
+        with pytest.raises(RuntimeError, match=r"every agent has stepped out: call reset\(\)"):
+            call()
+    env.reset(seed=0)
+    assert env.last()[2] is False, "reset() makes it playable again"
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_each_env_has_its_own_metadata(game):
+    mod = module(game)
+    one, two = mod.raw_env(), mod.env()
+    one.metadata["render_modes"].append("pygame")
+    one.metadata["name"] = "changed"
+    assert two.metadata["render_modes"] == ["ansi", "human", "rgb_array"] == mod.raw_env().metadata["render_modes"]
+    assert two.metadata["name"] == f"{game}_v0"
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_refusals_quote_a_cut_value(game):
+    """A rejected value is quoted cut short: a 200,000-item list does not become a megabyte message."""
+    env = module(game).raw_env()
+    env.reset(seed=0)
+    huge = list(range(200_000))
+    data = env.state_dict()
+    calls = [
+        lambda: env.load_state_dict({**data, "game": huge}),
+        lambda: env.load_state_dict({**data, **{f"key{i}": 0 for i in range(100_000)}}),
+        lambda: env.step(huge),
+        lambda: module(game).raw_env(reward=huge),
+        lambda: env.game_state.render_text(perspective=huge),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError) as error:
+            call()
+        assert len(str(error.value)) < 500, str(error.value)[:500]
+    with pytest.warns(UserWarning) as caught:
+        env.reset(seed=0, options={f"option{i}": 0 for i in range(100_000)})
+    assert all(len(str(w.message)) < 500 for w in caught)

@@ -18,7 +18,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from envs.core.engine import Game, GameState, check_choice
+from envs.core.engine import Game, GameState, check_choice, shown
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
@@ -32,7 +32,8 @@ class GameEnv(AECEnv):
         super().__init__()
         check_choice("reward", reward, game.reward_modes)
         check_choice("render_mode", render_mode, (None, *RENDER_MODES))
-        self.metadata = {**GameEnv.metadata, "name": f"{game.name}_v0"}
+        # each env its own dict and list: changing one env's metadata never changes another's
+        self.metadata = {**GameEnv.metadata, "render_modes": list(RENDER_MODES), "name": f"{game.name}_v0"}
         self.game = game
         self.reward_mode = reward
         self.render_mode = render_mode
@@ -82,8 +83,13 @@ class GameEnv(AECEnv):
         return {"observation": self._observer.observe(state, player), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            done = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):  # before reset(), or every agent has stepped out
+            self._require_agents()
+            raise
+        if done:
             self._was_dead_step(action)
             return
         state = self._require_state()
@@ -91,7 +97,7 @@ class GameEnv(AECEnv):
             raise ValueError(f"{agent} is still playing: action None is only for finished agents")
         in_range = type(action) is int and 0 <= action < self.game.num_actions  # fast path: Discrete.contains
         if not in_range and not self.action_spaces[agent].contains(action):  # costs ~15% of a turn
-            raise ValueError(f"action {action!r} is out of range: allowed 0..{self.game.num_actions - 1}")
+            raise ValueError(f"action {shown(action)} is out of range: allowed 0..{self.game.num_actions - 1}")
         state.apply(int(action))  # IllegalActionError (a ValueError) leaves the state untouched
         self._observer.applied(state, int(action))
         if state.current_player is None:
@@ -100,6 +106,10 @@ class GameEnv(AECEnv):
             self.agent_selection = self.possible_agents[state.current_player]
         if self.render_mode == "human":
             self.render()
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        self._require_agents()
+        return super().last(observe)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -145,6 +155,12 @@ class GameEnv(AECEnv):
         if self.game_state is None:
             raise RuntimeError("reset() must be called before using the environment")
         return self.game_state
+
+    def _require_agents(self) -> None:
+        """A clear error where PettingZoo's base class would raise AttributeError or KeyError."""
+        self._require_state()
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has stepped out: call reset() to play again")
 
     def _begin(self, state: GameState) -> None:
         self.game_state = state

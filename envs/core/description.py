@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.core.engine import Game
+from envs.core.engine import Game, shown
 
 
 def _int_keys(obj: dict) -> dict:
@@ -46,17 +46,17 @@ class Option:
                 return True
             if text.lower() in ("false", "0", "no"):
                 return False
-            raise ValueError(f"--{self.flag} must be true or false, got {text!r}")
+            raise ValueError(f"--{self.flag} must be true or false, got {shown(text)}")
         if self.kind == "int":
             try:
                 return int(text)
             except ValueError:
-                raise ValueError(f"--{self.flag} must be an integer, got {text!r}") from None
+                raise ValueError(f"--{self.flag} must be an integer, got {shown(text)}") from None
         if self.kind == "json":
             try:
                 return json.loads(text, object_hook=_int_keys)
             except json.JSONDecodeError as error:
-                raise ValueError(f"--{self.flag} must be JSON, got {text!r} ({error})") from None
+                raise ValueError(f"--{self.flag} must be JSON, got {shown(text)} ({error})") from None
         return text
 
     @property
@@ -104,7 +104,7 @@ class GameDescription:
         for option in self.options:
             if option.name == name:
                 return option
-        raise ValueError(f"{self.name} has no option {name!r}; its options: {[o.name for o in self.options]}")
+        raise ValueError(f"{self.name} has no option {shown(name)}; its options: {[o.name for o in self.options]}")
 
     def defaults(self) -> dict[str, Any]:
         """The constructor's defaults by option name."""
@@ -114,5 +114,5 @@ class GameDescription:
         """The configured game; unknown option names are refused by name."""
         unknown = sorted(set(config) - {option.name for option in self.options})
         if unknown:
-            raise ValueError(f"{self.name} has no options {unknown}; its options: {[o.name for o in self.options]}")
+            raise ValueError(f"{self.name} has no options {shown(unknown)}; its options: {[o.name for o in self.options]}")
         return self.game_class(**config)
