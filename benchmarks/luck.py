@@ -22,7 +22,7 @@ the weak one, -1 behind, 0 tie). From it:
 and what duplicate deals buy (the variance-reduction factor), written to
 ``duplicate.md``. Intervals are bootstrap intervals over deals.
 
-Pairs may seat ε-greedy agents, ``NAME~EPS`` (:mod:`benchmarks.noisy`): the
+Pairs may seat ε-greedy agents, ``NAME~EPS`` (:mod:`agents.epsilon_greedy`): the
 agent's move with probability 1 - ε, a random legal move otherwise. Where the
 stock agents are too far apart for upsets (Samurai: the heuristic wins every
 game against random) or too slow (ISMCTS on Samurai), they give rungs of
@@ -45,7 +45,8 @@ import numpy as np
 
 from agents.games import make_game
 from envs.core.engine import shown
-from benchmarks import luck_report, noisy
+from agents import epsilon_greedy
+from benchmarks import luck_report
 from benchmarks.matches import AgentSpec, Task, TaskResult, run_tasks, seatings
 from benchmarks.ratings import ahead
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
@@ -171,7 +172,7 @@ def plan_study(
             if len(pair) != 2 or pair[0] == pair[1]:
                 raise ValueError(f"--pairs are STRONG,WEAK with two different agents, got {shown(','.join(pair))}")
             for name in pair:
-                noisy.parse(name)  # a malformed NAME~EPS fails here, before anything runs
+                epsilon_greedy.parse(name)  # a malformed NAME~EPS fails here, before anything runs
     notes, expensive, cheap = [], [], []
     for config in configs:
         game_name, game_config = CONFIGS[config]
@@ -183,7 +184,7 @@ def plan_study(
         game_key = (game_name, tuple(sorted(game_config.items())))
         for p, (strong, weak) in enumerate(GAME_PAIRS[game_name] if pairs is None else pairs):
             table = [strong, weak] + [filler] * (game.num_players - 2)
-            base = {name: noisy.parse(name)[0] for name in table}  # NAME~EPS -> NAME
+            base = {name: epsilon_greedy.parse(name)[0] for name in table}  # NAME~EPS -> NAME
             uses_ismcts = "ismcts" in base.values()
             if uses_ismcts and (game_name not in ismcts_games or ismcts_deals == 0):
                 notes.append(f"{config}: {strong} vs {weak} skipped (ISMCTS not run on {game_name}; see --ismcts-games)")
@@ -192,7 +193,7 @@ def plan_study(
             try:
                 for name in table:
                     options = (("iterations", ismcts_iterations),) if base[name] == "ismcts" else ()
-                    noisy.make(name, game, seed=0, **dict(options))
+                    epsilon_greedy.make(name, game, seed=0, **dict(options))
                     specs.append(AgentSpec(name, name, options))
             except ValueError as error:
                 notes.append(f"{config}: {strong} vs {weak} skipped ({error})")

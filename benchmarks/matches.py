@@ -22,9 +22,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from agents import Agent, PlayerView, make_agent, play_game
+from agents import Agent, PlayerView, epsilon_greedy, make_agent, play_game
 from agents.games import make_game
-from benchmarks import noisy
 from benchmarks.ratings import finishing_ranks
 from envs.core.engine import shown
 
@@ -152,7 +151,7 @@ def build_agent(spec: AgentSpec, game_key: tuple, seed: int) -> Agent:
     """A fresh agent seeded for one game (a cached one for ``ppo:`` models, which play deterministically)."""
     if spec.name.startswith("ppo:"):
         return _shared_agent(spec, game_key)
-    return noisy.make(spec.name, _game(*game_key), seed=seed, **dict(spec.options))  # NAME or NAME~EPS
+    return epsilon_greedy.make(spec.name, _game(*game_key), seed=seed, **dict(spec.options))  # NAME or NAME~EPS
 
 
 def play_task(task: Task) -> TaskResult:

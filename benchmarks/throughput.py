@@ -54,11 +54,6 @@ def env_rates(make: Callable, seconds: float) -> tuple[float, float]:
     return turns / elapsed, games / elapsed
 
 
-def env_turns_per_second(make: Callable, seconds: float) -> float:
-    """PettingZoo's performance_benchmark loop, bounded in time, returning turns/s."""
-    return env_rates(make, seconds)[0]
-
-
 def engine_rates(game, seconds: float) -> tuple[float, float]:
     """Random legal play on the raw engine: (decisions/s, full games/s)."""
     rng = np.random.default_rng(0)

@@ -293,8 +293,6 @@ class Game(ABC):
     #: Size of the flat Discrete action space (the same for every configuration).
     num_actions: ClassVar[int]
     reward_modes: ClassVar[tuple[str, ...]] = ("win", "score")
-    #: Maximum number of players; observations are padded to it.
-    max_players: ClassVar[int]
     num_players: int
     #: Length of the flat observation vector.
     observation_size: int

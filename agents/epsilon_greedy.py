@@ -15,6 +15,8 @@ and a seed fixes every move.
 
 ``benchmarks.matches.build_agent`` builds such names through :func:`make`,
 so the luck study can seat them (tournaments take plain agent names only).
+It lives with the agents because it is one: anything that builds agents by
+name can offer the spelling through :func:`make`.
 """
 
 from __future__ import annotations
