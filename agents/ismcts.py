@@ -37,7 +37,7 @@ and backs the result up. Why this shape:
   them the rollout policy plays. ``tree_depth=1`` is flat Monte Carlo over
   the root's actions: each action followed by the rollout policy.
 
-Wapi's defaults (``GAME_DEFAULTS``) are paired, flat, with exact heuristic
+Wapi's defaults (its description's ``search_defaults``) are paired, flat, with exact heuristic
 rollouts (``rollout_epsilon=0``): one step of policy improvement over the
 heuristic. Why: at a four-player table 0.5 s buys about 180 samples per
 action, too few for a tree below the root to be revisited (every opponent's
@@ -60,6 +60,7 @@ import time
 
 import numpy as np
 
+from agents.games import description_of
 from agents.protocol import Agent, PlayerView
 from envs.core.engine import Game, GameState, is_int, shown
 
@@ -67,14 +68,16 @@ from envs.core.engine import Game, GameState, is_int, shown
 #: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
 ROLLOUTS = ("auto", "heuristic", "random")
 
-#: What the options left at ``"auto"`` become, for every game ...
+#: What the options left at ``"auto"`` become, for every game, unless the game's description
+#: gives its own (``GameDescription.search_defaults``, where measurement showed the general value
+#: to be weaker: ``benchmarks/results/strength.md``; the module docstring says why).
 DEFAULTS = {"rollout_epsilon": 0.1, "rollout_depth": None, "paired_root": False, "tree_depth": None}
-#: ... and per game, where measurement showed the general value to be weaker
-#: (``benchmarks/results/strength.md``; the module docstring says why).
-GAME_DEFAULTS = {
-    "samurai": {"rollout_depth": 0},
-    "wapi": {"rollout_epsilon": 0.0, "paired_root": True, "tree_depth": 1},
-}
+
+
+def search_defaults(game: Game | None) -> dict:
+    """What ``"auto"`` means for ``game``: :data:`DEFAULTS` with its description's own values."""
+    description = description_of(game)
+    return {**DEFAULTS, **(description.search_defaults if description is not None else {})}
 
 
 def _finite(value: object) -> bool:
@@ -125,7 +128,7 @@ class ISMCTSAgent(Agent):
         paired_root: bool | str = "auto",
         tree_depth: int | None | str = "auto",
     ):
-        tuned = {**DEFAULTS, **GAME_DEFAULTS.get(getattr(game, "name", None), {})}
+        tuned = search_defaults(game)
         given = {"rollout_epsilon": rollout_epsilon, "rollout_depth": rollout_depth,
                  "paired_root": paired_root, "tree_depth": tree_depth}
         rollout_epsilon, rollout_depth, paired_root, tree_depth = (

@@ -43,24 +43,33 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.games import make_game
+import envs
+from agents.games import GAME_NAMES, make_game
 from envs.core.engine import shown
 from agents import epsilon_greedy
 from benchmarks import luck_report
-from benchmarks.matches import AgentSpec, Task, TaskResult, run_tasks, seatings
+from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
 
+
+
+def _study_configs() -> dict[str, tuple[str, dict]]:
+    """configuration name -> (game, constructor config): every game at each of its player counts
+    (``wapi3``), or once if its count is fixed (``wakanda``), default rules; from the descriptions."""
+    configs = {}
+    for name in GAME_NAMES:
+        description = envs.describe(name)
+        if "num_players" in description.defaults():
+            for n in description.option("num_players").choices:
+                configs[f"{name}{n}"] = (name, {"num_players": n})
+        else:
+            configs[name] = (name, {})
+    return configs
+
+
 #: configuration name -> (game, constructor config)
-CONFIGS = {
-    "wakanda": ("wakanda", {}),
-    "wapi3": ("wapi", {"num_players": 3}),
-    "wapi4": ("wapi", {"num_players": 4}),
-    "wapi5": ("wapi", {"num_players": 5}),
-    "samurai2": ("samurai", {"num_players": 2}),
-    "samurai3": ("samurai", {"num_players": 3}),
-    "samurai4": ("samurai", {"num_players": 4}),
-}
+CONFIGS = _study_configs()
 #: (strong, weak) pairs, in the order of the known strength ladder
 PAIRS = (("heuristic", "random"), ("ismcts", "random"), ("ismcts", "heuristic"))
 #: Samurai: the heuristic wins every game against random (no upsets, nothing to measure), so the study
@@ -69,11 +78,12 @@ PAIRS = (("heuristic", "random"), ("ismcts", "random"), ("ismcts", "heuristic"))
 #: heuristic~0.75 beats it in every game, hence the 0.9 rung.
 SAMURAI_PAIRS = (("heuristic", "random"), ("heuristic", "heuristic~0.25"), ("heuristic~0.5", "heuristic~0.75"),
                  ("heuristic~0.9", "random"), ("ismcts", "random"), ("ismcts", "heuristic"))
-#: game -> its default pairs (``--pairs`` replaces them for a run)
-GAME_PAIRS = {"wakanda": PAIRS, "wapi": PAIRS, "samurai": SAMURAI_PAIRS}
-#: Games where ISMCTS is affordable by default: Samurai's heuristic rollouts make one ISMCTS game
-#: take about a minute even at 30 iterations, so Samurai's ISMCTS pairs are opt-in (--ismcts-games).
-ISMCTS_GAMES = ("wakanda", "wapi")
+#: game -> its pairs where they are not ``PAIRS`` (``--pairs`` replaces them for a run)
+GAME_PAIRS = {"samurai": SAMURAI_PAIRS}
+#: Games whose ISMCTS pairs are opt-in (--ismcts-games): Samurai's heuristic rollouts make one ISMCTS
+#: game take about a minute even at 30 iterations. ISMCTS is played by default on every other game.
+ISMCTS_OPT_IN = ("samurai",)
+ISMCTS_GAMES = tuple(name for name in GAME_NAMES if name not in ISMCTS_OPT_IN)
 BOOTSTRAP = 400
 CONFIGS_ORDER = list(CONFIGS)
 
@@ -176,13 +186,9 @@ def plan_study(
     notes, expensive, cheap = [], [], []
     for config in configs:
         game_name, game_config = CONFIGS[config]
-        try:
-            game = make_game(game_name, **game_config)
-        except ValueError as error:
-            notes.append(f"{config}: skipped, the game is not available ({error})")
-            continue
-        game_key = (game_name, tuple(sorted(game_config.items())))
-        for p, (strong, weak) in enumerate(GAME_PAIRS[game_name] if pairs is None else pairs):
+        game = make_game(game_name, **game_config)
+        key_of_game = game_key(game_name, game_config)
+        for p, (strong, weak) in enumerate(GAME_PAIRS.get(game_name, PAIRS) if pairs is None else pairs):
             table = [strong, weak] + [filler] * (game.num_players - 2)
             base = {name: epsilon_greedy.parse(name)[0] for name in table}  # NAME~EPS -> NAME
             uses_ismcts = "ismcts" in base.values()
@@ -204,7 +210,7 @@ def plan_study(
             n_deals = ismcts_deals if uses_ismcts else deals
             target = expensive if uses_ismcts else cheap
             key = (config, p, strong, weak)
-            target += [Task(game_key, tuple(specs), deal, seed, tuple(rows), replays, key=key) for deal in range(n_deals)]
+            target += [Task(key_of_game, tuple(specs), deal, seed, tuple(rows), replays, key=key) for deal in range(n_deals)]
     settings = dict(configs=configs, deals=deals, ismcts_deals=ismcts_deals, replays=replays,
                     ismcts_iterations=ismcts_iterations, filler=filler, seed=seed, ismcts_games=list(ismcts_games),
                     pairs=None if pairs is None else [list(pair) for pair in pairs])

@@ -136,9 +136,17 @@ class TaskResult:
     failures: list[Failure] = field(default_factory=list)
 
 
+def game_key(name: str, config: dict) -> tuple:
+    """A task's hashable name of a configured game: ``(name, ((option, value), ...))``, a dict value
+    (Wapi's coins) as its sorted items."""
+    frozen = ((k, ("dict", tuple(sorted(v.items()))) if isinstance(v, dict) else v) for k, v in config.items())
+    return name, tuple(sorted(frozen))
+
+
 @functools.lru_cache(maxsize=None)
 def _game(name: str, config: tuple) -> Any:
-    return make_game(name, **dict(config))
+    thawed = {k: dict(v[1]) if isinstance(v, tuple) and v[:1] == ("dict",) else v for k, v in config}
+    return make_game(name, **thawed)
 
 
 @functools.lru_cache(maxsize=None)

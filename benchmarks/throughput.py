@@ -18,7 +18,9 @@ allocations traced by ``tracemalloc`` (numpy arrays included).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import math
 import random
 import subprocess
 import sys
@@ -71,38 +73,24 @@ def engine_rates(game, seconds: float) -> tuple[float, float]:
 
 
 def subjects() -> dict[str, tuple[Callable, Callable | None]]:
-    """name -> (env factory, engine game factory or None); games not in this checkout are left out."""
+    """name -> (env factory, engine game factory or None): the references, then every configuration
+    of every game (``GameDescription.configurations``: each player count and variant), named by its
+    label (``wapi 4p shared``). A game that fails to import stops the run: it is a bug, not a gap."""
+    import importlib
+
+    import envs
     from pettingzoo.classic import connect_four_v3, tictactoe_v3
 
     found: dict[str, tuple[Callable, Callable | None]] = {
         REFERENCE: (connect_four_v3.env, None),
         "tictactoe_v3 (reference)": (tictactoe_v3.env, None),
     }
-    try:
-        from envs import wapi_v0
-        from envs.wapi import WapiGame
-
-        for n in (2, 3, 4, 5):
-            found[f"wapi {n}p"] = ((lambda n=n: wapi_v0.env(num_players=n)), (lambda n=n: WapiGame(n)))
-        found["wapi 3p shared"] = (lambda: wapi_v0.env(num_players=3, scoring="shared"), lambda: WapiGame(3, "shared"))
-    except Exception as error:  # a game still being written must not stop the others being measured
-        print(f"left out: {error!r}", file=sys.stderr)
-    try:
-        from envs import wakanda_v0
-        from envs.wakanda import WakandaGame
-
-        found["wakanda"] = (wakanda_v0.env, WakandaGame)
-        found["wakanda advanced"] = (lambda: wakanda_v0.env(advanced=True), lambda: WakandaGame(advanced=True))
-    except Exception as error:  # a game still being written must not stop the others being measured
-        print(f"left out: {error!r}", file=sys.stderr)
-    try:
-        from envs import samurai_v0
-        from envs.samurai import SamuraiGame
-
-        for n in (2, 3, 4):
-            found[f"samurai {n}p"] = ((lambda n=n: samurai_v0.env(num_players=n)), (lambda n=n: SamuraiGame(n)))
-    except Exception as error:  # a game still being written must not stop the others being measured
-        print(f"left out: {error!r}", file=sys.stderr)
+    for name in envs.GAMES:
+        description = envs.describe(name)
+        module = importlib.import_module(description.env_module)
+        for config in sorted(description.configurations(), key=description.label):
+            env = functools.partial(module.env, **config)
+            found[description.label(config)] = (env, functools.partial(description.make, **config))
     return found
 
 
@@ -199,8 +187,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default=None, help="also write the markdown table to this file")
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.seconds <= 0:
-        parser.error(f"--seconds must be positive, got {args.seconds}")
+    if not math.isfinite(args.seconds) or args.seconds <= 0:
+        parser.error(f"--seconds must be a positive, finite number, got {args.seconds}")
     if args.memory_child:
         print(json.dumps(memory_child(args.memory_child, args.seconds)))
         return

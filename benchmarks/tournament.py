@@ -32,16 +32,13 @@ from pathlib import Path
 import numpy as np
 
 from agents import AGENT_NAMES, make_agent
-from agents.games import GAME_NAMES, make_game
+import envs
+from agents.games import GAME_NAMES, add_game_options, game_config, make_game
 from benchmarks import tournament_report
-from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, run_tasks, seatings
+from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
 from benchmarks.variance import DuplicateEffect, duplicate_effect
 from envs.core.engine import shown
-
-#: game option -> the games that take it (passed only when given, so the game's defaults apply)
-GAME_OPTIONS = {"num_players": ("wapi", "samurai"), "scoring": ("wapi",), "advanced": ("wakanda",)}
-
 
 @dataclass
 class Plan:
@@ -57,9 +54,9 @@ class Plan:
     seed: int
 
     def tasks(self) -> list[Task]:
-        game_key = (self.game_name, tuple(sorted(self.config.items())))
+        key = game_key(self.game_name, self.config)
         return [
-            Task(game_key, table, deal, self.seed, tuple(self.seatings), key=t)
+            Task(key, table, deal, self.seed, tuple(self.seatings), key=t)
             for t, table in enumerate(self.tables)
             for deal in range(self.deals)
         ]
@@ -89,9 +86,9 @@ def plan_tournament(
     if seating != "auto":
         seatings(2, seating)  # checks the name before anything is built
     config = dict(config or {})
+    allowed = list(envs.describe(game).defaults())
     for option in config:
-        if option not in GAME_OPTIONS or game not in GAME_OPTIONS[option]:
-            allowed = sorted(o for o, games_ in GAME_OPTIONS.items() if game in games_)
+        if option not in allowed:
             raise ValueError(f"game option {shown(option)} is not an option of {game}; {game} takes {allowed}")
     the_game = make_game(game, **config)  # ValueError on a bad config or a game not in this checkout
     n = the_game.num_players
@@ -197,9 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seatings per deal: n rotations, or all n! permutations; auto (default): "
                              "permutations up to 3 players, rotations beyond")
     parser.add_argument("--ismcts-iterations", type=int, default=100, help="ISMCTS iterations per move (default 100)")
-    parser.add_argument("--num-players", type=int, help="wapi, samurai: the number of players")
-    parser.add_argument("--scoring", choices=["full", "shared"], help="wapi: scoring mode")
-    parser.add_argument("--advanced", action="store_true", default=None, help="wakanda: advanced rules")
+    add_game_options(parser)
     parser.add_argument("--out", default="benchmarks/results", help="folder for the report (default benchmarks/results)")
     parser.add_argument("--name", help="report file stem (default tournament_<game>[_<n>p][_<options>])")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -207,11 +202,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def default_name(plan: Plan) -> str:
+    """``tournament_<game>[_<n>p][_<option>...]``: the player count when given, then each other option
+    given, in the game's order (a word for a True flag, the value for a choice, the name otherwise)."""
     parts = ["tournament", plan.game_name]
-    if "num_players" in plan.config:
-        parts.append(f"{plan.num_players}p")
-    parts += [str(v) for k, v in sorted(plan.config.items()) if k == "scoring"]
-    parts += ["advanced" for k, v in plan.config.items() if k == "advanced" and v]
+    for option in envs.describe(plan.game_name).options:
+        if option.name not in plan.config:
+            continue
+        value = plan.config[option.name]
+        if option.name == "num_players":
+            parts.append(f"{plan.num_players}p")
+        elif isinstance(value, str):
+            parts.append(value)
+        elif value is True or (value is not False and option.kind != "bool"):
+            parts.append(option.name)
     return "_".join(parts)
 
 
@@ -219,8 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     args = parser.parse_args(argv)
-    config = {k: getattr(args, k) for k in GAME_OPTIONS if getattr(args, k) is not None}
     try:
+        config = game_config(args.game, args)
         if args.processes < 1:
             raise ValueError(f"--processes must be a positive int, got {args.processes}")
         plan = plan_tournament(args.game, args.agents, args.games, args.seed, args.seating, config, args.ismcts_iterations)

@@ -6,6 +6,29 @@ import random
 
 import numpy as np
 
+import envs
+
+
+def game_configs(reward_modes: bool = False) -> list[tuple[str, dict]]:
+    """(game, env kwargs) for every configuration of every game (``GameDescription.configurations``:
+    each player count and variant once), from the descriptions; with ``reward_modes``, each game's
+    last configuration again under each other reward mode it has."""
+    configs = []
+    for name in envs.GAMES:
+        description = envs.describe(name)
+        own = description.configurations()
+        configs += [(name, config) for config in own]
+        if reward_modes:
+            configs += [(name, {**own[-1], "reward": mode}) for mode in description.game_class.reward_modes[1:]]
+    return configs
+
+
+def config_id(name: str, config: dict) -> str:
+    """A test id: the configuration's label, plus a reward mode other than the default."""
+    game = {k: v for k, v in config.items() if k != "reward"}
+    label = envs.describe(name).label(game).replace(" ", "-")
+    return label + (f"-reward={config['reward']}" if "reward" in config else "")
+
 
 def play_random(state, seed: int, check_mask: bool = False):
     """Play random legal actions on an engine state until the end; yields each state before a move.

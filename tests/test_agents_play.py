@@ -68,6 +68,25 @@ def test_anything_but_a_plain_move_number_is_refused_with_a_message(answer):
     assert refusal.startswith(repr(answer.strip())[:20]) and len(refusal) < 200
 
 
+def test_every_option_of_every_game_is_settable(monkeypatch):
+    """Each game's options come from its description: Samurai's hand choice and figure draft, Wapi's
+    coins, Wakanda's advanced rules (a lone flag is True), each reaching the game that is played."""
+    import agents.play
+
+    made = []
+    original = agents.play.make_game
+    monkeypatch.setattr(agents.play, "make_game", lambda name, **config: made.append(config) or original(name, **config))
+    read, _ = scripted()
+    code, text = run(["samurai", "--opponents", "random", "--seed", "4", "--choose-hand", "--figure-setup", "draft"], read)
+    assert code == 0 and "Final scores:" in text
+    assert made[-1] == {"choose_hand": True, "figure_setup": "draft", "num_players": 2}
+    coins = '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'
+    assert run(["wapi", "--opponents", "random", "--seed", "1", "--coins", coins], scripted()[0])[0] == 0
+    assert made[-1] == {"coins": {0: 6, 1: 6, 2: 6, 3: 6, 5: 6}, "num_players": 2}
+    assert run(["wakanda", "--advanced", "false", "--seed", "1"], scripted()[0])[0] == 0
+    assert made[-1] == {"advanced": False}
+
+
 def test_giving_up_and_end_of_input():
     read, _ = scripted("q")
     code, text = run(["wapi", "--opponents", "random", "random"], read)
@@ -87,7 +106,12 @@ def test_giving_up_and_end_of_input():
         (["wapi", "--num-players", "4", "--opponents", "random"], "needs 3 opponents, got 1"),
         (["wapi", "--opponents", "random", "random", "--seat", "5"], "--seat must be in 0..2"),
         (["wakanda", "--scoring", "full"], "--scoring is not an option of wakanda"),
-        (["wapi", "--num-players", "9"], "num_players must be one of"),
+        (["wapi", "--num-players", "9"], "--num-players must be one of [2, 3, 4, 5] for wapi, got '9'"),
+        (["samurai", "--figure-setup", "dice"], "--figure-setup must be one of ['random', 'draft'] for samurai"),
+        (["samurai", "--choose-hand", "maybe"], "--choose-hand must be true or false, got 'maybe'"),
+        (["wapi", "--coins", "{6}"], "--coins must be JSON, got '{6}'"),
+        (["wapi", "--coins", '{"0": 1}'], "coins"),
+        (["wakanda", "--num-players", "2"], "--num-players is not an option of wakanda; wakanda takes ['--advanced']"),
     ],
 )
 def test_bad_command_lines_are_refused_with_a_clear_message(argv, message, capsys):

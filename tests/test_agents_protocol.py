@@ -8,22 +8,15 @@ import re
 import numpy as np
 import pytest
 
+import envs
 from agents import AGENT_NAMES, Agent, PlayerView, make_agent, play_game
-from agents.games import available_games, make_game
+from agents.games import make_game
 from envs.core.engine import IllegalActionError
+from tests.conftest import config_id, game_configs
 
-#: every game and player count / variant available in this checkout
-CONFIGS = [
-    (name, config)
-    for name, configs in {
-        "wapi": [{"num_players": n} for n in (2, 3, 4, 5)] + [{"num_players": 4, "scoring": "shared"}],
-        "wakanda": [{"advanced": False}, {"advanced": True}],
-        "samurai": [{"num_players": n} for n in (2, 3, 4)],
-    }.items()
-    if name in available_games()
-    for config in configs
-]
-IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items())}" for name, config in CONFIGS]
+#: every player count and variant of every game
+CONFIGS = game_configs()
+IDS = [config_id(*c) for c in CONFIGS]
 
 
 def mid_game_state(game, seed: int, moves: int):
@@ -97,7 +90,10 @@ def test_view_shows_the_player_what_they_may_see_and_never_the_true_state(name, 
 
 
 # --- legality and reproducibility -----------------------------------------------------------
+#: Test cost, not game facts: seeded games per configuration where the default (20) is too many or
+#: too few, and the games too long for every seat to search in a unit test. A new game needs neither.
 GAMES_PER_CONFIG = {"wapi": 40, "wakanda": 60, "samurai": 6}
+LONG_GAMES = ("samurai",)
 
 
 @pytest.mark.parametrize("name,config", CONFIGS, ids=IDS)
@@ -105,7 +101,7 @@ GAMES_PER_CONFIG = {"wapi": 40, "wakanda": 60, "samurai": 6}
 def test_agents_play_only_legal_moves_over_many_seeded_games(name, config, kind):
     """play_game raises on any illegal choice; every game ends with winners and rewards."""
     game = make_game(name, **config)
-    for seed in range(GAMES_PER_CONFIG[name]):
+    for seed in range(GAMES_PER_CONFIG.get(name, 20)):
         agents = [make_agent(kind, game, seed=seed * 10 + p) for p in range(game.num_players)]
         result = play_game(game, agents, seed=seed)
         assert result.winners and len(result.rewards) == game.num_players and result.moves > 0
@@ -113,17 +109,18 @@ def test_agents_play_only_legal_moves_over_many_seeded_games(name, config, kind)
 
 @pytest.mark.parametrize("name,config", CONFIGS, ids=IDS)
 def test_ismcts_with_a_tiny_budget_plays_legal_games(name, config):
-    """Both rollout policies; Samurai's long games get one seat searching, the others random."""
+    """Both rollout policies; long games (Samurai) get one seat searching, the others random."""
     game = make_game(name, **config)
     for seed, rollout in enumerate(("heuristic", "random")):
         agents = [make_agent("ismcts", game, seed=seed + p, iterations=3, rollout=rollout) for p in range(game.num_players)]
-        if name == "samurai":
+        if name in LONG_GAMES:
             agents[1:] = [make_agent("random", game, seed=seed + p) for p in range(1, game.num_players)]
         result = play_game(game, agents, seed=seed)
         assert result.winners
 
 
-@pytest.mark.parametrize("name,config", [c for c in CONFIGS if c[0] != "samurai" or c[1]["num_players"] == 2])
+@pytest.mark.parametrize("name,config", [c for c in CONFIGS if c[0] not in LONG_GAMES or not c[1]],
+                         ids=[config_id(*c) for c in CONFIGS if c[0] not in LONG_GAMES or not c[1]])
 def test_seeds_reproduce_whole_games(name, config):
     """The same seeds give the same moves; another agent seed gives another game (random agents).
     (ISMCTS searches with random rollouts here: Samurai's heuristic rollouts are slow for a unit test.)"""
@@ -148,15 +145,11 @@ def hidden_twin(state, player: int, seed: int):
     return twin
 
 
-ANTI_CHEAT = [
-    ("wapi", {"num_players": 4}),
-    ("wakanda", {"advanced": True}),
-    ("samurai", {"num_players": 2}),
-    ("samurai", {"num_players": 3}),
-]
+#: every configuration: each hides something else (a bag, hands, face-down villages, a drafted set-up)
+ANTI_CHEAT = CONFIGS
 
 
-@pytest.mark.parametrize("name,config", ANTI_CHEAT)
+@pytest.mark.parametrize("name,config", ANTI_CHEAT, ids=IDS)
 @pytest.mark.parametrize("kind,options", [("heuristic", {}), ("ismcts", {"iterations": 60})])
 def test_choices_do_not_depend_on_hidden_information(name, config, kind, options):
     """With a fixed seed an agent chooses the same in two states that differ only in information
@@ -171,7 +164,7 @@ def test_choices_do_not_depend_on_hidden_information(name, config, kind, options
         twin = hidden_twin(state, player, seed=100 + seed)
         if twin.to_dict() == state.to_dict():
             continue  # nothing hidden any more (late in the game)
-        if kind == "ismcts" and name == "samurai":
+        if kind == "ismcts" and name in LONG_GAMES:
             options = {"iterations": 12}  # its heuristic rollouts are slow; a few samples show the point
         a = make_agent(kind, game, seed=42, **options).act(PlayerView(state, np.random.default_rng(1)))
         b = make_agent(kind, game, seed=42, **options).act(PlayerView(twin, np.random.default_rng(2)))
@@ -180,7 +173,7 @@ def test_choices_do_not_depend_on_hidden_information(name, config, kind, options
     assert checked >= 3
 
 
-@pytest.mark.parametrize("name,config", ANTI_CHEAT)
+@pytest.mark.parametrize("name,config", ANTI_CHEAT, ids=IDS)
 def test_determinizations_depend_only_on_what_the_player_knows(name, config):
     """What makes the anti-cheat test meaningful: the engine's determinize gives the same sample
     from two states that differ only in hidden facts (so agents' samples cannot carry them)."""
@@ -193,13 +186,17 @@ def test_determinizations_depend_only_on_what_the_player_knows(name, config):
     assert one.to_dict() == two.to_dict()
 
 
-@pytest.mark.parametrize("name,players", [("wapi", 4), ("wapi", 3), ("samurai", 2), ("samurai", 3)])
-def test_ismcts_truncated_rollouts_with_an_evaluation_play_legal_games(name, players):
-    """rollout_depth=k stops rollouts after k plies and scores the position with agents/evaluation.py."""
-    game = make_game(name, num_players=players)
+EVALUATED = [c for c in CONFIGS if envs.describe(c[0]).leaf_evaluation is not None]
+
+
+@pytest.mark.parametrize("name,config", EVALUATED, ids=[config_id(*c) for c in EVALUATED])
+def test_ismcts_truncated_rollouts_with_an_evaluation_play_legal_games(name, config):
+    """rollout_depth=k stops rollouts after k plies and scores the position with the game's leaf
+    evaluation (its description's ``leaf_evaluation``), in every configuration of every game that has one."""
+    game = make_game(name, **config)
     for seed, depth in enumerate((0, 2)):
         agents = [make_agent("ismcts", game, seed=seed, iterations=4, rollout_depth=depth)]
-        agents += [make_agent("random", game, seed=seed + p) for p in range(1, players)]
+        agents += [make_agent("random", game, seed=seed + p) for p in range(1, game.num_players)]
         assert play_game(game, agents, seed=seed).winners
 
 
@@ -213,7 +210,7 @@ def test_ismcts_rollout_depth_is_checked():
 
 # --- ISMCTS options ----------------------------------------------------------------------------
 def test_ismcts_auto_options_take_the_games_tuned_values():
-    """'auto' options resolve per game (ISMCTS GAME_DEFAULTS); explicit values win over them."""
+    """'auto' options resolve per game (ISMCTS search_defaults); explicit values win over them."""
     wapi = make_agent("ismcts", make_game("wapi", num_players=4))
     assert (wapi.paired_root, wapi.tree_depth, wapi.rollout_epsilon, wapi.rollout_depth) == (True, 1, 0.0, None)
     wakanda = make_agent("ismcts", make_game("wakanda"))

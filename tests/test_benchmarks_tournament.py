@@ -234,3 +234,23 @@ def test_auto_seating_takes_all_orders_up_to_three_players_and_rotations_beyond(
     four = plan_tournament("wapi", ["random", "heuristic", "random", "random"], games=8, config={"num_players": 4})
     assert len(three.seatings) == 6 and three.deals == 1
     assert four.seatings == seatings(4, "rotations") and four.deals == 2
+
+
+def test_every_game_option_reaches_a_tournament_and_names_its_report():
+    """The tournament's game flags come from the descriptions: Samurai's draft and hand choice, Wapi's
+    coins (a dict, frozen into the task's game key and thawed for the game)."""
+    from agents.games import game_config
+
+    parser = tournament.build_parser()
+    args = parser.parse_args(["--game", "samurai", "--agents", "random", "random", "--games", "2",
+                              "--figure-setup", "draft", "--choose-hand"])
+    config = game_config(args.game, args)
+    assert config == {"figure_setup": "draft", "choose_hand": True}
+    plan = plan_tournament("samurai", ["random", "random"], games=2, config=config)
+    assert tournament.default_name(plan) == "tournament_samurai_choose_hand_draft"
+    coins = {0: 6, 1: 6, 2: 6, 3: 6, 5: 6}
+    plan = plan_tournament("wapi", ["random", "random"], games=2, config={"num_players": 2, "coins": coins})
+    assert tournament.default_name(plan) == "tournament_wapi_2p_coins"
+    (result,) = [matches.play_task(task) for task in plan.tasks()[:1]]
+    assert not result.failures and result.games
+    assert matches._game(*plan.tasks()[0].game).config()["coins"] == coins

@@ -15,23 +15,15 @@ from pettingzoo.utils import wrappers
 
 import envs
 from envs.core import GameEnv
-from tests.conftest import aec_trace
+from tests.conftest import aec_trace, config_id, game_configs
 
-# (game, constructor kwargs) covering every player count and variant.
-CONFIGS = [
-    ("wapi", {"num_players": 2}),
-    ("wapi", {"num_players": 3, "scoring": "shared"}),
-    ("wapi", {"num_players": 4}),
-    ("wapi", {"num_players": 5, "scoring": "shared", "reward": "score"}),
-    ("wakanda", {}),
-    ("wakanda", {"advanced": True, "reward": "score"}),
-    ("samurai", {"num_players": 2}),
-    ("samurai", {"num_players": 3}),
-    ("samurai", {"num_players": 4}),
-]
-IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'default'}" for g, kw in CONFIGS]
-ONE_PER_GAME = {"argnames": "game,kwargs", "argvalues": [CONFIGS[i] for i in (0, 4, 6)], "ids": [IDS[i] for i in (0, 4, 6)]}
-SOME = {"argnames": "game,kwargs", "argvalues": [CONFIGS[i] for i in (0, 2, 5, 6, 8)], "ids": [IDS[i] for i in (0, 2, 5, 6, 8)]}
+# (game, constructor kwargs): every player count and variant of every game, and every reward mode.
+CONFIGS = game_configs(reward_modes=True)
+IDS = [config_id(*c) for c in CONFIGS]
+_DEFAULTS = [(game, {}) for game in envs.GAMES]
+_LAST = [next(c for c in reversed(CONFIGS) if c[0] == game) for game in envs.GAMES]
+ONE_PER_GAME = {"argnames": "game,kwargs", "argvalues": _DEFAULTS, "ids": [config_id(*c) for c in _DEFAULTS]}
+SOME = {"argnames": "game,kwargs", "argvalues": _DEFAULTS + _LAST, "ids": [config_id(*c) for c in _DEFAULTS + _LAST]}
 
 
 def module(game: str):
@@ -58,7 +50,7 @@ def test_pettingzoo_seed_test(game, kwargs):
     seed_test(lambda: mod.env(**kwargs), num_cycles=300)
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_registered_with_pettingzoo_make(game):
     module(game)
     env = pettingzoo.make("aec", envs.ENV_IDS[game])
@@ -199,7 +191,7 @@ def test_classic_layer_enforces_step_between_iterations(game, kwargs):
     assert outcome(lambda: iterate_twice(ours))[0][0] == "AssertionError"
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_env_card_matches_spaces(game):
     """The module docstring (env card) states the real action and observation sizes."""
     mod = module(game)
@@ -212,7 +204,7 @@ def test_env_card_matches_spaces(game):
     assert env.unwrapped.metadata["name"] == f"{game}_v0"
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_bad_constructor_arguments_name_the_argument(game):
     mod = module(game)
     with pytest.raises(ValueError, match="reward"):
@@ -221,7 +213,7 @@ def test_bad_constructor_arguments_name_the_argument(game):
         mod.env(render_mode="pygame")
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_unknown_reset_options_warn_and_are_ignored(game):
     """Unknown option keys warn (PettingZoo's api_test passes one) and change nothing else."""
     env = module(game).raw_env()
@@ -232,7 +224,7 @@ def test_unknown_reset_options_warn_and_are_ignored(game):
     assert env.state_dict() == expected and env.agent_selection == "player_0"
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_render_modes(game):
     mod = module(game)
     env = mod.env(render_mode="ansi")
@@ -246,7 +238,7 @@ def test_render_modes(game):
     assert image.shape[0] >= 100 and image.shape[1] >= 100 and image.std() > 10, "a picture, not a blank"
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_render_text_perspective_is_a_seat_or_none(game):
     """Every engine takes render_text(perspective=seat) (Samurai shows that seat's hand; the
     others have nothing private and draw the same picture) and refuses anything else by name."""

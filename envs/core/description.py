@@ -110,6 +110,29 @@ class GameDescription:
         """The constructor's defaults by option name."""
         return {option.name: option.default for option in self.options}
 
+    def configurations(self) -> list[dict[str, Any]]:
+        """The default configuration (``{}``) and one per other allowed value of each option with
+        choices, the rest at their defaults: every player count and variant once. Tests and
+        benchmarks that run "every configuration" of a game run these."""
+        configs: list[dict[str, Any]] = [{}]
+        for option in self.options:
+            configs += [{option.name: value} for value in option.choices or () if value != option.default]
+        return configs
+
+    def label(self, config: dict[str, Any]) -> str:
+        """A short name of a configuration for tables and test ids: ``wapi 3p shared``,
+        ``wakanda advanced``, ``samurai 2p draft`` (the player count always, other options when
+        not at their default: a word for a True flag, the value otherwise)."""
+        full = {**self.defaults(), **config}
+        parts = [self.name]
+        for option in self.options:
+            value = full[option.name]
+            if option.name == "num_players":
+                parts.append(f"{value}p")
+            elif value != option.default:
+                parts.append(option.name if value is True else f"{option.name}={value}" if value is False else str(value))
+        return " ".join(parts)
+
     def make(self, **config: Any) -> Game:
         """The configured game; unknown option names are refused by name."""
         unknown = sorted(set(config) - {option.name for option in self.options})
