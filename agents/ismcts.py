@@ -28,7 +28,10 @@ and backs the result up. Why this shape:
 - *Chance*: draws are fixed in the determinized bag, so after an action the
   tree branches on what the searching player then observes (``split_chance``,
   keyed by its observation vector): a drawn 5 and a drawn 0 lead to
-  different nodes instead of being averaged into one.
+  different nodes instead of being averaged into one. The search keeps one
+  observer of the game, told of each simulation's state and of every move
+  in the tree walk, so that an incremental observer encodes only what
+  changed.
 - *Paired root* (``paired_root``): each determinization is played out once
   for *every* root action, with the same rollout dice (common random
   numbers), so the comparison between actions is not drowned by the luck of
@@ -62,7 +65,7 @@ import numpy as np
 
 from agents.games import description_of
 from agents.protocol import Agent, PlayerView
-from envs.core.engine import Game, GameState, is_int, shown
+from envs.core.engine import Game, GameState, Observer, is_int, shown
 
 
 #: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
@@ -175,7 +178,10 @@ class ISMCTSAgent(Agent):
         self.time_limit = time_limit
         self.exploration = float(exploration)
         self.score_weight = float(score_weight)
-        self.split_chance = bool(split_chance)
+        if not isinstance(split_chance, bool):
+            raise ValueError(f"split_chance must be True or False, got {shown(split_chance)}")
+        self.split_chance = split_chance
+        self._observer: Observer | None = None  # one per search, made for the game of the first view
         if not isinstance(paired_root, bool):
             raise ValueError(f"paired_root must be 'auto', True or False, got {shown(paired_root)}")
         self.paired_root = paired_root
@@ -192,6 +198,8 @@ class ISMCTSAgent(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
+        if self.split_chance and (self._observer is None or self._observer.game is not view.game):
+            self._observer = view.game.observer()
         root = _Node()
         deadline = None if self.time_limit is None else time.process_time() + self.time_limit
         done = 0
@@ -227,6 +235,7 @@ class ISMCTSAgent(Agent):
         """Walk down from ``node`` (through ``first``, when given), add one edge, roll out, back up."""
         rnd, c, widening = self.rnd, self.exploration, self.widening
         path, expanded, depth = [], False, self.tree_depth
+        observer, following = (self._observer if self.split_chance else None), False
         while state.current_player is not None:
             if first is not None:
                 (action, edge), first = first, None
@@ -254,7 +263,15 @@ class ISMCTSAgent(Agent):
             path.append((edge, player))
             if expanded or len(path) == depth:
                 break
-            key = state.observation(me).tobytes() if self.split_chance and state.current_player is not None else None
+            key = None
+            if observer is not None:  # told of this walk's moves from its first key on (none are needed before)
+                if following:
+                    observer.applied(state, action)
+                else:
+                    observer.follow(state)
+                    following = True
+                if state.current_player is not None:
+                    key = observer.observe(state, me).tobytes()
             node = edge.children.get(key)
             if node is None:
                 node = edge.children[key] = _Node()

@@ -302,3 +302,43 @@ def test_paired_root_uses_the_same_dice_for_every_action(monkeypatch):
     monkeypatch.setattr(ISMCTSAgent, "_simulate", spy)
     _, legal, _ = one_iteration(game, paired_root=True, rollout_epsilon=0.5)
     assert len(seen) == len(legal) and len(set(seen)) == 1
+
+
+@pytest.mark.parametrize("name", envs.GAMES)
+def test_ismcts_chance_keys_from_its_followed_observer_are_true_observations(name, monkeypatch):
+    """The search keeps one observer and tells it of every move of a walk; every key it reads must
+    equal the observation a fresh observer encodes from scratch (so the tree splits on what the
+    player really sees, as when each key was a fresh ``state.observation``)."""
+    from agents.ismcts import ISMCTSAgent
+
+    game = make_game(name)
+    keys = []
+
+    class Checked:
+        def __init__(self, observer):
+            self.inner, self.game = observer, observer.game
+
+        def follow(self, state):
+            self.inner.follow(state)
+
+        def applied(self, state, action):
+            self.inner.applied(state, action)
+
+        def observe(self, state, player):
+            seen = self.inner.observe(state, player)
+            assert np.array_equal(seen, state.game.observer().observe(state, player))
+            keys.append(seen.tobytes())
+            return seen
+
+    original = ISMCTSAgent.act
+
+    def act(self, view):
+        self._observer = Checked(view.game.observer())
+        return original(self, view)
+
+    monkeypatch.setattr(ISMCTSAgent, "act", act)
+    for seed in range(3):
+        state = mid_game_state(game, seed=seed, moves=5 + 4 * seed)
+        agent = make_agent("ismcts", game, seed=seed, iterations=60, paired_root=False, tree_depth=None, widening=None)
+        assert agent.act(PlayerView(state, np.random.default_rng(seed))) in state.legal_actions()
+    assert len(keys) > 30 and len(set(keys)) > 3, "the walks went below the root and split on outcomes"
