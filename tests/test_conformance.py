@@ -14,6 +14,7 @@ from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
 
 import envs
+import envs.core.aec
 from envs.core import GameEnv
 from tests.conftest import aec_trace, config_id, game_configs
 
@@ -300,3 +301,35 @@ def test_refusals_quote_a_cut_value(game):
     with pytest.warns(UserWarning) as caught:
         env.reset(seed=0, options={f"option{i}": 0 for i in range(100_000)})
     assert all(len(str(w.message)) < 500 for w in caught)
+
+
+def _shape(value):
+    """The structure of an info value: keys, lengths, array shapes and value types, not the values."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value).__name__, [_shape(item) for item in value]
+    if isinstance(value, np.ndarray):
+        return "array", value.shape, value.dtype.str
+    return type(value).__name__
+
+
+#: TRANSITION (issue 11.4): Samurai's ``winners`` info changes length with shared wins until the Samurai
+#: helper's fixed-shape infos land; strict, so the lead sees this pass and removes it at that merge.
+_VARIABLE_INFOS = pytest.mark.xfail(strict=True, reason="Samurai's winners info is not fixed-shape yet")
+
+
+@pytest.mark.parametrize("game,kwargs", [pytest.param(*c, marks=_VARIABLE_INFOS) if c[0] == "samurai" else c
+                                         for c in CONFIGS], ids=IDS)
+def test_reset_infos_have_the_keys_and_shapes_of_the_final_infos(game, kwargs):
+    """TorchRL builds its info specs from the infos at reset: they must already hold every key of the
+    final infos with the same shape and type (zero until the end), the same over many games."""
+    env = module(game).raw_env(**{k: v for k, v in kwargs.items() if k != "reward"})
+    for seed in range(8):
+        env.reset(seed=seed)
+        start = {agent: _shape(info) for agent, info in env.infos.items()}
+        zero = {agent: info for agent, info in env.infos.items()}
+        assert start == {agent: _shape(envs.core.aec.blank(info)) for agent, info in zero.items()}
+        while env.game_state.current_player is not None:
+            env.step(env.game_state.legal_actions()[seed % len(env.game_state.legal_actions())])
+        assert {agent: _shape(info) for agent, info in env.infos.items()} == start, f"seed {seed}"

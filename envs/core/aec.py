@@ -3,7 +3,10 @@
 It is a thin skin over the engine: agents ``player_0..player_{n-1}``, the
 observation ``{"observation": float32, "action_mask": int8}`` (the mask is
 all zeros for an agent that is not to act, as in PettingZoo classic), rewards
-only when the game ends, and the final scores in ``infos``. Under this raw
+only when the game ends, and the final scores in ``infos``. From ``reset()`` on,
+``infos[agent]`` already holds the keys and shapes of the final info, every
+value zero (libraries such as TorchRL read the keys at reset to build their
+specs), until the game ends and the real values replace them. Under this raw
 environment an illegal or out-of-range action raises a ValueError and changes
 nothing; ``env()`` adds the classic behaviour (see ``classic.py``).
 """
@@ -21,6 +24,23 @@ from pettingzoo import AECEnv
 from envs.core.engine import Game, GameState, check_choice, shown
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+def blank(value: Any) -> Any:
+    """``value`` with the same keys, lengths, shapes and types, every number zero: what ``infos`` hold
+    until the game ends. Info values must be numbers, strings, numpy arrays, or lists, tuples and
+    dicts of them, of a shape that never changes (``GameState.final_info``)."""
+    if isinstance(value, dict):
+        return {key: blank(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(blank(item) for item in value)
+    if isinstance(value, np.ndarray):
+        return np.zeros_like(value)
+    if isinstance(value, (bool, int, float, np.bool_, np.number)):
+        return type(value)(0)
+    if isinstance(value, str):
+        return ""
+    raise TypeError(f"an info value must be a number, a string, an array, or a list or dict of them; got {shown(value)}")
 
 
 class GameEnv(AECEnv):
@@ -53,6 +73,7 @@ class GameEnv(AECEnv):
         self._rng: np.random.Generator | None = None
         self.game_state: GameState | None = None
         self._observer = game.observer()  # told of every change to game_state, so it may stay incremental
+        self._info_template: list[dict[str, Any]] | None = None  # the final infos' shape, read at the first reset
 
     # --- PettingZoo API -------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -170,7 +191,9 @@ class GameEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        if self._info_template is None:
+            self._info_template = [state.final_info(p) for p in range(self.game.num_players)]
+        self.infos = {agent: blank(info) for agent, info in zip(self.agents, self._info_template)}
         self._skip_agent_selection = None
         if state.current_player is None:
             self.agent_selection = self.agents[0]
