@@ -64,3 +64,47 @@ def assert_refused(env, call, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()
     assert env.state_dict() == before, "a refused call leaves the game untouched"
+
+
+def recipe(name: str) -> dict:
+    """The code block of ``docs/integrations.md`` marked ``<!-- recipe: NAME -->``, run as it is: its
+    functions by name. The integration tests call these, so the page's recipes are what CI runs."""
+    import pathlib
+    import re
+
+    page = (pathlib.Path(__file__).parent.parent / "docs" / "integrations.md").read_text()
+    found = re.search(rf"<!-- recipe: {re.escape(name)} -->\n```python\n(.*?)```", page, re.S)
+    assert found, f"docs/integrations.md has no recipe {name!r}"
+    namespace: dict = {}
+    exec(compile(found.group(1), f"docs/integrations.md ({name} recipe)", "exec"), namespace)  # our own page
+    return namespace
+
+
+def game_modules() -> list[tuple[str, object]]:
+    """(game, its PettingZoo module ``envs.<game>_v0``) for every game."""
+    import importlib
+
+    return [(name, importlib.import_module(envs.describe(name).env_module)) for name in envs.GAMES]
+
+
+#: The AgileRL recipe runs in its own virtual environment (``make test-agilerl``): AgileRL pins
+#: ``pettingzoo<1.27`` and ``tensordict==0.13.0``, which clash with TorchRL's, so it cannot be
+#: installed beside the rest. Where AgileRL is absent its test module is not collected, and the
+#: header of the run says so; where it is present (that venv), the module must import and pass.
+collect_ignore = []
+
+
+def _agilerl_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("agilerl") is not None
+
+
+if not _agilerl_installed():
+    collect_ignore.append("test_integrations_agilerl.py")
+
+
+def pytest_report_header(config) -> str:
+    if _agilerl_installed():
+        return "AgileRL recipe: run here (tests/test_integrations_agilerl.py)"
+    return "AgileRL recipe: not collected here (AgileRL is not installed); `make test-agilerl` runs it in .venv-agilerl"
