@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 import importlib
 import random
-from typing import Callable
+from collections.abc import Callable
 
 from agents.games import description_of
 from envs.core.engine import Game, GameState, win_rewards
@@ -93,7 +93,9 @@ def wapi(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     to_place = COINS_TO_END - state.coins_placed
     if masks_left:
         future_masks = masks_to_come(state, coins, masks_left)
-        pole_value = sum(m * values[k] / ((1 + len(state.totems[k])) if shared else 1) for k, m in enumerate(masks)) / masks_left
+        pole_value = sum(
+            m * values[k] / ((1 + len(state.totems[k])) if shared else 1) for k, m in enumerate(masks)
+        ) / masks_left
         for p in range(n):
             expected[p] += min(state.totems_left[p], future_masks / n) * pole_value
     spread = 1.0 + 1.5 * to_place ** 0.5

@@ -67,7 +67,6 @@ from agents.games import description_of
 from agents.protocol import Agent, PlayerView
 from envs.core.engine import Game, GameState, Observer, is_int, shown
 
-
 #: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
 ROLLOUTS = ("auto", "heuristic", "random")
 
@@ -141,7 +140,9 @@ class ISMCTSAgent(Agent):
         if iterations is not None and (not is_int(iterations) or iterations < 1):
             raise ValueError(f"iterations must be a positive int or None, got {shown(iterations)}")
         if time_limit is not None and (not _finite(time_limit) or time_limit <= 0):
-            raise ValueError(f"time_limit must be a positive, finite number of seconds or None, got {shown(time_limit)}")
+            raise ValueError(
+                f"time_limit must be a positive, finite number of seconds or None, got {shown(time_limit)}"
+            )
         if not _finite(exploration) or exploration < 0:
             raise ValueError(f"exploration must be a non-negative, finite number, got {shown(exploration)}")
         if not _finite(score_weight) or not 0 <= score_weight <= 1:
@@ -169,9 +170,12 @@ class ISMCTSAgent(Agent):
         self._evaluate = evaluation_for(game)
         if rollout_depth is not None:
             if not is_int(rollout_depth) or rollout_depth < 0:
-                raise ValueError(f"rollout_depth must be 'auto', None or a non-negative int, got {shown(rollout_depth)}")
+                raise ValueError(
+                    f"rollout_depth must be 'auto', None or a non-negative int, got {shown(rollout_depth)}"
+                )
             if self._evaluate is None:
-                raise ValueError(f"rollout_depth needs a position evaluation; game {getattr(game, 'name', None)!r} has none")
+                name = getattr(game, "name", None)
+                raise ValueError(f"rollout_depth needs a position evaluation; game {name!r} has none")
         self.rollout_depth = rollout_depth
         self.rollout_epsilon = float(rollout_epsilon)
         self.iterations = iterations
@@ -211,7 +215,9 @@ class ISMCTSAgent(Agent):
             done += self._iterate(view, root)
         self.last_iterations = done
         edges = root.edges
-        return max(legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (-1, 0.0))
+        return max(
+            legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (-1, 0.0)
+        )
 
     def _iterate(self, view: PlayerView, root: _Node) -> int:
         """One determinization: one simulation, or (``paired_root``) one per root action. Returns how many."""

@@ -18,14 +18,13 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 import envs
 from agents import AGENT_NAMES, Agent, PlayerView, make_agent, play_game
 from agents.games import GAME_NAMES, add_game_options, game_config, make_game
 from envs.core.engine import GameState, shown
 from envs.core.render import player_label
-
 
 #: A move number as typed: plain ASCII digits, short enough for int() ("²" is a digit to str.isdigit,
 #: and int() refuses a string of more than 4,300 digits).
@@ -58,7 +57,9 @@ class HumanAgent(Agent):
                 raise Resign
             if _MOVE_NUMBER.fullmatch(answer) and 1 <= int(answer) <= len(legal):
                 return legal[int(answer) - 1]
-            self.write(f"{shown(answer)} is not one of the moves: type a number from 1 to {len(legal)} (or q to give up).")
+            self.write(
+                f"{shown(answer)} is not one of the moves: type a number from 1 to {len(legal)} (or q to give up)."
+            )
 
 
 def board(state: GameState, seat: int) -> str:
@@ -89,7 +90,9 @@ def _game_config(args: argparse.Namespace) -> dict:
     return config
 
 
-def main(argv: list[str] | None = None, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> int:
+def main(
+    argv: list[str] | None = None, read: Callable[[str], str] = input, write: Callable[[str], None] = print
+) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -44,14 +44,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import envs
-from agents.games import GAME_NAMES, make_game
-from envs.core.engine import shown
 from agents import epsilon_greedy
+from agents.games import GAME_NAMES, make_game
 from benchmarks import luck_report
 from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
-
+from envs.core.engine import shown
 
 
 def _study_configs() -> dict[str, tuple[str, dict]]:
@@ -193,7 +192,9 @@ def plan_study(
             base = {name: epsilon_greedy.parse(name)[0] for name in table}  # NAME~EPS -> NAME
             uses_ismcts = "ismcts" in base.values()
             if uses_ismcts and (game_name not in ismcts_games or ismcts_deals == 0):
-                notes.append(f"{config}: {strong} vs {weak} skipped (ISMCTS not run on {game_name}; see --ismcts-games)")
+                notes.append(
+                    f"{config}: {strong} vs {weak} skipped (ISMCTS not run on {game_name}; see --ismcts-games)"
+                )
                 continue
             specs = []
             try:
@@ -210,7 +211,9 @@ def plan_study(
             n_deals = ismcts_deals if uses_ismcts else deals
             target = expensive if uses_ismcts else cheap
             key = (config, p, strong, weak)
-            target += [Task(key_of_game, tuple(specs), deal, seed, tuple(rows), replays, key=key) for deal in range(n_deals)]
+            target += [
+                Task(key_of_game, tuple(specs), deal, seed, tuple(rows), replays, key=key) for deal in range(n_deals)
+            ]
     settings = dict(configs=configs, deals=deals, ismcts_deals=ismcts_deals, replays=replays,
                     ismcts_iterations=ismcts_iterations, filler=filler, seed=seed, ismcts_games=list(ismcts_games),
                     pairs=None if pairs is None else [list(pair) for pair in pairs])
@@ -253,16 +256,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), metavar="CONFIG", help=f"from {list(CONFIGS)}")
     parser.add_argument("--deals", type=int, default=60, help="deals per pair without ISMCTS (default 60)")
-    parser.add_argument("--ismcts-deals", type=int, default=16, help="deals per pair with ISMCTS (default 16; 0 = none)")
-    parser.add_argument("--replays", type=int, default=2, help="plays of each deal and seating, fresh agent seeds (default 2)")
+    parser.add_argument("--ismcts-deals", type=int, default=16,
+                        help="deals per pair with ISMCTS (default 16; 0 = none)")
+    parser.add_argument("--replays", type=int, default=2,
+                        help="plays of each deal and seating, fresh agent seeds (default 2)")
     parser.add_argument("--ismcts-iterations", type=int, default=30, help="ISMCTS iterations per move (default 30)")
     parser.add_argument("--ismcts-games", nargs="*", default=list(ISMCTS_GAMES), metavar="GAME",
                         help=f"games whose ISMCTS pairs are played (default {' '.join(ISMCTS_GAMES)})")
     parser.add_argument("--pairs", nargs="+", metavar="STRONG,WEAK",
                         help="the pairs to play in every configuration of this run, strong first; NAME~EPS is "
-                             "NAME with a random move with probability EPS (default: each game's pairs, see GAME_PAIRS)")
+                             "NAME with a random move with probability EPS "
+                             "(default: each game's pairs, see GAME_PAIRS)")
     parser.add_argument("--merge", action="store_true",
-                        help="keep the other configurations' rows of the reports already in --out (regenerate per game)")
+                        help="keep the other configurations' rows of the reports already in --out "
+                             "(regenerate per game)")
     parser.add_argument("--filler", default="heuristic", help="agent in the seats beyond the pair (default heuristic)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and agent seed (default 0)")
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")

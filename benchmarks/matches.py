@@ -17,8 +17,9 @@ import functools
 import itertools
 import multiprocessing
 import traceback
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -143,13 +144,13 @@ def game_key(name: str, config: dict) -> tuple:
     return name, tuple(sorted(frozen))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _game(name: str, config: tuple) -> Any:
     thawed = {k: dict(v[1]) if isinstance(v, tuple) and v[:1] == ("dict",) else v for k, v in config}
     return make_game(name, **thawed)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _shared_agent(spec: AgentSpec, game_key: tuple) -> Agent:
     """Agents that are slow to build and keep no random state (trained models) are built once per process."""
     return make_agent(spec.name, _game(*game_key), **dict(spec.options))
@@ -171,7 +172,8 @@ def play_task(task: Task) -> TaskResult:
         game = _game(*task.game)
     except Exception as error:  # a game that cannot be built here must not end the run either
         labels = tuple(spec.label for spec in task.table)
-        result.failures.append(Failure("engine", labels, seed, f"cannot build the game: {type(error).__name__}: {error}"))
+        message = f"cannot build the game: {type(error).__name__}: {error}"
+        result.failures.append(Failure("engine", labels, seed, message))
         return result
     for replay in range(task.replays):
         for s, seating in enumerate(task.seatings):

@@ -54,7 +54,8 @@ MATCHUPS = [
     Matchup("wapi4-heuristic-vs-3-random", "wapi", (("num_players", 4),), "heuristic", "random", 0.45, ">= 45%"),
     Matchup("wakanda-heuristic-random", "wakanda", (), "heuristic", "random", 0.80, ">= 80%"),
     Matchup("samurai2-heuristic-random", "samurai", (("num_players", 2),), "heuristic", "random", 0.80, ">= 80%"),
-    Matchup("wapi4-ismcts-vs-3-heuristic", "wapi", (("num_players", 4),), "ismcts", "heuristic", None, "most wins at the table"),
+    Matchup("wapi4-ismcts-vs-3-heuristic", "wapi", (("num_players", 4),), "ismcts", "heuristic", None,
+            "most wins at the table"),
     Matchup("wakanda-ismcts-heuristic", "wakanda", (), "ismcts", "heuristic", 0.60, ">= 60%"),
     Matchup("samurai2-ismcts-heuristic", "samurai", (("num_players", 2),), "ismcts", "heuristic", 0.60, ">= 60%"),
 ]
@@ -132,7 +133,8 @@ def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, hero_op
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| matchup | games | hero win rate | 95% CI | opponents' win rates (each seat) | target | met | hero CPU s/move (mean / max) |",
+        "| matchup | games | hero win rate | 95% CI | opponents' win rates (each seat) | target | met "
+        "| hero CPU s/move (mean / max) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -170,7 +172,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ismcts-time", type=float, default=0.5, help="ISMCTS seconds per move (default 0.5; "
                         "ignored with --ismcts-iterations)")
     parser.add_argument("--ismcts-option", nargs="+", default=[], metavar="KEY=VALUE",
-                        help="further ISMCTS options, values as Python literals (e.g. rollout_depth=2 score_weight=0.5)")
+                        help="further ISMCTS options, values as Python literals "
+                             "(e.g. rollout_depth=2 score_weight=0.5)")
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="first deal (default 0)")
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"markdown report (default {RESULTS})")

@@ -41,7 +41,7 @@ def env_rates(make: Callable, seconds: float) -> tuple[float, float]:
     turns = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        for agent in env.agent_iter(env.num_agents):
+        for _agent in env.agent_iter(env.num_agents):
             obs, reward, termination, truncation, info = env.last()
             if termination or truncation:
                 action = None
@@ -78,8 +78,9 @@ def subjects() -> dict[str, tuple[Callable, Callable | None]]:
     label (``wapi 4p shared``). A game that fails to import stops the run: it is a bug, not a gap."""
     import importlib
 
-    import envs
     from pettingzoo.classic import connect_four_v3, tictactoe_v3
+
+    import envs
 
     found: dict[str, tuple[Callable, Callable | None]] = {
         REFERENCE: (connect_four_v3.env, None),
@@ -161,7 +162,8 @@ def markdown(rows: list[dict], command: str) -> str:
         "classic wrapper behaviour. Engine: `legal_actions` + `apply` on the raw engine, no observations. "
         f"x c4: the ratio to `connect_four_v3`'s env() rate in the same run ({reference['turns']:,.0f} turns/s, "
         f"{reference['games']:,.0f} games/s; the mean of a measurement first and one last, "
-        f"{reference['turns_end']:,.0f} turns/s, to see a drifting load), so ratios carry across machines. Memory, in a fresh process per env: "
+        f"{reference['turns_end']:,.0f} turns/s, to see a drifting load), so ratios carry across machines. "
+        "Memory, in a fresh process per env: "
         "peak resident set, its growth over the same process after imports, and the peak of traced Python "
         "(and numpy) allocations.",
         "",

@@ -31,14 +31,15 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import AGENT_NAMES, make_agent
 import envs
+from agents import AGENT_NAMES, make_agent
 from agents.games import GAME_NAMES, add_game_options, game_config, make_game
 from benchmarks import tournament_report
 from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
 from benchmarks.variance import DuplicateEffect, duplicate_effect
 from envs.core.engine import shown
+
 
 @dataclass
 class Plan:
@@ -139,7 +140,8 @@ def summarize(plan: Plan, results: list[TaskResult]) -> Summary:
     if plan.num_players == 2:
         ratings, kind = bradley_terry(labels, wins), "Bradley–Terry, Elo scale (400 = odds of 10:1), centred on 0"
     else:
-        ratings, kind = plackett_luce(labels, pairs), "openskill Plackett–Luce mu (prior 25 ± 8.3), interval mu ± 1.96 sigma"
+        kind = "openskill Plackett–Luce mu (prior 25 ± 8.3), interval mu ± 1.96 sigma"
+        ratings = plackett_luce(labels, pairs)
     share, score, count = defaultdict(float), defaultdict(float), defaultdict(int)
     for g in games:
         for seat, label in enumerate(g.seats):
@@ -149,7 +151,12 @@ def summarize(plan: Plan, results: list[TaskResult]) -> Summary:
                 share[label] += 1.0 / len(g.winners)
     win_share = {label: share[label] / count[label] for label in labels if count[label]}
     mean_score = {label: score[label] / count[label] for label in labels if count[label]}
-    return Summary(plan, games, failures, ratings, kind, wins, played, win_share, mean_score, duplicate_effects(plan, results))
+    effects = duplicate_effects(plan, results)
+    return Summary(plan, games, failures, ratings, kind, wins, played, win_share, mean_score, effects)
+
+
+def _average(values: list[float], weights: np.ndarray) -> float:
+    return float(np.average(values, weights=weights))
 
 
 def duplicate_effects(plan: Plan, results: list[TaskResult]) -> dict[tuple[str, str], DuplicateEffect]:
@@ -169,10 +176,9 @@ def duplicate_effects(plan: Plan, results: list[TaskResult]) -> dict[tuple[str, 
         if not parts:
             continue
         weights = np.array([p.games for p in parts], dtype=float)
-        avg = lambda values: float(np.average(values, weights=weights))  # noqa: E731
         out[pair] = DuplicateEffect(
-            avg([p.mean for p in parts]), int(weights.sum()),
-            avg([p.var_independent for p in parts]), avg([p.var_duplicate for p in parts]),
+            _average([p.mean for p in parts], weights), int(weights.sum()),
+            _average([p.var_independent for p in parts], weights), _average([p.var_duplicate for p in parts], weights),
         )
     return out
 
@@ -183,7 +189,8 @@ def run_tournament(plan: Plan, processes: int = 2, progress: bool = True) -> Sum
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.tournament", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.tournament", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--game", required=True, help=f"one of {', '.join(list(GAME_NAMES))}")
     parser.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help=f"from {', '.join(AGENT_NAMES)}")
@@ -195,7 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "permutations up to 3 players, rotations beyond")
     parser.add_argument("--ismcts-iterations", type=int, default=100, help="ISMCTS iterations per move (default 100)")
     add_game_options(parser)
-    parser.add_argument("--out", default="benchmarks/results", help="folder for the report (default benchmarks/results)")
+    parser.add_argument("--out", default="benchmarks/results",
+                        help="folder for the report (default benchmarks/results)")
     parser.add_argument("--name", help="report file stem (default tournament_<game>[_<n>p][_<options>])")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -226,7 +234,9 @@ def main(argv: list[str] | None = None) -> int:
         config = game_config(args.game, args)
         if args.processes < 1:
             raise ValueError(f"--processes must be a positive int, got {args.processes}")
-        plan = plan_tournament(args.game, args.agents, args.games, args.seed, args.seating, config, args.ismcts_iterations)
+        plan = plan_tournament(
+            args.game, args.agents, args.games, args.seed, args.seating, config, args.ismcts_iterations
+        )
     except ValueError as error:
         parser.error(str(error))
     tables, per_table = len(plan.tables), plan.deals * len(plan.seatings)

@@ -51,7 +51,8 @@ def aec_trace(env, seed: int, policy_seed: int = 0, max_steps: int = 100_000) ->
     trace = []
     for agent in env.agent_iter(max_steps):
         obs, reward, termination, truncation, info = env.last()
-        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, termination, truncation, repr(info)))
+        seen = (obs["observation"].tobytes(), obs["action_mask"].tobytes())
+        trace.append((agent, *seen, reward, termination, truncation, repr(info)))
         env.step(None if termination or truncation else choose(np.flatnonzero(obs["action_mask"]).tolist()))
     return trace
 

@@ -75,9 +75,14 @@ def test_every_option_of_every_game_is_settable(monkeypatch):
 
     made = []
     original = agents.play.make_game
-    monkeypatch.setattr(agents.play, "make_game", lambda name, **config: made.append(config) or original(name, **config))
+    def make_game(name, **config):
+        made.append(config)
+        return original(name, **config)
+
+    monkeypatch.setattr(agents.play, "make_game", make_game)
     read, _ = scripted()
-    code, text = run(["samurai", "--opponents", "random", "--seed", "4", "--choose-hand", "--figure-setup", "draft"], read)
+    argv = ["samurai", "--opponents", "random", "--seed", "4", "--choose-hand", "--figure-setup", "draft"]
+    code, text = run(argv, read)
     assert code == 0 and "Final scores:" in text
     assert made[-1] == {"choose_hand": True, "figure_setup": "draft", "num_players": 2}
     coins = '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'
@@ -102,7 +107,8 @@ def test_giving_up_and_end_of_input():
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["wapi", "--opponents", "random", "chess"], "unknown agent 'chess'; available: random, heuristic, ismcts, ppo:PATH"),
+        (["wapi", "--opponents", "random", "chess"],
+         "unknown agent 'chess'; available: random, heuristic, ismcts, ppo:PATH"),
         (["wapi", "--num-players", "4", "--opponents", "random"], "needs 3 opponents, got 1"),
         (["wapi", "--opponents", "random", "random", "--seat", "5"], "--seat must be in 0..2"),
         (["wakanda", "--scoring", "full"], "--scoring is not an option of wakanda"),

@@ -79,11 +79,13 @@ def test_view_shows_the_player_what_they_may_see_and_never_the_true_state(name, 
     assert np.array_equal(view.observation, state.observation(player))
     assert np.array_equal(view.legal_mask, state.legal_mask())
     assert list(view.legal_actions) == state.legal_actions()
-    assert [view.describe_action(a) for a in view.legal_actions] == [state.describe_action(a) for a in state.legal_actions()]
+    described = [view.describe_action(a) for a in view.legal_actions]
+    assert described == [state.describe_action(a) for a in state.legal_actions()]
     held = [getattr(view, slot) for slot in PlayerView.__slots__]
     assert all(value is not state for value in held)
     assert not hasattr(view, "__dict__"), "no room for anything else on a view"
-    one, two = view.sample_determinization(np.random.default_rng(1)), view.sample_determinization(np.random.default_rng(1))
+    one = view.sample_determinization(np.random.default_rng(1))
+    two = view.sample_determinization(np.random.default_rng(1))
     assert one is not two and one.to_dict() == two.to_dict(), "a fresh copy each time, reproducible"
     assert np.array_equal(one.observation(player), state.observation(player))
     assert one.legal_actions() == state.legal_actions()
@@ -112,7 +114,8 @@ def test_ismcts_with_a_tiny_budget_plays_legal_games(name, config):
     """Both rollout policies; long games (Samurai) get one seat searching, the others random."""
     game = make_game(name, **config)
     for seed, rollout in enumerate(("heuristic", "random")):
-        agents = [make_agent("ismcts", game, seed=seed + p, iterations=3, rollout=rollout) for p in range(game.num_players)]
+        agents = [make_agent("ismcts", game, seed=seed + p, iterations=3, rollout=rollout)
+                  for p in range(game.num_players)]
         if name in LONG_GAMES:
             agents[1:] = [make_agent("random", game, seed=seed + p) for p in range(1, game.num_players)]
         result = play_game(game, agents, seed=seed)
@@ -128,8 +131,9 @@ def test_seeds_reproduce_whole_games(name, config):
 
     def run(agent_seed: int, kinds: tuple[str, ...]):
         search = {"iterations": 8, "rollout": "random"}
-        agents = [make_agent(kinds[p % len(kinds)], game, seed=agent_seed + p, **(search if kinds[p % len(kinds)] == "ismcts" else {}))
-                  for p in range(game.num_players)]
+        seats = [kinds[p % len(kinds)] for p in range(game.num_players)]
+        agents = [make_agent(kind, game, seed=agent_seed + p, **(search if kind == "ismcts" else {}))
+                  for p, kind in enumerate(seats)]
         return play_game(game, agents, seed=11, record=True).actions
 
     mixed = ("ismcts", "heuristic", "random")
@@ -150,7 +154,8 @@ ANTI_CHEAT = CONFIGS
 
 
 @pytest.mark.parametrize("name,config", ANTI_CHEAT, ids=IDS)
-@pytest.mark.parametrize("kind,options", [("heuristic", {}), ("ismcts", {"iterations": 60})])
+@pytest.mark.parametrize("kind,options", [("heuristic", {}),
+                                          pytest.param("ismcts", {"iterations": 60}, marks=pytest.mark.slow)])
 def test_choices_do_not_depend_on_hidden_information(name, config, kind, options):
     """With a fixed seed an agent chooses the same in two states that differ only in information
     hidden from its player (bag order re-shuffled, other hands/piles re-dealt, face-down villages swapped)."""
@@ -216,7 +221,8 @@ def test_ismcts_auto_options_take_the_games_tuned_values():
     wakanda = make_agent("ismcts", make_game("wakanda"))
     assert (wakanda.paired_root, wakanda.tree_depth, wakanda.rollout_epsilon) == (False, None, 0.1)
     assert make_agent("ismcts", make_game("samurai", num_players=2)).rollout_depth == 0
-    mine = make_agent("ismcts", make_game("wapi", num_players=4), paired_root=False, tree_depth=None, rollout_epsilon=0.2)
+    mine = make_agent("ismcts", make_game("wapi", num_players=4),
+                      paired_root=False, tree_depth=None, rollout_epsilon=0.2)
     assert (mine.paired_root, mine.tree_depth, mine.rollout_epsilon) == (False, None, 0.2)
 
 
@@ -304,6 +310,7 @@ def test_paired_root_uses_the_same_dice_for_every_action(monkeypatch):
     assert len(seen) == len(legal) and len(set(seen)) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", envs.GAMES)
 def test_ismcts_chance_keys_from_its_followed_observer_are_true_observations(name, monkeypatch):
     """The search keeps one observer and tells it of every move of a walk; every key it reads must

@@ -140,6 +140,7 @@ def test_bad_epsilon_names_are_refused(name):
                         pairs=[("heuristic", name)])
 
 
+@pytest.mark.slow
 def test_per_game_pairs_and_a_tiny_merged_study(tmp_path):
     plan = luck.plan_study(["samurai2"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1)
     played = {task.key[2:] for task in plan.tasks}

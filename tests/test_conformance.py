@@ -113,12 +113,12 @@ def both(game, kwargs):
     return mod.env(**kwargs), standard_stack(mod.raw_env(**kwargs))
 
 
-def outcome(fn):
-    """The result or the exception (type and message) of a call, plus warnings raised."""
+def outcome(fn, *args):
+    """The result or the exception (type and message) of ``fn(*args)``, plus warnings raised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = ("ok", fn())
+            result = ("ok", fn(*args))
         except Exception as error:  # noqa: BLE001 - we compare whatever is raised
             result = (type(error).__name__, str(error))
     return result, sorted({str(w.message) for w in caught})
@@ -140,11 +140,11 @@ def snapshot(env):
 def test_classic_layer_matches_standard_stack_before_reset(game, kwargs):
     ours, theirs = both(game, kwargs)
     for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "num_agents"):
-        assert outcome(lambda e=ours: getattr(e, name)) == outcome(lambda e=theirs: getattr(e, name))
-        assert outcome(lambda: getattr(ours, name))[0][0] == "AttributeError"
+        assert outcome(getattr, ours, name) == outcome(getattr, theirs, name)
+        assert outcome(getattr, ours, name)[0][0] == "AttributeError"
     for call in (lambda e: e.step(0), lambda e: e.observe("player_0"), lambda e: e.agent_iter(), lambda e: e.render()):
-        assert outcome(lambda: call(ours)) == outcome(lambda: call(theirs))
-        assert outcome(lambda: call(ours))[0][0] == "AssertionError"
+        assert outcome(call, ours) == outcome(call, theirs)
+        assert outcome(call, ours)[0][0] == "AssertionError"
 
 
 @pytest.mark.parametrize(**SOME)
@@ -157,7 +157,7 @@ def test_classic_layer_matches_standard_stack_on_bad_actions(game, kwargs):
         n = ours.action_space("player_0").n
         mask = ours.observe(ours.agent_selection)["action_mask"]
         action = {"out_of_range": n, "illegal": int(np.flatnonzero(mask == 0)[0]), "none": None}[bad]
-        assert outcome(lambda: ours.step(action)) == outcome(lambda: theirs.step(action))
+        assert outcome(ours.step, action) == outcome(theirs.step, action)
         assert snapshot(ours) == snapshot(theirs)
         # after the bad step: finish the episode the same way, including dead steps
         for _ in range(3 * len(ours.possible_agents) + 2000):
@@ -166,10 +166,10 @@ def test_classic_layer_matches_standard_stack_on_bad_actions(game, kwargs):
             obs, *_ = ours.last()
             done = ours.terminations[ours.agent_selection] or ours.truncations[ours.agent_selection]
             act = None if done else int(np.flatnonzero(obs["action_mask"])[0])
-            assert outcome(lambda: ours.step(act)) == outcome(lambda: theirs.step(act))
+            assert outcome(ours.step, act) == outcome(theirs.step, act)
             assert snapshot(ours) == snapshot(theirs)
         assert not ours.agents
-        assert outcome(lambda: ours.step(0)) == outcome(lambda: theirs.step(0))  # step after the end: warning
+        assert outcome(ours.step, 0) == outcome(theirs.step, 0)  # step after the end: warning
 
 
 @pytest.mark.parametrize("game,kwargs", CONFIGS, ids=IDS)

@@ -14,6 +14,7 @@ import torch
 from tests.conftest import game_modules, recipe
 
 RECIPE = recipe("agilerl")
+pytestmark = pytest.mark.slow  # imports and whole games through a library: seconds each
 GAMES = game_modules()
 
 

@@ -10,6 +10,7 @@ from tests.conftest import game_modules, recipe
 from tests.test_integrations_torchrl import is_win_rewards
 
 RECIPE = recipe("tianshou")
+pytestmark = pytest.mark.slow  # imports and whole games through a library: seconds each
 
 #: TRANSITION (issue 11.4): Samurai's ``winners`` info changes length with shared wins, which breaks
 #: Tianshou's buffers, until the Samurai helper's fixed-shape infos land (strict: remove at that merge).

@@ -8,6 +8,7 @@ import torchrl  # noqa: F401 - a missing TorchRL is a failure here, never a skip
 from tests.conftest import game_modules, recipe
 
 RECIPE = recipe("torchrl")
+pytestmark = pytest.mark.slow  # imports and whole games through a library: seconds each
 
 #: TRANSITION (issue 11.4): TorchRL turns every info value into a tensor; Samurai's infos hold dicts
 #: (captures by figure type) until the Samurai helper's fixed-shape numeric infos land. Strict, so

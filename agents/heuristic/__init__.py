@@ -11,7 +11,7 @@ change its choice). It is deterministic given its seed.
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

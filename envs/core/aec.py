@@ -40,7 +40,9 @@ def blank(value: Any) -> Any:
         return type(value)(0)
     if isinstance(value, str):
         return ""
-    raise TypeError(f"an info value must be a number, a string, an array, or a list or dict of them; got {shown(value)}")
+    raise TypeError(
+        f"an info value must be a number, a string, an array, or a list or dict of them; got {shown(value)}"
+    )
 
 
 class GameEnv(AECEnv):

@@ -130,12 +130,14 @@ class GameDescription:
             if option.name == "num_players":
                 parts.append(f"{value}p")
             elif value != option.default:
-                parts.append(option.name if value is True else f"{option.name}={value}" if value is False else str(value))
+                word = option.name if value is True else f"{option.name}={value}" if value is False else str(value)
+                parts.append(word)
         return " ".join(parts)
 
     def make(self, **config: Any) -> Game:
         """The configured game; unknown option names are refused by name."""
         unknown = sorted(set(config) - {option.name for option in self.options})
         if unknown:
-            raise ValueError(f"{self.name} has no options {shown(unknown)}; its options: {[o.name for o in self.options]}")
+            known = [o.name for o in self.options]
+            raise ValueError(f"{self.name} has no options {shown(unknown)}; its options: {known}")
         return self.game_class(**config)

@@ -12,9 +12,9 @@ once from one generator), so the draws never depend on the actions.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 import reprlib
 import warnings
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 import numpy as np
