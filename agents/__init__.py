@@ -12,7 +12,7 @@ import inspect
 from typing import Any
 
 from agents.protocol import Agent, GameResult, PlayerView, play_game
-from envs.core.engine import Game
+from envs.core.engine import Game, shown
 
 __all__ = ["AGENT_NAMES", "Agent", "GameResult", "PlayerView", "agent_options", "make_agent", "play_game"]
 
@@ -37,7 +37,7 @@ def _agent_class(kind: str) -> type[Agent]:
         from agents.ppo import PPOAgent
 
         return PPOAgent
-    raise ValueError(f"unknown agent {kind!r}; available: {', '.join(AGENT_NAMES)}")
+    raise ValueError(f"unknown agent {shown(kind)}; available: {', '.join(AGENT_NAMES)}")
 
 
 def agent_options(name: str) -> list[str]:
@@ -55,17 +55,17 @@ def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
     or options raise a ValueError listing the available ones.
     """
     if not isinstance(name, str):
-        raise ValueError(f"agent name must be a str, one of {', '.join(AGENT_NAMES)}; got {name!r}")
+        raise ValueError(f"agent name must be a str, one of {', '.join(AGENT_NAMES)}; got {shown(name)}")
     kind, _, path = name.partition(":")
     if kind == "ppo" and not path:
         raise ValueError("the ppo agent is written 'ppo:PATH' with the path of a MaskablePPO model file")
     if kind != "ppo" and path:
-        raise ValueError(f"unknown agent {name!r}; available: {', '.join(AGENT_NAMES)}")
+        raise ValueError(f"unknown agent {shown(name)}; available: {', '.join(AGENT_NAMES)}")
     cls = _agent_class(kind)
     allowed = agent_options(kind)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown options {unknown} for agent {kind!r}; available: {allowed}")
+        raise ValueError(f"unknown options {shown(unknown)} for agent {kind!r}; available: {allowed}")
     if kind == "ppo":
         return cls(path, game=game, **options)
     if kind == "trained":

@@ -14,16 +14,19 @@ win rewards are averaged over a few cheap samples of how the open
 contests end, drawn with the searcher's seeded ``rnd``, so the search
 stays reproducible.
 
-Games without an evaluation get ``None`` from :func:`evaluation_for`; the
-search then always plays to the end.
+Each game names its evaluation in its description (``leaf_evaluation``,
+``"module:function"``); games without one get ``None`` from
+:func:`evaluation_for`, and the search then always plays to the end.
 """
 
 from __future__ import annotations
 
 import bisect
+import importlib
 import random
-from typing import Callable
+from collections.abc import Callable
 
+from agents.games import description_of
 from envs.core.engine import Game, GameState, win_rewards
 
 #: How many sampled endings an evaluation averages.
@@ -90,7 +93,9 @@ def wapi(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     to_place = COINS_TO_END - state.coins_placed
     if masks_left:
         future_masks = masks_to_come(state, coins, masks_left)
-        pole_value = sum(m * values[k] / ((1 + len(state.totems[k])) if shared else 1) for k, m in enumerate(masks)) / masks_left
+        pole_value = sum(
+            m * values[k] / ((1 + len(state.totems[k])) if shared else 1) for k, m in enumerate(masks)
+        ) / masks_left
         for p in range(n):
             expected[p] += min(state.totems_left[p], future_masks / n) * pole_value
     spread = 1.0 + 1.5 * to_place ** 0.5
@@ -101,10 +106,11 @@ def wapi(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     return [2 * w / SAMPLES - 1 for w in wins], expected  # win_rewards (+1 / -1) averaged
 
 
-#: game name -> its evaluation (ISMCTS's GAME_DEFAULTS say at which rollout depth each is used by default)
-EVALUATIONS: dict[str, Evaluation] = {"samurai": samurai, "wapi": wapi}
-
-
 def evaluation_for(game: Game | None) -> Evaluation | None:
-    """The evaluation of ``game``; ``None`` when it has none (rollouts then play to the end)."""
-    return EVALUATIONS.get(getattr(game, "name", None))
+    """The evaluation ``game``'s description names; ``None`` when it has none (rollouts then play to
+    the end). Its ``search_defaults`` say at which rollout depth search uses it by default."""
+    description = description_of(game)
+    if description is None or description.leaf_evaluation is None:
+        return None
+    module, _, function = description.leaf_evaluation.partition(":")
+    return getattr(importlib.import_module(module), function)

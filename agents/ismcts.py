@@ -28,7 +28,10 @@ and backs the result up. Why this shape:
 - *Chance*: draws are fixed in the determinized bag, so after an action the
   tree branches on what the searching player then observes (``split_chance``,
   keyed by its observation vector): a drawn 5 and a drawn 0 lead to
-  different nodes instead of being averaged into one.
+  different nodes instead of being averaged into one. The search keeps one
+  observer of the game, told of each simulation's state and of every move
+  in the tree walk, so that an incremental observer encodes only what
+  changed.
 - *Paired root* (``paired_root``): each determinization is played out once
   for *every* root action, with the same rollout dice (common random
   numbers), so the comparison between actions is not drowned by the luck of
@@ -37,7 +40,7 @@ and backs the result up. Why this shape:
   them the rollout policy plays. ``tree_depth=1`` is flat Monte Carlo over
   the root's actions: each action followed by the rollout policy.
 
-Wapi's defaults (``GAME_DEFAULTS``) are paired, flat, with exact heuristic
+Wapi's defaults (its description's ``search_defaults``) are paired, flat, with exact heuristic
 rollouts (``rollout_epsilon=0``): one step of policy improvement over the
 heuristic. Why: at a four-player table 0.5 s buys about 180 samples per
 action, too few for a tree below the root to be revisited (every opponent's
@@ -60,21 +63,28 @@ import time
 
 import numpy as np
 
+from agents.games import description_of
 from agents.protocol import Agent, PlayerView
-from envs.core.engine import Game, GameState, is_int
-
+from envs.core.engine import Game, GameState, Observer, is_int, shown
 
 #: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
 ROLLOUTS = ("auto", "heuristic", "random")
 
-#: What the options left at ``"auto"`` become, for every game ...
+#: What the options left at ``"auto"`` become, for every game, unless the game's description
+#: gives its own (``GameDescription.search_defaults``, where measurement showed the general value
+#: to be weaker: ``benchmarks/results/strength.md``; the module docstring says why).
 DEFAULTS = {"rollout_epsilon": 0.1, "rollout_depth": None, "paired_root": False, "tree_depth": None}
-#: ... and per game, where measurement showed the general value to be weaker
-#: (``benchmarks/results/strength.md``; the module docstring says why).
-GAME_DEFAULTS = {
-    "samurai": {"rollout_depth": 0},
-    "wapi": {"rollout_epsilon": 0.0, "paired_root": True, "tree_depth": 1},
-}
+
+
+def search_defaults(game: Game | None) -> dict:
+    """What ``"auto"`` means for ``game``: :data:`DEFAULTS` with its description's own values."""
+    description = description_of(game)
+    return {**DEFAULTS, **(description.search_defaults if description is not None else {})}
+
+
+def _finite(value: object) -> bool:
+    """A real, finite number (not a bool): a budget of ``nan`` or ``inf`` seconds would never end."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class _Edge:
@@ -120,7 +130,7 @@ class ISMCTSAgent(Agent):
         paired_root: bool | str = "auto",
         tree_depth: int | None | str = "auto",
     ):
-        tuned = {**DEFAULTS, **GAME_DEFAULTS.get(getattr(game, "name", None), {})}
+        tuned = search_defaults(game)
         given = {"rollout_epsilon": rollout_epsilon, "rollout_depth": rollout_depth,
                  "paired_root": paired_root, "tree_depth": tree_depth}
         rollout_epsilon, rollout_depth, paired_root, tree_depth = (
@@ -128,17 +138,19 @@ class ISMCTSAgent(Agent):
         if iterations is None and time_limit is None:
             iterations = 1000
         if iterations is not None and (not is_int(iterations) or iterations < 1):
-            raise ValueError(f"iterations must be a positive int or None, got {iterations!r}")
-        if time_limit is not None and (not isinstance(time_limit, (int, float)) or time_limit <= 0):
-            raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
-        if not isinstance(exploration, (int, float)) or exploration < 0:
-            raise ValueError(f"exploration must be a non-negative number, got {exploration!r}")
-        if not isinstance(score_weight, (int, float)) or not 0 <= score_weight <= 1:
-            raise ValueError(f"score_weight must be a number in [0, 1], got {score_weight!r}")
-        if rollout not in ROLLOUTS:
-            raise ValueError(f"rollout must be one of {list(ROLLOUTS)}, got {rollout!r}")
-        if not isinstance(rollout_epsilon, (int, float)) or not 0 <= rollout_epsilon <= 1:
-            raise ValueError(f"rollout_epsilon must be 'auto' or a number in [0, 1], got {rollout_epsilon!r}")
+            raise ValueError(f"iterations must be a positive int or None, got {shown(iterations)}")
+        if time_limit is not None and (not _finite(time_limit) or time_limit <= 0):
+            raise ValueError(
+                f"time_limit must be a positive, finite number of seconds or None, got {shown(time_limit)}"
+            )
+        if not _finite(exploration) or exploration < 0:
+            raise ValueError(f"exploration must be a non-negative, finite number, got {shown(exploration)}")
+        if not _finite(score_weight) or not 0 <= score_weight <= 1:
+            raise ValueError(f"score_weight must be a number in [0, 1], got {shown(score_weight)}")
+        if not isinstance(rollout, str) or rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {list(ROLLOUTS)}, got {shown(rollout)}")
+        if not _finite(rollout_epsilon) or not 0 <= rollout_epsilon <= 1:
+            raise ValueError(f"rollout_epsilon must be 'auto' or a number in [0, 1], got {shown(rollout_epsilon)}")
         self._policy = None
         if rollout in ("auto", "heuristic") and game is not None:
             from agents.heuristic import rollout_policy_for
@@ -150,29 +162,35 @@ class ISMCTSAgent(Agent):
                     raise
         elif rollout == "heuristic":
             raise ValueError("rollout='heuristic' needs game=...")
-        if widening is not None and (not isinstance(widening, (int, float)) or widening <= 0):
-            raise ValueError(f"widening must be a positive number or None, got {widening!r}")
+        if widening is not None and (not _finite(widening) or widening <= 0):
+            raise ValueError(f"widening must be a positive, finite number or None, got {shown(widening)}")
         self.widening = None if widening is None else float(widening)
         from agents.evaluation import evaluation_for
 
         self._evaluate = evaluation_for(game)
         if rollout_depth is not None:
             if not is_int(rollout_depth) or rollout_depth < 0:
-                raise ValueError(f"rollout_depth must be 'auto', None or a non-negative int, got {rollout_depth!r}")
+                raise ValueError(
+                    f"rollout_depth must be 'auto', None or a non-negative int, got {shown(rollout_depth)}"
+                )
             if self._evaluate is None:
-                raise ValueError(f"rollout_depth needs a position evaluation; game {getattr(game, 'name', None)!r} has none")
+                name = getattr(game, "name", None)
+                raise ValueError(f"rollout_depth needs a position evaluation; game {name!r} has none")
         self.rollout_depth = rollout_depth
         self.rollout_epsilon = float(rollout_epsilon)
         self.iterations = iterations
         self.time_limit = time_limit
         self.exploration = float(exploration)
         self.score_weight = float(score_weight)
-        self.split_chance = bool(split_chance)
+        if not isinstance(split_chance, bool):
+            raise ValueError(f"split_chance must be True or False, got {shown(split_chance)}")
+        self.split_chance = split_chance
+        self._observer: Observer | None = None  # one per search, made for the game of the first view
         if not isinstance(paired_root, bool):
-            raise ValueError(f"paired_root must be 'auto', True or False, got {paired_root!r}")
+            raise ValueError(f"paired_root must be 'auto', True or False, got {shown(paired_root)}")
         self.paired_root = paired_root
         if tree_depth is not None and (not is_int(tree_depth) or tree_depth < 1):
-            raise ValueError(f"tree_depth must be 'auto', a positive int or None, got {tree_depth!r}")
+            raise ValueError(f"tree_depth must be 'auto', a positive int or None, got {shown(tree_depth)}")
         self.tree_depth = tree_depth
         seq_np, seq_py = np.random.SeedSequence(seed).spawn(2)
         self.np_rng = np.random.default_rng(seq_np)
@@ -184,6 +202,8 @@ class ISMCTSAgent(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
+        if self.split_chance and (self._observer is None or self._observer.game is not view.game):
+            self._observer = view.game.observer()
         root = _Node()
         deadline = None if self.time_limit is None else time.process_time() + self.time_limit
         done = 0
@@ -195,7 +215,9 @@ class ISMCTSAgent(Agent):
             done += self._iterate(view, root)
         self.last_iterations = done
         edges = root.edges
-        return max(legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (-1, 0.0))
+        return max(
+            legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (-1, 0.0)
+        )
 
     def _iterate(self, view: PlayerView, root: _Node) -> int:
         """One determinization: one simulation, or (``paired_root``) one per root action. Returns how many."""
@@ -219,6 +241,7 @@ class ISMCTSAgent(Agent):
         """Walk down from ``node`` (through ``first``, when given), add one edge, roll out, back up."""
         rnd, c, widening = self.rnd, self.exploration, self.widening
         path, expanded, depth = [], False, self.tree_depth
+        observer, following = (self._observer if self.split_chance else None), False
         while state.current_player is not None:
             if first is not None:
                 (action, edge), first = first, None
@@ -246,7 +269,15 @@ class ISMCTSAgent(Agent):
             path.append((edge, player))
             if expanded or len(path) == depth:
                 break
-            key = state.observation(me).tobytes() if self.split_chance and state.current_player is not None else None
+            key = None
+            if observer is not None:  # told of this walk's moves from its first key on (none are needed before)
+                if following:
+                    observer.applied(state, action)
+                else:
+                    observer.follow(state)
+                    following = True
+                if state.current_player is not None:
+                    key = observer.observe(state, me).tobytes()
             node = edge.children.get(key)
             if node is None:
                 node = edge.children[key] = _Node()

@@ -3,27 +3,32 @@
     python -m agents.play wapi --opponents heuristic ismcts random
     python -m agents.play wapi --num-players 3 --scoring shared --seat 1
     python -m agents.play wakanda --advanced --opponents ismcts --think-time 2
-    python -m agents.play samurai --opponents heuristic heuristic
+    python -m agents.play samurai --opponents heuristic heuristic --figure-setup draft --choose-hand
+    python -m agents.play wapi --coins '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'
 
 The board is drawn as text after every move; on your turn the legal moves
 are listed in words, numbered: type the number (``q`` gives up). Without
 ``--opponents`` every other seat gets the heuristic; without
-``--num-players`` the table has one seat per opponent plus yours.
+``--num-players`` the table has one seat per opponent plus yours. Every option
+of every game has its flag (``--help`` lists them with each game's values).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from typing import Callable
+from collections.abc import Callable
 
+import envs
 from agents import AGENT_NAMES, Agent, PlayerView, make_agent, play_game
-from agents.games import GAME_NAMES, make_game
-from envs.core.engine import GameState
+from agents.games import GAME_NAMES, add_game_options, game_config, make_game
+from envs.core.engine import GameState, shown
 from envs.core.render import player_label
 
-#: game option flags -> the games that take them (passed only when given, so game defaults apply)
-GAME_FLAGS = {"num_players": ("wapi", "samurai"), "scoring": ("wapi",), "advanced": ("wakanda",)}
+#: A move number as typed: plain ASCII digits, short enough for int() ("²" is a digit to str.isdigit,
+#: and int() refuses a string of more than 4,300 digits).
+_MOVE_NUMBER = re.compile(r"[0-9]{1,6}")
 
 
 class Resign(Exception):
@@ -50,9 +55,11 @@ class HumanAgent(Agent):
                 raise Resign from None
             if answer in ("q", "quit", "exit"):
                 raise Resign
-            if answer.isdigit() and 1 <= int(answer) <= len(legal):
+            if _MOVE_NUMBER.fullmatch(answer) and 1 <= int(answer) <= len(legal):
                 return legal[int(answer) - 1]
-            self.write(f"'{answer}' is not one of the moves: type a number from 1 to {len(legal)} (or q to give up).")
+            self.write(
+                f"{shown(answer)} is not one of the moves: type a number from 1 to {len(legal)} (or q to give up)."
+            )
 
 
 def board(state: GameState, seat: int) -> str:
@@ -71,31 +78,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move (default 0)")
     parser.add_argument("--seed", type=int, default=None, help="fixes the deal and the agents (default: random)")
     parser.add_argument("--think-time", type=float, default=1.0, help="seconds per move for ismcts opponents")
-    parser.add_argument("--num-players", type=int, help="wapi, samurai: the number of players")
-    parser.add_argument("--scoring", choices=["full", "shared"], help="wapi: scoring mode")
-    parser.add_argument("--advanced", action="store_true", default=None, help="wakanda: face-down villages")
+    add_game_options(parser)
     return parser
 
 
-def _game_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
-    config = {}
-    for flag, games in GAME_FLAGS.items():
-        value = getattr(args, flag)
-        if value is None:
-            continue
-        if args.game not in games:
-            parser.error(f"--{flag.replace('_', '-')} is not an option of {args.game} (it is for {', '.join(games)})")
-        config[flag] = value
-    if args.opponents and "num_players" in GAME_FLAGS and args.game in GAME_FLAGS["num_players"]:
+def _game_config(args: argparse.Namespace) -> dict:
+    """The game options given; a game with a player count gets one seat per opponent plus yours."""
+    config = game_config(args.game, args)
+    if args.opponents and "num_players" in envs.describe(args.game).defaults():
         config.setdefault("num_players", len(args.opponents) + 1)
     return config
 
 
-def main(argv: list[str] | None = None, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> int:
+def main(
+    argv: list[str] | None = None, read: Callable[[str], str] = input, write: Callable[[str], None] = print
+) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        game = make_game(args.game, **_game_config(parser, args))
+        game = make_game(args.game, **_game_config(args))
     except ValueError as error:
         parser.error(str(error))
     n = game.num_players

@@ -32,12 +32,12 @@ scores, winners and rewards; benchmarks, tournaments and tests use it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
-from envs.core.engine import Game, GameState, IllegalActionError
+from envs.core.engine import Game, GameState, IllegalActionError, shown
 
 
 class PlayerView:
@@ -145,7 +145,8 @@ def play_game(
         action = agents[player].act(view)
         if action not in view.legal_actions:
             raise IllegalActionError(
-                f"{agents[player]!r} in seat {player} chose action {action!r}, not one of {list(view.legal_actions)}"
+                f"{agents[player]!r} in seat {player} chose action {shown(action)}, "
+                f"not one of {list(view.legal_actions)}"
             )
         description = view.describe_action(action) if on_move is not None else ""
         state.apply(int(action))

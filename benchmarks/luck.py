@@ -22,7 +22,7 @@ the weak one, -1 behind, 0 tie). From it:
 and what duplicate deals buy (the variance-reduction factor), written to
 ``duplicate.md``. Intervals are bootstrap intervals over deals.
 
-Pairs may seat ε-greedy agents, ``NAME~EPS`` (:mod:`benchmarks.noisy`): the
+Pairs may seat ε-greedy agents, ``NAME~EPS`` (:mod:`agents.epsilon_greedy`): the
 agent's move with probability 1 - ε, a random legal move otherwise. Where the
 stock agents are too far apart for upsets (Samurai: the heuristic wins every
 game against random) or too slow (ISMCTS on Samurai), they give rungs of
@@ -43,22 +43,32 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.games import make_game
-from benchmarks import luck_report, noisy
-from benchmarks.matches import AgentSpec, Task, TaskResult, run_tasks, seatings
+import envs
+from agents import epsilon_greedy
+from agents.games import GAME_NAMES, make_game
+from benchmarks import luck_report
+from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
+from envs.core.engine import shown
+
+
+def _study_configs() -> dict[str, tuple[str, dict]]:
+    """configuration name -> (game, constructor config): every game at each of its player counts
+    (``wapi3``), or once if its count is fixed (``wakanda``), default rules; from the descriptions."""
+    configs = {}
+    for name in GAME_NAMES:
+        description = envs.describe(name)
+        if "num_players" in description.defaults():
+            for n in description.option("num_players").choices:
+                configs[f"{name}{n}"] = (name, {"num_players": n})
+        else:
+            configs[name] = (name, {})
+    return configs
+
 
 #: configuration name -> (game, constructor config)
-CONFIGS = {
-    "wakanda": ("wakanda", {}),
-    "wapi3": ("wapi", {"num_players": 3}),
-    "wapi4": ("wapi", {"num_players": 4}),
-    "wapi5": ("wapi", {"num_players": 5}),
-    "samurai2": ("samurai", {"num_players": 2}),
-    "samurai3": ("samurai", {"num_players": 3}),
-    "samurai4": ("samurai", {"num_players": 4}),
-}
+CONFIGS = _study_configs()
 #: (strong, weak) pairs, in the order of the known strength ladder
 PAIRS = (("heuristic", "random"), ("ismcts", "random"), ("ismcts", "heuristic"))
 #: Samurai: the heuristic wins every game against random (no upsets, nothing to measure), so the study
@@ -67,11 +77,12 @@ PAIRS = (("heuristic", "random"), ("ismcts", "random"), ("ismcts", "heuristic"))
 #: heuristic~0.75 beats it in every game, hence the 0.9 rung.
 SAMURAI_PAIRS = (("heuristic", "random"), ("heuristic", "heuristic~0.25"), ("heuristic~0.5", "heuristic~0.75"),
                  ("heuristic~0.9", "random"), ("ismcts", "random"), ("ismcts", "heuristic"))
-#: game -> its default pairs (``--pairs`` replaces them for a run)
-GAME_PAIRS = {"wakanda": PAIRS, "wapi": PAIRS, "samurai": SAMURAI_PAIRS}
-#: Games where ISMCTS is affordable by default: Samurai's heuristic rollouts make one ISMCTS game
-#: take about a minute even at 30 iterations, so Samurai's ISMCTS pairs are opt-in (--ismcts-games).
-ISMCTS_GAMES = ("wakanda", "wapi")
+#: game -> its pairs where they are not ``PAIRS`` (``--pairs`` replaces them for a run)
+GAME_PAIRS = {"samurai": SAMURAI_PAIRS}
+#: Games whose ISMCTS pairs are opt-in (--ismcts-games): Samurai's heuristic rollouts make one ISMCTS
+#: game take about a minute even at 30 iterations. ISMCTS is played by default on every other game.
+ISMCTS_OPT_IN = ("samurai",)
+ISMCTS_GAMES = tuple(name for name in GAME_NAMES if name not in ISMCTS_OPT_IN)
 BOOTSTRAP = 400
 CONFIGS_ORDER = list(CONFIGS)
 
@@ -154,44 +165,42 @@ def plan_study(
     for name, value in (("--deals", deals), ("--ismcts-deals", ismcts_deals), ("--replays", replays),
                         ("--ismcts-iterations", ismcts_iterations)):
         if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "--ismcts-deals" else 1):
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+            raise ValueError(f"{name} must be a positive int, got {shown(value)}")
     if deals < 2 or ismcts_deals == 1:
         raise ValueError(f"--deals and --ismcts-deals must be at least 2 (variances need two deals; "
                          f"--ismcts-deals 0 skips ISMCTS), got {deals} and {ismcts_deals}")
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown or not configs:
-        raise ValueError(f"--configs must be among {list(CONFIGS)}, got {configs!r}")
+        raise ValueError(f"--configs must be among {list(CONFIGS)}, got {shown(configs)}")
     if filler not in ("random", "heuristic", "ismcts"):
-        raise ValueError(f"--filler must be one of ['random', 'heuristic', 'ismcts'], got {filler!r}")
+        raise ValueError(f"--filler must be one of ['random', 'heuristic', 'ismcts'], got {shown(filler)}")
     if pairs is not None:
         if not pairs:
             raise ValueError("--pairs needs at least one STRONG,WEAK pair")
         for pair in pairs:
             if len(pair) != 2 or pair[0] == pair[1]:
-                raise ValueError(f"--pairs are STRONG,WEAK with two different agents, got {','.join(pair)!r}")
+                raise ValueError(f"--pairs are STRONG,WEAK with two different agents, got {shown(','.join(pair))}")
             for name in pair:
-                noisy.parse(name)  # a malformed NAME~EPS fails here, before anything runs
+                epsilon_greedy.parse(name)  # a malformed NAME~EPS fails here, before anything runs
     notes, expensive, cheap = [], [], []
     for config in configs:
         game_name, game_config = CONFIGS[config]
-        try:
-            game = make_game(game_name, **game_config)
-        except ValueError as error:
-            notes.append(f"{config}: skipped, the game is not available ({error})")
-            continue
-        game_key = (game_name, tuple(sorted(game_config.items())))
-        for p, (strong, weak) in enumerate(GAME_PAIRS[game_name] if pairs is None else pairs):
+        game = make_game(game_name, **game_config)
+        key_of_game = game_key(game_name, game_config)
+        for p, (strong, weak) in enumerate(GAME_PAIRS.get(game_name, PAIRS) if pairs is None else pairs):
             table = [strong, weak] + [filler] * (game.num_players - 2)
-            base = {name: noisy.parse(name)[0] for name in table}  # NAME~EPS -> NAME
+            base = {name: epsilon_greedy.parse(name)[0] for name in table}  # NAME~EPS -> NAME
             uses_ismcts = "ismcts" in base.values()
             if uses_ismcts and (game_name not in ismcts_games or ismcts_deals == 0):
-                notes.append(f"{config}: {strong} vs {weak} skipped (ISMCTS not run on {game_name}; see --ismcts-games)")
+                notes.append(
+                    f"{config}: {strong} vs {weak} skipped (ISMCTS not run on {game_name}; see --ismcts-games)"
+                )
                 continue
             specs = []
             try:
                 for name in table:
                     options = (("iterations", ismcts_iterations),) if base[name] == "ismcts" else ()
-                    noisy.make(name, game, seed=0, **dict(options))
+                    epsilon_greedy.make(name, game, seed=0, **dict(options))
                     specs.append(AgentSpec(name, name, options))
             except ValueError as error:
                 notes.append(f"{config}: {strong} vs {weak} skipped ({error})")
@@ -202,7 +211,9 @@ def plan_study(
             n_deals = ismcts_deals if uses_ismcts else deals
             target = expensive if uses_ismcts else cheap
             key = (config, p, strong, weak)
-            target += [Task(game_key, tuple(specs), deal, seed, tuple(rows), replays, key=key) for deal in range(n_deals)]
+            target += [
+                Task(key_of_game, tuple(specs), deal, seed, tuple(rows), replays, key=key) for deal in range(n_deals)
+            ]
     settings = dict(configs=configs, deals=deals, ismcts_deals=ismcts_deals, replays=replays,
                     ismcts_iterations=ismcts_iterations, filler=filler, seed=seed, ismcts_games=list(ismcts_games),
                     pairs=None if pairs is None else [list(pair) for pair in pairs])
@@ -245,16 +256,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), metavar="CONFIG", help=f"from {list(CONFIGS)}")
     parser.add_argument("--deals", type=int, default=60, help="deals per pair without ISMCTS (default 60)")
-    parser.add_argument("--ismcts-deals", type=int, default=16, help="deals per pair with ISMCTS (default 16; 0 = none)")
-    parser.add_argument("--replays", type=int, default=2, help="plays of each deal and seating, fresh agent seeds (default 2)")
+    parser.add_argument("--ismcts-deals", type=int, default=16,
+                        help="deals per pair with ISMCTS (default 16; 0 = none)")
+    parser.add_argument("--replays", type=int, default=2,
+                        help="plays of each deal and seating, fresh agent seeds (default 2)")
     parser.add_argument("--ismcts-iterations", type=int, default=30, help="ISMCTS iterations per move (default 30)")
     parser.add_argument("--ismcts-games", nargs="*", default=list(ISMCTS_GAMES), metavar="GAME",
                         help=f"games whose ISMCTS pairs are played (default {' '.join(ISMCTS_GAMES)})")
     parser.add_argument("--pairs", nargs="+", metavar="STRONG,WEAK",
                         help="the pairs to play in every configuration of this run, strong first; NAME~EPS is "
-                             "NAME with a random move with probability EPS (default: each game's pairs, see GAME_PAIRS)")
+                             "NAME with a random move with probability EPS "
+                             "(default: each game's pairs, see GAME_PAIRS)")
     parser.add_argument("--merge", action="store_true",
-                        help="keep the other configurations' rows of the reports already in --out (regenerate per game)")
+                        help="keep the other configurations' rows of the reports already in --out "
+                             "(regenerate per game)")
     parser.add_argument("--filler", default="heuristic", help="agent in the seats beyond the pair (default heuristic)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and agent seed (default 0)")
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")

@@ -145,7 +145,7 @@ def luck_markdown(report: Report) -> str:
         "Every deal is played in every rotation of the table and replayed with fresh agent seeds. Per game: d = +1 "
         "if the strong agent finished ahead of the weak one, -1 behind, 0 tie (with more than two players the pair "
         "sits with filler agents; 'ahead' is their head-to-head order). `NAME~EPS` is an ε-greedy agent: NAME's "
-        "move with probability 1 - EPS, a uniformly random legal move otherwise (`benchmarks/noisy.py`); on "
+        "move with probability 1 - EPS, a uniformly random legal move otherwise (`agents/epsilon_greedy.py`); on "
         "Samurai, where the heuristic beats random in every game, these rungs give pairs with real upsets. Columns:",
         "",
         "- **d**: the mean win-rate difference (the skill gap), with its 95% bootstrap interval over deals;",

@@ -17,15 +17,16 @@ import functools
 import itertools
 import multiprocessing
 import traceback
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
-from agents import Agent, PlayerView, make_agent, play_game
+from agents import Agent, PlayerView, epsilon_greedy, make_agent, play_game
 from agents.games import make_game
-from benchmarks import noisy
 from benchmarks.ratings import finishing_ranks
+from envs.core.engine import shown
 
 SEATINGS = ("rotations", "permutations")
 
@@ -38,7 +39,7 @@ def seatings(num_players: int, mode: str = "rotations") -> list[tuple[int, ...]]
     who sits after whom.
     """
     if mode not in SEATINGS:
-        raise ValueError(f"seating must be one of {list(SEATINGS)}, got {mode!r}")
+        raise ValueError(f"seating must be one of {list(SEATINGS)}, got {shown(mode)}")
     if num_players < 2:
         raise ValueError(f"num_players must be at least 2, got {num_players}")
     if mode == "permutations":
@@ -88,7 +89,7 @@ class Guarded(Agent):
         except Exception as error:  # any bug in an agent must not end the tournament
             raise AgentFailure(self.label, view.player, f"crashed: {type(error).__name__}: {error}") from error
         if not isinstance(action, (int, np.integer)) or int(action) not in view.legal_actions:
-            raise AgentFailure(self.label, view.player, f"illegal action {action!r}")
+            raise AgentFailure(self.label, view.player, f"illegal action {shown(action)}")
         return int(action)
 
 
@@ -136,12 +137,20 @@ class TaskResult:
     failures: list[Failure] = field(default_factory=list)
 
 
-@functools.lru_cache(maxsize=None)
+def game_key(name: str, config: dict) -> tuple:
+    """A task's hashable name of a configured game: ``(name, ((option, value), ...))``, a dict value
+    (Wapi's coins) as its sorted items."""
+    frozen = ((k, ("dict", tuple(sorted(v.items()))) if isinstance(v, dict) else v) for k, v in config.items())
+    return name, tuple(sorted(frozen))
+
+
+@functools.cache
 def _game(name: str, config: tuple) -> Any:
-    return make_game(name, **dict(config))
+    thawed = {k: dict(v[1]) if isinstance(v, tuple) and v[:1] == ("dict",) else v for k, v in config}
+    return make_game(name, **thawed)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _shared_agent(spec: AgentSpec, game_key: tuple) -> Agent:
     """Agents that are slow to build and keep no random state (trained models) are built once per process."""
     return make_agent(spec.name, _game(*game_key), **dict(spec.options))
@@ -151,7 +160,7 @@ def build_agent(spec: AgentSpec, game_key: tuple, seed: int) -> Agent:
     """A fresh agent seeded for one game (a cached one for ``ppo:`` and ``trained`` models, which play deterministically)."""
     if spec.name.startswith("ppo:") or spec.name == "trained":
         return _shared_agent(spec, game_key)
-    return noisy.make(spec.name, _game(*game_key), seed=seed, **dict(spec.options))  # NAME or NAME~EPS
+    return epsilon_greedy.make(spec.name, _game(*game_key), seed=seed, **dict(spec.options))  # NAME or NAME~EPS
 
 
 def play_task(task: Task) -> TaskResult:
@@ -163,7 +172,8 @@ def play_task(task: Task) -> TaskResult:
         game = _game(*task.game)
     except Exception as error:  # a game that cannot be built here must not end the run either
         labels = tuple(spec.label for spec in task.table)
-        result.failures.append(Failure("engine", labels, seed, f"cannot build the game: {type(error).__name__}: {error}"))
+        message = f"cannot build the game: {type(error).__name__}: {error}"
+        result.failures.append(Failure("engine", labels, seed, message))
         return result
     for replay in range(task.replays):
         for s, seating in enumerate(task.seatings):
@@ -209,7 +219,7 @@ def run_tasks(
 ) -> list[TaskResult]:
     """Play every task on ``processes`` processes, with a progress bar; results in the order of ``tasks``."""
     if processes < 1:
-        raise ValueError(f"processes must be a positive int, got {processes!r}")
+        raise ValueError(f"processes must be a positive int, got {shown(processes)}")
     from tqdm import tqdm
 
     bar = tqdm(total=len(tasks), desc=desc, unit="deal", disable=not progress, dynamic_ncols=True)

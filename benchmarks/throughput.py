@@ -18,7 +18,9 @@ allocations traced by ``tracemalloc`` (numpy arrays included).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import math
 import random
 import subprocess
 import sys
@@ -39,7 +41,7 @@ def env_rates(make: Callable, seconds: float) -> tuple[float, float]:
     turns = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        for agent in env.agent_iter(env.num_agents):
+        for _agent in env.agent_iter(env.num_agents):
             obs, reward, termination, truncation, info = env.last()
             if termination or truncation:
                 action = None
@@ -52,11 +54,6 @@ def env_rates(make: Callable, seconds: float) -> tuple[float, float]:
                 games += 1
     elapsed = time.perf_counter() - start
     return turns / elapsed, games / elapsed
-
-
-def env_turns_per_second(make: Callable, seconds: float) -> float:
-    """PettingZoo's performance_benchmark loop, bounded in time, returning turns/s."""
-    return env_rates(make, seconds)[0]
 
 
 def engine_rates(game, seconds: float) -> tuple[float, float]:
@@ -76,38 +73,25 @@ def engine_rates(game, seconds: float) -> tuple[float, float]:
 
 
 def subjects() -> dict[str, tuple[Callable, Callable | None]]:
-    """name -> (env factory, engine game factory or None); games not in this checkout are left out."""
+    """name -> (env factory, engine game factory or None): the references, then every configuration
+    of every game (``GameDescription.configurations``: each player count and variant), named by its
+    label (``wapi 4p shared``). A game that fails to import stops the run: it is a bug, not a gap."""
+    import importlib
+
     from pettingzoo.classic import connect_four_v3, tictactoe_v3
+
+    import envs
 
     found: dict[str, tuple[Callable, Callable | None]] = {
         REFERENCE: (connect_four_v3.env, None),
         "tictactoe_v3 (reference)": (tictactoe_v3.env, None),
     }
-    try:
-        from envs import wapi_v0
-        from envs.wapi import WapiGame
-
-        for n in (2, 3, 4, 5):
-            found[f"wapi {n}p"] = ((lambda n=n: wapi_v0.env(num_players=n)), (lambda n=n: WapiGame(n)))
-        found["wapi 3p shared"] = (lambda: wapi_v0.env(num_players=3, scoring="shared"), lambda: WapiGame(3, "shared"))
-    except Exception as error:  # a game still being written must not stop the others being measured
-        print(f"left out: {error!r}", file=sys.stderr)
-    try:
-        from envs import wakanda_v0
-        from envs.wakanda import WakandaGame
-
-        found["wakanda"] = (wakanda_v0.env, WakandaGame)
-        found["wakanda advanced"] = (lambda: wakanda_v0.env(advanced=True), lambda: WakandaGame(advanced=True))
-    except Exception as error:  # a game still being written must not stop the others being measured
-        print(f"left out: {error!r}", file=sys.stderr)
-    try:
-        from envs import samurai_v0
-        from envs.samurai import SamuraiGame
-
-        for n in (2, 3, 4):
-            found[f"samurai {n}p"] = ((lambda n=n: samurai_v0.env(num_players=n)), (lambda n=n: SamuraiGame(n)))
-    except Exception as error:  # a game still being written must not stop the others being measured
-        print(f"left out: {error!r}", file=sys.stderr)
+    for name in envs.GAMES:
+        description = envs.describe(name)
+        module = importlib.import_module(description.env_module)
+        for config in sorted(description.configurations(), key=description.label):
+            env = functools.partial(module.env, **config)
+            found[description.label(config)] = (env, functools.partial(description.make, **config))
     return found
 
 
@@ -178,7 +162,8 @@ def markdown(rows: list[dict], command: str) -> str:
         "classic wrapper behaviour. Engine: `legal_actions` + `apply` on the raw engine, no observations. "
         f"x c4: the ratio to `connect_four_v3`'s env() rate in the same run ({reference['turns']:,.0f} turns/s, "
         f"{reference['games']:,.0f} games/s; the mean of a measurement first and one last, "
-        f"{reference['turns_end']:,.0f} turns/s, to see a drifting load), so ratios carry across machines. Memory, in a fresh process per env: "
+        f"{reference['turns_end']:,.0f} turns/s, to see a drifting load), so ratios carry across machines. "
+        "Memory, in a fresh process per env: "
         "peak resident set, its growth over the same process after imports, and the peak of traced Python "
         "(and numpy) allocations.",
         "",
@@ -204,8 +189,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default=None, help="also write the markdown table to this file")
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.seconds <= 0:
-        parser.error(f"--seconds must be positive, got {args.seconds}")
+    if not math.isfinite(args.seconds) or args.seconds <= 0:
+        parser.error(f"--seconds must be a positive, finite number, got {args.seconds}")
     if args.memory_child:
         print(json.dumps(memory_child(args.memory_child, args.seconds)))
         return

@@ -31,15 +31,14 @@ from pathlib import Path
 
 import numpy as np
 
+import envs
 from agents import AGENT_NAMES, make_agent
-from agents.games import GAME_NAMES, make_game
+from agents.games import GAME_NAMES, add_game_options, game_config, make_game
 from benchmarks import tournament_report
-from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, run_tasks, seatings
+from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
 from benchmarks.variance import DuplicateEffect, duplicate_effect
-
-#: game option -> the games that take it (passed only when given, so the game's defaults apply)
-GAME_OPTIONS = {"num_players": ("wapi", "samurai"), "scoring": ("wapi",), "advanced": ("wakanda",)}
+from envs.core.engine import shown
 
 
 @dataclass
@@ -56,9 +55,9 @@ class Plan:
     seed: int
 
     def tasks(self) -> list[Task]:
-        game_key = (self.game_name, tuple(sorted(self.config.items())))
+        key = game_key(self.game_name, self.config)
         return [
-            Task(game_key, table, deal, self.seed, tuple(self.seatings), key=t)
+            Task(key, table, deal, self.seed, tuple(self.seatings), key=t)
             for t, table in enumerate(self.tables)
             for deal in range(self.deals)
         ]
@@ -80,18 +79,18 @@ def plan_tournament(
 ) -> Plan:
     """Check everything before anything runs; ValueError naming the argument otherwise."""
     if game not in GAME_NAMES:
-        raise ValueError(f"--game must be one of {list(GAME_NAMES)}, got {game!r}")
+        raise ValueError(f"--game must be one of {list(GAME_NAMES)}, got {shown(game)}")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"--games must be a positive int (games per table), got {games!r}")
+        raise ValueError(f"--games must be a positive int (games per table), got {shown(games)}")
     if isinstance(ismcts_iterations, bool) or not isinstance(ismcts_iterations, int) or ismcts_iterations < 1:
-        raise ValueError(f"--ismcts-iterations must be a positive int, got {ismcts_iterations!r}")
+        raise ValueError(f"--ismcts-iterations must be a positive int, got {shown(ismcts_iterations)}")
     if seating != "auto":
         seatings(2, seating)  # checks the name before anything is built
     config = dict(config or {})
+    allowed = list(envs.describe(game).defaults())
     for option in config:
-        if option not in GAME_OPTIONS or game not in GAME_OPTIONS[option]:
-            allowed = sorted(o for o, games_ in GAME_OPTIONS.items() if game in games_)
-            raise ValueError(f"game option {option!r} is not an option of {game}; {game} takes {allowed}")
+        if option not in allowed:
+            raise ValueError(f"game option {shown(option)} is not an option of {game}; {game} takes {allowed}")
     the_game = make_game(game, **config)  # ValueError on a bad config or a game not in this checkout
     n = the_game.num_players
     if not agents:
@@ -102,7 +101,7 @@ def plan_tournament(
         try:
             make_agent(name, the_game, seed=0, **dict(options))
         except ValueError as error:
-            raise ValueError(f"--agents: {name!r} cannot play {game}: {error}") from error
+            raise ValueError(f"--agents: {shown(name)} cannot play {game}: {error}") from error
         specs.append(AgentSpec(label, name, options))
     if len(specs) < n:
         raise ValueError(
@@ -141,7 +140,8 @@ def summarize(plan: Plan, results: list[TaskResult]) -> Summary:
     if plan.num_players == 2:
         ratings, kind = bradley_terry(labels, wins), "Bradley–Terry, Elo scale (400 = odds of 10:1), centred on 0"
     else:
-        ratings, kind = plackett_luce(labels, pairs), "openskill Plackett–Luce mu (prior 25 ± 8.3), interval mu ± 1.96 sigma"
+        kind = "openskill Plackett–Luce mu (prior 25 ± 8.3), interval mu ± 1.96 sigma"
+        ratings = plackett_luce(labels, pairs)
     share, score, count = defaultdict(float), defaultdict(float), defaultdict(int)
     for g in games:
         for seat, label in enumerate(g.seats):
@@ -151,7 +151,12 @@ def summarize(plan: Plan, results: list[TaskResult]) -> Summary:
                 share[label] += 1.0 / len(g.winners)
     win_share = {label: share[label] / count[label] for label in labels if count[label]}
     mean_score = {label: score[label] / count[label] for label in labels if count[label]}
-    return Summary(plan, games, failures, ratings, kind, wins, played, win_share, mean_score, duplicate_effects(plan, results))
+    effects = duplicate_effects(plan, results)
+    return Summary(plan, games, failures, ratings, kind, wins, played, win_share, mean_score, effects)
+
+
+def _average(values: list[float], weights: np.ndarray) -> float:
+    return float(np.average(values, weights=weights))
 
 
 def duplicate_effects(plan: Plan, results: list[TaskResult]) -> dict[tuple[str, str], DuplicateEffect]:
@@ -171,10 +176,9 @@ def duplicate_effects(plan: Plan, results: list[TaskResult]) -> dict[tuple[str, 
         if not parts:
             continue
         weights = np.array([p.games for p in parts], dtype=float)
-        avg = lambda values: float(np.average(values, weights=weights))  # noqa: E731
         out[pair] = DuplicateEffect(
-            avg([p.mean for p in parts]), int(weights.sum()),
-            avg([p.var_independent for p in parts]), avg([p.var_duplicate for p in parts]),
+            _average([p.mean for p in parts], weights), int(weights.sum()),
+            _average([p.var_independent for p in parts], weights), _average([p.var_duplicate for p in parts], weights),
         )
     return out
 
@@ -185,7 +189,8 @@ def run_tournament(plan: Plan, processes: int = 2, progress: bool = True) -> Sum
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.tournament", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.tournament", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--game", required=True, help=f"one of {', '.join(list(GAME_NAMES))}")
     parser.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help=f"from {', '.join(AGENT_NAMES)}")
@@ -196,21 +201,28 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seatings per deal: n rotations, or all n! permutations; auto (default): "
                              "permutations up to 3 players, rotations beyond")
     parser.add_argument("--ismcts-iterations", type=int, default=100, help="ISMCTS iterations per move (default 100)")
-    parser.add_argument("--num-players", type=int, help="wapi, samurai: the number of players")
-    parser.add_argument("--scoring", choices=["full", "shared"], help="wapi: scoring mode")
-    parser.add_argument("--advanced", action="store_true", default=None, help="wakanda: advanced rules")
-    parser.add_argument("--out", default="benchmarks/results", help="folder for the report (default benchmarks/results)")
+    add_game_options(parser)
+    parser.add_argument("--out", default="benchmarks/results",
+                        help="folder for the report (default benchmarks/results)")
     parser.add_argument("--name", help="report file stem (default tournament_<game>[_<n>p][_<options>])")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
 
 def default_name(plan: Plan) -> str:
+    """``tournament_<game>[_<n>p][_<option>...]``: the player count when given, then each other option
+    given, in the game's order (a word for a True flag, the value for a choice, the name otherwise)."""
     parts = ["tournament", plan.game_name]
-    if "num_players" in plan.config:
-        parts.append(f"{plan.num_players}p")
-    parts += [str(v) for k, v in sorted(plan.config.items()) if k == "scoring"]
-    parts += ["advanced" for k, v in plan.config.items() if k == "advanced" and v]
+    for option in envs.describe(plan.game_name).options:
+        if option.name not in plan.config:
+            continue
+        value = plan.config[option.name]
+        if option.name == "num_players":
+            parts.append(f"{plan.num_players}p")
+        elif isinstance(value, str):
+            parts.append(value)
+        elif value is True or (value is not False and option.kind != "bool"):
+            parts.append(option.name)
     return "_".join(parts)
 
 
@@ -218,11 +230,13 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     args = parser.parse_args(argv)
-    config = {k: getattr(args, k) for k in GAME_OPTIONS if getattr(args, k) is not None}
     try:
+        config = game_config(args.game, args)
         if args.processes < 1:
             raise ValueError(f"--processes must be a positive int, got {args.processes}")
-        plan = plan_tournament(args.game, args.agents, args.games, args.seed, args.seating, config, args.ismcts_iterations)
+        plan = plan_tournament(
+            args.game, args.agents, args.games, args.seed, args.seating, config, args.ismcts_iterations
+        )
     except ValueError as error:
         parser.error(str(error))
     tables, per_table = len(plan.tables), plan.deals * len(plan.seatings)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 
 from envs.core.description import GameDescription
+from envs.core.engine import shown
 
 #: The games, by package name. Adding a game: write ``envs/<name>/`` (with its
 #: ``DESCRIPTION``) and ``envs/<name>_v0.py``, and add its name here.
@@ -22,7 +23,7 @@ ENV_IDS = {name: f"drawluck/{name}-v0" for name in GAMES}
 def describe(name: str) -> GameDescription:
     """The description of game ``name``; ValueError naming the games if there is none."""
     if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; available: {list(GAMES)}")
+        raise ValueError(f"unknown game {shown(name)}; available: {list(GAMES)}")
     return importlib.import_module(f"envs.{name}").DESCRIPTION
 
 

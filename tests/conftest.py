@@ -6,6 +6,29 @@ import random
 
 import numpy as np
 
+import envs
+
+
+def game_configs(reward_modes: bool = False) -> list[tuple[str, dict]]:
+    """(game, env kwargs) for every configuration of every game (``GameDescription.configurations``:
+    each player count and variant once), from the descriptions; with ``reward_modes``, each game's
+    last configuration again under each other reward mode it has."""
+    configs = []
+    for name in envs.GAMES:
+        description = envs.describe(name)
+        own = description.configurations()
+        configs += [(name, config) for config in own]
+        if reward_modes:
+            configs += [(name, {**own[-1], "reward": mode}) for mode in description.game_class.reward_modes[1:]]
+    return configs
+
+
+def config_id(name: str, config: dict) -> str:
+    """A test id: the configuration's label, plus a reward mode other than the default."""
+    game = {k: v for k, v in config.items() if k != "reward"}
+    label = envs.describe(name).label(game).replace(" ", "-")
+    return label + (f"-reward={config['reward']}" if "reward" in config else "")
+
 
 def play_random(state, seed: int, check_mask: bool = False):
     """Play random legal actions on an engine state until the end; yields each state before a move.
@@ -28,7 +51,8 @@ def aec_trace(env, seed: int, policy_seed: int = 0, max_steps: int = 100_000) ->
     trace = []
     for agent in env.agent_iter(max_steps):
         obs, reward, termination, truncation, info = env.last()
-        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, termination, truncation, repr(info)))
+        seen = (obs["observation"].tobytes(), obs["action_mask"].tobytes())
+        trace.append((agent, *seen, reward, termination, truncation, repr(info)))
         env.step(None if termination or truncation else choose(np.flatnonzero(obs["action_mask"]).tolist()))
     return trace
 
@@ -41,3 +65,47 @@ def assert_refused(env, call, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()
     assert env.state_dict() == before, "a refused call leaves the game untouched"
+
+
+def recipe(name: str) -> dict:
+    """The code block of ``docs/integrations.md`` marked ``<!-- recipe: NAME -->``, run as it is: its
+    functions by name. The integration tests call these, so the page's recipes are what CI runs."""
+    import pathlib
+    import re
+
+    page = (pathlib.Path(__file__).parent.parent / "docs" / "integrations.md").read_text()
+    found = re.search(rf"<!-- recipe: {re.escape(name)} -->\n```python\n(.*?)```", page, re.S)
+    assert found, f"docs/integrations.md has no recipe {name!r}"
+    namespace: dict = {}
+    exec(compile(found.group(1), f"docs/integrations.md ({name} recipe)", "exec"), namespace)  # our own page
+    return namespace
+
+
+def game_modules() -> list[tuple[str, object]]:
+    """(game, its PettingZoo module ``envs.<game>_v0``) for every game."""
+    import importlib
+
+    return [(name, importlib.import_module(envs.describe(name).env_module)) for name in envs.GAMES]
+
+
+#: The AgileRL recipe runs in its own virtual environment (``make test-agilerl``): AgileRL pins
+#: ``pettingzoo<1.27`` and ``tensordict==0.13.0``, which clash with TorchRL's, so it cannot be
+#: installed beside the rest. Where AgileRL is absent its test module is not collected, and the
+#: header of the run says so; where it is present (that venv), the module must import and pass.
+collect_ignore = []
+
+
+def _agilerl_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("agilerl") is not None
+
+
+if not _agilerl_installed():
+    collect_ignore.append("test_integrations_agilerl.py")
+
+
+def pytest_report_header(config) -> str:
+    if _agilerl_installed():
+        return "AgileRL recipe: run here (tests/test_integrations_agilerl.py)"
+    return "AgileRL recipe: not collected here (AgileRL is not installed); `make test-agilerl` runs it in .venv-agilerl"

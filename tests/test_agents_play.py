@@ -6,7 +6,6 @@ import itertools
 
 import pytest
 
-from agents.games import available_games
 from agents.play import main
 
 
@@ -43,7 +42,6 @@ def test_a_full_wapi_game_with_bad_input():
     assert len(prompts) >= 10
 
 
-@pytest.mark.skipif("wakanda" not in available_games(), reason="the Wakanda engine is not in this checkout")
 def test_a_full_wakanda_game_as_the_second_player():
     read, _ = scripted("x")
     code, text = run(["wakanda", "--opponents", "heuristic", "--seat", "1", "--seed", "2", "--advanced"], read)
@@ -51,13 +49,47 @@ def test_a_full_wakanda_game_as_the_second_player():
     assert "'x' is not one of the moves" in text and "Final scores:" in text
 
 
-@pytest.mark.skipif("samurai" not in available_games(), reason="the Samurai engine is not in this checkout")
 def test_a_full_samurai_game():
     read, _ = scripted("7.5")
     code, text = run(["samurai", "--opponents", "random", "--seed", "1"], read)
     assert code == 0 and "'7.5' is not one of the moves" in text and "Final scores:" in text and "Winner" in text
     assert "to act: B (player_1); hand of A (player_0): " in text, "while an agent acts, the person sees their own hand"
     assert "hand of B (player_1)" not in text, "the opponent's hand is never shown"
+
+
+@pytest.mark.parametrize("answer", ["²", "٣", "1" * 5000, "-1", "+1", "1e3", " 1 2", "0x1"])
+def test_anything_but_a_plain_move_number_is_refused_with_a_message(answer):
+    """Digits that str.isdigit accepts but int() refuses (a superscript two, an Arabic-Indic three, 5,000
+    digits) and other spellings of numbers are asked again, the answer quoted cut short."""
+    read, _ = scripted(answer, then="q")
+    code, text = run(["wapi", "--opponents", "random", "random", "--seed", "0"], read)
+    assert code == 1, "the game went on to the next answer (q)"
+    refusal = next(line for line in text.splitlines() if "is not one of the moves" in line)
+    assert refusal.startswith(repr(answer.strip())[:20]) and len(refusal) < 200
+
+
+def test_every_option_of_every_game_is_settable(monkeypatch):
+    """Each game's options come from its description: Samurai's hand choice and figure draft, Wapi's
+    coins, Wakanda's advanced rules (a lone flag is True), each reaching the game that is played."""
+    import agents.play
+
+    made = []
+    original = agents.play.make_game
+    def make_game(name, **config):
+        made.append(config)
+        return original(name, **config)
+
+    monkeypatch.setattr(agents.play, "make_game", make_game)
+    read, _ = scripted()
+    argv = ["samurai", "--opponents", "random", "--seed", "4", "--choose-hand", "--figure-setup", "draft"]
+    code, text = run(argv, read)
+    assert code == 0 and "Final scores:" in text
+    assert made[-1] == {"choose_hand": True, "figure_setup": "draft", "num_players": 2}
+    coins = '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'
+    assert run(["wapi", "--opponents", "random", "--seed", "1", "--coins", coins], scripted()[0])[0] == 0
+    assert made[-1] == {"coins": {0: 6, 1: 6, 2: 6, 3: 6, 5: 6}, "num_players": 2}
+    assert run(["wakanda", "--advanced", "false", "--seed", "1"], scripted()[0])[0] == 0
+    assert made[-1] == {"advanced": False}
 
 
 def test_giving_up_and_end_of_input():
@@ -75,11 +107,17 @@ def test_giving_up_and_end_of_input():
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["wapi", "--opponents", "random", "chess"], "unknown agent 'chess'; available: random, heuristic, ismcts, ppo:PATH"),
+        (["wapi", "--opponents", "random", "chess"],
+         "unknown agent 'chess'; available: random, heuristic, ismcts, ppo:PATH"),
         (["wapi", "--num-players", "4", "--opponents", "random"], "needs 3 opponents, got 1"),
         (["wapi", "--opponents", "random", "random", "--seat", "5"], "--seat must be in 0..2"),
         (["wakanda", "--scoring", "full"], "--scoring is not an option of wakanda"),
-        (["wapi", "--num-players", "9"], "num_players must be one of"),
+        (["wapi", "--num-players", "9"], "--num-players must be one of [2, 3, 4, 5] for wapi, got '9'"),
+        (["samurai", "--figure-setup", "dice"], "--figure-setup must be one of ['random', 'draft'] for samurai"),
+        (["samurai", "--choose-hand", "maybe"], "--choose-hand must be true or false, got 'maybe'"),
+        (["wapi", "--coins", "{6}"], "--coins must be JSON, got '{6}'"),
+        (["wapi", "--coins", '{"0": 1}'], "coins"),
+        (["wakanda", "--num-players", "2"], "--num-players is not an option of wakanda; wakanda takes ['--advanced']"),
     ],
 )
 def test_bad_command_lines_are_refused_with_a_clear_message(argv, message, capsys):

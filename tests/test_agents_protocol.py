@@ -3,25 +3,20 @@ and (anti-cheat) no agent's choice depends on information hidden from its player
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
+import envs
 from agents import AGENT_NAMES, Agent, PlayerView, make_agent, play_game
-from agents.games import available_games, make_game
+from agents.games import make_game
 from envs.core.engine import IllegalActionError
+from tests.conftest import config_id, game_configs
 
-#: every game and player count / variant available in this checkout
-CONFIGS = [
-    (name, config)
-    for name, configs in {
-        "wapi": [{"num_players": n} for n in (2, 3, 4, 5)] + [{"num_players": 4, "scoring": "shared"}],
-        "wakanda": [{"advanced": False}, {"advanced": True}],
-        "samurai": [{"num_players": n} for n in (2, 3, 4)],
-    }.items()
-    if name in available_games()
-    for config in configs
-]
-IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items())}" for name, config in CONFIGS]
+#: every player count and variant of every game
+CONFIGS = game_configs()
+IDS = [config_id(*c) for c in CONFIGS]
 
 
 def mid_game_state(game, seed: int, moves: int):
@@ -84,18 +79,23 @@ def test_view_shows_the_player_what_they_may_see_and_never_the_true_state(name, 
     assert np.array_equal(view.observation, state.observation(player))
     assert np.array_equal(view.legal_mask, state.legal_mask())
     assert list(view.legal_actions) == state.legal_actions()
-    assert [view.describe_action(a) for a in view.legal_actions] == [state.describe_action(a) for a in state.legal_actions()]
+    described = [view.describe_action(a) for a in view.legal_actions]
+    assert described == [state.describe_action(a) for a in state.legal_actions()]
     held = [getattr(view, slot) for slot in PlayerView.__slots__]
     assert all(value is not state for value in held)
     assert not hasattr(view, "__dict__"), "no room for anything else on a view"
-    one, two = view.sample_determinization(np.random.default_rng(1)), view.sample_determinization(np.random.default_rng(1))
+    one = view.sample_determinization(np.random.default_rng(1))
+    two = view.sample_determinization(np.random.default_rng(1))
     assert one is not two and one.to_dict() == two.to_dict(), "a fresh copy each time, reproducible"
     assert np.array_equal(one.observation(player), state.observation(player))
     assert one.legal_actions() == state.legal_actions()
 
 
 # --- legality and reproducibility -----------------------------------------------------------
+#: Test cost, not game facts: seeded games per configuration where the default (20) is too many or
+#: too few, and the games too long for every seat to search in a unit test. A new game needs neither.
 GAMES_PER_CONFIG = {"wapi": 40, "wakanda": 60, "samurai": 6}
+LONG_GAMES = ("samurai",)
 
 
 @pytest.mark.parametrize("name,config", CONFIGS, ids=IDS)
@@ -103,7 +103,7 @@ GAMES_PER_CONFIG = {"wapi": 40, "wakanda": 60, "samurai": 6}
 def test_agents_play_only_legal_moves_over_many_seeded_games(name, config, kind):
     """play_game raises on any illegal choice; every game ends with winners and rewards."""
     game = make_game(name, **config)
-    for seed in range(GAMES_PER_CONFIG[name]):
+    for seed in range(GAMES_PER_CONFIG.get(name, 20)):
         agents = [make_agent(kind, game, seed=seed * 10 + p) for p in range(game.num_players)]
         result = play_game(game, agents, seed=seed)
         assert result.winners and len(result.rewards) == game.num_players and result.moves > 0
@@ -111,17 +111,19 @@ def test_agents_play_only_legal_moves_over_many_seeded_games(name, config, kind)
 
 @pytest.mark.parametrize("name,config", CONFIGS, ids=IDS)
 def test_ismcts_with_a_tiny_budget_plays_legal_games(name, config):
-    """Both rollout policies; Samurai's long games get one seat searching, the others random."""
+    """Both rollout policies; long games (Samurai) get one seat searching, the others random."""
     game = make_game(name, **config)
     for seed, rollout in enumerate(("heuristic", "random")):
-        agents = [make_agent("ismcts", game, seed=seed + p, iterations=3, rollout=rollout) for p in range(game.num_players)]
-        if name == "samurai":
+        agents = [make_agent("ismcts", game, seed=seed + p, iterations=3, rollout=rollout)
+                  for p in range(game.num_players)]
+        if name in LONG_GAMES:
             agents[1:] = [make_agent("random", game, seed=seed + p) for p in range(1, game.num_players)]
         result = play_game(game, agents, seed=seed)
         assert result.winners
 
 
-@pytest.mark.parametrize("name,config", [c for c in CONFIGS if c[0] != "samurai" or c[1]["num_players"] == 2])
+@pytest.mark.parametrize("name,config", [c for c in CONFIGS if c[0] not in LONG_GAMES or not c[1]],
+                         ids=[config_id(*c) for c in CONFIGS if c[0] not in LONG_GAMES or not c[1]])
 def test_seeds_reproduce_whole_games(name, config):
     """The same seeds give the same moves; another agent seed gives another game (random agents).
     (ISMCTS searches with random rollouts here: Samurai's heuristic rollouts are slow for a unit test.)"""
@@ -129,8 +131,9 @@ def test_seeds_reproduce_whole_games(name, config):
 
     def run(agent_seed: int, kinds: tuple[str, ...]):
         search = {"iterations": 8, "rollout": "random"}
-        agents = [make_agent(kinds[p % len(kinds)], game, seed=agent_seed + p, **(search if kinds[p % len(kinds)] == "ismcts" else {}))
-                  for p in range(game.num_players)]
+        seats = [kinds[p % len(kinds)] for p in range(game.num_players)]
+        agents = [make_agent(kind, game, seed=agent_seed + p, **(search if kind == "ismcts" else {}))
+                  for p, kind in enumerate(seats)]
         return play_game(game, agents, seed=11, record=True).actions
 
     mixed = ("ismcts", "heuristic", "random")
@@ -146,16 +149,13 @@ def hidden_twin(state, player: int, seed: int):
     return twin
 
 
-ANTI_CHEAT = [
-    ("wapi", {"num_players": 4}),
-    ("wakanda", {"advanced": True}),
-    ("samurai", {"num_players": 2}),
-    ("samurai", {"num_players": 3}),
-]
+#: every configuration: each hides something else (a bag, hands, face-down villages, a drafted set-up)
+ANTI_CHEAT = CONFIGS
 
 
-@pytest.mark.parametrize("name,config", [c for c in ANTI_CHEAT if c[0] in available_games()])
-@pytest.mark.parametrize("kind,options", [("heuristic", {}), ("ismcts", {"iterations": 60})])
+@pytest.mark.parametrize("name,config", ANTI_CHEAT, ids=IDS)
+@pytest.mark.parametrize("kind,options", [("heuristic", {}),
+                                          pytest.param("ismcts", {"iterations": 60}, marks=pytest.mark.slow)])
 def test_choices_do_not_depend_on_hidden_information(name, config, kind, options):
     """With a fixed seed an agent chooses the same in two states that differ only in information
     hidden from its player (bag order re-shuffled, other hands/piles re-dealt, face-down villages swapped)."""
@@ -169,7 +169,7 @@ def test_choices_do_not_depend_on_hidden_information(name, config, kind, options
         twin = hidden_twin(state, player, seed=100 + seed)
         if twin.to_dict() == state.to_dict():
             continue  # nothing hidden any more (late in the game)
-        if kind == "ismcts" and name == "samurai":
+        if kind == "ismcts" and name in LONG_GAMES:
             options = {"iterations": 12}  # its heuristic rollouts are slow; a few samples show the point
         a = make_agent(kind, game, seed=42, **options).act(PlayerView(state, np.random.default_rng(1)))
         b = make_agent(kind, game, seed=42, **options).act(PlayerView(twin, np.random.default_rng(2)))
@@ -178,7 +178,7 @@ def test_choices_do_not_depend_on_hidden_information(name, config, kind, options
     assert checked >= 3
 
 
-@pytest.mark.parametrize("name,config", [c for c in ANTI_CHEAT if c[0] in available_games()])
+@pytest.mark.parametrize("name,config", ANTI_CHEAT, ids=IDS)
 def test_determinizations_depend_only_on_what_the_player_knows(name, config):
     """What makes the anti-cheat test meaningful: the engine's determinize gives the same sample
     from two states that differ only in hidden facts (so agents' samples cannot carry them)."""
@@ -191,13 +191,17 @@ def test_determinizations_depend_only_on_what_the_player_knows(name, config):
     assert one.to_dict() == two.to_dict()
 
 
-@pytest.mark.parametrize("name,players", [("wapi", 4), ("wapi", 3), ("samurai", 2), ("samurai", 3)])
-def test_ismcts_truncated_rollouts_with_an_evaluation_play_legal_games(name, players):
-    """rollout_depth=k stops rollouts after k plies and scores the position with agents/evaluation.py."""
-    game = make_game(name, num_players=players)
+EVALUATED = [c for c in CONFIGS if envs.describe(c[0]).leaf_evaluation is not None]
+
+
+@pytest.mark.parametrize("name,config", EVALUATED, ids=[config_id(*c) for c in EVALUATED])
+def test_ismcts_truncated_rollouts_with_an_evaluation_play_legal_games(name, config):
+    """rollout_depth=k stops rollouts after k plies and scores the position with the game's leaf
+    evaluation (its description's ``leaf_evaluation``), in every configuration of every game that has one."""
+    game = make_game(name, **config)
     for seed, depth in enumerate((0, 2)):
         agents = [make_agent("ismcts", game, seed=seed, iterations=4, rollout_depth=depth)]
-        agents += [make_agent("random", game, seed=seed + p) for p in range(1, players)]
+        agents += [make_agent("random", game, seed=seed + p) for p in range(1, game.num_players)]
         assert play_game(game, agents, seed=seed).winners
 
 
@@ -211,13 +215,14 @@ def test_ismcts_rollout_depth_is_checked():
 
 # --- ISMCTS options ----------------------------------------------------------------------------
 def test_ismcts_auto_options_take_the_games_tuned_values():
-    """'auto' options resolve per game (ISMCTS GAME_DEFAULTS); explicit values win over them."""
+    """'auto' options resolve per game (ISMCTS search_defaults); explicit values win over them."""
     wapi = make_agent("ismcts", make_game("wapi", num_players=4))
     assert (wapi.paired_root, wapi.tree_depth, wapi.rollout_epsilon, wapi.rollout_depth) == (True, 1, 0.0, None)
     wakanda = make_agent("ismcts", make_game("wakanda"))
     assert (wakanda.paired_root, wakanda.tree_depth, wakanda.rollout_epsilon) == (False, None, 0.1)
     assert make_agent("ismcts", make_game("samurai", num_players=2)).rollout_depth == 0
-    mine = make_agent("ismcts", make_game("wapi", num_players=4), paired_root=False, tree_depth=None, rollout_epsilon=0.2)
+    mine = make_agent("ismcts", make_game("wapi", num_players=4),
+                      paired_root=False, tree_depth=None, rollout_epsilon=0.2)
     assert (mine.paired_root, mine.tree_depth, mine.rollout_epsilon) == (False, None, 0.2)
 
 
@@ -230,6 +235,29 @@ def test_ismcts_auto_options_take_the_games_tuned_values():
 def test_ismcts_search_shape_options_are_checked(option, value, message):
     with pytest.raises(ValueError, match=message):
         make_agent("ismcts", make_game("wapi", num_players=4), **{option: value})
+
+
+@pytest.mark.parametrize("option,value", [
+    ("time_limit", float("nan")), ("time_limit", float("inf")), ("time_limit", 0), ("time_limit", -1.0),
+    ("time_limit", True), ("time_limit", "1"), ("iterations", 0), ("iterations", 10.0), ("iterations", True),
+    ("exploration", float("nan")), ("exploration", float("inf")), ("exploration", -0.5),
+    ("score_weight", float("nan")), ("rollout_epsilon", float("nan")), ("widening", float("inf")), ("widening", 0),
+])
+def test_ismcts_refuses_budgets_and_weights_that_are_not_finite_and_positive(option, value):
+    """A search budget of nan or inf seconds would never return: every numeric option is refused
+    by name unless it is a finite real number in range (bools are not numbers here)."""
+    with pytest.raises(ValueError, match=f"^{option} must be .*, got {re.escape(repr(value))}$"):
+        make_agent("ismcts", make_game("wapi", num_players=3), **{option: value})
+
+
+def test_agent_errors_quote_a_cut_value():
+    """A rejected value is quoted cut short, not whole (a 200,000-item list is not a 1 MB message)."""
+    huge = list(range(200_000))
+    for call in (lambda: make_agent(huge), lambda: make_agent("ismcts", make_game("wakanda"), time_limit=huge),
+                 lambda: make_agent("ismcts", make_game("wakanda"), **{"x" * 100_000: 1})):
+        with pytest.raises(ValueError) as error:
+            call()
+        assert len(str(error.value)) < 400, str(error.value)[:400]
 
 
 def one_iteration(game, **options):
@@ -280,3 +308,44 @@ def test_paired_root_uses_the_same_dice_for_every_action(monkeypatch):
     monkeypatch.setattr(ISMCTSAgent, "_simulate", spy)
     _, legal, _ = one_iteration(game, paired_root=True, rollout_epsilon=0.5)
     assert len(seen) == len(legal) and len(set(seen)) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", envs.GAMES)
+def test_ismcts_chance_keys_from_its_followed_observer_are_true_observations(name, monkeypatch):
+    """The search keeps one observer and tells it of every move of a walk; every key it reads must
+    equal the observation a fresh observer encodes from scratch (so the tree splits on what the
+    player really sees, as when each key was a fresh ``state.observation``)."""
+    from agents.ismcts import ISMCTSAgent
+
+    game = make_game(name)
+    keys = []
+
+    class Checked:
+        def __init__(self, observer):
+            self.inner, self.game = observer, observer.game
+
+        def follow(self, state):
+            self.inner.follow(state)
+
+        def applied(self, state, action):
+            self.inner.applied(state, action)
+
+        def observe(self, state, player):
+            seen = self.inner.observe(state, player)
+            assert np.array_equal(seen, state.game.observer().observe(state, player))
+            keys.append(seen.tobytes())
+            return seen
+
+    original = ISMCTSAgent.act
+
+    def act(self, view):
+        self._observer = Checked(view.game.observer())
+        return original(self, view)
+
+    monkeypatch.setattr(ISMCTSAgent, "act", act)
+    for seed in range(3):
+        state = mid_game_state(game, seed=seed, moves=5 + 4 * seed)
+        agent = make_agent("ismcts", game, seed=seed, iterations=60, paired_root=False, tree_depth=None, widening=None)
+        assert agent.act(PlayerView(state, np.random.default_rng(seed))) in state.legal_actions()
+    assert len(keys) > 30 and len(set(keys)) > 3, "the walks went below the root and split on outcomes"

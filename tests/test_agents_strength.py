@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from agents.games import available_games
 from benchmarks.strength import MATCHUPS, main, run_matchup
 
 pytestmark = pytest.mark.slow
@@ -13,8 +12,6 @@ pytestmark = pytest.mark.slow
 @pytest.mark.parametrize("matchup", [m for m in MATCHUPS if m.hero == "heuristic"], ids=lambda m: m.name)
 def test_the_heuristic_beats_random_clearly(matchup):
     """Over 200 duplicate games the heuristic's whole 95% interval lies above its fair share."""
-    if matchup.game not in available_games():
-        pytest.skip(f"{matchup.game} is not in this checkout")
     row = run_matchup(matchup, games=200, seed=123, processes=1, hero_options={})
     fair = 1 / (len(row["others"]) + 1)
     assert row["ci"][0] > fair, row
@@ -36,4 +33,5 @@ def test_ismcts_options_reach_the_games(tmp_path):
     main(["--only", "wakanda-ismcts-heuristic", "--ismcts-games", "2", "--ismcts-iterations", "5",
           "--ismcts-option", "rollout=random", "paired_root=True", "--processes", "1", "--out", str(out)])
     text = out.read_text()
-    assert "'rollout': 'random'" in text and "'paired_root': True" in text and "| wakanda-ismcts-heuristic | 2 |" in text
+    assert "'rollout': 'random'" in text and "'paired_root': True" in text
+    assert "| wakanda-ismcts-heuristic | 2 |" in text

@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks import luck, luck_report, noisy
+from agents import epsilon_greedy
+from benchmarks import luck, luck_report
 from benchmarks.matches import run_tasks
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
 
@@ -100,14 +101,14 @@ def test_a_tiny_study_end_to_end(tmp_path):
     assert (tmp_path / "luck.png").stat().st_size > 1000
 
 
-# --- ε-greedy agents (benchmarks/noisy.py) -----------------------------------------
+# --- ε-greedy agents (agents/epsilon_greedy.py) -----------------------------------------
 def _moves(game_name: str, names: list[str], seed: int, **config) -> list[int]:
     """Every action of one game between ``names`` (agent seeds 10 + seat)."""
     from agents import play_game
     from agents.games import make_game
 
     game = make_game(game_name, **config)
-    agents = [noisy.make(name, game, seed=10 + seat) for seat, name in enumerate(names)]
+    agents = [epsilon_greedy.make(name, game, seed=10 + seat) for seat, name in enumerate(names)]
     return play_game(game, agents, seed=seed, record=True).actions
 
 
@@ -133,12 +134,13 @@ def test_an_epsilon_greedy_agent_is_reproducible_from_its_seed():
 @pytest.mark.parametrize("name", ["heuristic~", "heuristic~1.5", "heuristic~x", "~0.5"])
 def test_bad_epsilon_names_are_refused(name):
     with pytest.raises(ValueError, match="NAME~EPS"):
-        noisy.parse(name)
+        epsilon_greedy.parse(name)
     with pytest.raises(ValueError, match="--pairs|NAME~EPS"):
         luck.plan_study(["samurai2"], deals=2, ismcts_deals=0, replays=1, ismcts_iterations=1,
                         pairs=[("heuristic", name)])
 
 
+@pytest.mark.slow
 def test_per_game_pairs_and_a_tiny_merged_study(tmp_path):
     plan = luck.plan_study(["samurai2"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1)
     played = {task.key[2:] for task in plan.tasks}

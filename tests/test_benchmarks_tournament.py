@@ -66,7 +66,7 @@ def test_same_deal_seed_same_draws_whatever_the_seating_and_the_play():
         starts = []
         for agent_name in ("random", "heuristic"):
             agents = [make_agent(agent_name, game, seed=seat) for seat in range(game.num_players)]
-            play_game(game, agents, seed=deal_seed(0, 5), on_start=lambda s: starts.append(s.to_dict()))
+            play_game(game, agents, seed=deal_seed(0, 5), on_start=lambda s, seen=starts: seen.append(s.to_dict()))
         assert starts[0] == starts[1]
 
 
@@ -187,8 +187,10 @@ def test_an_engine_error_is_blamed_on_the_engine(monkeypatch):
         (dict(game="wapi", agents=[], games=2), "--agents"),
         (dict(game="wapi", agents=["random", "random"], games=0), "--games must be a positive int"),
         (dict(game="wapi", agents=["random", "random"], games=-3), "--games must be a positive int"),
-        (dict(game="wakanda", agents=["random", "random"], games=2, config={"num_players": 2}), "not an option of wakanda"),
-        (dict(game="wapi", agents=["random", "random"], games=2, config={"num_players": 7}), "num_players must be one of"),
+        (dict(game="wakanda", agents=["random", "random"], games=2, config={"num_players": 2}),
+         "not an option of wakanda"),
+        (dict(game="wapi", agents=["random", "random"], games=2, config={"num_players": 7}),
+         "num_players must be one of"),
         (dict(game="wapi", agents=["random", "random"], games=2, seating="all"), "seating must be one of"),
     ],
 )
@@ -208,7 +210,8 @@ def test_command_line_errors_exit_cleanly(capsys):
 def test_same_seed_same_results_on_one_or_two_processes():
     plan = plan_tournament("wapi", ["random", "heuristic"], games=4, seed=3, config={"num_players": 2})
     one, two = (run_tournament(plan, processes=p, progress=False) for p in (1, 2))
-    assert [(g.seats, g.game_seed, g.scores) for g in one.games] == [(g.seats, g.game_seed, g.scores) for g in two.games]
+    played = [[(g.seats, g.game_seed, g.scores) for g in run.games] for run in (one, two)]
+    assert played[0] == played[1]
     assert one.ratings == two.ratings and len(one.games) == 4
 
 
@@ -234,3 +237,23 @@ def test_auto_seating_takes_all_orders_up_to_three_players_and_rotations_beyond(
     four = plan_tournament("wapi", ["random", "heuristic", "random", "random"], games=8, config={"num_players": 4})
     assert len(three.seatings) == 6 and three.deals == 1
     assert four.seatings == seatings(4, "rotations") and four.deals == 2
+
+
+def test_every_game_option_reaches_a_tournament_and_names_its_report():
+    """The tournament's game flags come from the descriptions: Samurai's draft and hand choice, Wapi's
+    coins (a dict, frozen into the task's game key and thawed for the game)."""
+    from agents.games import game_config
+
+    parser = tournament.build_parser()
+    args = parser.parse_args(["--game", "samurai", "--agents", "random", "random", "--games", "2",
+                              "--figure-setup", "draft", "--choose-hand"])
+    config = game_config(args.game, args)
+    assert config == {"figure_setup": "draft", "choose_hand": True}
+    plan = plan_tournament("samurai", ["random", "random"], games=2, config=config)
+    assert tournament.default_name(plan) == "tournament_samurai_choose_hand_draft"
+    coins = {0: 6, 1: 6, 2: 6, 3: 6, 5: 6}
+    plan = plan_tournament("wapi", ["random", "random"], games=2, config={"num_players": 2, "coins": coins})
+    assert tournament.default_name(plan) == "tournament_wapi_2p_coins"
+    (result,) = [matches.play_task(task) for task in plan.tasks()[:1]]
+    assert not result.failures and result.games
+    assert matches._game(*plan.tasks()[0].game).config()["coins"] == coins

@@ -14,24 +14,17 @@ from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
 
 import envs
+import envs.core.aec
 from envs.core import GameEnv
-from tests.conftest import aec_trace
+from tests.conftest import aec_trace, config_id, game_configs
 
-# (game, constructor kwargs) covering every player count and variant.
-CONFIGS = [
-    ("wapi", {"num_players": 2}),
-    ("wapi", {"num_players": 3, "scoring": "shared"}),
-    ("wapi", {"num_players": 4}),
-    ("wapi", {"num_players": 5, "scoring": "shared", "reward": "score"}),
-    ("wakanda", {}),
-    ("wakanda", {"advanced": True, "reward": "score"}),
-    ("samurai", {"num_players": 2}),
-    ("samurai", {"num_players": 3}),
-    ("samurai", {"num_players": 4}),
-]
-IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'default'}" for g, kw in CONFIGS]
-ONE_PER_GAME = {"argnames": "game,kwargs", "argvalues": [CONFIGS[i] for i in (0, 4, 6)], "ids": [IDS[i] for i in (0, 4, 6)]}
-SOME = {"argnames": "game,kwargs", "argvalues": [CONFIGS[i] for i in (0, 2, 5, 6, 8)], "ids": [IDS[i] for i in (0, 2, 5, 6, 8)]}
+# (game, constructor kwargs): every player count and variant of every game, and every reward mode.
+CONFIGS = game_configs(reward_modes=True)
+IDS = [config_id(*c) for c in CONFIGS]
+_DEFAULTS = [(game, {}) for game in envs.GAMES]
+_LAST = [next(c for c in reversed(CONFIGS) if c[0] == game) for game in envs.GAMES]
+ONE_PER_GAME = {"argnames": "game,kwargs", "argvalues": _DEFAULTS, "ids": [config_id(*c) for c in _DEFAULTS]}
+SOME = {"argnames": "game,kwargs", "argvalues": _DEFAULTS + _LAST, "ids": [config_id(*c) for c in _DEFAULTS + _LAST]}
 
 
 def module(game: str):
@@ -58,7 +51,8 @@ def test_pettingzoo_seed_test(game, kwargs):
     seed_test(lambda: mod.env(**kwargs), num_cycles=300)
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.skipif(not hasattr(pettingzoo, "make"), reason="PettingZoo before 1.27 has no registry (pettingzoo.make)")
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_registered_with_pettingzoo_make(game):
     module(game)
     env = pettingzoo.make("aec", envs.ENV_IDS[game])
@@ -119,12 +113,12 @@ def both(game, kwargs):
     return mod.env(**kwargs), standard_stack(mod.raw_env(**kwargs))
 
 
-def outcome(fn):
-    """The result or the exception (type and message) of a call, plus warnings raised."""
+def outcome(fn, *args):
+    """The result or the exception (type and message) of ``fn(*args)``, plus warnings raised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = ("ok", fn())
+            result = ("ok", fn(*args))
         except Exception as error:  # noqa: BLE001 - we compare whatever is raised
             result = (type(error).__name__, str(error))
     return result, sorted({str(w.message) for w in caught})
@@ -146,11 +140,11 @@ def snapshot(env):
 def test_classic_layer_matches_standard_stack_before_reset(game, kwargs):
     ours, theirs = both(game, kwargs)
     for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "num_agents"):
-        assert outcome(lambda e=ours: getattr(e, name)) == outcome(lambda e=theirs: getattr(e, name))
-        assert outcome(lambda: getattr(ours, name))[0][0] == "AttributeError"
+        assert outcome(getattr, ours, name) == outcome(getattr, theirs, name)
+        assert outcome(getattr, ours, name)[0][0] == "AttributeError"
     for call in (lambda e: e.step(0), lambda e: e.observe("player_0"), lambda e: e.agent_iter(), lambda e: e.render()):
-        assert outcome(lambda: call(ours)) == outcome(lambda: call(theirs))
-        assert outcome(lambda: call(ours))[0][0] == "AssertionError"
+        assert outcome(call, ours) == outcome(call, theirs)
+        assert outcome(call, ours)[0][0] == "AssertionError"
 
 
 @pytest.mark.parametrize(**SOME)
@@ -163,7 +157,7 @@ def test_classic_layer_matches_standard_stack_on_bad_actions(game, kwargs):
         n = ours.action_space("player_0").n
         mask = ours.observe(ours.agent_selection)["action_mask"]
         action = {"out_of_range": n, "illegal": int(np.flatnonzero(mask == 0)[0]), "none": None}[bad]
-        assert outcome(lambda: ours.step(action)) == outcome(lambda: theirs.step(action))
+        assert outcome(ours.step, action) == outcome(theirs.step, action)
         assert snapshot(ours) == snapshot(theirs)
         # after the bad step: finish the episode the same way, including dead steps
         for _ in range(3 * len(ours.possible_agents) + 2000):
@@ -172,10 +166,10 @@ def test_classic_layer_matches_standard_stack_on_bad_actions(game, kwargs):
             obs, *_ = ours.last()
             done = ours.terminations[ours.agent_selection] or ours.truncations[ours.agent_selection]
             act = None if done else int(np.flatnonzero(obs["action_mask"])[0])
-            assert outcome(lambda: ours.step(act)) == outcome(lambda: theirs.step(act))
+            assert outcome(ours.step, act) == outcome(theirs.step, act)
             assert snapshot(ours) == snapshot(theirs)
         assert not ours.agents
-        assert outcome(lambda: ours.step(0)) == outcome(lambda: theirs.step(0))  # step after the end: warning
+        assert outcome(ours.step, 0) == outcome(theirs.step, 0)  # step after the end: warning
 
 
 @pytest.mark.parametrize("game,kwargs", CONFIGS, ids=IDS)
@@ -199,7 +193,7 @@ def test_classic_layer_enforces_step_between_iterations(game, kwargs):
     assert outcome(lambda: iterate_twice(ours))[0][0] == "AssertionError"
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_env_card_matches_spaces(game):
     """The module docstring (env card) states the real action and observation sizes."""
     mod = module(game)
@@ -212,7 +206,7 @@ def test_env_card_matches_spaces(game):
     assert env.unwrapped.metadata["name"] == f"{game}_v0"
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_bad_constructor_arguments_name_the_argument(game):
     mod = module(game)
     with pytest.raises(ValueError, match="reward"):
@@ -221,7 +215,7 @@ def test_bad_constructor_arguments_name_the_argument(game):
         mod.env(render_mode="pygame")
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_unknown_reset_options_warn_and_are_ignored(game):
     """Unknown option keys warn (PettingZoo's api_test passes one) and change nothing else."""
     env = module(game).raw_env()
@@ -232,7 +226,7 @@ def test_unknown_reset_options_warn_and_are_ignored(game):
     assert env.state_dict() == expected and env.agent_selection == "player_0"
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_render_modes(game):
     mod = module(game)
     env = mod.env(render_mode="ansi")
@@ -246,7 +240,7 @@ def test_render_modes(game):
     assert image.shape[0] >= 100 and image.shape[1] >= 100 and image.std() > 10, "a picture, not a blank"
 
 
-@pytest.mark.parametrize("game", sorted(envs.ENV_IDS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_render_text_perspective_is_a_seat_or_none(game):
     """Every engine takes render_text(perspective=seat) (Samurai shows that seat's hand; the
     others have nothing private and draw the same picture) and refuses anything else by name."""
@@ -258,3 +252,85 @@ def test_render_text_perspective_is_a_seat_or_none(game):
     for bad in (n, -1, "player_0", "A", 1.0, True):
         with pytest.raises(ValueError, match=rf"perspective must be None or a seat in 0..{n - 1}, got"):
             state.render_text(perspective=bad)
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_raw_env_out_of_order_calls_are_clear_errors(game):
+    """The raw env (no order-enforcing layer) says what is wrong instead of PettingZoo's base class
+    raising AttributeError before reset() or KeyError once every agent has stepped out."""
+    env = module(game).raw_env()
+    for call in (lambda: env.step(0), lambda: env.last(), lambda: env.observe("player_0"), lambda: env.state_dict()):
+        with pytest.raises(RuntimeError, match=r"reset\(\) must be called before"):
+            call()
+    aec_trace(env, seed=0)  # a whole game, every agent stepped out with step(None)
+    assert not env.agents
+    for call in (lambda: env.step(None), lambda: env.step(0), lambda: env.last()):
+        with pytest.raises(RuntimeError, match=r"every agent has stepped out: call reset\(\)"):
+            call()
+    env.reset(seed=0)
+    assert env.last()[2] is False, "reset() makes it playable again"
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_each_env_has_its_own_metadata(game):
+    mod = module(game)
+    one, two = mod.raw_env(), mod.env()
+    one.metadata["render_modes"].append("pygame")
+    one.metadata["name"] = "changed"
+    assert two.metadata["render_modes"] == ["ansi", "human", "rgb_array"] == mod.raw_env().metadata["render_modes"]
+    assert two.metadata["name"] == f"{game}_v0"
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_refusals_quote_a_cut_value(game):
+    """A rejected value is quoted cut short: a 200,000-item list does not become a megabyte message."""
+    env = module(game).raw_env()
+    env.reset(seed=0)
+    huge = list(range(200_000))
+    data = env.state_dict()
+    calls = [
+        lambda: env.load_state_dict({**data, "game": huge}),
+        lambda: env.load_state_dict({**data, **{f"key{i}": 0 for i in range(100_000)}}),
+        lambda: env.step(huge),
+        lambda: module(game).raw_env(reward=huge),
+        lambda: env.game_state.render_text(perspective=huge),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError) as error:
+            call()
+        assert len(str(error.value)) < 500, str(error.value)[:500]
+    with pytest.warns(UserWarning) as caught:
+        env.reset(seed=0, options={f"option{i}": 0 for i in range(100_000)})
+    assert all(len(str(w.message)) < 500 for w in caught)
+
+
+def _shape(value):
+    """The structure of an info value: keys, lengths, array shapes and value types, not the values."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value).__name__, [_shape(item) for item in value]
+    if isinstance(value, np.ndarray):
+        return "array", value.shape, value.dtype.str
+    return type(value).__name__
+
+
+#: TRANSITION (issue 11.4): Samurai's ``winners`` info changes length with shared wins until the Samurai
+#: helper's fixed-shape infos land; strict, so the lead sees this pass and removes it at that merge.
+_VARIABLE_INFOS = pytest.mark.xfail(strict=True, reason="Samurai's winners info is not fixed-shape yet")
+
+
+@pytest.mark.parametrize("game,kwargs", [pytest.param(*c, marks=_VARIABLE_INFOS) if c[0] == "samurai" else c
+                                         for c in CONFIGS], ids=IDS)
+def test_reset_infos_have_the_keys_and_shapes_of_the_final_infos(game, kwargs):
+    """TorchRL builds its info specs from the infos at reset: they must already hold every key of the
+    final infos with the same shape and type (zero until the end), the same over many games."""
+    env = module(game).raw_env(**{k: v for k, v in kwargs.items() if k != "reward"})
+    for seed in range(8):
+        env.reset(seed=seed)
+        start = {agent: _shape(info) for agent, info in env.infos.items()}
+        zero = {agent: info for agent, info in env.infos.items()}
+        assert start == {agent: _shape(envs.core.aec.blank(info)) for agent, info in zero.items()}
+        while env.game_state.current_player is not None:
+            env.step(env.game_state.legal_actions()[seed % len(env.game_state.legal_actions())])
+        assert {agent: _shape(info) for agent, info in env.infos.items()} == start, f"seed {seed}"

@@ -181,6 +181,7 @@ def _redeal_once(data: dict, observer: int, rng: random.Random) -> dict:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", [{"num_players": 2}, {"num_players": 3, "choose_hand": True},
                                     {"num_players": 4, "figure_setup": "draft"}])
 def test_no_leak_observation_and_mask_ignore_hidden_information(config):

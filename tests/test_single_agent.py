@@ -85,7 +85,6 @@ class StubState(GameState):
 class StubGame(Game):
     name = "stub"
     num_actions = 5
-    max_players = 4
     observation_size = 3
 
     def __init__(self, num_players: int = 2):

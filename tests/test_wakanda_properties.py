@@ -65,6 +65,7 @@ def check_round_trip(game, state) -> None:
         assert np.array_equal(again.observation(player), state.observation(player))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("advanced,first", CHUNKS)
 def test_random_games_keep_every_invariant(advanced, first):
     """2,000 games: termination, at most 3 villages each, 6 finished totems unless neither player

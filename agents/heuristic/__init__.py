@@ -1,6 +1,7 @@
 """Hand-written strategies, one module per game, behind one agent class.
 
-Each game module offers ``choose(view, rng) -> action``. A strategy sees the
+Each game names its module in its description (``GameDescription.heuristic``);
+the module offers ``choose(view, rng) -> action`` and ``policy(state) -> action``. A strategy sees the
 game only through its :class:`~agents.protocol.PlayerView`: the observation,
 the legal actions, or one determinized copy of the position from which it
 reads public facts only (the anti-cheat tests check that hidden facts never
@@ -10,25 +11,21 @@ change its choice). It is deterministic given its seed.
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
+from agents.games import GAME_NAMES, description_of
 from agents.protocol import Agent, PlayerView
-from envs.core.engine import Game, GameState
-
-#: game name -> module holding ``choose(view, rng)``
-STRATEGY_MODULES = {"wapi": "agents.heuristic.wapi", "wakanda": "agents.heuristic.wakanda", "samurai": "agents.heuristic.samurai"}
+from envs.core.engine import Game, GameState, shown
 
 
 def _module(game: Game):
-    name = getattr(game, "name", None)
-    if name not in STRATEGY_MODULES:
-        raise ValueError(f"no heuristic for game {name!r}; available: {sorted(STRATEGY_MODULES)}")
-    try:
-        return importlib.import_module(STRATEGY_MODULES[name])
-    except ModuleNotFoundError as error:
-        raise ValueError(f"the heuristic for game {name!r} is not available yet ({error})") from error
+    """The game's heuristic module, as its description names it (imported: a broken one raises)."""
+    description = description_of(game)
+    if description is None:
+        raise ValueError(f"no heuristic for game {shown(getattr(game, 'name', game))}; the games: {list(GAME_NAMES)}")
+    return importlib.import_module(description.heuristic)
 
 
 def strategy_for(game: Game) -> Callable[[PlayerView, np.random.Generator], int]:

@@ -3,7 +3,10 @@
 It is a thin skin over the engine: agents ``player_0..player_{n-1}``, the
 observation ``{"observation": float32, "action_mask": int8}`` (the mask is
 all zeros for an agent that is not to act, as in PettingZoo classic), rewards
-only when the game ends, and the final scores in ``infos``. Under this raw
+only when the game ends, and the final scores in ``infos``. From ``reset()`` on,
+``infos[agent]`` already holds the keys and shapes of the final info, every
+value zero (libraries such as TorchRL read the keys at reset to build their
+specs), until the game ends and the real values replace them. Under this raw
 environment an illegal or out-of-range action raises a ValueError and changes
 nothing; ``env()`` adds the classic behaviour (see ``classic.py``).
 """
@@ -18,9 +21,28 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from envs.core.engine import Game, GameState, check_choice
+from envs.core.engine import Game, GameState, check_choice, shown
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+def blank(value: Any) -> Any:
+    """``value`` with the same keys, lengths, shapes and types, every number zero: what ``infos`` hold
+    until the game ends. Info values must be numbers, strings, numpy arrays, or lists, tuples and
+    dicts of them, of a shape that never changes (``GameState.final_info``)."""
+    if isinstance(value, dict):
+        return {key: blank(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(blank(item) for item in value)
+    if isinstance(value, np.ndarray):
+        return np.zeros_like(value)
+    if isinstance(value, (bool, int, float, np.bool_, np.number)):
+        return type(value)(0)
+    if isinstance(value, str):
+        return ""
+    raise TypeError(
+        f"an info value must be a number, a string, an array, or a list or dict of them; got {shown(value)}"
+    )
 
 
 class GameEnv(AECEnv):
@@ -32,7 +54,8 @@ class GameEnv(AECEnv):
         super().__init__()
         check_choice("reward", reward, game.reward_modes)
         check_choice("render_mode", render_mode, (None, *RENDER_MODES))
-        self.metadata = {**GameEnv.metadata, "name": f"{game.name}_v0"}
+        # each env its own dict and list: changing one env's metadata never changes another's
+        self.metadata = {**GameEnv.metadata, "render_modes": list(RENDER_MODES), "name": f"{game.name}_v0"}
         self.game = game
         self.reward_mode = reward
         self.render_mode = render_mode
@@ -52,6 +75,7 @@ class GameEnv(AECEnv):
         self._rng: np.random.Generator | None = None
         self.game_state: GameState | None = None
         self._observer = game.observer()  # told of every change to game_state, so it may stay incremental
+        self._info_template: list[dict[str, Any]] | None = None  # the final infos' shape, read at the first reset
 
     # --- PettingZoo API -------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -82,8 +106,13 @@ class GameEnv(AECEnv):
         return {"observation": self._observer.observe(state, player), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            done = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):  # before reset(), or every agent has stepped out
+            self._require_agents()
+            raise
+        if done:
             self._was_dead_step(action)
             return
         state = self._require_state()
@@ -91,7 +120,7 @@ class GameEnv(AECEnv):
             raise ValueError(f"{agent} is still playing: action None is only for finished agents")
         in_range = type(action) is int and 0 <= action < self.game.num_actions  # fast path: Discrete.contains
         if not in_range and not self.action_spaces[agent].contains(action):  # costs ~15% of a turn
-            raise ValueError(f"action {action!r} is out of range: allowed 0..{self.game.num_actions - 1}")
+            raise ValueError(f"action {shown(action)} is out of range: allowed 0..{self.game.num_actions - 1}")
         state.apply(int(action))  # IllegalActionError (a ValueError) leaves the state untouched
         self._observer.applied(state, int(action))
         if state.current_player is None:
@@ -100,6 +129,10 @@ class GameEnv(AECEnv):
             self.agent_selection = self.possible_agents[state.current_player]
         if self.render_mode == "human":
             self.render()
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        self._require_agents()
+        return super().last(observe)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -146,6 +179,12 @@ class GameEnv(AECEnv):
             raise RuntimeError("reset() must be called before using the environment")
         return self.game_state
 
+    def _require_agents(self) -> None:
+        """A clear error where PettingZoo's base class would raise AttributeError or KeyError."""
+        self._require_state()
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has stepped out: call reset() to play again")
+
     def _begin(self, state: GameState) -> None:
         self.game_state = state
         self._observer.follow(state)
@@ -154,7 +193,9 @@ class GameEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        if self._info_template is None:
+            self._info_template = [state.final_info(p) for p in range(self.game.num_players)]
+        self.infos = {agent: blank(info) for agent, info in zip(self.agents, self._info_template)}
         self._skip_agent_selection = None
         if state.current_player is None:
             self.agent_selection = self.agents[0]

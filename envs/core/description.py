@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.core.engine import Game
+from envs.core.engine import Game, shown
 
 
 def _int_keys(obj: dict) -> dict:
@@ -46,17 +46,17 @@ class Option:
                 return True
             if text.lower() in ("false", "0", "no"):
                 return False
-            raise ValueError(f"--{self.flag} must be true or false, got {text!r}")
+            raise ValueError(f"--{self.flag} must be true or false, got {shown(text)}")
         if self.kind == "int":
             try:
                 return int(text)
             except ValueError:
-                raise ValueError(f"--{self.flag} must be an integer, got {text!r}") from None
+                raise ValueError(f"--{self.flag} must be an integer, got {shown(text)}") from None
         if self.kind == "json":
             try:
                 return json.loads(text, object_hook=_int_keys)
             except json.JSONDecodeError as error:
-                raise ValueError(f"--{self.flag} must be JSON, got {text!r} ({error})") from None
+                raise ValueError(f"--{self.flag} must be JSON, got {shown(text)} ({error})") from None
         return text
 
     @property
@@ -104,15 +104,40 @@ class GameDescription:
         for option in self.options:
             if option.name == name:
                 return option
-        raise ValueError(f"{self.name} has no option {name!r}; its options: {[o.name for o in self.options]}")
+        raise ValueError(f"{self.name} has no option {shown(name)}; its options: {[o.name for o in self.options]}")
 
     def defaults(self) -> dict[str, Any]:
         """The constructor's defaults by option name."""
         return {option.name: option.default for option in self.options}
 
+    def configurations(self) -> list[dict[str, Any]]:
+        """The default configuration (``{}``) and one per other allowed value of each option with
+        choices, the rest at their defaults: every player count and variant once. Tests and
+        benchmarks that run "every configuration" of a game run these."""
+        configs: list[dict[str, Any]] = [{}]
+        for option in self.options:
+            configs += [{option.name: value} for value in option.choices or () if value != option.default]
+        return configs
+
+    def label(self, config: dict[str, Any]) -> str:
+        """A short name of a configuration for tables and test ids: ``wapi 3p shared``,
+        ``wakanda advanced``, ``samurai 2p draft`` (the player count always, other options when
+        not at their default: a word for a True flag, the value otherwise)."""
+        full = {**self.defaults(), **config}
+        parts = [self.name]
+        for option in self.options:
+            value = full[option.name]
+            if option.name == "num_players":
+                parts.append(f"{value}p")
+            elif value != option.default:
+                word = option.name if value is True else f"{option.name}={value}" if value is False else str(value)
+                parts.append(word)
+        return " ".join(parts)
+
     def make(self, **config: Any) -> Game:
         """The configured game; unknown option names are refused by name."""
         unknown = sorted(set(config) - {option.name for option in self.options})
         if unknown:
-            raise ValueError(f"{self.name} has no options {unknown}; its options: {[o.name for o in self.options]}")
+            known = [o.name for o in self.options]
+            raise ValueError(f"{self.name} has no options {shown(unknown)}; its options: {known}")
         return self.game_class(**config)

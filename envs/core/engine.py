@@ -12,9 +12,9 @@ once from one generator), so the draws never depend on the actions.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 import reprlib
 import warnings
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 import numpy as np
@@ -42,15 +42,15 @@ def shown(value: Any, limit: int = 80) -> str:
 def check_choice(name: str, value: Any, allowed: tuple | list) -> None:
     """Raise a ValueError naming ``name`` and the allowed values unless ``value`` is one."""
     if isinstance(value, bool) and not any(isinstance(a, bool) for a in allowed):
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {shown(value)}")
     if value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {shown(value)}")
 
 
 def check_bool(name: str, value: Any) -> None:
     """Raise a ValueError unless ``value`` is a real bool (not 0/1 or a string)."""
     if not isinstance(value, bool):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
+        raise ValueError(f"{name} must be True or False, got {shown(value)}")
 
 
 def check_keys(name: str, d: Any, allowed: set[str], required: set[str] = frozenset()) -> None:
@@ -59,7 +59,7 @@ def check_keys(name: str, d: Any, allowed: set[str], required: set[str] = frozen
         raise ValueError(f"{name} must be a dict, got {type(d).__name__}")
     unknown = set(d) - allowed
     if unknown:
-        raise ValueError(f"{name} has unknown keys {sorted(unknown)}; allowed: {sorted(allowed)}")
+        raise ValueError(f"{name} has unknown keys {shown(sorted(unknown, key=str))}; allowed: {sorted(allowed)}")
     missing = required - set(d)
     if missing:
         raise ValueError(f"{name} is missing keys {sorted(missing)}")
@@ -75,7 +75,7 @@ def check_options(options: Any, known: set[str]) -> dict[str, Any]:
         raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
     unknown = sorted(set(options) - known, key=str)
     if unknown:
-        warnings.warn(f"reset options {unknown} are not used by this game; known: {sorted(known)}", stacklevel=4)
+        warnings.warn(f"reset options {shown(unknown)} are not used by this game; known: {sorted(known)}", stacklevel=4)
     return options
 
 
@@ -85,10 +85,10 @@ def check_permutation(name: str, given: Any, expected: list[str]) -> list[str]:
     Returns it as a list of str; the error names what is missing or extra.
     """
     if not isinstance(given, (list, tuple)) or not all(isinstance(x, str) for x in given):
-        raise ValueError(f"{name} must be a list of names, got {given!r}")
+        raise ValueError(f"{name} must be a list of names, got {shown(given)}")
     unknown = sorted(set(given) - set(expected))
     if unknown:
-        raise ValueError(f"{name} holds unknown names {unknown}; allowed: {sorted(set(expected))}")
+        raise ValueError(f"{name} holds unknown names {shown(unknown)}; allowed: {sorted(set(expected))}")
     if sorted(given) != sorted(expected):
         from collections import Counter
 
@@ -97,7 +97,7 @@ def check_permutation(name: str, given: Any, expected: list[str]) -> list[str]:
         missing = dict(want - have)
         raise ValueError(
             f"{name} is not a permutation of the game's {len(expected)} items: "
-            f"extra {extra or 'none'}, missing {missing or 'none'}"
+            f"extra {shown(extra) if extra else 'none'}, missing {shown(missing) if missing else 'none'}"
         )
     return list(given)
 
@@ -115,7 +115,7 @@ def invalid_state(game: str, message: str) -> None:
 def as_list(game: str, value: Any, name: str, length: int | None = None) -> list:
     """``value`` if it is a list (of ``length`` items when given), else refuse the data."""
     if not isinstance(value, list) or (length is not None and len(value) != length):
-        invalid_state(game, f"{name} must be a list{'' if length is None else f' of {length}'}, got {value!r}")
+        invalid_state(game, f"{name} must be a list{'' if length is None else f' of {length}'}, got {shown(value)}")
     return value
 
 
@@ -124,11 +124,11 @@ def check_state_header(game: Game, data: Any, keys: set[str], label: str, config
     name, and the configuration (``config_keys`` of ``game.config()``) of this env."""
     check_keys("state_dict", data, keys, keys)
     if data["game"] != game.name:
-        invalid_state(label, f"game is {data['game']!r}, expected {game.name!r}")
+        invalid_state(label, f"game is {shown(data['game'])}, expected {game.name!r}")
     config = game.config()
     given = {key: data[key] for key in config_keys}
     if any(type(given[key]) is not type(config[key]) or given[key] != config[key] for key in config_keys):
-        have = ", ".join(f"{key}={given[key]!r}" for key in config_keys)
+        have = ", ".join(f"{key}={shown(given[key])}" for key in config_keys)
         want = ", ".join(f"{key}={config[key]!r}" for key in config_keys)
         invalid_state(label, f"it is for {have}; this environment has {want}")
 
@@ -136,7 +136,7 @@ def check_state_header(game: Game, data: Any, keys: set[str], label: str, config
 def check_perspective(num_players: int, perspective: Any) -> None:
     """``render_text``'s perspective: None or a seat."""
     if perspective is not None and not (is_int(perspective) and 0 <= perspective < num_players):
-        raise ValueError(f"perspective must be None or a seat in 0..{num_players - 1}, got {perspective!r}")
+        raise ValueError(f"perspective must be None or a seat in 0..{num_players - 1}, got {shown(perspective)}")
 
 
 def win_rewards(num_players: int, winners: list[int]) -> list[float]:
@@ -199,7 +199,7 @@ class GameState(ABC):
             raise IllegalActionError("the game is over: no action is legal")
         if action not in self.legal_tuple():
             legal = ", ".join(f"{a} ({self.describe_action(a)})" for a in self.legal_tuple())
-            raise IllegalActionError(f"action {action} is not legal now; legal actions: {legal}")
+            raise IllegalActionError(f"action {shown(action)} is not legal now; legal actions: {legal}")
 
     def is_terminal(self) -> bool:
         return self.current_player is None
@@ -293,8 +293,6 @@ class Game(ABC):
     #: Size of the flat Discrete action space (the same for every configuration).
     num_actions: ClassVar[int]
     reward_modes: ClassVar[tuple[str, ...]] = ("win", "score")
-    #: Maximum number of players; observations are padded to it.
-    max_players: ClassVar[int]
     num_players: int
     #: Length of the flat observation vector.
     observation_size: int

@@ -15,6 +15,8 @@ and a seed fixes every move.
 
 ``benchmarks.matches.build_agent`` builds such names through :func:`make`,
 so the luck study can seat them (tournaments take plain agent names only).
+It lives with the agents because it is one: anything that builds agents by
+name can offer the spelling through :func:`make`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from agents import Agent, PlayerView, make_agent
+from envs.core.engine import shown
 
 SEPARATOR = "~"
 
@@ -38,7 +41,7 @@ class EpsilonGreedy(Agent):
 
     def __init__(self, agent: Agent, epsilon: float, seed: int | None = None, name: str | None = None):
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
-            raise ValueError(f"epsilon must be a number in [0, 1], got {epsilon!r}")
+            raise ValueError(f"epsilon must be a number in [0, 1], got {shown(epsilon)}")
         self.agent, self.epsilon = agent, float(epsilon)
         self.name = name or f"{getattr(agent, 'name', type(agent).__name__)}{SEPARATOR}{epsilon:g}"
         # a stream of its own (spawn key 1), so that the wrapped agent's seeded choices are untouched
@@ -64,7 +67,7 @@ def parse(name: str) -> tuple[str, float | None]:
     except ValueError:
         epsilon = -1.0
     if not base or not 0 <= epsilon <= 1:
-        raise ValueError(f"an ε-greedy agent is written NAME~EPS with EPS in [0, 1], got {name!r}")
+        raise ValueError(f"an ε-greedy agent is written NAME~EPS with EPS in [0, 1], got {shown(name)}")
     return base, epsilon
 
 
