@@ -1,4 +1,4 @@
-"""Wakanda rules, one scenario per rule and decision of ``shared/rules/wakanda.md``: inject the
+"""Wakanda rules, one scenario per rule and decision of ``docs/rules/wakanda.md``: inject the
 bag and the villages (or load a position), play scripted moves, assert the exact state and scores."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 from envs.core import IllegalActionError
 from envs.wakanda import WakandaGame
 from envs.wakanda import observation as ob
-from envs.wakanda.components import ALL_PIECES, NUM_ACTIONS, PIECE_OF_NAME, PIECES, VILLAGES
+from envs.wakanda.actions import NUM_ACTIONS, build_action, decode, finish_action
+from envs.wakanda.components import ALL_PIECES, PIECE_OF_NAME, PIECES, VILLAGES
 
 RNG = np.random.default_rng(0)
 ALL = [PIECES[k] for k in ALL_PIECES]
@@ -28,11 +29,15 @@ def start(*draws: str, villages=LINE, advanced: bool = False):
 
 
 def build(piece: str, slot: int) -> int:
-    return PIECE_OF_NAME[piece] * 6 + slot
+    """The action building ``piece`` (by name) on ``slot``."""
+    return build_action(PIECE_OF_NAME[piece], slot)
 
 
-def finish(slot: int) -> int:
-    return 36 + slot
+finish = finish_action
+
+
+def is_finish(action: int) -> bool:
+    return decode(action)[0] is None
 
 
 def play(state, *actions: int):
@@ -150,13 +155,13 @@ def test_finish_claims_the_village_and_reveals_the_tilted_ones_in_line_order():
 def test_an_empty_totem_cannot_be_finished():
     """Decision: a totem must have at least one piece to be finished."""
     state = start("eagle")
-    assert all(a < 36 for a in state.legal_actions()), "no totem under construction yet"
+    assert not any(map(is_finish, state.legal_actions())), "no totem under construction yet"
     before = view(state)
     with pytest.raises(IllegalActionError, match="not legal"):
         state.apply(finish(0))
     assert view(state) == before
     play(state, build("eagle", 0))
-    assert [a for a in state.legal_actions() if a >= 36] == [finish(0)]
+    assert [a for a in state.legal_actions() if is_finish(a)] == [finish(0)]
 
 
 def test_no_passing_every_action_places_a_piece_or_a_headdress():

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from envs.wakanda.actions import decode
 from envs.wakanda.components import (
-    FINISH,
     HEIGHT,
     HEIGHT_POINTS,
     NUM_PIECE_KINDS,
@@ -137,14 +137,13 @@ class _Position:
 def policy(state: WakandaState) -> int:
     """The move of the player to act in ``state``: best value after the opponent's best reply."""
     me = state.current_player
-    legal = state.legal_actions()
+    legal = state.legal_tuple()
     if len(legal) == 1:
         return legal[0]
     position = _Position(state)
     best, best_value = legal[0], -float("inf")
     for action in legal:
-        move = (None, action - FINISH) if action >= FINISH else (action // NUM_SLOTS, action % NUM_SLOTS)
-        after = position.after(me, move)
+        after = position.after(me, decode(action))
         replies = after.moves(1 - me)
         value = min((after.after(1 - me, r).value(me) for r in replies), default=after.value(me))
         if value > best_value:
