@@ -153,13 +153,10 @@ def test_the_followed_observation_equals_one_encoded_from_scratch(advanced):
 
 
 class ForgetsTheDraw(WakandaObserver):
-    """A planted bug: the bag's contents are not brought up to date after a build."""
+    """A planted bug: the observer is not told of draws."""
 
-    def applied(self, state, action):
-        bag = self._view[layout.BAG:layout.THIRD_FIRST]
-        super().applied(state, action)
-        if state.current_player is not None:
-            self._view[layout.BAG:layout.THIRD_FIRST] = bag
+    def _drew(self, state):
+        pass
 
 
 def test_the_incremental_check_catches_a_stale_view():

@@ -23,21 +23,27 @@ order is never read. The offsets are the constants below;
 
 Staying incremental (:class:`WakandaObserver`). Player 1's view is player
 0's with every seat pair swapped, so the observer keeps one view: player
-0's, as a list of floats, for the one state it follows. ``follow`` encodes
-it from scratch; ``applied(state, action)`` brings it up to date from the
-action alone:
+0's, as a float32 array, for the one state it follows. ``follow`` encodes
+it from scratch and notes the public counts it will need: both supplies
+and the bag's contents per kind, the bag's size, the villages revealed and
+the player to act. ``applied(state, action)`` then updates only the
+entries the action changed:
 
-- a build of kind k on slot v changes two entries of v's block (pieces of
-  kind k, height);
-- a finish on slot v changes v's owner pair, the block of the village it
-  reveals (the observer remembers how many were revealed), and the
-  headdresses, third headdress, candidates and the finisher's score (a
-  finish changes no other score: builds go on unclaimed villages only);
-- every move changes both supplies (a piece played, the next player's
-  draw), the bag's contents and who is to act.
+- a build of kind k on slot v by the player who was to act: two entries of
+  v's block (pieces of kind k, height) and one of their supply;
+- a finish on slot v: v's owner pair, the finisher's headdresses and score
+  (a finish changes no other score: builds go on unclaimed villages only),
+  the third-headdress mark, and the village it revealed: its kind, face and
+  availability (its totem is still empty), and its kind is no longer a
+  candidate;
+- a draw (the bag is one piece shorter; the drawer is the player now to
+  act): one entry of their supply, one of the bag's contents and the bag's
+  size. The piece drawn is the kind their supply gained: public, since
+  pieces come out of the bag in front of both players;
+- who is to act.
 
-``observe`` packs the view into a fresh float32 array (and swaps the seats
-for player 1); a state it does not follow is encoded from scratch.
+``observe`` copies the view (and swaps the seats for player 1); a state it
+does not follow is encoded from scratch.
 """
 
 from __future__ import annotations
@@ -117,55 +123,86 @@ class WakandaObserver(Observer):
     def __init__(self, game):
         super().__init__(game)
         self._state: WakandaState | None = None
-        self._view: list[float] = []  # player 0's view of the followed state
-        self._revealed = 0  # villages available when the view was last brought up to date
+        self._view = np.zeros(OBSERVATION_SIZE, dtype=np.float32)  # player 0's view of the followed state
+        # The public counts the view was last brought up to date with:
+        self._supplies: list[list[int]] = []
+        self._in_bag: list[int] = []
+        self._bag_left = 0
+        self._revealed = 0
+        self._to_act: int | None = None
 
     def follow(self, state: WakandaState) -> None:
         self._state = state
-        self._view = player0_view(state)
+        self._view = encode(state)
+        self._supplies = [supply[:] for supply in state.supplies]
+        self._in_bag = list(map(state.bag.count, _KINDS))
+        self._bag_left = len(state.bag)
         self._revealed = state.revealed
+        self._to_act = state.current_player
 
     def applied(self, state: WakandaState, action: int) -> None:
         if state is not self._state:
             return
-        view = self._view
+        view, mover = self._view, self._to_act
         kind, slot = DECODED[action]
         if kind is None:
             self._claimed(state, slot)
-        else:  # build: one more piece of ``kind`` on the totem of ``slot``
+        else:  # one piece of ``kind`` from the mover's supply onto the totem of ``slot``
             totem, block = state.totems[slot], slot * SLOT_BLOCK
             view[block + TOTEM + kind] = _SCALED[kind][totem.count(kind)]
             view[block + HEIGHT_ENTRY] = len(totem) / NUM_PIECES
-        view[SUPPLIES:HEADDRESSES_LEFT] = supplies_part(state)
-        view[BAG:THIRD_FIRST] = bag_part(state)
-        view[TO_ACT:ADVANCED] = _SEATS[state.current_player]
+            self._supplies[mover][kind] -= 1
+            view[SUPPLIES + NUM_PIECE_KINDS * mover + kind] = _SCALED[kind][self._supplies[mover][kind]]
+        if len(state.bag) != self._bag_left:
+            self._drew(state)
+        self._to_act = state.current_player
+        view[TO_ACT:ADVANCED] = _SEATS[self._to_act]
+
+    def _drew(self, state: WakandaState) -> None:
+        """The player now to act drew the piece their supply gained."""
+        drawer = state.current_player
+        supply, known = state.supplies[drawer], self._supplies[drawer]
+        drawn = next(k for k in _KINDS if supply[k] != known[k])
+        known[drawn] += 1
+        self._in_bag[drawn] -= 1
+        self._bag_left -= 1
+        view = self._view
+        view[SUPPLIES + NUM_PIECE_KINDS * drawer + drawn] = _SCALED[drawn][known[drawn]]
+        view[BAG + drawn] = _SCALED[drawn][self._in_bag[drawn]]
+        view[BAG_SIZE] = self._bag_left / NUM_PIECES
 
     def _claimed(self, state: WakandaState, slot: int) -> None:
-        """A finish on ``slot``: its owner, the village it revealed, and the tail's public facts."""
-        view = self._view
-        finisher = state.owner[slot]
-        block = slot * SLOT_BLOCK + OWNED
-        view[block:block + 2] = _SEATS[finisher]
-        for revealed in range(self._revealed, state.revealed):
-            view[revealed * SLOT_BLOCK:(revealed + 1) * SLOT_BLOCK] = slot_entries(state, revealed)
-        self._revealed = state.revealed
-        view[HEADDRESSES_LEFT:HEADDRESSES_LEFT + 2] = headdresses_part(state)
-        view[THIRD_FIRST:THIRD_FIRST + 2] = _SEATS[state.third_headdress_first]
-        view[CANDIDATES:SCORES] = candidates_part(state)
+        """A finish on ``slot`` by its new owner: the owner pair, the finisher's headdresses and
+        score, the third-headdress mark, and the village revealed (its totem is empty and unowned,
+        so only its kind, face and availability change, and its kind is no candidate any more)."""
+        view, finisher = self._view, state.owner[slot]
+        view[slot * SLOT_BLOCK + OWNED + finisher] = 1.0
+        view[HEADDRESSES_LEFT + finisher] = state.headdresses[finisher] / HEADDRESSES
         view[SCORES + finisher] = _SCORE[state.player_score(finisher)]
+        if state.third_headdress_first is not None:
+            view[THIRD_FIRST + state.third_headdress_first] = 1.0
+        for revealed in range(self._revealed, state.revealed):
+            block, kind = revealed * SLOT_BLOCK, state.villages[revealed]
+            view[block + KIND + kind] = view[block + FACE_UP] = view[block + AVAILABLE] = 1.0
+            view[CANDIDATES + kind] = 0.0
+        self._revealed = state.revealed
 
     def observe(self, state: WakandaState, player: int) -> np.ndarray:
-        view = self._view if state is self._state else player0_view(state)
-        vector = np.frombuffer(bytearray(_PACK.pack(*view)), dtype=np.float32)  # writable, fresh buffer
+        view = self._view if state is self._state else encode(state)
         if type(player) is int:
             if player == 0:
-                return vector
+                return view.copy()
             if player == 1:
-                return vector[_SWAP]
+                return view[_SWAP]
         raise ValueError(f"player must be a seat in 0..{NUM_PLAYERS - 1}, got {shown(player)}")
 
 
 # --- encoding from scratch (player 0's view) ---------------------------------------------------
+def encode(state: WakandaState) -> np.ndarray:
+    """Player 0's view of ``state`` as a fresh float32 array."""
+    return np.frombuffer(bytearray(_PACK.pack(*player0_view(state))), dtype=np.float32)  # writable
+
+
 def player0_view(state: WakandaState) -> list[float]:
     """Player 0's whole view: every slot block, then the tail."""
     view: list[float] = []
