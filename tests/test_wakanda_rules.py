@@ -400,3 +400,49 @@ def test_once_the_game_is_over_no_action_is_legal():
     with pytest.raises(IllegalActionError, match="game is over"):
         state.apply(build("tipi", 0))
     assert view(state) == before and before["winner"] is not None
+
+
+# --- the action map and bad input to the engine -------------------------------------------------
+
+
+def test_action_map_builds_then_finishes_each_action_decoded_once():
+    """Action map (env card): k*6 + v builds a piece of kind k on slot v; 36 + v finishes slot v."""
+    decoded = [decode(a) for a in range(NUM_ACTIONS)]
+    assert decoded == [(k, v) for k in range(6) for v in range(6)] + [(None, v) for v in range(6)]
+    assert [build_action(k, v) for k, v in decoded[:36]] == list(range(36))
+    assert [finish_action(v) for _, v in decoded[36:]] == list(range(36, 42))
+
+
+def test_actions_are_type_checked_not_compared():
+    """An action is an int (a numpy integer too) in 0..41: True and 1.0 are refused even though they
+    compare equal to the legal action 1 (an eagle on village 1), and nothing changes."""
+    state = start("eagle")
+    assert build("eagle", 1) == 1 and 1 in state.legal_actions()
+    before = view(state)
+    for bad in (True, 1.0, "1", None, [1]):
+        with pytest.raises(IllegalActionError, match="action must be an int in 0..41"):
+            state.apply(bad)
+        assert view(state) == before
+    state.apply(np.int64(1))  # a numpy integer naming a legal action is that action
+    assert totems(state)[1] == ["eagle"] and type(state.legal_actions()[0]) is int
+
+
+def test_a_refused_option_draws_nothing_from_the_generator():
+    """Setup: every option is checked before anything is drawn, so a refused deal leaves the
+    generator as it was (the next deal is the seed's)."""
+    game = WakandaGame()
+    rng = np.random.default_rng(7)
+    for options in ({"bag": bag()[:-1]}, {"villages": LINE[:5]}, {"bag": bag(), "villages": ["bridge"] * 6},
+                    {"villages": LINE, "bag": "sun"}, "bag"):
+        with pytest.raises(ValueError, match="options"):
+            game.new_state(rng, options)
+    assert view(game.new_state(rng)) == view(game.new_state(np.random.default_rng(7)))
+
+
+def test_legal_actions_are_a_fresh_list_each_time():
+    """Changing the list handed out changes neither the engine's legal actions nor its mask."""
+    state = start("sun")
+    handed = state.legal_actions()
+    handed.clear()
+    assert state.legal_actions() == [build("sun", v) for v in (0, 1, 2)]
+    assert state.legal_mask().sum() == 3
