@@ -7,6 +7,7 @@ import json
 import random
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pettingzoo
@@ -54,6 +55,16 @@ def test_env_card_matches_the_real_spaces():
     assert "drawluck/wakanda-v0" in doc and envs.ENV_IDS["wakanda"] == "drawluck/wakanda-v0"
     for word in ("Decisions", "Version history", "advanced", "reward", "render_mode", "options"):
         assert word in doc
+
+
+def test_the_env_card_links_the_projects_own_rules_page():
+    """The rules travel with the project: the card points to docs/rules/wakanda.md, which covers
+    every part of the game and the decisions taken where the sources are silent."""
+    assert "docs/rules/wakanda.md" in wakanda_v0.__doc__ and "shared/rules" not in wakanda_v0.__doc__
+    page = (Path(__file__).parents[1] / "docs" / "rules" / "wakanda.md").read_text()
+    for section in ("## Components", "## Setup", "## A turn", "## The end", "## Scoring", "## Information",
+                    "## Decisions we made", "## The actions"):
+        assert section in page
 
 
 def test_observation_table_matches_the_offsets():
