@@ -86,7 +86,7 @@ def test_observation_is_relative_to_the_observer_and_in_the_unit_box():
     for move in WORKED_MOVES[:11]:  # B owns slot 1, A owns slot 0
         env.step(move)
     own, other = env.observe("player_0")["observation"], env.observe("player_1")["observation"]
-    owner = lambda obs, slot: obs[slot * layout.SLOT_BLOCK + 17: slot * layout.SLOT_BLOCK + 19].tolist()  # noqa: E731
+    owner = lambda obs, slot: obs[slot * layout.SLOT_BLOCK + layout.OWNED:][:2].tolist()  # noqa: E731
     assert owner(own, 0) == [1, 0] and owner(other, 0) == [0, 1]
     assert owner(own, 1) == [0, 1] and owner(other, 1) == [1, 0]
     assert own[layout.HEADDRESSES_LEFT: layout.HEADDRESSES_LEFT + 2].tolist() == pytest.approx([2 / 3, 2 / 3])

