@@ -152,16 +152,16 @@ def test_the_followed_observation_equals_one_encoded_from_scratch(advanced):
     check_incremental(advanced)
 
 
-class ForgetsTheDraw(WakandaObserver):
-    """A planted bug: the observer is not told of draws."""
+class ForgetsFinishes(WakandaObserver):
+    """A planted bug: the view is not brought up to date after a finish."""
 
-    def _drew(self, state):
+    def _claimed(self, state, slot):
         pass
 
 
 def test_the_incremental_check_catches_a_stale_view():
     with pytest.raises(AssertionError, match="went stale"):
-        check_incremental(False, ForgetsTheDraw, seeds=range(2))
+        check_incremental(False, ForgetsFinishes, seeds=range(2))
 
 
 def test_an_observer_encodes_states_it_does_not_follow_from_scratch():

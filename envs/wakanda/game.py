@@ -84,8 +84,8 @@ class WakandaGame(Game):
         options = check_options(options, OPTIONS)
         bag = check_bag_option(options["bag"]) if "bag" in options else None
         line = check_villages_option(options["villages"]) if "villages" in options else None
-        dealt_bag = [ALL_PIECES[i] for i in rng.permutation(len(ALL_PIECES))]
-        dealt_kinds = [int(k) for k in rng.permutation(NUM_VILLAGE_KINDS)]
+        dealt_bag = [ALL_PIECES[i] for i in rng.permutation(len(ALL_PIECES)).tolist()]
+        dealt_kinds = rng.permutation(NUM_VILLAGE_KINDS).tolist()
         if line is None:
             line, removed = dealt_kinds[:NUM_SLOTS], dealt_kinds[NUM_SLOTS:]
         else:

@@ -91,6 +91,7 @@ OBSERVATION_SIZE = ADVANCED + 1
 
 _ONE_HOT = tuple(tuple(1.0 if i == k else 0.0 for i in range(NUM_VILLAGE_KINDS)) for k in range(NUM_VILLAGE_KINDS))
 _HIDDEN = (0.0,) * NUM_VILLAGE_KINDS
+_NO_PIECES = (0.0,) * NUM_PIECE_KINDS
 _KINDS = range(NUM_PIECE_KINDS)
 #: _SCALED[k][n]: n pieces of kind k as a fraction of that kind's count (a lookup, not a division).
 _SCALED = tuple(tuple(n / count for n in range(count + 1)) for count in PIECE_COUNTS)
@@ -148,28 +149,23 @@ class WakandaObserver(Observer):
         if kind is None:
             self._claimed(state, slot)
         else:  # one piece of ``kind`` from the mover's supply onto the totem of ``slot``
-            totem, block = state.totems[slot], slot * SLOT_BLOCK
+            totem, block, held = state.totems[slot], slot * SLOT_BLOCK, self._supplies[mover]
             view[block + TOTEM + kind] = _SCALED[kind][totem.count(kind)]
             view[block + HEIGHT_ENTRY] = len(totem) / NUM_PIECES
-            self._supplies[mover][kind] -= 1
-            view[SUPPLIES + NUM_PIECE_KINDS * mover + kind] = _SCALED[kind][self._supplies[mover][kind]]
-        if len(state.bag) != self._bag_left:
-            self._drew(state)
-        self._to_act = state.current_player
-        view[TO_ACT:ADVANCED] = _SEATS[self._to_act]
-
-    def _drew(self, state: WakandaState) -> None:
-        """The player now to act drew the piece their supply gained."""
-        drawer = state.current_player
-        supply, known = state.supplies[drawer], self._supplies[drawer]
-        drawn = next(k for k in _KINDS if supply[k] != known[k])
-        known[drawn] += 1
-        self._in_bag[drawn] -= 1
-        self._bag_left -= 1
-        view = self._view
-        view[SUPPLIES + NUM_PIECE_KINDS * drawer + drawn] = _SCALED[drawn][known[drawn]]
-        view[BAG + drawn] = _SCALED[drawn][self._in_bag[drawn]]
-        view[BAG_SIZE] = self._bag_left / NUM_PIECES
+            held[kind] -= 1
+            view[SUPPLIES + NUM_PIECE_KINDS * mover + kind] = _SCALED[kind][held[kind]]
+        to_act = self._to_act = state.current_player
+        if len(state.bag) != self._bag_left:  # the player now to act drew the piece their supply gained
+            supply, held = state.supplies[to_act], self._supplies[to_act]
+            drawn = next(k for k in _KINDS if supply[k] != held[k])
+            held[drawn] += 1
+            self._in_bag[drawn] -= 1
+            self._bag_left -= 1
+            view[SUPPLIES + NUM_PIECE_KINDS * to_act + drawn] = _SCALED[drawn][held[drawn]]
+            view[BAG + drawn] = _SCALED[drawn][self._in_bag[drawn]]
+            view[BAG_SIZE] = self._bag_left / NUM_PIECES
+        view[TO_ACT] = to_act == 0
+        view[TO_ACT + 1] = to_act == 1
 
     def _claimed(self, state: WakandaState, slot: int) -> None:
         """A finish on ``slot`` by its new owner: the owner pair, the finisher's headdresses and
@@ -230,7 +226,7 @@ def slot_entries(state: WakandaState, slot: int) -> list[float]:
         *(_ONE_HOT[state.villages[slot]] if face_up else _HIDDEN),
         _FLAG[face_up],
         _FLAG[available],
-        *map(_LOOKUP, _SCALED, map(totem.count, _KINDS)),
+        *(map(_LOOKUP, _SCALED, map(totem.count, _KINDS)) if totem else _NO_PIECES),
         len(totem) / NUM_PIECES,
         *_SEATS[state.owner[slot]],
     ]
