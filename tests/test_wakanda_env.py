@@ -90,8 +90,8 @@ def test_observation_is_relative_to_the_observer_and_in_the_unit_box():
     assert owner(own, 0) == [1, 0] and owner(other, 0) == [0, 1]
     assert owner(own, 1) == [0, 1] and owner(other, 1) == [1, 0]
     assert own[layout.HEADDRESSES_LEFT: layout.HEADDRESSES_LEFT + 2].tolist() == pytest.approx([2 / 3, 2 / 3])
-    assert own[layout.SUPPLIES: layout.SUPPLIES + 12].tolist() == other[layout.SUPPLIES + 6: layout.SUPPLIES + 12].tolist() \
-        + other[layout.SUPPLIES: layout.SUPPLIES + 6].tolist()
+    mine, theirs = slice(layout.SUPPLIES, layout.SUPPLIES + 6), slice(layout.SUPPLIES + 6, layout.SUPPLIES + 12)
+    assert own[mine].tolist() == other[theirs].tolist() and own[theirs].tolist() == other[mine].tolist()
     scores = env.state_dict()["scores"]
     assert own[layout.SCORES] == pytest.approx((scores[0] + 6) / 72)
     assert own[layout.SCORES + 1] == other[layout.SCORES]

@@ -236,7 +236,8 @@ def test_tomahawk_village_scores_4_per_tomahawk():
     # p0: tomahawk [eagle], skin [tomahawk x2], tipi [tomahawk] -> 12; p1: eagle [chief], chief [chief], sun [sun x2]
     # -> 0 + 10 + 2 = 12; a tie, won by whoever placed a third headdress first (here player 1)
     final(LINE, [1, 1, 0, 0, 0, 1],
-          [["chief"], ["chief"], ["eagle"], ["tomahawk", "tomahawk"], ["tomahawk"], ["sun", "sun"]], [12, 12], 1, third=1)
+          [["chief"], ["chief"], ["eagle"], ["tomahawk", "tomahawk"], ["tomahawk"], ["sun", "sun"]], [12, 12], 1,
+          third=1)
 
 
 def test_skin_village_scores_3_per_skin():

@@ -70,7 +70,8 @@ class _Position:
         self.open = state.open_slots()
         self.kind = {v: state.villages[v] for v in range(state.revealed)}  # visible villages only
         self.totems = {v: list(state.totems[v]) for v in self.open}
-        self.holding = [[(state.villages[v], state.totems[v]) for v in range(NUM_SLOTS) if state.owner[v] == p] for p in (0, 1)]
+        self.holding = [[(state.villages[v], state.totems[v]) for v in range(NUM_SLOTS) if state.owner[v] == p]
+                        for p in (0, 1)]
         self.supplies = [list(s) for s in state.supplies]
         self.headdresses = list(state.headdresses)
         self.unclaimed = NUM_SLOTS - state.finished
@@ -99,7 +100,8 @@ class _Position:
         total = sum(village_points(u, counts, tallest) for u in owned)
         if future:
             candidates = [self.kind[v] for v in self.open] or owned or [SUN]
-            total += FUTURE_CROWN_SHARE * future * sum(village_points(u, counts, tallest) for u in candidates) / len(candidates)
+            crowns = sum(village_points(u, counts, tallest) for u in candidates)
+            total += FUTURE_CROWN_SHARE * future * crowns / len(candidates)
         if SUN not in owned:
             total -= SUN_PENALTY * counts[SUN]
         return total
