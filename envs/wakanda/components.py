@@ -24,6 +24,8 @@ POINTS_PER_PIECE = (8, 5, 4, 3, 2, 1)
 VARIETY_POINTS = 2  # per distinct symbol on the owner's totems
 HEIGHT_POINTS = 2  # per piece of the owner's tallest totem
 SUN_PENALTY = 1  # per sun, for every player who does not own the sun village
+MIN_SCORE = -6  # six suns, sun village not owned
+MAX_SCORE = 66  # height (2 x 21) and two villages paying at most 12 (tomahawk, skin, variety)
 
 NUM_SLOTS = 6  # villages in play, in line order
 NUM_REMOVED = NUM_VILLAGE_KINDS - NUM_SLOTS  # back in the box, unseen

@@ -57,6 +57,8 @@ from envs.core.engine import Observer, shown
 from envs.wakanda.actions import DECODED
 from envs.wakanda.components import (
     HEADDRESSES,
+    MAX_SCORE,
+    MIN_SCORE,
     NUM_PIECE_KINDS,
     NUM_PIECES,
     NUM_PLAYERS,
@@ -66,10 +68,9 @@ from envs.wakanda.components import (
 )
 
 if TYPE_CHECKING:
+    from envs.core.engine import Game
     from envs.wakanda.rules import WakandaState
 
-MIN_SCORE = -6  # six suns, sun village not owned
-MAX_SCORE = 66  # bound: height (2 x 21) + two villages of at most 12
 SLOT_BLOCK = NUM_VILLAGE_KINDS + 4 + NUM_PIECE_KINDS + 1
 #: Offsets inside a slot's block.
 KIND, FACE_UP, AVAILABLE = 0, NUM_VILLAGE_KINDS, NUM_VILLAGE_KINDS + 1
@@ -121,7 +122,7 @@ class WakandaObserver(Observer):
     """Encodes Wakanda states for either player; incremental for the one state it follows
     (see the module docstring for the scheme)."""
 
-    def __init__(self, game):
+    def __init__(self, game: Game):
         super().__init__(game)
         self._state: WakandaState | None = None
         self._view = np.zeros(OBSERVATION_SIZE, dtype=np.float32)  # player 0's view of the followed state

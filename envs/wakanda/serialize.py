@@ -29,6 +29,8 @@ from envs.wakanda.components import (
     ALL_PIECES,
     FIRST_AVAILABLE,
     HEADDRESSES,
+    MAX_SCORE,
+    MIN_SCORE,
     NUM_PIECE_KINDS,
     NUM_PIECES,
     NUM_PLAYERS,
@@ -144,8 +146,8 @@ def _count(value: Any, name: str, most: int) -> int:
 
 
 def _score(value: Any, name: str) -> int:
-    if not (is_int(value) and -NUM_PIECES <= value <= 10 * NUM_PIECES):  # a loose bound; checked exactly later
-        _fail(f"{name} must be an integer score, got {shown(value)}")
+    if not (is_int(value) and MIN_SCORE <= value <= MAX_SCORE):
+        _fail(f"{name} must be an integer score {MIN_SCORE}..{MAX_SCORE}, got {shown(value)}")
     return value
 
 
