@@ -3,7 +3,7 @@
 Charles Chevallier's Wakanda (Blue Orange 2014), two players: both draw
 pieces from one bag and build them onto the totems of a line of villages;
 a headdress on a totem claims it, and each claimed village scores over all
-of its owner's totems. Rules: ``shared/rules/wakanda.md``.
+of its owner's totems. Rules: ``docs/rules/wakanda.md``.
 
 Creation
     ``env(advanced=False, reward="win", render_mode=None)`` gives the
@@ -27,7 +27,7 @@ Action space: ``Discrete(42)``
     ``k*6 + v``  build a piece of kind k from your supply on village slot v
     ``36 + v``   finish the totem on village slot v with one of your headdresses
     ============ ================================================================
-    Piece kinds k: 0 eagle, 1 chief, 2 tomahawk, 3 skin, 4 tipi, 5 sun.
+    (helpers in ``envs/wakanda/actions.py``). Piece kinds k: 0 eagle, 1 chief, 2 tomahawk, 3 skin, 4 tipi, 5 sun.
     Village slots v = 0..5 in line order. The draw happens automatically at
     the start of a turn, before the player observes. Passing is not an action.
 
@@ -76,7 +76,9 @@ Decisions (ours, where the sources are silent)
       villages as face down; ``state_dict`` (not for agents) holds them all.
 
 Version history
-    v0: first release.
+    v0: first release. Since then, with the same games, observations and rewards:
+    ``load_state_dict`` checks every field's type and range (``1.0``, ``True`` and
+    numpy scalars are refused) and a refused ``reset(options=...)`` draws nothing.
 """
 
 from __future__ import annotations

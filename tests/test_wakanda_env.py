@@ -7,6 +7,7 @@ import json
 import random
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pettingzoo
@@ -56,6 +57,16 @@ def test_env_card_matches_the_real_spaces():
         assert word in doc
 
 
+def test_the_env_card_links_the_projects_own_rules_page():
+    """The rules travel with the project: the card points to docs/rules/wakanda.md, which covers
+    every part of the game and the decisions taken where the sources are silent."""
+    assert "docs/rules/wakanda.md" in wakanda_v0.__doc__ and "shared/rules" not in wakanda_v0.__doc__
+    page = (Path(__file__).parents[1] / "docs" / "rules" / "wakanda.md").read_text()
+    for section in ("## Components", "## Setup", "## A turn", "## The end", "## Scoring", "## Information",
+                    "## Decisions we made", "## The actions"):
+        assert section in page
+
+
 def test_observation_table_matches_the_offsets():
     """The layout table in observation.py states the real offsets and sizes."""
     rows = re.findall(r"^\| (\d+)\s+\| (\d+)\s+\|", layout.__doc__, re.M)
@@ -75,12 +86,12 @@ def test_observation_is_relative_to_the_observer_and_in_the_unit_box():
     for move in WORKED_MOVES[:11]:  # B owns slot 1, A owns slot 0
         env.step(move)
     own, other = env.observe("player_0")["observation"], env.observe("player_1")["observation"]
-    owner = lambda obs, slot: obs[slot * layout.SLOT_BLOCK + 17: slot * layout.SLOT_BLOCK + 19].tolist()  # noqa: E731
+    owner = lambda obs, slot: obs[slot * layout.SLOT_BLOCK + layout.OWNED:][:2].tolist()  # noqa: E731
     assert owner(own, 0) == [1, 0] and owner(other, 0) == [0, 1]
     assert owner(own, 1) == [0, 1] and owner(other, 1) == [1, 0]
     assert own[layout.HEADDRESSES_LEFT: layout.HEADDRESSES_LEFT + 2].tolist() == pytest.approx([2 / 3, 2 / 3])
-    assert own[layout.SUPPLIES: layout.SUPPLIES + 12].tolist() == other[layout.SUPPLIES + 6: layout.SUPPLIES + 12].tolist() \
-        + other[layout.SUPPLIES: layout.SUPPLIES + 6].tolist()
+    mine, theirs = slice(layout.SUPPLIES, layout.SUPPLIES + 6), slice(layout.SUPPLIES + 6, layout.SUPPLIES + 12)
+    assert own[mine].tolist() == other[theirs].tolist() and own[theirs].tolist() == other[mine].tolist()
     scores = env.state_dict()["scores"]
     assert own[layout.SCORES] == pytest.approx((scores[0] + 6) / 72)
     assert own[layout.SCORES + 1] == other[layout.SCORES]
@@ -231,7 +242,8 @@ BROKEN = [
     (lambda d: d["supplies"][1].append("sun"), "not conserved"),
     (lambda d: d["villages"][0].update(kind="totem"), "village names"),
     (lambda d: d["villages"][1].update(kind=d["villages"][0]["kind"]), "each once"),
-    (lambda d: d.update(removed_villages=["variety"]), "each once"),
+    (lambda d: d.update(removed_villages=["variety"]), "removed_villages must list 2"),
+    (lambda d: d.update(removed_villages=["variety", "variety"]), "each once"),
     (lambda d: d["villages"][4].update(owner=0, totem=[]), "available must be"),
     (lambda d: d["villages"][5].update(available=True), "available must be"),
     (lambda d: d["villages"][5].update(face_up=False), "face_up"),
@@ -263,8 +275,12 @@ def test_load_state_dict_refuses_states_that_break_the_rules(change, message):
 
 def test_load_state_dict_refuses_more_than_three_villages_per_player():
     stacks = [["eagle"], ["chief"], ["tomahawk"], ["skin"], ["tipi"], ["sun"]]
+    data = position(LINE, [0, 0, 0, 0, 1, 1], stacks, [0, 0], None)
+    with pytest.raises(ValueError, match=r"headdresses_left\[0\] must be an integer 0..3, got -1"):
+        wakanda_v0.raw_env().game.state_from_dict(data)
+    data["headdresses_left"] = [0, 1]
     with pytest.raises(ValueError, match="owns 4 villages"):
-        wakanda_v0.raw_env().game.state_from_dict(position(LINE, [0, 0, 0, 0, 1, 1], stacks, [0, 0], None))
+        wakanda_v0.raw_env().game.state_from_dict(data)
 
 
 @pytest.mark.parametrize(

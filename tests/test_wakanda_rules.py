@@ -1,4 +1,4 @@
-"""Wakanda rules, one scenario per rule and decision of ``shared/rules/wakanda.md``: inject the
+"""Wakanda rules, one scenario per rule and decision of ``docs/rules/wakanda.md``: inject the
 bag and the villages (or load a position), play scripted moves, assert the exact state and scores."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 from envs.core import IllegalActionError
 from envs.wakanda import WakandaGame
 from envs.wakanda import observation as ob
-from envs.wakanda.components import ALL_PIECES, NUM_ACTIONS, PIECE_OF_NAME, PIECES, VILLAGES
+from envs.wakanda.actions import NUM_ACTIONS, build_action, decode, finish_action
+from envs.wakanda.components import ALL_PIECES, PIECE_OF_NAME, PIECES, VILLAGES
 
 RNG = np.random.default_rng(0)
 ALL = [PIECES[k] for k in ALL_PIECES]
@@ -28,11 +29,15 @@ def start(*draws: str, villages=LINE, advanced: bool = False):
 
 
 def build(piece: str, slot: int) -> int:
-    return PIECE_OF_NAME[piece] * 6 + slot
+    """The action building ``piece`` (by name) on ``slot``."""
+    return build_action(PIECE_OF_NAME[piece], slot)
 
 
-def finish(slot: int) -> int:
-    return 36 + slot
+finish = finish_action
+
+
+def is_finish(action: int) -> bool:
+    return decode(action)[0] is None
 
 
 def play(state, *actions: int):
@@ -150,13 +155,13 @@ def test_finish_claims_the_village_and_reveals_the_tilted_ones_in_line_order():
 def test_an_empty_totem_cannot_be_finished():
     """Decision: a totem must have at least one piece to be finished."""
     state = start("eagle")
-    assert all(a < 36 for a in state.legal_actions()), "no totem under construction yet"
+    assert not any(map(is_finish, state.legal_actions())), "no totem under construction yet"
     before = view(state)
     with pytest.raises(IllegalActionError, match="not legal"):
         state.apply(finish(0))
     assert view(state) == before
     play(state, build("eagle", 0))
-    assert [a for a in state.legal_actions() if a >= 36] == [finish(0)]
+    assert [a for a in state.legal_actions() if is_finish(a)] == [finish(0)]
 
 
 def test_no_passing_every_action_places_a_piece_or_a_headdress():
@@ -231,7 +236,8 @@ def test_tomahawk_village_scores_4_per_tomahawk():
     # p0: tomahawk [eagle], skin [tomahawk x2], tipi [tomahawk] -> 12; p1: eagle [chief], chief [chief], sun [sun x2]
     # -> 0 + 10 + 2 = 12; a tie, won by whoever placed a third headdress first (here player 1)
     final(LINE, [1, 1, 0, 0, 0, 1],
-          [["chief"], ["chief"], ["eagle"], ["tomahawk", "tomahawk"], ["tomahawk"], ["sun", "sun"]], [12, 12], 1, third=1)
+          [["chief"], ["chief"], ["eagle"], ["tomahawk", "tomahawk"], ["tomahawk"], ["sun", "sun"]], [12, 12], 1,
+          third=1)
 
 
 def test_skin_village_scores_3_per_skin():
@@ -395,3 +401,49 @@ def test_once_the_game_is_over_no_action_is_legal():
     with pytest.raises(IllegalActionError, match="game is over"):
         state.apply(build("tipi", 0))
     assert view(state) == before and before["winner"] is not None
+
+
+# --- the action map and bad input to the engine -------------------------------------------------
+
+
+def test_action_map_builds_then_finishes_each_action_decoded_once():
+    """Action map (env card): k*6 + v builds a piece of kind k on slot v; 36 + v finishes slot v."""
+    decoded = [decode(a) for a in range(NUM_ACTIONS)]
+    assert decoded == [(k, v) for k in range(6) for v in range(6)] + [(None, v) for v in range(6)]
+    assert [build_action(k, v) for k, v in decoded[:36]] == list(range(36))
+    assert [finish_action(v) for _, v in decoded[36:]] == list(range(36, 42))
+
+
+def test_actions_are_type_checked_not_compared():
+    """An action is an int (a numpy integer too) in 0..41: True and 1.0 are refused even though they
+    compare equal to the legal action 1 (an eagle on village 1), and nothing changes."""
+    state = start("eagle")
+    assert build("eagle", 1) == 1 and 1 in state.legal_actions()
+    before = view(state)
+    for bad in (True, 1.0, "1", None, [1]):
+        with pytest.raises(IllegalActionError, match="action must be an int in 0..41"):
+            state.apply(bad)
+        assert view(state) == before
+    state.apply(np.int64(1))  # a numpy integer naming a legal action is that action
+    assert totems(state)[1] == ["eagle"] and type(state.legal_actions()[0]) is int
+
+
+def test_a_refused_option_draws_nothing_from_the_generator():
+    """Setup: every option is checked before anything is drawn, so a refused deal leaves the
+    generator as it was (the next deal is the seed's)."""
+    game = WakandaGame()
+    rng = np.random.default_rng(7)
+    for options in ({"bag": bag()[:-1]}, {"villages": LINE[:5]}, {"bag": bag(), "villages": ["bridge"] * 6},
+                    {"villages": LINE, "bag": "sun"}, "bag"):
+        with pytest.raises(ValueError, match="options"):
+            game.new_state(rng, options)
+    assert view(game.new_state(rng)) == view(game.new_state(np.random.default_rng(7)))
+
+
+def test_legal_actions_are_a_fresh_list_each_time():
+    """Changing the list handed out changes neither the engine's legal actions nor its mask."""
+    state = start("sun")
+    handed = state.legal_actions()
+    handed.clear()
+    assert state.legal_actions() == [build("sun", v) for v in (0, 1, 2)]
+    assert state.legal_mask().sum() == 3

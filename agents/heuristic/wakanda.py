@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from envs.wakanda.actions import decode
 from envs.wakanda.components import (
-    FINISH,
     HEIGHT,
     HEIGHT_POINTS,
     NUM_PIECE_KINDS,
@@ -70,7 +70,8 @@ class _Position:
         self.open = state.open_slots()
         self.kind = {v: state.villages[v] for v in range(state.revealed)}  # visible villages only
         self.totems = {v: list(state.totems[v]) for v in self.open}
-        self.holding = [[(state.villages[v], state.totems[v]) for v in range(NUM_SLOTS) if state.owner[v] == p] for p in (0, 1)]
+        self.holding = [[(state.villages[v], state.totems[v]) for v in range(NUM_SLOTS) if state.owner[v] == p]
+                        for p in (0, 1)]
         self.supplies = [list(s) for s in state.supplies]
         self.headdresses = list(state.headdresses)
         self.unclaimed = NUM_SLOTS - state.finished
@@ -99,7 +100,8 @@ class _Position:
         total = sum(village_points(u, counts, tallest) for u in owned)
         if future:
             candidates = [self.kind[v] for v in self.open] or owned or [SUN]
-            total += FUTURE_CROWN_SHARE * future * sum(village_points(u, counts, tallest) for u in candidates) / len(candidates)
+            crowns = sum(village_points(u, counts, tallest) for u in candidates)
+            total += FUTURE_CROWN_SHARE * future * crowns / len(candidates)
         if SUN not in owned:
             total -= SUN_PENALTY * counts[SUN]
         return total
@@ -137,14 +139,13 @@ class _Position:
 def policy(state: WakandaState) -> int:
     """The move of the player to act in ``state``: best value after the opponent's best reply."""
     me = state.current_player
-    legal = state.legal_actions()
+    legal = state.legal_tuple()
     if len(legal) == 1:
         return legal[0]
     position = _Position(state)
     best, best_value = legal[0], -float("inf")
     for action in legal:
-        move = (None, action - FINISH) if action >= FINISH else (action // NUM_SLOTS, action % NUM_SLOTS)
-        after = position.after(me, move)
+        after = position.after(me, decode(action))
         replies = after.moves(1 - me)
         value = min((after.after(1 - me, r).value(me) for r in replies), default=after.value(me))
         if value > best_value:

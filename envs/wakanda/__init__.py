@@ -1,7 +1,8 @@
 """Wakanda (Chevallier, Blue Orange 2014): totems built together, claimed with headdresses, 2 players."""
 
 from envs.core.description import GameDescription, Option
-from envs.wakanda.rules import WakandaGame, WakandaState
+from envs.wakanda.game import WakandaGame
+from envs.wakanda.rules import WakandaState
 
 __all__ = ["DESCRIPTION", "WakandaGame", "WakandaState"]
 

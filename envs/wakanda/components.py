@@ -1,4 +1,4 @@
-"""Wakanda components as data (``wakanda.md``, "Components", "Scoring" and the action map of issue 3).
+"""Wakanda components as data (``docs/rules/wakanda.md``, "Components" and "Scoring"; actions: ``actions.py``).
 
 Pieces and villages are small ints inside; their names appear only at the
 edges (options, ``to_dict``, descriptions). Village kinds 0..5 are named
@@ -24,22 +24,13 @@ POINTS_PER_PIECE = (8, 5, 4, 3, 2, 1)
 VARIETY_POINTS = 2  # per distinct symbol on the owner's totems
 HEIGHT_POINTS = 2  # per piece of the owner's tallest totem
 SUN_PENALTY = 1  # per sun, for every player who does not own the sun village
+MIN_SCORE = -6  # six suns, sun village not owned
+MAX_SCORE = 66  # height (2 x 21) and two villages paying at most 12 (tomahawk, skin, variety)
 
 NUM_SLOTS = 6  # villages in play, in line order
 NUM_REMOVED = NUM_VILLAGE_KINDS - NUM_SLOTS  # back in the box, unseen
 FIRST_AVAILABLE = 3  # the first three are available; the other three are tilted
 HEADDRESSES = 3  # per player
 NUM_PLAYERS = 2
+FIRST_PLAYER = 0  # player_0 starts (and draws first)
 
-FINISH = NUM_PIECE_KINDS * NUM_SLOTS  # action 36 + v finishes the totem on slot v
-NUM_ACTIONS = FINISH + NUM_SLOTS  # 42
-
-
-def build_action(kind: int, slot: int) -> int:
-    """The action that builds a piece of ``kind`` on village ``slot``."""
-    return kind * NUM_SLOTS + slot
-
-
-def finish_action(slot: int) -> int:
-    """The action that finishes the totem on village ``slot`` with a headdress."""
-    return FINISH + slot

@@ -44,7 +44,10 @@ def render_text(state: WakandaState) -> str:
     marks = []
     for v in range(NUM_SLOTS):
         owner = state.owner[v]
-        marks.append("owned " + PLAYER_LETTERS[owner] if owner is not None else "open" if v < state.revealed else "tilted")
+        if owner is not None:
+            marks.append("owned " + PLAYER_LETTERS[owner])
+        else:
+            marks.append("open" if v < state.revealed else "tilted")
     lines.append("  " + "".join(f"{m:<{COLUMN}}" for m in marks))
     tallest = max((len(t) for t in state.totems), default=0)
     for level in range(tallest - 1, -1, -1):

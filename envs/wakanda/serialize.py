@@ -1,4 +1,22 @@
-"""Wakanda state as JSON-safe data, and back with every rule checked (issue 3, item 7)."""
+"""Wakanda state as JSON-safe data, and back with every field and rule checked.
+
+``state_from_dict`` reads in three stages and refuses at the first fault,
+with a ValueError naming the field and quoting the value (cut by ``shown``):
+
+1. **fields**: each has its type and range (integers are ``int``, never a
+   bool, float or numpy scalar; lists are lists of the right length; names
+   are known names);
+2. **position**: the eight village kinds each once, the 21 pieces conserved
+   over bag, totems and supplies, availability and faces following the
+   finished totems, headdresses and the third-headdress mark following the
+   owned villages;
+3. **turn and result**: the position is built through the constructor (a
+   fresh object nobody else holds yet) and the rules decide the rest: is the
+   game over, can the player to act act, do the draws match the turns
+   played, are the scores and the winner the ones given.
+
+Only then is the state handed out, so a refused load never changes a game.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +24,15 @@ from collections import Counter
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from envs.core.engine import as_list, check_keys, check_state_header, invalid_state, is_int
+from envs.core.engine import check_keys, check_state_header, invalid_state, is_int, shown
 from envs.wakanda.components import (
     ALL_PIECES,
     FIRST_AVAILABLE,
     HEADDRESSES,
+    MAX_SCORE,
+    MIN_SCORE,
     NUM_PIECE_KINDS,
+    NUM_PIECES,
     NUM_PLAYERS,
     NUM_REMOVED,
     NUM_SLOTS,
@@ -21,15 +42,18 @@ from envs.wakanda.components import (
     VILLAGE_OF_NAME,
     VILLAGES,
 )
+from envs.wakanda.rules import WakandaState
 
 if TYPE_CHECKING:
-    from envs.wakanda.rules import WakandaGame, WakandaState
+    from envs.wakanda.game import WakandaGame
 
 KEYS = {
     "game", "advanced", "current_player", "villages", "removed_villages", "supplies", "headdresses_left",
     "bag", "scores", "third_headdress_first", "terminal", "winner",
 }
 VILLAGE_KEYS = {"kind", "available", "face_up", "owner", "totem"}
+
+_fail = partial(invalid_state, "Wakanda")
 
 
 def state_to_dict(state: WakandaState) -> dict[str, Any]:
@@ -58,147 +82,189 @@ def state_to_dict(state: WakandaState) -> dict[str, Any]:
     }
 
 
-_fail = partial(invalid_state, "Wakanda")
-_list = partial(as_list, "Wakanda")
-
-
-
-
-def _player_or_none(value: Any, name: str) -> int | None:
-    if value is not None and (not is_int(value) or not 0 <= value < NUM_PLAYERS):
-        _fail(f"{name} must be null or a player index 0..{NUM_PLAYERS - 1}, got {value!r}")
-    return value
-
-
-def _pieces(names: Any, where: str) -> list[int]:
-    for name in _list(names, where):
-        if name not in PIECE_OF_NAME:
-            _fail(f"{where} holds {name!r}; piece names are {list(PIECES)}")
-    return [PIECE_OF_NAME[name] for name in names]
-
-
-def _village(name: Any, where: str) -> int:
-    if name not in VILLAGE_OF_NAME:
-        _fail(f"{where} is {name!r}; village names are {list(VILLAGES)}")
-    return VILLAGE_OF_NAME[name]
-
-
-def state_from_dict(game: WakandaGame, data: dict[str, Any]) -> WakandaState:
-    from envs.wakanda.rules import WakandaState
-
+def state_from_dict(game: WakandaGame, data: Any) -> WakandaState:
     check_state_header(game, data, KEYS, "Wakanda", ("advanced",))
-    villages = _list(data["villages"], "villages")
-    if len(villages) != NUM_SLOTS:
-        _fail(f"villages must list {NUM_SLOTS} objects in line order, got {len(villages)}")
-    for v, village in enumerate(villages):
-        check_keys(f"villages[{v}]", village, VILLAGE_KEYS, VILLAGE_KEYS)
-    kinds = [_village(village["kind"], f"villages[{v}].kind") for v, village in enumerate(villages)]
-    removed_names = _list(data["removed_villages"], "removed_villages")
-    removed = [_village(name, "removed_villages[]") for name in removed_names]
-    if len(removed) != NUM_REMOVED or sorted(kinds + removed) != list(range(NUM_VILLAGE_KINDS)):
-        _fail(f"the {NUM_SLOTS} villages and {NUM_REMOVED} removed_villages must be the {NUM_VILLAGE_KINDS} "
-              f"village kinds {list(VILLAGES)}, each once")
-    bag = _pieces(data["bag"], "bag")
+    line = _read_villages(data["villages"])
+    removed = [_village_name(name, f"removed_villages[{i}]")
+               for i, name in enumerate(_list(data["removed_villages"], "removed_villages", NUM_REMOVED))]
+    supplies = [_piece_names(supply, f"supplies[{p}]")
+                for p, supply in enumerate(_list(data["supplies"], "supplies", NUM_PLAYERS))]
+    bag = _piece_names(data["bag"], "bag")
+    headdresses = [_count(n, f"headdresses_left[{p}]", HEADDRESSES)
+                   for p, n in enumerate(_list(data["headdresses_left"], "headdresses_left", NUM_PLAYERS))]
+    third = _seat_or_none(data["third_headdress_first"], "third_headdress_first")
+    player = _seat_or_none(data["current_player"], "current_player")
+    terminal = _bool(data["terminal"], "terminal")
+    scores = [_score(s, f"scores[{p}]") for p, s in enumerate(_list(data["scores"], "scores", NUM_PLAYERS))]
+    winner = _seat_or_none(data["winner"], "winner")
+
+    kinds, owners, totems = [v["kind"] for v in line], [v["owner"] for v in line], [v["totem"] for v in line]
+    _check_villages(game, line, removed)
+    _check_conservation(bag, totems, supplies)
+    _check_headdresses(owners, headdresses, third)
+
     state = WakandaState(game, kinds, removed, bag)
-
-    owners = [_player_or_none(village["owner"], f"villages[{v}].owner") for v, village in enumerate(villages)]
+    state.bag = bag
     state.owner = owners
-    state.finished = sum(owner is not None for owner in owners)
+    state.totems = totems
+    state.supplies = [[supply.count(k) for k in range(NUM_PIECE_KINDS)] for supply in supplies]
+    state.headdresses = headdresses
+    state.finished = NUM_SLOTS - owners.count(None)
     state.revealed = min(NUM_SLOTS, FIRST_AVAILABLE + state.finished)
-    for v, village in enumerate(villages):
-        state.totems[v] = _pieces(village["totem"], f"villages[{v}].totem")
-        available = v < state.revealed
-        if village["available"] is not available:
-            _fail(f"villages[{v}].available must be {available}: the first {FIRST_AVAILABLE} villages plus one "
-                  f"per finished totem ({state.finished}) are available")
-        if village["face_up"] is not state.face_up(v):
-            rule = "only available villages are face up (advanced rules)" if game.advanced else \
-                "every village is face up in the basic game"
-            _fail(f"villages[{v}].face_up must be {state.face_up(v)}: {rule}")
-        if not available and state.totems[v]:
-            _fail(f"villages[{v}] is not available yet, so its totem must be empty")
-        if owners[v] is not None and not state.totems[v]:
-            _fail(f"villages[{v}] is owned but its totem is empty; an empty totem cannot be finished")
-
-    supplies = _list(data["supplies"], "supplies")
-    if len(supplies) != NUM_PLAYERS:
-        _fail(f"supplies must list {NUM_PLAYERS} players' pieces")
-    for p, supply in enumerate(supplies):
-        for kind in _pieces(supply, f"supplies[{p}]"):
-            state.supplies[p][kind] += 1
-    _check_conservation(state)
-    _check_headdresses(data, state)
-    _check_turn(data, state)
-    state._scores, state._slot_obs = None, [None] * NUM_SLOTS  # drop memos of the fields set above
-    _check_result(data, state)
+    state.third_headdress_first = third
+    state.current_player = player
+    _check_turn(state, terminal)
+    _check_result(state, scores, winner)
     return state
 
 
-def _check_conservation(state: WakandaState) -> None:
-    placed = [k for totem in state.totems for k in totem]
-    held = [k for supply in state.supplies for k in range(NUM_PIECE_KINDS) for _ in range(supply[k])]
-    seen, full = Counter(state.bag + placed + held), Counter(ALL_PIECES)
+# --- stage 1: fields ------------------------------------------------------------------------
+def _list(value: Any, name: str, length: int | None = None) -> list:
+    if not isinstance(value, list):
+        _fail(f"{name} must be a list, got {shown(value)}")
+    if length is not None and len(value) != length:
+        _fail(f"{name} must list {length} items, got {len(value)}: {shown(value)}")
+    return value
+
+
+def _bool(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        _fail(f"{name} must be true or false, got {shown(value)}")
+    return value
+
+
+def _seat_or_none(value: Any, name: str) -> int | None:
+    if value is not None and not (is_int(value) and 0 <= value < NUM_PLAYERS):
+        _fail(f"{name} must be null or a player index 0..{NUM_PLAYERS - 1}, got {shown(value)}")
+    return value
+
+
+def _count(value: Any, name: str, most: int) -> int:
+    if not (is_int(value) and 0 <= value <= most):
+        _fail(f"{name} must be an integer 0..{most}, got {shown(value)}")
+    return value
+
+
+def _score(value: Any, name: str) -> int:
+    if not (is_int(value) and MIN_SCORE <= value <= MAX_SCORE):
+        _fail(f"{name} must be an integer score {MIN_SCORE}..{MAX_SCORE}, got {shown(value)}")
+    return value
+
+
+def _piece_names(names: Any, name: str) -> list[int]:
+    """A list of at most 21 piece names, as kinds."""
+    _list(names, name)
+    if len(names) > NUM_PIECES:
+        _fail(f"{name} lists {len(names)} pieces; the game has {NUM_PIECES}")
+    for i, piece in enumerate(names):
+        if not isinstance(piece, str) or piece not in PIECE_OF_NAME:
+            _fail(f"{name}[{i}] is {shown(piece)}; piece names are {list(PIECES)}")
+    return [PIECE_OF_NAME[piece] for piece in names]
+
+
+def _village_name(value: Any, name: str) -> int:
+    if not isinstance(value, str) or value not in VILLAGE_OF_NAME:
+        _fail(f"{name} is {shown(value)}; village names are {list(VILLAGES)}")
+    return VILLAGE_OF_NAME[value]
+
+
+def _read_villages(value: Any) -> list[dict[str, Any]]:
+    """The six villages in line order, each field read: kind as a kind, totem as kinds."""
+    line = []
+    for v, village in enumerate(_list(value, "villages", NUM_SLOTS)):
+        where = f"villages[{v}]"
+        check_keys(where, village, VILLAGE_KEYS, VILLAGE_KEYS)
+        line.append({
+            "kind": _village_name(village["kind"], f"{where}.kind"),
+            "available": _bool(village["available"], f"{where}.available"),
+            "face_up": _bool(village["face_up"], f"{where}.face_up"),
+            "owner": _seat_or_none(village["owner"], f"{where}.owner"),
+            "totem": _piece_names(village["totem"], f"{where}.totem"),
+        })
+    return line
+
+
+# --- stage 2: position ----------------------------------------------------------------------
+def _check_villages(game: WakandaGame, line: list[dict[str, Any]], removed: list[int]) -> None:
+    """The eight kinds each once; availability and faces follow the finished totems; only available
+    villages hold pieces, and an owned one holds at least one."""
+    if sorted([v["kind"] for v in line] + removed) != list(range(NUM_VILLAGE_KINDS)):
+        _fail(f"the {NUM_SLOTS} villages and {NUM_REMOVED} removed_villages must be the {NUM_VILLAGE_KINDS} "
+              f"village kinds {list(VILLAGES)}, each once")
+    finished = sum(v["owner"] is not None for v in line)
+    revealed = min(NUM_SLOTS, FIRST_AVAILABLE + finished)
+    for slot, village in enumerate(line):
+        available = slot < revealed
+        face_up = available or not game.advanced
+        if village["available"] is not available:
+            _fail(f"villages[{slot}].available must be {available}: the first {FIRST_AVAILABLE} villages plus one "
+                  f"per finished totem ({finished}) are available")
+        if village["face_up"] is not face_up:
+            rule = "only available villages are face up (advanced rules)" if game.advanced else \
+                "every village is face up in the basic game"
+            _fail(f"villages[{slot}].face_up must be {face_up}: {rule}")
+        if not available and village["totem"]:
+            _fail(f"villages[{slot}].totem must be empty: the village is not available yet")
+        if village["owner"] is not None and not village["totem"]:
+            _fail(f"villages[{slot}].owner is {village['owner']} but its totem is empty; "
+                  f"an empty totem cannot be finished")
+
+
+def _check_conservation(bag: list[int], totems: list[list[int]], supplies: list[list[int]]) -> None:
+    seen = Counter(bag + [k for totem in totems for k in totem] + [k for supply in supplies for k in supply])
+    full = Counter(ALL_PIECES)
     if seen != full:
         names = lambda c: {PIECES[k]: m for k, m in sorted(c.items())}  # noqa: E731
-        _fail(f"pieces are not conserved (bag + totems + supplies must be the 21 pieces): "
+        _fail(f"pieces are not conserved (bag + villages[].totem + supplies must be the {NUM_PIECES} pieces): "
               f"extra {names(seen - full) or 'none'}, missing {names(full - seen) or 'none'}")
 
 
-def _check_headdresses(data: dict[str, Any], state: WakandaState) -> None:
-    left = _list(data["headdresses_left"], "headdresses_left")
-    owned = [state.owner.count(p) for p in range(NUM_PLAYERS)]
-    if any(n > HEADDRESSES for n in owned):
-        _fail(f"a player owns {max(owned)} villages; each has only {HEADDRESSES} headdresses")
+def _check_headdresses(owners: list[int | None], left: list[int], third: int | None) -> None:
+    owned = [owners.count(p) for p in range(NUM_PLAYERS)]
+    if max(owned) > HEADDRESSES:
+        _fail(f"villages[].owner: a player owns {max(owned)} villages; each has only {HEADDRESSES} headdresses")
     expected = [HEADDRESSES - n for n in owned]
     if left != expected:
-        _fail(f"headdresses_left must be {expected}: {HEADDRESSES} minus the villages each player owns")
-    state.headdresses = expected
-    first = _player_or_none(data["third_headdress_first"], "third_headdress_first")
+        _fail(f"headdresses_left must be {expected}: {HEADDRESSES} minus the villages each player owns, "
+              f"got {shown(left)}")
     done = [p for p in range(NUM_PLAYERS) if expected[p] == 0]
-    if (first is None) != (not done) or (first is not None and first not in done):
-        _fail(f"third_headdress_first is {first!r} but the players with no headdress left are {done}")
-    state.third_headdress_first = first
+    if (third is None) != (not done) or (third is not None and third not in done):
+        _fail(f"third_headdress_first is {shown(third)} but the players with no headdress left are {done}")
 
 
-def _check_turn(data: dict[str, Any], state: WakandaState) -> None:
-    """The player to act has drawn and can act; while the bag lasts nobody is skipped, so the
-    players alternate and every turn drew exactly one piece."""
-    terminal = state.finished == NUM_SLOTS or (not state.bag and not any(map(state.can_act, range(NUM_PLAYERS))))
-    if data["terminal"] is not terminal:
-        _fail(f"terminal is {data['terminal']!r} but the position is {'over' if terminal else 'in play'}: the game "
+# --- stage 3: turn and result (the rules on the fresh candidate) ---------------------------------
+def _check_turn(state: WakandaState, terminal: bool) -> None:
+    """The game is over exactly when the rules say; the player to act can act; while the bag lasts
+    nobody is skipped, so the players alternate and every turn drew exactly one piece."""
+    over = state.finished == NUM_SLOTS or (not state.bag and not any(map(state.can_act, range(NUM_PLAYERS))))
+    if terminal is not over:
+        _fail(f"terminal is {terminal} but the position is {'over' if over else 'in play'}: the game "
               f"ends when all {NUM_SLOTS} totems are finished or neither player can act")
-    player = data["current_player"]
-    if terminal and player is not None:
-        _fail("a finished game has current_player null")
-    if not terminal and (not is_int(player) or not 0 <= player < NUM_PLAYERS):
-        _fail(f"current_player must be a player index 0..{NUM_PLAYERS - 1} in a game in play, got {player!r}")
+    player = state.current_player
+    if over and player is not None:
+        _fail(f"current_player must be null in a finished game, got {shown(player)}")
+    if not over and player is None:
+        _fail("current_player must be a player index in a game in play, got None")
     if state.bag:
-        actions = sum(len(t) for t in state.totems) + state.finished
-        turns = actions if terminal else actions + 1  # the player to act has drawn already
-        drawn = len(ALL_PIECES) - len(state.bag)
+        actions = sum(len(totem) for totem in state.totems) + state.finished
+        turns = actions if over else actions + 1  # the player to act has drawn already
+        drawn = NUM_PIECES - len(state.bag)
         if drawn != turns:
-            _fail(f"{drawn} pieces are drawn but {turns} turns have begun ({actions} actions played): "
+            _fail(f"bag: {drawn} pieces are drawn but {turns} turns have begun ({actions} actions played): "
                   f"while the bag lasts every turn draws one piece")
-        if not terminal and player != actions % NUM_PLAYERS:
+        if not over and player != actions % NUM_PLAYERS:
             _fail(f"current_player must be {actions % NUM_PLAYERS}: while the bag lasts the players alternate "
                   f"and {actions} actions have been played")
         for p, supply in enumerate(state.supplies):
             draws = (turns + 1 - p) // NUM_PLAYERS
             if sum(supply) > draws:
                 _fail(f"supplies[{p}] holds {sum(supply)} pieces but player {p} has drawn only {draws}")
-    if terminal:
-        state.current_player, state._legal = None, []
-        return
-    if not state.can_act(player):
+    if not over and not state.can_act(player):
         _fail(f"current_player {player} cannot act; a player who cannot act is skipped")
-    state.current_player = player
-    state._legal = state._compute_legal(player)
 
 
-def _check_result(data: dict[str, Any], state: WakandaState) -> None:
-    scores = state.int_scores()
-    if data["scores"] != scores or not all(is_int(s) or isinstance(s, float) for s in _list(data["scores"], "scores")):
-        _fail(f"scores {data['scores']!r} disagree with the position, which scores {scores}")
-    winner = state.winner()
-    if data["winner"] != winner or isinstance(data["winner"], bool):
-        _fail(f"winner is {data['winner']!r} but the position gives {winner!r} (null while playing or for a draw)")
+def _check_result(state: WakandaState, scores: list[int], winner: int | None) -> None:
+    if scores != state.int_scores():
+        _fail(f"scores {scores} disagree with the position, which scores {state.int_scores()}")
+    if winner != state.winner():
+        _fail(f"winner is {winner} but the position gives {state.winner()} (null while playing or for a draw)")
