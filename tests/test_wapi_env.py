@@ -12,6 +12,7 @@ from envs import wapi_v0
 from envs.core import IllegalActionError
 from envs.wapi import WapiGame
 from envs.wapi import observation as layout
+from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM, coin_action
 from envs.wapi.serialize import KEYS
 from tests.conftest import assert_refused
 from tests.test_wapi_rules import bag
@@ -33,7 +34,7 @@ def test_observation_is_relative_to_the_observer():
     env = wapi_v0.raw_env(num_players=3)
     game = env.game
     env.reset(options={"bag": bag(game, "M5", "S3")})
-    env.step(6)  # player_0 poles mine 5
+    env.step(PLACE_TOTEM)  # player_0 poles mine 5
     mine5 = layout.MINES + 5 * layout.MINE_BLOCK
     own = env.observe("player_0")["observation"]
     next_ = env.observe("player_1")["observation"]
@@ -43,7 +44,7 @@ def test_observation_is_relative_to_the_observer():
     assert next_[layout.TO_ACT] == 1 and own[layout.TO_ACT + 1] == 1
     assert own[layout.PRESENT:layout.PRESENT + 5].tolist() == [1, 1, 1, 0, 0]
     assert env.observe("player_0")["action_mask"].sum() == 0, "no moves for an agent not to act"
-    assert env.observe("player_1")["action_mask"].tolist() == [0, 0, 0, 0, 0, 1, 0, 0]
+    assert np.flatnonzero(env.observe("player_1")["action_mask"]).tolist() == [coin_action(5)], "S3 must feed mine 5"
 
 
 def test_observation_never_shows_the_bag_order():
@@ -176,7 +177,8 @@ def test_raw_env_rejects_bad_actions_without_changing_anything():
     env = wapi_v0.raw_env()
     env.reset(options={"bag": bag(env.game, "M1")})
     before = env.state_dict()
-    for action, error in ((0, IllegalActionError), (8, ValueError), (-1, ValueError), (None, ValueError)):
+    bad = ((coin_action(0), IllegalActionError), (NUM_ACTIONS, ValueError), (-1, ValueError), (None, ValueError))
+    for action, error in bad:
         with pytest.raises(error):
             env.step(action)
         assert env.state_dict() == before and env.agent_selection == "player_0"
@@ -186,23 +188,23 @@ def test_env_illegal_action_ends_the_game_with_minus_one_for_the_offender(caplog
     """Under env(), as in PettingZoo classic: a logged warning, -1 for the offender, 0 for the others."""
     env = wapi_v0.env(num_players=3)
     env.reset(options={"bag": bag(env.unwrapped.game, "M1")})
-    env.step(0)
+    env.step(coin_action(0))
     assert "Illegal move made" in caplog.text
     assert env._cumulative_rewards == {"player_0": -1.0, "player_1": 0, "player_2": 0}
     assert all(env.terminations.values()) and all(env.truncations.values())
     with pytest.raises(AssertionError, match="action space"):
-        env.step(9)
+        env.step(NUM_ACTIONS + 1)
 
 
 def test_describe_action_and_text_render():
     env = wapi_v0.raw_env(num_players=3, render_mode="ansi")
     env.reset(options={"bag": bag(env.game, "S5", "M2")})
-    assert env.describe_action(3) == "put silver 5 in mine 3"
+    assert env.describe_action(coin_action(3)) == "put silver 5 in mine 3"
     text = env.render()
     assert "A (player_0) drew a silver coin 5" in text and "mine 5" in text
-    env.step(3)
-    assert env.describe_action(6) == "place a totem on the mask just drawn"
-    assert env.describe_action(7) == "decline (no totem)"
+    env.step(coin_action(3))
+    assert env.describe_action(PLACE_TOTEM) == "place a totem on the mask just drawn"
+    assert env.describe_action(DECLINE) == "decline (no totem)"
     assert "silver [5 _ _ _ _] =  5" in env.render()
     with pytest.raises(ValueError, match="action"):
-        env.describe_action(8)
+        env.describe_action(NUM_ACTIONS)

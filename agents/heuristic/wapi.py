@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.wapi.components import (
-    COIN_VALUES, COINS_TO_END, DECLINE, FIRST_MASK, NUM_MINES, PLACE_TOTEM, SILVER_FIELDS, is_coin,
-)  # fmt: skip
+from envs.wapi.actions import DECLINE, PLACE_TOTEM, coin_mine
+from envs.wapi.components import COIN_VALUES, COINS_TO_END, FIRST_MASK, NUM_MINES, SILVER_FIELDS, is_coin
 
 if TYPE_CHECKING:
     from agents.protocol import PlayerView
@@ -93,11 +92,12 @@ def _place_coin(state: WapiState, me: int, legal: list[int]) -> int:
     leader = max(others, key=lambda p: expected[p])
     delta = COIN_VALUES[state.drawn] - mean
 
-    def gain(k: int) -> float:
+    def gain(action: int) -> tuple[float, int]:
+        k = coin_mine(action)
         opp = (1 - LEADER_WEIGHT) * sum(weights[p][k] for p in others) / len(others) + LEADER_WEIGHT * weights[leader][k]
-        return delta * (weights[me][k] - opp)
+        return delta * (weights[me][k] - opp), -k  # ties: the lowest mine
 
-    return max(legal, key=lambda k: (gain(k), -k))
+    return max(legal, key=gain)
 
 
 def _pole_value(state: WapiState, mine: int, value: float) -> float:

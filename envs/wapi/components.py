@@ -1,4 +1,4 @@
-"""Wapi components as data (``wapi.md``, "Components" and "Actions")."""
+"""Wapi components as data (``docs/rules/wapi.md``, "Components"); the actions are in ``actions.py``."""
 
 NUM_MINES = 6
 SILVER_FIELDS = 5  # per mine
@@ -11,10 +11,6 @@ NUM_TILE_KINDS = len(COIN_VALUES) + NUM_MINES
 TILE_CODES = tuple(f"S{v}" for v in COIN_VALUES) + tuple(f"M{k}" for k in range(NUM_MINES))
 TILE_OF_CODE = {code: t for t, code in enumerate(TILE_CODES)}
 FIRST_MASK = len(COIN_VALUES)
-
-PLACE_TOTEM = 6  # action: put a totem on the mask just drawn
-DECLINE = 7  # action: do not
-NUM_ACTIONS = 8
 
 SCORINGS = ("full", "shared")
 PLAYER_COUNTS = (2, 3, 4, 5)  # 2 is our unofficial variant

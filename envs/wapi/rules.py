@@ -24,14 +24,11 @@ from envs.core.engine import (
 from envs.wapi.components import (
     COIN_VALUES,
     COINS_TO_END,
-    DECLINE,
     DEFAULT_COINS,
     FIRST_MASK,
     MASK_FIELDS,
-    NUM_ACTIONS,
     NUM_MINES,
     NUM_TILE_KINDS,
-    PLACE_TOTEM,
     PLAYER_COUNTS,
     SCORINGS,
     SILVER_FIELDS,
@@ -40,6 +37,7 @@ from envs.wapi.components import (
     TOTEMS_PER_PLAYER,
     is_coin,
 )
+from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM, coin_action, coin_mine, describe
 from envs.wapi.observation import OBSERVATION_SIZE, encode
 
 def validate_coins(coins: Any) -> dict[int, int]:
@@ -137,7 +135,7 @@ class WapiState(GameState):
             return [PLACE_TOTEM, DECLINE] if self.totems_left[self.current_player] else [DECLINE]
         free = [k for k in range(NUM_MINES) if len(self.silver[k]) < SILVER_FIELDS]
         with_totem = [k for k in free if self.totems[k]]
-        return with_totem or free  # silver must go to a mine with a totem when possible
+        return [coin_action(k) for k in with_totem or free]  # silver must go to a mine with a totem when possible
 
     def apply(self, action: int) -> None:
         if action not in self.legal_actions():
@@ -145,7 +143,7 @@ class WapiState(GameState):
             raise IllegalActionError(f"action {action} is not legal now")
         player, tile = self.current_player, self.drawn
         if is_coin(tile):
-            mine = action
+            mine = coin_mine(action)
             self.silver[mine].append(COIN_VALUES[tile])
             self.coins_placed += 1
         else:
@@ -231,14 +229,7 @@ class WapiState(GameState):
         return state_to_dict(self)
 
     def describe_action(self, action: int) -> str:
-        if 0 <= action < NUM_MINES:
-            coin = f"silver {COIN_VALUES[self.drawn]}" if self.drawn is not None and is_coin(self.drawn) else "the coin"
-            return f"put {coin} in mine {action}"
-        if action == PLACE_TOTEM:
-            return "place a totem on the mask just drawn"
-        if action == DECLINE:
-            return "decline (no totem)"
-        raise ValueError(f"action must be in 0..{NUM_ACTIONS - 1}, got {action!r}")
+        return describe(action, self.drawn)
 
     def render_text(self, perspective: int | None = None) -> str:
         from envs.wapi.render import render_text
