@@ -47,20 +47,6 @@ def test_observation_is_relative_to_the_observer():
     assert np.flatnonzero(env.observe("player_1")["action_mask"]).tolist() == [coin_action(5)], "S3 must feed mine 5"
 
 
-def test_observation_never_shows_the_bag_order():
-    """Information: the bag's remaining contents are public, its order is hidden from every player."""
-    game = WapiGame(4)
-    state = game.new_state(np.random.default_rng(1))
-    for _ in range(20):
-        state.apply(state.legal_actions()[-1])
-    for seed in range(5):
-        other = state.determinize(0, np.random.default_rng(seed))
-        assert other.bag != state.bag and sorted(other.bag) == sorted(state.bag)
-        for player in range(4):
-            assert np.array_equal(other.observation(player), state.observation(player))
-        assert other.legal_actions() == state.legal_actions()
-
-
 def test_final_infos_and_rewards_through_env():
     """Rewards at the end only; infos[agent]['score'] is the agent's own final score."""
     env = wapi_v0.env(num_players=3, reward="score")

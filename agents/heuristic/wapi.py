@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from envs.wapi.actions import DECLINE, PLACE_TOTEM, coin_mine
-from envs.wapi.components import COIN_VALUES, COINS_TO_END, FIRST_MASK, NUM_MINES, SILVER_FIELDS, is_coin
+from envs.wapi.components import COIN_VALUES, COINS_TO_END, FIRST_MASK, NUM_MINES, SILVER_FIELDS, is_coin, mask_mine
 
 if TYPE_CHECKING:
     from agents.protocol import PlayerView
@@ -46,7 +46,7 @@ def choose(view: PlayerView, rng: np.random.Generator) -> int:
 def policy(state: WapiState) -> int:
     """The move of the player to act in ``state`` (also ISMCTS's rollout policy on its samples)."""
     me = state.current_player
-    legal = state.legal_actions()
+    legal = state.legal_tuple()
     if is_coin(state.drawn):
         return _place_coin(state, me, legal) if len(legal) > 1 else legal[0]
     if PLACE_TOTEM not in legal:
@@ -82,7 +82,7 @@ def _weights(state: WapiState) -> list[list[float]]:
     return out
 
 
-def _place_coin(state: WapiState, me: int, legal: list[int]) -> int:
+def _place_coin(state: WapiState, me: int, legal: tuple[int, ...]) -> int:
     mean, _, _ = bag_facts(state)
     values = expected_values(state, mean)
     n = state.game.num_players
@@ -110,7 +110,7 @@ def _pole_value(state: WapiState, mine: int, value: float) -> float:
 def _take_totem(state: WapiState, me: int) -> bool:
     mean, coins_left, masks = bag_facts(state)
     values = expected_values(state, mean)
-    mine = state.drawn - FIRST_MASK
+    mine = mask_mine(state.drawn)
     now = _pole_value(state, mine, values[mine])
     masks_left = sum(masks)
     mine_share = masks_to_come(state, coins_left, masks_left) / state.game.num_players

@@ -1,4 +1,4 @@
-"""Wapi observation encoder: everything public, seats relative to the observer.
+"""Wapi observations: everything public, seats relative to the observer.
 
 Layout (float32, every entry scaled into [0, 1]; seat slots are relative:
 slot 0 is the observer, slot 1 the next player clockwise, ...; slots past
@@ -20,6 +20,11 @@ Total: 92 entries, for every player count.
 
 The exact offsets are the constants below; ``tests/test_wapi_env.py``
 checks this table against them.
+
+The observer works on one vector of *absolute* seats (player 0 in slot 0,
+the "public vector"), the same for every player since everything is
+public; a player's observation is a rotation of it, one gather. How it
+stays incremental is in :class:`WapiObserver`.
 """
 
 from __future__ import annotations
@@ -28,21 +33,24 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from envs.core.engine import Game, GameState, Observer, is_int, shown
+from envs.wapi.actions import coin_mine, is_coin_action
 from envs.wapi.components import (
     COINS_TO_END,
     MASK_FIELDS,
+    MAX_MINE_VALUE,
+    MAX_SCORE,
     NUM_MINES,
     NUM_TILE_KINDS,
     SILVER_FIELDS,
     TOTEMS_PER_PLAYER,
+    mask_mine,
 )
 
 if TYPE_CHECKING:
     from envs.wapi.rules import WapiState
 
 MAX_PLAYERS = 5
-MAX_MINE_VALUE = 5 * SILVER_FIELDS
-MAX_SCORE = TOTEMS_PER_PLAYER * MAX_MINE_VALUE
 MINE_BLOCK = 3 + MAX_PLAYERS
 
 MINES = 0
@@ -56,12 +64,11 @@ PRESENT = SCORES + MAX_PLAYERS
 TO_ACT = PRESENT + MAX_PLAYERS
 OBSERVATION_SIZE = TO_ACT + MAX_PLAYERS
 
-
 SEAT_BLOCKS = [MINES + k * MINE_BLOCK + 3 for k in range(NUM_MINES)] + [TOTEMS_LEFT, SCORES, PRESENT, TO_ACT]
 
 
 def _rotation(num_players: int, observer: int) -> np.ndarray:
-    """Indices that turn the absolute-seat vector into ``observer``'s relative view."""
+    """Indices that turn the public vector (absolute seats) into ``observer``'s relative view."""
     index = np.arange(OBSERVATION_SIZE)
     for block in SEAT_BLOCKS:
         for slot in range(num_players):
@@ -72,64 +79,106 @@ def _rotation(num_players: int, observer: int) -> np.ndarray:
 ROTATIONS = {n: [_rotation(n, o) for o in range(n)] for n in range(2, MAX_PLAYERS + 1)}
 
 
-def encode(state: WapiState, observer: int) -> np.ndarray:
-    """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE.
+class WapiObserver(Observer):
+    """Wapi's observer: the public vector of the followed state, brought up to date lazily.
 
-    The state keeps the public vector in absolute seats (``state.public``);
-    moves only note the mines they touch (``state.stale_mines``) and the
-    vector is brought up to date here, when an observation is asked for, so
-    search rollouts that never look do not pay for it. An observer's view is
-    a rotation of it: one array build and one gather.
+    What it caches about the state it follows:
+
+    - ``_public``: the public vector (float32, absolute seats) as of the last
+      :meth:`observe`, or None until something is observed: a game nobody
+      observes costs no encoding at all;
+    - ``_touched``: the mines that moves have changed since then;
+    - ``_holding``: the tile the player to act holds, so that :meth:`applied`
+      knows which mine a totem decision was about (after the move the state
+      only shows the next tile).
+
+    :meth:`applied` only notes the mine a move touched (a coin action names
+    it; a totem decision is about the mine of the mask held). :meth:`observe`
+    then rewrites those mines' blocks and the entries every move changes (the
+    drawn tile, the player to act, the bag, the coins placed; totems left and
+    scores only when a touched mine holds poles), and gathers the player's
+    rotation. A state it does not follow is encoded from scratch.
     """
-    if state.public is None:
-        state.public = public_vector(state)
-    elif state.stale_mines:
-        refresh(state)
-    state.stale_mines.clear()
-    return np.array(state.public, dtype=np.float32)[ROTATIONS[state.game.num_players][observer]]
+
+    def __init__(self, game: Game):
+        super().__init__(game)
+        self._state: GameState | None = None
+        self._public: np.ndarray | None = None
+        self._touched: list[int] = []
+        self._holding: int | None = None
+
+    def follow(self, state: WapiState) -> None:
+        self._state, self._public, self._touched, self._holding = state, None, [], state.drawn
+
+    def applied(self, state: WapiState, action: int) -> None:
+        if state is self._state:
+            self._touched.append(coin_mine(action) if is_coin_action(action) else mask_mine(self._holding))
+            self._holding = state.drawn
+
+    def observe(self, state: WapiState, player: int) -> np.ndarray:
+        rotations = ROTATIONS[state.game.num_players]
+        if not (is_int(player) and 0 <= player < len(rotations)):
+            raise ValueError(f"player must be a seat in 0..{len(rotations) - 1}, got {shown(player)}")
+        if state is not self._state:
+            return public_vector(state)[rotations[player]]
+        if self._public is None:
+            self._public = public_vector(state)
+        elif self._touched:
+            self._bring_up_to_date(state)
+        return self._public[rotations[player]]
+
+    def _bring_up_to_date(self, state: WapiState) -> None:
+        touched = set(self._touched)
+        self._touched.clear()
+        for mine in touched:
+            write_mine(self._public, state, mine)
+        write_turn(self._public, state, poles_changed=any(state.totems[mine] for mine in touched))
 
 
-def public_vector(state: WapiState) -> list[float]:
-    """Everything public, in absolute seats (player 0 in slot 0)."""
-    out: list[float] = []
+def public_vector(state: WapiState) -> np.ndarray:
+    """The public vector of ``state`` from scratch (absolute seats: player 0 in slot 0)."""
+    game, public = state.game, np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    public[SCORING] = 1.0 if game.scoring == "shared" else 0.0
+    public[PRESENT:PRESENT + game.num_players] = 1.0
     for mine in range(NUM_MINES):
-        out += mine_block(state, mine)
-    return out + tail(state)
+        write_mine(public, state, mine)
+    write_turn(public, state, poles_changed=True)
+    return public
 
 
-def refresh(state: WapiState) -> None:
-    """Bring ``state.public`` up to date after moves that touched ``state.stale_mines``."""
-    for mine in set(state.stale_mines):
-        start = MINES + mine * MINE_BLOCK
-        state.public[start:start + MINE_BLOCK] = mine_block(state, mine)
-    state.public[DRAWN:] = tail(state)
-
-
-def mine_block(state: WapiState, mine: int) -> list[float]:
+def write_mine(public: np.ndarray, state: WapiState, mine: int) -> None:
+    """Mine ``mine``'s block: coins, silver total, masks, poles per seat."""
     silver, poles = state.silver[mine], state.totems[mine]
-    n = state.game.num_players
-    out = [len(silver) / SILVER_FIELDS, sum(silver) / MAX_MINE_VALUE, state.masks[mine] / MASK_FIELDS]
-    out += [poles.count(p) / TOTEMS_PER_PLAYER for p in range(n)] if poles else [0.0] * n
-    return out + [0.0] * (MAX_PLAYERS - n)
+    block = [len(silver) / SILVER_FIELDS, sum(silver) / MAX_MINE_VALUE, state.masks[mine] / MASK_FIELDS]
+    block += [poles.count(p) / TOTEMS_PER_PLAYER for p in range(state.game.num_players)]
+    start = MINES + mine * MINE_BLOCK
+    public[start:start + len(block)] = block
 
 
-def tail(state: WapiState) -> list[float]:
-    """Everything after the mines: drawn tile, totems left, bag, progress, mode, scores, seats."""
-    game = state.game
-    n = game.num_players
-    pad = [0.0] * (MAX_PLAYERS - n)
-    out = [0.0] * NUM_TILE_KINDS
-    if state.drawn is not None:
-        out[state.drawn] = 1.0
-    out += [left / TOTEMS_PER_PLAYER for left in state.totems_left]
-    out += pad
-    out += [r * c for r, c in zip(state.bag_counts, game.tile_scale)]
-    out.append(state.coins_placed / COINS_TO_END)
-    out.append(1.0 if game.scoring == "shared" else 0.0)
-    out += [score / MAX_SCORE for score in state.approximate_scores()]
-    out += pad
-    out += [1.0] * n + pad
-    to_act = [0.0] * MAX_PLAYERS
+def write_turn(public: np.ndarray, state: WapiState, poles_changed: bool) -> None:
+    """The entries a move changes outside the mines: the drawn tile, the player to act, the
+    bag, the coins placed; the totems left and the scores only if ``poles_changed`` (a move
+    into a mine with poles, or a new pole)."""
+    game, n = state.game, state.game.num_players
+    public[DRAWN:DRAWN + NUM_TILE_KINDS] = 0.0
+    public[TO_ACT:TO_ACT + n] = 0.0
     if state.current_player is not None:
-        to_act[state.current_player] = 1.0
-    return out + to_act
+        public[DRAWN + state.drawn] = 1.0
+        public[TO_ACT + state.current_player] = 1.0
+    public[BAG:BAG + NUM_TILE_KINDS] = [left * scale for left, scale in zip(state.bag_counts, game.tile_scale)]
+    public[COINS_PLACED] = state.coins_placed / COINS_TO_END
+    if poles_changed:
+        public[TOTEMS_LEFT:TOTEMS_LEFT + n] = [left / TOTEMS_PER_PLAYER for left in state.totems_left]
+        public[SCORES:SCORES + n] = [score / MAX_SCORE for score in scores(state)]
+
+
+def scores(state: WapiState) -> list[float]:
+    """The scores in floats, without the engine's exact Fractions (cheaper, and enough here)."""
+    out = [0.0] * state.game.num_players
+    full = state.game.scoring == "full"
+    for mine, poles in enumerate(state.totems):
+        if poles:
+            share = sum(state.silver[mine]) / (1 if full else len(poles))
+            for player in poles:
+                out[player] += share
+    return out
