@@ -87,33 +87,37 @@ class WapiObserver(Observer):
     - ``_public``: the public vector (float32, absolute seats) as of the last
       :meth:`observe`, or None until something is observed: a game nobody
       observes costs no encoding at all;
-    - ``_touched``: the mines that moves have changed since then;
+    - ``_moves``: for each move since then, the mine it changed and the tile
+      drawn after it (None once the game is over);
     - ``_holding``: the tile the player to act holds, so that :meth:`applied`
       knows which mine a totem decision was about (after the move the state
       only shows the next tile).
 
-    :meth:`applied` only notes the mine a move touched (a coin action names
-    it; a totem decision is about the mine of the mask held). :meth:`observe`
-    then rewrites those mines' blocks and the entries every move changes (the
-    drawn tile, the player to act, the bag, the coins placed; totems left and
-    scores only when a touched mine holds poles), and gathers the player's
-    rotation. A state it does not follow is encoded from scratch.
+    :meth:`applied` only notes the move (a coin action names its mine; a totem
+    decision is about the mine of the mask held). :meth:`observe` then
+    rewrites the blocks of the mines moved into, the bag entries of the tiles
+    drawn since, and what every move changes (the drawn tile, the player to
+    act, the coins placed; the totems left and the scores when a mine moved
+    into holds poles), and gathers the player's rotation. Entries are written
+    one by one: numpy converts a Python list into a slice slowly. A state it
+    does not follow is encoded from scratch.
     """
 
     def __init__(self, game: Game):
         super().__init__(game)
         self._state: GameState | None = None
         self._public: np.ndarray | None = None
-        self._touched: list[int] = []
+        self._moves: list[tuple[int, int | None]] = []
         self._holding: int | None = None
 
     def follow(self, state: WapiState) -> None:
-        self._state, self._public, self._touched, self._holding = state, None, [], state.drawn
+        self._state, self._public, self._moves, self._holding = state, None, [], state.drawn
 
     def applied(self, state: WapiState, action: int) -> None:
         if state is self._state:
-            self._touched.append(coin_mine(action) if is_coin_action(action) else mask_mine(self._holding))
+            mine = coin_mine(action) if is_coin_action(action) else mask_mine(self._holding)
             self._holding = state.drawn
+            self._moves.append((mine, self._holding))
 
     def observe(self, state: WapiState, player: int) -> np.ndarray:
         rotations = ROTATIONS[state.game.num_players]
@@ -123,16 +127,22 @@ class WapiObserver(Observer):
             return public_vector(state)[rotations[player]]
         if self._public is None:
             self._public = public_vector(state)
-        elif self._touched:
+        elif self._moves:
             self._bring_up_to_date(state)
         return self._public[rotations[player]]
 
     def _bring_up_to_date(self, state: WapiState) -> None:
-        touched = set(self._touched)
-        self._touched.clear()
-        for mine in touched:
-            write_mine(self._public, state, mine)
-        write_turn(self._public, state, poles_changed=any(state.totems[mine] for mine in touched))
+        public, scale = self._public, state.game.tile_scale
+        mines = {mine for mine, _ in self._moves}
+        for _, tile in self._moves:
+            if tile is not None:
+                public[BAG + tile] = state.bag_counts[tile] * scale[tile]
+        self._moves.clear()
+        for mine in mines:
+            write_mine(public, state, mine)
+        write_turn(public, state)
+        if any(state.totems[mine] for mine in mines):
+            write_poles(public, state)
 
 
 def public_vector(state: WapiState) -> np.ndarray:
@@ -142,43 +152,36 @@ def public_vector(state: WapiState) -> np.ndarray:
     public[PRESENT:PRESENT + game.num_players] = 1.0
     for mine in range(NUM_MINES):
         write_mine(public, state, mine)
-    write_turn(public, state, poles_changed=True)
+    for tile, (left, scale) in enumerate(zip(state.bag_counts, game.tile_scale)):
+        public[BAG + tile] = left * scale
+    write_turn(public, state)
+    write_poles(public, state)
     return public
 
 
 def write_mine(public: np.ndarray, state: WapiState, mine: int) -> None:
     """Mine ``mine``'s block: coins, silver total, masks, poles per seat."""
-    silver, poles = state.silver[mine], state.totems[mine]
-    block = [len(silver) / SILVER_FIELDS, sum(silver) / MAX_MINE_VALUE, state.masks[mine] / MASK_FIELDS]
-    block += [poles.count(p) / TOTEMS_PER_PLAYER for p in range(state.game.num_players)]
-    start = MINES + mine * MINE_BLOCK
-    public[start:start + len(block)] = block
+    silver, poles, start = state.silver[mine], state.totems[mine], MINES + mine * MINE_BLOCK
+    public[start] = len(silver) / SILVER_FIELDS
+    public[start + 1] = sum(silver) / MAX_MINE_VALUE
+    public[start + 2] = state.masks[mine] / MASK_FIELDS
+    for player in range(state.game.num_players):
+        public[start + 3 + player] = poles.count(player) / TOTEMS_PER_PLAYER
 
 
-def write_turn(public: np.ndarray, state: WapiState, poles_changed: bool) -> None:
-    """The entries a move changes outside the mines: the drawn tile, the player to act, the
-    bag, the coins placed; the totems left and the scores only if ``poles_changed`` (a move
-    into a mine with poles, or a new pole)."""
-    game, n = state.game, state.game.num_players
+def write_turn(public: np.ndarray, state: WapiState) -> None:
+    """What every move changes outside the mines and the bag: the drawn tile, the player to act, the coins placed."""
     public[DRAWN:DRAWN + NUM_TILE_KINDS] = 0.0
-    public[TO_ACT:TO_ACT + n] = 0.0
+    public[TO_ACT:TO_ACT + MAX_PLAYERS] = 0.0
     if state.current_player is not None:
         public[DRAWN + state.drawn] = 1.0
         public[TO_ACT + state.current_player] = 1.0
-    public[BAG:BAG + NUM_TILE_KINDS] = [left * scale for left, scale in zip(state.bag_counts, game.tile_scale)]
     public[COINS_PLACED] = state.coins_placed / COINS_TO_END
-    if poles_changed:
-        public[TOTEMS_LEFT:TOTEMS_LEFT + n] = [left / TOTEMS_PER_PLAYER for left in state.totems_left]
-        public[SCORES:SCORES + n] = [score / MAX_SCORE for score in scores(state)]
 
 
-def scores(state: WapiState) -> list[float]:
-    """The scores in floats, without the engine's exact Fractions (cheaper, and enough here)."""
-    out = [0.0] * state.game.num_players
-    full = state.game.scoring == "full"
-    for mine, poles in enumerate(state.totems):
-        if poles:
-            share = sum(state.silver[mine]) / (1 if full else len(poles))
-            for player in poles:
-                out[player] += share
-    return out
+def write_poles(public: np.ndarray, state: WapiState) -> None:
+    """What changes when a pole is placed or a mine with poles grows: totems left and scores."""
+    units, unit = state.score_units()
+    for player, (left, score) in enumerate(zip(state.totems_left, units)):
+        public[TOTEMS_LEFT + player] = left / TOTEMS_PER_PLAYER
+        public[SCORES + player] = score / unit / MAX_SCORE

@@ -10,6 +10,7 @@ or serialisation: ``game.py`` wires those layers, which read its fields.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from functools import cache
 
@@ -20,6 +21,7 @@ from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM, coin_action, co
 from envs.wapi.components import (
     COIN_VALUES,
     COINS_TO_END,
+    MASK_FIELDS,
     NUM_MINES,
     NUM_TILE_KINDS,
     SILVER_FIELDS,
@@ -31,6 +33,8 @@ from envs.wapi.components import (
 #: The legal actions when a mask is drawn, with and without a totem left.
 TOTEM_CHOICE = (PLACE_TOTEM, DECLINE)
 ONLY_DECLINE = (DECLINE,)
+#: Shared scores in these units are whole numbers: every share has a denominator in 1..MASK_FIELDS.
+SHARE_UNIT = math.lcm(*range(1, MASK_FIELDS + 1))
 
 
 @cache
@@ -112,27 +116,36 @@ class WapiState(GameState):
     def mine_value(self, mine: int) -> int:
         return sum(self.silver[mine])
 
+    def score_units(self) -> tuple[list[int], int]:
+        """Each player's score as an exact integer count of ``unit``-ths of a point, and the unit.
+
+        Full scoring: whole points (unit 1). Shared scoring: a mine holds at most one pole per
+        mask, so every share has a denominator in 1..MASK_FIELDS and counts whole twelfths."""
+        full = self.game.scoring == "full"
+        unit = 1 if full else SHARE_UNIT
+        units = [0] * self.game.num_players
+        for mine, poles in enumerate(self.totems):
+            if poles:
+                share = sum(self.silver[mine]) * unit // (1 if full else len(poles))  # exact: len(poles) divides unit
+                for player in poles:
+                    units[player] += share
+        return units, unit
+
     def exact_scores(self) -> list[Fraction | int]:
         """Scores kept exact: ints under full scoring, Fractions under shared scoring."""
-        scores: list[Fraction | int] = [0] * self.game.num_players
-        for mine, poles in enumerate(self.totems):
-            if not poles:
-                continue
-            value = self.mine_value(mine)
-            share = value if self.game.scoring == "full" else Fraction(value, len(poles))
-            for player in poles:
-                scores[player] += share
-        return scores
+        units, unit = self.score_units()
+        return units if unit == 1 else [Fraction(u, unit) for u in units]
 
     def scores(self) -> list[float]:
-        return [float(s) for s in self.exact_scores()]
+        units, unit = self.score_units()
+        return [u / unit for u in units]  # correctly rounded, as float(Fraction(u, unit))
 
     def winners(self) -> list[int]:
         if self.current_player is not None:
             return []
-        scores = self.exact_scores()
-        best = max(scores)
-        return [p for p, s in enumerate(scores) if s == best]
+        units, _ = self.score_units()
+        best = max(units)
+        return [p for p, u in enumerate(units) if u == best]
 
     # --- copies ------------------------------------------------------------
     def clone(self) -> WapiState:
