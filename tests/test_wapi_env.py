@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -201,3 +202,14 @@ def test_describe_action_and_text_render():
     assert "silver [5 _ _ _ _] =  5" in env.render()
     with pytest.raises(ValueError, match="action"):
         env.describe_action(NUM_ACTIONS)
+
+
+def test_the_env_card_links_the_rules_page_which_states_the_action_map():
+    """The rules travel with the project: the card points to docs/rules/wapi.md (not shared/), and
+    the page's action table is the one in envs/wapi/actions.py."""
+    assert "docs/rules/wapi.md" in wapi_v0.__doc__ and "shared/rules" not in wapi_v0.__doc__
+    page = (Path(__file__).parents[1] / "docs" / "rules" / "wapi.md").read_text()
+    assert f"| {coin_action(0)} to {coin_action(5)} | put the drawn coin in mine 0 to 5 |" in page
+    assert f"| {PLACE_TOTEM} | put a totem pole on the mask just drawn |" in page
+    assert f"| {DECLINE} | decline: no pole on it |" in page
+    assert f"`Discrete({NUM_ACTIONS})`" in page

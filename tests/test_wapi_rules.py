@@ -1,4 +1,4 @@
-"""Wapi rules, one scenario per rule of ``shared/rules/wapi.md``: inject the draw
+"""Wapi rules, one scenario per rule of ``docs/rules/wapi.md``: inject the draw
 order, play the moves, assert the exact state and scores."""
 
 from __future__ import annotations
