@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 
 from envs import wapi_v0
 from envs.core import IllegalActionError
-from envs.wapi import WapiGame
+from envs.core.engine import GameState
+from envs.wapi import WapiGame, WapiState
 from envs.wapi import observation as layout
 from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM, coin_action
 from envs.wapi.serialize import KEYS
@@ -213,3 +215,18 @@ def test_the_env_card_links_the_rules_page_which_states_the_action_map():
     assert f"| {PLACE_TOTEM} | put a totem pole on the mask just drawn |" in page
     assert f"| {DECLINE} | decline: no pole on it |" in page
     assert f"`Discrete({NUM_ACTIONS})`" in page
+
+
+def test_the_rules_engine_stands_apart_from_the_other_layers():
+    """rules.py imports nothing from observation, render, serialize or game; the state is plain
+    game data (no observer cache) and leaves observing, serialising and drawing to the game."""
+    tree = ast.parse((Path(__file__).parents[1] / "envs" / "wapi" / "rules.py").read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not {f"envs.wapi.{layer}" for layer in ("observation", "render", "serialize", "game")} & imported
+    state = WapiGame(3).new_state(np.random.default_rng(0))
+    fields = {"game", "bag", "bag_counts", "drawn", "current_player", "silver", "masks", "totems", "totems_left",
+              "coins_placed", "_legal"}
+    assert set(vars(state)) == fields and set(vars(state.clone())) == fields
+    for method in ("observation", "to_dict", "render_text", "render_image", "legal_actions"):
+        assert getattr(WapiState, method) is getattr(GameState, method), f"WapiState overrides {method}"
