@@ -96,16 +96,17 @@ def test_observations_stay_in_bounds():
 
 @pytest.mark.parametrize("num_players,scoring", CONFIGS[::2] + [(3, "shared")])
 def test_a_following_observer_sees_what_a_fresh_observer_sees(num_players, scoring):
-    """The observer told of every move (and lazy: one to four moves pass between two looks) gives
-    every seat the observation a fresh observer gives on a fresh copy of the position."""
+    """The observer told of every move (and lazy: the first look comes at once or after ten moves,
+    then one to four moves pass between two looks) gives every seat the observation a fresh
+    observer gives on a fresh copy of the position."""
     game = WapiGame(num_players, scoring)
     for seed in range(20):
         state = game.new_state(np.random.default_rng(seed))
         observer = game.observer()
         observer.follow(state)
-        rnd, every = random.Random(seed), 1 + seed % 4
+        rnd, every, first = random.Random(seed), 1 + seed % 4, 10 * (seed % 2)
         for step in itertools.count():
-            if step % every == 0 or state.is_terminal():
+            if step >= first and (step - first) % every == 0 or state.is_terminal():
                 fresh = game.state_from_dict(state.to_dict())
                 for player in range(num_players):
                     assert np.array_equal(observer.observe(state, player), game.observer().observe(fresh, player))

@@ -88,7 +88,7 @@ class WapiObserver(Observer):
       :meth:`observe`, or None until something is observed: a game nobody
       observes costs no encoding at all;
     - ``_moves``: for each move since then, the mine it changed and the tile
-      drawn after it (None once the game is over);
+      drawn after it (None once the game is over); nothing before a first look;
     - ``_holding``: the tile the player to act holds, so that :meth:`applied`
       knows which mine a totem decision was about (after the move the state
       only shows the next tile).
@@ -114,10 +114,12 @@ class WapiObserver(Observer):
         self._state, self._public, self._moves, self._holding = state, None, [], state.drawn
 
     def applied(self, state: WapiState, action: int) -> None:
-        if state is self._state:
+        if state is not self._state:
+            return
+        if self._public is not None:  # else there is nothing to bring up to date yet
             mine = coin_mine(action) if is_coin_action(action) else mask_mine(self._holding)
-            self._holding = state.drawn
-            self._moves.append((mine, self._holding))
+            self._moves.append((mine, state.drawn))
+        self._holding = state.drawn
 
     def observe(self, state: WapiState, player: int) -> np.ndarray:
         rotations = ROTATIONS[state.game.num_players]
