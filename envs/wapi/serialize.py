@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from envs.core.engine import check_keys, check_state_header, invalid_state, is_int, shown
 from envs.wapi.components import (
@@ -78,7 +78,7 @@ def state_from_dict(game: WapiGame, data: Any) -> WapiState:
 
 
 # --- reading: each field's type and range ------------------------------------------------
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     invalid_state("Wapi", message)
 
 
