@@ -132,6 +132,8 @@ def test_load_state_dict_refuses_broken_states(change, message):
         ({"num_players": 1}, "num_players"),
         ({"num_players": 6}, "num_players"),
         ({"num_players": "4"}, "num_players"),
+        ({"num_players": 4.0}, "num_players"),
+        ({"num_players": np.int64(4)}, "num_players"),
         ({"scoring": "half"}, "scoring"),
         ({"coins": {4: 48}}, "unknown coin values"),
         ({"coins": {1: -1, 2: 40}}, "non-negative"),

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from envs.core.engine import Game, GameState, Observer, is_int, shown
-from envs.wapi.actions import coin_mine, is_coin_action
+from envs.wapi.actions import PLACE_TOTEM, coin_mine, is_coin_action
 from envs.wapi.components import (
     COINS_TO_END,
     MASK_FIELDS,
@@ -87,27 +87,29 @@ class WapiObserver(Observer):
     - ``_public``: the public vector (float32, absolute seats) as of the last
       :meth:`observe`, or None until something is observed: a game nobody
       observes costs no encoding at all;
-    - ``_moves``: for each move since then, the mine it changed and the tile
-      drawn after it (None once the game is over); nothing before a first look;
+    - ``_moves``: for each move since then, the mine it changed, whether it
+      placed a pole, and the tile drawn after it (None once the game is over);
+      nothing is noted before a first look;
     - ``_holding``: the tile the player to act holds, so that :meth:`applied`
       knows which mine a totem decision was about (after the move the state
       only shows the next tile).
 
     :meth:`applied` only notes the move (a coin action names its mine; a totem
     decision is about the mine of the mask held). :meth:`observe` then
-    rewrites the blocks of the mines moved into, the bag entries of the tiles
-    drawn since, and what every move changes (the drawn tile, the player to
-    act, the coins placed; the totems left and the scores when a mine moved
-    into holds poles), and gathers the player's rotation. Entries are written
-    one by one: numpy converts a Python list into a slice slowly. A state it
-    does not follow is encoded from scratch.
+    rewrites, for each move noted, its mine's coins, silver and masks (and its
+    poles, when it placed one) and the bag entry of the tile drawn after it;
+    then what every move changes (the drawn tile, the player to act, the coins
+    placed); the scores when a mine moved into holds poles, and the totems left
+    when a pole was placed. Last it gathers the player's rotation. Entries are
+    written one by one: numpy converts a Python list into a slice slowly. A
+    state it does not follow is encoded from scratch.
     """
 
     def __init__(self, game: Game):
         super().__init__(game)
         self._state: GameState | None = None
         self._public: np.ndarray | None = None
-        self._moves: list[tuple[int, int | None]] = []
+        self._moves: list[tuple[int, bool, int | None]] = []
         self._holding: int | None = None
 
     def follow(self, state: WapiState) -> None:
@@ -117,8 +119,10 @@ class WapiObserver(Observer):
         if state is not self._state:
             return
         if self._public is not None:  # else there is nothing to bring up to date yet
-            mine = coin_mine(action) if is_coin_action(action) else mask_mine(self._holding)
-            self._moves.append((mine, state.drawn))
+            if is_coin_action(action):
+                self._moves.append((coin_mine(action), False, state.drawn))
+            else:
+                self._moves.append((mask_mine(self._holding), action == PLACE_TOTEM, state.drawn))
         self._holding = state.drawn
 
     def observe(self, state: WapiState, player: int) -> np.ndarray:
@@ -135,16 +139,19 @@ class WapiObserver(Observer):
 
     def _bring_up_to_date(self, state: WapiState) -> None:
         public, scale = self._public, state.game.tile_scale
-        mines = {mine for mine, _ in self._moves}
-        for _, tile in self._moves:
+        scores_changed = poles_placed = False
+        for mine, pole, tile in self._moves:
+            write_mine(public, state, mine, with_poles=pole)
             if tile is not None:
                 public[BAG + tile] = state.bag_counts[tile] * scale[tile]
+            scores_changed = scores_changed or bool(state.totems[mine])
+            poles_placed = poles_placed or pole
         self._moves.clear()
-        for mine in mines:
-            write_mine(public, state, mine)
         write_turn(public, state)
-        if any(state.totems[mine] for mine in mines):
-            write_poles(public, state)
+        if scores_changed:
+            write_scores(public, state)
+        if poles_placed:
+            write_totems_left(public, state)
 
 
 def public_vector(state: WapiState) -> np.ndarray:
@@ -153,22 +160,25 @@ def public_vector(state: WapiState) -> np.ndarray:
     public[SCORING] = 1.0 if game.scoring == "shared" else 0.0
     public[PRESENT:PRESENT + game.num_players] = 1.0
     for mine in range(NUM_MINES):
-        write_mine(public, state, mine)
+        write_mine(public, state, mine, with_poles=True)
     for tile, (left, scale) in enumerate(zip(state.bag_counts, game.tile_scale)):
         public[BAG + tile] = left * scale
     write_turn(public, state)
-    write_poles(public, state)
+    write_scores(public, state)
+    write_totems_left(public, state)
     return public
 
 
-def write_mine(public: np.ndarray, state: WapiState, mine: int) -> None:
-    """Mine ``mine``'s block: coins, silver total, masks, poles per seat."""
-    silver, poles, start = state.silver[mine], state.totems[mine], MINES + mine * MINE_BLOCK
+def write_mine(public: np.ndarray, state: WapiState, mine: int, with_poles: bool) -> None:
+    """Mine ``mine``'s block: coins, silver total, masks, and (``with_poles``) the poles per seat."""
+    silver, start = state.silver[mine], MINES + mine * MINE_BLOCK
     public[start] = len(silver) / SILVER_FIELDS
     public[start + 1] = sum(silver) / MAX_MINE_VALUE
     public[start + 2] = state.masks[mine] / MASK_FIELDS
-    for player in range(state.game.num_players):
-        public[start + 3 + player] = poles.count(player) / TOTEMS_PER_PLAYER
+    if with_poles:
+        poles = state.totems[mine]
+        for player in range(state.game.num_players):
+            public[start + 3 + player] = poles.count(player) / TOTEMS_PER_PLAYER
 
 
 def write_turn(public: np.ndarray, state: WapiState) -> None:
@@ -181,9 +191,12 @@ def write_turn(public: np.ndarray, state: WapiState) -> None:
     public[COINS_PLACED] = state.coins_placed / COINS_TO_END
 
 
-def write_poles(public: np.ndarray, state: WapiState) -> None:
-    """What changes when a pole is placed or a mine with poles grows: totems left and scores."""
+def write_scores(public: np.ndarray, state: WapiState) -> None:
     units, unit = state.score_units()
-    for player, (left, score) in enumerate(zip(state.totems_left, units)):
-        public[TOTEMS_LEFT + player] = left / TOTEMS_PER_PLAYER
+    for player, score in enumerate(units):
         public[SCORES + player] = score / unit / MAX_SCORE
+
+
+def write_totems_left(public: np.ndarray, state: WapiState) -> None:
+    for player, left in enumerate(state.totems_left):
+        public[TOTEMS_LEFT + player] = left / TOTEMS_PER_PLAYER

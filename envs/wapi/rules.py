@@ -10,6 +10,7 @@ or serialisation: ``game.py`` wires those layers, which read its fields.
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 from functools import cache
@@ -33,6 +34,12 @@ from envs.wapi.components import (
 #: The legal actions when a mask is drawn, with and without a totem left.
 TOTEM_CHOICE = (PLACE_TOTEM, DECLINE)
 ONLY_DECLINE = (DECLINE,)
+#: The coin actions into each set of mines (ascending), built once: the legal actions of a coin draw.
+COIN_ACTIONS = {
+    mines: tuple(coin_action(k) for k in mines)
+    for size in range(1, NUM_MINES + 1)
+    for mines in itertools.combinations(range(NUM_MINES), size)
+}
 #: Shared scores in these units are whole numbers: every share has a denominator in 1..MASK_FIELDS.
 SHARE_UNIT = math.lcm(*range(1, MASK_FIELDS + 1))
 
@@ -86,9 +93,9 @@ class WapiState(GameState):
             return ()
         if not is_coin(self.drawn):
             return TOTEM_CHOICE if self.totems_left[self.current_player] else ONLY_DECLINE
-        free = [k for k in range(NUM_MINES) if len(self.silver[k]) < SILVER_FIELDS]
+        free = [k for k, coins in enumerate(self.silver) if len(coins) < SILVER_FIELDS]
         with_totem = [k for k in free if self.totems[k]]
-        return tuple(coin_action(k) for k in with_totem or free)  # silver must go to a mine with a totem if it can
+        return COIN_ACTIONS[tuple(with_totem or free)]  # silver must go to a mine with a totem if it can
 
     def legal_mask(self) -> np.ndarray:
         return _mask_of(self.legal_tuple()).copy()  # a copy of a built mask: 5x cheaper than building one
