@@ -38,11 +38,11 @@ def test_observation_is_relative_to_the_observer():
     game = env.game
     env.reset(options={"bag": bag(game, "M5", "S3")})
     env.step(PLACE_TOTEM)  # player_0 poles mine 5
-    mine5 = layout.MINES + 5 * layout.MINE_BLOCK
+    poles5 = layout.MINES + 5 * layout.MINE_BLOCK + layout.MINE_POLES  # mine 5's poles, seat slot 0 first
     own = env.observe("player_0")["observation"]
     next_ = env.observe("player_1")["observation"]
-    assert own[mine5 + 3] == pytest.approx(1 / 3) and own[mine5 + 4] == 0
-    assert next_[mine5 + 3] == 0 and next_[mine5 + 3 + 2] == pytest.approx(1 / 3)
+    assert own[poles5] == pytest.approx(1 / 3) and own[poles5 + 1] == 0
+    assert next_[poles5] == 0 and next_[poles5 + 2] == pytest.approx(1 / 3)
     assert next_[layout.DRAWN + 3] == 1, "player_1 sees the drawn S3"
     assert next_[layout.TO_ACT] == 1 and own[layout.TO_ACT + 1] == 1
     assert own[layout.PRESENT:layout.PRESENT + 5].tolist() == [1, 1, 1, 0, 0]

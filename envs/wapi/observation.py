@@ -51,7 +51,9 @@ if TYPE_CHECKING:
     from envs.wapi.rules import WapiState
 
 MAX_PLAYERS = 5
-MINE_BLOCK = 3 + MAX_PLAYERS
+#: Offsets inside a mine's block.
+MINE_COINS, MINE_SILVER, MINE_MASKS, MINE_POLES = 0, 1, 2, 3
+MINE_BLOCK = MINE_POLES + MAX_PLAYERS
 
 MINES = 0
 DRAWN = MINES + NUM_MINES * MINE_BLOCK
@@ -64,7 +66,7 @@ PRESENT = SCORES + MAX_PLAYERS
 TO_ACT = PRESENT + MAX_PLAYERS
 OBSERVATION_SIZE = TO_ACT + MAX_PLAYERS
 
-SEAT_BLOCKS = [MINES + k * MINE_BLOCK + 3 for k in range(NUM_MINES)] + [TOTEMS_LEFT, SCORES, PRESENT, TO_ACT]
+SEAT_BLOCKS = [MINES + k * MINE_BLOCK + MINE_POLES for k in range(NUM_MINES)] + [TOTEMS_LEFT, SCORES, PRESENT, TO_ACT]
 
 
 def _rotation(num_players: int, observer: int) -> np.ndarray:
@@ -172,13 +174,13 @@ def public_vector(state: WapiState) -> np.ndarray:
 def write_mine(public: np.ndarray, state: WapiState, mine: int, with_poles: bool) -> None:
     """Mine ``mine``'s block: coins, silver total, masks, and (``with_poles``) the poles per seat."""
     silver, start = state.silver[mine], MINES + mine * MINE_BLOCK
-    public[start] = len(silver) / SILVER_FIELDS
-    public[start + 1] = sum(silver) / MAX_MINE_VALUE
-    public[start + 2] = state.masks[mine] / MASK_FIELDS
+    public[start + MINE_COINS] = len(silver) / SILVER_FIELDS
+    public[start + MINE_SILVER] = sum(silver) / MAX_MINE_VALUE
+    public[start + MINE_MASKS] = state.masks[mine] / MASK_FIELDS
     if with_poles:
         poles = state.totems[mine]
         for player in range(state.game.num_players):
-            public[start + 3 + player] = poles.count(player) / TOTEMS_PER_PLAYER
+            public[start + MINE_POLES + player] = poles.count(player) / TOTEMS_PER_PLAYER
 
 
 def write_turn(public: np.ndarray, state: WapiState) -> None:
