@@ -56,7 +56,8 @@ def check_no_leak(game: WapiGame, seeds: range, observer_class=WapiObserver) -> 
                 assert np.array_equal(observer.observe(state, player), fresh.observe(twin, player)), (seed, player)
                 ours = state.determinize(player, np.random.default_rng(seed)).to_dict()
                 assert ours == twin.determinize(player, np.random.default_rng(seed)).to_dict(), (seed, player)
-            assert np.array_equal(state.legal_mask(), twin.legal_mask()) and state.legal_actions() == twin.legal_actions()
+            assert np.array_equal(state.legal_mask(), twin.legal_mask())
+            assert state.legal_actions() == twin.legal_actions()
     return differing
 
 

@@ -85,7 +85,8 @@ def test_silver_goes_anywhere_free_when_every_totem_mine_is_full():
 
 
 def test_mask_goes_on_its_own_mine_and_the_totem_is_a_decision():
-    """Mask: placed on a free mask field of the mine with that symbol (no choice); then the player may place one totem."""
+    """Mask: placed on a free mask field of the mine with that symbol (no choice); then the player may place
+    one totem."""
     state = start("M4", "M4")
     assert state.legal_actions() == [PLACE_TOTEM, DECLINE], "every draw is a decision"
     state.apply(DECLINE)

@@ -94,7 +94,8 @@ def _place_coin(state: WapiState, me: int, legal: tuple[int, ...]) -> int:
 
     def gain(action: int) -> tuple[float, int]:
         k = coin_mine(action)
-        opp = (1 - LEADER_WEIGHT) * sum(weights[p][k] for p in others) / len(others) + LEADER_WEIGHT * weights[leader][k]
+        average = sum(weights[p][k] for p in others) / len(others)
+        opp = (1 - LEADER_WEIGHT) * average + LEADER_WEIGHT * weights[leader][k]
         return delta * (weights[me][k] - opp), -k  # ties: the lowest mine
 
     return max(legal, key=gain)

@@ -33,7 +33,8 @@ def validate_coins(coins: Any) -> dict[int, int]:
     if coins is None:
         return dict(DEFAULT_COINS)
     if not isinstance(coins, dict):
-        raise ValueError(f"coins must be a dict {{value: count}} with values in {list(COIN_VALUES)}, got {shown(coins)}")
+        raise ValueError(f"coins must be a dict {{value: count}} with values in {list(COIN_VALUES)}, "
+                         f"got {shown(coins)}")
     unknown = [v for v in coins if not is_int(v) or v not in COIN_VALUES]
     if unknown:
         raise ValueError(f"coins has unknown coin values {shown(unknown)}; allowed values: {list(COIN_VALUES)}")

@@ -6,7 +6,7 @@ the player count stay 0):
 
 | offset | size | content |
 |---|---|---|
-| 0   | 48 | per mine k at 8k: coins placed / 5, silver total / 25, masks placed / 4, then totems of seat slots 0..4 / 3 |
+| 0   | 48 | per mine k at 8k: coins placed / 5, silver total / 25, masks placed / 4, poles of seat slots 0..4 / 3 |
 | 48  | 11 | the drawn tile, one-hot: S0 S1 S2 S3 S5 M0 .. M5 (all 0 once the game is over) |
 | 59  | 5  | totems left per seat slot / 3 |
 | 64  | 11 | remaining bag contents per tile code (same order), / that code's count in the full set |

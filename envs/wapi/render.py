@@ -31,7 +31,8 @@ def render_text(state: WapiState) -> str:
         coins = " ".join(str(v) for v in state.silver[k]) + " _" * (SILVER_FIELDS - len(state.silver[k]))
         masks = "#" * state.masks[k] + "." * (MASK_FIELDS - state.masks[k])
         poles = " ".join(PLAYER_LETTERS[p] for p in state.totems[k]) or "-"
-        lines.append(f"  mine {k}: silver [{coins.strip()}] = {state.mine_value(k):>2}   masks {masks}   totems {poles}")
+        value = state.mine_value(k)
+        lines.append(f"  mine {k}: silver [{coins.strip()}] = {value:>2}   masks {masks}   totems {poles}")
     left = "  ".join(f"{PLAYER_LETTERS[p]}:{t}" for p, t in enumerate(state.totems_left))
     scores = "  ".join(f"{PLAYER_LETTERS[p]}:{_fmt(s)}" for p, s in enumerate(state.scores()))
     lines.append(f"  totems left  {left}")

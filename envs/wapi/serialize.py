@@ -33,7 +33,8 @@ from envs.wapi.rules import WapiState
 if TYPE_CHECKING:
     from envs.wapi.game import WapiGame
 
-KEYS = {"game", "num_players", "scoring", "current_player", "drawn", "mines", "totems_left", "bag", "scores", "terminal"}
+KEYS = {"game", "num_players", "scoring", "current_player", "drawn", "mines", "totems_left", "bag", "scores",
+        "terminal"}
 MINE_KEYS = {"silver", "masks", "totems"}
 
 
