@@ -94,8 +94,8 @@ def _place_coin(state: WapiState, me: int, legal: tuple[int, ...]) -> int:
 
     def gain(action: int) -> tuple[float, int]:
         k = coin_mine(action)
-        average = sum(weights[p][k] for p in others) / len(others)
-        opp = (1 - LEADER_WEIGHT) * average + LEADER_WEIGHT * weights[leader][k]
+        total = sum(weights[p][k] for p in others)
+        opp = (1 - LEADER_WEIGHT) * total / len(others) + LEADER_WEIGHT * weights[leader][k]
         return delta * (weights[me][k] - opp), -k  # ties: the lowest mine
 
     return max(legal, key=gain)
