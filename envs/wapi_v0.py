@@ -2,7 +2,8 @@
 
 Reiner Knizia's Wapi (Tactic 2003): players draw tiles from a common bag and
 put silver coins into six mines and totem poles onto the mines' masks; each
-pole scores its mine's silver. Rules: ``shared/rules/wapi.md``.
+pole scores its mine's silver. Rules, as this environment plays them (with
+every decision where the published rules are silent): ``docs/rules/wapi.md``.
 
 Creation
     ``env(num_players=4, scoring="full", coins=None, reward="win", render_mode=None)``
@@ -17,7 +18,8 @@ Creation
       ``"shared"`` (a mine's value is split between its poles; exact fractions).
     - ``coins``: the silver coin distribution ``{value: count}`` over values
       0, 1, 2, 3, 5; default ``{0: 8, 1: 12, 2: 12, 3: 8, 5: 8}`` (48 coins,
-      total 100: our assumption, no source gives the split); at least 30.
+      total 100: our assumption, no source gives the split); 30 to 1,000
+      coins, each count a plain int.
     - ``reward``: ``"win"`` or ``"score"`` (see Rewards).
     - ``render_mode``: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
 
@@ -53,8 +55,9 @@ Seeding and options
     permutation of the configured tiles. ``env.unwrapped.state_dict()`` and
     ``load_state_dict(d)`` save and restore a game exactly.
 
-Decisions (ours, where the sources are silent)
+Decisions (ours, where the sources are silent; all in ``docs/rules/wapi.md``)
     - The coin distribution above (configurable).
+    - ``player_0`` starts (the published rules let the youngest begin).
     - The game ends at once when the 30th silver field is filled; tiles left
       in the bag are unused.
     - Two players is allowed as an unofficial variant.
@@ -62,7 +65,8 @@ Decisions (ours, where the sources are silent)
       until then it is the ``drawn`` tile.
 
 Version history
-    v0: first release.
+    v0: first release. Later within v0, same games and observations: ``coins`` and
+    ``load_state_dict`` check types strictly (a float, bool or numpy value is refused).
 """
 
 from __future__ import annotations

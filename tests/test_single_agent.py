@@ -18,6 +18,7 @@ from agents.games import available_games, make_game
 from agents.selfplay import make_opponent
 from agents.single_agent import ILLEGAL_ACTION_REWARD, SingleAgentEnv
 from envs.core.engine import Game, GameState
+from envs.wapi.actions import DECLINE, PLACE_TOTEM
 
 PASS, I_WIN, NEXT_WINS, SHARE_WITH_NEXT, ALL_SHARE = range(5)
 
@@ -182,10 +183,10 @@ def test_wapi_game_ending_on_the_opponents_move_rewards_the_learner():
     coins = ["S5"] * 8 + ["S3"] * 8 + ["S2"] * 12 + ["S1"] * 12 + ["S0"] * 8
     masks = ["M0"] * 3 + ["M1"] * 3 + [f"M{k}" for k in range(2, 6) for _ in range(4)]
     bag = ["M0", "M1"] + coins + masks
-    decline_and_first_mine = lambda state, player: 7 if 7 in state.legal_actions() else state.legal_actions()[0]  # noqa: E731
+    decline_and_first_mine = lambda state, player: DECLINE if DECLINE in state.legal_actions() else state.legal_actions()[0]  # noqa: E731
     env = SingleAgentEnv(game, [decline_and_first_mine])
     env.reset(seed=0, options={"seat": 0, "bag": bag})
-    obs, reward, terminated, _, info = env.step(6)  # totem on mine 0
+    obs, reward, terminated, _, info = env.step(PLACE_TOTEM)  # totem on mine 0
     steps = 1
     while not terminated:
         assert reward == 0.0
@@ -219,7 +220,7 @@ def test_action_masks_are_the_learners_legal_actions():
 def test_an_illegal_action_ends_the_episode_as_a_loss():
     env = SingleAgentEnv(make_game("wapi", num_players=2), [scripted()])
     env.reset(seed=0)
-    illegal = next(a for a in range(8) if not env.action_masks()[a])
+    illegal = next(a for a in range(env.game.num_actions) if not env.action_masks()[a])
     _, reward, terminated, _, info = env.step(illegal)
     assert (reward, terminated, info["illegal_action"]) == (ILLEGAL_ACTION_REWARD, True, True)
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from envs import wapi_v0
 from envs.core import IllegalActionError
-from envs.wapi import WapiGame
+from envs.core.engine import GameState
+from envs.wapi import WapiGame, WapiState
 from envs.wapi import observation as layout
+from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM, coin_action
 from envs.wapi.serialize import KEYS
 from tests.conftest import assert_refused
 from tests.test_wapi_rules import bag
@@ -33,31 +37,17 @@ def test_observation_is_relative_to_the_observer():
     env = wapi_v0.raw_env(num_players=3)
     game = env.game
     env.reset(options={"bag": bag(game, "M5", "S3")})
-    env.step(6)  # player_0 poles mine 5
-    mine5 = layout.MINES + 5 * layout.MINE_BLOCK
+    env.step(PLACE_TOTEM)  # player_0 poles mine 5
+    poles5 = layout.MINES + 5 * layout.MINE_BLOCK + layout.MINE_POLES  # mine 5's poles, seat slot 0 first
     own = env.observe("player_0")["observation"]
     next_ = env.observe("player_1")["observation"]
-    assert own[mine5 + 3] == pytest.approx(1 / 3) and own[mine5 + 4] == 0
-    assert next_[mine5 + 3] == 0 and next_[mine5 + 3 + 2] == pytest.approx(1 / 3)
+    assert own[poles5] == pytest.approx(1 / 3) and own[poles5 + 1] == 0
+    assert next_[poles5] == 0 and next_[poles5 + 2] == pytest.approx(1 / 3)
     assert next_[layout.DRAWN + 3] == 1, "player_1 sees the drawn S3"
     assert next_[layout.TO_ACT] == 1 and own[layout.TO_ACT + 1] == 1
     assert own[layout.PRESENT:layout.PRESENT + 5].tolist() == [1, 1, 1, 0, 0]
     assert env.observe("player_0")["action_mask"].sum() == 0, "no moves for an agent not to act"
-    assert env.observe("player_1")["action_mask"].tolist() == [0, 0, 0, 0, 0, 1, 0, 0]
-
-
-def test_observation_never_shows_the_bag_order():
-    """Information: the bag's remaining contents are public, its order is hidden from every player."""
-    game = WapiGame(4)
-    state = game.new_state(np.random.default_rng(1))
-    for _ in range(20):
-        state.apply(state.legal_actions()[-1])
-    for seed in range(5):
-        other = state.determinize(0, np.random.default_rng(seed))
-        assert other.bag != state.bag and sorted(other.bag) == sorted(state.bag)
-        for player in range(4):
-            assert np.array_equal(other.observation(player), state.observation(player))
-        assert other.legal_actions() == state.legal_actions()
+    assert np.flatnonzero(env.observe("player_1")["action_mask"]).tolist() == [coin_action(5)], "S3 must feed mine 5"
 
 
 def test_final_infos_and_rewards_through_env():
@@ -142,12 +132,21 @@ def test_load_state_dict_refuses_broken_states(change, message):
         ({"num_players": 1}, "num_players"),
         ({"num_players": 6}, "num_players"),
         ({"num_players": "4"}, "num_players"),
+        ({"num_players": 4.0}, "num_players"),
+        ({"num_players": np.int64(4)}, "num_players"),
         ({"scoring": "half"}, "scoring"),
         ({"coins": {4: 48}}, "unknown coin values"),
         ({"coins": {1: -1, 2: 40}}, "non-negative"),
         ({"coins": {1: 29}}, "at least 30"),
         ({"coins": [8, 12]}, "coins must be a dict"),
         ({"coins": {1: 30.0}}, "non-negative int"),
+        ({"coins": {1: np.int64(30)}}, "non-negative int"),
+        ({"coins": {1: True, 2: 30}}, "non-negative int"),
+        ({"coins": {1.0: 30}}, "unknown coin values"),
+        ({"coins": {True: 30}}, "unknown coin values"),
+        ({"coins": {"1": 30}}, "unknown coin values"),
+        ({"coins": {1: 10**400}}, "at most 1000"),
+        ({"coins": {1: 600, 2: 600}}, "at most 1000"),
         ({"reward": "rank"}, "reward"),
         ({"render_mode": "svg"}, "render_mode"),
     ],
@@ -176,7 +175,8 @@ def test_raw_env_rejects_bad_actions_without_changing_anything():
     env = wapi_v0.raw_env()
     env.reset(options={"bag": bag(env.game, "M1")})
     before = env.state_dict()
-    for action, error in ((0, IllegalActionError), (8, ValueError), (-1, ValueError), (None, ValueError)):
+    bad = ((coin_action(0), IllegalActionError), (NUM_ACTIONS, ValueError), (-1, ValueError), (None, ValueError))
+    for action, error in bad:
         with pytest.raises(error):
             env.step(action)
         assert env.state_dict() == before and env.agent_selection == "player_0"
@@ -186,23 +186,49 @@ def test_env_illegal_action_ends_the_game_with_minus_one_for_the_offender(caplog
     """Under env(), as in PettingZoo classic: a logged warning, -1 for the offender, 0 for the others."""
     env = wapi_v0.env(num_players=3)
     env.reset(options={"bag": bag(env.unwrapped.game, "M1")})
-    env.step(0)
+    env.step(coin_action(0))
     assert "Illegal move made" in caplog.text
     assert env._cumulative_rewards == {"player_0": -1.0, "player_1": 0, "player_2": 0}
     assert all(env.terminations.values()) and all(env.truncations.values())
     with pytest.raises(AssertionError, match="action space"):
-        env.step(9)
+        env.step(NUM_ACTIONS + 1)
 
 
 def test_describe_action_and_text_render():
     env = wapi_v0.raw_env(num_players=3, render_mode="ansi")
     env.reset(options={"bag": bag(env.game, "S5", "M2")})
-    assert env.describe_action(3) == "put silver 5 in mine 3"
+    assert env.describe_action(coin_action(3)) == "put silver 5 in mine 3"
     text = env.render()
     assert "A (player_0) drew a silver coin 5" in text and "mine 5" in text
-    env.step(3)
-    assert env.describe_action(6) == "place a totem on the mask just drawn"
-    assert env.describe_action(7) == "decline (no totem)"
+    env.step(coin_action(3))
+    assert env.describe_action(PLACE_TOTEM) == "place a totem on the mask just drawn"
+    assert env.describe_action(DECLINE) == "decline (no totem)"
     assert "silver [5 _ _ _ _] =  5" in env.render()
     with pytest.raises(ValueError, match="action"):
-        env.describe_action(8)
+        env.describe_action(NUM_ACTIONS)
+
+
+def test_the_env_card_links_the_rules_page_which_states_the_action_map():
+    """The rules travel with the project: the card points to docs/rules/wapi.md (not shared/), and
+    the page's action table is the one in envs/wapi/actions.py."""
+    assert "docs/rules/wapi.md" in wapi_v0.__doc__ and "shared/rules" not in wapi_v0.__doc__
+    page = (Path(__file__).parents[1] / "docs" / "rules" / "wapi.md").read_text()
+    assert f"| {coin_action(0)} to {coin_action(5)} | put the drawn coin in mine 0 to 5 |" in page
+    assert f"| {PLACE_TOTEM} | put a totem pole on the mask just drawn |" in page
+    assert f"| {DECLINE} | decline: no pole on it |" in page
+    assert f"`Discrete({NUM_ACTIONS})`" in page
+
+
+def test_the_rules_engine_stands_apart_from_the_other_layers():
+    """rules.py imports nothing from observation, render, serialize or game; the state is plain
+    game data (no observer cache) and leaves observing, serialising and drawing to the game."""
+    tree = ast.parse((Path(__file__).parents[1] / "envs" / "wapi" / "rules.py").read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not {f"envs.wapi.{layer}" for layer in ("observation", "render", "serialize", "game")} & imported
+    state = WapiGame(3).new_state(np.random.default_rng(0))
+    fields = {"game", "bag", "bag_counts", "drawn", "current_player", "silver", "masks", "totems", "totems_left",
+              "coins_placed", "_legal"}
+    assert set(vars(state)) == fields and set(vars(state.clone())) == fields
+    for method in ("observation", "to_dict", "render_text", "render_image", "legal_actions"):
+        assert getattr(WapiState, method) is getattr(GameState, method), f"WapiState overrides {method}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 from collections import Counter
 from fractions import Fraction
 
@@ -93,19 +94,46 @@ def test_observations_stay_in_bounds():
                 assert obs.min() >= 0 and obs.max() <= 1
 
 
-@pytest.mark.parametrize("num_players,scoring", [(2, "shared"), (5, "full")])
-def test_incremental_observation_equals_one_built_from_scratch(num_players, scoring):
-    """The public vector kept up to date move by move equals one rebuilt from the position,
-    also when several moves pass between observations (the update is lazy)."""
+@pytest.mark.parametrize("num_players,scoring", CONFIGS[::2] + [(3, "shared")])
+def test_a_following_observer_sees_what_a_fresh_observer_sees(num_players, scoring):
+    """The observer told of every move (and lazy: the first look comes at once or after ten moves,
+    then one to four moves pass between two looks) gives every seat the observation a fresh
+    observer gives on a fresh copy of the position."""
     game = WapiGame(num_players, scoring)
-    for seed in range(40):
+    for seed in range(20):
         state = game.new_state(np.random.default_rng(seed))
-        state.observation(0)  # start keeping the public vector
-        every = 1 + seed % 4
-        for step, state in enumerate(play_random(state, seed)):
-            if step % every:
-                continue
-            fresh = state.clone()
-            fresh.public = None
-            for player in range(num_players):
-                assert np.array_equal(state.observation(player), fresh.observation(player))
+        observer = game.observer()
+        observer.follow(state)
+        rnd, every, first = random.Random(seed), 1 + seed % 4, 10 * (seed % 2)
+        for step in itertools.count():
+            if step >= first and (step - first) % every == 0 or state.is_terminal():
+                fresh = game.state_from_dict(state.to_dict())
+                for player in range(num_players):
+                    assert np.array_equal(observer.observe(state, player), game.observer().observe(fresh, player))
+            if state.is_terminal():
+                break
+            action = rnd.choice(state.legal_actions())
+            state.apply(action)
+            observer.applied(state, action)
+
+
+def test_an_observer_encodes_a_state_it_does_not_follow_from_scratch():
+    """A clone that went its own way is not the followed state: its observation is its own."""
+    game = WapiGame(3)
+    state = game.new_state(np.random.default_rng(8))
+    observer = game.observer()
+    observer.follow(state)
+    observer.observe(state, 0)
+    other = state.clone()
+    for _ in range(5):
+        other.apply(other.legal_actions()[0])
+    assert np.array_equal(observer.observe(other, 1), game.observer().observe(other, 1))
+    assert not np.array_equal(observer.observe(other, 1), observer.observe(state, 1))
+
+
+@pytest.mark.parametrize("player", [-1, 3, True, 1.0, np.int64(0), "0", None])
+def test_observing_a_seat_that_is_not_in_the_game_is_refused(player):
+    game = WapiGame(3)
+    state = game.new_state(np.random.default_rng(0))
+    with pytest.raises(ValueError, match="player must be a seat in 0..2"):
+        game.observer().observe(state, player)

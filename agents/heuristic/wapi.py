@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.wapi.components import (
-    COIN_VALUES, COINS_TO_END, DECLINE, FIRST_MASK, NUM_MINES, PLACE_TOTEM, SILVER_FIELDS, is_coin,
-)  # fmt: skip
+from envs.wapi.actions import DECLINE, PLACE_TOTEM, coin_mine
+from envs.wapi.components import COIN_VALUES, COINS_TO_END, FIRST_MASK, NUM_MINES, SILVER_FIELDS, is_coin, mask_mine
 
 if TYPE_CHECKING:
     from agents.protocol import PlayerView
@@ -47,7 +46,7 @@ def choose(view: PlayerView, rng: np.random.Generator) -> int:
 def policy(state: WapiState) -> int:
     """The move of the player to act in ``state`` (also ISMCTS's rollout policy on its samples)."""
     me = state.current_player
-    legal = state.legal_actions()
+    legal = state.legal_tuple()
     if is_coin(state.drawn):
         return _place_coin(state, me, legal) if len(legal) > 1 else legal[0]
     if PLACE_TOTEM not in legal:
@@ -83,7 +82,7 @@ def _weights(state: WapiState) -> list[list[float]]:
     return out
 
 
-def _place_coin(state: WapiState, me: int, legal: list[int]) -> int:
+def _place_coin(state: WapiState, me: int, legal: tuple[int, ...]) -> int:
     mean, _, _ = bag_facts(state)
     values = expected_values(state, mean)
     n = state.game.num_players
@@ -93,11 +92,13 @@ def _place_coin(state: WapiState, me: int, legal: list[int]) -> int:
     leader = max(others, key=lambda p: expected[p])
     delta = COIN_VALUES[state.drawn] - mean
 
-    def gain(k: int) -> float:
-        opp = (1 - LEADER_WEIGHT) * sum(weights[p][k] for p in others) / len(others) + LEADER_WEIGHT * weights[leader][k]
-        return delta * (weights[me][k] - opp)
+    def gain(action: int) -> tuple[float, int]:
+        k = coin_mine(action)
+        total = sum(weights[p][k] for p in others)
+        opp = (1 - LEADER_WEIGHT) * total / len(others) + LEADER_WEIGHT * weights[leader][k]
+        return delta * (weights[me][k] - opp), -k  # ties: the lowest mine
 
-    return max(legal, key=lambda k: (gain(k), -k))
+    return max(legal, key=gain)
 
 
 def _pole_value(state: WapiState, mine: int, value: float) -> float:
@@ -110,7 +111,7 @@ def _pole_value(state: WapiState, mine: int, value: float) -> float:
 def _take_totem(state: WapiState, me: int) -> bool:
     mean, coins_left, masks = bag_facts(state)
     values = expected_values(state, mean)
-    mine = state.drawn - FIRST_MASK
+    mine = mask_mine(state.drawn)
     now = _pole_value(state, mine, values[mine])
     masks_left = sum(masks)
     mine_share = masks_to_come(state, coins_left, masks_left) / state.game.num_players

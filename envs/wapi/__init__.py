@@ -1,8 +1,15 @@
-"""Wapi (Knizia, Tactic 2003): silver mines and totem poles, 2-5 players."""
+"""Wapi (Knizia, Tactic 2003): silver mines and totem poles, 2-5 players.
+
+The package in layers: ``components`` (the game's pieces as data), ``actions``
+(the action space), ``rules`` (the state, plain game data), ``observation``
+(the observer), ``serialize`` (state_dict), ``render`` (text and image), and
+``game`` (the configured game, which wires them).
+"""
 
 from envs.core.description import GameDescription, Option
 from envs.wapi.components import PLAYER_COUNTS, SCORINGS
-from envs.wapi.rules import WapiGame, WapiState
+from envs.wapi.game import WapiGame
+from envs.wapi.rules import WapiState
 
 __all__ = ["DESCRIPTION", "WapiGame", "WapiState"]
 

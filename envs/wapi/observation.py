@@ -1,4 +1,4 @@
-"""Wapi observation encoder: everything public, seats relative to the observer.
+"""Wapi observations: everything public, seats relative to the observer.
 
 Layout (float32, every entry scaled into [0, 1]; seat slots are relative:
 slot 0 is the observer, slot 1 the next player clockwise, ...; slots past
@@ -6,7 +6,7 @@ the player count stay 0):
 
 | offset | size | content |
 |---|---|---|
-| 0   | 48 | per mine k at 8k: coins placed / 5, silver total / 25, masks placed / 4, then totems of seat slots 0..4 / 3 |
+| 0   | 48 | per mine k at 8k: coins placed / 5, silver total / 25, masks placed / 4, poles of seat slots 0..4 / 3 |
 | 48  | 11 | the drawn tile, one-hot: S0 S1 S2 S3 S5 M0 .. M5 (all 0 once the game is over) |
 | 59  | 5  | totems left per seat slot / 3 |
 | 64  | 11 | remaining bag contents per tile code (same order), / that code's count in the full set |
@@ -20,6 +20,11 @@ Total: 92 entries, for every player count.
 
 The exact offsets are the constants below; ``tests/test_wapi_env.py``
 checks this table against them.
+
+The observer works on one vector of *absolute* seats (player 0 in slot 0,
+the "public vector"), the same for every player since everything is
+public; a player's observation is a rotation of it, one gather. How it
+stays incremental is in :class:`WapiObserver`.
 """
 
 from __future__ import annotations
@@ -28,22 +33,27 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from envs.core.engine import Game, GameState, Observer, is_int, shown
+from envs.wapi.actions import PLACE_TOTEM, coin_mine, is_coin_action
 from envs.wapi.components import (
     COINS_TO_END,
     MASK_FIELDS,
+    MAX_MINE_VALUE,
+    MAX_SCORE,
     NUM_MINES,
     NUM_TILE_KINDS,
     SILVER_FIELDS,
     TOTEMS_PER_PLAYER,
+    mask_mine,
 )
 
 if TYPE_CHECKING:
     from envs.wapi.rules import WapiState
 
 MAX_PLAYERS = 5
-MAX_MINE_VALUE = 5 * SILVER_FIELDS
-MAX_SCORE = TOTEMS_PER_PLAYER * MAX_MINE_VALUE
-MINE_BLOCK = 3 + MAX_PLAYERS
+#: Offsets inside a mine's block.
+MINE_COINS, MINE_SILVER, MINE_MASKS, MINE_POLES = 0, 1, 2, 3
+MINE_BLOCK = MINE_POLES + MAX_PLAYERS
 
 MINES = 0
 DRAWN = MINES + NUM_MINES * MINE_BLOCK
@@ -56,12 +66,11 @@ PRESENT = SCORES + MAX_PLAYERS
 TO_ACT = PRESENT + MAX_PLAYERS
 OBSERVATION_SIZE = TO_ACT + MAX_PLAYERS
 
-
-SEAT_BLOCKS = [MINES + k * MINE_BLOCK + 3 for k in range(NUM_MINES)] + [TOTEMS_LEFT, SCORES, PRESENT, TO_ACT]
+SEAT_BLOCKS = [MINES + k * MINE_BLOCK + MINE_POLES for k in range(NUM_MINES)] + [TOTEMS_LEFT, SCORES, PRESENT, TO_ACT]
 
 
 def _rotation(num_players: int, observer: int) -> np.ndarray:
-    """Indices that turn the absolute-seat vector into ``observer``'s relative view."""
+    """Indices that turn the public vector (absolute seats) into ``observer``'s relative view."""
     index = np.arange(OBSERVATION_SIZE)
     for block in SEAT_BLOCKS:
         for slot in range(num_players):
@@ -72,64 +81,124 @@ def _rotation(num_players: int, observer: int) -> np.ndarray:
 ROTATIONS = {n: [_rotation(n, o) for o in range(n)] for n in range(2, MAX_PLAYERS + 1)}
 
 
-def encode(state: WapiState, observer: int) -> np.ndarray:
-    """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE.
+class WapiObserver(Observer):
+    """Wapi's observer: the public vector of the followed state, brought up to date lazily.
 
-    The state keeps the public vector in absolute seats (``state.public``);
-    moves only note the mines they touch (``state.stale_mines``) and the
-    vector is brought up to date here, when an observation is asked for, so
-    search rollouts that never look do not pay for it. An observer's view is
-    a rotation of it: one array build and one gather.
+    What it caches about the state it follows:
+
+    - ``_public``: the public vector (float32, absolute seats) as of the last
+      :meth:`observe`, or None until something is observed: a game nobody
+      observes costs no encoding at all;
+    - ``_moves``: for each move since then, the mine it changed, whether it
+      placed a pole, and the tile drawn after it (None once the game is over);
+      nothing is noted before a first look;
+    - ``_holding``: the tile the player to act holds, so that :meth:`applied`
+      knows which mine a totem decision was about (after the move the state
+      only shows the next tile).
+
+    :meth:`applied` only notes the move (a coin action names its mine; a totem
+    decision is about the mine of the mask held). :meth:`observe` then
+    rewrites, for each move noted, its mine's coins, silver and masks (and its
+    poles, when it placed one) and the bag entry of the tile drawn after it;
+    then what every move changes (the drawn tile, the player to act, the coins
+    placed); the scores when a mine moved into holds poles, and the totems left
+    when a pole was placed. Last it gathers the player's rotation. Entries are
+    written one by one: numpy converts a Python list into a slice slowly. A
+    state it does not follow is encoded from scratch.
     """
-    if state.public is None:
-        state.public = public_vector(state)
-    elif state.stale_mines:
-        refresh(state)
-    state.stale_mines.clear()
-    return np.array(state.public, dtype=np.float32)[ROTATIONS[state.game.num_players][observer]]
+
+    def __init__(self, game: Game):
+        super().__init__(game)
+        self._state: GameState | None = None
+        self._public: np.ndarray | None = None
+        self._moves: list[tuple[int, bool, int | None]] = []
+        self._holding: int | None = None
+
+    def follow(self, state: WapiState) -> None:
+        self._state, self._public, self._moves, self._holding = state, None, [], state.drawn
+
+    def applied(self, state: WapiState, action: int) -> None:
+        if state is not self._state:
+            return
+        if self._public is not None:  # else there is nothing to bring up to date yet
+            if is_coin_action(action):
+                self._moves.append((coin_mine(action), False, state.drawn))
+            else:
+                self._moves.append((mask_mine(self._holding), action == PLACE_TOTEM, state.drawn))
+        self._holding = state.drawn
+
+    def observe(self, state: WapiState, player: int) -> np.ndarray:
+        rotations = ROTATIONS[state.game.num_players]
+        if not (is_int(player) and 0 <= player < len(rotations)):
+            raise ValueError(f"player must be a seat in 0..{len(rotations) - 1}, got {shown(player)}")
+        if state is not self._state:
+            return public_vector(state)[rotations[player]]
+        if self._public is None:
+            self._public = public_vector(state)
+        elif self._moves:
+            self._bring_up_to_date(state)
+        return self._public[rotations[player]]
+
+    def _bring_up_to_date(self, state: WapiState) -> None:
+        public, scale = self._public, state.game.tile_scale
+        scores_changed = poles_placed = False
+        for mine, pole, tile in self._moves:
+            write_mine(public, state, mine, with_poles=pole)
+            if tile is not None:
+                public[BAG + tile] = state.bag_counts[tile] * scale[tile]
+            scores_changed = scores_changed or bool(state.totems[mine])
+            poles_placed = poles_placed or pole
+        self._moves.clear()
+        write_turn(public, state)
+        if scores_changed:
+            write_scores(public, state)
+        if poles_placed:
+            write_totems_left(public, state)
 
 
-def public_vector(state: WapiState) -> list[float]:
-    """Everything public, in absolute seats (player 0 in slot 0)."""
-    out: list[float] = []
+def public_vector(state: WapiState) -> np.ndarray:
+    """The public vector of ``state`` from scratch (absolute seats: player 0 in slot 0)."""
+    game, public = state.game, np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    public[SCORING] = 1.0 if game.scoring == "shared" else 0.0
+    public[PRESENT:PRESENT + game.num_players] = 1.0
     for mine in range(NUM_MINES):
-        out += mine_block(state, mine)
-    return out + tail(state)
+        write_mine(public, state, mine, with_poles=True)
+    for tile, (left, scale) in enumerate(zip(state.bag_counts, game.tile_scale)):
+        public[BAG + tile] = left * scale
+    write_turn(public, state)
+    write_scores(public, state)
+    write_totems_left(public, state)
+    return public
 
 
-def refresh(state: WapiState) -> None:
-    """Bring ``state.public`` up to date after moves that touched ``state.stale_mines``."""
-    for mine in set(state.stale_mines):
-        start = MINES + mine * MINE_BLOCK
-        state.public[start:start + MINE_BLOCK] = mine_block(state, mine)
-    state.public[DRAWN:] = tail(state)
+def write_mine(public: np.ndarray, state: WapiState, mine: int, with_poles: bool) -> None:
+    """Mine ``mine``'s block: coins, silver total, masks, and (``with_poles``) the poles per seat."""
+    silver, start = state.silver[mine], MINES + mine * MINE_BLOCK
+    public[start + MINE_COINS] = len(silver) / SILVER_FIELDS
+    public[start + MINE_SILVER] = sum(silver) / MAX_MINE_VALUE
+    public[start + MINE_MASKS] = state.masks[mine] / MASK_FIELDS
+    if with_poles:
+        poles = state.totems[mine]
+        for player in range(state.game.num_players):
+            public[start + MINE_POLES + player] = poles.count(player) / TOTEMS_PER_PLAYER
 
 
-def mine_block(state: WapiState, mine: int) -> list[float]:
-    silver, poles = state.silver[mine], state.totems[mine]
-    n = state.game.num_players
-    out = [len(silver) / SILVER_FIELDS, sum(silver) / MAX_MINE_VALUE, state.masks[mine] / MASK_FIELDS]
-    out += [poles.count(p) / TOTEMS_PER_PLAYER for p in range(n)] if poles else [0.0] * n
-    return out + [0.0] * (MAX_PLAYERS - n)
-
-
-def tail(state: WapiState) -> list[float]:
-    """Everything after the mines: drawn tile, totems left, bag, progress, mode, scores, seats."""
-    game = state.game
-    n = game.num_players
-    pad = [0.0] * (MAX_PLAYERS - n)
-    out = [0.0] * NUM_TILE_KINDS
-    if state.drawn is not None:
-        out[state.drawn] = 1.0
-    out += [left / TOTEMS_PER_PLAYER for left in state.totems_left]
-    out += pad
-    out += [r * c for r, c in zip(state.bag_counts, game.tile_scale)]
-    out.append(state.coins_placed / COINS_TO_END)
-    out.append(1.0 if game.scoring == "shared" else 0.0)
-    out += [score / MAX_SCORE for score in state.approximate_scores()]
-    out += pad
-    out += [1.0] * n + pad
-    to_act = [0.0] * MAX_PLAYERS
+def write_turn(public: np.ndarray, state: WapiState) -> None:
+    """What every move changes outside the mines and the bag: the drawn tile, the player to act, the coins placed."""
+    public[DRAWN:DRAWN + NUM_TILE_KINDS] = 0.0
+    public[TO_ACT:TO_ACT + MAX_PLAYERS] = 0.0
     if state.current_player is not None:
-        to_act[state.current_player] = 1.0
-    return out + to_act
+        public[DRAWN + state.drawn] = 1.0
+        public[TO_ACT + state.current_player] = 1.0
+    public[COINS_PLACED] = state.coins_placed / COINS_TO_END
+
+
+def write_scores(public: np.ndarray, state: WapiState) -> None:
+    units, unit = state.score_units()
+    for player, score in enumerate(units):
+        public[SCORES + player] = score / unit / MAX_SCORE
+
+
+def write_totems_left(public: np.ndarray, state: WapiState) -> None:
+    for player, left in enumerate(state.totems_left):
+        public[TOTEMS_LEFT + player] = left / TOTEMS_PER_PLAYER

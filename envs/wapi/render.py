@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from envs.core.render import INK, PLAYER_COLORS, PLAYER_LETTERS, new_canvas, player_label, to_array
-from envs.wapi.components import COIN_VALUES, COINS_TO_END, FIRST_MASK, MASK_FIELDS, NUM_MINES, SILVER_FIELDS, is_coin
+from envs.wapi.components import COIN_VALUES, COINS_TO_END, MASK_FIELDS, NUM_MINES, SILVER_FIELDS, is_coin, mask_mine
 
 if TYPE_CHECKING:
     from envs.wapi.rules import WapiState
 
 
 def describe_tile(tile: int) -> str:
-    return f"silver coin {COIN_VALUES[tile]}" if is_coin(tile) else f"mask of mine {tile - FIRST_MASK}"
+    return f"silver coin {COIN_VALUES[tile]}" if is_coin(tile) else f"mask of mine {mask_mine(tile)}"
 
 
 def _fmt(score: float) -> str:
@@ -31,7 +31,8 @@ def render_text(state: WapiState) -> str:
         coins = " ".join(str(v) for v in state.silver[k]) + " _" * (SILVER_FIELDS - len(state.silver[k]))
         masks = "#" * state.masks[k] + "." * (MASK_FIELDS - state.masks[k])
         poles = " ".join(PLAYER_LETTERS[p] for p in state.totems[k]) or "-"
-        lines.append(f"  mine {k}: silver [{coins.strip()}] = {state.mine_value(k):>2}   masks {masks}   totems {poles}")
+        value = state.mine_value(k)
+        lines.append(f"  mine {k}: silver [{coins.strip()}] = {value:>2}   masks {masks}   totems {poles}")
     left = "  ".join(f"{PLAYER_LETTERS[p]}:{t}" for p, t in enumerate(state.totems_left))
     scores = "  ".join(f"{PLAYER_LETTERS[p]}:{_fmt(s)}" for p, s in enumerate(state.scores()))
     lines.append(f"  totems left  {left}")

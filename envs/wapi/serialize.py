@@ -1,29 +1,41 @@
-"""Wapi state as JSON-safe data, and back with every rule checked (issue 2, item 11)."""
+"""Wapi state as JSON-safe data, and back with every field and rule checked.
+
+Loading never half-succeeds: :func:`state_from_dict` reads every field with
+its type and range (integers are ``int``, never ``bool``, float or numpy
+scalars), then checks that the position is one the rules can reach (tiles
+conserved, poles and totems left add up, the turn order, the end), and only
+then builds the state through its constructor. The reported scores are
+checked against that new state's before it is handed out. Every refusal is a ValueError naming the field.
+"""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
-from envs.core.engine import as_list, check_keys, check_state_header, invalid_state, is_int
+from envs.core.engine import check_keys, check_state_header, invalid_state, is_int, shown
 from envs.wapi.components import (
     COIN_VALUES,
     COINS_TO_END,
     FIRST_MASK,
     MASK_FIELDS,
+    MAX_SCORE,
     NUM_MINES,
+    NUM_TILE_KINDS,
     SILVER_FIELDS,
     TILE_CODES,
     TILE_OF_CODE,
     TOTEMS_PER_PLAYER,
 )
+from envs.wapi.rules import WapiState
 
 if TYPE_CHECKING:
-    from envs.wapi.rules import WapiGame, WapiState
+    from envs.wapi.game import WapiGame
 
-KEYS = {"game", "num_players", "scoring", "current_player", "drawn", "mines", "totems_left", "bag", "scores", "terminal"}
+KEYS = {"game", "num_players", "scoring", "current_player", "drawn", "mines", "totems_left", "bag", "scores",
+        "terminal"}
+MINE_KEYS = {"silver", "masks", "totems"}
 
 
 def state_to_dict(state: WapiState) -> dict[str, Any]:
@@ -44,74 +56,144 @@ def state_to_dict(state: WapiState) -> dict[str, Any]:
     }
 
 
-_fail = partial(invalid_state, "Wapi")
-_list = partial(as_list, "Wapi")
+class Position(NamedTuple):
+    """The fields of a state_dict, read and type-checked (tiles as ints)."""
+
+    current_player: int | None
+    drawn: int | None
+    silver: list[list[int]]
+    masks: list[int]
+    totems: list[list[int]]
+    totems_left: list[int]
+    bag: list[int]
+    terminal: bool
 
 
-def _tile(code: Any, where: str) -> int:
-    if code not in TILE_OF_CODE:
-        _fail(f"{where} holds {code!r}; tile codes are {list(TILE_CODES)}")
-    return TILE_OF_CODE[code]
-
-
-def state_from_dict(game: WapiGame, data: dict[str, Any]) -> WapiState:
-    from envs.wapi.rules import WapiState
-
+def state_from_dict(game: WapiGame, data: Any) -> WapiState:
     check_state_header(game, data, KEYS, "Wapi", ("num_players", "scoring"))
-    n = game.num_players
-    mines = _list(data["mines"], "mines", NUM_MINES)
-    state = WapiState(game, [_tile(c, "bag") for c in _list(data["bag"], "bag")])
-    for k, mine in enumerate(mines):
-        check_keys(f"mines[{k}]", mine, {"silver", "masks", "totems"}, {"silver", "masks", "totems"})
-        silver, totems, masks = _list(mine["silver"], "silver"), _list(mine["totems"], "totems"), mine["masks"]
-        if len(silver) > SILVER_FIELDS or any(v not in COIN_VALUES or isinstance(v, bool) for v in silver):
-            _fail(f"mines[{k}].silver must hold at most {SILVER_FIELDS} values from {list(COIN_VALUES)}")
-        if not is_int(masks) or not 0 <= masks <= MASK_FIELDS:
-            _fail(f"mines[{k}].masks must be an int in 0..{MASK_FIELDS}")
-        if len(totems) > masks or any(not is_int(p) or not 0 <= p < n for p in totems):
-            _fail(f"mines[{k}].totems must be player indices, at most one per mask placed")
-        state.silver[k], state.masks[k], state.totems[k] = list(silver), masks, list(totems)
-    totems_left = _list(data["totems_left"], "totems_left")
-    poles = Counter(p for t in state.totems for p in t)
-    if len(totems_left) != n or any(not is_int(t) or t + poles[p] != TOTEMS_PER_PLAYER for p, t in enumerate(totems_left)):
-        _fail(f"totems_left must list, per player, {TOTEMS_PER_PLAYER} minus the poles they placed")
-    state.totems_left = list(totems_left)
-    state.coins_placed = sum(len(s) for s in state.silver)
-    state.drawn = None if data["drawn"] is None else _tile(data["drawn"], "drawn")
-    _check_conservation(game, state)
-    _check_turn(data, state)
-    state.current_player = data["current_player"]
-    reported = data["scores"]
-    if not isinstance(reported, list) or len(reported) != n or any(
-        not isinstance(s, (int, float)) or not math.isclose(s, t, abs_tol=1e-9) for s, t in zip(reported, state.scores())
-    ):
-        _fail(f"scores {reported!r} disagree with the position, which scores {state.scores()}")
+    position = read_position(game, data)
+    check_position(game, position)
+    state = build(game, position)
+    check_derived(state, data["scores"])
     return state
 
 
-def _check_conservation(game: WapiGame, state: WapiState) -> None:
-    placed = [TILE_OF_CODE[f"S{v}"] for s in state.silver for v in s]
-    placed += [FIRST_MASK + k for k in range(NUM_MINES) for _ in range(state.masks[k])]
-    seen = Counter(state.bag + placed + ([] if state.drawn is None else [state.drawn]))
-    if seen != Counter(game.tiles):
-        extra, missing = seen - Counter(game.tiles), Counter(game.tiles) - seen
-        names = lambda c: {TILE_CODES[t]: m for t, m in c.items()}  # noqa: E731
-        _fail(f"tiles are not conserved: extra {names(extra) or 'none'}, missing {names(missing) or 'none'}")
+# --- reading: each field's type and range ------------------------------------------------
+def _fail(message: str) -> NoReturn:
+    invalid_state("Wapi", message)
 
 
-def _check_turn(data: dict[str, Any], state: WapiState) -> None:
-    terminal = state.coins_placed == COINS_TO_END
-    if data["terminal"] is not terminal:
-        _fail(f"terminal is {data['terminal']!r} but {state.coins_placed} of {COINS_TO_END} silver fields are filled")
-    if terminal:
-        if data["current_player"] is not None or state.drawn is not None:
+def _list(value: Any, name: str, length: int | None = None, most: int | None = None) -> list:
+    if not isinstance(value, list):
+        _fail(f"{name} must be a list, got {shown(value)}")
+    if length is not None and len(value) != length:
+        _fail(f"{name} must be a list of {length}, got {len(value)} items: {shown(value)}")
+    if most is not None and len(value) > most:
+        _fail(f"{name} must hold at most {most} items, got {len(value)}: {shown(value)}")
+    return value
+
+
+def _int(value: Any, name: str, low: int, high: int) -> int:
+    if not (is_int(value) and low <= value <= high):
+        _fail(f"{name} must be an int in {low}..{high}, got {shown(value)}")
+    return value
+
+
+def _tile(code: Any, name: str) -> int:
+    if not (isinstance(code, str) and code in TILE_OF_CODE):
+        _fail(f"{name} holds {shown(code)}; tile codes are {list(TILE_CODES)}")
+    return TILE_OF_CODE[code]
+
+
+def read_position(game: WapiGame, data: dict[str, Any]) -> Position:
+    n = game.num_players
+    silver, masks, totems = [], [], []
+    for k, mine in enumerate(_list(data["mines"], "mines", NUM_MINES)):
+        check_keys(f"mines[{k}]", mine, MINE_KEYS, MINE_KEYS)
+        coins = _list(mine["silver"], f"mines[{k}].silver", most=SILVER_FIELDS)
+        if not all(is_int(v) and v in COIN_VALUES for v in coins):
+            _fail(f"mines[{k}].silver must hold coin values (ints) from {list(COIN_VALUES)}, got {shown(coins)}")
+        masks.append(_int(mine["masks"], f"mines[{k}].masks", 0, MASK_FIELDS))
+        poles = _list(mine["totems"], f"mines[{k}].totems", most=MASK_FIELDS)
+        for pole in poles:
+            _int(pole, f"mines[{k}].totems", 0, n - 1)
+        silver.append(list(coins))
+        totems.append(list(poles))
+    totems_left = [_int(t, "totems_left", 0, TOTEMS_PER_PLAYER) for t in _list(data["totems_left"], "totems_left", n)]
+    bag = [_tile(code, "bag") for code in _list(data["bag"], "bag", most=len(game.tiles))]
+    drawn = None if data["drawn"] is None else _tile(data["drawn"], "drawn")
+    current = None if data["current_player"] is None else _int(data["current_player"], "current_player", 0, n - 1)
+    if not isinstance(data["terminal"], bool):
+        _fail(f"terminal must be true or false, got {shown(data['terminal'])}")
+    return Position(current, drawn, silver, masks, totems, totems_left, bag, data["terminal"])
+
+
+# --- checking: a position the rules can reach -----------------------------------------------
+def check_position(game: WapiGame, position: Position) -> None:
+    for k, (poles, masks) in enumerate(zip(position.totems, position.masks)):
+        if len(poles) > masks:
+            _fail(f"mines[{k}] has {len(poles)} totems on {masks} masks: a totem goes only on a mask")
+    placed = Counter(p for poles in position.totems for p in poles)
+    for player, left in enumerate(position.totems_left):
+        if left + placed[player] != TOTEMS_PER_PLAYER:
+            _fail(f"totems_left[{player}] is {left}, but the player has {placed[player]} poles in the mines "
+                  f"(they hold {TOTEMS_PER_PLAYER} in all)")
+    _check_conservation(game, position)
+    _check_turn(game, position)
+
+
+def _check_conservation(game: WapiGame, position: Position) -> None:
+    placed = [TILE_OF_CODE[f"S{v}"] for coins in position.silver for v in coins]
+    placed += [FIRST_MASK + k for k, masks in enumerate(position.masks) for _ in range(masks)]
+    held = [] if position.drawn is None else [position.drawn]
+    seen, full_set = Counter(position.bag + placed + held), Counter(game.tiles)
+    if seen != full_set:
+        names = lambda tiles: {TILE_CODES[t]: m for t, m in tiles.items()}  # noqa: E731
+        _fail(f"tiles are not conserved (bag, drawn, mines): extra {names(seen - full_set) or 'none'}, "
+              f"missing {names(full_set - seen) or 'none'}")
+
+
+def _check_turn(game: WapiGame, position: Position) -> None:
+    coins_placed = sum(len(coins) for coins in position.silver)
+    over = coins_placed == COINS_TO_END
+    if position.terminal is not over:
+        _fail(f"terminal is {position.terminal} but {coins_placed} of {COINS_TO_END} silver fields are filled")
+    if over:
+        if position.current_player is not None or position.drawn is not None:
             _fail("a finished game has current_player and drawn null")
         return
-    if state.drawn is None:
+    if position.drawn is None:
         _fail("a game in progress has a drawn tile")
-    drawn_so_far = len(state.game.tiles) - len(state.bag)
-    expected = (drawn_so_far - 1) % state.game.num_players
-    if data["current_player"] != expected:
-        _fail(f"current_player must be {expected}: {drawn_so_far} tiles have been drawn, one per turn")
+    drawn_so_far = len(game.tiles) - len(position.bag)
+    expected = (drawn_so_far - 1) % game.num_players
+    if position.current_player != expected:
+        _fail(f"current_player must be {expected}: {drawn_so_far} tiles have been drawn, one per turn, "
+              f"got {shown(position.current_player)}")
 
 
+# --- building, then what derives from the position ---------------------------------------------
+def build(game: WapiGame, position: Position) -> WapiState:
+    """The state of a checked position: the constructor's opening, then every field set."""
+    state = WapiState(game, list(game.tiles))
+    state.bag = position.bag
+    state.bag_counts = [position.bag.count(t) for t in range(NUM_TILE_KINDS)]
+    state.drawn = position.drawn
+    state.current_player = position.current_player
+    state.silver = position.silver
+    state.masks = position.masks
+    state.totems = position.totems
+    state.totems_left = position.totems_left
+    state.coins_placed = sum(len(coins) for coins in position.silver)
+    return state
+
+
+def check_derived(state: WapiState, reported: Any) -> None:
+    """The reported scores agree with the position's. (A live position always has a legal move:
+    a mask can be declined, and a coin drawn before the 30th finds a free silver field.)"""
+    true = state.scores()
+    reported = _list(reported, "scores", len(true))
+    for player, (given, score) in enumerate(zip(reported, true)):
+        number = type(given) is int and abs(given) <= MAX_SCORE or type(given) is float and math.isfinite(given)
+        if not (number and abs(given - score) <= 1e-9):
+            _fail(f"scores[{player}] is {shown(given)}, but the position scores {score} "
+                  f"(scores: {shown(true)})")
