@@ -45,7 +45,8 @@ Observation space
 Rewards (only when the game ends)
     ``"win"``: +1 for the winner, -1 for the loser, 0 each for a draw.
     ``"score"``: own final score minus the opponent's.
-    ``infos[agent]["score"]`` then holds the agent's own final score.
+    ``infos[agent]["score"]`` then holds the agent's own final score (0.0 from
+    ``reset`` until the end, so that the keys are known from the start).
 
 Seeding and options
     ``reset(seed=s)`` shuffles the bag and the villages once (the bag is drawn
@@ -78,7 +79,8 @@ Decisions (ours, where the sources are silent)
 Version history
     v0: first release. Since then, with the same games, observations and rewards:
     ``load_state_dict`` checks every field's type and range (``1.0``, ``True`` and
-    numpy scalars are refused) and a refused ``reset(options=...)`` draws nothing.
+    numpy scalars are refused), a refused ``reset(options=...)`` draws nothing, and
+    ``infos`` hold their keys from ``reset`` on.
 """
 
 from __future__ import annotations

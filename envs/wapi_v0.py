@@ -46,7 +46,8 @@ Observation space
 Rewards (only when the game ends)
     ``"win"``: +1 for each winner, -1 for each other player, 0 for all if
     all tie. ``"score"``: own final score minus the mean of the others'.
-    ``infos[agent]["score"]`` then holds the agent's own final score.
+    ``infos[agent]["score"]`` then holds the agent's own final score (0.0 from
+    ``reset`` until the end, so that the keys are known from the start).
 
 Seeding and options
     ``reset(seed=s)`` shuffles the bag once; the draw order never depends on
@@ -66,7 +67,8 @@ Decisions (ours, where the sources are silent; all in ``docs/rules/wapi.md``)
 
 Version history
     v0: first release. Later within v0, same games and observations: ``coins`` and
-    ``load_state_dict`` check types strictly (a float, bool or numpy value is refused).
+    ``load_state_dict`` check types strictly (a float, bool or numpy value is refused);
+    ``infos`` hold their keys from ``reset`` on.
 """
 
 from __future__ import annotations

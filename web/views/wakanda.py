@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.wakanda.components import (
-    NUM_PIECE_KINDS, NUM_SLOTS, PIECE_COUNTS, PIECES, VILLAGES, build_action, finish_action,
-)  # fmt: skip
-from envs.wakanda.rules import WakandaGame, WakandaState
+from envs.wakanda import WakandaGame, WakandaState
+from envs.wakanda.actions import build_action, finish_action
+from envs.wakanda.components import NUM_PIECE_KINDS, NUM_SLOTS, PIECE_COUNTS, PIECES, VILLAGES
 
 
 def static(game: WakandaGame) -> dict[str, Any]:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.wapi.components import (
-    COIN_VALUES, COINS_TO_END, DECLINE, FIRST_MASK, MASK_FIELDS, NUM_MINES, PLACE_TOTEM, SILVER_FIELDS, is_coin,
-)  # fmt: skip
-from envs.wapi.rules import WapiGame, WapiState
+from envs.wapi import WapiGame, WapiState
+from envs.wapi.actions import DECLINE, PLACE_TOTEM, coin_action
+from envs.wapi.components import COIN_VALUES, COINS_TO_END, FIRST_MASK, MASK_FIELDS, NUM_MINES, SILVER_FIELDS, is_coin
 
 
 def _drawn(state: WapiState) -> dict[str, Any] | None:
@@ -40,7 +39,7 @@ def _click(state: WapiState, mine: int) -> int:
     tile = state.drawn
     if tile is not None and not is_coin(tile) and tile - FIRST_MASK == mine:
         return PLACE_TOTEM
-    return mine
+    return coin_action(mine)
 
 
 def static(game: WapiGame) -> dict[str, Any]:
