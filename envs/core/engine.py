@@ -123,7 +123,7 @@ def check_state_header(game: Game, data: Any, keys: set[str], label: str, config
     """The common start of every ``state_from_dict``: exactly ``keys``, this game's
     name, and the configuration (``config_keys`` of ``game.config()``) of this env."""
     check_keys("state_dict", data, keys, keys)
-    if data["game"] != game.name:
+    if type(data["game"]) is not str or data["game"] != game.name:  # a str first: numpy arrays compare ambiguously
         invalid_state(label, f"game is {shown(data['game'])}, expected {game.name!r}")
     config = game.config()
     given = {key: data[key] for key in config_keys}
