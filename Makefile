@@ -20,5 +20,5 @@ $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[train,bench,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[train,bench,dev,ray]'
 	touch $(STAMP)
