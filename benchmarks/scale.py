@@ -1,0 +1,172 @@
+"""Scaling on Ray, measured: a tournament on 1 and 2 Ray workers, RLlib's steps/s against the SB3 path.
+
+    python -m benchmarks.scale                      # both parts, default sizes (a few minutes)
+    python -m benchmarks.scale --part tournament --games 600
+    python -m benchmarks.scale --part training --steps 16384
+
+Tournament: one plan (``benchmarks.tournament``) played on a local Ray
+started with 1 worker, then with 2, and on the local backend in one process
+(the reference measured in the same run); the times exclude starting Ray
+and its workers (each backend is entered and warmed up with a few deals first). Every run must give the same games, or the
+script fails. Training: the same game, opponents and PPO settings trained for
+``--steps`` learner steps by sb3-contrib's MaskablePPO (``train.py``'s path,
+16 environments in this process) and by RLlib's PPO (``--backend rllib``),
+sampling in this process and on one and two remote env runners; steps/s is
+learner steps over the wall time of training (no evaluation, no start-up).
+
+The machine is shared: the report gives the load average before and after
+each part. Writes ``benchmarks/results/ray.md`` (``--out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.backends import LocalBackend, RayBackend
+from benchmarks.matches import run_tasks
+from benchmarks.tournament import plan_tournament
+
+RESULTS = Path(__file__).parent / "results" / "ray.md"
+
+
+def load() -> str:
+    return "{:.2f}, {:.2f}, {:.2f}".format(*os.getloadavg())
+
+
+def timed_tournament(plan, backend) -> tuple[float, list]:
+    """Seconds to play the plan on an entered backend, and the games. A few deals are played first, so that
+    every worker has started and imported the project before the clock starts (as in a long run)."""
+    run_tasks(plan.tasks()[:4 * backend.workers], progress=False, backend=backend)
+    start = time.perf_counter()
+    results = run_tasks(plan.tasks(), progress=False, backend=backend)
+    return time.perf_counter() - start, [(g.seats, g.game_seed, g.scores, g.winners) for r in results for g in r.games]
+
+
+def tournament_part(game: str, agents: list[str], games: int, seed: int) -> list[str]:
+    plan = plan_tournament(game, agents, games, seed)
+    lines = [f"Load average before: {load()}.", ""]
+    with LocalBackend(1) as local:
+        reference, games_local = timed_tournament(plan, local)
+    rows = [("local backend, 1 process (reference)", reference, 1.0)]
+    times = {}
+    for workers in (1, 2):
+        with RayBackend(None, num_cpus=workers) as backend:
+            seconds, played = timed_tournament(plan, backend)
+            described = backend.describe()
+        if played != games_local:
+            raise SystemExit(f"the ray backend with {workers} worker(s) played other games than the local backend")
+        times[workers] = seconds
+        rows.append((described, seconds, reference / seconds))
+    count = len(games_local)
+    lines += ["| backend | seconds | games/s | speed vs the reference |", "|---|---:|---:|---:|"]
+    lines += [f"| {name} | {s:.1f} | {count / s:.0f} | {x:.2f}x |" for name, s, x in rows]
+    lines += ["", f"**2 Ray workers vs 1: {times[1] / times[2]:.2f}x** (target >= 1.7x); {count} games, the same "
+              f"games on every backend (checked).", "", f"Load average after: {load()}."]
+    return lines
+
+
+def sb3_steps_per_second(game, opponents: list[str], hp: dict, steps: int, seed: int) -> float:
+    """MaskablePPO as train.py builds it (16 in-process environments), without callbacks."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.selfplay import make_training_env
+
+    torch.set_num_threads(1)
+    envs = DummyVecEnv([make_training_env(game.name, game.config(), opponents, "win", seed, rank) for rank in range(16)])
+    model = MaskablePPO("MlpPolicy", envs, learning_rate=hp["learning_rate"], n_steps=hp["n_steps"],
+                        batch_size=hp["batch_size"], n_epochs=hp["n_epochs"], gamma=hp["gamma"],
+                        ent_coef=hp["ent_coef"], policy_kwargs={"net_arch": list(hp["net_arch"])}, seed=seed,
+                        device="cpu", verbose=0)
+    start = time.perf_counter()
+    model.learn(steps)
+    seconds = time.perf_counter() - start
+    envs.close()
+    return model.num_timesteps / seconds
+
+
+def rllib_steps_per_second(game, opponents: list[str], hp: dict, steps: int, seed: int, runners: int) -> float:
+    """RLlib's PPO as train.py --backend rllib builds it, on a local Ray, without evaluations."""
+    from agents.ray_cluster import ray_session
+    from agents.rllib.league import League
+    from agents.rllib.training import RLlibRun, build_config, learner_steps, pull_results, push_league
+
+    run = RLlibRun(game, dict(hp), opponents=opponents, n_envs=16, num_env_runners=runners, seed=seed)
+    with ray_session(None, max(2, runners)):
+        league = League(opponents)
+        algo = build_config(run, league).build_algo()
+        try:
+            done, start = 0, time.perf_counter()
+            while done < steps:
+                done = learner_steps(algo.train())
+                for kind, points in pull_results(algo):
+                    league.record(kind, points)
+                push_league(algo, league.state(with_snapshots=False))
+            seconds = time.perf_counter() - start
+        finally:
+            algo.stop()
+    return done / seconds
+
+
+def training_part(game_name: str, steps: int, seed: int) -> list[str]:
+    import envs
+
+    description = envs.describe(game_name)
+    game = description.make()
+    hp = dict(description.training)
+    opponents = ["random", "heuristic"]
+    lines = [f"Load average before: {load()}.", "",
+             f"{game_name} {game.config()}, opponents {' '.join(opponents)}, PPO settings {hp['net_arch']} "
+             f"net, rollouts of {hp['n_steps']} x 16 steps, minibatch {hp['batch_size']}, {hp['n_epochs']} epochs; "
+             f"{steps} learner steps each.", "",
+             "| trainer | learner steps/s | vs SB3 |", "|---|---:|---:|"]
+    sb3 = sb3_steps_per_second(game, opponents, hp, steps, seed)
+    lines.append(f"| sb3-contrib MaskablePPO, 16 envs in this process (reference) | {sb3:.0f} | 1.00x |")
+    for runners in (0, 1, 2):
+        rate = rllib_steps_per_second(game, opponents, hp, steps, seed, runners)
+        where = "sampling in this process" if runners == 0 else f"{runners} remote env runner(s), {16 // runners} envs each"
+        lines.append(f"| RLlib PPO, {where} | {rate:.0f} | {rate / sb3:.2f}x |")
+    lines += ["", f"Load average after: {load()}."]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.scale", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=["both", "tournament", "training"], default="both")
+    parser.add_argument("--game", default="wakanda", help="tournament and training game (default wakanda)")
+    parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="tournament agents")
+    parser.add_argument("--games", type=int, default=2000, help="tournament games per table (default 2000)")
+    parser.add_argument("--steps", type=int, default=16384, help="learner steps per trainer (default 16384)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.steps < 1:
+        parser.error("--games and --steps must be positive")
+    command = "python -m benchmarks.scale " + shlex.join(argv)
+    text = [f"# Scaling on Ray\n\nCommand: `{command.strip()}`\n",
+            f"Machine: {platform.machine()}, {os.cpu_count()} CPU cores shared with other users' jobs, "
+            f"Python {platform.python_version()}.\n"]
+    if args.part in ("both", "tournament"):
+        text += ["## A tournament on 1 and 2 Ray workers\n",
+                 "\n".join(tournament_part(args.game, args.agents, args.games, args.seed)) + "\n"]
+    if args.part in ("both", "training"):
+        text += ["## RLlib against the SB3 path\n", "\n".join(training_part(args.game, args.steps, args.seed)) + "\n"]
+    report = "\n".join(text)
+    print(report)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(report)
+    print(f"written to {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
