@@ -35,7 +35,7 @@ import logging
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from agents.rllib.league import League
@@ -71,7 +71,7 @@ class RLlibRun:
         return max(1, self.n_envs // max(1, self.num_env_runners))
 
     def to_json(self) -> dict[str, Any]:
-        data = {k: v for k, v in asdict(self).items() if k != "game"}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "game"}
         return {"game": self.game.name, "config": self.game.config(), **data}
 
 
@@ -196,7 +196,8 @@ def train(run: RLlibRun) -> dict[str, Any]:
                "total_seconds": round(time.time() - trained.pop("started"), 1), "final": rows, "hyperparameters": hp}
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1, default=str)
-    table = results_table(results)
+    table = results_table(results) + (f"\n\nTrained with RLlib PPO, {run.num_env_runners} env runner(s) on "
+                                      f"{cluster.describe()}, {results['steps_per_second']:.0f} learner steps/s.")
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(table + "\n")
     plot_curve(results["curve"], os.path.join(out, "learning_curve.png"), title=run_name)
