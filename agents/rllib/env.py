@@ -118,8 +118,9 @@ class RLlibGameEnv(MultiAgentEnv):
         action = int(action_dict[agent])
         player = self.possible_agents.index(agent)
         self.acted.add(player)
-        if action not in self.aec.game_state.legal_tuple():
-            return self._illegal(agent, action)
+        if action not in self.aec.game_state.legal_tuple():  # the game ends, the offender loses
+            penalty = [ILLEGAL_ACTION_REWARD if p == player else 0.0 for p in range(self.game.num_players)]
+            return self._end(penalty, {agent: {"illegal_action": action}})
         self.aec.step(action)
         self._play_opponents()
         if not self.aec.game_state.is_terminal():
@@ -169,22 +170,18 @@ class RLlibGameEnv(MultiAgentEnv):
         return make_agent(kind, self.game, seed=seed)
 
     def _game_over(self):
+        """Record the learner's result against every opponent seat; every learner seat that acted gets its
+        final observation and reward."""
         state = self.aec.game_state
-        rewards = state.rewards(self.aec.reward_mode)
         scores, winners = state.scores(), state.winners()
         for seat, (kind, _) in self.seats.opponents.items():
             for learner in self.seats.learner:
                 self.results.append((kind, points_against(scores, winners, learner, seat)))
+        return self._end(state.rewards(self.aec.reward_mode), {})
+
+    def _end(self, rewards: list[float], infos: dict):
         ended = [p for p in self.seats.learner if p in self.acted]
         obs = {self.possible_agents[p]: self._observe(p, final=True) for p in ended}
         rew = {self.possible_agents[p]: float(rewards[p]) for p in ended}
-        done = {**{agent: True for agent in obs}, "__all__": True}
-        return obs, rew, done, {**dict.fromkeys(obs, False), "__all__": False}, {}
-
-    def _illegal(self, agent: str, action: int):
-        ended = [p for p in self.seats.learner if p in self.acted]
-        obs = {self.possible_agents[p]: self._observe(p, final=True) for p in ended}
-        rew = {a: (ILLEGAL_ACTION_REWARD if a == agent else 0.0) for a in obs}
-        info = {agent: {"illegal_action": action}}
-        done = {**{a: True for a in obs}, "__all__": True}
-        return obs, rew, done, {**dict.fromkeys(obs, False), "__all__": False}, info
+        terminated = {**dict.fromkeys(obs, True), "__all__": True}
+        return obs, rew, terminated, {**dict.fromkeys(obs, False), "__all__": False}, infos
