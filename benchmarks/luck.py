@@ -3,6 +3,7 @@
     python -m benchmarks.luck                       # every game at once (long: the report's parts are faster)
     python -m benchmarks.luck --configs wapi3 wakanda --deals 40 --replays 2
     python -m benchmarks.luck --configs samurai2 --pairs heuristic,heuristic~0.25 --merge
+    python -m benchmarks.luck --configs wapi4 --deals 5000 --backend ray      # on a cluster (docs/ray.md)
 
 For each game configuration, pairs of agents of known strength gap (strong
 first; ``GAME_PAIRS`` per game, or ``--pairs``) meet at one table: the

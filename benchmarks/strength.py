@@ -4,6 +4,7 @@
     python -m benchmarks.strength --only wakanda-heuristic-random --games 200
     python -m benchmarks.strength --ismcts-games 100 --ismcts-iterations 400 --processes 2
     python -m benchmarks.strength --only wapi4-ismcts-vs-3-heuristic --ismcts-option tree_depth=None widening=2.0
+    python -m benchmarks.strength --backend ray --ray-address HEAD_IP:6379 --games 20000
 
 Each matchup puts one *hero* agent at a table of identical opponents. Deals
 are duplicated: every deal (seed) is played once with the hero in each seat,

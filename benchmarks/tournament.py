@@ -3,6 +3,7 @@
     python -m benchmarks.tournament --game wapi --num-players 2 --agents random heuristic ismcts --games 40
     python -m benchmarks.tournament --game wapi --num-players 3 --agents random heuristic ismcts --games 30
     python -m benchmarks.tournament --game wakanda --agents random ismcts ppo:models/wakanda --games 100
+    python -m benchmarks.tournament --game wapi --agents random heuristic ismcts --games 600 --backend ray
 
 Two-player games: every pairing of the agents plays. Three to five players:
 every table (every choice of ``num_players`` agents; list an agent twice to
