@@ -45,7 +45,7 @@ class ClusterInfo:
 
     def describe(self) -> str:
         where = "a local Ray" if self.address == "local" else f"the Ray cluster at {self.address}"
-        return f"{where}: {self.cpus} workers (CPUs) on {len(self.nodes)} node(s)"
+        return f"{where}: {self.cpus} worker{'s' if self.cpus > 1 else ''} (CPUs) on {len(self.nodes)} node(s)"
 
 
 def require_ray():
