@@ -24,6 +24,7 @@ import math
 import multiprocessing
 import os
 import sys
+import time
 from collections import Counter
 from typing import Any, Callable, Sequence
 
@@ -88,12 +89,15 @@ class LocalBackend:
         return results
 
 
-def play_batch(play: Callable, batch: Sequence) -> tuple[list, str]:
-    """A Ray task: play a batch of tasks; returns the results and the id of the node that played them."""
+def play_batch(play: Callable, batch: Sequence) -> tuple[list, str, float]:
+    """A Ray task: play a batch of tasks; returns the results, the id of the node that played them and the
+    CPU seconds it took (how much of a core the worker really had shows in the benchmarks)."""
     import ray
 
     _init_worker()
-    return [play(task) for task in batch], ray.get_runtime_context().get_node_id()
+    start = time.process_time()
+    results = [play(task) for task in batch]
+    return results, ray.get_runtime_context().get_node_id(), time.process_time() - start
 
 
 class RayBackend:
@@ -106,6 +110,7 @@ class RayBackend:
         self.address, self.num_cpus = address, num_cpus
         self.cluster = None
         self.node_tasks: Counter = Counter()  # node id -> tasks (deals) it played, over this session
+        self.cpu_seconds = 0.0  # the workers' CPU time playing them
         self._session = None
 
     def __enter__(self) -> RayBackend:
@@ -151,12 +156,13 @@ class RayBackend:
                 for ref in ready:
                     b = index[ref]
                     try:
-                        played, node = ray.get(ref)
+                        played, node, cpu = ray.get(ref)
                     except ray.exceptions.RayError as error:
                         raise RuntimeError(f"deals {batches[b][0]!r}.. could not be played on the cluster after "
                                            f"{MAX_RETRIES} retries: {error}") from None
                     results[b] = played
                     self.node_tasks[node] += len(played)
+                    self.cpu_seconds += cpu
                     done(len(played))
         finally:
             for ref in pending:  # an error above: stop what is still queued

@@ -40,13 +40,16 @@ def load() -> str:
     return "{:.2f}, {:.2f}, {:.2f}".format(*os.getloadavg())
 
 
-def timed_tournament(plan, backend) -> tuple[float, list]:
-    """Seconds to play the plan on an entered backend, and the games. A few deals are played first, so that
-    every worker has started and imported the project before the clock starts (as in a long run)."""
+def timed_tournament(plan, backend) -> tuple[float, float, list]:
+    """Wall and CPU seconds to play the plan on an entered backend, and the games. A few deals are played first,
+    so that every worker has started and imported the project before the clock starts (as in a long run)."""
     run_tasks(plan.tasks()[:4 * backend.workers], progress=False, backend=backend)
+    cpu_before = backend.cpu_seconds if isinstance(backend, RayBackend) else time.process_time()
     start = time.perf_counter()
     results = run_tasks(plan.tasks(), progress=False, backend=backend)
-    return time.perf_counter() - start, [(g.seats, g.game_seed, g.scores, g.winners) for r in results for g in r.games]
+    wall = time.perf_counter() - start
+    cpu = (backend.cpu_seconds if isinstance(backend, RayBackend) else time.process_time()) - cpu_before
+    return wall, cpu, [(g.seats, g.game_seed, g.scores, g.winners) for r in results for g in r.games]
 
 
 def tournament_part(game: str, agents: list[str], games: int, seed: int, repeats: int) -> list[str]:
@@ -55,27 +58,32 @@ def tournament_part(game: str, agents: list[str], games: int, seed: int, repeats
     lines = [f"Load average before: {load()}.", ""]
     names = ["local backend, 1 process (reference)", "ray, 1 worker", "ray, 2 workers"]
     times: dict[str, list[float]] = {name: [] for name in names}
+    cores: dict[str, list[float]] = {name: [] for name in names}  # CPU seconds of play per wall second
     described = {}
     reference_games = None
     for _ in range(repeats):
         for name, workers in zip(names, (None, 1, 2)):
             backend = LocalBackend(1) if workers is None else RayBackend(None, num_cpus=workers)
             with backend:
-                seconds, played = timed_tournament(plan, backend)
+                seconds, cpu, played = timed_tournament(plan, backend)
                 described[name] = backend.describe()
             reference_games = reference_games or played
             if played != reference_games:
                 raise SystemExit(f"{described[name]} played other games than the local backend")
             times[name].append(seconds)
+            cores[name].append(cpu / seconds)
     best = {name: min(t) for name, t in times.items()}
     count = len(reference_games)
-    lines += ["| backend | best seconds | games/s | speed vs the reference | every run (s) |",
-              "|---|---:|---:|---:|---|"]
+    lines += ["| backend | best seconds | games/s | speed vs the reference | every run (s) | cores had (each run) |",
+              "|---|---:|---:|---:|---|---|"]
     described[names[0]] += " (reference)"
     lines += [f"| {described[name]} | {best[name]:.1f} | {count / best[name]:.0f} | "
-              f"{best[names[0]] / best[name]:.2f}x | {', '.join(f'{t:.1f}' for t in times[name])} |" for name in names]
+              f"{best[names[0]] / best[name]:.2f}x | {', '.join(f'{t:.1f}' for t in times[name])} | "
+              f"{', '.join(f'{c:.2f}' for c in cores[name])} |" for name in names]
     lines += ["", f"**2 Ray workers vs 1: {best[names[1]] / best[names[2]]:.2f}x** (target >= 1.7x); {count} games "
-              f"a run, the same games on every backend and run (checked).", "", f"Load average after: {load()}."]
+              f"a run, the same games on every backend and run (checked). 'Cores had': the CPU seconds the "
+              f"players got per wall-clock second (2.0 at most here): below the worker count, other jobs had "
+              f"the rest of the machine.", "", f"Load average after: {load()}."]
     return lines
 
 
