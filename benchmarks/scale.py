@@ -74,6 +74,8 @@ def tournament_part(game: str, agents: list[str], games: int, seed: int, repeats
             cores[name].append(cpu / seconds)
     best = {name: min(t) for name, t in times.items()}
     count = len(reference_games)
+    # games per CPU second of play, over every run: what the backend costs apart from how busy the machine is
+    rate = {name: count * repeats / sum(t * c for t, c in zip(times[name], cores[name])) for name in names}
     lines += ["| backend | best seconds | games/s | speed vs the reference | every run (s) | cores had (each run) |",
               "|---|---:|---:|---:|---|---|"]
     described[names[0]] += " (reference)"
@@ -83,7 +85,10 @@ def tournament_part(game: str, agents: list[str], games: int, seed: int, repeats
     lines += ["", f"**2 Ray workers vs 1: {best[names[1]] / best[names[2]]:.2f}x** (target >= 1.7x); {count} games "
               f"a run, the same games on every backend and run (checked). 'Cores had': the CPU seconds the "
               f"players got per wall-clock second (2.0 at most here): below the worker count, other jobs had "
-              f"the rest of the machine.", "", f"Load average after: {load()}."]
+              f"the rest of the machine. Per CPU second of play, 2 Ray workers play "
+              f"{rate[names[2]] / rate[names[1]]:.0%} as many games as 1 (and 1 Ray worker "
+              f"{rate[names[1]] / rate[names[0]]:.0%} as many as the local process).", "",
+              f"Load average after: {load()}."]
     return lines
 
 
