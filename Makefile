@@ -31,7 +31,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[train,bench,dev,web,integrations]'
+	$(BIN)/python -m pip install --quiet -e '.[train,bench,dev,web,integrations,ray]'
 	touch $(STAMP)
 
 # The browser tests drive Debian's chromium (never a downloaded browser): installed here when

@@ -13,6 +13,9 @@ playable as ``ppo:<out>/model.zip``), ``last_model.zip``, ``snapshots/``
 (the self-play pool), ``tb/`` (TensorBoard: ``tensorboard --logdir <out>``),
 ``learning_curve.png``, ``results.json`` and ``results.md``.
 
+``--backend rllib`` trains with RLlib's PPO on Ray instead (``agents/rllib/training.py``,
+``docs/ray.md``): the same settings, evaluation and report.
+
 The script reads top to bottom like CleanRL's: settings, validation (all bad
 input fails here, before any training), seeding, environments, model,
 callbacks, training, evaluation, report.
@@ -104,6 +107,13 @@ class Args:
     n_epochs: int | None = field(default=None, metadata={"help": "passes over each rollout"})
     gamma: float | None = field(default=None, metadata={"help": "discount (1.0: rewards come only at the end)"})
     ent_coef: float | None = field(default=None, metadata={"help": "entropy bonus"})
+    # --- the trainer ----------------------------------------------------------------
+    backend: str = field(default="sb3", metadata={"help": "sb3: MaskablePPO in this process; rllib: RLlib's PPO "
+                                                          "on Ray (docs/ray.md)", "choices": ["sb3", "rllib"]})
+    num_env_runners: int | None = field(default=None, metadata={"help": "rllib: Ray actors sampling games (0: in "
+                                                                       "this process; default 0)"})
+    ray_address: str | None = field(default=None, metadata={"help": "rllib: the Ray cluster to join, auto or "
+                                                                   "HOST:PORT (default $RAY_ADDRESS or a local Ray)"})
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -166,6 +176,8 @@ def validate(args: Args):
     for name in ("n_envs", "eval_games", "eval_freq_games", "max_snapshots", "torch_threads"):
         if getattr(args, name) <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+    if args.backend != "rllib" and (args.num_env_runners is not None or args.ray_address is not None):
+        raise ValueError("--num-env-runners and --ray-address are options of --backend rllib")
     if args.resume is not None:
         card = check_model_file(args.resume, game)
         load_network(args.resume, game)  # the weights are read (safely) and fit the card's network
@@ -185,6 +197,10 @@ def main(argv: list[str] | None = None) -> dict:
         game, hp = validate(args)
     except ValueError as error:
         sys.exit(f"train.py: error: {error}")
+    if args.backend == "rllib":
+        from agents.rllib.training import main as train_rllib
+
+        return train_rllib(args, game, hp)
 
     # Imported after validation so that bad input fails fast.
     import numpy as np

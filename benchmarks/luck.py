@@ -3,6 +3,7 @@
     python -m benchmarks.luck                       # every game at once (long: the report's parts are faster)
     python -m benchmarks.luck --configs wapi3 wakanda --deals 40 --replays 2
     python -m benchmarks.luck --configs samurai2 --pairs heuristic,heuristic~0.25 --merge
+    python -m benchmarks.luck --configs wapi4 --deals 5000 --backend ray      # on a cluster (docs/ray.md)
 
 For each game configuration, pairs of agents of known strength gap (strong
 first; ``GAME_PAIRS`` per game, or ``--pairs``) meet at one table: the
@@ -46,7 +47,7 @@ import numpy as np
 import envs
 from agents import epsilon_greedy
 from agents.games import GAME_NAMES, make_game
-from benchmarks import luck_report
+from benchmarks import backends, luck_report
 from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
@@ -272,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "(regenerate per game)")
     parser.add_argument("--filler", default="heuristic", help="agent in the seats beyond the pair (default heuristic)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and agent seed (default 0)")
-    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    backends.add_arguments(parser)
     parser.add_argument("--out", default="benchmarks/results", help="folder for luck.md, duplicate.md and plots")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -283,8 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.processes < 1:
-            raise ValueError(f"--processes must be a positive int, got {args.processes}")
+        backend = backends.from_args(args)
         pairs = None if args.pairs is None else [tuple(p.split(",")) for p in args.pairs]
         plan = plan_study(args.configs, args.deals, args.ismcts_deals, args.replays, args.ismcts_iterations,
                           args.filler, args.seed, tuple(args.ismcts_games), pairs)
@@ -293,14 +293,20 @@ def main(argv: list[str] | None = None) -> int:
     for note in plan.notes:
         print(note, file=sys.stderr)
     games = sum(len(t.seatings) * t.replays for t in plan.tasks)
-    print(f"{len(plan.tasks)} deals, {games} games on {args.processes} process(es)", file=sys.stderr)
     start = time.perf_counter()
-    results = run_tasks(plan.tasks, processes=args.processes, progress=not args.no_progress, desc="luck")
+    try:
+        with backend:
+            print(f"{len(plan.tasks)} deals, {games} games on the {backend.describe()}", file=sys.stderr)
+            results = run_tasks(plan.tasks, progress=not args.no_progress, desc="luck", backend=backend)
+            ran_on = backend.describe()
+    except ValueError as error:  # the cluster could not be joined or cannot run this project
+        print(f"python -m benchmarks.luck: error: {error}", file=sys.stderr)
+        return 2
     elapsed = time.perf_counter() - start
     data, failed = collect(results)
     stats = [pair_stats(d, seed=args.seed) for d in data]
     command = "python -m benchmarks.luck" + (" " + shlex.join(argv) if argv else "")
-    luck_report.write(stats, plan, plan.notes + failed, command, args.out, elapsed, args.processes, merge=args.merge)
+    luck_report.write(stats, plan, plan.notes + failed, command, args.out, elapsed, ran_on, merge=args.merge)
     print(f"wrote {args.out}/luck.md, duplicate.md and plots in {elapsed:.0f} s", file=sys.stderr)
     return 0
 

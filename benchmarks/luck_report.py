@@ -31,12 +31,12 @@ def _pair(stats) -> str:
     return f"{stats.data.strong} > {stats.data.weak}"
 
 
-def _settings(plan, elapsed: float, processes: int) -> str:
+def _settings(plan, elapsed: float, ran_on: str) -> str:
     s = plan.settings
     pairs = "" if s.get("pairs") is None else "pairs " + " ".join(",".join(p) for p in s["pairs"]) + "; "
     return (f"{pairs}{s['deals']} deals per pair ({s['ismcts_deals']} with ISMCTS at {s['ismcts_iterations']} "
             f"iterations a move), replayed {s['replays']} times; other seats: {s['filler']}; seed {s['seed']}; "
-            f"took {elapsed / 60:.1f} min on {processes} processes (the only figure that changes between runs)")
+            f"took {elapsed / 60:.1f} min on the {ran_on} (the only figures that change between runs)")
 
 
 def luck_row(st) -> str:
@@ -286,14 +286,14 @@ def plot(all_stats, path: Path) -> None:
     plt.close(fig)
 
 
-def write(all_stats, plan, notes, command: str, out: str, elapsed: float, processes: int,
+def write(all_stats, plan, notes, command: str, out: str, elapsed: float, ran_on: str,
           merge: bool = False) -> None:
     """Write luck.md, duplicate.md and luck.png; with ``merge``, the other configurations' rows already
     in ``out`` are kept, so that each game can be regenerated on its own."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     configs = plan.settings["configs"]
-    report = Report([(command, list(configs), _settings(plan, elapsed, processes))],
+    report = Report([(command, list(configs), _settings(plan, elapsed, ran_on))],
                     [luck_row(st) for st in all_stats], [duplicate_row(st) for st in all_stats], list(notes))
     if merge:
         report = read(folder).merge(report, configs)

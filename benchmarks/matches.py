@@ -8,23 +8,25 @@ in every seat: duplicate bridge, for board games.
 
 Everything here is a pure function of its inputs (deal seeds, agent seeds
 and the order of the results), so a run is reproducible whatever the number
-of processes. The tournament and the luck study both build on it.
+of processes and whichever backend plays it (:mod:`benchmarks.backends`:
+local processes or a Ray cluster). The tournament, the strength table and
+the luck study all build on it.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-import multiprocessing
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from agents import Agent, PlayerView, epsilon_greedy, make_agent, play_game
 from agents.games import make_game
+from benchmarks.backends import Backend, LocalBackend
 from benchmarks.ratings import finishing_ranks
 from envs.core.engine import shown
 
@@ -157,8 +159,9 @@ def _shared_agent(spec: AgentSpec, game_key: tuple) -> Agent:
 
 
 def build_agent(spec: AgentSpec, game_key: tuple, seed: int) -> Agent:
-    """A fresh agent seeded for one game (a cached one for ``ppo:`` and ``trained`` models, which play deterministically)."""
-    if spec.name.startswith("ppo:") or spec.name == "trained":
+    """A fresh agent seeded for one game (a cached one for ``ppo:``, ``rllib:`` and ``trained`` models, which
+    play deterministically)."""
+    if spec.name.startswith(("ppo:", "rllib:")) or spec.name == "trained":
         return _shared_agent(spec, game_key)
     return epsilon_greedy.make(spec.name, _game(*game_key), seed=seed, **dict(spec.options))  # NAME or NAME~EPS
 
@@ -201,44 +204,17 @@ def play_task(task: Task) -> TaskResult:
     return result
 
 
-def _init_worker() -> None:
-    """One process per core: keep torch (if a ppo agent loads it) from starting a thread pool in each.
-    Importing torch here would cost seconds per worker, so only an already loaded torch is told."""
-    import os
-    import sys
-
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    os.environ.setdefault("MKL_NUM_THREADS", "1")
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-
-
 def run_tasks(
     tasks: Sequence[Task], processes: int = 2, progress: bool = True, desc: str = "games",
-    play: Callable[[Task], TaskResult] = play_task,
+    play: Callable[[Task], TaskResult] = play_task, backend: Backend | None = None,
 ) -> list[TaskResult]:
-    """Play every task on ``processes`` processes, with a progress bar; results in the order of ``tasks``."""
-    if processes < 1:
-        raise ValueError(f"processes must be a positive int, got {shown(processes)}")
+    """Play every task on ``backend`` (default: ``processes`` local processes), with a progress bar;
+    results in the order of ``tasks``, whichever backend played them."""
     from tqdm import tqdm
 
+    backend = backend or LocalBackend(processes)
     bar = tqdm(total=len(tasks), desc=desc, unit="deal", disable=not progress, dynamic_ncols=True)
-    results: Iterable[TaskResult]
-    if processes == 1:
-        results = []
-        for task in tasks:
-            results.append(play(task))
-            bar.update()
-    else:
-        # fork starts workers in a blink; spawn (fresh interpreters) once torch is loaded, whose
-        # thread pools do not survive a fork.
-        import sys
-
-        method = "spawn" if "torch" in sys.modules else "fork"
-        with multiprocessing.get_context(method).Pool(processes, initializer=_init_worker) as pool:
-            results = []
-            for res in pool.imap(play, tasks, chunksize=1):
-                results.append(res)
-                bar.update()
-    bar.close()
-    return list(results)
+    try:
+        return backend.map(play, tasks, bar.update)
+    finally:
+        bar.close()

@@ -4,6 +4,7 @@
     python -m benchmarks.strength --only wakanda-heuristic-random --games 200
     python -m benchmarks.strength --ismcts-games 100 --ismcts-iterations 400 --processes 2
     python -m benchmarks.strength --only wapi4-ismcts-vs-3-heuristic --ismcts-option tree_depth=None widening=2.0
+    python -m benchmarks.strength --backend ray --ray-address HEAD_IP:6379 --games 20000
 
 Each matchup puts one *hero* agent at a table of identical opponents. Deals
 are duplicated: every deal (seed) is played once with the hero in each seat,
@@ -33,6 +34,8 @@ from pathlib import Path
 from agents import Agent, PlayerView, make_agent, play_game
 from agents.games import make_game
 from agents.stats import wilson_interval
+from benchmarks import backends
+from benchmarks.backends import Backend
 from benchmarks.matches import run_tasks
 from envs.core.engine import shown
 
@@ -101,10 +104,12 @@ def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[fl
     return share, agents[hero_seat].times
 
 
-def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, hero_options: dict) -> dict:
+def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, hero_options: dict,
+                backend: Backend | None = None) -> dict:
+    """Play one matchup on ``backend`` (default: ``processes`` local processes); the same rates on any backend."""
     tasks = [(matchup, i, seed, hero_options) for i in range(games)]
     start = time.perf_counter()
-    results = run_tasks(tasks, processes, progress=False, play=play_one)
+    results = run_tasks(tasks, processes, progress=False, play=play_one, backend=backend)
     elapsed = time.perf_counter() - start
     n = len(results[0][0])
     seat_wins = [sum(r[0][s] for r in results) for s in range(n)]
@@ -174,13 +179,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ismcts-option", nargs="+", default=[], metavar="KEY=VALUE",
                         help="further ISMCTS options, values as Python literals "
                              "(e.g. rollout_depth=2 score_weight=0.5)")
-    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    backends.add_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, help="first deal (default 0)")
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"markdown report (default {RESULTS})")
     args = parser.parse_args(argv)
-    for flag in ("games", "ismcts_games", "processes"):
+    for flag in ("games", "ismcts_games"):
         if getattr(args, flag) < 1:
             parser.error(f"--{flag.replace('_', '-')} must be at least 1")
+    try:
+        backend = backends.from_args(args)
+    except ValueError as error:
+        parser.error(str(error))
     hero_options = (
         {"iterations": args.ismcts_iterations} if args.ismcts_iterations else {"time_limit": args.ismcts_time}
     )
@@ -193,18 +202,23 @@ def main(argv: list[str] | None = None) -> None:
             except ValueError as error:
                 parser.error(f"{matchup.name}: {error}")
     rows = []
-    for matchup in runnable:
-        games = args.ismcts_games if matchup.hero == "ismcts" else args.games
-        row = run_matchup(matchup, games, args.seed, args.processes, hero_options)
-        rows.append(row)
-        print(table([row]).splitlines()[-1], f"({row['elapsed']:.0f} s)", flush=True)
+    try:
+        with backend:
+            for matchup in runnable:
+                games = args.ismcts_games if matchup.hero == "ismcts" else args.games
+                row = run_matchup(matchup, games, args.seed, backend.workers, hero_options, backend)
+                rows.append(row)
+                print(table([row]).splitlines()[-1], f"({row['elapsed']:.0f} s)", flush=True)
+            ran_on = backend.describe()
+    except ValueError as error:  # the cluster could not be joined or cannot run this project
+        sys.exit(f"python -m benchmarks.strength: error: {error}")
     report = table(rows)
     print("\n" + report)
     command = "python -m benchmarks.strength " + " ".join(sys.argv[1:] if argv is None else argv)
     text = (
         f"# Agent strength\n\nCommand: `{command.strip()}`\n\n"
         f"Machine: {platform.machine()}, {multiprocessing.cpu_count()} CPUs, Python {platform.python_version()}; "
-        f"{args.processes} worker processes; ISMCTS budget {hero_options}.\n"
+        f"ran on the {ran_on}; ISMCTS budget {hero_options}.\n"
         "Each deal is played with the hero in every seat (seats swapped / rotated); a shared win counts 1/k; "
         "intervals are 95% Wilson score intervals. 'met': yes when the whole interval clears the target "
         "(for 'most wins': the best opponent seat's rate); times are CPU seconds per decision.\n\n"

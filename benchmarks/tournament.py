@@ -3,6 +3,7 @@
     python -m benchmarks.tournament --game wapi --num-players 2 --agents random heuristic ismcts --games 40
     python -m benchmarks.tournament --game wapi --num-players 3 --agents random heuristic ismcts --games 30
     python -m benchmarks.tournament --game wakanda --agents random ismcts ppo:models/wakanda --games 100
+    python -m benchmarks.tournament --game wapi --agents random heuristic ismcts --games 600 --backend ray
 
 Two-player games: every pairing of the agents plays. Three to five players:
 every table (every choice of ``num_players`` agents; list an agent twice to
@@ -34,7 +35,8 @@ import numpy as np
 import envs
 from agents import AGENT_NAMES, make_agent
 from agents.games import GAME_NAMES, add_game_options, game_config, make_game
-from benchmarks import tournament_report
+from benchmarks import backends, tournament_report
+from benchmarks.backends import Backend
 from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
 from benchmarks.variance import DuplicateEffect, duplicate_effect
@@ -183,8 +185,10 @@ def duplicate_effects(plan: Plan, results: list[TaskResult]) -> dict[tuple[str, 
     return out
 
 
-def run_tournament(plan: Plan, processes: int = 2, progress: bool = True) -> Summary:
-    return summarize(plan, run_tasks(plan.tasks(), processes=processes, progress=progress, desc="tournament"))
+def run_tournament(plan: Plan, processes: int = 2, progress: bool = True, backend: Backend | None = None) -> Summary:
+    """Play the plan on ``backend`` (default: ``processes`` local processes): the same summary on any backend."""
+    tasks = plan.tasks()
+    return summarize(plan, run_tasks(tasks, processes=processes, progress=progress, desc="tournament", backend=backend))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -196,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help=f"from {', '.join(AGENT_NAMES)}")
     parser.add_argument("--games", type=int, required=True, help="games per table (rounded up to whole deals)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and every agent's seed (default 0)")
-    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    backends.add_arguments(parser)
     parser.add_argument("--seating", choices=["auto", "rotations", "permutations"], default="auto",
                         help="seatings per deal: n rotations, or all n! permutations; auto (default): "
                              "permutations up to 3 players, rotations beyond")
@@ -232,22 +236,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         config = game_config(args.game, args)
-        if args.processes < 1:
-            raise ValueError(f"--processes must be a positive int, got {args.processes}")
+        backend = backends.from_args(args)
         plan = plan_tournament(
             args.game, args.agents, args.games, args.seed, args.seating, config, args.ismcts_iterations
         )
     except ValueError as error:
         parser.error(str(error))
     tables, per_table = len(plan.tables), plan.deals * len(plan.seatings)
-    print(f"{args.game} {config or ''}: {tables} table(s) x {plan.deals} deals x {len(plan.seatings)} seatings "
-          f"= {tables * per_table} games on {args.processes} process(es)", file=sys.stderr)
     start = time.perf_counter()
-    summary = run_tournament(plan, args.processes, progress=not args.no_progress)
+    try:
+        with backend:
+            print(f"{args.game} {config or ''}: {tables} table(s) x {plan.deals} deals x {len(plan.seatings)} seatings "
+                  f"= {tables * per_table} games on the {backend.describe()}", file=sys.stderr)
+            summary = run_tournament(plan, progress=not args.no_progress, backend=backend)
+            ran_on = backend.describe()
+    except ValueError as error:  # the cluster could not be joined or cannot run this project
+        print(f"python -m benchmarks.tournament: error: {error}", file=sys.stderr)
+        return 2
     command = "python -m benchmarks.tournament " + shlex.join(argv)
     stem = Path(args.out) / (args.name or default_name(plan))
     stem.parent.mkdir(parents=True, exist_ok=True)
-    text = tournament_report.markdown(summary, command, stem.with_suffix(".png").name)
+    text = tournament_report.markdown(summary, command, stem.with_suffix(".png").name, ran_on)
     stem.with_suffix(".md").write_text(text)
     tournament_report.plot(summary, stem.with_suffix(".png"))
     print(text)

@@ -1,7 +1,8 @@
 """The tournament's markdown report and PNG plot (kept apart from the running of it).
 
-Nothing in the report depends on timing or on the number of processes, so
-the same command and seed write the same file.
+Nothing in the report depends on timing, on the number of processes or on
+the backend, except the line that says where it ran, so the same command and
+seed write the same file (the same games on any backend).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ def _fmt(x: float, digits: int = 0) -> str:
     return "∞" if math.isinf(x) else f"{x:,.{digits}f}"
 
 
-def markdown(summary, command: str, png_name: str) -> str:
+def markdown(summary, command: str, png_name: str, ran_on: str = "local backend") -> str:
     plan = summary.plan
     labels = [spec.label for spec in plan.agents]
     index = {label: i for i, label in enumerate(labels)}
@@ -32,6 +33,7 @@ def markdown(summary, command: str, png_name: str) -> str:
         f"- {len(plan.tables)} table(s) x {plan.deals} duplicate deals x {len(plan.seatings)} seatings "
         f"= {per_table} games per table, {len(summary.games)} games played, {len(summary.failures)} failed",
         f"- seed {plan.seed}; every table plays the same deals, each deal in every seating",
+        f"- ran on the {ran_on}",
         "",
         "## Ratings",
         "",

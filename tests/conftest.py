@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
+import tempfile
 
 import numpy as np
 
 import envs
+
+# Ray in the tests (read when ray is first imported, so set before any test module imports it): every node
+# on the loopback address, no usage reports sent anywhere, and a temporary directory of this run's own, so
+# that no cluster of another run on this machine is found or disturbed.
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+_RAY_TMPDIR = None
+if "RAY_TMPDIR" not in os.environ:
+    _RAY_TMPDIR = os.environ["RAY_TMPDIR"] = tempfile.mkdtemp(prefix="drl-ray-")
+
+
+def pytest_unconfigure(config) -> None:
+    if _RAY_TMPDIR is not None:
+        shutil.rmtree(_RAY_TMPDIR, ignore_errors=True)
 
 
 def game_configs(reward_modes: bool = False) -> list[tuple[str, dict]]:

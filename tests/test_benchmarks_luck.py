@@ -94,7 +94,8 @@ def test_a_tiny_study_end_to_end(tmp_path):
     stats = luck.pair_stats(pair, bootstrap=50)
     assert stats.upset == pytest.approx(((1 - pair.d) / 2).mean())
     assert 0 <= stats.share <= 1 or math.isnan(stats.share)
-    luck_report.write([stats], plan, plan.notes, "python -m benchmarks.luck --configs wapi3", str(tmp_path), 1.0, 1)
+    luck_report.write([stats], plan, plan.notes, "python -m benchmarks.luck --configs wapi3", str(tmp_path), 1.0,
+                      "local backend, 1 process")
     text = (tmp_path / "luck.md").read_text()
     assert "| wapi3 | heuristic > random | 18 |" in text and "python -m benchmarks.luck --configs wapi3" in text
     assert "| wapi3 | heuristic > random | 18 |" in (tmp_path / "duplicate.md").read_text()
@@ -150,12 +151,12 @@ def test_per_game_pairs_and_a_tiny_merged_study(tmp_path):
     assert [s.label for s in plan.tasks[0].table] == ["heuristic", "heuristic~0.5", "filler0"]
     stats = [luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(
         plan.tasks, processes=1, progress=False))[0]]
-    luck_report.write(stats, plan, [], "cmd wapi3", str(tmp_path), 1.0, 1)
+    luck_report.write(stats, plan, [], "cmd wapi3", str(tmp_path), 1.0, "local backend, 1 process")
     plan4 = luck.plan_study(["wapi4"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1,
                             pairs=[("heuristic~0.1", "random")])
     stats4 = [luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(
         plan4.tasks, processes=1, progress=False))[0]]
-    luck_report.write(stats4, plan4, [], "cmd wapi4", str(tmp_path), 1.0, 1, merge=True)
+    luck_report.write(stats4, plan4, [], "cmd wapi4", str(tmp_path), 1.0, "local backend, 1 process", merge=True)
     text = (tmp_path / "luck.md").read_text()
     assert "| wapi3 | heuristic > heuristic~0.5 | 12 |" in text and "| wapi4 | heuristic~0.1 > random | 16 |" in text
     assert "- `cmd wapi3`: configs wapi3;" in text and "- `cmd wapi4`: configs wapi4;" in text

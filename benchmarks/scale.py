@@ -1,0 +1,196 @@
+"""Scaling on Ray, measured: a tournament on 1 and 2 Ray workers, RLlib's steps/s against the SB3 path.
+
+    python -m benchmarks.scale                      # both parts, default sizes (a few minutes)
+    python -m benchmarks.scale --part tournament --games 600
+    python -m benchmarks.scale --part training --steps 16384
+
+Tournament: one plan (``benchmarks.tournament``) played on a local Ray
+started with 1 worker, then with 2, and on the local backend in one process
+(the reference measured in the same run), each ``--repeats`` times in turn,
+the best time counting; the times exclude starting Ray and its workers (each
+backend is entered and warmed up with a few deals first). Every run must give the same games, or the
+script fails. Training: the same game, opponents and PPO settings trained for
+``--steps`` learner steps by sb3-contrib's MaskablePPO (``train.py``'s path,
+16 environments in this process) and by RLlib's PPO (``--backend rllib``),
+sampling in this process and on one and two remote env runners; steps/s is
+learner steps over the wall time of training (no evaluation, no start-up).
+
+The machine is shared: the report gives the load average before and after
+each part. Writes ``benchmarks/results/ray.md`` (``--out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.backends import LocalBackend, RayBackend
+from benchmarks.matches import run_tasks
+from benchmarks.tournament import plan_tournament
+
+RESULTS = Path(__file__).parent / "results" / "ray.md"
+
+
+def load() -> str:
+    return "{:.2f}, {:.2f}, {:.2f}".format(*os.getloadavg())
+
+
+def timed_tournament(plan, backend) -> tuple[float, float, list]:
+    """Wall and CPU seconds to play the plan on an entered backend, and the games. A few deals are played first,
+    so that every worker has started and imported the project before the clock starts (as in a long run)."""
+    run_tasks(plan.tasks()[:4 * backend.workers], progress=False, backend=backend)
+    cpu_before = backend.cpu_seconds if isinstance(backend, RayBackend) else time.process_time()
+    start = time.perf_counter()
+    results = run_tasks(plan.tasks(), progress=False, backend=backend)
+    wall = time.perf_counter() - start
+    cpu = (backend.cpu_seconds if isinstance(backend, RayBackend) else time.process_time()) - cpu_before
+    return wall, cpu, [(g.seats, g.game_seed, g.scores, g.winners) for r in results for g in r.games]
+
+
+def tournament_part(game: str, agents: list[str], games: int, seed: int, repeats: int) -> list[str]:
+    """Each backend ``repeats`` times, in turn (a burst of load elsewhere hits each alike); the best time counts."""
+    plan = plan_tournament(game, agents, games, seed)
+    lines = [f"Load average before: {load()}.", ""]
+    names = ["local backend, 1 process (reference)", "ray, 1 worker", "ray, 2 workers"]
+    times: dict[str, list[float]] = {name: [] for name in names}
+    cores: dict[str, list[float]] = {name: [] for name in names}  # CPU seconds of play per wall second
+    described = {}
+    reference_games = None
+    for _ in range(repeats):
+        for name, workers in zip(names, (None, 1, 2)):
+            backend = LocalBackend(1) if workers is None else RayBackend(None, num_cpus=workers)
+            with backend:
+                seconds, cpu, played = timed_tournament(plan, backend)
+                described[name] = backend.describe()
+            reference_games = reference_games or played
+            if played != reference_games:
+                raise SystemExit(f"{described[name]} played other games than the local backend")
+            times[name].append(seconds)
+            cores[name].append(cpu / seconds)
+    best = {name: min(t) for name, t in times.items()}
+    count = len(reference_games)
+    # games per CPU second of play, over every run: what the backend costs apart from how busy the machine is
+    rate = {name: count * repeats / sum(t * c for t, c in zip(times[name], cores[name])) for name in names}
+    lines += ["| backend | best seconds | games/s | speed vs the reference | every run (s) | cores had (each run) |",
+              "|---|---:|---:|---:|---|---|"]
+    described[names[0]] += " (reference)"
+    lines += [f"| {described[name]} | {best[name]:.1f} | {count / best[name]:.0f} | "
+              f"{best[names[0]] / best[name]:.2f}x | {', '.join(f'{t:.1f}' for t in times[name])} | "
+              f"{', '.join(f'{c:.2f}' for c in cores[name])} |" for name in names]
+    lines += ["", f"**2 Ray workers vs 1: {best[names[1]] / best[names[2]]:.2f}x** (target >= 1.7x); {count} games "
+              f"a run, the same games on every backend and run (checked). 'Cores had': the CPU seconds the "
+              f"players got per wall-clock second (2.0 at most here): below the worker count, other jobs had "
+              f"the rest of the machine. Per CPU second of play, 2 Ray workers play "
+              f"{rate[names[2]] / rate[names[1]]:.0%} as many games as 1 (and 1 Ray worker "
+              f"{rate[names[1]] / rate[names[0]]:.0%} as many as the local process).", "",
+              f"Load average after: {load()}."]
+    return lines
+
+
+def sb3_steps_per_second(game, opponents: list[str], hp: dict, steps: int, seed: int) -> float:
+    """MaskablePPO as train.py builds it (16 in-process environments), without callbacks."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.selfplay import make_training_env
+
+    torch.set_num_threads(1)
+    envs = DummyVecEnv([make_training_env(game.name, game.config(), opponents, "win", seed, rank)
+                        for rank in range(16)])
+    model = MaskablePPO("MlpPolicy", envs, learning_rate=hp["learning_rate"], n_steps=hp["n_steps"],
+                        batch_size=hp["batch_size"], n_epochs=hp["n_epochs"], gamma=hp["gamma"],
+                        ent_coef=hp["ent_coef"], policy_kwargs={"net_arch": list(hp["net_arch"])}, seed=seed,
+                        device="cpu", verbose=0)
+    start = time.perf_counter()
+    model.learn(steps)
+    seconds = time.perf_counter() - start
+    envs.close()
+    return model.num_timesteps / seconds
+
+
+def rllib_steps_per_second(game, opponents: list[str], hp: dict, steps: int, seed: int, runners: int) -> float:
+    """RLlib's PPO as train.py --backend rllib builds it, on a local Ray, without evaluations."""
+    from agents.ray_cluster import ray_session
+    from agents.rllib.league import League
+    from agents.rllib.training import RLlibRun, build_config, learner_steps, pull_results, push_league
+
+    run = RLlibRun(game, dict(hp), opponents=opponents, n_envs=16, num_env_runners=runners, seed=seed)
+    with ray_session(None, max(2, runners)):
+        league = League(opponents)
+        algo = build_config(run, league).build_algo()
+        try:
+            done, start = 0, time.perf_counter()
+            while done < steps:
+                done = learner_steps(algo.train())
+                for kind, points in pull_results(algo):
+                    league.record(kind, points)
+                push_league(algo, league.state(with_snapshots=False))
+            seconds = time.perf_counter() - start
+        finally:
+            algo.stop()
+    return done / seconds
+
+
+def training_part(game_name: str, steps: int, seed: int) -> list[str]:
+    import envs
+
+    description = envs.describe(game_name)
+    game = description.make()
+    hp = dict(description.training)
+    opponents = ["random", "heuristic"]
+    lines = [f"Load average before: {load()}.", "",
+             f"{game_name} {game.config()}, opponents {' '.join(opponents)}, PPO settings {hp['net_arch']} "
+             f"net, rollouts of {hp['n_steps']} x 16 steps, minibatch {hp['batch_size']}, {hp['n_epochs']} epochs; "
+             f"{steps} learner steps each.", "",
+             "| trainer | learner steps/s | vs SB3 |", "|---|---:|---:|"]
+    sb3 = sb3_steps_per_second(game, opponents, hp, steps, seed)
+    lines.append(f"| sb3-contrib MaskablePPO, 16 envs in this process (reference) | {sb3:.0f} | 1.00x |")
+    for runners in (0, 1, 2):
+        rate = rllib_steps_per_second(game, opponents, hp, steps, seed, runners)
+        where = ("sampling in this process" if runners == 0
+                 else f"{runners} remote env runner(s), {16 // runners} envs each")
+        lines.append(f"| RLlib PPO, {where} | {rate:.0f} | {rate / sb3:.2f}x |")
+    lines += ["", f"Load average after: {load()}."]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.scale", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=["both", "tournament", "training"], default="both")
+    parser.add_argument("--game", default="wakanda", help="tournament and training game (default wakanda)")
+    parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="tournament agents")
+    parser.add_argument("--games", type=int, default=2000, help="tournament games per table (default 2000)")
+    parser.add_argument("--steps", type=int, default=16384, help="learner steps per trainer (default 16384)")
+    parser.add_argument("--repeats", type=int, default=3, help="tournament runs per backend, in turn (default 3)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.steps < 1 or args.repeats < 1:
+        parser.error("--games, --steps and --repeats must be positive")
+    command = "python -m benchmarks.scale " + shlex.join(argv)
+    text = [f"# Scaling on Ray\n\nCommand: `{command.strip()}`\n",
+            f"Machine: {platform.machine()}, {os.cpu_count()} CPU cores shared with other users' jobs, "
+            f"Python {platform.python_version()}.\n"]
+    if args.part in ("both", "tournament"):
+        text += ["## A tournament on 1 and 2 Ray workers\n",
+                 "\n".join(tournament_part(args.game, args.agents, args.games, args.seed, args.repeats)) + "\n"]
+    if args.part in ("both", "training"):
+        text += ["## RLlib against the SB3 path\n", "\n".join(training_part(args.game, args.steps, args.seed)) + "\n"]
+    report = "\n".join(text)
+    print(report)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(report)
+    print(f"written to {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

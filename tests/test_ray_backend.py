@@ -1,0 +1,177 @@
+"""The benchmarks' Ray backend on a real two-node Ray cluster on this machine (loopback addresses).
+
+Checked: deals run on both nodes and give exactly the local backend's games
+(tournament, luck study, strength table); a worker killed in mid-deal has its
+task run again, and no deal is counted twice or lost; bad input (an
+unreachable address, a node without the project, another Ray version) ends
+with a clear message and leaves nothing running.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import ray
+from ray import cloudpickle
+from ray.cluster_utils import Cluster
+
+from agents import ray_cluster
+from agents.ray_cluster import ray_session
+from benchmarks import luck, strength, tournament
+from benchmarks.backends import LocalBackend, RayBackend
+from benchmarks.matches import play_task, run_tasks
+from benchmarks.tournament import plan_tournament, run_tournament
+
+# The helpers below run on the cluster's workers, which cannot import this test module: send them by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A head node and a second node, one CPU each (so a batch of deals runs on each at once)."""
+    cluster = Cluster(initialize_head=True, connect=False, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        yield cluster
+    finally:
+        cluster.shutdown()
+
+
+def game_records(results) -> list[tuple]:
+    return [(g.seats, g.game_seed, g.seating, g.replay, g.scores, g.winners) for r in results for g in r.games]
+
+
+def our_ray_processes(temp_dir: str) -> list[str]:
+    """Command lines of the live processes that belong to a Ray session under ``temp_dir``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if temp_dir in cmdline and int(pid) != os.getpid():
+            found.append(cmdline)
+    return found
+
+
+def test_a_tournament_runs_on_both_nodes_and_equals_the_local_backend(cluster):
+    plan = plan_tournament("wakanda", ["random", "heuristic"], games=48, seed=5)
+    with RayBackend(cluster.address) as backend:
+        assert backend.workers == 2 and len(backend.cluster.nodes) == 2
+        on_ray = run_tasks(plan.tasks(), progress=False, backend=backend)
+        nodes = dict(backend.node_tasks)
+        described = backend.describe()
+    local = run_tasks(plan.tasks(), processes=1, progress=False)
+    assert len(nodes) == 2, f"every node plays deals: {nodes}"
+    assert sum(nodes.values()) == len(plan.tasks())
+    assert game_records(on_ray) == game_records(local)
+    assert "2 workers (CPUs) on 2 node(s); deals played on 2 node(s)" in described
+    assert not ray.is_initialized()
+
+
+def test_the_tournament_command_reports_the_backend_and_the_same_games(cluster, tmp_path, capsys):
+    common = ["--game", "wakanda", "--agents", "random", "heuristic", "--games", "24", "--seed", "2",
+              "--no-progress", "--out", str(tmp_path)]
+    assert tournament.main(common + ["--backend", "ray", "--ray-address", cluster.address, "--name", "ray"]) == 0
+    assert tournament.main(common + ["--processes", "1", "--name", "local"]) == 0
+    on_ray, local = ((tmp_path / f"{name}.md").read_text().splitlines() for name in ("ray", "local"))
+    ran_on = [line for line in on_ray if line.startswith("- ran on")]
+    assert ran_on == [f"- ran on the ray backend, the Ray cluster at {cluster.address}: 2 workers (CPUs) on "
+                      f"2 node(s); deals played on 2 node(s)"]
+    assert "- ran on the local backend, 1 process" in local
+    differ = [(a, b) for a, b in zip(on_ray, local) if a != b]
+    assert all(a.startswith(("Command:", "- ran on", "![")) for a, _ in differ), differ  # every table is the same
+
+
+def test_luck_and_strength_equal_the_local_backend(cluster):
+    plan = luck.plan_study(["wakanda"], deals=4, ismcts_deals=0, replays=2, ismcts_iterations=1, seed=9)
+    matchup = next(m for m in strength.MATCHUPS if m.name == "wakanda-heuristic-random")
+    with RayBackend(cluster.address) as backend:
+        luck_ray = run_tasks(plan.tasks, progress=False, backend=backend)
+        strength_ray = strength.run_matchup(matchup, 20, 4, backend.workers, {}, backend)
+    luck_local = run_tasks(plan.tasks, processes=1, progress=False)
+    strength_local = strength.run_matchup(matchup, 20, 4, 1, {}, LocalBackend(1))
+    assert game_records(luck_ray) == game_records(luck_local)
+    assert (strength_ray["rate"], strength_ray["others"]) == (strength_local["rate"], strength_local["others"])
+
+
+def crash_once(marker: str, deal: int, task):
+    """Play ``task``, but the first time deal ``deal`` comes up, kill the worker process in mid-deal."""
+    if task.deal == deal and not os.path.exists(marker):
+        Path(marker).write_text(str(os.getpid()))
+        os._exit(1)  # the worker dies: no result, no exception, as when a machine is lost
+    return play_task(task)
+
+
+def test_a_task_whose_worker_dies_is_run_again_and_counted_once(cluster, tmp_path):
+    plan = plan_tournament("wakanda", ["random", "heuristic"], games=24, seed=8)
+    tasks = plan.tasks()
+    marker = str(tmp_path / "crashed")
+    with RayBackend(cluster.address) as backend:
+        results = run_tasks(tasks, progress=False, backend=backend, play=functools.partial(crash_once, marker, 5))
+    assert os.path.exists(marker), "a worker was killed"
+    assert [r.task.deal for r in results] == [t.deal for t in tasks], "each deal once, in order"
+    assert game_records(results) == game_records(run_tasks(tasks, processes=1, progress=False))
+
+
+def test_an_unreachable_address_is_refused_at_once(capsys):
+    code = tournament.main(["--game", "wakanda", "--agents", "random", "heuristic", "--games", "2",
+                            "--backend", "ray", "--ray-address", "127.0.0.1:1", "--no-progress"])
+    assert code == 2
+    assert "cannot reach a Ray cluster at 127.0.0.1:1" in capsys.readouterr().err
+    assert not ray.is_initialized()
+    for bad in ("nowhere", "host:port", "ray://127.0.0.1:10001"):
+        with pytest.raises(ValueError, match="--ray-address"):
+            ray_cluster.check_address(bad)
+
+
+def test_ray_options_need_the_ray_backend():
+    with pytest.raises(SystemExit):
+        tournament.main(["--game", "wakanda", "--agents", "random", "heuristic", "--games", "2",
+                         "--ray-address", "127.0.0.1:6379"])
+
+
+def test_another_ray_version_is_refused_with_both_versions(cluster, monkeypatch):
+    monkeypatch.setattr(ray, "__version__", "2.0.0")  # as a driver with another Ray would report
+    with pytest.raises(ValueError, match=r"another Ray or Python version.*Ray: 2\.0\.0"):
+        with ray_session(cluster.address):
+            pass
+    assert not ray.is_initialized()
+
+
+def test_a_node_without_the_project_is_refused(tmp_path, monkeypatch):
+    """A one-node cluster whose Python finds stand-ins that fail to import, as on a machine without drawluck.
+    (Ray puts the driver's working directory on its local workers' path, so the driver leaves the checkout.)"""
+    monkeypatch.chdir(tmp_path)
+    stubs = tmp_path / "stubs"
+    for package in ray_cluster.PROJECT_PACKAGES:
+        (stubs / package).mkdir(parents=True)
+        (stubs / package / "__init__.py").write_text(f"raise ModuleNotFoundError(\"No module named '{package}'\")\n")
+    bare = Cluster(initialize_head=True, connect=False,
+                   head_node_args={"num_cpus": 1, "include_dashboard": False, "env_vars": {"PYTHONPATH": str(stubs)}})
+    try:
+        with pytest.raises(ValueError, match=r"cannot import the project \(ModuleNotFoundError: No module named "
+                                             r"'envs'\): install the project on every node"):
+            with RayBackend(bare.address):
+                pass
+        assert not ray.is_initialized()
+    finally:
+        bare.shutdown()
+
+
+def test_a_failed_check_stops_the_local_ray_it_started(monkeypatch):
+    monkeypatch.setattr(ray_cluster, "PROJECT_PACKAGES", ray_cluster.PROJECT_PACKAGES + ("drawluck_nowhere",))
+    temp_dir = Path(os.environ["RAY_TMPDIR"], "ray")  # where Ray keeps its sessions
+    sessions_before = set(temp_dir.glob("session_2*"))
+    with pytest.raises(ValueError, match="No module named 'drawluck_nowhere'"):
+        with ray_session(num_cpus=1):
+            pass
+    assert not ray.is_initialized()
+    started = set(temp_dir.glob("session_2*")) - sessions_before
+    assert len(started) == 1, "a local Ray was started for the session"
+    assert our_ray_processes(str(started.pop())) == [], "and nothing of it is left running"

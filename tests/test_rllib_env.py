@@ -1,0 +1,187 @@
+"""The RLlib wrapper (``agents.rllib.env``) and the league (``agents.rllib.league``), without a Ray cluster.
+
+The wrapper must give RLlib's action-masking module what it reads (the
+``"observations"`` key, a float mask), hand RLlib only the learner's seats,
+one at a time and only when they are to act, deliver every learner seat's true
+final reward, and play the league's opponents in the other seats. The league
+must draw opponents the learner loses to more often.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import envs
+from agents.rllib.env import ILLEGAL_ACTION_REWARD, RLlibGameEnv
+from agents.rllib.league import MIN_WEIGHT, SELF, League, LeagueState, draw_seats, points_against
+from agents.rllib.policy import MaskedPolicy, game_card
+
+GAMES = list(envs.GAMES)
+
+
+def play(env: RLlibGameEnv, seed: int, choose=None):
+    """Play one episode with random legal actions (or ``choose(obs) -> action``); returns what RLlib would see."""
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    trace = [obs]
+    while True:
+        (agent, seen), = obs.items()  # exactly one seat to act
+        legal = np.flatnonzero(seen["action_mask"])
+        action = choose(seen) if choose else int(rng.choice(legal))
+        obs, rewards, terminated, truncated, infos = env.step({agent: action})
+        trace.append((agent, action, obs, rewards, terminated))
+        if terminated["__all__"]:
+            return trace, obs, rewards, terminated, truncated
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_observations_are_renamed_masked_and_only_for_the_seat_to_act(name):
+    env = RLlibGameEnv({"game": name})
+    space = env.observation_spaces["player_0"]
+    assert set(space.spaces) == {"observations", "action_mask"}
+    assert space["action_mask"].dtype == np.float32  # RLlib's module takes its logarithm
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        for _ in range(40):
+            (agent, seen), = obs.items()
+            state = env.aec.game_state
+            assert agent == f"player_{state.current_player}", "the one observation is the seat to act"
+            assert space.contains(seen)
+            np.testing.assert_array_equal(seen["action_mask"], state.legal_mask().astype(np.float32))
+            np.testing.assert_array_equal(seen["observations"], env.aec.observe(agent)["observation"])
+            legal = np.flatnonzero(seen["action_mask"])
+            obs, _, terminated, _, _ = env.step({agent: int(legal[seed % len(legal)])})
+            if terminated["__all__"]:
+                break
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_seat_gets_its_true_final_reward_once_at_the_end(name):
+    env = RLlibGameEnv({"game": name})
+    for seed in range(4):
+        trace, obs, rewards, terminated, truncated = play(env, seed)
+        state = env.aec.game_state
+        assert state.is_terminal()
+        acted = {agent for agent, *_ in trace[1:]}
+        assert set(obs) == set(rewards) == acted
+        assert rewards == {a: float(state.rewards("win")[int(a[-1])]) for a in acted}
+        assert all(terminated[a] for a in acted) and not truncated["__all__"]
+        for agent, _, step_obs, step_rewards, _ in trace[1:-1]:
+            assert set(step_rewards) <= set(step_obs) and set(step_rewards.values()) <= {0.0}, "nothing before the end"
+
+
+def test_the_same_seed_deals_the_same_game_and_seats():
+    env = RLlibGameEnv({"game": "wapi", "config": {"num_players": 3},
+                        "league": LeagueState(("random", "heuristic"), (1.0, 1.0))})
+    first = [(a, act) for a, act, *_ in play(env, 11)[0][1:]]
+    seats = env.seats
+    again = [(a, act) for a, act, *_ in play(env, 11)[0][1:]]
+    assert first == again and env.seats == seats
+    assert first != [(a, act) for a, act, *_ in play(env, 12)[0][1:]]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_league_opponents_play_the_other_seats_and_report_each_result(name):
+    league = LeagueState(("random", "heuristic"), (1.0, 1.0))
+    env = RLlibGameEnv({"game": name, "league": league})
+    n = env.game.num_players
+    for seed in range(3):
+        trace, obs, rewards, *_ = play(env, seed)
+        learner = {f"player_{p}" for p in env.seats.learner}
+        assert len(env.seats.learner) == 1 and {agent for agent, *_ in trace[1:]} <= learner
+        state = env.aec.game_state
+        scores, winners = state.scores(), state.winners()
+        (seat,) = env.seats.learner
+        expected = [(kind, points_against(scores, winners, seat, other))
+                    for other, (kind, _) in sorted(env.seats.opponents.items())]
+        assert sorted(env.pop_results()) == sorted(expected) and len(expected) == n - 1
+        assert env.pop_results() == []
+
+
+def test_self_seats_are_learner_seats_until_a_snapshot_then_the_snapshot_plays():
+    game = envs.describe("wapi").make(num_players=4)
+    env = RLlibGameEnv({"game": "wapi", "league": LeagueState((SELF,), (1.0,))})
+    play(env, 0)
+    assert env.seats.learner == (0, 1, 2, 3) and not env.seats.opponents, "pure self-play: one shared policy"
+    card = game_card(game, [8], "tanh")
+    rng = np.random.default_rng(0)
+    snapshot = {"layers.0.weight": rng.normal(size=(8, game.observation_size)), "layers.0.bias": np.zeros(8),
+                "layers.1.weight": rng.normal(size=(game.num_actions, 8)), "layers.1.bias": np.zeros(game.num_actions)}
+    MaskedPolicy.from_state_dict(snapshot, game, card)  # a well-formed snapshot
+    env.set_league(LeagueState((SELF,), (1.0,), (snapshot,), version=1))
+    trace, *_ = play(env, 1)
+    assert len(env.seats.learner) == 1
+    assert all(kind == SELF and index == 0 for kind, index in env.seats.opponents.values())
+    assert {agent for agent, *_ in trace[1:]} == {f"player_{env.seats.learner[0]}"}
+    env.set_league(LeagueState((SELF,), (1.0,), None, version=1))  # weights only: the snapshots stay
+    assert env.league.snapshots == (snapshot,)
+    env.set_league(LeagueState((SELF,), (1.0,), None, version=2))  # a version this env never got: none
+    assert env.league.snapshots == ()
+
+
+def test_an_illegal_action_ends_the_game_as_a_loss_for_its_player():
+    env = RLlibGameEnv({"game": "wakanda"})
+    obs, _ = env.reset(seed=3)
+    (agent, seen), = obs.items()
+    before = env.aec.state_dict()
+    illegal = int(np.flatnonzero(seen["action_mask"] == 0)[0])
+    obs, rewards, terminated, _, infos = env.step({agent: illegal})
+    assert rewards == {agent: ILLEGAL_ACTION_REWARD} and terminated["__all__"]
+    assert infos[agent]["illegal_action"] == illegal
+    assert env.aec.state_dict() == before, "the illegal action was not played"
+
+
+def test_a_step_for_a_seat_not_to_act_is_refused():
+    env = RLlibGameEnv({"game": "wakanda"})
+    obs, _ = env.reset(seed=0)
+    (agent,) = obs
+    other = next(a for a in env.possible_agents if a != agent)
+    with pytest.raises(ValueError, match=f"needs an action for {agent}"):
+        env.step({other: 0})
+
+
+# --- the league -----------------------------------------------------------------------
+def test_opponents_the_learner_loses_to_are_drawn_more_often():
+    league = League(["random", "heuristic", "ismcts"])
+    assert league.weights() == (0.5, 0.5, 0.5), "no results yet: uniform"
+    for _ in range(200):
+        league.record("random", 1.0)
+        league.record("heuristic", 0.0)
+        league.record("ismcts", 0.5)
+    w = dict(zip(league.kinds, league.weights()))
+    assert w["heuristic"] > w["ismcts"] > w["random"] >= MIN_WEIGHT * w["heuristic"]
+    seats = [draw_seats(league.state(), 3, np.random.default_rng(s)) for s in range(2000)]
+    drawn = [kind for s in seats for kind, _ in s.opponents.values()]
+    share = {k: drawn.count(k) / len(drawn) for k in league.kinds}
+    assert share == pytest.approx({k: w[k] / sum(w.values()) for k in league.kinds}, abs=0.03)
+
+
+def test_recent_results_count_more_than_old_ones():
+    league = League(["heuristic"])
+    for _ in range(300):
+        league.record("heuristic", 0.0)
+    for _ in range(300):
+        league.record("heuristic", 1.0)
+    assert league.win_rates()["heuristic"] > 0.7, "the learner now beats it: the old losses fade"
+
+
+def test_the_league_refuses_unknown_kinds_and_keeps_the_last_snapshots():
+    league = League(["random", SELF], max_snapshots=2)
+    with pytest.raises(ValueError, match="unknown opponent kind 'ismcts'"):
+        league.record("ismcts", 1.0)
+    with pytest.raises(ValueError, match="at least one"):
+        League([])
+    for k in range(3):
+        league.add_snapshot({"w": np.full(2, k)})
+    state = league.state()
+    assert [s["w"][0] for s in state.snapshots] == [1, 2] and state.version == 3
+    assert league.state(with_snapshots=False).snapshots is None
+
+
+def test_points_against_reads_the_winners_then_the_scores():
+    assert points_against([5, 5], [0], 0, 1) == 1.0, "a tie-break won"
+    assert points_against([5, 5], [0], 1, 0) == 0.0
+    assert points_against([3, 7, 3], [1], 0, 2) == 0.5, "both behind the winner, level"
+    assert points_against([4, 7, 3], [1], 0, 2) == 1.0
+    assert points_against([5, 5], [0, 1], 0, 1) == 0.5, "a shared win"
