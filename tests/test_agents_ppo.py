@@ -119,7 +119,8 @@ def test_missing_and_foreign_files_are_clear_errors(tmp_path, wapi_model):
     (lambda card: card.update(format_version=2), "format_version 2 is not 1"),
     (lambda card: card.update(observation_size=92.0), "'observation_size' must be a int"),
     (lambda card: card.pop("command"), r"the card lacks \['command'\]"),
-    (lambda card: card["network"].update(pi=[10**6]), r"network\['pi'\] must be 1 to 8 layer sizes"),
+    (lambda card: card["network"].update(pi=[10**6]), r"network\['pi'\] must be at most 8 layer sizes"),
+    (lambda card: card["network"].update(pi=[]), r"at least one hidden layer before each head"),
     (lambda card: card["network"].update(activation="os.system"), "activation must be one of"),
     (lambda card: card["network"].update(pi=[32, 32]), "the weights do not fit the network its card describes"),
 ])
