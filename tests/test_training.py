@@ -175,6 +175,21 @@ def test_pfsp_draws_more_often_what_the_learner_loses_to():
     assert uniform.probabilities == {0: 0.5, 1: 0.5}
 
 
+def test_the_snapshots_weigh_together_as_one_member():
+    league = League(["heuristic", "self"], max_snapshots=4, weighting="uniform")
+    for path in ("a", "b", "c", "d"):
+        league.add_snapshot(path)
+    assert league.probabilities[0] == pytest.approx(0.5)  # the heuristic against the group of four
+    pfsp = League(["heuristic", "self"], max_snapshots=4)
+    for path in ("a", "b", "c", "d"):
+        pfsp.add_snapshot(path)
+    for _ in range(300):
+        pfsp.record(1, 0.0)  # the learner loses to snapshot a, level with the others (0.5)
+    pfsp.update()
+    assert pfsp.probabilities[1] > pfsp.probabilities[2] == pytest.approx(pfsp.probabilities[3])
+    assert sum(pfsp.probabilities[i] for i in (1, 2, 3, 4)) < 0.5 + 0.2
+
+
 def test_snapshots_join_with_their_predecessors_win_rate_and_the_oldest_leave():
     league = League(["random", "self"], max_snapshots=2)
     league.add_snapshot("a.zip")

@@ -7,14 +7,20 @@ average of its win points, a k-way shared win counting 1/k). So the learner
 keeps meeting what it cannot yet beat, while every member, even one it
 always beats, keeps a little weight (``floor``): nothing is forgotten.
 
+The snapshots count together as **one** member of the league (their group
+weighs what the mean of their weights would for one member, shared out
+among them by their own weights): otherwise five snapshots near a 50% win
+rate, as self-play keeps them, would crowd out the baselines the learner is
+measured against.
+
 Members are the baselines named by ``--opponents`` (``random``,
 ``heuristic``, ``ismcts``, ``ppo:PATH``) and, with ``self``, the latest
 ``max_snapshots`` frozen copies of the learner. A new snapshot enters with
 the win rate of the snapshot before it (a fair guess: it is a little
 stronger), or 0.5 for the first.
 
-``weighting="uniform"`` gives every member the same weight (the fixed mix of
-earlier versions), for comparison. Probabilities change only in
+``weighting="uniform"`` gives every baseline and the snapshot group the same
+weight (the fixed mix of earlier versions), for comparison. Probabilities change only in
 :meth:`League.update` (once per rollout), so a rollout sees one
 distribution; members and probabilities carry a ``version`` the training
 environments compare to know when to pass them on.
@@ -101,6 +107,9 @@ class League:
     def update(self) -> None:
         """Recompute the draw probabilities from the win rates (once per rollout)."""
         weights = {i: self.weight(m) for i, m in self.members.items()}
+        snapshots = [i for i, m in self.members.items() if m.snapshot]
+        for i in snapshots:  # the group weighs as one member of their mean weight
+            weights[i] /= len(snapshots)
         total = sum(weights.values())
         self.probabilities = {i: w / total for i, w in weights.items()}  # empty until a "self" league's first snapshot
         self.version += 1
