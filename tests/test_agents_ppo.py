@@ -80,6 +80,7 @@ def test_evaluate_masks_normalises_and_matches_the_module(wapi_model):
     assert np.allclose(values, np.clip(raw_values.detach().numpy(), -1, 1), atol=1e-6)
     expected = torch.softmax(logits.detach().masked_fill(~torch.from_numpy(masks), -torch.inf), 1).numpy()
     assert np.allclose(probs, expected, atol=1e-6)
+    assert np.allclose(net.policy(obs, masks), probs, atol=1e-6)  # the policy head alone gives the same
     with pytest.raises(ValueError, match="masks must have shape"):
         net.evaluate(obs, masks[:, :3])
     with pytest.raises(ValueError, match="at least one legal action"):
