@@ -42,10 +42,11 @@ def wapi_model(tmp_path_factory):
 def test_a_saved_model_plays_legal_games_deterministically(wapi_model):
     game = make_game("wapi", num_players=3)
     for seed in range(3):
-        agents = [make_agent(f"ppo:{wapi_model}", game), make_agent("random", game, seed=seed), make_agent("heuristic", game)]
+        agents = [make_agent(f"ppo:{wapi_model}", game), make_agent("random", game, seed=seed),
+                  make_agent("heuristic", game)]
         first = play_game(game, agents, seed=seed, record=True)
-        again = play_game(game, [make_agent(f"ppo:{wapi_model}", game), make_agent("random", game, seed=seed), agents[2]],
-                          seed=seed, record=True)
+        again = play_game(game, [make_agent(f"ppo:{wapi_model}", game), make_agent("random", game, seed=seed),
+                                 agents[2]], seed=seed, record=True)
         assert first.actions == again.actions, "deterministic by default"
 
 
