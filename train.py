@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> dict:
     import torch
     from stable_baselines3.common.utils import set_random_seed
 
-    from agents.network import wrap_policy, load_network
+    from agents.network import load_network, read_card, wrap_policy
     from agents.training.callbacks import (EvalCallback, LeagueCallback, SnapshotCallback, TimeLimitCallback,
                                           add_snapshot)
     from agents.training.evaluation import evaluate
@@ -293,8 +293,12 @@ def main(argv: list[str] | None = None) -> dict:
                           epochs=args.warm_start_epochs)
         print(f"warm start: {warm['agent']} imitated on {warm['train_moves']} moves in {warm['seconds']:.0f} s, "
               f"held-out accuracy {warm['held_out_accuracy']:.1%}", flush=True)
+    history = []  # the commands that made the resumed model, oldest first: a card says how its model came to be
+    if args.resume:
+        resumed = read_card(args.resume)
+        history = [*resumed.get("training", {}).get("history", []), resumed["command"]]
     training = {"hyperparameters": settings, "opponents": args.opponents, "league": args.league, "seed": args.seed,
-                "warm_start": warm}
+                "warm_start": warm, "history": history}
 
     def save(learner, path: str) -> str:
         return save_learner(learner, path, game, command, args.reward, training)

@@ -161,6 +161,7 @@ def test_resume_continues_from_the_checkpoint_with_the_files_settings(smoke_run,
     assert resumed["curve"][0]["timesteps"] == steps  # evaluation starts where training left off
     assert resumed["learner"]["network"]["pi"] == [32, 32]  # the file's learner, not --net-arch
     load_network(str(tmp_path / "model.zip"), make_game("wapi", num_players=3))
+    assert read_card(str(tmp_path / "model.zip"))["training"]["history"] == [read_card(checkpoint)["command"]]
 
 
 def test_time_limit_stops_training_early(tmp_path):

@@ -81,19 +81,23 @@ def load_learner_state(model, path: str) -> None:
     model.num_timesteps = card["training"]["num_timesteps"]
 
 
-def export_model(source: str, destination: str) -> str:
+def export_model(source: str, destination: str, history: list[str] | None = None) -> str:
     """Copy a trained model without its optimizer state (for shipping: about a third of the size);
-    the card, with the command that made the model, is kept as it was."""
+    the card, with the command that made the model, is kept. ``history``: the commands that made the
+    model ``source`` was resumed from, for a card written before cards recorded them."""
     from agents.games import make_game
     from agents.network import load_network
 
     card = read_card(source)
-    return save_network(load_network(source, make_game(card["game"], **card["config"])), destination)
+    network = load_network(source, make_game(card["game"], **card["config"]))
+    if history:
+        network.card["training"] = {**network.card.get("training", {}), "history": list(history)}
+    return save_network(network, destination)
 
 
-if __name__ == "__main__":  # python -m agents.training.model_files SOURCE DESTINATION
+if __name__ == "__main__":  # python -m agents.training.model_files SOURCE DESTINATION [EARLIER_COMMAND ...]
     import sys
 
-    if len(sys.argv) != 3:
-        sys.exit("usage: python -m agents.training.model_files SOURCE.zip DESTINATION.zip")
-    print(export_model(sys.argv[1], sys.argv[2]))
+    if len(sys.argv) < 3:
+        sys.exit("usage: python -m agents.training.model_files SOURCE.zip DESTINATION.zip [EARLIER_COMMAND ...]")
+    print(export_model(sys.argv[1], sys.argv[2], sys.argv[3:]))
