@@ -1,24 +1,35 @@
-"""Train a MaskablePPO agent on a drawluck game, with self-play, evaluation and a final report.
+"""Train a MaskablePPO agent on a drawluck game: batched self-play, a league, a warm start, a report.
 
-``python train.py`` is the project's main job: Wakanda against a mix of
-random, heuristic and self-play opponents, about ten minutes on two CPU
-cores, then a table of win rates (95% confidence intervals) against the
-random and heuristic agents. Other games: ``python train.py --game wapi
---num-players 4``, ``python train.py --game samurai --num-players 2``.
-Every setting is a field of :class:`Args` below (``--help`` lists them).
+``python train.py`` is the project's main job: Wakanda, about ten minutes on
+two CPU cores, then a table of win rates (95% confidence intervals) against
+the random and heuristic agents. Other games: ``python train.py --game wapi``,
+``python train.py --game samurai``. Every setting is a field of :class:`Args`;
+the per-game ones default to the game's own training settings
+(``envs.describe(game).training``): ``python train.py --game samurai --help``
+shows that game's defaults.
+
+How it trains (the pieces live in :mod:`agents.training`): ``--n-envs`` games
+step in lockstep in this process (or split over ``--workers`` processes), the
+learner's moves in all of them in one forward pass, and every snapshot
+opponent's too; opponents come from a league (``--opponents``: baselines and,
+with ``self``, frozen copies of the learner) drawn by how often the learner
+loses to them (``--league pfsp``); ``--warm-start heuristic`` first clones the
+heuristic's moves into the policy.
+
+``--backend rllib`` trains with RLlib's PPO on Ray instead (:mod:`agents.rllib.training`,
+``docs/ray.md``): the same game, opponents, evaluation and report; it starts from
+scratch (no warm start) and samples with ``--num-env-runners`` Ray actors.
 
 What a run writes to ``--out`` (default ``runs/<game>__maskppo__<seed>__<time>``):
-``model.zip`` + ``model.zip.json`` (the best model by periodic evaluation,
-playable as ``ppo:<out>/model.zip``), ``last_model.zip``, ``snapshots/``
-(the self-play pool), ``tb/`` (TensorBoard: ``tensorboard --logdir <out>``),
+``model.zip`` (the best model by periodic evaluation, playable as
+``ppo:<out>/model.zip``; its card records this command), ``last_model.zip``,
+``checkpoint.zip`` (refreshed at every evaluation: ``--resume`` it after an
+interruption), ``snapshots/``, ``tb/`` (``tensorboard --logdir <out>``),
 ``learning_curve.png``, ``results.json`` and ``results.md``.
 
-``--backend rllib`` trains with RLlib's PPO on Ray instead (``agents/rllib/training.py``,
-``docs/ray.md``): the same settings, evaluation and report.
-
 The script reads top to bottom like CleanRL's: settings, validation (all bad
-input fails here, before any training), seeding, environments, model,
-callbacks, training, evaluation, report.
+input fails here, before anything is trained or written), seeding,
+environments, learner, warm start, callbacks, training, evaluation, report.
 """
 
 from __future__ import annotations
@@ -31,30 +42,97 @@ import shlex
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
-#: Per-game PPO settings. Chosen by short measured runs on Wakanda (benchmarks/results/training.md):
-#: 16 in-process envs (the policy's forward pass is batched over them: 2.5x the steps/s of 4), 1 torch
-#: thread, learning rate 1e-3 (ahead of 3e-4 at 20k-40k steps, level by 80k), two 128-unit layers.
-#: Wapi and Samurai reuse them (Samurai's longer turns and larger observation get 256-unit layers),
-#: not tuned separately. gamma 1: the only reward is the final one, at most ~45 learner moves away.
-HYPERPARAMS = {
-    "wakanda": dict(timesteps=300_000, net_arch=[128, 128], n_steps=256, batch_size=512, learning_rate=1e-3,
-                    n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=40_000, snapshot_freq=25_000),
-    "wapi": dict(timesteps=300_000, net_arch=[128, 128], n_steps=256, batch_size=512, learning_rate=1e-3,
-                 n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=40_000, snapshot_freq=25_000),
-    "samurai": dict(timesteps=300_000, net_arch=[256, 256], n_steps=256, batch_size=512, learning_rate=1e-3,
-                    n_epochs=10, gamma=1.0, ent_coef=0.01, eval_freq=40_000, snapshot_freq=25_000),
+import envs
+
+DEFAULT_GAME = "wakanda"
+
+
+def _per_game(name: str) -> Any:
+    """The default game's training setting ``name``; ``--game X`` switches every such default to X's."""
+    return envs.describe(DEFAULT_GAME).training[name]
+
+
+def _game_default(name: str):
+    return field(default_factory=lambda: _per_game(name), metadata={"per_game": True})
+
+
+@dataclass
+class Args:
+    # --- the game (its options, e.g. --num-players, are added from its description) ---
+    game: str = field(default=DEFAULT_GAME, metadata={"help": "game to train on", "choices": list(envs.GAMES)})
+    game_options: dict[str, Any] = field(default_factory=dict, metadata={"help": "(set by the game's own flags)"})
+    reward: str = field(default="win", metadata={
+        "help": "reward mode: win (+1/-1/0) or score (own minus others' mean)"})
+    # --- the run --------------------------------------------------------------------
+    timesteps: int = _game_default("timesteps")
+    opponents: list[str] = _game_default("opponents")
+    league: str = field(default="pfsp", metadata={
+        "help": "how opponents are drawn: pfsp (by how often the learner loses to them) or uniform",
+        "choices": ["pfsp", "uniform"]})
+    pfsp_power: float = field(default=2.0, metadata={
+        "help": "pfsp: an opponent's weight is (learner's loss rate against it) ** this, plus 0.05"})
+    warm_start: str = _game_default("warm_start")  # none when resuming, unless given
+    warm_start_games: int = _game_default("warm_start_games")
+    warm_start_epochs: int = field(default=15, metadata={"help": "passes over the imitated moves"})
+    n_envs: int = _game_default("n_envs")
+    workers: int = field(default=2, metadata={"help": "worker processes stepping the games (0: all in this one)"})
+    seed: int = field(default=1, metadata={"help": "seeds everything: deals, seats, opponents, network init"})
+    out: str = field(default="", metadata={"help": "output directory (default: runs/<run name>)"})
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"], metadata={
+        "help": "baselines for the periodic evaluation and the final table", "nargs": "+"})
+    eval_games: int = field(default=400, metadata={"help": "games per opponent in the final table (seats swapped)"})
+    eval_freq: int = _game_default("eval_freq")
+    eval_freq_games: int = field(default=100, metadata={"help": "games per opponent in each periodic evaluation"})
+    snapshot_freq: int = _game_default("snapshot_freq")
+    max_snapshots: int = field(default=5, metadata={"help": "latest snapshots kept in the league"})
+    resume: str = field(default="", metadata={
+        "help": "continue training this model file (its learner settings are kept)"})
+    torch_threads: int = field(default=1, metadata={
+        "help": "torch CPU threads (1 is fastest for these small networks)"})
+    max_minutes: float = field(default=8.0, metadata={
+        "help": "stop training after this many minutes of wall time even before --timesteps, so that the default "
+                "run keeps to about 10 minutes on a busy 2-core machine (0: no limit; a run stopped by it is not "
+                "step-for-step reproducible)"})
+    progress_bar: bool = field(default=True, metadata={"help": "show a progress bar"})
+    # --- the learner (PPO) ----------------------------------------------------------
+    net_arch: list[int] = _game_default("net_arch")
+    shared_layers: list[int] = _game_default("shared_layers")
+    n_steps: int = _game_default("n_steps")
+    batch_size: int = _game_default("batch_size")
+    n_epochs: int = _game_default("n_epochs")
+    learning_rate: float = _game_default("learning_rate")
+    gamma: float = _game_default("gamma")
+    gae_lambda: float = _game_default("gae_lambda")
+    ent_coef: float = _game_default("ent_coef")
+    clip_range: float = _game_default("clip_range")
+    # --- the trainer ----------------------------------------------------------------
+    backend: str = field(default="sb3", metadata={
+        "help": "sb3: MaskablePPO with the batched self-play above; rllib: RLlib's PPO on Ray (docs/ray.md)",
+        "choices": ["sb3", "rllib"]})
+    num_env_runners: int = field(default=0, metadata={
+        "help": "rllib: Ray actors sampling games (0: in this process)"})
+    ray_address: str = field(default="", metadata={
+        "help": "rllib: the Ray cluster to join, auto or HOST:PORT (default: $RAY_ADDRESS, else a local Ray)"})
+
+
+#: What each per-game setting means (its default comes from the game's description).
+PER_GAME_HELP = {
+    "timesteps": "learner steps to train",
+    "opponents": "the league's baselines (random, heuristic, ismcts, ppo:PATH) and self (snapshots of the learner)",
+    "warm_start": "imitate this agent's moves before PPO: heuristic, ismcts or none",
+    "warm_start_games": "games played by the imitated agent for the warm start",
+    "n_envs": "games stepped in lockstep",
+    "eval_freq": "learner steps between evaluations",
+    "snapshot_freq": "learner steps between self-play snapshots",
+    "net_arch": "hidden layers of the policy and of the value head, e.g. 128 128",
+    "shared_layers": "hidden layers shared by both heads, before them (none: write 0)",
+    "n_steps": "steps per game per rollout", "batch_size": "minibatch size", "n_epochs": "passes over each rollout",
+    "learning_rate": "Adam learning rate", "gamma": "discount (1.0: the only reward is the last)",
+    "gae_lambda": "GAE lambda", "ent_coef": "entropy bonus", "clip_range": "PPO clip range",
 }
-#: Each game's own options (CLI names = constructor arguments). Others are refused for that game.
-GAME_OPTIONS = {
-    "wapi": ("num_players", "scoring"),
-    "wakanda": ("advanced",),
-    "samurai": ("num_players", "choose_hand", "figure_setup"),
-}
-
-
-#: The settings that make the learner; ``--resume`` keeps the saved model's.
-LEARNER_SETTINGS = ("net_arch", "n_steps", "batch_size", "learning_rate", "n_epochs", "gamma", "ent_coef")
+LIST_SETTINGS = ("opponents", "eval_opponents", "net_arch", "shared_layers")
 
 
 def _bool(text: str) -> bool:
@@ -65,153 +143,143 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
-@dataclass
-class Args:
-    # --- the game -------------------------------------------------------------------
-    game: str = field(default="wakanda", metadata={"help": "game to train on", "choices": list(GAME_OPTIONS)})
-    num_players: int | None = field(default=None, metadata={"help": "players (wapi: 2-5, default 4; samurai: 2-4, default 2)"})
-    scoring: str | None = field(default=None, metadata={"help": "wapi scoring: full or shared (default full)"})
-    advanced: bool | None = field(default=None, metadata={"help": "wakanda advanced variant (default false)"})
-    choose_hand: bool | None = field(default=None, metadata={"help": "samurai: choose the starting hand (default false)"})
-    figure_setup: str | None = field(default=None, metadata={"help": "samurai figure set-up: random or draft (default random)"})
-    reward: str = field(default="win", metadata={"help": "reward mode: win (+1/-1/0) or score (own minus others' mean)"})
-    # --- the run --------------------------------------------------------------------
-    timesteps: int | None = field(default=None, metadata={"help": "learner steps to train (default: per game, see HYPERPARAMS)"})
-    opponents: list[str] = field(default_factory=lambda: ["random", "heuristic", "self"], metadata={
-        "help": "opponent pool, one drawn per seat per episode: random, heuristic, ismcts, self (snapshots), ppo:PATH",
-        "nargs": "+"})
-    n_envs: int = field(default=16, metadata={"help": "parallel training environments"})
-    vec_env: str = field(default="dummy", metadata={"help": "dummy (one process) or subproc (one process per env)",
-                                                    "choices": ["dummy", "subproc"]})
-    seed: int = field(default=1, metadata={"help": "seeds everything: deals, seats, opponents, network init"})
-    out: str | None = field(default=None, metadata={"help": "output directory (default runs/<run name>)"})
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"], metadata={
-        "help": "baselines for the periodic evaluation and the final table", "nargs": "+"})
-    eval_games: int = field(default=400, metadata={"help": "games per opponent in the final table (seats swapped)"})
-    eval_freq: int | None = field(default=None, metadata={"help": "learner steps between evaluations (default: per game)"})
-    eval_freq_games: int = field(default=100, metadata={"help": "games per opponent in each periodic evaluation"})
-    snapshot_freq: int | None = field(default=None, metadata={"help": "learner steps between self-play snapshots (default: per game)"})
-    max_snapshots: int = field(default=5, metadata={"help": "most recent snapshots kept in the opponent pool"})
-    resume: str | None = field(default=None, metadata={"help": "continue training this model.zip (its hyperparameters are kept)"})
-    torch_threads: int = field(default=1, metadata={"help": "torch CPU threads (1 is fastest for these small networks)"})
-    max_minutes: float = field(default=8.0, metadata={
-        "help": "stop training after this many minutes of wall time even before --timesteps, so that the "
-                "default run keeps to about 10 minutes on a busy 2-core machine (0: no limit; a run stopped "
-                "by it is not step-for-step reproducible)"})
-    progress_bar: bool = field(default=True, metadata={"help": "show a progress bar"})
-    # --- PPO hyperparameters (default: per game, see HYPERPARAMS) -------------------
-    net_arch: list[int] | None = field(default=None, metadata={"help": "hidden layer sizes, e.g. 128 128", "nargs": "+"})
-    n_steps: int | None = field(default=None, metadata={"help": "steps per env per rollout"})
-    batch_size: int | None = field(default=None, metadata={"help": "minibatch size"})
-    learning_rate: float | None = field(default=None, metadata={"help": "Adam learning rate"})
-    n_epochs: int | None = field(default=None, metadata={"help": "passes over each rollout"})
-    gamma: float | None = field(default=None, metadata={"help": "discount (1.0: rewards come only at the end)"})
-    ent_coef: float | None = field(default=None, metadata={"help": "entropy bonus"})
-    # --- the trainer ----------------------------------------------------------------
-    backend: str = field(default="sb3", metadata={"help": "sb3: MaskablePPO in this process; rllib: RLlib's PPO "
-                                                          "on Ray (docs/ray.md)", "choices": ["sb3", "rllib"]})
-    num_env_runners: int | None = field(default=None, metadata={"help": "rllib: Ray actors sampling games (0: in "
-                                                                       "this process; default 0)"})
-    ray_address: str | None = field(default=None, metadata={"help": "rllib: the Ray cluster to join, auto or "
-                                                                   "HOST:PORT (default $RAY_ADDRESS or a local Ray)"})
+def build_parser(game: str) -> argparse.ArgumentParser:
+    """The parser from the Args fields (so the two cannot drift), with ``game``'s defaults and every
+    game's options (from the descriptions); an option of another game is refused in :func:`validate`."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    training = envs.describe(game).training
+    for f in dataclasses.fields(Args):
+        if f.name == "game_options":
+            continue
+        meta = dict(f.metadata)
+        per_game = meta.pop("per_game", False)
+        if per_game:
+            meta["help"] = PER_GAME_HELP[f.name]
+            default = training[f.name]
+        else:
+            default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if f.name in LIST_SETTINGS:
+            meta["nargs"] = "+"
+        kind = next((t for name, t in (("bool", _bool), ("float", float), ("int", int)) if name in f.type), str)
+        shown = " ".join(map(str, default)) if isinstance(default, list) else default
+        meta["help"] += f" (default{' for ' + game if per_game else ''}: {shown if shown != '' else 'none'})"
+        parser.add_argument("--" + f.name.replace("_", "-"), default=default, type=kind, **meta)
+    seen: dict[str, list[str]] = {}
+    for name in envs.GAMES:
+        for option in envs.describe(name).options:
+            seen.setdefault(option.name, []).append(name)
+    for option_name, games in seen.items():
+        option = envs.describe(games[0]).option(option_name)
+        defaults = "; ".join(f"{g}: {envs.describe(g).option(option_name).default}" for g in games)
+        parser.add_argument("--" + option.flag, dest=f"option_{option_name}", default=None, metavar=option.kind.upper(),
+                            help=f"{', '.join(games)}: {option.help} (default {defaults})")
+    return parser
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """Build the argument parser from the Args fields, so the two cannot drift."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    for f in dataclasses.fields(Args):
-        meta = dict(f.metadata)
-        # The field's annotation (a string here) gives the parser's type.
-        kind = next((t for name, t in (("bool", _bool), ("float", float), ("int", int)) if name in f.type), str)
-        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        if default is not None:
-            meta["help"] += f" (default: {' '.join(map(str, default)) if isinstance(default, list) else default})"
-        parser.add_argument("--" + f.name.replace("_", "-"), default=default, type=kind, **meta)
-    return Args(**vars(parser.parse_args(argv)))
+    """Two passes: ``--game`` first, so that every per-game default is that game's."""
+    argv = sys.argv[1:] if argv is None else argv
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--game", default=DEFAULT_GAME)
+    game = first.parse_known_args(argv)[0].game
+    parser = build_parser(game if game in envs.GAMES else DEFAULT_GAME)
+    values = vars(parser.parse_args(argv))
+    options = {k[len("option_"):]: v for k, v in values.items() if k.startswith("option_") and v is not None}
+    args = Args(**{k: v for k, v in values.items() if not k.startswith("option_")}, game_options=options)
+    if args.shared_layers == [0]:
+        args.shared_layers = []
+    if args.resume and not any(a == "--warm-start" or a.startswith("--warm-start=") for a in argv):
+        args.warm_start = "none"  # the game's default warm start is for a fresh learner only
+    return args
 
 
-def make_game(args: Args):
-    """The configured game; options that do not belong to the game are refused by name."""
-    allowed = GAME_OPTIONS[args.game]
-    options = {}
-    for name in dict.fromkeys(name for names in GAME_OPTIONS.values() for name in names):  # each once, in order
-        value = getattr(args, name)
-        if value is None:
-            continue
-        if name not in allowed:
-            flags = ", ".join("--" + n.replace("_", "-") for n in allowed) or "none"
-            raise ValueError(f"--{name.replace('_', '-')} is not an option of {args.game} (its options: {flags})")
-        options[name] = value
-    from agents.selfplay import build_game
+def learner_settings(args: Args) -> dict[str, Any]:
+    from agents.network import network_description
 
-    return build_game(args.game, options)
+    return {"network": network_description(args.net_arch, shared=args.shared_layers),
+            "n_steps": args.n_steps, "batch_size": args.batch_size, "n_epochs": args.n_epochs,
+            "learning_rate": args.learning_rate, "gamma": args.gamma, "gae_lambda": args.gae_lambda,
+            "ent_coef": args.ent_coef, "clip_range": args.clip_range}
 
 
 def validate(args: Args):
-    """Check every setting before anything is trained; returns the game and the resolved hyperparameters."""
-    from agents.network import OPTIMIZER_NAME, load_network, read_tensors
-    from agents.selfplay import OPPONENT_KINDS, check_model_file, make_opponent
+    """Check every setting before anything is trained or written; returns the game and the learner settings."""
+    from agents.network import network_description  # noqa: F401 - the train extra must be installed
+    from agents.training.imitation import WARM_START_AGENTS
+    from agents.training.members import OPPONENT_KINDS, baseline_spec, build_member
+    from agents.training.model_files import resume_settings
 
-    if args.game not in GAME_OPTIONS:
-        raise ValueError(f"--game must be one of {list(GAME_OPTIONS)}, got {args.game!r}")
-    game = make_game(args)
+    description = envs.describe(args.game)
+    own = {option.name for option in description.options}
+    for name, text in args.game_options.items():
+        if name not in own:
+            flags = ", ".join("--" + o.flag for o in description.options) or "none"
+            raise ValueError(f"--{name.replace('_', '-')} is not an option of {args.game} (its options: {flags})")
+    options = {name: description.option(name).parse(text) for name, text in args.game_options.items()}
+    game = description.make(**options)  # the engine refuses bad values by name
     if args.reward not in game.reward_modes:
         raise ValueError(f"--reward must be one of {list(game.reward_modes)}, got {args.reward!r}")
     for name in args.opponents:
         if name not in OPPONENT_KINDS and not name.startswith("ppo:"):
             raise ValueError(f"--opponents: unknown opponent {name!r}; allowed: {list(OPPONENT_KINDS)} or ppo:PATH")
         if name != "self":
-            make_opponent(name, game, 0)  # fails now if the agent or model file is unusable
+            build_member(baseline_spec(name), game, 0)  # fails now if the agent or model file is unusable
     for name in args.eval_opponents:
         if name == "self" or (name not in OPPONENT_KINDS and not name.startswith("ppo:")):
-            raise ValueError(f"--eval-opponents: unknown opponent {name!r}; allowed: random, heuristic, ismcts, ppo:PATH")
-        make_opponent(name, game, 0)
-    hp = {**HYPERPARAMS[args.game], **{k: v for k, v in vars(args).items() if k in HYPERPARAMS[args.game] and v is not None}}
-    for name in ("timesteps", "n_steps", "batch_size", "n_epochs", "eval_freq", "snapshot_freq"):
-        if hp[name] <= 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {hp[name]}")
-    if args.max_minutes < 0:
-        raise ValueError(f"--max-minutes must be 0 (no limit) or positive, got {args.max_minutes}")
-    for name in ("n_envs", "eval_games", "eval_freq_games", "max_snapshots", "torch_threads"):
+            raise ValueError(f"--eval-opponents: unknown opponent {name!r}; "
+                             f"allowed: random, heuristic, ismcts, ppo:PATH")
+        build_member(baseline_spec(name), game, 0)
+    if args.warm_start not in (*WARM_START_AGENTS, "none"):
+        raise ValueError(f"--warm-start must be one of {[*WARM_START_AGENTS, 'none']}, got {args.warm_start!r}")
+    if args.warm_start != "none" and args.resume:
+        raise ValueError("--warm-start and --resume contradict each other: a resumed learner is already trained "
+                         "(pass --warm-start none)")
+    for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_freq", "snapshot_freq",
+                 "eval_games", "eval_freq_games", "max_snapshots", "torch_threads", "warm_start_games",
+                 "warm_start_epochs"):
         if getattr(args, name) <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
-    if args.backend != "rllib" and (args.num_env_runners is not None or args.ray_address is not None):
+    if args.workers < 0 or (args.workers and args.n_envs % args.workers):
+        raise ValueError(f"--workers must be 0 or divide --n-envs ({args.n_envs}), got {args.workers}")
+    if args.pfsp_power < 0:
+        raise ValueError(f"--pfsp-power must be 0 or positive, got {args.pfsp_power}")
+    if args.max_minutes < 0:
+        raise ValueError(f"--max-minutes must be 0 (no limit) or positive, got {args.max_minutes}")
+    settings = learner_settings(args)
+    if args.resume:
+        _, settings = resume_settings(args.resume, game, args.reward)
+    if args.backend != "rllib" and (args.num_env_runners or args.ray_address):
         raise ValueError("--num-env-runners and --ray-address are options of --backend rllib")
-    if args.resume is not None:
-        card = check_model_file(args.resume, game)
-        load_network(args.resume, game)  # the weights are read (safely) and fit the card's network
-        read_tensors(args.resume, OPTIMIZER_NAME)
-        if "training" not in card or "hyperparameters" not in card["training"]:
-            raise ValueError(f"--resume: {args.resume} records no training settings (it was not saved by train.py)")
-        if card["reward"] != args.reward:
-            raise ValueError(f"--resume: {args.resume} was trained with --reward {card['reward']}, not {args.reward}")
-        hp = {**hp, **{k: card["training"]["hyperparameters"][k] for k in LEARNER_SETTINGS},
-              "timesteps": hp["timesteps"]}
-    return game, hp
+    return game, settings
 
 
 def main(argv: list[str] | None = None) -> dict:
+    argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
     try:
-        game, hp = validate(args)
+        game, settings = validate(args)
     except ValueError as error:
         sys.exit(f"train.py: error: {error}")
     if args.backend == "rllib":
         from agents.rllib.training import main as train_rllib
 
-        return train_rllib(args, game, hp)
+        return train_rllib(args, game)
 
     # Imported after validation so that bad input fails fast.
     import numpy as np
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import set_random_seed
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from agents.network import load_network
-    from agents.selfplay import (EvalCallback, SnapshotCallback, TimeLimitCallback, evaluate, load_learner_state,
-                                 make_training_env, plot_curve, results_table, save_model)
+    from agents.network import load_network, read_card, wrap_policy
+    from agents.training.callbacks import (EvalCallback, LeagueCallback, SnapshotCallback, TimeLimitCallback,
+                                          add_snapshot)
+    from agents.training.evaluation import evaluate
+    from agents.training.imitation import warm_start
+    from agents.training.league import League
+    from agents.training.model_files import build_learner, load_learner_state, save_learner
+    from agents.training.report import plot_curve, results_table
+    from agents.training.vecenv import LockstepVecEnv
 
     # --- seeding: one block ---------------------------------------------------------
     set_random_seed(args.seed)
@@ -222,58 +290,71 @@ def main(argv: list[str] | None = None) -> dict:
     run_name = f"{args.game}__maskppo__{args.seed}__{int(time.time())}"
     out = args.out or os.path.join("runs", run_name)
     os.makedirs(os.path.join(out, "snapshots"), exist_ok=True)
+    command = shlex.join(["python", "train.py", *argv])
     with open(os.path.join(out, "args.json"), "w") as f:
-        json.dump({**vars(args), "hyperparameters": hp, "run_name": run_name}, f, indent=1)
+        json.dump({**vars(args), "learner": settings, "run_name": run_name, "command": command}, f, indent=1)
 
-    # --- environments ---------------------------------------------------------------
-    env_fns = [make_training_env(args.game, game.config(), args.opponents, args.reward, args.seed, rank,
-                                 args.max_snapshots) for rank in range(args.n_envs)]
-    vec_env = SubprocVecEnv(env_fns) if args.vec_env == "subproc" else DummyVecEnv(env_fns)
-    vec_env.seed(args.seed)
+    # --- environments: lockstep games against the league ---------------------------
+    league = League(args.opponents, args.max_snapshots, args.league, power=args.pfsp_power)
+    env = LockstepVecEnv(args.game, game.config(), args.reward, args.n_envs, league, args.seed, args.workers)
 
-    # --- model ----------------------------------------------------------------------
-    model = MaskablePPO(
-        "MlpPolicy", vec_env, learning_rate=hp["learning_rate"], n_steps=hp["n_steps"],
-        batch_size=hp["batch_size"], n_epochs=hp["n_epochs"], gamma=hp["gamma"], ent_coef=hp["ent_coef"],
-        policy_kwargs={"net_arch": list(hp["net_arch"])}, tensorboard_log=os.path.join(out, "tb"),
-        seed=args.seed, device="cpu", verbose=0)
+    # --- learner ----------------------------------------------------------------------
+    model = build_learner(env, settings, args.seed, os.path.join(out, "tb"))
+    warm = None
     if args.resume:  # our settings rebuilt the learner; the file gives only tensors and the step count
         load_learner_state(model, args.resume)
-        print(f"resuming {args.resume} at {model.num_timesteps} timesteps")
-    command = shlex.join(["python", "train.py", *(sys.argv[1:] if argv is None else argv)])
-    training = {"hyperparameters": hp, "opponents": args.opponents, "seed": args.seed}
+        print(f"resuming {args.resume} at {model.num_timesteps} timesteps", flush=True)
+    elif args.warm_start != "none":
+        network = wrap_policy(model.policy, game, settings["network"], args.reward)
+        warm = warm_start(network, args.game, game.config(), args.warm_start, args.warm_start_games,
+                          seed=1_000_000 + 100_000 * args.seed, reward=args.reward, processes=max(args.workers, 2),
+                          epochs=args.warm_start_epochs)
+        print(f"warm start: {warm['agent']} imitated on {warm['train_moves']} moves in {warm['seconds']:.0f} s, "
+              f"held-out accuracy {warm['held_out_accuracy']:.1%}", flush=True)
+    history = []  # the commands that made the resumed model, oldest first: a card says how its model came to be
+    if args.resume:
+        resumed = read_card(args.resume)
+        history = [*resumed.get("training", {}).get("history", []), resumed["command"]]
+    training = {"hyperparameters": settings, "opponents": args.opponents, "league": args.league, "seed": args.seed,
+                "warm_start": warm, "history": history}
 
     def save(learner, path: str) -> str:
-        return save_model(learner, path, game, command, args.reward, training)
+        return save_learner(learner, path, game, command, args.reward, training)
 
-    # --- callbacks: self-play snapshots, periodic evaluation keeping the best --------
-    snapshots = SnapshotCallback(save, os.path.join(out, "snapshots"), hp["snapshot_freq"])
-    evaluation = EvalCallback(game, tuple(args.eval_opponents), args.eval_freq_games, hp["eval_freq"],
-                              os.path.join(out, "model"), save, args.reward, seed=10_000)
+    # --- callbacks: snapshots, league, periodic evaluation keeping the best ------------
+    evaluation = EvalCallback(game, tuple(args.eval_opponents), args.eval_freq_games, args.eval_freq,
+                              os.path.join(out, "model"), save, args.reward, seed=10_000,
+                              checkpoint_path=os.path.join(out, "checkpoint"))
     time_limit = TimeLimitCallback(args.max_minutes * 60)
-    callbacks = [evaluation, time_limit]
-    if "self" in args.opponents:
-        callbacks.append(snapshots)
-        if args.resume:
-            vec_env.env_method("add_snapshot", args.resume)
+    callbacks = [LeagueCallback(league), evaluation, time_limit]
+    if league.uses_snapshots:
+        add_snapshot(save, model, os.path.join(out, "snapshots"), league)  # the learner as it starts
+        callbacks.append(SnapshotCallback(save, os.path.join(out, "snapshots"), args.snapshot_freq, league))
 
-    # --- training -------------------------------------------------------------------
-    started = time.time()
-    model.learn(hp["timesteps"], callback=callbacks, progress_bar=args.progress_bar, tb_log_name=run_name,
-                reset_num_timesteps=not args.resume)
-    evaluation.evaluate_now(model)  # the last model competes for "best" too
+    # --- training ---------------------------------------------------------------------
+    started, start_steps = time.time(), model.num_timesteps
+    try:
+        model.learn(args.timesteps, callback=callbacks, progress_bar=args.progress_bar, tb_log_name=run_name,
+                    reset_num_timesteps=not args.resume)
+    except KeyboardInterrupt:
+        env.close()
+        path = save(model, os.path.join(out, "last_model"))
+        sys.exit(f"interrupted at {model.num_timesteps} timesteps; continue with --resume {path}")
     train_seconds = time.time() - started
+    evaluation.evaluate_now(model)  # the last model competes for "best" too
     save(model, os.path.join(out, "last_model"))
-    vec_env.close()
+    env.close()
 
-    # --- final evaluation of the best model (fresh seeds, seats swapped) -------------
+    # --- final evaluation of the best model (fresh seeds, seats swapped) ---------------
     best = load_network(os.path.join(out, "model.zip"), game)
-    rows = [evaluate(best, game, name, args.eval_games, seed=20_000, reward=args.reward) for name in args.eval_opponents]
-    results = {"run_name": run_name, "game": game.name, "config": game.config(), "timesteps": int(model.num_timesteps),
-               "train_seconds": round(train_seconds, 1), "total_seconds": round(time.time() - started, 1),
-               "best_at_timesteps": evaluation.best_timesteps,
-               "stopped_by_time_limit": time_limit.stopped, "final": rows, "curve": evaluation.curve,
-               "hyperparameters": hp}
+    rows = [evaluate(best, game, name, args.eval_games, seed=20_000, reward=args.reward)
+            for name in args.eval_opponents]
+    results = {"run_name": run_name, "command": command, "game": game.name, "config": game.config(),
+               "timesteps": int(model.num_timesteps), "train_seconds": round(train_seconds, 1),
+               "steps_per_second": (model.num_timesteps - start_steps) / max(train_seconds, 1e-9),
+               "total_seconds": round(time.time() - started, 1), "best_at_timesteps": evaluation.best_timesteps,
+               "stopped_by_time_limit": time_limit.stopped, "warm_start": warm, "final": rows,
+               "curve": evaluation.curve, "league": league.table(), "learner": settings}
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1, default=str)
     table = results_table(results)

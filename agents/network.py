@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from envs.core.engine import Game, shown
 
@@ -61,10 +62,13 @@ def game_card(game: Game) -> dict[str, Any]:
                                   "observation_size": game.observation_size, "num_actions": game.num_actions}))
 
 
-def network_description(net_arch: list[int] | dict[str, list[int]], activation: str = "tanh") -> dict[str, Any]:
-    """The card's ``network``: SB3's MLP actor-critic with separate policy (``pi``) and value (``vf``) layers."""
-    pi, vf = (net_arch["pi"], net_arch["vf"]) if isinstance(net_arch, dict) else (list(net_arch), list(net_arch))
-    description = {"kind": "mlp_actor_critic", "pi": list(pi), "vf": list(vf), "activation": activation}
+def network_description(pi: list[int], vf: list[int] | None = None, shared: list[int] | None = None,
+                        activation: str = "tanh") -> dict[str, Any]:
+    """The card's ``network``: an MLP actor-critic. ``shared`` layers (a features extractor used by
+    both heads; a wide observation costs most in its first layer, so sharing it halves that cost)
+    feed separate policy (``pi``) and value (``vf``) layers; ``vf`` defaults to ``pi``."""
+    description = {"kind": "mlp_actor_critic", "shared": list(shared or []), "pi": list(pi),
+                   "vf": list(pi if vf is None else vf), "activation": activation}
     _check_network(description, "network")
     return description
 
@@ -72,17 +76,46 @@ def network_description(net_arch: list[int] | dict[str, list[int]], activation: 
 def _check_network(network: Any, where: str) -> None:
     if not isinstance(network, dict) or network.get("kind") != "mlp_actor_critic":
         raise ValueError(f"{where}: network must be {{'kind': 'mlp_actor_critic', ...}}, got {shown(network)}")
-    if set(network) != {"kind", "pi", "vf", "activation"}:
-        raise ValueError(f"{where}: network must have the keys kind, pi, vf, activation; got {sorted(network)}")
-    for key in ("pi", "vf"):
+    if set(network) != {"kind", "shared", "pi", "vf", "activation"}:
+        raise ValueError(f"{where}: network must have the keys kind, shared, pi, vf, activation; got {sorted(network)}")
+    for key in ("shared", "pi", "vf"):
         layers = network[key]
-        if not (isinstance(layers, list) and 1 <= len(layers) <= MAX_LAYERS
+        if not (isinstance(layers, list) and len(layers) <= MAX_LAYERS
                 and all(type(u) is int and 1 <= u <= MAX_UNITS for u in layers)):
-            raise ValueError(f"{where}: network[{key!r}] must be 1 to {MAX_LAYERS} layer sizes in "
+            raise ValueError(f"{where}: network[{key!r}] must be at most {MAX_LAYERS} layer sizes in "
                              f"1..{MAX_UNITS}, got {shown(layers)}")
+    if not (network["shared"] or network["pi"]) or not (network["shared"] or network["vf"]):
+        raise ValueError(f"{where}: the network needs at least one hidden layer before each head")
     if network["activation"] not in ACTIVATIONS:
         raise ValueError(f"{where}: network activation must be one of {list(ACTIVATIONS)}, "
                          f"got {shown(network['activation'])}")
+
+
+class SharedLayers(BaseFeaturesExtractor):
+    """The ``shared`` layers of a network description, as SB3's features extractor."""
+
+    def __init__(self, observation_space, layers: list[int], activation: str):
+        super().__init__(observation_space, layers[-1])
+        modules: list[torch.nn.Module] = []
+        width = int(observation_space.shape[0])
+        for units in layers:
+            modules += [torch.nn.Linear(width, units), ACTIVATIONS[activation]()]
+            width = units
+        self.layers = torch.nn.Sequential(*modules)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.layers(observations)
+
+
+def policy_kwargs(network: dict[str, Any]) -> dict[str, Any]:
+    """SB3's ``policy_kwargs`` for a network description (the learner and :func:`build_policy` share them)."""
+    _check_network(network, "network")
+    kwargs: dict[str, Any] = {"net_arch": {"pi": list(network["pi"]), "vf": list(network["vf"])},
+                              "activation_fn": ACTIVATIONS[network["activation"]]}
+    if network["shared"]:
+        kwargs["features_extractor_class"] = SharedLayers
+        kwargs["features_extractor_kwargs"] = {"layers": list(network["shared"]), "activation": network["activation"]}
+    return kwargs
 
 
 def make_card(game: Game, network: dict[str, Any], command: str, reward: str = "win",
@@ -200,11 +233,8 @@ def build_policy(network: dict[str, Any], observation_size: int, num_actions: in
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    _check_network(network, "network")
-    return MaskableActorCriticPolicy(
-        spaces.Box(0.0, 1.0, (observation_size,), np.float32), spaces.Discrete(num_actions),
-        lambda _: learning_rate, net_arch={"pi": list(network["pi"]), "vf": list(network["vf"])},
-        activation_fn=ACTIVATIONS[network["activation"]])
+    return MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, (observation_size,), np.float32),
+                                     spaces.Discrete(num_actions), lambda _: learning_rate, **policy_kwargs(network))
 
 
 def load_weights(policy: torch.nn.Module, weights: dict[str, Any], where: str) -> None:
@@ -232,7 +262,8 @@ class PolicyValueNet:
       probabilities ``(B, num_actions)`` float32 (0 off the mask, each row summing to 1) and
       the values ``(B,)`` float32: the expected final reward of the player to act, on the
       scale of the card's ``reward`` mode ("win": +1 win, -1 loss, clipped to -1..1). No
-      gradient; it does not change the module's mode.
+      gradient; it does not change the module's mode. :meth:`policy` gives the same
+      probabilities without running the value head.
     - ``module`` is the policy (SB3's ``MaskableActorCriticPolicy``); :meth:`logits_and_values`
       is the differentiable forward pass for fine-tuning it (expert iteration), after which
       :func:`save_network` writes it in the same safe format.
@@ -252,8 +283,16 @@ class PolicyValueNet:
         latent_pi, latent_vf = policy.mlp_extractor(features)
         return policy.action_net(latent_pi), policy.value_net(latent_vf).squeeze(-1)
 
-    def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Masked move probabilities ``(B, A)`` and values ``(B,)`` for a batch (see the class contract)."""
+    def policy(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The masked move probabilities of :meth:`evaluate` alone (the value head is not run)."""
+        observations, masks = self._check_batch(observations, masks)
+        with torch.no_grad():
+            features = self.module.extract_features(torch.from_numpy(observations))
+            latent_pi = self.module.mlp_extractor.forward_actor(features)
+            logits = self.module.action_net(latent_pi).masked_fill(~torch.from_numpy(masks), -math.inf)
+            return torch.softmax(logits, dim=1).numpy()
+
+    def _check_batch(self, observations, masks) -> tuple[np.ndarray, np.ndarray]:
         observations = np.asarray(observations, dtype=np.float32)
         masks = np.asarray(masks, dtype=bool)
         if observations.ndim != 2 or observations.shape[1] != self.observation_size:
@@ -262,6 +301,11 @@ class PolicyValueNet:
             raise ValueError(f"masks must have shape ({observations.shape[0]}, {self.num_actions}), got {masks.shape}")
         if not masks.any(axis=1).all():
             raise ValueError("every mask row needs at least one legal action")
+        return observations, masks
+
+    def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Masked move probabilities ``(B, A)`` and values ``(B,)`` for a batch (see the class contract)."""
+        observations, masks = self._check_batch(observations, masks)
         with torch.no_grad():
             logits, values = self.logits_and_values(torch.from_numpy(observations))
             logits = logits.masked_fill(~torch.from_numpy(masks), -math.inf)
@@ -275,6 +319,12 @@ class PolicyValueNet:
 def network_from_policy(policy: torch.nn.Module, card: dict[str, Any]) -> PolicyValueNet:
     """Wrap a policy (a training learner's, say) and its card as a :class:`PolicyValueNet` (no copy)."""
     return PolicyValueNet(card["game"], card["config"], card["observation_size"], card["num_actions"], policy, card)
+
+
+def wrap_policy(policy: torch.nn.Module, game: Game, network: dict[str, Any], reward: str = "win",
+                command: str = "", training: dict[str, Any] | None = None) -> PolicyValueNet:
+    """A policy being trained (a learner's), with a card describing it, as a :class:`PolicyValueNet` (no copy)."""
+    return network_from_policy(policy, make_card(game, network, command, reward, training))
 
 
 def shipped_models() -> dict[str, list[dict[str, Any]]]:
@@ -328,9 +378,8 @@ def _sb3_shell(net: PolicyValueNet):
         def step(self, action):
             return np.zeros(net.observation_size, np.float32), 0.0, True, False, {}
 
-    network = net.card["network"]
-    shell = MaskablePPO("MlpPolicy", Spaces(), n_steps=8, batch_size=8, device="cpu", policy_kwargs={
-        "net_arch": {"pi": network["pi"], "vf": network["vf"]}, "activation_fn": ACTIVATIONS[network["activation"]]})
+    shell = MaskablePPO("MlpPolicy", Spaces(), n_steps=8, batch_size=8, device="cpu",
+                        policy_kwargs=policy_kwargs(net.card["network"]))
     shell.policy.load_state_dict(net.module.state_dict(), strict=True)
     return shell
 

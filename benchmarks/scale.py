@@ -92,26 +92,16 @@ def tournament_part(game: str, agents: list[str], games: int, seed: int, repeats
     return lines
 
 
-def sb3_steps_per_second(game, opponents: list[str], hp: dict, steps: int, seed: int) -> float:
-    """MaskablePPO as train.py builds it (16 in-process environments), without callbacks."""
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv
+def sb3_steps_per_second(game, opponents: list[str], steps: int) -> float:
+    """The learner steps/s of the ``train.py`` command itself (the SB3 path: lockstep games in this
+    process, 16 of them, no workers, no warm start), as ``benchmarks.training_speed`` measures it."""
+    import tempfile
 
-    from agents.selfplay import make_training_env
+    from benchmarks.training_speed import run_train, train_command
 
-    torch.set_num_threads(1)
-    envs = DummyVecEnv([make_training_env(game.name, game.config(), opponents, "win", seed, rank)
-                        for rank in range(16)])
-    model = MaskablePPO("MlpPolicy", envs, learning_rate=hp["learning_rate"], n_steps=hp["n_steps"],
-                        batch_size=hp["batch_size"], n_epochs=hp["n_epochs"], gamma=hp["gamma"],
-                        ent_coef=hp["ent_coef"], policy_kwargs={"net_arch": list(hp["net_arch"])}, seed=seed,
-                        device="cpu", verbose=0)
-    start = time.perf_counter()
-    model.learn(steps)
-    seconds = time.perf_counter() - start
-    envs.close()
-    return model.num_timesteps / seconds
+    with tempfile.TemporaryDirectory() as out:
+        command = train_command(game.name, game.config(), steps, 0, opponents, out) + ["--n-envs", "16"]
+        return run_train(command)["train"]
 
 
 def rllib_steps_per_second(game, opponents: list[str], hp: dict, steps: int, seed: int, runners: int) -> float:
@@ -149,8 +139,8 @@ def training_part(game_name: str, steps: int, seed: int) -> list[str]:
              f"net, rollouts of {hp['n_steps']} x 16 steps, minibatch {hp['batch_size']}, {hp['n_epochs']} epochs; "
              f"{steps} learner steps each.", "",
              "| trainer | learner steps/s | vs SB3 |", "|---|---:|---:|"]
-    sb3 = sb3_steps_per_second(game, opponents, hp, steps, seed)
-    lines.append(f"| sb3-contrib MaskablePPO, 16 envs in this process (reference) | {sb3:.0f} | 1.00x |")
+    sb3 = sb3_steps_per_second(game, opponents, steps)
+    lines.append(f"| train.py (MaskablePPO), 16 lockstep games in this process (reference) | {sb3:.0f} | 1.00x |")
     for runners in (0, 1, 2):
         rate = rllib_steps_per_second(game, opponents, hp, steps, seed, runners)
         where = ("sampling in this process" if runners == 0

@@ -69,8 +69,9 @@ def files(tmp_path):
     torch.manual_seed(0)
     net = new_network(game, network_description([16, 16]), command="tests/test_model_file_safety.py",
                       training={"num_timesteps": 64, "hyperparameters": {
-                          "net_arch": [16, 16], "n_steps": 32, "batch_size": 32, "learning_rate": 1e-3, "n_epochs": 1,
-                          "gamma": 1.0, "ent_coef": 0.01}})
+                          "network": network_description([16, 16]), "n_steps": 32, "batch_size": 32,
+                          "learning_rate": 1e-3, "n_epochs": 1, "gamma": 1.0, "gae_lambda": 0.95, "ent_coef": 0.01,
+                          "clip_range": 0.2}})
     marker = str(tmp_path / "payload-ran")
     data_file, policy_file = str(tmp_path / "data.zip"), str(tmp_path / "policy.zip")
     for path in (data_file, policy_file):
@@ -135,30 +136,41 @@ def test_the_benchmarks(files):
 
 
 def test_self_play_opponents(files):
-    from agents.selfplay import OpponentPool
+    """A snapshot joins the league and is loaded by the training batches (in-process and in a worker)."""
+    from agents.training.league import League
+    from agents.training.vecenv import LockstepVecEnv
 
     game, data_file, policy_file, marker = files
-    pool = OpponentPool(["self"], game, seed=0)
-    pool.add_snapshot(data_file)
-    state = game.new_state(np.random.default_rng(0))
-    assert pool.sample(np.random.default_rng(0))(state, state.current_player) in state.legal_actions()
-    pool.add_snapshot(policy_file)
-    with pytest.raises(ValueError, match="policy.pth is not a plain tensor file"):
-        for seed in range(20):  # the pool draws one of its two snapshots
-            pool.sample(np.random.default_rng(seed))(state, state.current_player)
+    for workers in (0, 1):
+        league = League(["self"])
+        league.add_snapshot(data_file)
+        env = LockstepVecEnv("wakanda", {}, "win", 2, league, seed=0, workers=workers)
+        try:
+            env.reset()
+            env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
+        finally:
+            env.close()
+        league.add_snapshot(policy_file)
+        env = LockstepVecEnv("wakanda", {}, "win", 2, league, seed=0, workers=workers)
+        try:
+            with pytest.raises((ValueError, RuntimeError), match="policy.pth is not a plain tensor file"):
+                env.reset()
+        finally:
+            env.close()
     assert not os.path.exists(marker)
 
 
 def test_train_resume_and_ppo_opponents(files, tmp_path):
     game, data_file, policy_file, marker = files
     base = ["--game", "wakanda", "--n-envs", "1", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1",
-            "--net-arch", "16", "16", "--eval-opponents", "random", "--eval-freq-games", "2", "--eval-games", "2",
-            "--progress-bar", "false", "--opponents", "random"]
+            "--net-arch", "16", "16", "--shared-layers", "0", "--eval-opponents", "random", "--eval-freq-games", "2",
+            "--eval-games", "2", "--progress-bar", "false", "--warm-start", "none", "--workers", "0",
+            "--opponents", "random"]
     results = train.main(base + ["--timesteps", "32", "--resume", data_file, "--out", str(tmp_path / "resumed")])
     assert results["timesteps"] >= 64 + 32  # resumed at the card's step count
     results = train.main(base[:-1] + [f"ppo:{data_file}", "--timesteps", "32", "--out", str(tmp_path / "vs")])
     assert results["timesteps"] >= 32
-    for extra in (["--resume", policy_file], ["--opponents", f"ppo:{policy_file}"],
+    for extra in (["--resume", policy_file], ["--opponents", "random", f"ppo:{policy_file}"],
                   ["--eval-opponents", f"ppo:{policy_file}"]):
         with pytest.raises(SystemExit, match="policy.pth is not a plain tensor file"):
             train.main(base + ["--timesteps", "32", "--out", str(tmp_path / "refused")] + extra)

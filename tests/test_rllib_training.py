@@ -83,7 +83,7 @@ def test_the_checkpoint_plays_as_an_rllib_agent_and_as_evaluated(rllib_run):
     for seed in range(3):
         outcome = play_game(game, [agent, make_agent("random", game, seed=seed)], seed=seed)
         assert outcome.moves > 0
-    from agents.selfplay import evaluate
+    from agents.training.evaluation import evaluate
 
     again = evaluate(MaskedPolicy.load(out / "checkpoint", game), game, "random", 8, seed=20_000)
     assert again == results["final"][0], "the final table is the saved policy's"

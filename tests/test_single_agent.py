@@ -15,8 +15,7 @@ import pytest
 from stable_baselines3.common.env_checker import check_env
 
 from agents.games import available_games, make_game
-from agents.selfplay import make_opponent
-from agents.single_agent import ILLEGAL_ACTION_REWARD, SingleAgentEnv
+from agents.single_agent import ILLEGAL_ACTION_REWARD, SingleAgentEnv, make_opponent
 from envs.core.engine import Game, GameState
 from envs.wapi.actions import DECLINE, PLACE_TOTEM
 

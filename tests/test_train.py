@@ -1,25 +1,28 @@
-"""train.py: bad input fails before training; a short run saves a model that the agents can
-load and play; ``--resume`` continues from it; the outputs a user is promised are there."""
+"""train.py: settings come from the games' descriptions; bad input fails before anything is trained or
+written; a short run saves a model the agents can load; --resume continues it (also after an
+interruption, from the checkpoint); the outputs a user is promised are there."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
-import numpy as np
 import pytest
 
+import envs
 import train
 from agents import make_agent, play_game
 from agents.games import make_game
 from agents.network import load_network, read_card
-from agents.selfplay import OpponentPool, check_model_file, evaluate, wilson_interval
 
-#: A tiny but complete run: self-play snapshots, two evaluations, a final table.
-SMOKE = ["--game", "wapi", "--num-players", "3", "--timesteps", "1024", "--n-envs", "2", "--n-steps", "256",
-         "--batch-size", "128", "--n-epochs", "2", "--net-arch", "32", "32", "--opponents", "random", "self",
-         "--eval-opponents", "random", "--eval-freq", "512", "--snapshot-freq", "512", "--eval-freq-games", "6",
-         "--eval-games", "12", "--progress-bar", "false", "--seed", "3"]
+#: A tiny but complete run: warm start, self-play snapshots, the league, evaluations, a final table.
+SMOKE = ["--game", "wapi", "--num-players", "3", "--timesteps", "1024", "--n-envs", "8", "--n-steps", "64",
+         "--batch-size", "128", "--n-epochs", "2", "--net-arch", "32", "32", "--shared-layers", "0",
+         "--opponents", "random", "self", "--warm-start", "heuristic", "--warm-start-games", "6",
+         "--warm-start-epochs", "2", "--eval-opponents", "random", "--eval-freq", "512", "--snapshot-freq", "512",
+         "--eval-freq-games", "6", "--eval-games", "12", "--progress-bar", "false", "--seed", "3", "--workers", "0"]
+NO_WARM_START = [a if a != "heuristic" else "none" for a in SMOKE]
 
 
 @pytest.fixture(scope="module")
@@ -29,19 +32,47 @@ def smoke_run(tmp_path_factory):
     return out, results
 
 
-def run_error(argv: list[str], capsys=None) -> str:
+def run_error(argv: list[str]) -> str:
     with pytest.raises(SystemExit) as exit_info:
         train.main(argv)
-    message = str(exit_info.value.code)
-    if capsys is not None:
-        message += capsys.readouterr().err
-    return message
+    return str(exit_info.value.code)
+
+
+# --- settings from the descriptions -----------------------------------------------------------
+@pytest.mark.parametrize("name", envs.GAMES)
+def test_per_game_defaults_are_the_games_training_settings(name):
+    args = train.parse_args(["--game", name])
+    for key, value in envs.describe(name).training.items():
+        assert getattr(args, key) == value, key
+    assert args.game_options == {}
+
+
+def test_args_defaults_are_the_default_games_real_values():
+    defaults = train.Args()
+    for key, value in envs.describe(train.DEFAULT_GAME).training.items():
+        assert getattr(defaults, key) == value, key
+    assert not [f.name for f in dataclasses.fields(train.Args) if getattr(defaults, f.name) is None]
+
+
+def test_every_option_of_every_game_has_a_flag():
+    parser = train.build_parser("wapi")
+    flags = {flag for action in parser._actions for flag in action.option_strings}
+    for name in envs.GAMES:
+        for option in envs.describe(name).options:
+            assert "--" + option.flag in flags
+
+
+def test_wapi_coins_can_be_set_and_land_in_the_game(tmp_path):
+    args = train.parse_args(["--game", "wapi", "--coins", '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'])
+    game, _ = train.validate(args)
+    assert game.config()["coins"] == {0: 6, 1: 6, 2: 6, 3: 6, 5: 6}
 
 
 # --- bad input: a clear error before any training -----------------------------------
 def test_unknown_game_is_refused(capsys):
-    message = run_error(["--game", "chess"], capsys)
-    assert "--game" in message and "wakanda" in message
+    with pytest.raises(SystemExit):
+        train.main(["--game", "chess"])
+    assert "--game" in capsys.readouterr().err
 
 
 def test_an_option_of_another_game_is_refused(tmp_path):
@@ -50,36 +81,45 @@ def test_an_option_of_another_game_is_refused(tmp_path):
     assert not os.listdir(tmp_path)  # nothing was written: validation came first
 
 
-def test_a_bad_option_value_is_refused_by_the_engine():
-    assert "num_players" in run_error(["--game", "wapi", "--num-players", "9"])
-
-
-def test_unknown_opponent_is_refused():
-    message = run_error(["--game", "wapi", "--opponents", "random", "grandmaster"])
-    assert "grandmaster" in message and "heuristic" in message
+@pytest.mark.parametrize("argv,expected", [
+    (["--game", "wapi", "--num-players", "9"], "num_players"),
+    (["--game", "wapi", "--coins", "{nope"], "--coins must be JSON"),
+    (["--game", "wakanda", "--advanced", "maybe"], "--advanced must be true or false"),
+    (["--game", "wapi", "--opponents", "random", "grandmaster"], "unknown opponent 'grandmaster'"),
+    (["--game", "wapi", "--timesteps", "0"], "--timesteps must be positive"),
+    (["--game", "wapi", "--n-envs", "6", "--workers", "4"], "--workers must be 0 or divide --n-envs"),
+    (["--game", "wapi", "--warm-start", "oracle"], "--warm-start must be one of"),
+    (["--game", "wapi", "--net-arch", "0"], "network['pi'] must be at most 8 layer sizes"),
+])
+def test_bad_settings_are_refused(argv, expected):
+    assert expected in run_error(argv)
 
 
 def test_missing_resume_file_is_refused(tmp_path):
-    message = run_error(["--game", "wapi", "--resume", str(tmp_path / "nope.zip")])
-    assert "model file not found" in message
-
-
-def test_nonpositive_settings_are_refused():
-    assert "--timesteps must be positive" in run_error(["--game", "wapi", "--timesteps", "0"])
-    assert "--n-envs must be positive" in run_error(["--game", "wapi", "--n-envs", "0"])
+    assert "model file not found" in run_error(["--game", "wapi", "--resume", str(tmp_path / "nope.zip")])
 
 
 def test_resume_with_a_model_of_another_game_or_configuration_is_refused(smoke_run):
     out, _ = smoke_run
     model = os.path.join(out, "model.zip")
     assert "trained for game 'wapi'" in run_error(["--game", "wakanda", "--resume", model])
-    assert "num_players" in run_error(["--game", "wapi", "--num-players", "4", "--resume", model])
+    assert "num_players" in run_error(["--game", "wapi", "--resume", model])
+    assert "--warm-start and --resume contradict" in run_error(SMOKE + ["--resume", model])
+    assert "was trained with --reward win" in run_error(NO_WARM_START + ["--reward", "score", "--resume", model])
+
+
+def test_a_corrupt_resume_file_is_refused_before_training(smoke_run, tmp_path):
+    out, _ = smoke_run
+    corrupt = tmp_path / "corrupt.zip"
+    corrupt.write_bytes(open(os.path.join(out, "model.zip"), "rb").read()[:2000])
+    assert "is not a model zip" in run_error(NO_WARM_START + ["--resume", str(corrupt), "--out", str(tmp_path / "o")])
+    assert not os.path.exists(tmp_path / "o")
 
 
 # --- a short run: outputs, model loadable as an agent, resume --------------------------
 def test_smoke_run_writes_everything_promised(smoke_run):
     out, results = smoke_run
-    for name in ("model.zip", "last_model.zip", "learning_curve.png", "results.json",
+    for name in ("model.zip", "last_model.zip", "checkpoint.zip", "learning_curve.png", "results.json",
                  "results.md", "args.json"):
         assert os.path.isfile(os.path.join(out, name)), name
     assert os.listdir(os.path.join(out, "tb"))
@@ -89,13 +129,17 @@ def test_smoke_run_writes_everything_promised(smoke_run):
     assert {k: card[k] for k in ("game", "config", "observation_size", "num_actions")} == {
         "game": "wapi", "config": json.loads(json.dumps(game.config())), "observation_size": game.observation_size,
         "num_actions": game.num_actions}
-    assert card["command"].startswith("python train.py --game wapi --num-players 3")
+    assert card["command"] == "python train.py " + " ".join(SMOKE + ["--out", out])
     assert card["training"]["num_timesteps"] == results["best_at_timesteps"]
+    assert card["network"] == {"kind": "mlp_actor_critic", "shared": [], "pi": [32, 32], "vf": [32, 32],
+                               "activation": "tanh"}
     assert results["timesteps"] >= 1024
+    assert results["warm_start"]["train_moves"] > 0 and 0 <= results["warm_start"]["held_out_accuracy"] <= 1
     assert [p["timesteps"] for p in results["curve"]][0] == 0 and len(results["curve"]) >= 3
     (row,) = results["final"]
     assert row["opponent"] == "random" and row["games"] == 12
     assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+    assert {m["member"] for m in results["league"]} >= {"random"}
 
 
 def test_saved_model_plays_legal_moves_as_a_ppo_agent(smoke_run):
@@ -104,51 +148,24 @@ def test_saved_model_plays_legal_moves_as_a_ppo_agent(smoke_run):
     agents = [make_agent(f"ppo:{out}/model.zip", game=game), make_agent("random", game=game, seed=1),
               make_agent("heuristic", game=game, seed=2)]
     for seed in range(3):
-        result = play_game(game, agents, seed=seed)  # raises on an illegal action
-        assert result.winners
+        assert play_game(game, agents, seed=seed).winners  # raises on an illegal action
 
 
-def test_resume_continues_from_the_checkpoint(smoke_run, tmp_path):
+def test_resume_continues_from_the_checkpoint_with_the_files_settings(smoke_run, tmp_path):
     out, first = smoke_run
-    resumed = train.main(SMOKE + ["--timesteps", "512", "--resume", os.path.join(out, "last_model.zip"),
-                                  "--out", str(tmp_path)])
-    assert resumed["timesteps"] >= first["timesteps"] + 512
-    assert resumed["curve"][0]["timesteps"] == first["timesteps"]  # evaluation starts where training left off
-    check_model_file(str(tmp_path / "model.zip"), make_game("wapi", num_players=3))
-
-
-# --- helpers -----------------------------------------------------------------------------
-def test_evaluation_swaps_seats_and_is_reproducible(smoke_run):
-    out, _ = smoke_run
-    game = make_game("wapi", num_players=3)
-    model = load_network(os.path.join(out, "model.zip"), game)
-    assert evaluate(model, game, "random", 9, seed=5) == evaluate(model, game, "random", 9, seed=5)
-
-
-@pytest.mark.parametrize("wins,low,high", [(90, 0.8256, 0.9448), (80, 0.7112, 0.8666)])
-def test_wilson_interval(wins, low, high):
-    """The 95% Wilson score interval of agents.stats (re-exported here), at known values and the edges."""
-    assert wilson_interval(wins, 100) == (pytest.approx(low, abs=1e-3), pytest.approx(high, abs=1e-3))
-    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
-
-
-def test_pool_draws_every_kind_and_keeps_the_latest_snapshots(smoke_run):
-    out, _ = smoke_run
-    game = make_game("wapi", num_players=3)
-    pool = OpponentPool(["random", "heuristic", "self"], game, seed=0, max_snapshots=2)
-    assert pool.sample(np.random.default_rng(0)) is not None  # "self" falls back to random before a snapshot
-    for _ in range(3):
-        pool.add_snapshot(os.path.join(out, "model.zip"))
-    assert len(pool.snapshots) == 2
-    rng = np.random.default_rng(1)
-    drawn = {id(pool.sample(rng)) for _ in range(200)}
-    assert {id(pool.baselines["random"]), id(pool.baselines["heuristic"])} | {id(s) for s in pool.snapshots} == drawn
-    state = game.new_state(np.random.default_rng(0))
-    assert pool.snapshots[0](state, state.current_player) in state.legal_actions()
+    checkpoint = os.path.join(out, "checkpoint.zip")  # what an interrupted run leaves behind
+    steps = read_card(checkpoint)["training"]["num_timesteps"]
+    resumed = train.main(NO_WARM_START + ["--timesteps", "512", "--net-arch", "64", "--resume", checkpoint,
+                                          "--out", str(tmp_path)])
+    assert resumed["timesteps"] >= steps + 512
+    assert resumed["curve"][0]["timesteps"] == steps  # evaluation starts where training left off
+    assert resumed["learner"]["network"]["pi"] == [32, 32]  # the file's learner, not --net-arch
+    load_network(str(tmp_path / "model.zip"), make_game("wapi", num_players=3))
+    assert read_card(str(tmp_path / "model.zip"))["training"]["history"] == [read_card(checkpoint)["command"]]
 
 
 def test_time_limit_stops_training_early(tmp_path):
-    argv = [a for a in SMOKE]
+    argv = list(NO_WARM_START)
     argv[argv.index("--timesteps") + 1] = "200000"
     results = train.main(argv + ["--max-minutes", "0.002", "--out", str(tmp_path)])
     assert results["stopped_by_time_limit"] and results["timesteps"] < 200_000

@@ -1,6 +1,6 @@
 """The opponent league of RLlib training: who sits in the seats the learner does not hold.
 
-The league is the SB3 path's opponent pool (``agents/selfplay.py``) with one
+The league is the SB3 path's opponent pool (``agents/training/league.py``) with one
 change: an opponent kind is drawn more often the more the learner loses to it
 (prioritized fictitious self-play). The trainer (the driver) keeps a
 :class:`League`: it counts the learner's results against each kind, keeps the

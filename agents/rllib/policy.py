@@ -152,8 +152,8 @@ def read_card(directory: Path) -> dict[str, Any]:
 class MaskedPolicy:
     """The exported policy network: logits from an observation, illegal actions masked out.
 
-    ``predict(obs, action_masks, deterministic)`` is SB3's signature, so the
-    project's evaluation (``agents.selfplay.evaluate``) plays it unchanged.
+    ``policy(observations, masks)`` is the policy half of :class:`agents.network.PolicyValueNet`'s
+    interface, so the project's evaluation (``agents.training.evaluation.evaluate``) plays it unchanged.
     """
 
     def __init__(self, network, card: dict[str, Any]):
@@ -221,13 +221,12 @@ class MaskedPolicy:
         p = np.exp(logits - logits.max())
         return int(rng.choice(len(p), p=p / p.sum()))
 
-    def predict(self, observation: np.ndarray, action_masks: np.ndarray | None = None,
-                deterministic: bool = True) -> tuple[np.ndarray, None]:
-        """SB3's ``model.predict`` for a greedy player (``agents.selfplay.evaluate``)."""
-        mask = np.ones(self.card["num_actions"], bool) if action_masks is None else action_masks
-        if not deterministic:
-            raise ValueError("MaskedPolicy.predict plays greedily; sample with choose(..., deterministic=False)")
-        return np.array(self.choose(observation, mask)), None
+    def policy(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Masked move probabilities for a batch, as ``PolicyValueNet.policy`` gives them, so that the
+        project's evaluation (``agents.training.evaluation.evaluate``) plays it unchanged."""
+        logits = self.logits(np.atleast_2d(observations), np.atleast_2d(masks))
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return p / p.sum(axis=1, keepdims=True)
 
     def agent(self, deterministic: bool = True, seed: int | None = None, name: str = "rllib") -> RLlibAgent:
         return RLlibAgent.playing(self, deterministic, seed, name)

@@ -15,7 +15,7 @@ defaults differ (GAE lambda 0.95, clip 0.2, value-loss weight 0.5, gradient
 norm 0.5, no KL term, separate policy and value networks), so that the two
 backends train the same problem; a rollout is ``n_steps * n_envs`` learner steps.
 
-It evaluates and reports as the SB3 path does (``agents.selfplay``): every
+It evaluates and reports as the SB3 path does (``agents.training.evaluation``, ``agents.training.report``): every
 ``eval_freq`` learner steps, games against each baseline with fixed seeds
 and seats swapped (the best policy is kept); at the end the best policy's
 win rates with 95% Wilson intervals over ``eval_games`` fresh games.
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from agents.rllib.league import League
-from envs.core.engine import Game
+from envs.core.engine import Game, shown
 
 #: The RLlib module id of the shared learning policy.
 LEARNER = "learner"
@@ -75,21 +75,25 @@ class RLlibRun:
         return {"game": self.game.name, "config": self.game.config(), **data}
 
 
-def settings_from_args(args, game: Game, hp: dict[str, Any]) -> RLlibRun:
+#: The learner settings this backend takes from ``train.py`` (the rest of its settings are SB3's own).
+PPO_SETTINGS = ("timesteps", "net_arch", "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma",
+                "gae_lambda", "ent_coef", "clip_range", "eval_freq", "snapshot_freq")
+
+
+def settings_from_args(args, game: Game) -> RLlibRun:
     """The run's settings from ``train.py``'s parsed arguments; ValueError for what this backend cannot do."""
-    if getattr(args, "resume", None):
+    if args.resume:
         raise ValueError("--resume continues an SB3 model; it is not an option of --backend rllib")
-    if getattr(args, "vec_env", "dummy") != "dummy":
-        raise ValueError("--vec-env is an option of the sb3 backend; with rllib, sample in parallel with "
-                         "--num-env-runners N")
-    runners = 0 if args.num_env_runners is None else args.num_env_runners
+    runners = args.num_env_runners
     if type(runners) is not int or runners < 0:
-        raise ValueError(f"--num-env-runners must be 0 (sample in this process) or more, got {runners!r}")
+        raise ValueError(f"--num-env-runners must be 0 (sample in this process) or more, got {shown(runners)}")
     names = ("reward", "opponents", "n_envs", "seed", "out", "eval_opponents", "eval_games", "eval_freq_games",
              "max_snapshots", "torch_threads", "max_minutes", "progress_bar")
     address = args.ray_address or os.environ.get("RAY_ADDRESS") or None
-    return RLlibRun(game, dict(hp), num_env_runners=runners, ray_address=address,
-                    **{name: getattr(args, name) for name in names})
+    hp = {name: getattr(args, name) for name in PPO_SETTINGS}
+    settings = {name: getattr(args, name) for name in names}
+    settings["out"] = args.out or None  # train.py's "" means the default folder
+    return RLlibRun(game, hp, num_env_runners=runners, ray_address=address, **settings)
 
 
 def build_config(run: RLlibRun, league: League):
@@ -116,8 +120,8 @@ def build_config(run: RLlibRun, league: League):
         .multi_agent(policies={LEARNER}, policy_mapping_fn=_to_learner, policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module}))
         .training(train_batch_size_per_learner=hp["n_steps"] * run.n_envs, minibatch_size=hp["batch_size"],
-                  num_epochs=hp["n_epochs"], lr=hp["learning_rate"], gamma=hp["gamma"], lambda_=0.95,
-                  entropy_coeff=hp["ent_coef"], clip_param=0.2, vf_loss_coeff=0.5, grad_clip=0.5,
+                  num_epochs=hp["n_epochs"], lr=hp["learning_rate"], gamma=hp["gamma"], lambda_=hp["gae_lambda"],
+                  entropy_coeff=hp["ent_coef"], clip_param=hp["clip_range"], vf_loss_coeff=0.5, grad_clip=0.5,
                   grad_clip_by="global_norm", use_kl_loss=False)
         .fault_tolerance(restart_failed_env_runners=True)
         .debugging(seed=run.seed)
@@ -162,7 +166,8 @@ def train(run: RLlibRun) -> dict[str, Any]:
 
     from agents.ray_cluster import ray_session
     from agents.rllib.policy import MaskedPolicy, export_policy
-    from agents.selfplay import evaluate, plot_curve, results_table
+    from agents.training.evaluation import evaluate
+    from agents.training.report import plot_curve, results_table
 
     game, hp = run.game, run.hp
     torch.set_num_threads(run.torch_threads)
@@ -211,7 +216,7 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
     from tqdm import tqdm
 
     from agents.rllib.policy import MaskedPolicy, export_policy, policy_state
-    from agents.selfplay import evaluate
+    from agents.training.evaluation import evaluate
 
     game, hp = run.game, run.hp
     started = time.time()
@@ -267,10 +272,10 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
             "stopped_by_time_limit": stopped, "curve": curve, "league": league.summary(), "started": started}
 
 
-def main(args, game: Game, hp: dict[str, Any]) -> dict[str, Any]:
+def main(args, game: Game) -> dict[str, Any]:
     """``train.py --backend rllib``: validate this backend's settings, then train; bad input exits with a message."""
     try:
-        run = settings_from_args(args, game, hp)
+        run = settings_from_args(args, game)
     except ValueError as error:
         sys.exit(f"train.py: error: {error}")
     return train(run)

@@ -1,0 +1,42 @@
+"""A training run's report: the learning curve (PNG) and the final win-rate table (markdown)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def plot_curve(curve: list[dict[str, Any]], path: str, title: str = "") -> None:
+    """Evaluation win rate (with its 95% interval) against learner timesteps, one line per opponent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    names = [k for k in (curve[0] if curve else {}) if k != "timesteps"]
+    for name in names:
+        xs = [p["timesteps"] for p in curve]
+        ax.plot(xs, [p[name]["win_rate"] for p in curve], marker="o", label=f"vs {name}")
+        ax.fill_between(xs, [p[name]["ci_low"] for p in curve], [p[name]["ci_high"] for p in curve], alpha=0.2)
+    ax.set(xlabel="learner timesteps", ylabel="evaluation win rate", ylim=(0, 1), title=title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def results_table(results: dict[str, Any]) -> str:
+    """The final win-rate table (markdown), with the run's speed and warm start."""
+    lines = [f"{results['game']} {results['config']}: {results['timesteps']} timesteps, trained in "
+             f"{results['train_seconds']:.0f} s ({results['steps_per_second']:.0f} learner steps/s; best model at "
+             f"{results['best_at_timesteps']} timesteps)"]
+    if results.get("warm_start"):
+        ws = results["warm_start"]
+        lines.append(f"warm start: {ws['agent']} imitated on {ws['train_moves']} moves in {ws['seconds']:.0f} s, "
+                     f"held-out move accuracy {ws['held_out_accuracy']:.1%}")
+    lines += ["", "| opponent | games | win rate | 95% CI |", "|---|---|---|---|"]
+    for row in results["final"]:
+        lines.append(f"| {row['opponent']} | {row['games']} | {row['win_rate']:.1%} | "
+                     f"{row['ci_low']:.1%} – {row['ci_high']:.1%} |")
+    return "\n".join(lines)

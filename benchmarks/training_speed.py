@@ -1,0 +1,123 @@
+"""Training throughput: train.py's learner steps/s next to the same game's env() random-play turns/s.
+
+For each game (its shipped configuration), in one run: env() random-play
+turns/s (PettingZoo's performance-benchmark loop, ``benchmarks.throughput``),
+then the ``train.py`` command as a subprocess with 0, 1 and 2 worker
+processes, then env() again (the reference is the mean of the two, so a
+drifting load shows). The command trains ``--timesteps`` learner steps with
+the game's default settings except: no warm start and one evaluation of a few
+games at each end (what is measured is training), and ``--opponents`` as
+given. Reported: the learner steps/s of the training (``model.learn``,
+periodic snapshots and league updates included) and of the whole command
+(start-up, evaluations and report included), each as a share of env()
+turns/s; and 2 workers against 1.
+
+    python -m benchmarks.training_speed [--timesteps 60000] [--seconds 5] [--out benchmarks/results/training_speed.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+import envs
+
+#: The configurations measured: the ones models are shipped for.
+CONFIGS = {"wakanda": {}, "wapi": {"num_players": 4}, "samurai": {"num_players": 2}}
+
+
+def env_turns_per_second(game: str, config: dict, seconds: float) -> float:
+    from benchmarks.throughput import env_rates
+
+    module = importlib.import_module(f"envs.{game}_v0")
+    return env_rates(lambda: module.env(**config), seconds)[0]
+
+
+def train_command(game: str, config: dict, timesteps: int, workers: int, opponents: list[str], out: str) -> list[str]:
+    flags = [f"--{k.replace('_', '-')}={json.dumps(v) if isinstance(v, dict) else v}" for k, v in config.items()]
+    return ["python", "train.py", "--game", game, *flags, "--timesteps", str(timesteps), "--workers", str(workers),
+            "--opponents", *opponents, "--warm-start", "none", "--eval-freq", str(10 * timesteps),
+            "--eval-freq-games", "10", "--eval-games", "10", "--eval-opponents", "random", "--max-minutes", "0",
+            "--progress-bar", "false", "--out", out]
+
+
+def run_train(command: list[str]) -> dict:
+    """Run one train.py command; its learner steps/s (training) and the whole command's."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, *command[1:]], check=True, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    results = json.load(open(os.path.join(command[command.index("--out") + 1], "results.json")))
+    return {"train": results["steps_per_second"], "whole": results["timesteps"] / wall, "wall": wall,
+            "timesteps": results["timesteps"]}
+
+
+def measure(game: str, timesteps: int, seconds: float, opponents: list[str], workers: tuple[int, ...]) -> dict:
+    config = CONFIGS[game]
+    before = env_turns_per_second(game, config, seconds)
+    runs = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for count in workers:
+            command = train_command(game, config, timesteps, count, opponents, os.path.join(tmp, f"w{count}"))
+            runs[count] = {**run_train(command), "command": shlex.join(command[:-2])}
+    after = env_turns_per_second(game, config, seconds)
+    return {"game": game, "config": config, "env_before": before, "env_after": after,
+            "env": (before + after) / 2, "runs": runs}
+
+
+def report(rows: list[dict], argv: list[str], load: tuple[float, float]) -> str:
+    lines = ["# Training throughput", "",
+             f"Command: `python -m benchmarks.training_speed {shlex.join(argv)}` (load average "
+             f"{load[0]:.1f} before, {load[1]:.1f} after, on {os.cpu_count()} cores).", "",
+             "env(): random-play turns/s of the game's env() (mean of a measurement before and one after the "
+             "training runs). train: the learner steps/s of `model.learn` in the train.py command (snapshots, "
+             "league updates, rollouts and PPO updates); whole: learner steps over the whole command's wall time "
+             "(start-up, evaluations, report). Target: train ≥ 25% of env() with 0 workers; 2 workers ≥ 1.6× 1 "
+             "worker where 2 cores are free.", "",
+             "| game | env() turns/s (before / after) | workers | train steps/s | % of env() | whole steps/s "
+             "| % of env() | × 1 worker |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        one = row["runs"].get(1, {}).get("train")
+        for count, run in row["runs"].items():
+            speedup = f"{run['train'] / one:.2f}" if one and count else "–"
+            lines.append(f"| {row['game']} {row['config'] or ''} | {row['env']:,.0f} ({row['env_before']:,.0f} / "
+                         f"{row['env_after']:,.0f}) | {count} | {run['train']:,.0f} | {run['train'] / row['env']:.0%} "
+                         f"| {run['whole']:,.0f} | {run['whole'] / row['env']:.0%} | {speedup} |")
+    lines += ["", "Commands (each with `--out DIR`):", ""]
+    for row in rows:
+        for count, run in row["runs"].items():
+            lines.append(f"- `{run['command']}`")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.training_speed", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    parser.add_argument("--timesteps", type=int, default=60_000, help="learner steps per train.py run")
+    parser.add_argument("--seconds", type=float, default=5.0, help="seconds of each env() measurement")
+    parser.add_argument("--opponents", nargs="+", default=None,
+                        help="train.py --opponents (default: each game's own default opponents)")
+    parser.add_argument("--workers", nargs="+", type=int, default=[0, 1, 2], help="worker counts to run")
+    parser.add_argument("--out", default="benchmarks/results/training_speed.md")
+    args = parser.parse_args(argv)
+    load_before = os.getloadavg()[0]
+    rows = []
+    for game in args.games:
+        opponents = args.opponents or envs.describe(game).training["opponents"]
+        rows.append(measure(game, args.timesteps, args.seconds, opponents, tuple(args.workers)))
+        print(json.dumps(rows[-1], default=str), file=sys.stderr, flush=True)
+    text = report(rows, argv, (load_before, os.getloadavg()[0]))
+    with open(args.out, "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""Strength of trained models on deals never used in training or tuning: seats swapped, 95% Wilson intervals.
+
+Each model (by default every model shipped in ``agents/models``) plays
+``--games`` games against each opponent kind in every other seat, through
+:func:`agents.training.evaluation.evaluate`: game ``i`` deals from seed
+``--seed + i // n`` with the model in seat ``i % n``. The default seed,
+9,000,000, is far from every seed training uses (evaluation 10,000 and
+20,000 on; warm starts 1,000,000 + 100,000 x run seed, a few thousand games;
+training deals come from per-slot generators, not from small integer seeds).
+At an n-player table "vs heuristic" means n - 1 heuristics: a fair share of
+the wins is 1/n.
+
+    python -m benchmarks.training_strength [--models trained | PATH ...] [--games 1000] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+
+#: The target of each shipped configuration against the heuristic (issue 13), by game.
+TARGETS = {"wakanda": 0.80, "samurai": 0.55, "wapi": 0.30}
+
+
+def model_paths(names: list[str]) -> list[str]:
+    from agents.network import SHIPPED_DIR
+
+    if names == ["trained"]:
+        return [str(path) for path in sorted(SHIPPED_DIR.glob("*.zip"))]
+    return names
+
+
+def measure(path: str, opponents: list[str], games: int, seed: int) -> dict:
+    from agents.games import make_game
+    from agents.network import read_card, load_network
+    from agents.training.evaluation import evaluate
+
+    card = read_card(path)
+    game = make_game(card["game"], **card["config"])
+    network = load_network(path, game)
+    rows = []
+    for opponent in opponents:
+        started = time.time()
+        rows.append({**evaluate(network, game, opponent, games, seed=seed), "seconds": time.time() - started})
+    return {"path": path, "card": card, "game": game, "rows": rows}
+
+
+def report(results: list[dict], argv: list[str]) -> str:
+    lines = [f"Command: `python -m benchmarks.training_strength {shlex.join(argv)}`", "",
+             "| model | configuration | opponent (every other seat) | games | win share | 95% CI | fair share "
+             "| target | met |", "|---|---|---|---:|---:|---|---:|---:|---|"]
+    for result in results:
+        game, card = result["game"], result["card"]
+        for row in result["rows"]:
+            target = TARGETS.get(game.name) if row["opponent"] == "heuristic" else None
+            met = "–" if target is None else ("yes" if row["ci_low"] >= target else
+                                              "no" if row["ci_high"] < target else "within CI")
+            lines.append(f"| `{result['path']}` | {game.name} {card['config']} | {row['opponent']} | {row['games']} | "
+                         f"**{row['win_rate']:.1%}** | {row['ci_low']:.1%} – {row['ci_high']:.1%} | "
+                         f"{1 / game.num_players:.0%} | {'–' if target is None else f'{target:.0%}'} | {met} |")
+    lines += ["", "How each model was made (the `command` in its card):", ""]
+    for result in results:
+        lines.append(f"- `{result['path']}`: `{result['card']['command']}`")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.training_strength",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", nargs="+", default=["trained"], help="model files, or 'trained' (the shipped ones)")
+    parser.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=9_000_000)
+    parser.add_argument("--out", default=None, help="write the table here (markdown) as well as printing it")
+    args = parser.parse_args(argv)
+    results = []
+    for path in model_paths(args.models):
+        results.append(measure(path, args.opponents, args.games, args.seed))
+        print(f"{path}: " + ", ".join(f"{r['opponent']} {r['win_rate']:.1%} ({r['seconds']:.0f} s)"
+                                      for r in results[-1]["rows"]), file=sys.stderr, flush=True)
+    text = report(results, argv)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

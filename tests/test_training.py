@@ -1,0 +1,239 @@
+"""The training package (agents/training): lockstep games, batched opponents, workers, the league,
+evaluation and the warm start. Speed and strength are measured in benchmarks/, not here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.games import available_games, make_game
+from agents.network import network_description, new_network, save_network
+from agents.training.evaluation import FixedDeals, evaluate
+from agents.training.imitation import clone, generate
+from agents.training.league import League
+from agents.training.lockstep import LockstepGames, RandomDealer
+from agents.training.members import NetworkMember, RandomMember, build_member, sample_actions
+from agents.training.vecenv import LockstepVecEnv
+
+
+def network_file(tmp_path, game, name="net", seed=0) -> str:
+    torch.manual_seed(seed)
+    return save_network(new_network(game, network_description([16]), command="tests"), str(tmp_path / name))
+
+
+def lockstep(game, members: dict, slots=6, seed=0, probabilities=None):
+    dealer = RandomDealer(game.num_players, seed)
+    ids = list(members)
+    dealer.set_probabilities(ids, probabilities or [1 / len(ids)] * len(ids))
+    return LockstepGames(game, slots, members, dealer)
+
+
+def random_actions(games: LockstepGames, rng) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(row)) for row in games.masks])
+
+
+# --- lockstep games ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", available_games())
+def test_every_slot_waits_for_the_learner_with_its_true_view(name):
+    """After reset and every step, each slot is the learner's turn; its observation is what a fresh
+    observer encodes for the learner's seat (the incremental observers never go stale) and its mask
+    is the legal moves."""
+    game = make_game(name)
+    games = lockstep(game, {0: RandomMember("random", game, 0)}, slots=4)
+    games.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(150):
+        for slot in range(games.num_slots):
+            state = games.states[slot]
+            assert state.current_player == games.seats[slot]
+            assert np.array_equal(games.obs[slot], game.observer().observe(state, games.seats[slot]))
+            assert np.flatnonzero(games.masks[slot]).tolist() == list(state.legal_tuple())
+        games.step(random_actions(games, rng))
+
+
+def test_outcomes_are_the_learners_final_rewards_and_new_games_are_dealt():
+    game = make_game("wapi", num_players=3)
+    games = lockstep(game, {0: RandomMember("random", game, 0)}, slots=5)
+    games.reset()
+    rng, outcomes = np.random.default_rng(2), []
+    for _ in range(300):
+        before = list(games.states)
+        for slot, outcome in enumerate(games.step(random_actions(games, rng))):
+            if outcome is not None:
+                finished = before[slot]
+                assert finished.is_terminal() and games.states[slot] is not finished
+                seat = outcome["seat"]
+                assert outcome["reward"] == finished.rewards("win")[seat]
+                winners = finished.winners()
+                assert outcome["win_points"] == (1 / len(winners) if seat in winners else 0.0)
+                outcomes.append(outcome)
+    assert len(outcomes) > 20 and {o["seat"] for o in outcomes} == {0, 1, 2}
+
+
+def test_same_seed_same_games_and_different_seeds_different_games():
+    game = make_game("wakanda")
+
+    def trajectory(seed):
+        games = lockstep(game, {0: RandomMember("random", game, seed)}, slots=3, seed=seed)
+        games.reset()
+        rng, seen = np.random.default_rng(0), []
+        for _ in range(60):
+            seen.append(games.obs.copy())
+            games.step(random_actions(games, rng))
+        return np.stack(seen)
+
+    assert np.array_equal(trajectory(1), trajectory(1))
+    assert not np.array_equal(trajectory(1), trajectory(2))
+
+
+def test_an_illegal_learner_action_is_refused():
+    game = make_game("wakanda")
+    games = lockstep(game, {0: RandomMember("random", game, 0)}, slots=2)
+    games.reset()
+    actions = random_actions(games, np.random.default_rng(0))
+    actions[1] = int(np.flatnonzero(~games.masks[1])[0])
+    with pytest.raises(ValueError, match="slot 1: the learner chose action .* not legal"):
+        games.step(actions)
+
+
+def test_network_opponents_move_in_one_forward_pass_per_round(tmp_path, monkeypatch):
+    """Every game where a network is to move is answered by one batched evaluate call: with one
+    network at a 4-player table, a step takes at most 3 rounds (3 opponents), whatever the batch."""
+    game = make_game("wapi", num_players=4)
+    member = NetworkMember(network_file(tmp_path, game), game, deterministic=False, seed=0)
+    calls = []
+    real = member.network.policy
+    monkeypatch.setattr(member.network, "policy", lambda obs, masks: calls.append(len(obs)) or real(obs, masks))
+    games = lockstep(game, {0: member}, slots=16)
+    games.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        calls.clear()
+        games.step(random_actions(games, rng))
+        assert len(calls) <= 3 + 3  # a game that ends may deal one that opens with up to 3 opponent moves
+        assert sum(calls) >= 16  # every slot's opponents moved
+    assert max(calls) > 1
+
+
+def test_sampled_moves_are_legal_and_follow_the_probabilities():
+    probs = np.array([[0.0, 0.25, 0.0, 0.75]] * 4000)
+    picks = np.array(sample_actions(probs, np.random.default_rng(0).random(4000)))
+    assert set(picks) == {1, 3} and abs((picks == 3).mean() - 0.75) < 0.03
+    assert sample_actions(np.array([[0.0, 1.0, 0.0]]), np.array([0.999999999]))[0] == 1
+
+
+def test_a_batch_split_over_two_workers_plays_the_same_games(tmp_path):
+    """Every slot has its own generators, so 0 workers and 2 workers give the same observations."""
+    league = League(["random", "heuristic"])
+
+    def run(workers):
+        env = LockstepVecEnv("wakanda", {}, "win", 4, league, seed=3, workers=workers)
+        try:
+            obs, rng, seen = env.reset(), np.random.default_rng(0), []
+            for _ in range(40):
+                actions = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+                obs, rewards, dones, infos = env.step(actions)
+                seen.append((obs.copy(), rewards.copy(), dones.copy()))
+            return seen
+        finally:
+            env.close()
+
+    for (a, ra, da), (b, rb, db) in zip(run(0), run(2)):
+        assert np.array_equal(a, b) and np.array_equal(ra, rb) and np.array_equal(da, db)
+
+
+def test_vecenv_reports_finished_games_to_the_league_and_sb3():
+    league = League(["random"])
+    env = LockstepVecEnv("wakanda", {}, "win", 4, league, seed=0)
+    env.reset()
+    rng, done_infos = np.random.default_rng(0), []
+    for _ in range(120):
+        obs, rewards, dones, infos = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
+        for env_index in np.flatnonzero(dones):
+            info = infos[env_index]
+            assert info["episode"]["r"] == rewards[env_index] and info["terminal_observation"].shape == obs[0].shape
+            done_infos.append(info)
+    assert done_infos and league.members[0].games == len(done_infos)
+    with pytest.raises(ValueError, match="workers must be 0 or divide num_envs"):
+        LockstepVecEnv("wakanda", {}, "win", 5, league, seed=0, workers=2)
+
+
+# --- the league --------------------------------------------------------------------------------
+def test_pfsp_draws_more_often_what_the_learner_loses_to():
+    league = League(["random", "heuristic"])
+    for _ in range(300):
+        league.record(0, 1.0)  # the learner beats random
+        league.record(1, 0.0)  # and loses to the heuristic
+    league.update()
+    probabilities = league.probabilities
+    assert probabilities[1] > 0.9 and 0 < probabilities[0] < 0.1  # the floor keeps random in play
+    uniform = League(["random", "heuristic"], weighting="uniform")
+    for _ in range(300):
+        uniform.record(0, 1.0)
+    uniform.update()
+    assert uniform.probabilities == {0: 0.5, 1: 0.5}
+
+
+def test_the_snapshots_weigh_together_as_one_member():
+    league = League(["heuristic", "self"], max_snapshots=4, weighting="uniform")
+    for path in ("a", "b", "c", "d"):
+        league.add_snapshot(path)
+    assert league.probabilities[0] == pytest.approx(0.5)  # the heuristic against the group of four
+    pfsp = League(["heuristic", "self"], max_snapshots=4)
+    for path in ("a", "b", "c", "d"):
+        pfsp.add_snapshot(path)
+    for _ in range(300):
+        pfsp.record(1, 0.0)  # the learner loses to snapshot a, level with the others (0.5)
+    pfsp.update()
+    assert pfsp.probabilities[1] > pfsp.probabilities[2] == pytest.approx(pfsp.probabilities[3])
+    assert sum(pfsp.probabilities[i] for i in (1, 2, 3, 4)) < 0.5 + 0.2
+
+
+def test_snapshots_join_with_their_predecessors_win_rate_and_the_oldest_leave():
+    league = League(["random", "self"], max_snapshots=2)
+    league.add_snapshot("a.zip")
+    for _ in range(100):
+        league.record(1, 1.0)
+    league.add_snapshot("b.zip")
+    assert league.members[2].win_rate == pytest.approx(league.members[1].win_rate)
+    league.add_snapshot("c.zip")
+    assert [m.label for m in league.members.values()] == ["random", "b", "c"]
+    league.record(1, 0.0)  # a game against a snapshot that just left is ignored
+    with pytest.raises(ValueError, match="weighting must be one of"):
+        League(["random"], weighting="elo")
+
+
+# --- evaluation --------------------------------------------------------------------------------
+def test_evaluation_swaps_seats_on_fixed_deals_and_is_reproducible(tmp_path):
+    game = make_game("wapi", num_players=3)
+    assert FixedDeals(7, 3, 100).deals == [(100, 0), (100, 1), (100, 2), (101, 0), (101, 1), (101, 2), (102, 0)]
+    net = new_network(game, network_description([16]), command="tests")
+    first = evaluate(net, game, "random", 12, seed=5)
+    assert first == evaluate(net, game, "random", 12, seed=5)
+    assert first["games"] == 12 and first["ci_low"] <= first["win_rate"] <= first["ci_high"]
+    with pytest.raises(ValueError, match="opponent must be one of"):
+        evaluate(net, game, "grandmaster", 4)
+
+
+# --- the warm start ----------------------------------------------------------------------------
+def test_generated_moves_are_reproducible_and_split_independent():
+    one = generate("wakanda", {}, "heuristic", 4, seed=7, processes=1)
+    two = generate("wakanda", {}, "heuristic", 4, seed=7, processes=2)
+    order_one, order_two = np.lexsort((one["actions"], one["games"])), np.lexsort((two["actions"], two["games"]))
+    for key in one:
+        assert np.array_equal(np.sort(one[key], axis=0), np.sort(two[key], axis=0)), key
+    assert len(order_one) == len(order_two)
+    assert np.all(one["masks"][np.arange(len(one["actions"])), one["actions"]])  # every recorded move legal
+    assert set(np.unique(one["values"])) <= {-1.0, 0.0, 1.0}
+
+
+def test_cloning_learns_the_heuristic_beyond_the_most_common_move():
+    game = make_game("wakanda")
+    data = generate("wakanda", {}, "heuristic", 40, seed=11, processes=1)
+    torch.manual_seed(0)
+    net = new_network(game, network_description([64, 64]), command="tests")
+    report = clone(net, data, epochs=8)
+    majority = np.bincount(data["actions"]).max() / len(data["actions"])
+    assert report["held_out_accuracy"] > majority + 0.1
+    assert report["held_out_games"] == 4 and report["train_moves"] + report["held_out_moves"] == len(data["actions"])
