@@ -13,7 +13,7 @@ import pytest
 
 from envs.samurai import SamuraiGame
 from envs.samurai.board import NEIGHBOURS, LAYOUTS
-from envs.samurai.components import FIGURE_TYPES, PLAYER_TILES, TILE_NAMES
+from envs.samurai.components import FIGURE_TYPES, PLAY, PLAYER_TILES, TILE_NAMES
 
 GAMES_PER_CHUNK = 100
 CHUNKS = 5  # 500 games per player count
@@ -52,7 +52,7 @@ def check_conservation(data: dict) -> None:
     for t in FIGURE_TYPES:
         on_board = sum(types.count(t) for types in data["figures"].values())
         off = sum(c[t] for c in data["captured"]) + data["set_aside"][t]
-        if data["turn"]["phase"] == "play":
+        if data["turn"]["phase"] == PLAY:
             assert on_board + off == supply
         for types in data["figures"].values():
             assert types.count(t) <= 1

@@ -58,8 +58,9 @@ def check_keys(name: str, d: Any, allowed: set[str], required: set[str] = frozen
     if not isinstance(d, dict):
         raise ValueError(f"{name} must be a dict, got {type(d).__name__}")
     unknown = set(d) - allowed
-    if unknown:
-        raise ValueError(f"{name} has unknown keys {sorted(unknown)}; allowed: {sorted(allowed)}")
+    if unknown:  # keys of any type (a Python caller's dict): sorted by their repr, each quoted cut
+        quoted = ", ".join(sorted(map(shown, unknown)))
+        raise ValueError(f"{name} has unknown keys [{quoted}]; allowed: {sorted(allowed)}")
     missing = required - set(d)
     if missing:
         raise ValueError(f"{name} is missing keys {sorted(missing)}")
@@ -115,7 +116,7 @@ def invalid_state(game: str, message: str) -> None:
 def as_list(game: str, value: Any, name: str, length: int | None = None) -> list:
     """``value`` if it is a list (of ``length`` items when given), else refuse the data."""
     if not isinstance(value, list) or (length is not None and len(value) != length):
-        invalid_state(game, f"{name} must be a list{'' if length is None else f' of {length}'}, got {value!r}")
+        invalid_state(game, f"{name} must be a list{'' if length is None else f' of {length}'}, got {shown(value)}")
     return value
 
 
@@ -124,11 +125,11 @@ def check_state_header(game: Game, data: Any, keys: set[str], label: str, config
     name, and the configuration (``config_keys`` of ``game.config()``) of this env."""
     check_keys("state_dict", data, keys, keys)
     if data["game"] != game.name:
-        invalid_state(label, f"game is {data['game']!r}, expected {game.name!r}")
+        invalid_state(label, f"game is {shown(data['game'])}, expected {game.name!r}")
     config = game.config()
     given = {key: data[key] for key in config_keys}
     if any(type(given[key]) is not type(config[key]) or given[key] != config[key] for key in config_keys):
-        have = ", ".join(f"{key}={given[key]!r}" for key in config_keys)
+        have = ", ".join(f"{key}={shown(given[key])}" for key in config_keys)
         want = ", ".join(f"{key}={config[key]!r}" for key in config_keys)
         invalid_state(label, f"it is for {have}; this environment has {want}")
 

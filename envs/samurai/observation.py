@@ -1,4 +1,4 @@
-"""Samurai observation encoder: everything public, seats relative to the observer.
+"""Samurai observer: everything public, seats relative to the observer (layer 2, apart from the rules).
 
 Layout (float32, every entry in [0, 1]; seat slots are relative: slot 0 is
 the observer, slot 1 the next player clockwise, ...; slots past the player
@@ -34,25 +34,44 @@ captured helmet, buddha, rice / 13, 5 hand size / 5, 6 pile size / 20,
 count in the set.
 
 Total: 3807 entries, for every player count. Other players' hands and the
-order of every pile are never encoded. The hex block and the seat blocks
-are kept up to date incrementally by the rules (``set_tile``,
-``set_figures``, ``set_sizes``, ...) in absolute seats; ``encode`` copies
-them and rotates the seats so that the observer comes first.
+order of every pile are never encoded.
+
+How it stays incremental. Most of the vector is the board (174 x 21) and
+the seat blocks, which change little per action. The observer keeps both,
+in absolute seats, for the one state it follows (``follow``), and the rest
+(phase, sub-step, counts, the own hand) is read from the state on each
+``observe``, which copies the blocks and rotates the seats to the observer.
+Before each action it also notes what the next action will act on: the
+player to act, the tile chosen, the hex the tile swap picked up and the
+settlement of the figure swap's first figure. ``applied(state, action)``
+then refreshes exactly what that action can have changed:
+
+- any action: the actor's hand and pile sizes (a pick, a played tile, a refill);
+- a hex ``h``: hex ``h`` and the hex picked up before (tile swap); the
+  figures of the settlements next to ``h`` and every seat's captures (a
+  capture); the actor's count of unplayed tiles of the kind chosen;
+- a figure on settlement ``s``: settlement ``s`` and that of the figure
+  swap's first figure (draft, figure swap); the actor's count of unplayed
+  tiles of the kind chosen.
+
+Refreshing means re-encoding those entries from the state, so a missed
+change cannot linger past the next refresh of the same entries; the tests
+compare the followed observation with a fresh observer's after every move
+of many random games, for every seat.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from envs.core.engine import Observer
+from envs.samurai.actions import figure_of, hex_of, is_figure, is_hex
 from envs.samurai.board import CAPACITY, HEX_KIND, LAND, LAYOUTS, NUM_HEXES, SEA, SETTLEMENT, SETTLEMENTS
 from envs.samurai.components import (
-    HAND_SIZE, INFLUENCE, KIND_COUNTS, NUM_KINDS, RONIN, SAMURAI1, SAMURAI3, SHIPS, TILE_SWAP, TILES_PER_PLAYER,
+    HAND_SIZE, INFLUENCE, KIND_COUNTS, NUM_KINDS, PHASES, RONIN, SAMURAI1, SAMURAI3, SHIPS, TILE_SWAP,
+    TILES_PER_PLAYER,
 )  # fmt: skip
-
-if TYPE_CHECKING:
-    from envs.samurai.rules import SamuraiState
+from envs.samurai.rules import SamuraiState
 
 MAX_PLAYERS = 4
 MAX_SUPPLY = 13
@@ -61,6 +80,7 @@ F_ON, F_SEA, F_LAND, F_SETTLEMENT, F_CAPACITY, F_FIGURES, F_OWNER, F_INFLUENCE, 
     0, 1, 2, 3, 4, 5, 8, 12, 15, 20)  # fmt: skip
 TILE_COLUMNS = slice(F_OWNER, F_SELECTED)  # owner, influence, class: what a tile writes
 PLAYER_BLOCK = 2 + 3 + 2 + NUM_KINDS
+S_IN_GAME, S_TO_ACT, S_CAPTURED, S_HAND, S_PILE, S_UNPLAYED = 0, 1, 2, 5, 6, 7
 
 HEXES = 0
 PLAYERS = HEXES + NUM_HEXES * HEX_FEATURES
@@ -78,7 +98,6 @@ TURN = PLAYED + 1
 NUM_PLAYERS = TURN + 1
 OBSERVATION_SIZE = NUM_PLAYERS + 3
 MAX_PLAYED, MAX_TURNS = 6, 160
-PHASES = ("choose_hand", "draft", "play")
 
 
 def _tile_row(kind: int, owner: int) -> np.ndarray:
@@ -92,13 +111,15 @@ def _tile_row(kind: int, owner: int) -> np.ndarray:
 
 
 #: What a placed tile writes into its hex's columns F_OWNER..F_CLASS+4, per (kind, owner).
-TILE_ROWS = [[_tile_row(k, p) for p in range(MAX_PLAYERS)] for k in range(NUM_KINDS)]
-NO_TILE = np.zeros(F_SELECTED - F_OWNER, dtype=np.float32)
+TILE_ROWS = np.array([[_tile_row(k, p) for p in range(MAX_PLAYERS)] for k in range(NUM_KINDS)])
 #: Figure columns per figure set, indexed by a 3-bit mask (bit t: type t present).
-FIGURE_ROWS = [np.array([(m >> t) & 1 for t in range(3)], dtype=np.float32) for m in range(8)]
+FIGURE_ROWS = np.array([[(m >> t) & 1 for t in range(3)] for m in range(8)], dtype=np.float32)
+UNPLAYED_SCALE = np.array([1 / c for c in KIND_COUNTS], dtype=np.float32)
+EMPTY_HAND = np.zeros(NUM_KINDS, dtype=np.int64)
 
 
 def _template(n: int) -> np.ndarray:
+    """The hex block of an empty board for ``n`` players: which hexes are on it, their kind and capacity."""
     base = np.zeros((NUM_HEXES, HEX_FEATURES), dtype=np.float32)
     for h, on in enumerate(LAYOUTS[n].on_board):
         if on:
@@ -110,74 +131,123 @@ def _template(n: int) -> np.ndarray:
 
 
 TEMPLATES = {n: _template(n) for n in LAYOUTS}
-UNPLAYED_SCALE = np.array([1 / c for c in KIND_COUNTS], dtype=np.float32)
 
 
-def new_hex_block(n: int) -> np.ndarray:
-    """The hex block of an empty board for ``n`` players (figures and tiles added by the rules)."""
-    return TEMPLATES[n].copy()
-
-
-def new_player_rows(n: int) -> np.ndarray:
-    """Per absolute seat, the seat block (``to act`` is filled in by ``encode``)."""
-    rows = np.zeros((n, PLAYER_BLOCK), dtype=np.float32)
-    rows[:, 0] = 1.0
-    return rows
-
-
-def set_player(rows: np.ndarray, p: int, captured: list[int], hand: list[int], pile: list[int]) -> None:
-    """Refresh seat ``p``'s block after its captures, hand or pile changed."""
-    unplayed = np.bincount(hand + pile, minlength=NUM_KINDS) if hand or pile else np.zeros(NUM_KINDS)
-    row = rows[p]
-    row[2:5] = [c / MAX_SUPPLY for c in captured]
-    row[5] = len(hand) / HAND_SIZE
-    row[6] = len(pile) / TILES_PER_PLAYER
-    row[7:] = unplayed * UNPLAYED_SCALE
-
-
-def set_sizes(rows: np.ndarray, p: int, hand: int, pile: int) -> None:
-    rows[p, 5] = hand / HAND_SIZE
-    rows[p, 6] = pile / TILES_PER_PLAYER
-
-
-def set_captured(rows: np.ndarray, p: int, figure_type: int, count: int) -> None:
-    rows[p, 2 + figure_type] = count / MAX_SUPPLY
-
-
-def tile_left_hand(rows: np.ndarray, p: int, kind: int, hand: int) -> None:
-    """A tile was played: one fewer unplayed tile of its kind, a smaller hand."""
-    rows[p, 7 + kind] -= UNPLAYED_SCALE[kind]
-    rows[p, 5] = hand / HAND_SIZE
-
-
-def set_tile(block: np.ndarray, h: int, kind: int, owner: int) -> None:
-    block[h, TILE_COLUMNS] = TILE_ROWS[kind][owner]
-
-
-def set_figures(block: np.ndarray, s: int, figures: list[int]) -> None:
+def figure_mask(types: list[int]) -> int:
     mask = 0
-    for t in figures:
+    for t in types:
         mask |= 1 << t
-    block[SETTLEMENTS[s], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[mask]
+    return mask
 
 
-def encode(state: SamuraiState, observer: int) -> np.ndarray:
-    """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE."""
+def encode_hexes(state: SamuraiState) -> np.ndarray:
+    """The board block in absolute seats (no sub-step selection): 174 x 21."""
+    block = TEMPLATES[state.game.num_players].copy()
+    placed = [h for h in range(NUM_HEXES) if state.tile[h] >= 0]
+    if placed:
+        block[placed, TILE_COLUMNS] = TILE_ROWS[[state.tile[h] for h in placed], [state.owner[h] for h in placed]]
+    settlements = state.layout.settlements
+    block[[SETTLEMENTS[s] for s in settlements], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[
+        [figure_mask(state.figures[s]) for s in settlements]]
+    return block
+
+
+def encode_seats(state: SamuraiState) -> np.ndarray:
+    """The seat blocks in absolute seats (``to act`` is set by ``observe``): n x 24."""
+    seats = np.zeros((state.game.num_players, PLAYER_BLOCK), dtype=np.float32)
+    seats[:, S_IN_GAME] = 1.0
+    for p in range(state.game.num_players):
+        set_sizes(seats[p], state, p)
+        set_captured(seats[p], state, p)
+        unplayed = state.hands[p] + state.piles[p]
+        counts = np.bincount(unplayed, minlength=NUM_KINDS) if unplayed else EMPTY_HAND
+        seats[p, S_UNPLAYED:] = counts * UNPLAYED_SCALE
+    return seats
+
+
+def set_sizes(row: np.ndarray, state: SamuraiState, p: int) -> None:
+    row[S_HAND] = len(state.hands[p]) / HAND_SIZE
+    row[S_PILE] = len(state.piles[p]) / TILES_PER_PLAYER
+
+
+def set_captured(row: np.ndarray, state: SamuraiState, p: int) -> None:
+    row[S_CAPTURED:S_CAPTURED + 3] = [c / MAX_SUPPLY for c in state.captured[p]]
+
+
+class SamuraiObserver(Observer):
+    """Encodes what each player may see of Samurai states; incremental on the state it follows
+    (see the module docstring for the scheme)."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self._state: SamuraiState | None = None
+        self._hexes = self._seats = None
+        # What the next action acts on, noted before it: actor, tile chosen, picked hex, first figure.
+        self._actor: int | None = None
+        self._tile = self._picked = -1
+        self._first_settlement = -1
+
+    def follow(self, state: SamuraiState) -> None:
+        self._state = state
+        self._hexes, self._seats = encode_hexes(state), encode_seats(state)
+        self._note(state)
+
+    def _note(self, state: SamuraiState) -> None:
+        self._actor, self._tile, self._picked = state.current_player, state.pending, state.swap_from
+        self._first_settlement = -1 if state.first_figure is None else state.first_figure[0]
+
+    def applied(self, state: SamuraiState, action: int) -> None:
+        if state is not self._state:
+            return
+        hexes, seats, actor = self._hexes, self._seats, self._actor
+        if is_hex(action):
+            h = hex_of(action)
+            self._refresh_hex(state, h)
+            if self._picked >= 0:
+                self._refresh_hex(state, self._picked)
+            for s in state.layout.settlements_near[h]:
+                hexes[SETTLEMENTS[s], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[figure_mask(state.figures[s])]
+            for p in range(state.game.num_players):
+                set_captured(seats[p], state, p)
+        elif is_figure(action):
+            for s in (figure_of(action)[0], self._first_settlement):
+                if s >= 0:
+                    hexes[SETTLEMENTS[s], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[figure_mask(state.figures[s])]
+        if self._tile >= 0 and (is_hex(action) or is_figure(action)):
+            k = self._tile
+            left = state.hands[actor].count(k) + state.piles[actor].count(k)
+            seats[actor, S_UNPLAYED + k] = left * UNPLAYED_SCALE[k]
+        set_sizes(seats[actor], state, actor)
+        self._note(state)
+
+    def _refresh_hex(self, state: SamuraiState, h: int) -> None:
+        kind = state.tile[h]
+        if kind >= 0:
+            self._hexes[h, TILE_COLUMNS] = TILE_ROWS[kind, state.owner[h]]
+
+    def observe(self, state: SamuraiState, player: int) -> np.ndarray:
+        """The observation of ``player``: a fresh float32 vector of OBSERVATION_SIZE."""
+        if state is self._state:
+            return compose(state, player, self._hexes, self._seats)
+        return compose(state, player, encode_hexes(state), encode_seats(state))
+
+
+def compose(state: SamuraiState, observer: int, hexes: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """The whole vector from the board and seat blocks (absolute seats) and the state's small facts."""
     n, o = state.game.num_players, observer
     out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
     block = out[:PLAYERS].reshape(NUM_HEXES, HEX_FEATURES)
-    base = state.hex_block
-    block[...] = base
+    block[...] = hexes
     rows = out[PLAYERS:SET_ASIDE].reshape(MAX_PLAYERS, PLAYER_BLOCK)
     if o:  # rotate the seats so that the observer comes first
-        block[:, F_OWNER:F_OWNER + n - o] = base[:, F_OWNER + o:F_OWNER + n]
-        block[:, F_OWNER + n - o:F_OWNER + n] = base[:, F_OWNER:F_OWNER + o]
-        rows[:n - o] = state.player_rows[o:]
-        rows[n - o:n] = state.player_rows[:o]
+        block[:, F_OWNER:F_OWNER + n - o] = hexes[:, F_OWNER + o:F_OWNER + n]
+        block[:, F_OWNER + n - o:F_OWNER + n] = hexes[:, F_OWNER:F_OWNER + o]
+        rows[:n - o] = seats[o:]
+        rows[n - o:n] = seats[:o]
     else:
-        rows[:n] = state.player_rows
+        rows[:n] = seats
     if state.current_player is not None:
-        rows[(state.current_player - o) % n, 1] = 1.0
+        rows[(state.current_player - o) % n, S_TO_ACT] = 1.0
     if state.swap_from >= 0:
         block[state.swap_from, F_SELECTED] = 1.0
     if state.first_figure is not None:
@@ -186,7 +256,7 @@ def encode(state: SamuraiState, observer: int) -> np.ndarray:
     values = [c / MAX_SUPPLY for c in aside]
     values.append(min(1.0, sum(aside) / 4))
     values += [c / MAX_SUPPLY for c in state.figures_on_board]
-    values += [c / MAX_SUPPLY for c in state.supply_left]
+    values += [c / MAX_SUPPLY for c in state.figures_in_supply()]
     out[SET_ASIDE:HAND] = values
     for k in state.hands[o]:
         out[HAND + k] += UNPLAYED_SCALE[k]

@@ -9,7 +9,7 @@ import numpy as np
 
 from envs.core.engine import check_permutation
 from envs.samurai.board import CAPACITY, NUM_SETTLEMENTS, SETTLEMENTS, Layout
-from envs.samurai.components import FIGURE_TYPES, KIND_OF_NAME, PLAYER_TILES, TILE_NAMES, TYPE_OF_NAME
+from envs.samurai.components import FIGURE_TYPES, KIND_OF_NAME, PLAY, PLAYER_TILES, TILE_NAMES, TYPE_OF_NAME
 
 if TYPE_CHECKING:
     from envs.samurai.rules import SamuraiState
@@ -38,6 +38,16 @@ def random_figures(layout: Layout, rng: np.random.Generator) -> list[list[int]]:
     pool = [t for t in range(3) for _ in range(left[t])]
     for s, i in zip(villages, rng.permutation(len(pool))):
         figures[s] = [pool[i]]
+    return figures
+
+
+def draft_figures(layout: Layout) -> list[list[int]]:
+    """The figures before the draft: Edo one of each type, as in the original game; the
+    players draft the rest (``figure_moves.draft_actions``)."""
+    figures: list[list[int]] = [[] for _ in range(NUM_SETTLEMENTS)]
+    for s in layout.settlements:
+        if CAPACITY[SETTLEMENTS[s]] == 3:
+            figures[s] = [0, 1, 2]
     return figures
 
 
@@ -95,32 +105,33 @@ def figure_list(types: Any, h: int, where: str) -> list[int]:
     return sorted(TYPE_OF_NAME[t] for t in types)
 
 
-def redeal(state: SamuraiState, player: int, rng: np.random.Generator) -> SamuraiState:
-    """A copy of ``state`` in which what ``player`` cannot see is re-dealt: each other
+def redeal(state: SamuraiState, player: int, rng: np.random.Generator) -> tuple[list[list[int]], list[list[int]]]:
+    """New hands and piles for ``state`` with what ``player`` cannot see re-dealt: each other
     player's hand and pile from their public unplayed tiles (hand sizes kept; a tile
     chosen mid-action stays in hand), and the order of every pile, the player's own too.
 
     That the player to act is still acting is public too (a turn ends by itself when
     nothing is playable), so their re-dealt hand must leave them a playable tile:
     re-deals that do not are drawn again (the true deal always qualifies)."""
-    other = state.clone()
+    hands = [hand[:] for hand in state.hands]
+    piles = [pile[:] for pile in state.piles]
     for q in range(state.game.num_players):
         hand, pile = state.hands[q], state.piles[q]
         if q == player:
             pile = sorted(pile)  # sorted first: the result depends only on what player knows and rng
-            other.piles[q] = [pile[i] for i in rng.permutation(len(pile))]
+            piles[q] = [pile[i] for i in rng.permutation(len(pile))]
             continue
         keep = [state.pending] if q == state.current_player and state.pending >= 0 else []
         pool = sorted(hand + pile)  # sorted first, as above
         for k in keep:
             pool.remove(k)
         cut = len(hand) - len(keep)
+        must_play = q == state.current_player and state.phase == PLAY and not keep
         for _ in range(1000):
             shuffled = [pool[i] for i in rng.permutation(len(pool))]
-            other.hands[q], other.piles[q] = keep + shuffled[:cut], shuffled[cut:]
-            if q != state.current_player or state.phase != "play" or keep or other.tile_choices():
+            hands[q], piles[q] = keep + shuffled[:cut], shuffled[cut:]
+            if not must_play or state.playable_kinds(q, hands[q], state.non_quick_used):
                 break
         else:  # vanishingly unlikely: keep the true hand, re-deal only the pile's order
-            other.hands[q], other.piles[q] = hand[:], [pile[i] for i in rng.permutation(len(pile))]
-    other._legal = other._mask = None
-    return other
+            hands[q], piles[q] = hand[:], [pile[i] for i in rng.permutation(len(pile))]
+    return hands, piles
