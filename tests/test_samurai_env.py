@@ -166,6 +166,42 @@ def test_final_rewards_and_infos(n):
         assert json.loads(json.dumps(info)) == info
 
 
+def info_shape(value):
+    """The structure of an info value: keys, list lengths and leaf types (what a batching library stacks)."""
+    if isinstance(value, dict):
+        return tuple((key, info_shape(item)) for key, item in sorted(value.items()))
+    if isinstance(value, list):
+        return tuple(info_shape(item) for item in value)
+    return type(value).__name__
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_infos_are_fixed_shape_for_every_outcome(n):
+    """Infos (issue 11.4): the same keys, lengths and types for one winner, a shared win and a win shared
+    by all (Tianshou's buffers stack them): winners is a 0/1 flag per seat, won a bool for this agent."""
+    state = SamuraiGame(n).new_state(np.random.default_rng(0))
+    outcomes = {1: [[1, 0, 0]] + [[0, 0, 0]] * (n - 1), 2: [[1, 1, 0]] * 2 + [[0, 0, 0]] * (n - 2), n: [[0, 0, 0]] * n}
+    shapes = set()
+    for size, captured in outcomes.items():
+        state.captured = [c[:] for c in captured]  # a finished game with these captures
+        state.game_over()
+        assert len(state.winners()) == size
+        for p in range(n):
+            info = state.final_info(p)
+            assert info["winners"] == [int(q in state.winners()) for q in range(n)]
+            assert info["won"] is (p in state.winners())
+            shapes.add(info_shape(info))
+    env = samurai_v0.env(num_players=n)
+    for seed in range(3):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _, termination, truncation, info = env.last()
+            if termination:
+                shapes.add(info_shape(info))
+            env.step(None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert len(shapes) == 1, shapes
+
+
 # --- state as data -------------------------------------------------------------------------------
 def test_state_dict_has_exactly_the_documented_keys_and_round_trips_mid_turn():
     """State as data: exactly the listed keys, JSON-safe; load_state_dict restores a game mid-turn."""

@@ -52,6 +52,16 @@ def hex_action(h: int) -> int:
     return HEX + h
 
 
+def tile_actions(kinds: list[int]) -> tuple[int, ...]:
+    """:func:`tile_action` of each kind (legal-action lists are built often: one comprehension)."""
+    return tuple([CHOOSE + k for k in kinds])
+
+
+def hex_actions(hexes: list[int]) -> tuple[int, ...]:
+    """:func:`hex_action` of each hex id."""
+    return tuple([HEX + h for h in hexes])
+
+
 def figure_action(settlement_hex: int, figure_type: int) -> int:
     """The action naming the figure of ``figure_type`` on the settlement at hex ``settlement_hex``."""
     return settlement_figure_action(SETTLEMENTS.index(settlement_hex), figure_type)

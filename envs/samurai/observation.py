@@ -42,17 +42,19 @@ in absolute seats, for the one state it follows (``follow``), and the rest
 (phase, sub-step, counts, the own hand) is read from the state on each
 ``observe``, which copies the blocks and rotates the seats to the observer.
 Before each action it also notes what the next action will act on: the
-player to act, the tile chosen, the hex the tile swap picked up and the
-settlement of the figure swap's first figure. ``applied(state, action)``
+player to act, the tile chosen, the hex the tile swap picked up, the
+settlement of the figure swap's first figure, and how many figures stand
+on the board. ``applied(state, action)``
 then refreshes exactly what that action can have changed:
 
 - any action: the actor's hand and pile sizes (a pick, a played tile, a refill);
-- a hex ``h``: hex ``h`` and the hex picked up before (tile swap); the
-  figures of the settlements next to ``h`` and every seat's captures (a
-  capture); the actor's count of unplayed tiles of the kind chosen;
+- a hex ``h``: hex ``h`` and the hex picked up before (tile swap); when
+  figures left the board (a capture, which only a tile on ``h`` can cause),
+  the figures of the settlements next to ``h`` and every seat's captures;
 - a figure on settlement ``s``: settlement ``s`` and that of the figure
-  swap's first figure (draft, figure swap); the actor's count of unplayed
-  tiles of the kind chosen.
+  swap's first figure (draft, figure swap);
+- the action that completes the chosen tile (no tile in progress after
+  it): the actor's count of unplayed tiles of that kind.
 
 Refreshing means re-encoding those entries from the state, so a missed
 change cannot linger past the next refresh of the same entries; the tests
@@ -68,7 +70,7 @@ from envs.core.engine import Observer
 from envs.samurai.actions import figure_of, hex_of, is_figure, is_hex
 from envs.samurai.board import CAPACITY, HEX_KIND, LAND, LAYOUTS, NUM_HEXES, SEA, SETTLEMENT, SETTLEMENTS
 from envs.samurai.components import (
-    HAND_SIZE, INFLUENCE, KIND_COUNTS, NUM_KINDS, PHASES, RONIN, SAMURAI1, SAMURAI3, SHIPS, TILE_SWAP,
+    HAND_SIZE, INFLUENCE, KIND_COUNTS, NUM_KINDS, PHASES, PLAY, RONIN, SAMURAI1, SAMURAI3, SHIPS, TILE_SWAP,
     TILES_PER_PLAYER,
 )  # fmt: skip
 from envs.samurai.rules import SamuraiState
@@ -114,6 +116,7 @@ def _tile_row(kind: int, owner: int) -> np.ndarray:
 TILE_ROWS = np.array([[_tile_row(k, p) for p in range(MAX_PLAYERS)] for k in range(NUM_KINDS)])
 #: Figure columns per figure set, indexed by a 3-bit mask (bit t: type t present).
 FIGURE_ROWS = np.array([[(m >> t) & 1 for t in range(3)] for m in range(8)], dtype=np.float32)
+NO_SUPPLY = [0.0, 0.0, 0.0]
 UNPLAYED_SCALE = np.array([1 / c for c in KIND_COUNTS], dtype=np.float32)
 EMPTY_HAND = np.zeros(NUM_KINDS, dtype=np.int64)
 
@@ -185,7 +188,7 @@ class SamuraiObserver(Observer):
         # What the next action acts on, noted before it: actor, tile chosen, picked hex, first figure.
         self._actor: int | None = None
         self._tile = self._picked = -1
-        self._first_settlement = -1
+        self._first_settlement = self._on_board = -1
 
     def follow(self, state: SamuraiState) -> None:
         self._state = state
@@ -195,35 +198,40 @@ class SamuraiObserver(Observer):
     def _note(self, state: SamuraiState) -> None:
         self._actor, self._tile, self._picked = state.current_player, state.pending, state.swap_from
         self._first_settlement = -1 if state.first_figure is None else state.first_figure[0]
+        self._on_board = sum(state.figures_on_board)
 
     def applied(self, state: SamuraiState, action: int) -> None:
         if state is not self._state:
             return
-        hexes, seats, actor = self._hexes, self._seats, self._actor
+        actor = self._actor
         if is_hex(action):
             h = hex_of(action)
             self._refresh_hex(state, h)
             if self._picked >= 0:
                 self._refresh_hex(state, self._picked)
-            for s in state.layout.settlements_near[h]:
-                hexes[SETTLEMENTS[s], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[figure_mask(state.figures[s])]
-            for p in range(state.game.num_players):
-                set_captured(seats[p], state, p)
+            if sum(state.figures_on_board) != self._on_board:  # a capture: only next to the new tile
+                for s in state.layout.settlements_near[h]:
+                    self._refresh_figures(state, s)
+                for p in range(state.game.num_players):
+                    set_captured(self._seats[p], state, p)
         elif is_figure(action):
-            for s in (figure_of(action)[0], self._first_settlement):
-                if s >= 0:
-                    hexes[SETTLEMENTS[s], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[figure_mask(state.figures[s])]
-        if self._tile >= 0 and (is_hex(action) or is_figure(action)):
+            self._refresh_figures(state, figure_of(action)[0])
+            if self._first_settlement >= 0:
+                self._refresh_figures(state, self._first_settlement)
+        if self._tile >= 0 and state.pending < 0:  # the chosen tile has been played: one fewer unplayed
             k = self._tile
             left = state.hands[actor].count(k) + state.piles[actor].count(k)
-            seats[actor, S_UNPLAYED + k] = left * UNPLAYED_SCALE[k]
-        set_sizes(seats[actor], state, actor)
+            self._seats[actor, S_UNPLAYED + k] = left * UNPLAYED_SCALE[k]
+        set_sizes(self._seats[actor], state, actor)
         self._note(state)
 
     def _refresh_hex(self, state: SamuraiState, h: int) -> None:
         kind = state.tile[h]
         if kind >= 0:
             self._hexes[h, TILE_COLUMNS] = TILE_ROWS[kind, state.owner[h]]
+
+    def _refresh_figures(self, state: SamuraiState, s: int) -> None:
+        self._hexes[SETTLEMENTS[s], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[figure_mask(state.figures[s])]
 
     def observe(self, state: SamuraiState, player: int) -> np.ndarray:
         """The observation of ``player``: a fresh float32 vector of OBSERVATION_SIZE."""
@@ -256,7 +264,10 @@ def compose(state: SamuraiState, observer: int, hexes: np.ndarray, seats: np.nda
     values = [c / MAX_SUPPLY for c in aside]
     values.append(min(1.0, sum(aside) / 4))
     values += [c / MAX_SUPPLY for c in state.figures_on_board]
-    values += [c / MAX_SUPPLY for c in state.figures_in_supply()]
+    if state.phase != PLAY:  # play begins only once the supply is empty
+        values += [c / MAX_SUPPLY for c in state.figures_in_supply()]
+    else:
+        values += NO_SUPPLY
     out[SET_ASIDE:HAND] = values
     for k in state.hands[o]:
         out[HAND + k] += UNPLAYED_SCALE[k]

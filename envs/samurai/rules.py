@@ -17,7 +17,7 @@ import numpy as np
 
 from envs.core.engine import GameState
 from envs.samurai import figure_moves
-from envs.samurai.actions import END_TURN, describe_action, figure_of, hex_action, hex_of, tile_action, tile_of
+from envs.samurai.actions import END_TURN, describe_action, figure_of, hex_actions, hex_of, tile_actions, tile_of
 from envs.samurai.board import HEX_KIND, LAND, NUM_HEXES
 from envs.samurai.components import (
     CHOOSE_HAND, DRAFT, DRAFT_SETUP, FIGURE_SWAP, FIGURE_TYPES, HAND_SIZE, INFLUENCE, MOVABLE, NUM_KINDS, PLAY, QUICK,
@@ -85,7 +85,7 @@ class SamuraiState(GameState):
             hand.append(pile.pop(0))
 
     def figures_in_supply(self) -> list[int]:
-        """Per type, the figures not yet on the board, captured or set aside (only during the draft)."""
+        """Per type, the figures not yet on the board, captured or set aside (play begins once it is empty)."""
         supply = self.layout.supply
         return [supply - self.figures_on_board[t] - self.set_aside[t] - sum(c[t] for c in self.captured)
                 for t in range(3)]
@@ -96,20 +96,20 @@ class SamuraiState(GameState):
         if p is None:
             return ()
         if self.phase == CHOOSE_HAND:
-            return tuple(tile_action(k) for k in sorted(set(self.piles[p])))
+            return tile_actions(sorted(set(self.piles[p])))
         if self.phase == DRAFT:
             return tuple(figure_moves.draft_actions(self.figures, self.layout.settlements, self.figures_in_supply()))
         if self.pending < 0:
-            return tuple(map(tile_action, self.tile_choices())) + ((END_TURN,) if self.played else ())
+            return tile_actions(self.tile_choices()) + ((END_TURN,) if self.played else ())
         if self.pending in SHIPS:
-            return tuple(hex_action(h) for h in self.empty_sea)
+            return hex_actions(self.empty_sea)
         if self.pending == FIGURE_SWAP:
             if self.first_figure is None:
                 return tuple(figure_moves.first_figures(self.figures, self.layout.settlements, self.swap_table()))
             return tuple(figure_moves.partners(self.figures, self.layout.settlements, *self.first_figure))
         if self.pending == TILE_SWAP and self.swap_from < 0:
-            return tuple(hex_action(h) for h in range(NUM_HEXES) if self.owner[h] == p and MOVABLE[self.tile[h]])
-        return tuple(hex_action(h) for h in self.empty_land)
+            return hex_actions([h for h in range(NUM_HEXES) if self.owner[h] == p and MOVABLE[self.tile[h]]])
+        return hex_actions(self.empty_land)
 
     def tile_choices(self) -> list[int]:
         """The tile kinds in the current player's hand that can be played now."""
@@ -264,7 +264,7 @@ class SamuraiState(GameState):
             return
         choices = self.tile_choices()
         if choices:
-            self._legal = (*map(tile_action, choices), END_TURN)
+            self._legal = (*tile_actions(choices), END_TURN)
         else:
             self.end_turn()  # ending the turn is the only legal action left
 
@@ -286,7 +286,7 @@ class SamuraiState(GameState):
             self.current_player = p
             choices = self.tile_choices()
             if choices:
-                self._legal = tuple(map(tile_action, choices))
+                self._legal = tile_actions(choices)
                 return
             self.turn_number += 1
             p = (p + 1) % self.game.num_players

@@ -217,7 +217,7 @@ def state_from_dict(game: SamuraiGame, data: dict[str, Any]) -> SamuraiState:
     else:
         state.settle()  # a forced pass, an automatic turn end, or the end when everyone would pass
         if state.current_player is not None and not state.legal_tuple():
-            _fail("the player to act has no legal move in this position")
+            _fail("current_player: the player to act has no legal move in this position")
     return state
 
 
@@ -244,8 +244,8 @@ def _check_tiles(state: SamuraiState) -> None:
         if counted != Counter(PLAYER_TILES):
             extra, missing = counted - Counter(PLAYER_TILES), Counter(PLAYER_TILES) - counted
             names = lambda c: {TILE_NAMES[k]: m for k, m in c.items()}  # noqa: E731
-            _fail(f"player {p}'s tiles are not conserved: extra {names(extra) or 'none'}, "
-                  f"missing {names(missing) or 'none'}")
+            _fail(f"hands[{p}], piles[{p}] and board: player {p}'s tiles are not conserved: "
+                  f"extra {names(extra) or 'none'}, missing {names(missing) or 'none'}")
         played = state.played if p == state.turn_number % n else []
         out_of_hand = Counter(on_board)
         if FIGURE_SWAP not in state.hands[p] + state.piles[p]:
@@ -254,7 +254,7 @@ def _check_tiles(state: SamuraiState) -> None:
             _fail(f"turn.played lists tiles that player {p} has not played: {[TILE_NAMES[k] for k in played]}")
         size = len(state.hands[p]) + len(played)
         if state.phase != CHOOSE_HAND and size != min(HAND_SIZE, size + len(state.piles[p])):
-            _fail(f"player {p} must hold {HAND_SIZE} tiles at the start of a turn while the pile lasts "
+            _fail(f"hands[{p}]: player {p} must hold {HAND_SIZE} tiles at the start of a turn while the pile lasts "
                   f"(hand {len(state.hands[p])}, played this turn {len(played)}, pile {len(state.piles[p])})")
 
 
@@ -264,16 +264,18 @@ def _check_figures(state: SamuraiState) -> None:
     in_supply = state.figures_in_supply()
     for t, name in enumerate(FIGURE_TYPES):
         if in_supply[t] < 0:
-            _fail(f"{name} figures are not conserved: more than the supply of {supply} on the board, "
-                  f"captured and set aside")
+            _fail(f"figures, captured and set_aside: {name} figures are not conserved: more than the supply "
+                  f"of {supply} on the board, captured and set aside")
     if state.phase == PLAY and any(in_supply):
-        _fail(f"figures are not conserved: on the board + captured + set aside must be {supply} of each type")
+        _fail(f"figures, captured and set_aside: figures are not conserved: on the board + captured + set aside "
+              f"must be {supply} of each type")
     for s in state.layout.settlements:
         h, figs = SETTLEMENTS[s], state.figures[s]
         if state.need[s] == 0 and figs:
-            _fail(f"settlement {h} is surrounded but figures still stand in it")
+            _fail(f"figures['{h}']: settlement {h} is surrounded but figures still stand in it")
         if state.phase == PLAY and state.need[s] and len(figs) != CAPACITY[h]:
-            _fail(f"settlement {h} is not surrounded, so it must still hold its {CAPACITY[h]} figure(s)")
+            _fail(f"figures['{h}']: settlement {h} is not surrounded, so it must still hold its {CAPACITY[h]} "
+                  f"figure(s)")
 
 
 def _check_setup(state: SamuraiState) -> None:
@@ -282,20 +284,20 @@ def _check_setup(state: SamuraiState) -> None:
     if any(k >= 0 for k in state.tile):
         _fail(f"board must be empty during the {phase} phase: tiles are laid only in play")
     if any(map(any, state.captured)) or any(state.set_aside):
-        _fail(f"nothing is captured or set aside during the {phase} phase")
+        _fail(f"captured and set_aside: nothing is captured or set aside during the {phase} phase")
     start = draft_figures(layout)
     drafting = state.game.figure_setup == DRAFT_SETUP
     if phase == CHOOSE_HAND and (state.figures != start if drafting else any(state.figures_in_supply())):
-        _fail("while hands are chosen the figures are all placed (random set-up) or only Edo's (draft)")
+        _fail("figures: while hands are chosen the figures are all placed (random set-up) or only Edo's (draft)")
     if phase == DRAFT:
         if any(not set(start[s]) <= set(state.figures[s]) for s in layout.settlements):
-            _fail("in the draft Edo holds one figure of each type from the start")
+            _fail("figures: in the draft Edo holds one figure of each type from the start")
         if not any(state.figures_in_supply()):
-            _fail("the draft is over when every figure is placed: the phase is play")
+            _fail("turn.phase: the draft is over when every figure is placed: the phase is play")
         cities_open = any(len(state.figures[s]) < CAPACITY[SETTLEMENTS[s]] and CAPACITY[SETTLEMENTS[s]] > 1
                           for s in layout.settlements)
         if cities_open and any(state.figures[s] and CAPACITY[SETTLEMENTS[s]] == 1 for s in layout.settlements):
-            _fail("in the draft the cities are filled before the villages")
+            _fail("figures: in the draft the cities are filled before the villages")
 
 
 def _check_progress(state: SamuraiState, terminal: bool, winners: list[int]) -> None:
@@ -319,7 +321,7 @@ def _check_progress(state: SamuraiState, terminal: bool, winners: list[int]) -> 
         expected = next((p for p in range(n) if len(state.hands[p]) < HAND_SIZE), None)
         if expected is None or any(len(state.hands[p]) != (HAND_SIZE if p < expected else 0)
                                    for p in range(n) if p != expected):
-            _fail("while hands are chosen, players before the chooser hold 5 tiles and players after hold none")
+            _fail("hands: while hands are chosen, players before the chooser hold 5 tiles and players after hold none")
     elif state.phase == DRAFT:
         expected = (sum(state.figures_on_board) - sum(map(len, draft_figures(state.layout)))) % n
     else:
