@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pettingzoo
@@ -50,6 +51,15 @@ def test_env_card_matches_the_spaces():
         other = samurai_v0.env(num_players=n)
         assert other.action_space("player_0") == env.action_space("player_0")
         assert other.observation_space("player_0") == space
+
+
+def test_env_card_links_the_projects_rules_page():
+    """The rules travel with the project (issue 11.5): the card links docs/rules/samurai.md, which exists,
+    marks our decisions and states the draft as the engine plays it."""
+    page = Path(__file__).resolve().parents[1] / "docs" / "rules" / "samurai.md"
+    assert "docs/rules/samurai.md" in samurai_v0.__doc__ and "shared/rules" not in samurai_v0.__doc__
+    text = page.read_text()
+    assert text.count("(ours)") >= 5 and "Edo starts with one figure of each" in text
 
 
 def test_observation_table_matches_the_offsets():

@@ -1,4 +1,4 @@
-"""Samurai rules, one scenario per rule of ``shared/rules/samurai.md``: load a
+"""Samurai rules, one scenario per rule of ``docs/rules/samurai.md``: load a
 constructed position (or inject piles and figures), play scripted moves,
 assert the exact state. The helpers at the top are shared by the other
 ``test_samurai_*`` files."""
