@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from envs import samurai_v0
-from envs.samurai.components import DRAFT, FIGURE_TYPES, PLAY
+from envs.samurai.components import CHOOSE_HAND, DRAFT, FIGURE_TYPES, PLAY
 from envs.samurai.serialize import KEYS, TURN_KEYS
 from tests.conftest import assert_refused
 from tests.test_samurai_rules import EDO, default_figures, position
@@ -151,7 +151,7 @@ def test_a_mutated_state_dict_is_refused_cleanly_or_loads_a_valid_position(mutan
 def test_the_generated_positions_cover_every_phase_and_sub_step():
     """The mutations start from positions of every phase, mid-turn sub-steps and finished games."""
     phases = {data["turn"]["phase"] for _, data in POSITIONS}
-    assert phases == {"choose_hand", DRAFT, PLAY}
+    assert phases == {CHOOSE_HAND, DRAFT, PLAY}
     assert any(data["terminal"] for _, data in POSITIONS)
     assert any(data["turn"]["tile"] is not None for _, data in POSITIONS)
     assert any(data["turn"]["played"] for _, data in POSITIONS)
