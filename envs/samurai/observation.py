@@ -127,7 +127,6 @@ TILE_ROW = [[TILE_ROWS[k, p] for p in range(MAX_PLAYERS)] for k in range(NUM_KIN
 FIGURE_ROWS = np.array([[(m >> t) & 1 for t in range(3)] for m in range(8)], dtype=np.float32)
 UNPLAYED_SCALE = np.array([1 / c for c in KIND_COUNTS], dtype=np.float32)
 UNPLAYED_SCALES = tuple(1 / c for c in KIND_COUNTS)  # the same as Python floats (1 and 1/2: exact)
-EMPTY_HAND = np.zeros(NUM_KINDS, dtype=np.int64)
 
 
 def _template(n: int) -> np.ndarray:
@@ -143,6 +142,8 @@ def _template(n: int) -> np.ndarray:
 
 
 TEMPLATES = {n: _template(n) for n in LAYOUTS}
+#: The hex ids of the settlements on the board, per player count (ascending settlement index).
+SETTLEMENT_HEXES = {n: np.array([SETTLEMENTS[s] for s in layout.settlements]) for n, layout in LAYOUTS.items()}
 
 
 def figure_mask(types: list[int]) -> int:
@@ -160,9 +161,8 @@ def encode_board(state: SamuraiState, seat: int) -> np.ndarray:
     if placed:
         kinds = [state.tile[h] for h in placed]
         block[placed, TILE_COLUMNS] = TILE_ROWS[kinds, [(state.owner[h] - seat) % n for h in placed]]
-    settlements = state.layout.settlements
-    block[[SETTLEMENTS[s] for s in settlements], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[
-        [figure_mask(state.figures[s]) for s in settlements]]
+    masks = [figure_mask(state.figures[s]) for s in state.layout.settlements]
+    block[SETTLEMENT_HEXES[n], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[masks]
     return block
 
 
@@ -175,8 +175,7 @@ def encode_seats(state: SamuraiState) -> np.ndarray:
         seats[p, S_PILE] = len(state.piles[p]) / TILES_PER_PLAYER
         set_captured(seats, state, p)
         unplayed = state.hands[p] + state.piles[p]
-        counts = np.bincount(unplayed, minlength=NUM_KINDS) if unplayed else EMPTY_HAND
-        seats[p, S_UNPLAYED:] = counts * UNPLAYED_SCALE
+        seats[p, S_UNPLAYED:] = np.bincount(unplayed, minlength=NUM_KINDS) * UNPLAYED_SCALE
     return seats
 
 
