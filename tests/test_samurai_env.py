@@ -373,6 +373,10 @@ NAMES = [TILE_NAMES[k] for k in PLAYER_TILES]
         ({"figures": {"54": ["helmet"]}}, "missing"),
         ({"figures": {"82": ["helmet", "helmet", "rice"]}}, "two figures of one type"),
         ({"figures": {"54": ["monk"]}}, "figure types"),
+        ({"figures": {"54": [["helmet"]]}}, "figure types"),
+        ({"figures": {"²": ["helmet"]}}, "settlements on this board"),
+        ({"figures": {np.int64(54): ["helmet"]}}, "settlements on this board"),
+        ({"figures": {True: ["helmet"]}}, "settlements on this board"),
     ],
 )
 def test_bad_options_are_refused(options, message):

@@ -86,7 +86,7 @@ def check_permutation(name: str, given: Any, expected: list[str]) -> list[str]:
     Returns it as a list of str; the error names what is missing or extra.
     """
     if not isinstance(given, (list, tuple)) or not all(isinstance(x, str) for x in given):
-        raise ValueError(f"{name} must be a list of names, got {given!r}")
+        raise ValueError(f"{name} must be a list of names, got {shown(given)}")
     unknown = sorted(set(given) - set(expected))
     if unknown:
         raise ValueError(f"{name} holds unknown names {unknown}; allowed: {sorted(set(expected))}")

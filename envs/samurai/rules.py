@@ -352,8 +352,8 @@ class SamuraiState(GameState):
         other.movable = self.movable[:]
         other.turn_number, other.played, other.non_quick_used = self.turn_number, self.played[:], self.non_quick_used
         other.pending, other.first_figure, other.swap_from = self.pending, self.first_figure, self.swap_from
-        other._legal = self._legal  # a tuple: shared safely
-        other._swap_table = None
+        other._legal = self._legal  # a tuple, and the swap table is replaced, never changed: both shared safely
+        other._swap_table = self._swap_table
         return other
 
     def determinize(self, player: int, rng: np.random.Generator) -> SamuraiState:

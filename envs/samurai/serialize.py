@@ -24,7 +24,7 @@ from envs.samurai.components import (
 )  # fmt: skip
 from envs.samurai.rules import SamuraiState
 from envs.samurai.scoring import winners as winners_of
-from envs.samurai.setup import draft_figures
+from envs.samurai.setup import draft_figures, figure_list
 
 if TYPE_CHECKING:
     from envs.samurai.game import SamuraiGame
@@ -107,15 +107,12 @@ def _counts(value: Any, name: str, supply: int) -> list[int]:
 
 
 def _figure_list(types: Any, h: int, name: str) -> list[int]:
-    """Figure type names in a settlement (no type twice, at most its capacity) as sorted type ints."""
-    if not isinstance(types, list) or len(types) > CAPACITY[h] or any(not isinstance(t, str) for t in types):
-        _fail(f"{name} must be a list of at most {CAPACITY[h]} figure types from {list(FIGURE_TYPES)}, "
-              f"got {shown(types)}")
-    if any(t not in TYPE_OF_NAME for t in types):
-        _fail(f"{name} must hold figure types from {list(FIGURE_TYPES)}, got {shown(types)}")
-    if len(set(types)) != len(types):
-        _fail(f"{name} holds two figures of one type: {shown(types)}")
-    return sorted(TYPE_OF_NAME[t] for t in types)
+    if not isinstance(types, list):
+        _fail(f"{name} must be a list of figure types from {list(FIGURE_TYPES)}, got {shown(types)}")
+    try:
+        return figure_list(types, h, name)
+    except ValueError as error:
+        _fail(str(error))
 
 
 def _board(board: Any, game: SamuraiGame) -> list[tuple[int, int, int]]:

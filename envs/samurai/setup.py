@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from envs.core.engine import check_permutation
+from envs.core.engine import check_permutation, is_int, shown
 from envs.samurai.board import CAPACITY, NUM_SETTLEMENTS, SETTLEMENTS, Layout
 from envs.samurai.components import FIGURE_TYPES, KIND_OF_NAME, PLAY, PLAYER_TILES, TILE_NAMES, TYPE_OF_NAME
 
@@ -56,7 +56,7 @@ def piles_option(value: Any, num_players: int) -> list[list[int]]:
     permutation of the 20 tiles (the first five are the starting hand)."""
     if not isinstance(value, (list, tuple)) or len(value) != num_players:
         raise ValueError(
-            f"options['piles'] must be a list of {num_players} lists of tile names (one per player), got {value!r}"
+            f"options['piles'] must be a list of {num_players} lists of tile names (one per player), got {shown(value)}"
         )
     names = [TILE_NAMES[k] for k in PLAYER_TILES]
     return [[KIND_OF_NAME[c] for c in check_permutation(f"options['piles'][{p}]", pile, names)]
@@ -68,11 +68,11 @@ def figures_option(value: Any, layout: Layout) -> list[list[int]]:
     settlement on the board, each full, no type twice, the supply used exactly."""
     allowed = [SETTLEMENTS[s] for s in layout.settlements]
     if not isinstance(value, dict):
-        raise ValueError(f"options['figures'] must be a dict {{settlement id: [types]}}, got {value!r}")
+        raise ValueError(f"options['figures'] must be a dict {{settlement id: [types]}}, got {shown(value)}")
     figures: list[list[int]] = [[] for _ in range(NUM_SETTLEMENTS)]
     for key, types in value.items():
         h = _settlement_id(key, allowed, "options['figures']")
-        figures[SETTLEMENTS.index(h)] = figure_list(types, h, f"options['figures'][{key!r}]")
+        figures[SETTLEMENTS.index(h)] = figure_list(types, h, f"options['figures'][{shown(key)}]")
     missing = [h for h in allowed if not figures[SETTLEMENTS.index(h)]]
     if missing:
         raise ValueError(f"options['figures'] must give every settlement on the board; missing {missing}")
@@ -88,18 +88,19 @@ def figures_option(value: Any, layout: Layout) -> list[list[int]]:
 
 def _settlement_id(key: Any, allowed: list[int], where: str) -> int:
     """A settlement hex id from an int or a decimal string (JSON object keys are strings)."""
-    h = int(key) if isinstance(key, str) and key.isdigit() else key
-    if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or int(h) not in allowed:
-        raise ValueError(f"{where} has key {key!r}; settlements on this board: {allowed}")
-    return int(h)
+    h = int(key) if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 3 else key
+    if not is_int(h) or h not in allowed:
+        raise ValueError(f"{where} has key {shown(key)}; settlements on this board: {allowed}")
+    return h
 
 
 def figure_list(types: Any, h: int, where: str) -> list[int]:
-    """Figure type names (no type twice, at most the capacity) as sorted type ints."""
-    if not isinstance(types, (list, tuple)) or any(t not in TYPE_OF_NAME for t in types):
-        raise ValueError(f"{where} must be a list of figure types from {list(FIGURE_TYPES)}, got {types!r}")
+    """Figure type names in the settlement at hex ``h`` (no type twice, at most its capacity) as
+    sorted type ints; ``where`` names the value in the error (options and state loading share this)."""
+    if not isinstance(types, (list, tuple)) or any(not isinstance(t, str) or t not in TYPE_OF_NAME for t in types):
+        raise ValueError(f"{where} must be a list of figure types from {list(FIGURE_TYPES)}, got {shown(types)}")
     if len(set(types)) != len(types):
-        raise ValueError(f"{where} holds two figures of one type: {list(types)}")
+        raise ValueError(f"{where} holds two figures of one type: {shown(list(types))}")
     if len(types) > CAPACITY[h]:
         raise ValueError(f"{where} holds {len(types)} figures; settlement {h} holds at most {CAPACITY[h]}")
     return sorted(TYPE_OF_NAME[t] for t in types)
