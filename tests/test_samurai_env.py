@@ -481,7 +481,8 @@ def test_describe_tile_swap_and_draft_and_choose_hand():
     assert draft.describe_action(play("ronin")) == "take ronin into the starting hand"
     for _ in range(10):
         draft.step(int(np.flatnonzero(draft.observe(draft.agent_selection)["action_mask"])[0]))
-    assert draft.describe_action(fig(EDO, "rice")) == "put a rice figure on settlement 82 (Edo, Honshu)"
+    assert fig(AKITA, "rice") in draft.game_state.legal_actions()
+    assert draft.describe_action(fig(AKITA, "rice")) == "put a rice figure on settlement 56 (Akita, Honshu)"
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
