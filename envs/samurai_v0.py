@@ -3,7 +3,8 @@
 Reiner Knizia's Samurai (Hans im Glück 1998): players lay tiles around the
 villages and cities of Japan; a surrounded settlement's figures (helmet,
 buddha, rice) go to whoever has strictly the most influence on each.
-Rules: ``shared/rules/samurai.md``; board: ``envs/samurai/board.py``.
+Rules, as this engine plays them (every decision of ours marked):
+``docs/rules/samurai.md``; board: ``envs/samurai/board.py``.
 
 Creation
     ``env(num_players=2, choose_hand=False, figure_setup="random", reward="win", render_mode=None)``
@@ -16,8 +17,9 @@ Creation
     - ``num_players``: 2 (Honshu), 3 (+ Kyushu and Shikoku), 4 (+ Hokkaido).
     - ``choose_hand``: ``False`` (each hand is the top five of one's shuffled
       pile) or ``True`` (each player picks their five, a decision phase).
-    - ``figure_setup``: ``"random"`` (drawn from the seed) or ``"draft"`` (the
-      players place the figures, a decision phase).
+    - ``figure_setup``: ``"random"`` (drawn from the seed) or ``"draft"`` (Edo
+      starts with one figure of each type; the players place the others, a
+      decision phase).
     - ``reward``: ``"win"`` (the only mode).
     - ``render_mode``: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``. The env's
       render shows the hand of the player to act (a hot-seat table); for one seat's
@@ -63,8 +65,11 @@ Observation space
 
 Rewards (only when the game ends)
     ``"win"``: +1 for each winner, -1 for each other player, 0 for all if
-    all share the win. ``infos[agent]`` then holds ``captured`` (per player
-    ``{"helmet", "buddha", "rice"}``), ``set_aside`` and ``winners``.
+    all share the win. ``infos[agent]`` then holds, fixed-shape for every
+    outcome (batching libraries stack infos): ``captured`` (per player
+    ``{"helmet", "buddha", "rice"}``), ``set_aside`` (``{"helmet", "buddha",
+    "rice"}``), ``winners`` (per player 1 if they won, else 0; several 1s on a
+    shared win) and ``won`` (bool: this agent is among the winners).
 
 Seeding and options
     ``reset(seed=s)`` shuffles every player's pile (player 0 first), then
@@ -81,8 +86,8 @@ Decisions (ours, where the sources are silent)
     - Random figure set-up: Edo one of each type, each city two different
       types at random, the rest of the supply shuffled over the villages.
     - Set-up order: hands first (dealt, or chosen player by player), then
-      the figure draft (player 0 first, one figure each in turn, cities and
-      Edo before villages), then player 0's first turn.
+      the figure draft (Edo already full; player 0 first, one figure each in
+      turn, cities before villages), then player 0's first turn.
     - A forced pass counts as a turn (``turn.number``); so the player to act
       is always ``turn.number % num_players``.
     - Winner fallbacks: contenders still tied on their other two types: most
@@ -102,6 +107,12 @@ Decisions (ours, where the sources are silent)
 
 Version history
     v0: first release.
+    v0, revised with issues 11 and 12: the figure draft starts with Edo's three
+    figures (as in the original game) and drafts the other cities and the
+    villages; ``infos[agent]["winners"]`` became a 0/1 flag per player (it was
+    the list of winners, whose length changed with shared wins) and ``won``
+    was added. Every other observation, mask and reward is unchanged (recorded
+    games replay exactly: ``tests/test_samurai_replay.py``).
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pettingzoo
@@ -17,7 +18,7 @@ from envs import samurai_v0
 from envs.core import IllegalActionError
 from envs.samurai import SamuraiGame, actions
 from envs.samurai import observation as layout
-from envs.samurai.components import PLAYER_TILES, TILE_NAMES
+from envs.samurai.components import DRAFT, PLAYER_TILES, TILE_NAMES
 from envs.samurai.serialize import KEYS
 from tests.conftest import aec_trace, assert_refused
 from tests.test_samurai_rules import AKITA, EDO, NON_QUICK_HAND, A, B, at, fig, play, position
@@ -50,6 +51,15 @@ def test_env_card_matches_the_spaces():
         other = samurai_v0.env(num_players=n)
         assert other.action_space("player_0") == env.action_space("player_0")
         assert other.observation_space("player_0") == space
+
+
+def test_env_card_links_the_projects_rules_page():
+    """The rules travel with the project (issue 11.5): the card links docs/rules/samurai.md, which exists,
+    marks our decisions and states the draft as the engine plays it."""
+    page = Path(__file__).resolve().parents[1] / "docs" / "rules" / "samurai.md"
+    assert "docs/rules/samurai.md" in samurai_v0.__doc__ and "shared/rules" not in samurai_v0.__doc__
+    text = page.read_text()
+    assert text.count("(ours)") >= 5 and "Edo starts with one figure of each" in text
 
 
 def test_observation_table_matches_the_offsets():
@@ -86,7 +96,7 @@ def test_observation_is_relative_to_the_observer_and_shows_the_sub_step():
     assert own[layout.PLAYERS + 1] == 1 and nxt[layout.PLAYERS + 2 * layout.PLAYER_BLOCK + 1] == 1, "to act"
     assert env.observe("player_1")["action_mask"].sum() == 0
     mask = env.observe("player_0")["action_mask"]
-    assert np.flatnonzero(mask).tolist() == [actions.HEX + h for h in env.game_state.empty_land]
+    assert np.flatnonzero(mask).tolist() == [actions.hex_action(h) for h in env.game_state.empty_land]
 
 
 # --- PettingZoo conformance ---------------------------------------------------------------
@@ -144,7 +154,8 @@ def test_seed_fixes_piles_and_figures_independently_of_the_actions():
 # --- rewards and infos -----------------------------------------------------------------------
 @pytest.mark.parametrize("n", [2, 4])
 def test_final_rewards_and_infos(n):
-    """Rewards: +1 each winner, -1 each other (0 for all if all share); infos hold captures and winners."""
+    """Rewards: +1 each winner, -1 each other (0 for all if all share); infos hold the captures, a 0/1
+    winner flag per seat and whether this agent won."""
     env = samurai_v0.env(num_players=n)
     env.reset(seed=21)
     rewards, infos = {}, {}
@@ -158,11 +169,47 @@ def test_final_rewards_and_infos(n):
     assert winners
     expected = [0.0] * n if len(winners) == n else [1.0 if p in winners else -1.0 for p in range(n)]
     assert [rewards[f"player_{p}"] for p in range(n)] == expected
-    info = infos["player_0"]
-    assert all(i == info for i in infos.values())
-    assert info["winners"] == winners
-    assert info["captured"] == env.unwrapped.state_dict()["captured"]
-    assert json.loads(json.dumps(info)) == info
+    for p in range(n):
+        info = infos[f"player_{p}"]
+        assert info["winners"] == [int(q in winners) for q in range(n)] and info["won"] is (p in winners)
+        assert info["captured"] == env.unwrapped.state_dict()["captured"]
+        assert json.loads(json.dumps(info)) == info
+
+
+def info_shape(value):
+    """The structure of an info value: keys, list lengths and leaf types (what a batching library stacks)."""
+    if isinstance(value, dict):
+        return tuple((key, info_shape(item)) for key, item in sorted(value.items()))
+    if isinstance(value, list):
+        return tuple(info_shape(item) for item in value)
+    return type(value).__name__
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_infos_are_fixed_shape_for_every_outcome(n):
+    """Infos (issue 11.4): the same keys, lengths and types for one winner, a shared win and a win shared
+    by all (Tianshou's buffers stack them): winners is a 0/1 flag per seat, won a bool for this agent."""
+    state = SamuraiGame(n).new_state(np.random.default_rng(0))
+    outcomes = {1: [[1, 0, 0]] + [[0, 0, 0]] * (n - 1), 2: [[1, 1, 0]] * 2 + [[0, 0, 0]] * (n - 2), n: [[0, 0, 0]] * n}
+    shapes = set()
+    for size, captured in outcomes.items():
+        state.captured = [c[:] for c in captured]  # a finished game with these captures
+        state.game_over()
+        assert len(state.winners()) == size
+        for p in range(n):
+            info = state.final_info(p)
+            assert info["winners"] == [int(q in state.winners()) for q in range(n)]
+            assert info["won"] is (p in state.winners())
+            shapes.add(info_shape(info))
+    env = samurai_v0.env(num_players=n)
+    for seed in range(3):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _, termination, truncation, info = env.last()
+            if termination:
+                shapes.add(info_shape(info))
+            env.step(None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert len(shapes) == 1, shapes
 
 
 # --- state as data -------------------------------------------------------------------------------
@@ -233,7 +280,7 @@ BROKEN = [
     (lambda d: d.update(extra=1), "unknown keys"),
     (lambda d: d.update(game="wapi"), "game"),
     (lambda d: d.update(num_players=3), "num_players"),
-    (lambda d: _with(d, "figures.54", ["helmet", "helmet"]), "two figures of one type"),
+    (lambda d: _with(d, f"figures.{AKITA}", ["helmet", "helmet"]), "two figures of one type"),
     (lambda d: _with(d, "figures.54", ["ninja"]), "figure types"),
     (lambda d: _move_tile(d, "54"), "settlement"),
     (lambda d: _move_tile(d, "20"), "off the board"),
@@ -242,10 +289,12 @@ BROKEN = [
     (lambda d: _with(d, "board.57.owner", 5), "owner"),
     (lambda d: _with(d, "board.57.tile", "figure_swap"), "figure swap"),
     (lambda d: d["piles"][0].pop(), "not conserved"),
-    (lambda d: d["hands"][1].append("ronin"), "not conserved"),
-    (lambda d: _with(d, "hands.0.0", "dragon"), "tile names"),
-    (lambda d: _with(d, "captured.0.helmet", 99), "not conserved"),
-    (lambda d: _with(d, "set_aside.rice", -1), "non-negative"),
+    (lambda d: d["hands"][1].append("ronin"), r"hands\[1\] must be a list of at most 5"),
+    (lambda d: d["piles"][1].append("ronin"), "not conserved"),
+    (lambda d: _with(d, "hands.0.0", "dragon"), r"hands\[0\]\[0\] must be a tile name"),
+    (lambda d: _with(d, "captured.0.helmet", 99), r"captured\[0\].helmet must be an int in 0..7"),
+    (lambda d: _with(d, "captured.0.helmet", 6), "not conserved"),
+    (lambda d: _with(d, "set_aside.rice", -1), "set_aside.rice must be an int in 0..7"),
     (lambda d: _empty_settlement(d, "131"), "must still hold"),
     (lambda d: d["board"].update({"129": {"tile": "ship1", "owner": 1}, "130": {"tile": "ship2", "owner": 1}}),
      "ships go only on sea"),
@@ -253,7 +302,7 @@ BROKEN = [
     (lambda d: d.update(terminal=True, current_player=None), "terminal is true"),
     (lambda d: d.update(current_player=1), "current_player"),
     (lambda d: d.update(winners=[0]), "winners"),
-    (lambda d: _with(d, "turn.phase", "draft"), "phase"),
+    (lambda d: _with(d, "turn.phase", DRAFT), "phase"),
     (lambda d: _with(d, "turn.non_quick_used", True), "non_quick_used"),
     (lambda d: d["turn"].update(played=["helmet3"], non_quick_used=True), "not played"),
     (lambda d: _with(d, "turn.tile", "samurai3"), "cannot be played"),
@@ -324,6 +373,10 @@ NAMES = [TILE_NAMES[k] for k in PLAYER_TILES]
         ({"figures": {"54": ["helmet"]}}, "missing"),
         ({"figures": {"82": ["helmet", "helmet", "rice"]}}, "two figures of one type"),
         ({"figures": {"54": ["monk"]}}, "figure types"),
+        ({"figures": {"54": [["helmet"]]}}, "figure types"),
+        ({"figures": {"²": ["helmet"]}}, "settlements on this board"),
+        ({"figures": {np.int64(54): ["helmet"]}}, "settlements on this board"),
+        ({"figures": {True: ["helmet"]}}, "settlements on this board"),
     ],
 )
 def test_bad_options_are_refused(options, message):
@@ -410,7 +463,8 @@ def test_render_text_shows_one_hand_by_perspective():
     assert state.current_player == A
     mine, theirs = state.render_text(perspective=A), state.render_text(perspective=1)
     assert "to act: A (player_0); hand of A (player_0): " in mine and "helmet 3" in mine and "buddha 4" not in mine
-    assert "to act: A (player_0); hand of B (player_1): " in theirs and "buddha 4" in theirs and "helmet 3" not in theirs
+    assert "to act: A (player_0); hand of B (player_1): " in theirs
+    assert "buddha 4" in theirs and "helmet 3" not in theirs
     assert state.render_text() == mine  # (bad perspectives: tests/test_conformance.py)
 
 
@@ -427,7 +481,8 @@ def test_describe_tile_swap_and_draft_and_choose_hand():
     assert draft.describe_action(play("ronin")) == "take ronin into the starting hand"
     for _ in range(10):
         draft.step(int(np.flatnonzero(draft.observe(draft.agent_selection)["action_mask"])[0]))
-    assert draft.describe_action(fig(EDO, "rice")) == "put a rice figure on settlement 82 (Edo, Honshu)"
+    assert fig(AKITA, "rice") in draft.game_state.legal_actions()
+    assert draft.describe_action(fig(AKITA, "rice")) == "put a rice figure on settlement 56 (Akita, Honshu)"
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

@@ -1,4 +1,4 @@
-"""Samurai rules, one scenario per rule of ``shared/rules/samurai.md``: load a
+"""Samurai rules, one scenario per rule of ``docs/rules/samurai.md``: load a
 constructed position (or inject piles and figures), play scripted moves,
 assert the exact state. The helpers at the top are shared by the other
 ``test_samurai_*`` files."""
@@ -12,9 +12,11 @@ import pytest
 
 from envs.core import IllegalActionError
 from envs.samurai import SamuraiGame
-from envs.samurai.actions import END_TURN, FIGURE, HEX
+from envs.samurai.actions import END_TURN, figure_action, figure_of, hex_action, tile_action
 from envs.samurai.board import CAPACITY, LAYOUTS, SETTLEMENTS
-from envs.samurai.components import FIGURE_TYPES, KIND_OF_NAME, PLAYER_TILES, TILE_NAMES
+from envs.samurai.components import (
+    CHOOSE_HAND, DRAFT, FIGURE_TYPES, KIND_OF_NAME, PLAY, PLAYER_TILES, TILE_NAMES, TYPE_OF_NAME,
+)  # fmt: skip
 
 A, B = 0, 1
 EDO, AKITA = 82, 56
@@ -23,17 +25,15 @@ EDO, AKITA = 82, 56
 # --- helpers ------------------------------------------------------------------
 def play(name: str) -> int:
     """The action choosing tile ``name`` from the hand."""
-    return KIND_OF_NAME[name]
+    return tile_action(KIND_OF_NAME[name])
 
 
-def at(h: int) -> int:
-    """The action naming hex ``h``."""
-    return HEX + h
+at = hex_action  # the action naming hex ``h``
 
 
 def fig(settlement: int, figure_type: str) -> int:
     """The action naming the ``figure_type`` figure of the settlement at hex ``settlement``."""
-    return FIGURE + 3 * SETTLEMENTS.index(settlement) + FIGURE_TYPES.index(figure_type)
+    return figure_action(settlement, TYPE_OF_NAME[figure_type])
 
 
 def default_figures(n: int, wanted: dict[int, list[str]],
@@ -103,7 +103,7 @@ def position(
         "set_aside": set_aside,
         "hands": [list(h) for h in hands],
         "piles": piles,
-        "turn": {"number": current if number is None else number, "phase": "play", "played": [],
+        "turn": {"number": current if number is None else number, "phase": PLAY, "played": [],
                  "non_quick_used": False, "tile": None, "first_figure": None, "swap_from": None},
         "terminal": False,
         "winners": [],
@@ -128,7 +128,7 @@ NON_QUICK_HAND = ["helmet2", "helmet3", "helmet4", "buddha2", "buddha3"]
 def test_setup_twenty_tiles_each_hands_of_five_player_0_starts(n):
     """Setup: each player has the same 20 tiles, shuffles them and draws 5 into a hidden hand; player_0 starts."""
     state = SamuraiGame(n).new_state(np.random.default_rng(7))
-    assert state.current_player == 0 and state.phase == "play"
+    assert state.current_player == 0 and state.phase == PLAY
     for p in range(n):
         assert len(state.hands[p]) == 5 and len(state.piles[p]) == 15
         assert sorted(state.hands[p] + state.piles[p]) == list(PLAYER_TILES)
@@ -165,36 +165,40 @@ def test_choose_hand_lets_each_player_pick_five_and_keeps_the_pile_order():
     """Setup option choose_hand=True: each player picks their 5; the rest is the pile, order fixed at reset."""
     names = [TILE_NAMES[k] for k in PLAYER_TILES]
     state = SamuraiGame(2, choose_hand=True).new_state(np.random.default_rng(0), {"piles": [names, names]})
-    assert state.phase == "choose_hand" and state.current_player == A
-    assert state.legal_actions() == list(range(17))
+    assert state.phase == CHOOSE_HAND and state.current_player == A
+    assert state.legal_actions() == [tile_action(k) for k in range(17)]
     run(state, play("tile_swap"), play("samurai3"), play("ship2"), play("ronin"), play("figure_swap"))
-    assert state.current_player == B and state.phase == "choose_hand"
+    assert state.current_player == B and state.phase == CHOOSE_HAND
     run(state, *[play(t) for t in ["helmet2", "helmet3", "helmet4", "buddha2", "buddha3"]])
     data = state.to_dict()
-    assert data["turn"]["phase"] == "play" and state.current_player == A
+    assert data["turn"]["phase"] == PLAY and state.current_player == A
     assert data["hands"][A] == ["tile_swap", "samurai3", "ship2", "ronin", "figure_swap"]
     assert data["piles"][A] == [t for t in names if t not in ("tile_swap", "samurai3", "ship2", "ronin", "figure_swap")]
 
 
-def test_figure_draft_fills_cities_first_one_figure_each_in_turn():
-    """Setup option figure_setup="draft": players, clockwise from the start player, place figures one at a
-    time, first filling the cities (Edo included), then the villages; a city never holds two of a type."""
+def test_figure_draft_edo_starts_full_then_cities_then_villages_one_figure_each_in_turn():
+    """Setup option figure_setup="draft" (issue 11.5): Edo starts with one figure of each type, as in the
+    original game; the players, clockwise from the start player, place the other figures one at a time,
+    first filling the cities, then the villages; a city never holds two of a type."""
     state = SamuraiGame(2, figure_setup="draft").new_state(np.random.default_rng(0))
-    assert state.phase == "draft" and state.current_player == A
-    cities = {EDO, AKITA, 117}
-    assert {SETTLEMENTS[(a - FIGURE) // 3] for a in state.legal_actions()} == cities
-    run(state, fig(EDO, "helmet"))
+    assert state.phase == DRAFT and state.current_player == A
+    assert state.to_dict()["figures"][str(EDO)] == ["helmet", "buddha", "rice"]
+    assert state.figures_on_board == [1, 1, 1] and state.figures_in_supply() == [6, 6, 6]
+    cities = {AKITA, 117}
+    assert {SETTLEMENTS[figure_of(a)[0]] for a in state.legal_actions()} == cities, "Edo is full: not drafted"
+    run(state, fig(AKITA, "helmet"))
     assert state.current_player == B
-    assert fig(EDO, "helmet") not in state.legal_actions()
-    run(state, fig(EDO, "buddha"), fig(EDO, "rice"), fig(AKITA, "rice"), fig(AKITA, "buddha"), fig(117, "helmet"))
+    assert fig(AKITA, "helmet") not in state.legal_actions()
+    run(state, fig(AKITA, "rice"), fig(117, "helmet"))
+    assert state.current_player == B
     assert state.legal_actions() == [fig(117, "buddha"), fig(117, "rice")]
     run(state, fig(117, "buddha"))
-    assert {SETTLEMENTS[(a - FIGURE) // 3] for a in state.legal_actions()} == {
-        SETTLEMENTS[s] for s in LAYOUTS[2].settlements} - cities
-    while state.phase == "draft":
+    assert {SETTLEMENTS[figure_of(a)[0]] for a in state.legal_actions()} == {
+        SETTLEMENTS[s] for s in LAYOUTS[2].settlements} - cities - {EDO}
+    while state.phase == DRAFT:
         state.apply(state.legal_actions()[-1])
-    assert state.phase == "play" and state.current_player == A
-    assert state.figures_on_board == [7, 7, 7]
+    assert state.phase == PLAY and state.current_player == A
+    assert state.figures_on_board == [7, 7, 7] and state.to_dict()["figures"][str(EDO)] == ["helmet", "buddha", "rice"]
 
 
 # --- placement ----------------------------------------------------------------------

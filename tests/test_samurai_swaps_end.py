@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from envs.core import IllegalActionError
-from envs.samurai.actions import END_TURN, FIGURE
+from envs.samurai.actions import END_TURN, figure_of, settlement_figure_action
 from envs.samurai.board import LAYOUTS, SETTLEMENTS
 from envs.samurai.components import FIGURE_SWAP, FIGURE_TYPES
 from envs.samurai.scoring import winners
@@ -30,7 +30,7 @@ def brute_force_partners(state, s1: int, t1: int) -> list[int]:
             after1 = [t for t in state.figures[s1] if t != t1] + [t2]
             after2 = [t for t in state.figures[s2] if t != t2] + [t1]
             if len(set(after1)) == len(after1) and len(set(after2)) == len(after2):
-                out.append(FIGURE + 3 * s2 + t2)
+                out.append(settlement_figure_action(s2, t2))
     return sorted(out)
 
 
@@ -55,7 +55,7 @@ def test_figure_swap_never_leaves_two_figures_of_a_type_in_a_settlement():
     run(state, fig(54, "helmet"))
     assert fig(AKITA, "buddha") not in state.legal_actions(), "Akita would hold two helmets"
     for a in first:  # every offered first figure has a partner, and the partners are exactly the legal exchanges
-        s1, t1 = divmod(a - FIGURE, 3)
+        s1, t1 = figure_of(a)
         assert brute_force_partners(state, s1, t1)
 
 

@@ -18,7 +18,7 @@ import pytest
 
 import envs
 from agents.games import make_game
-from tests.test_samurai_properties import redeal as redeal_samurai
+from tests.test_samurai_observer import hidden_twin as samurai_twin
 from web.views import move_text, public_view, view_module
 
 
@@ -55,7 +55,8 @@ def redeal_wakanda(game, data: dict, seat: int, rng: random.Random) -> dict:
 
 
 #: Per game, a re-deal of what ``seat`` cannot see, written on ``state_dict`` data.
-REDEALS = {"wapi": redeal_wapi, "wakanda": redeal_wakanda, "samurai": lambda g, d, s, r: redeal_samurai(g, d, s, r)}
+REDEALS = {"wapi": redeal_wapi, "wakanda": redeal_wakanda,
+           "samurai": lambda g, d, s, r: samurai_twin(g, d, s, r).to_dict()}
 
 
 def fresh_view(game, data: dict, seat: int) -> dict:

@@ -30,9 +30,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.samurai.actions import END_TURN, FIGURE, HEX
+from envs.samurai.actions import END_TURN, hex_action, settlement_figure_action, tile_of
 from envs.samurai.board import HEX_KIND, LAND
-from envs.samurai.components import FIGURE_SWAP, INFLUENCE, KIND_COUNTS, MOVABLE, QUICK, SHIPS, TILE_SWAP
+from envs.samurai.components import (
+    CHOOSE_HAND, DRAFT, FIGURE_SWAP, INFLUENCE, KIND_COUNTS, MOVABLE, QUICK, SHIPS, TILE_SWAP,
+)  # fmt: skip
 
 if TYPE_CHECKING:
     from agents.protocol import PlayerView
@@ -45,7 +47,8 @@ SWAP_MIN_GAIN = 0.6
 #: Cost of spending a tile, per point of its total influence (keeps strong tiles for big fights).
 TILE_COST = 0.02
 #: Starting-hand preference (choose_hand): the strongest tiles first.
-STRENGTH = tuple(sum(INFLUENCE[k]) + (2 if k == FIGURE_SWAP else 0) + (1 if k == TILE_SWAP else 0) for k in range(len(KIND_COUNTS)))
+STRENGTH = tuple(sum(INFLUENCE[k]) + (2 if k == FIGURE_SWAP else 0) + (1 if k == TILE_SWAP else 0)
+                 for k in range(len(KIND_COUNTS)))
 
 
 def choose(view: PlayerView, rng: np.random.Generator) -> int:
@@ -58,9 +61,9 @@ def policy(state: SamuraiState) -> int:
     legal = state.legal_actions()
     if len(legal) == 1:
         return legal[0]
-    if state.phase == "choose_hand":
-        return max(legal, key=lambda k: (STRENGTH[k], -k))
-    if state.phase == "draft":
+    if state.phase == CHOOSE_HAND:
+        return max(legal, key=lambda a: (STRENGTH[tile_of(a)], -a))
+    if state.phase == DRAFT:
         return legal[0]
     return _Planner(state).move(legal)
 
@@ -173,8 +176,8 @@ class _Planner:
             _, swap = self.best_swap()
             if swap is not None:
                 s1, t1, s2, t2 = swap
-                first = FIGURE + 3 * s1 + t1
-                second = FIGURE + 3 * s2 + t2
+                first = settlement_figure_action(s1, t1)
+                second = settlement_figure_action(s2, t2)
                 if state.first_figure is None and first in legal:
                     return first
                 if state.first_figure is not None and second in legal:
@@ -182,19 +185,20 @@ class _Planner:
             return legal[0]
         if state.pending == TILE_SWAP:
             _, frm, to = self.best_tile_swap()
-            target = HEX + (to if state.swap_from >= 0 else frm)
+            target = hex_action(to if state.swap_from >= 0 else frm)
             if state.swap_from >= 0:
                 _, to = self.best_target(state.tile[state.swap_from])
-                target = HEX + to
+                target = hex_action(to)
             return target if target in legal else legal[0]
         _, h = self.best_target(state.pending)
-        return HEX + h if HEX + h in legal else legal[0]
+        return hex_action(h) if hex_action(h) in legal else legal[0]
 
     def _choose_tile(self, legal: list[int]) -> int:
         options: list[tuple[float, int]] = []
-        for kind in legal:
-            if kind == END_TURN:
+        for action in legal:
+            if action == END_TURN:
                 continue
+            kind = tile_of(action)
             if kind == FIGURE_SWAP:
                 gain = self.best_swap()[0]
                 value = gain if gain >= SWAP_MIN_GAIN else -1.0
@@ -204,8 +208,8 @@ class _Planner:
                 value = self.best_target(kind)[0]
             if QUICK[kind] and value < QUICK_MIN_GAIN:
                 value = min(value, -1.0)  # not worth playing now
-            options.append((value, -kind))
-        best_value, best_kind = max(options)
+            options.append((value, -action))  # ties: the lowest action
+        best_value, best_action = max(options)
         if END_TURN in legal and best_value <= 0:
             return END_TURN
-        return -best_kind
+        return -best_action

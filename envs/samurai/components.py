@@ -1,10 +1,15 @@
-"""Samurai tiles and figures as data (``samurai.md``, "Tiles" and "Board").
+"""Samurai tiles, figures and phases as data (``docs/rules/samurai.md``, "Components" and "Set-up").
 
 Tile kinds are small ints inside the engine (their index in ``TILE_NAMES``);
 the names appear only at the edges (options, ``state_dict``, descriptions).
 """
 
 from __future__ import annotations
+
+#: The phases of a game, in order: the optional set-up decisions, then play.
+PHASES = (CHOOSE_HAND, DRAFT, PLAY) = ("choose_hand", "draft", "play")
+#: How the figures are set up (the ``figure_setup`` option): drawn from the seed, or drafted by the players.
+FIGURE_SETUPS = (RANDOM_SETUP, DRAFT_SETUP) = ("random", "draft")
 
 HELMET, BUDDHA, RICE = 0, 1, 2
 FIGURE_TYPES = ("helmet", "buddha", "rice")

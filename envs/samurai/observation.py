@@ -1,4 +1,4 @@
-"""Samurai observation encoder: everything public, seats relative to the observer.
+"""Samurai observer: everything public, seats relative to the observer (layer 2, apart from the rules).
 
 Layout (float32, every entry in [0, 1]; seat slots are relative: slot 0 is
 the observer, slot 1 the next player clockwise, ...; slots past the player
@@ -34,25 +34,52 @@ captured helmet, buddha, rice / 13, 5 hand size / 5, 6 pile size / 20,
 count in the set.
 
 Total: 3807 entries, for every player count. Other players' hands and the
-order of every pile are never encoded. The hex block and the seat blocks
-are kept up to date incrementally by the rules (``set_tile``,
-``set_figures``, ``set_sizes``, ...) in absolute seats; ``encode`` copies
-them and rotates the seats so that the observer comes first.
+order of every pile are never encoded.
+
+How it stays incremental. Most of the vector is the board (174 x 21) and
+the seat blocks, which change little per action. For the one state it
+follows (``follow``) the observer keeps the board block as each seat sees
+it (tile owners relative to that seat, so that no observation rotates the
+174 hexes) and the seat blocks in absolute seats; the rest (phase,
+sub-step, counts, the own hand) is read from the state on each ``observe``,
+which copies the seat's board block and the seat blocks, rotated.
+Before each action it also notes what the next action will act on: the
+player to act, the tile chosen, the hex the tile swap picked up and the
+settlement of the figure swap's first figure; and it keeps Python copies of
+the encoded figures and hand and pile sizes, to write only what changed.
+``applied(state, action)`` then refreshes exactly what that action can have
+changed (a hex or a settlement in every seat's board block):
+
+- a tile chosen in play: nothing (it is still in hand; the one-hot of the
+  tile in progress is read from the state);
+- any other action: the actor's hand and pile sizes (a pick for the
+  starting hand, a played tile, a refill);
+- a hex ``h``: hex ``h`` and the hex picked up before (tile swap); the
+  figures of the settlements next to ``h`` that lost theirs (a capture, which
+  only a tile on ``h`` can cause), and then every seat's captures;
+- a figure on settlement ``s``: settlement ``s`` and that of the figure
+  swap's first figure (draft, figure swap);
+- the action that completes the chosen tile (no tile in progress after
+  it): the actor's count of unplayed tiles of that kind.
+
+Refreshing means re-encoding those entries from the state, so a missed
+change cannot linger past the next refresh of the same entries; the tests
+compare the followed observation with a fresh observer's after every move
+of many random games, for every seat.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from envs.core.engine import Observer
+from envs.samurai.actions import figure_of, hex_of, is_figure, is_hex, is_tile_choice
 from envs.samurai.board import CAPACITY, HEX_KIND, LAND, LAYOUTS, NUM_HEXES, SEA, SETTLEMENT, SETTLEMENTS
 from envs.samurai.components import (
-    HAND_SIZE, INFLUENCE, KIND_COUNTS, NUM_KINDS, RONIN, SAMURAI1, SAMURAI3, SHIPS, TILE_SWAP, TILES_PER_PLAYER,
+    HAND_SIZE, INFLUENCE, KIND_COUNTS, NUM_KINDS, PHASES, PLAY, RONIN, SAMURAI1, SAMURAI3, SHIPS, TILE_SWAP,
+    TILES_PER_PLAYER,
 )  # fmt: skip
-
-if TYPE_CHECKING:
-    from envs.samurai.rules import SamuraiState
+from envs.samurai.rules import SamuraiState
 
 MAX_PLAYERS = 4
 MAX_SUPPLY = 13
@@ -61,6 +88,7 @@ F_ON, F_SEA, F_LAND, F_SETTLEMENT, F_CAPACITY, F_FIGURES, F_OWNER, F_INFLUENCE, 
     0, 1, 2, 3, 4, 5, 8, 12, 15, 20)  # fmt: skip
 TILE_COLUMNS = slice(F_OWNER, F_SELECTED)  # owner, influence, class: what a tile writes
 PLAYER_BLOCK = 2 + 3 + 2 + NUM_KINDS
+S_IN_GAME, S_TO_ACT, S_CAPTURED, S_HAND, S_PILE, S_UNPLAYED = 0, 1, 2, 5, 6, 7
 
 HEXES = 0
 PLAYERS = HEXES + NUM_HEXES * HEX_FEATURES
@@ -78,7 +106,7 @@ TURN = PLAYED + 1
 NUM_PLAYERS = TURN + 1
 OBSERVATION_SIZE = NUM_PLAYERS + 3
 MAX_PLAYED, MAX_TURNS = 6, 160
-PHASES = ("choose_hand", "draft", "play")
+PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 
 
 def _tile_row(kind: int, owner: int) -> np.ndarray:
@@ -91,14 +119,18 @@ def _tile_row(kind: int, owner: int) -> np.ndarray:
     return row
 
 
-#: What a placed tile writes into its hex's columns F_OWNER..F_CLASS+4, per (kind, owner).
-TILE_ROWS = [[_tile_row(k, p) for p in range(MAX_PLAYERS)] for k in range(NUM_KINDS)]
-NO_TILE = np.zeros(F_SELECTED - F_OWNER, dtype=np.float32)
+#: What a placed tile writes into its hex's columns F_OWNER..F_CLASS+4, per (kind, owner); and the
+#: same rows as ready-made views, ``TILE_ROW[kind][owner]`` (a third faster to write than indexing).
+TILE_ROWS = np.array([[_tile_row(k, p) for p in range(MAX_PLAYERS)] for k in range(NUM_KINDS)])
+TILE_ROW = [[TILE_ROWS[k, p] for p in range(MAX_PLAYERS)] for k in range(NUM_KINDS)]
 #: Figure columns per figure set, indexed by a 3-bit mask (bit t: type t present).
-FIGURE_ROWS = [np.array([(m >> t) & 1 for t in range(3)], dtype=np.float32) for m in range(8)]
+FIGURE_ROWS = np.array([[(m >> t) & 1 for t in range(3)] for m in range(8)], dtype=np.float32)
+UNPLAYED_SCALE = np.array([1 / c for c in KIND_COUNTS], dtype=np.float32)
+UNPLAYED_SCALES = tuple(1 / c for c in KIND_COUNTS)  # the same as Python floats (1 and 1/2: exact)
 
 
 def _template(n: int) -> np.ndarray:
+    """The hex block of an empty board for ``n`` players: which hexes are on it, their kind and capacity."""
     base = np.zeros((NUM_HEXES, HEX_FEATURES), dtype=np.float32)
     for h, on in enumerate(LAYOUTS[n].on_board):
         if on:
@@ -110,95 +142,170 @@ def _template(n: int) -> np.ndarray:
 
 
 TEMPLATES = {n: _template(n) for n in LAYOUTS}
-UNPLAYED_SCALE = np.array([1 / c for c in KIND_COUNTS], dtype=np.float32)
+#: The hex ids of the settlements on the board, per player count (ascending settlement index).
+SETTLEMENT_HEXES = {n: np.array([SETTLEMENTS[s] for s in layout.settlements]) for n, layout in LAYOUTS.items()}
 
 
-def new_hex_block(n: int) -> np.ndarray:
-    """The hex block of an empty board for ``n`` players (figures and tiles added by the rules)."""
-    return TEMPLATES[n].copy()
-
-
-def new_player_rows(n: int) -> np.ndarray:
-    """Per absolute seat, the seat block (``to act`` is filled in by ``encode``)."""
-    rows = np.zeros((n, PLAYER_BLOCK), dtype=np.float32)
-    rows[:, 0] = 1.0
-    return rows
-
-
-def set_player(rows: np.ndarray, p: int, captured: list[int], hand: list[int], pile: list[int]) -> None:
-    """Refresh seat ``p``'s block after its captures, hand or pile changed."""
-    unplayed = np.bincount(hand + pile, minlength=NUM_KINDS) if hand or pile else np.zeros(NUM_KINDS)
-    row = rows[p]
-    row[2:5] = [c / MAX_SUPPLY for c in captured]
-    row[5] = len(hand) / HAND_SIZE
-    row[6] = len(pile) / TILES_PER_PLAYER
-    row[7:] = unplayed * UNPLAYED_SCALE
-
-
-def set_sizes(rows: np.ndarray, p: int, hand: int, pile: int) -> None:
-    rows[p, 5] = hand / HAND_SIZE
-    rows[p, 6] = pile / TILES_PER_PLAYER
-
-
-def set_captured(rows: np.ndarray, p: int, figure_type: int, count: int) -> None:
-    rows[p, 2 + figure_type] = count / MAX_SUPPLY
-
-
-def tile_left_hand(rows: np.ndarray, p: int, kind: int, hand: int) -> None:
-    """A tile was played: one fewer unplayed tile of its kind, a smaller hand."""
-    rows[p, 7 + kind] -= UNPLAYED_SCALE[kind]
-    rows[p, 5] = hand / HAND_SIZE
-
-
-def set_tile(block: np.ndarray, h: int, kind: int, owner: int) -> None:
-    block[h, TILE_COLUMNS] = TILE_ROWS[kind][owner]
-
-
-def set_figures(block: np.ndarray, s: int, figures: list[int]) -> None:
+def figure_mask(types: list[int]) -> int:
     mask = 0
-    for t in figures:
+    for t in types:
         mask |= 1 << t
-    block[SETTLEMENTS[s], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[mask]
+    return mask
 
 
-def encode(state: SamuraiState, observer: int) -> np.ndarray:
-    """The observation of ``observer``: a fresh float32 vector of OBSERVATION_SIZE."""
+def encode_board(state: SamuraiState, seat: int) -> np.ndarray:
+    """The board block as ``seat`` sees it (tile owners relative to the seat; no sub-step selection)."""
+    n = state.game.num_players
+    block = TEMPLATES[n].copy()
+    placed = [h for h in range(NUM_HEXES) if state.tile[h] >= 0]
+    if placed:
+        kinds = [state.tile[h] for h in placed]
+        block[placed, TILE_COLUMNS] = TILE_ROWS[kinds, [(state.owner[h] - seat) % n for h in placed]]
+    masks = [figure_mask(state.figures[s]) for s in state.layout.settlements]
+    block[SETTLEMENT_HEXES[n], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[masks]
+    return block
+
+
+def encode_seats(state: SamuraiState) -> np.ndarray:
+    """The seat blocks in absolute seats (``to act`` is set by ``observe``): n x 24."""
+    seats = np.zeros((state.game.num_players, PLAYER_BLOCK), dtype=np.float32)
+    seats[:, S_IN_GAME] = 1.0
+    for p in range(state.game.num_players):
+        seats[p, S_HAND] = len(state.hands[p]) / HAND_SIZE
+        seats[p, S_PILE] = len(state.piles[p]) / TILES_PER_PLAYER
+        set_captured(seats, state, p)
+        unplayed = state.hands[p] + state.piles[p]
+        seats[p, S_UNPLAYED:] = np.bincount(unplayed, minlength=NUM_KINDS) * UNPLAYED_SCALE
+    return seats
+
+
+def set_captured(seats: np.ndarray, state: SamuraiState, p: int) -> None:
+    seats[p, S_CAPTURED:S_CAPTURED + 3] = [c / MAX_SUPPLY for c in state.captured[p]]
+
+
+class SamuraiObserver(Observer):
+    """Encodes what each player may see of Samurai states; incremental on the state it follows
+    (see the module docstring for the scheme)."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self._state: SamuraiState | None = None
+        self._boards: list[np.ndarray] = []  # per seat: the board block as that seat sees it
+        self._seats: np.ndarray | None = None  # the seat blocks, absolute seats
+        # Python copies of what the blocks encode, to compare with the state cheaply.
+        self._sizes: list[tuple[int, int]] = []  # per seat: the hand and pile sizes
+        self._figures: list[list[int]] = []  # per settlement index: the figures
+        # What the next action acts on, noted before it: actor, tile chosen, picked hex, first figure.
+        self._actor: int | None = None
+        self._tile = self._picked = self._first_settlement = -1
+
+    def follow(self, state: SamuraiState) -> None:
+        self._state = state
+        self._boards = [encode_board(state, seat) for seat in range(state.game.num_players)]
+        self._seats = encode_seats(state)
+        self._sizes = [(len(hand), len(pile)) for hand, pile in zip(state.hands, state.piles)]
+        self._figures = [types[:] for types in state.figures]
+        self._note(state)
+
+    def _note(self, state: SamuraiState) -> None:
+        self._actor, self._tile, self._picked = state.current_player, state.pending, state.swap_from
+        self._first_settlement = -1 if state.first_figure is None else state.first_figure[0]
+
+    def applied(self, state: SamuraiState, action: int) -> None:
+        # Lean on purpose: this runs at every step of the env. Each numpy write costs about as
+        # much as a dozen Python operations, so only entries that can have changed are written.
+        if state is not self._state:
+            return
+        if is_tile_choice(action) and state.pending >= 0:  # a tile chosen in play: nothing cached changes
+            self._tile = state.pending
+            return
+        actor, seats = self._actor, self._seats
+        if is_hex(action):
+            h = hex_of(action)
+            if state.swap_from != h:  # a tile was laid on h (not the tile swap's pick)
+                self._lay(h, state.tile[h], state.owner[h])
+                if self._picked >= 0:  # the tile swap took the picked tile's hex
+                    self._lay(self._picked, TILE_SWAP, actor)
+                captured = False  # a capture empties a settlement next to the new tile
+                for s in state.layout.settlements_near[h]:
+                    if state.figures[s] != self._figures[s]:
+                        self._refresh_figures(state, s)
+                        captured = True
+                if captured:
+                    for p in range(state.game.num_players):
+                        set_captured(seats, state, p)
+        elif is_figure(action):
+            self._refresh_figures(state, figure_of(action)[0])
+            if self._first_settlement >= 0:
+                self._refresh_figures(state, self._first_settlement)
+        if self._tile >= 0 and state.pending < 0:  # the chosen tile has been played: one fewer unplayed
+            k = self._tile
+            left = state.hands[actor].count(k) + state.piles[actor].count(k)
+            seats[actor, S_UNPLAYED + k] = left * UNPLAYED_SCALES[k]
+        sizes = len(state.hands[actor]), len(state.piles[actor])
+        if sizes != self._sizes[actor]:
+            self._sizes[actor] = sizes
+            seats[actor, S_HAND] = sizes[0] / HAND_SIZE
+            seats[actor, S_PILE] = sizes[1] / TILES_PER_PLAYER
+        self._note(state)
+
+    def _lay(self, h: int, kind: int, owner: int) -> None:
+        n = len(self._boards)
+        for seat, board in enumerate(self._boards):
+            board[h, TILE_COLUMNS] = TILE_ROW[kind][(owner - seat) % n]
+
+    def _refresh_figures(self, state: SamuraiState, s: int) -> None:
+        self._figures[s] = state.figures[s][:]
+        row = FIGURE_ROWS[figure_mask(state.figures[s])]
+        for board in self._boards:
+            board[SETTLEMENTS[s], F_FIGURES:F_FIGURES + 3] = row
+
+    def observe(self, state: SamuraiState, player: int) -> np.ndarray:
+        """The observation of ``player``: a fresh float32 vector of OBSERVATION_SIZE."""
+        if state is self._state:
+            return compose(state, player, self._boards[player], self._seats)
+        return compose(state, player, encode_board(state, player), encode_seats(state))
+
+
+def compose(state: SamuraiState, observer: int, board: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """The whole vector from ``observer``'s board block, the seat blocks (absolute seats, rotated here
+    so that the observer comes first) and the state's small facts."""
     n, o = state.game.num_players, observer
     out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-    block = out[:PLAYERS].reshape(NUM_HEXES, HEX_FEATURES)
-    base = state.hex_block
-    block[...] = base
-    rows = out[PLAYERS:SET_ASIDE].reshape(MAX_PLAYERS, PLAYER_BLOCK)
-    if o:  # rotate the seats so that the observer comes first
-        block[:, F_OWNER:F_OWNER + n - o] = base[:, F_OWNER + o:F_OWNER + n]
-        block[:, F_OWNER + n - o:F_OWNER + n] = base[:, F_OWNER:F_OWNER + o]
-        rows[:n - o] = state.player_rows[o:]
-        rows[n - o:n] = state.player_rows[:o]
-    else:
-        rows[:n] = state.player_rows
+    out[:PLAYERS] = board.ravel()  # both blocks are C-contiguous: ravel gives views, no copies
+    seat_values = seats.ravel()
+    cut = PLAYERS + (n - o) * PLAYER_BLOCK
+    out[PLAYERS:cut] = seat_values[o * PLAYER_BLOCK:]
+    if o:
+        out[cut:PLAYERS + n * PLAYER_BLOCK] = seat_values[:o * PLAYER_BLOCK]
     if state.current_player is not None:
-        rows[(state.current_player - o) % n, 1] = 1.0
+        out[PLAYERS + (state.current_player - o) % n * PLAYER_BLOCK + S_TO_ACT] = 1.0
     if state.swap_from >= 0:
-        block[state.swap_from, F_SELECTED] = 1.0
+        out[HEXES + state.swap_from * HEX_FEATURES + F_SELECTED] = 1.0
+        out[SWAP_PICKED] = 1.0
     if state.first_figure is not None:
-        block[SETTLEMENTS[state.first_figure[0]], F_SELECTED] = 1.0
+        out[HEXES + SETTLEMENTS[state.first_figure[0]] * HEX_FEATURES + F_SELECTED] = 1.0
     aside = state.set_aside
     values = [c / MAX_SUPPLY for c in aside]
     values.append(min(1.0, sum(aside) / 4))
     values += [c / MAX_SUPPLY for c in state.figures_on_board]
-    values += [c / MAX_SUPPLY for c in state.supply_left]
-    out[SET_ASIDE:HAND] = values
-    for k in state.hands[o]:
-        out[HAND + k] += UNPLAYED_SCALE[k]
+    out[SET_ASIDE:SUPPLY] = values
+    if state.phase != PLAY:  # play begins only once the supply is empty
+        out[SUPPLY:HAND] = [c / MAX_SUPPLY for c in state.figures_in_supply()]
+    hand = state.hands[o]
+    for k in set(hand):
+        out[HAND + k] = hand.count(k) * UNPLAYED_SCALES[k]
     if state.current_player is not None:
-        out[PHASE + PHASES.index(state.phase)] = 1.0
+        out[PHASE + PHASE_INDEX[state.phase]] = 1.0
     if state.pending >= 0:
         out[PENDING + state.pending] = 1.0
     if state.first_figure is not None:
         out[FIRST_FIGURE + state.first_figure[1]] = 1.0
-    out[SWAP_PICKED] = 1.0 if state.swap_from >= 0 else 0.0
-    out[NON_QUICK_USED] = 1.0 if state.non_quick_used else 0.0
-    out[PLAYED] = len(state.played) / MAX_PLAYED
-    out[TURN] = min(1.0, state.turn_number / MAX_TURNS)
+    if state.non_quick_used:  # (entries that are 0 stay as np.zeros left them: each write costs)
+        out[NON_QUICK_USED] = 1.0
+    if state.played:
+        out[PLAYED] = len(state.played) / MAX_PLAYED
+    if state.turn_number:
+        out[TURN] = min(1.0, state.turn_number / MAX_TURNS)
     out[NUM_PLAYERS + n - 2] = 1.0
     return out

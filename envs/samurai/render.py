@@ -1,4 +1,4 @@
-"""Samurai pictures: action descriptions, a text hex map, and an RGB hex-map image."""
+"""Samurai pictures: a text hex map and an RGB hex-map image (action descriptions: ``actions.describe_action``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from envs.core.render import INK, PLAYER_COLORS, PLAYER_LETTERS, new_canvas, player_label, to_array
-from envs.samurai.actions import decode
-from envs.samurai.board import HEX_KIND, HEX_X, HEX_Y, LAND, NUM_HEXES, SEA, SETTLEMENT_INDEX, SETTLEMENTS, hex_label
-from envs.samurai.components import FIGURE_SWAP, FIGURE_TYPES, TILE_NAMES, TILE_SWAP, describe_tile
+from envs.samurai.board import HEX_KIND, HEX_X, HEX_Y, LAND, NUM_HEXES, SEA, SETTLEMENT_INDEX
+from envs.samurai.components import FIGURE_TYPES, PLAY, TILE_NAMES, describe_tile
 
 if TYPE_CHECKING:
     from envs.samurai.rules import SamuraiState
@@ -22,34 +21,6 @@ CODES = tuple(
     for name in TILE_NAMES
 )
 FIGURE_LETTERS = "hbr"
-
-
-def describe_action(state: SamuraiState, action: int) -> str:
-    """What ``action`` does in the current sub-step, in words."""
-    what, a, b = decode(action)
-    if what == "end":
-        return "end the turn"
-    if what == "choose":
-        if state.phase == "choose_hand":
-            return f"take {describe_tile(a)} into the starting hand"
-        return f"play {describe_tile(a)}"
-    if what == "hex":
-        if state.pending == TILE_SWAP and state.swap_from < 0:
-            tile = describe_tile(state.tile[a]) if state.tile[a] >= 0 else "tile"
-            return f"tile swap: pick up own {tile} from {hex_label(a)}"
-        if state.pending == TILE_SWAP:
-            moved = describe_tile(state.tile[state.swap_from])
-            return f"tile swap: move {moved} from hex {state.swap_from} to {hex_label(a)}"
-        if state.pending >= 0:
-            return f"place {describe_tile(state.pending)} on {hex_label(a)}"
-        return f"place on {hex_label(a)}"
-    figure = FIGURE_TYPES[b]
-    if state.phase == "draft":
-        return f"put a {figure} figure on {hex_label(a)}"
-    if state.pending == FIGURE_SWAP and state.first_figure is not None:
-        s1, t1 = state.first_figure
-        return f"swap {FIGURE_TYPES[t1]} of settlement {SETTLEMENTS[s1]} with {figure} of settlement {a}"
-    return f"figure swap: pick {figure} of settlement {a}"
 
 
 def _cell(state: SamuraiState, h: int) -> str:
@@ -79,7 +50,7 @@ def status_lines(state: SamuraiState, perspective: int | None = None) -> list[st
     p = state.current_player if perspective is None else perspective
     hand = ", ".join(describe_tile(k) for k in sorted(state.hands[p]))
     lines.append(f"  to act: {player_label(state.current_player)}; hand of {player_label(p)}: {hand or '-'}")
-    if state.phase == "play":
+    if state.phase == PLAY:
         played = ", ".join(describe_tile(k) for k in state.played) or "nothing"
         doing = f"; choosing targets for {describe_tile(state.pending)}" if state.pending >= 0 else ""
         lines.append(f"  played this turn: {played}{doing}")

@@ -1,4 +1,12 @@
-"""Samurai state as JSON-safe data, and back with every rule checked (issue 4, item 8 and "Bad input")."""
+"""Samurai state as JSON-safe data, and back with every field and rule checked.
+
+Loading never half-succeeds: each field is parsed and checked (types are
+checked, not compared: ``1.0``, ``True`` and numpy scalars are not ints;
+integers are refused by range), the position is built through
+``SamuraiState``'s constructor on a fresh object and its consistency
+checked, and only then settled and returned. Every refusal is a ValueError
+naming the field and quoting the value cut short (``envs.core.engine.shown``).
+"""
 
 from __future__ import annotations
 
@@ -6,22 +14,27 @@ from collections import Counter
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from envs.core.engine import as_list, check_keys, check_state_header, invalid_state, is_int
-from envs.samurai.actions import FIGURE, HEX
-from envs.samurai.board import CAPACITY, HEX_KIND, LAND, NUM_HEXES, SEA, SETTLEMENT, SETTLEMENTS
+from envs.core.engine import as_list, check_keys, check_state_header, invalid_state, is_int, shown
+from envs.samurai import figure_moves
+from envs.samurai.actions import settlement_figure_action
+from envs.samurai.board import CAPACITY, HEX_KIND, NUM_HEXES, SEA, SETTLEMENT, SETTLEMENTS
 from envs.samurai.components import (
-    FIGURE_SWAP, FIGURE_TYPES, HAND_SIZE, KIND_OF_NAME, MOVABLE, PLAYER_TILES, QUICK, SHIPS, TILE_NAMES, TILE_SWAP,
+    CHOOSE_HAND, DRAFT, DRAFT_SETUP, FIGURE_SWAP, FIGURE_TYPES, HAND_SIZE, KIND_OF_NAME, MOVABLE, PLAY, PLAYER_TILES,
+    QUICK, SHIPS, TILE_NAMES, TILES_PER_PLAYER, TILE_SWAP, TYPE_OF_NAME,
 )  # fmt: skip
-from envs.samurai.observation import set_tile
+from envs.samurai.rules import SamuraiState
 from envs.samurai.scoring import winners as winners_of
-from envs.samurai.setup import figure_list
+from envs.samurai.setup import draft_figures, figure_list
 
 if TYPE_CHECKING:
-    from envs.samurai.rules import SamuraiGame, SamuraiState
+    from envs.samurai.game import SamuraiGame
 
 KEYS = {"game", "num_players", "current_player", "board", "figures", "captured", "set_aside", "hands", "piles",
         "turn", "terminal", "winners"}
 TURN_KEYS = {"number", "phase", "played", "non_quick_used", "tile", "first_figure", "swap_from"}
+#: More turns than any game can have: each turn but a pass plays one of the 20 tiles of each
+#: player, and fewer than ``num_players`` passes come in a row (then the game ends): <= 323 for 4.
+MAX_TURN_NUMBER = 1_000
 
 
 def state_to_dict(state: SamuraiState) -> dict[str, Any]:
@@ -56,242 +69,277 @@ _fail = partial(invalid_state, "Samurai")
 _list = partial(as_list, "Samurai")
 
 
-def _tiles(value: Any, name: str) -> list[int]:
-    for code in _list(value, name):
-        if code not in KIND_OF_NAME:
-            _fail(f"{name} holds {code!r}; tile names are {list(TILE_NAMES)}")
-    return [KIND_OF_NAME[c] for c in value]
+# --- fields --------------------------------------------------------------------------
+def _tile(code: Any, name: str) -> int:
+    if not isinstance(code, str) or code not in KIND_OF_NAME:
+        _fail(f"{name} must be a tile name from {list(TILE_NAMES)}, got {shown(code)}")
+    return KIND_OF_NAME[code]
 
 
-def _counts(value: Any, name: str) -> list[int]:
+def _tiles(value: Any, name: str, most: int = TILES_PER_PLAYER) -> list[int]:
+    if not isinstance(value, list) or len(value) > most:
+        _fail(f"{name} must be a list of at most {most} tile names, got {shown(value)}")
+    return [_tile(code, f"{name}[{i}]") for i, code in enumerate(value)]
+
+
+def _int(value: Any, name: str, low: int, high: int) -> int:
+    if not is_int(value) or not low <= value <= high:
+        _fail(f"{name} must be an int in {low}..{high}, got {shown(value)}")
+    return value
+
+
+def _bool(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        _fail(f"{name} must be true or false, got {shown(value)}")
+    return value
+
+
+def _hex_key(key: Any, name: str) -> int:
+    """A hex id from an object key: its decimal string, as ``state_to_dict`` writes it."""
+    if not isinstance(key, str) or not (key.isascii() and key.isdigit()) or len(key) > 3 or str(int(key)) != key:
+        _fail(f"{name} has key {shown(key)}; keys are hex ids as decimal strings")
+    return int(key)
+
+
+def _counts(value: Any, name: str, supply: int) -> list[int]:
     check_keys(name, value, set(FIGURE_TYPES), set(FIGURE_TYPES))
-    if not all(is_int(value[t]) and value[t] >= 0 for t in FIGURE_TYPES):
-        _fail(f"{name} must map {list(FIGURE_TYPES)} to non-negative ints, got {value!r}")
-    return [value[t] for t in FIGURE_TYPES]
+    return [_int(value[t], f"{name}.{t}", 0, supply) for t in FIGURE_TYPES]
 
 
-def state_from_dict(game: SamuraiGame, data: dict[str, Any]) -> SamuraiState:
-    from envs.samurai.rules import CHOOSE_HAND, DRAFT, PLAY, SamuraiState
-
-    check_state_header(game, data, KEYS, "Samurai", ("num_players",))
-    n = game.num_players
-    turn = data["turn"]
-    check_keys("state_dict['turn']", turn, TURN_KEYS, TURN_KEYS)
-    phase = turn["phase"]
-    allowed_phases = [PLAY] + [CHOOSE_HAND] * game.choose_hand + [DRAFT] * (game.figure_setup == "draft")
-    if phase not in allowed_phases:
-        _fail(f"turn.phase is {phase!r}; with this configuration it must be one of {allowed_phases}")
-    state = SamuraiState(game)
-    state.phase = phase
-    state.hands = [_tiles(h, f"hands[{p}]") for p, h in enumerate(_list(data["hands"], "hands", n))]
-    state.piles = [_tiles(q, f"piles[{p}]") for p, q in enumerate(_list(data["piles"], "piles", n))]
-    _load_board(state, data["board"])
-    _load_figures(state, data["figures"])
-    state.captured = [_counts(c, f"captured[{p}]") for p, c in enumerate(_list(data["captured"], "captured", n))]
-    state.set_aside = _counts(data["set_aside"], "set_aside")
-    for t in range(3):
-        state.supply_left[t] -= sum(c[t] for c in state.captured) + state.set_aside[t]
-    _load_turn(state, turn)
-    for p in range(n):
-        state.sync_player(p)
-    _check_tiles(state)
-    _check_figures(state)
-    _check_progress(state, data)
-    if data["terminal"]:
-        state.game_over()
-    else:
-        state.begin_phase()  # a forced pass, an automatic turn end, or the end when everyone would pass
-    return state
+def _figure_list(types: Any, h: int, name: str) -> list[int]:
+    if not isinstance(types, list):
+        _fail(f"{name} must be a list of figure types from {list(FIGURE_TYPES)}, got {shown(types)}")
+    try:
+        return figure_list(types, h, name)
+    except ValueError as error:
+        _fail(str(error))
 
 
-def _load_board(state: SamuraiState, board: Any) -> None:
+def _board(board: Any, game: SamuraiGame) -> list[tuple[int, int, int]]:
+    """``(hex, kind, owner)`` of every tile, in hex order."""
     if not isinstance(board, dict):
-        _fail(f"board must be an object from hex id to {{'tile', 'owner'}}, got {board!r}")
-    on = state.layout.on_board
-    for key, cell in sorted(board.items(), key=lambda kv: str(kv[0])):
-        h = int(key) if isinstance(key, str) and key.isdigit() else key
-        if not is_int(h) or not 0 <= h < NUM_HEXES or not on[h]:
-            _fail(f"board has a tile on hex {key!r}, which is off the board for {state.game.num_players} players")
+        _fail(f"board must be an object from hex id to {{'tile', 'owner'}}, got {shown(board)}")
+    tiles = []
+    for key, cell in board.items():
+        h = _hex_key(key, "board")
+        if h >= NUM_HEXES or not game.layout.on_board[h]:
+            _fail(f"board has a tile on hex {h}, which is off the board for {game.num_players} players")
         if HEX_KIND[h] == SETTLEMENT:
             _fail(f"board has a tile on hex {h}, a settlement: tiles never go on settlements")
         check_keys(f"board[{key!r}]", cell, {"tile", "owner"}, {"tile", "owner"})
-        kind = _tiles([cell["tile"]], f"board[{key!r}].tile")[0]
-        owner = cell["owner"]
-        if not is_int(owner) or not 0 <= owner < state.game.num_players:
-            _fail(f"board[{key!r}].owner must be a player index 0..{state.game.num_players - 1}, got {owner!r}")
+        kind = _tile(cell["tile"], f"board[{key!r}].tile")
+        owner = _int(cell["owner"], f"board[{key!r}].owner", 0, game.num_players - 1)
         if kind == FIGURE_SWAP:
             _fail(f"board[{key!r}] holds a figure swap, which is discarded after use and never placed")
         if (kind in SHIPS) != (HEX_KIND[h] == SEA):
             _fail(f"board[{key!r}] holds {cell['tile']}: ships go only on sea, every other tile only on land")
-        state.tile[h], state.owner[h] = kind, owner
-        state.movable[owner] += MOVABLE[kind]
-        if HEX_KIND[h] == LAND:
-            state.empty_land.remove(h)
-            for s in state.layout.settlements_near[h]:
-                state.need[s] -= 1
-        else:
-            state.empty_sea.remove(h)
-        set_tile(state.hex_block, h, kind, owner)
+        tiles.append((h, kind, owner))
+    return sorted(tiles)
 
 
-def _load_figures(state: SamuraiState, figures: Any) -> None:
-    expected = {str(SETTLEMENTS[s]) for s in state.layout.settlements}
-    if not isinstance(figures, dict) or set(map(str, figures)) != expected or len(figures) != len(expected):
+def _figures(figures: Any, game: SamuraiGame) -> list[list[int]]:
+    """Figures per settlement index (empty off the board)."""
+    expected = {str(SETTLEMENTS[s]) for s in game.layout.settlements}
+    if not isinstance(figures, dict) or set(figures) != expected:
         _fail(f"figures must give every settlement on the board exactly once: {sorted(map(int, expected))}")
+    out: list[list[int]] = [[] for _ in SETTLEMENTS]
     for key, types in figures.items():
         h = int(key)
-        try:
-            listed = figure_list(types, h, f"figures[{key!r}]")
-        except ValueError as error:
-            _fail(str(error))
-        state.put_figures(SETTLEMENTS.index(h), listed)
+        out[SETTLEMENTS.index(h)] = _figure_list(types, h, f"figures[{key!r}]")
+    return out
 
 
-def _load_turn(state: SamuraiState, turn: dict[str, Any]) -> None:
-    if not is_int(turn["number"]) or turn["number"] < 0:
-        _fail(f"turn.number must be a non-negative int, got {turn['number']!r}")
-    if not isinstance(turn["non_quick_used"], bool):
-        _fail(f"turn.non_quick_used must be true or false, got {turn['non_quick_used']!r}")
-    state.turn_number = turn["number"]
-    state.played = _tiles(turn["played"], "turn.played")
-    state.non_quick_used = turn["non_quick_used"]
+def _turn(turn: Any, game: SamuraiGame) -> dict[str, Any]:
+    check_keys("turn", turn, TURN_KEYS, TURN_KEYS)
+    allowed = [PLAY] + [CHOOSE_HAND] * game.choose_hand + [DRAFT] * (game.figure_setup == DRAFT_SETUP)
+    if not isinstance(turn["phase"], str) or turn["phase"] not in allowed:
+        _fail(f"turn.phase is {shown(turn['phase'])}; with this configuration it must be one of {allowed}")
+    first = turn["first_figure"]
+    if first is not None:
+        check_keys("turn.first_figure", first, {"settlement", "type"}, {"settlement", "type"})
+        if not is_int(first["settlement"]) or first["settlement"] not in SETTLEMENTS:
+            _fail(f"turn.first_figure.settlement must be a settlement hex id, got {shown(first['settlement'])}")
+        if not isinstance(first["type"], str) or first["type"] not in TYPE_OF_NAME:
+            _fail(f"turn.first_figure.type must be one of {list(FIGURE_TYPES)}, got {shown(first['type'])}")
+        first = (SETTLEMENTS.index(first["settlement"]), TYPE_OF_NAME[first["type"]])
+    return {
+        "phase": turn["phase"],
+        "number": _int(turn["number"], "turn.number", 0, MAX_TURN_NUMBER),
+        "played": _tiles(turn["played"], "turn.played"),
+        "non_quick_used": _bool(turn["non_quick_used"], "turn.non_quick_used"),
+        "tile": -1 if turn["tile"] is None else _tile(turn["tile"], "turn.tile"),
+        "first_figure": first,
+        "swap_from": -1 if turn["swap_from"] is None else _int(turn["swap_from"], "turn.swap_from", 0, NUM_HEXES - 1),
+    }
+
+
+# --- loading -------------------------------------------------------------------------
+def state_from_dict(game: SamuraiGame, data: dict[str, Any]) -> SamuraiState:
+    check_state_header(game, data, KEYS, "Samurai", ("num_players",))
+    n, supply = game.num_players, game.layout.supply
+    hands = [_tiles(h, f"hands[{p}]", HAND_SIZE) for p, h in enumerate(_list(data["hands"], "hands", n))]
+    piles = [_tiles(q, f"piles[{p}]") for p, q in enumerate(_list(data["piles"], "piles", n))]
+    tiles = _board(data["board"], game)
+    figures = _figures(data["figures"], game)
+    captured = [_counts(c, f"captured[{p}]", supply) for p, c in enumerate(_list(data["captured"], "captured", n))]
+    set_aside = _counts(data["set_aside"], "set_aside", supply)
+    turn = _turn(data["turn"], game)
+    terminal = _bool(data["terminal"], "terminal")
+    current = data["current_player"]
+    if not (current is None if terminal else is_int(current) and 0 <= current < n):
+        _fail(f"current_player must be {'null once the game is over' if terminal else f'a seat in 0..{n - 1}'}, "
+              f"got {shown(current)}")
+    winners = _list(data["winners"], "winners")
+    if any(not is_int(p) for p in winners):
+        _fail(f"winners must be a list of seats, got {shown(winners)}")
+
+    state = SamuraiState(game, piles, figures)  # the constructor's opening position, then the saved one:
+    state.hands, state.piles = hands, piles
+    for h, kind, owner in tiles:
+        state.lay(kind, owner, h)
+    state.captured, state.set_aside = captured, set_aside
+    state.phase, state.turn_number, state.played = turn["phase"], turn["number"], turn["played"]
+    state.non_quick_used, state.pending = turn["non_quick_used"], turn["tile"]
+    state.first_figure, state.swap_from = turn["first_figure"], turn["swap_from"]
+    state.current_player = current
+
+    _check_turn(state)
+    _check_tiles(state)
+    _check_figures(state)
+    if state.phase != PLAY:
+        _check_setup(state)
+    _check_progress(state, terminal, winners)
+    if terminal:
+        state.game_over()
+    else:
+        state.settle()  # a forced pass, an automatic turn end, or the end when everyone would pass
+        if state.current_player is not None and not state.legal_tuple():
+            _fail("current_player: the player to act has no legal move in this position")
+    return state
+
+
+# --- the position's consistency --------------------------------------------------------
+def _check_turn(state: SamuraiState) -> None:
     if state.non_quick_used != any(not QUICK[k] for k in state.played):
         _fail("turn.non_quick_used must say whether turn.played holds a non-quick tile")
     if sum(not QUICK[k] for k in state.played) > 1:
         _fail("turn.played holds more than one non-quick tile: at most one a turn")
-    if turn["tile"] is not None:
-        state.pending = _tiles([turn["tile"]], "turn.tile")[0]
-    first, swap_from = turn["first_figure"], turn["swap_from"]
-    if first is not None:
-        check_keys("turn.first_figure", first, {"settlement", "type"}, {"settlement", "type"})
-        if first["settlement"] not in SETTLEMENTS or first["type"] not in FIGURE_TYPES:
-            _fail(f"turn.first_figure must name a settlement id and a type from {list(FIGURE_TYPES)}")
-        state.first_figure = (SETTLEMENTS.index(first["settlement"]), FIGURE_TYPES.index(first["type"]))
-    if swap_from is not None:
-        if not is_int(swap_from) or not 0 <= swap_from < NUM_HEXES:
-            _fail(f"turn.swap_from must be a hex id or null, got {swap_from!r}")
-        state.swap_from = swap_from
-    if state.phase != "play" and (state.played or state.pending >= 0 or state.turn_number):
+    if state.phase != PLAY and (state.played or state.pending >= 0 or state.turn_number):
         _fail(f"during the {state.phase} phase turn.number is 0, turn.played empty and turn.tile null")
+    if state.pending < 0 and (state.first_figure is not None or state.swap_from >= 0):
+        _fail("turn.first_figure and turn.swap_from need turn.tile (figure_swap, tile_swap)")
 
 
 def _check_tiles(state: SamuraiState) -> None:
     """Each player's 20 tiles: hand + pile + own tiles on the board (+ a used figure swap)."""
-    for p in range(state.game.num_players):
-        held = state.hands[p] + state.piles[p] + [state.tile[h] for h in range(NUM_HEXES) if state.owner[h] == p]
-        counted = Counter(held)
+    n = state.game.num_players
+    for p in range(n):
+        on_board = [state.tile[h] for h in range(NUM_HEXES) if state.owner[h] == p]
+        counted = Counter(state.hands[p] + state.piles[p] + on_board)
         if counted[FIGURE_SWAP] == 0:
             counted[FIGURE_SWAP] = 1  # used and discarded
         if counted != Counter(PLAYER_TILES):
             extra, missing = counted - Counter(PLAYER_TILES), Counter(PLAYER_TILES) - counted
             names = lambda c: {TILE_NAMES[k]: m for k, m in c.items()}  # noqa: E731
-            _fail(f"player {p}'s tiles are not conserved: extra {names(extra) or 'none'}, "
-                  f"missing {names(missing) or 'none'}")
-        played = state.played if p == state.turn_number % state.game.num_players else []
-        out_of_hand = Counter(state.tile[h] for h in range(NUM_HEXES) if state.owner[h] == p)
+            _fail(f"hands[{p}], piles[{p}] and board: player {p}'s tiles are not conserved: "
+                  f"extra {names(extra) or 'none'}, missing {names(missing) or 'none'}")
+        played = state.played if p == state.turn_number % n else []
+        out_of_hand = Counter(on_board)
         if FIGURE_SWAP not in state.hands[p] + state.piles[p]:
             out_of_hand[FIGURE_SWAP] += 1
         if Counter(played) - out_of_hand:
             _fail(f"turn.played lists tiles that player {p} has not played: {[TILE_NAMES[k] for k in played]}")
         size = len(state.hands[p]) + len(played)
-        if state.phase != "choose_hand" and size != min(HAND_SIZE, size + len(state.piles[p])):
-            _fail(f"player {p} must hold {HAND_SIZE} tiles at the start of a turn while the pile lasts "
+        if state.phase != CHOOSE_HAND and size != min(HAND_SIZE, size + len(state.piles[p])):
+            _fail(f"hands[{p}]: player {p} must hold {HAND_SIZE} tiles at the start of a turn while the pile lasts "
                   f"(hand {len(state.hands[p])}, played this turn {len(played)}, pile {len(state.piles[p])})")
 
 
 def _check_figures(state: SamuraiState) -> None:
     """Figures conserved; none in a surrounded settlement; full settlements until surrounded."""
     supply = state.layout.supply
+    in_supply = state.figures_in_supply()
     for t, name in enumerate(FIGURE_TYPES):
-        if state.supply_left[t] < 0:
-            _fail(f"{name} figures are not conserved: more than the supply of {supply} on the board, "
-                  f"captured and set aside")
-    if state.phase == "play" and any(state.supply_left):
-        _fail(f"figures are not conserved: on the board + captured + set aside must be {supply} of each type")
-    if state.phase != "play" and (any(map(any, state.captured)) or any(state.set_aside)):
-        _fail(f"nothing is captured or set aside during the {state.phase} phase")
+        if in_supply[t] < 0:
+            _fail(f"figures, captured and set_aside: {name} figures are not conserved: more than the supply "
+                  f"of {supply} on the board, captured and set aside")
+    if state.phase == PLAY and any(in_supply):
+        _fail(f"figures, captured and set_aside: figures are not conserved: on the board + captured + set aside "
+              f"must be {supply} of each type")
     for s in state.layout.settlements:
         h, figs = SETTLEMENTS[s], state.figures[s]
         if state.need[s] == 0 and figs:
-            _fail(f"settlement {h} is surrounded but figures still stand in it")
-        if state.phase == "play" and state.need[s] and len(figs) != CAPACITY[h]:
-            _fail(f"settlement {h} is not surrounded, so it must still hold its {CAPACITY[h]} figure(s)")
-    if state.phase == "draft":
+            _fail(f"figures['{h}']: settlement {h} is surrounded but figures still stand in it")
+        if state.phase == PLAY and state.need[s] and len(figs) != CAPACITY[h]:
+            _fail(f"figures['{h}']: settlement {h} is not surrounded, so it must still hold its {CAPACITY[h]} "
+                  f"figure(s)")
+
+
+def _check_setup(state: SamuraiState) -> None:
+    """Before play: no tile on the board, nothing captured, and the figures where the set-up puts them."""
+    layout, phase = state.layout, state.phase
+    if any(k >= 0 for k in state.tile):
+        _fail(f"board must be empty during the {phase} phase: tiles are laid only in play")
+    if any(map(any, state.captured)) or any(state.set_aside):
+        _fail(f"captured and set_aside: nothing is captured or set aside during the {phase} phase")
+    start = draft_figures(layout)
+    drafting = state.game.figure_setup == DRAFT_SETUP
+    if phase == CHOOSE_HAND and (state.figures != start if drafting else any(state.figures_in_supply())):
+        _fail("figures: while hands are chosen the figures are all placed (random set-up) or only Edo's (draft)")
+    if phase == DRAFT:
+        if any(not set(start[s]) <= set(state.figures[s]) for s in layout.settlements):
+            _fail("figures: in the draft Edo holds one figure of each type from the start")
+        if not any(state.figures_in_supply()):
+            _fail("turn.phase: the draft is over when every figure is placed: the phase is play")
         cities_open = any(len(state.figures[s]) < CAPACITY[SETTLEMENTS[s]] and CAPACITY[SETTLEMENTS[s]] > 1
-                          for s in state.layout.settlements)
-        if cities_open and any(state.figures[s] and CAPACITY[SETTLEMENTS[s]] == 1 for s in state.layout.settlements):
-            _fail("in the draft the cities are filled before the villages")
-    if state.phase == "choose_hand":
-        placed = sum(state.figures_on_board)
-        if placed not in (0, 3 * supply) or (placed == 0) != (state.game.figure_setup == "draft"):
-            _fail("while hands are chosen the figures are all placed (random set-up) or none (draft)")
+                          for s in layout.settlements)
+        if cities_open and any(state.figures[s] and CAPACITY[SETTLEMENTS[s]] == 1 for s in layout.settlements):
+            _fail("figures: in the draft the cities are filled before the villages")
 
 
-def _check_progress(state: SamuraiState, data: dict[str, Any]) -> None:
+def _check_progress(state: SamuraiState, terminal: bool, winners: list[int]) -> None:
     """Whose turn it is, the action in progress, and the end of the game."""
     n = state.game.num_players
-    terminal, current = data["terminal"], data["current_player"]
-    if not isinstance(terminal, bool):
-        _fail(f"terminal must be true or false, got {terminal!r}")
     ended = state.end_reached()
     if terminal:
-        if current is not None:
-            _fail("a finished game has current_player null")
-        if not ended and state.phase == "play" and any(_can_play(state, p) for p in range(n)):
-            _fail("terminal is true but no end condition holds and a player can still play")
-        if state.phase != "play":
+        if state.phase != PLAY:
             _fail("terminal is true during the set-up")
+        if not ended and any(state.can_play(p) for p in range(n)):
+            _fail("terminal is true but no end condition holds and a player can still play")
         expected = winners_of(state.captured)
-        if data["winners"] != expected:
-            _fail(f"winners {data['winners']!r} disagree with the captures, which give {expected}")
+        if winners != expected:
+            _fail(f"winners {shown(winners)} disagree with the captures, which give {expected}")
         return
-    if ended and state.phase == "play":
+    if ended and state.phase == PLAY:
         _fail("terminal is false but an end condition holds (a type has left the board, or 4 figures set aside)")
-    if data["winners"] != []:
+    if winners:
         _fail("winners must be empty while the game is being played")
-    if state.phase == "choose_hand":
+    if state.phase == CHOOSE_HAND:
         expected = next((p for p in range(n) if len(state.hands[p]) < HAND_SIZE), None)
         if expected is None or any(len(state.hands[p]) != (HAND_SIZE if p < expected else 0)
                                    for p in range(n) if p != expected):
-            _fail("while hands are chosen, players before the chooser hold 5 tiles and players after hold none")
-        if any(len(state.hands[p]) + len(state.piles[p]) != 20 for p in range(n)):
-            _fail("while hands are chosen every tile is in a hand or a pile")
-    elif state.phase == "draft":
-        expected = sum(state.figures_on_board) % n
+            _fail("hands: while hands are chosen, players before the chooser hold 5 tiles and players after hold none")
+    elif state.phase == DRAFT:
+        expected = (sum(state.figures_on_board) - sum(map(len, draft_figures(state.layout)))) % n
     else:
         expected = state.turn_number % n
-    if current != expected:
+    if state.current_player != expected:
         _fail(f"current_player must be {expected!r} in this position (turn.number, hands or figures placed)")
-    state.current_player = current
     _check_action_in_progress(state)
 
 
 def _check_action_in_progress(state: SamuraiState) -> None:
-    if state.pending < 0:
-        if state.first_figure is not None or state.swap_from >= 0:
-            _fail("turn.first_figure and turn.swap_from need turn.tile (figure_swap, tile_swap)")
+    chosen, p = state.pending, state.current_player
+    if chosen < 0:
         return
-    chosen, state.pending = state.pending, -1
-    first, swap_from = state.first_figure, state.swap_from
-    state.first_figure, state.swap_from = None, -1
-    if chosen not in state.tile_choices():
-        _fail(f"turn.tile {TILE_NAMES[chosen]!r} cannot be played now by player {state.current_player}")
-    state.pending = chosen
-    if first is not None:
-        if chosen != FIGURE_SWAP or FIGURE + 3 * first[0] + first[1] not in state.legal_actions():
+    if chosen not in state.playable_kinds(p, state.hands[p], state.non_quick_used):
+        _fail(f"turn.tile {TILE_NAMES[chosen]!r} cannot be played now by player {p}")
+    if state.first_figure is not None:
+        firsts = figure_moves.first_figures(state.figures, state.layout.settlements, state.swap_table())
+        if chosen != FIGURE_SWAP or settlement_figure_action(*state.first_figure) not in firsts:
             _fail("turn.first_figure must be a figure a figure swap can move, with turn.tile 'figure_swap'")
-        state.first_figure = first
-    if swap_from >= 0:
-        if chosen != TILE_SWAP or HEX + swap_from not in state.legal_actions():
+    if state.swap_from >= 0:
+        h = state.swap_from
+        if chosen != TILE_SWAP or state.owner[h] != p or not MOVABLE[state.tile[h]]:
             _fail("turn.swap_from must be the hex of an own helmet/buddha/rice/samurai tile, "
                   "with turn.tile 'tile_swap'")
-        state.swap_from = swap_from
-    state._legal = state._mask = None
-
-
-def _can_play(state: SamuraiState, p: int) -> bool:
-    saved = state.current_player, state.non_quick_used, state.pending
-    state.current_player, state.non_quick_used, state.pending = p, False, -1
-    result = bool(state.tile_choices())
-    state.current_player, state.non_quick_used, state.pending = saved
-    return result

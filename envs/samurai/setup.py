@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from envs.core.engine import check_permutation
+from envs.core.engine import check_permutation, is_int, shown
 from envs.samurai.board import CAPACITY, NUM_SETTLEMENTS, SETTLEMENTS, Layout
-from envs.samurai.components import FIGURE_TYPES, KIND_OF_NAME, PLAYER_TILES, TILE_NAMES, TYPE_OF_NAME
+from envs.samurai.components import FIGURE_TYPES, KIND_OF_NAME, PLAY, PLAYER_TILES, TILE_NAMES, TYPE_OF_NAME
 
 if TYPE_CHECKING:
     from envs.samurai.rules import SamuraiState
@@ -41,12 +41,22 @@ def random_figures(layout: Layout, rng: np.random.Generator) -> list[list[int]]:
     return figures
 
 
+def draft_figures(layout: Layout) -> list[list[int]]:
+    """The figures before the draft: Edo one of each type, as in the original game; the
+    players draft the rest (``figure_moves.draft_actions``)."""
+    figures: list[list[int]] = [[] for _ in range(NUM_SETTLEMENTS)]
+    for s in layout.settlements:
+        if CAPACITY[SETTLEMENTS[s]] == 3:
+            figures[s] = [0, 1, 2]
+    return figures
+
+
 def piles_option(value: Any, num_players: int) -> list[list[int]]:
     """Validate ``options["piles"]``: one list of tile names per player, each a
     permutation of the 20 tiles (the first five are the starting hand)."""
     if not isinstance(value, (list, tuple)) or len(value) != num_players:
         raise ValueError(
-            f"options['piles'] must be a list of {num_players} lists of tile names (one per player), got {value!r}"
+            f"options['piles'] must be a list of {num_players} lists of tile names (one per player), got {shown(value)}"
         )
     names = [TILE_NAMES[k] for k in PLAYER_TILES]
     return [[KIND_OF_NAME[c] for c in check_permutation(f"options['piles'][{p}]", pile, names)]
@@ -58,11 +68,11 @@ def figures_option(value: Any, layout: Layout) -> list[list[int]]:
     settlement on the board, each full, no type twice, the supply used exactly."""
     allowed = [SETTLEMENTS[s] for s in layout.settlements]
     if not isinstance(value, dict):
-        raise ValueError(f"options['figures'] must be a dict {{settlement id: [types]}}, got {value!r}")
+        raise ValueError(f"options['figures'] must be a dict {{settlement id: [types]}}, got {shown(value)}")
     figures: list[list[int]] = [[] for _ in range(NUM_SETTLEMENTS)]
     for key, types in value.items():
         h = _settlement_id(key, allowed, "options['figures']")
-        figures[SETTLEMENTS.index(h)] = figure_list(types, h, f"options['figures'][{key!r}]")
+        figures[SETTLEMENTS.index(h)] = figure_list(types, h, f"options['figures'][{shown(key)}]")
     missing = [h for h in allowed if not figures[SETTLEMENTS.index(h)]]
     if missing:
         raise ValueError(f"options['figures'] must give every settlement on the board; missing {missing}")
@@ -78,49 +88,51 @@ def figures_option(value: Any, layout: Layout) -> list[list[int]]:
 
 def _settlement_id(key: Any, allowed: list[int], where: str) -> int:
     """A settlement hex id from an int or a decimal string (JSON object keys are strings)."""
-    h = int(key) if isinstance(key, str) and key.isdigit() else key
-    if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or int(h) not in allowed:
-        raise ValueError(f"{where} has key {key!r}; settlements on this board: {allowed}")
-    return int(h)
+    h = int(key) if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 3 else key
+    if not is_int(h) or h not in allowed:
+        raise ValueError(f"{where} has key {shown(key)}; settlements on this board: {allowed}")
+    return h
 
 
 def figure_list(types: Any, h: int, where: str) -> list[int]:
-    """Figure type names (no type twice, at most the capacity) as sorted type ints."""
-    if not isinstance(types, (list, tuple)) or any(t not in TYPE_OF_NAME for t in types):
-        raise ValueError(f"{where} must be a list of figure types from {list(FIGURE_TYPES)}, got {types!r}")
+    """Figure type names in the settlement at hex ``h`` (no type twice, at most its capacity) as
+    sorted type ints; ``where`` names the value in the error (options and state loading share this)."""
+    if not isinstance(types, (list, tuple)) or any(not isinstance(t, str) or t not in TYPE_OF_NAME for t in types):
+        raise ValueError(f"{where} must be a list of figure types from {list(FIGURE_TYPES)}, got {shown(types)}")
     if len(set(types)) != len(types):
-        raise ValueError(f"{where} holds two figures of one type: {list(types)}")
+        raise ValueError(f"{where} holds two figures of one type: {shown(list(types))}")
     if len(types) > CAPACITY[h]:
         raise ValueError(f"{where} holds {len(types)} figures; settlement {h} holds at most {CAPACITY[h]}")
     return sorted(TYPE_OF_NAME[t] for t in types)
 
 
-def redeal(state: SamuraiState, player: int, rng: np.random.Generator) -> SamuraiState:
-    """A copy of ``state`` in which what ``player`` cannot see is re-dealt: each other
+def redeal(state: SamuraiState, player: int, rng: np.random.Generator) -> tuple[list[list[int]], list[list[int]]]:
+    """New hands and piles for ``state`` with what ``player`` cannot see re-dealt: each other
     player's hand and pile from their public unplayed tiles (hand sizes kept; a tile
     chosen mid-action stays in hand), and the order of every pile, the player's own too.
 
     That the player to act is still acting is public too (a turn ends by itself when
     nothing is playable), so their re-dealt hand must leave them a playable tile:
     re-deals that do not are drawn again (the true deal always qualifies)."""
-    other = state.clone()
+    hands = [hand[:] for hand in state.hands]
+    piles = [pile[:] for pile in state.piles]
     for q in range(state.game.num_players):
         hand, pile = state.hands[q], state.piles[q]
         if q == player:
             pile = sorted(pile)  # sorted first: the result depends only on what player knows and rng
-            other.piles[q] = [pile[i] for i in rng.permutation(len(pile))]
+            piles[q] = [pile[i] for i in rng.permutation(len(pile))]
             continue
         keep = [state.pending] if q == state.current_player and state.pending >= 0 else []
         pool = sorted(hand + pile)  # sorted first, as above
         for k in keep:
             pool.remove(k)
         cut = len(hand) - len(keep)
+        must_play = q == state.current_player and state.phase == PLAY and not keep
         for _ in range(1000):
             shuffled = [pool[i] for i in rng.permutation(len(pool))]
-            other.hands[q], other.piles[q] = keep + shuffled[:cut], shuffled[cut:]
-            if q != state.current_player or state.phase != "play" or keep or other.tile_choices():
+            hands[q], piles[q] = keep + shuffled[:cut], shuffled[cut:]
+            if not must_play or state.playable_kinds(q, hands[q], state.non_quick_used):
                 break
         else:  # vanishingly unlikely: keep the true hand, re-deal only the pile's order
-            other.hands[q], other.piles[q] = hand[:], [pile[i] for i in rng.permutation(len(pile))]
-    other._legal = other._mask = None
-    return other
+            hands[q], piles[q] = hand[:], [pile[i] for i in rng.permutation(len(pile))]
+    return hands, piles

@@ -12,8 +12,8 @@ from typing import Any
 from envs.samurai.actions import END_TURN, figure_action, hex_action
 from envs.samurai.board import CAPACITY, HEX_KIND, HEX_X, HEX_Y, KIND_NAMES, LAYOUTS, NAMES, NUM_HEXES, SETTLEMENT
 from envs.samurai.board import SETTLEMENTS
-from envs.samurai.components import FIGURE_TYPES, QUICK, TILE_NAMES, describe_tile
-from envs.samurai.rules import CHOOSE_HAND, SamuraiGame, SamuraiState
+from envs.samurai import SamuraiGame, SamuraiState
+from envs.samurai.components import CHOOSE_HAND, FIGURE_TYPES, QUICK, TILE_NAMES, describe_tile
 
 
 def _tile(kind: int) -> dict[str, Any]:
@@ -82,7 +82,7 @@ def board(state: SamuraiState, seat: int) -> dict[str, Any]:
         "players": [_player(state, p) for p in range(state.game.num_players)],
         "set_aside": dict(zip(FIGURE_TYPES, state.set_aside)),
         "on_board": dict(zip(FIGURE_TYPES, state.figures_on_board)),
-        "supply": dict(zip(FIGURE_TYPES, state.supply_left)),
+        "supply": dict(zip(FIGURE_TYPES, state.figures_in_supply())),
         "turn": _turn(state),
         "hand": [_tile(k) for k in sorted(state.hands[seat])],
         # choosing the starting hand: the rest of one's own tiles, as a multiset (never their order)

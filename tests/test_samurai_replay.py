@@ -1,0 +1,84 @@
+"""Referee-level behaviour kept across rewrites: recorded Samurai games replay exactly.
+
+``tests/data/samurai_games.json`` holds games recorded with the engine as it
+was before the observer was moved out of the rules (issue 12): the seed, the
+configuration, every action played, and a digest of everything the agents
+got at every turn (observation, mask, reward, termination, the infos'
+``captured`` and ``set_aside``) and of the final ``state_dict`` (which holds
+the winners). The same seed and actions must give the same game, the same
+observations and the same rewards.
+
+Not recorded: the figure draft (``figure_setup="draft"``), whose rule changed
+in the same redesign (Edo now starts with one figure of each type, issue
+11.5), and the infos' ``winners``, which became fixed-shape (issue 11.4).
+
+Re-record (only for an intended change of behaviour, with a version-history
+line in the env card): ``python -m tests.test_samurai_replay``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from envs import samurai_v0
+
+RECORDED = Path(__file__).parent / "data" / "samurai_games.json"
+CONFIGS = ({"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 3, "choose_hand": True})
+GAMES_PER_CONFIG = 15
+INFO_KEYS = ("captured", "set_aside")
+
+
+def replay(seed: int, config: dict, actions: list[int] | None = None) -> tuple[list[int], str]:
+    """Play one game through env(): the given actions, or random legal ones (seeded) when None.
+    Returns the actions played and the digest of everything the agents got."""
+    env = samurai_v0.env(**config)
+    env.reset(seed=seed)
+    choose, played, digest = random.Random(seed).choice, [], hashlib.sha256()
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        kept = [(key, info[key]) for key in INFO_KEYS if key in info]
+        digest.update(repr((agent, reward, termination, truncation, kept)).encode())
+        digest.update(obs["observation"].tobytes() + obs["action_mask"].tobytes())
+        if termination or truncation:
+            env.step(None)
+            continue
+        action = actions[len(played)] if actions is not None else choose(np.flatnonzero(obs["action_mask"]).tolist())
+        played.append(action)
+        env.step(action)
+    digest.update(json.dumps(env.unwrapped.state_dict(), sort_keys=True).encode())
+    return played, digest.hexdigest()
+
+
+def record() -> list[dict]:
+    games = []
+    for config in CONFIGS:
+        for seed in range(GAMES_PER_CONFIG):
+            actions, digest = replay(seed, config)
+            games.append(dict(seed=seed, config=config, actions=actions, digest=digest))
+    return games
+
+
+GAMES = json.loads(RECORDED.read_text()) if __name__ != "__main__" else []
+
+
+def test_the_recording_covers_every_player_count_and_hand_choice():
+    assert len(GAMES) == len(CONFIGS) * GAMES_PER_CONFIG
+    assert [g["config"] for g in GAMES[::GAMES_PER_CONFIG]] == list(CONFIGS)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: "-".join(map(str, g["config"].values())) + f"-{g['seed']}")
+def test_recorded_games_replay_with_the_same_observations_masks_and_rewards(game):
+    """Same seed and actions: same game, same observations and masks, same rewards and outcome."""
+    actions, digest = replay(game["seed"], game["config"], game["actions"])
+    assert actions == game["actions"] and digest == game["digest"]
+
+
+if __name__ == "__main__":
+    RECORDED.write_text(json.dumps(record(), indent=None, separators=(",", ":")) + "\n")
+    print(f"recorded {len(CONFIGS) * GAMES_PER_CONFIG} games in {RECORDED}")
