@@ -65,11 +65,13 @@ Observation space
 
 Rewards (only when the game ends)
     ``"win"``: +1 for each winner, -1 for each other player, 0 for all if
-    all share the win. ``infos[agent]`` then holds, fixed-shape for every
-    outcome (batching libraries stack infos): ``captured`` (per player
-    ``{"helmet", "buddha", "rice"}``), ``set_aside`` (``{"helmet", "buddha",
-    "rice"}``), ``winners`` (per player 1 if they won, else 0; several 1s on a
-    shared win) and ``won`` (bool: this agent is among the winners).
+    all share the win. ``infos[agent]`` then holds numbers and fixed-length
+    lists only, the same shape for every outcome (batching libraries stack
+    infos into tensors), with zeros from ``reset`` until the end: ``captured``
+    (per player, the figures captured per type: helmet, buddha, rice),
+    ``set_aside`` (per type), ``winners`` (per player 1 if they won, else 0;
+    several 1s on a shared win) and ``won`` (bool: this agent is among the
+    winners).
 
 Seeding and options
     ``reset(seed=s)`` shuffles every player's pile (player 0 first), then
@@ -110,8 +112,9 @@ Version history
     v0, revised with issues 11 and 12: the figure draft starts with Edo's three
     figures (as in the original game) and drafts the other cities and the
     villages; ``infos[agent]["winners"]`` became a 0/1 flag per player (it was
-    the list of winners, whose length changed with shared wins) and ``won``
-    was added. Every other observation, mask and reward is unchanged (recorded
+    the list of winners, whose length changed with shared wins), ``won`` was
+    added, ``captured`` and ``set_aside`` became lists of counts per type (they
+    were dicts keyed by type), and the infos hold their keys from ``reset`` on. Every other observation, mask and reward is unchanged (recorded
     games replay exactly: ``tests/test_samurai_replay.py``).
 """
 

@@ -315,13 +315,7 @@ def _shape(value):
     return type(value).__name__
 
 
-#: TRANSITION (issue 11.4): Samurai's ``winners`` info changes length with shared wins until the Samurai
-#: helper's fixed-shape infos land; strict, so the lead sees this pass and removes it at that merge.
-_VARIABLE_INFOS = pytest.mark.xfail(strict=True, reason="Samurai's winners info is not fixed-shape yet")
-
-
-@pytest.mark.parametrize("game,kwargs", [pytest.param(*c, marks=_VARIABLE_INFOS) if c[0] == "samurai" else c
-                                         for c in CONFIGS], ids=IDS)
+@pytest.mark.parametrize("game,kwargs", CONFIGS, ids=IDS)
 def test_reset_infos_have_the_keys_and_shapes_of_the_final_infos(game, kwargs):
     """TorchRL builds its info specs from the infos at reset: they must already hold every key of the
     final infos with the same shape and type (zero until the end), the same over many games."""

@@ -12,11 +12,7 @@ from tests.test_integrations_torchrl import is_win_rewards
 RECIPE = recipe("tianshou")
 pytestmark = pytest.mark.slow  # imports and whole games through a library: seconds each
 
-#: TRANSITION (issue 11.4): Samurai's ``winners`` info changes length with shared wins, which breaks
-#: Tianshou's buffers, until the Samurai helper's fixed-shape infos land (strict: remove at that merge).
-_VARIABLE_INFOS = pytest.mark.xfail(strict=True, reason="Samurai's winners info is not fixed-shape yet")
-GAMES = [pytest.param(name, module, marks=_VARIABLE_INFOS) if name == "samurai" else pytest.param(name, module)
-         for name, module in game_modules()]
+GAMES = [pytest.param(name, module) for name, module in game_modules()]
 
 
 @pytest.mark.parametrize("name,module", GAMES, ids=[p.values[0] for p in GAMES])

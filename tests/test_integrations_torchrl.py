@@ -10,12 +10,7 @@ from tests.conftest import game_modules, recipe
 RECIPE = recipe("torchrl")
 pytestmark = pytest.mark.slow  # imports and whole games through a library: seconds each
 
-#: TRANSITION (issue 11.4): TorchRL turns every info value into a tensor; Samurai's infos hold dicts
-#: (captures by figure type) until the Samurai helper's fixed-shape numeric infos land. Strict, so
-#: the lead sees it pass and removes it at that merge.
-_DICT_INFOS = pytest.mark.xfail(strict=True, reason="Samurai's info values are dicts, not numbers or arrays, yet")
-GAMES = [pytest.param(name, module, marks=_DICT_INFOS) if name == "samurai" else pytest.param(name, module)
-         for name, module in game_modules()]
+GAMES = [pytest.param(name, module) for name, module in game_modules()]
 
 
 def is_win_rewards(values: list[float]) -> bool:

@@ -18,7 +18,7 @@ from envs import samurai_v0
 from envs.core import IllegalActionError
 from envs.samurai import SamuraiGame, actions
 from envs.samurai import observation as layout
-from envs.samurai.components import DRAFT, PLAYER_TILES, TILE_NAMES
+from envs.samurai.components import DRAFT, FIGURE_TYPES, PLAYER_TILES, TILE_NAMES
 from envs.samurai.serialize import KEYS
 from tests.conftest import aec_trace, assert_refused
 from tests.test_samurai_rules import AKITA, EDO, NON_QUICK_HAND, A, B, at, fig, play, position
@@ -172,7 +172,7 @@ def test_final_rewards_and_infos(n):
     for p in range(n):
         info = infos[f"player_{p}"]
         assert info["winners"] == [int(q in winners) for q in range(n)] and info["won"] is (p in winners)
-        assert info["captured"] == env.unwrapped.state_dict()["captured"]
+        assert info["captured"] == [[c[t] for t in FIGURE_TYPES] for c in env.unwrapped.state_dict()["captured"]]
         assert json.loads(json.dumps(info)) == info
 
 

@@ -16,7 +16,7 @@ from stable_baselines3.common.env_checker import check_env
 
 from agents.games import available_games, make_game
 from agents.single_agent import ILLEGAL_ACTION_REWARD, SingleAgentEnv, make_opponent
-from envs.core.engine import Game, GameState
+from envs.core.engine import Game, GameState, Observer
 from envs.wapi.actions import DECLINE, PLACE_TOTEM
 
 PASS, I_WIN, NEXT_WINS, SHARE_WITH_NEXT, ALL_SHARE = range(5)
@@ -55,11 +55,6 @@ class StubState(GameState):
     def winners(self) -> list[int]:
         return list(self.winner_list)
 
-    def observation(self, player: int) -> np.ndarray:
-        obs = np.zeros(self.game.observation_size, dtype=np.float32)
-        obs[0] = min(self.turns, 10) / 10
-        return obs
-
     def clone(self) -> StubState:
         other = StubState(self.game)
         other.__dict__.update(self.__dict__)
@@ -69,17 +64,17 @@ class StubState(GameState):
     def determinize(self, player: int, rng: np.random.Generator) -> StubState:
         return self.clone()
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__, game=None)
-
     def describe_action(self, action: int) -> str:
         return ["pass", "I win", "next wins", "share with next", "all share"][action]
 
-    def render_text(self, perspective: int | None = None) -> str:
-        return f"turn {self.turns}"
 
-    def render_image(self) -> np.ndarray:
-        return np.zeros((1, 1, 3), dtype=np.uint8)
+class StubObserver(Observer):
+    """Sees only how many turns were played (capped at 10)."""
+
+    def observe(self, state: StubState, player: int) -> np.ndarray:
+        obs = np.zeros(self.game.observation_size, dtype=np.float32)
+        obs[0] = min(state.turns, 10) / 10
+        return obs
 
 
 class StubGame(Game):
@@ -95,6 +90,18 @@ class StubGame(Game):
 
     def state_from_dict(self, data):
         raise NotImplementedError
+
+    def observer(self) -> StubObserver:
+        return StubObserver(self)
+
+    def state_to_dict(self, state: StubState) -> dict[str, Any]:
+        return dict(state.__dict__, game=None)
+
+    def render_text(self, state: StubState, perspective: int | None = None) -> str:
+        return f"turn {state.turns}"
+
+    def render_image(self, state: StubState) -> np.ndarray:
+        return np.zeros((1, 1, 3), dtype=np.uint8)
 
 
 def scripted(*actions: int):

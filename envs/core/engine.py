@@ -310,28 +310,18 @@ class Game(ABC):
         """The constructor arguments, so that the same game can be built again."""
         return {}
 
-    # TRANSITION (issue 12): these four become abstract once every game has moved its
-    # observer, serializer and renderers out of rules.py; until then they reach the old
-    # methods that the game's state class still overrides.
+    @abstractmethod
     def observer(self) -> Observer:
         """A new observer of this game's states (see :class:`Observer`)."""
-        return _StateMethodObserver(self)
 
+    @abstractmethod
     def state_to_dict(self, state: GameState) -> dict[str, Any]:
         """``state`` as JSON-safe data (the game's serializer; ``GameState.to_dict`` calls it)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def render_text(self, state: GameState, perspective: int | None = None) -> str:
         """``state`` as text (the game's renderer; ``GameState.render_text`` calls it)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def render_image(self, state: GameState) -> np.ndarray:
         """``state`` as an H x W x 3 uint8 picture (``GameState.render_image`` calls it)."""
-        raise NotImplementedError
-
-
-class _StateMethodObserver(Observer):
-    """TRANSITION (issue 12): the observer of a game whose state still encodes itself."""
-
-    def observe(self, state: GameState, player: int) -> np.ndarray:
-        return state.observation(player)

@@ -325,12 +325,13 @@ class SamuraiState(GameState):
         return winners_of(self.captured) if self.current_player is None else []
 
     def final_info(self, player: int) -> dict[str, Any]:
-        """Fixed-shape for every outcome (batching libraries stack infos): the captures per
-        player, the figures set aside, a 0/1 winner flag per seat, and whether ``player`` won."""
+        """Numbers and fixed-length lists only, the same shape for every outcome (batching libraries
+        such as TorchRL and Tianshou turn infos into tensors): the captures per player and figure type,
+        the figures set aside per type, a 0/1 winner flag per seat, and whether ``player`` won."""
         winners = self.winners()
         return {
-            "captured": [dict(zip(FIGURE_TYPES, c)) for c in self.captured],
-            "set_aside": dict(zip(FIGURE_TYPES, self.set_aside)),
+            "captured": [list(c) for c in self.captured],
+            "set_aside": list(self.set_aside),
             "winners": [int(p in winners) for p in range(self.game.num_players)],
             "won": player in winners,
         }
