@@ -210,6 +210,8 @@ def validate(args: Args):
     from agents.training.members import OPPONENT_KINDS, baseline_spec, build_member
     from agents.training.model_files import resume_settings
 
+    if args.backend == "rllib" and args.resume:
+        raise ValueError("--resume continues a model of the sb3 backend; it is not an option of --backend rllib")
     description = envs.describe(args.game)
     own = {option.name for option in description.options}
     for name, text in args.game_options.items():

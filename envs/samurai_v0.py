@@ -67,8 +67,9 @@ Rewards (only when the game ends)
     ``"win"``: +1 for each winner, -1 for each other player, 0 for all if
     all share the win. ``infos[agent]`` then holds numbers and fixed-length
     lists only, the same shape for every outcome (batching libraries stack
-    infos into tensors), with zeros from ``reset`` until the end: ``captured``
-    (per player, the figures captured per type: helmet, buddha, rice),
+    infos into tensors), with zeros from ``reset`` until the end: ``score``
+    (the agent's figures captured, information only: majorities decide),
+    ``captured`` (per player, the figures captured per type: helmet, buddha, rice),
     ``set_aside`` (per type), ``winners`` (per player 1 if they won, else 0;
     several 1s on a shared win) and ``won`` (bool: this agent is among the
     winners).

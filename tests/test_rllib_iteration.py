@@ -18,7 +18,7 @@ from agents.rllib.training import LEARNER, RLlibRun, build_config, learner_steps
 pytestmark = pytest.mark.slow
 
 TINY_HP = dict(net_arch=[16, 16], n_steps=64, batch_size=64, n_epochs=1, learning_rate=1e-3, gamma=1.0,
-               ent_coef=0.01)
+               gae_lambda=0.95, ent_coef=0.01, clip_range=0.2)
 
 
 @pytest.fixture(scope="module")

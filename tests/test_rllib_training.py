@@ -152,7 +152,7 @@ def test_rllib_options_need_the_rllib_backend():
 
 
 def test_sb3_only_options_are_refused_with_rllib(tmp_path):
-    assert "--vec-env is an option of the sb3 backend" in run_error(TINY + ["--vec-env", "subproc"])
+    assert "not an option of --backend rllib" in run_error(TINY + ["--resume", str(tmp_path / "model.zip")])
     assert "--num-env-runners must be 0" in run_error(TINY[:-1] + ["-1"])
 
 

@@ -10,7 +10,9 @@ observations and the same rewards.
 
 Not recorded: the figure draft (``figure_setup="draft"``), whose rule changed
 in the same redesign (Edo now starts with one figure of each type, issue
-11.5), and the infos' ``winners``, which became fixed-shape (issue 11.4).
+11.5), and the infos' ``winners``, which became fixed-shape (issue 11.4); the
+infos' ``captured`` and ``set_aside`` are compared in the recorded form, at the
+end of the game (:func:`as_recorded`).
 
 Re-record (only for an intended change of behaviour, with a version-history
 line in the env card): ``python -m tests.test_samurai_replay``.
@@ -27,11 +29,20 @@ import numpy as np
 import pytest
 
 from envs import samurai_v0
+from envs.samurai.components import FIGURE_TYPES
 
 RECORDED = Path(__file__).parent / "data" / "samurai_games.json"
 CONFIGS = ({"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 3, "choose_hand": True})
 GAMES_PER_CONFIG = 15
 INFO_KEYS = ("captured", "set_aside")
+
+
+def as_recorded(key: str, value: list) -> dict | list:
+    """An info value as the recording holds it: counts keyed by figure type (the infos have since become
+    lists of counts per type, and hold their keys from ``reset`` on, not only at the end: issue 11.4)."""
+    if key == "captured":
+        return [dict(zip(FIGURE_TYPES, counts)) for counts in value]
+    return dict(zip(FIGURE_TYPES, value))
 
 
 def replay(seed: int, config: dict, actions: list[int] | None = None) -> tuple[list[int], str]:
@@ -42,7 +53,7 @@ def replay(seed: int, config: dict, actions: list[int] | None = None) -> tuple[l
     choose, played, digest = random.Random(seed).choice, [], hashlib.sha256()
     for agent in env.agent_iter():
         obs, reward, termination, truncation, info = env.last()
-        kept = [(key, info[key]) for key in INFO_KEYS if key in info]
+        kept = [(key, as_recorded(key, info[key])) for key in INFO_KEYS if termination or truncation]
         digest.update(repr((agent, reward, termination, truncation, kept)).encode())
         digest.update(obs["observation"].tobytes() + obs["action_mask"].tobytes())
         if termination or truncation:

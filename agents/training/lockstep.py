@@ -186,7 +186,7 @@ class LockstepGames:
             self.obs[slot] = self.observers[slot].observe(state, self.seats[slot])
             mask = self.masks[slot]
             mask[:] = False
-            mask[state.legal_tuple()] = True
+            mask[list(state.legal_tuple())] = True  # a list: a tuple would index several dimensions
 
 
 def play_out(games: LockstepGames, choose: Callable[[np.ndarray, np.ndarray, list[int]], np.ndarray]) -> list[Outcome]:

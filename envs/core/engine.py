@@ -58,9 +58,8 @@ def check_keys(name: str, d: Any, allowed: set[str], required: set[str] = frozen
     if not isinstance(d, dict):
         raise ValueError(f"{name} must be a dict, got {type(d).__name__}")
     unknown = set(d) - allowed
-    if unknown:  # keys of any type (a Python caller's dict): sorted by their repr, each quoted cut
-        quoted = ", ".join(sorted(map(shown, unknown)))
-        raise ValueError(f"{name} has unknown keys [{quoted}]; allowed: {sorted(allowed)}")
+    if unknown:  # keys of any type (a Python caller's dict): sorted by their repr, the list quoted cut
+        raise ValueError(f"{name} has unknown keys {shown(sorted(unknown, key=repr))}; allowed: {sorted(allowed)}")
     missing = required - set(d)
     if missing:
         raise ValueError(f"{name} is missing keys {sorted(missing)}")

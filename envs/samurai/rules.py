@@ -326,10 +326,12 @@ class SamuraiState(GameState):
 
     def final_info(self, player: int) -> dict[str, Any]:
         """Numbers and fixed-length lists only, the same shape for every outcome (batching libraries
-        such as TorchRL and Tianshou turn infos into tensors): the captures per player and figure type,
+        such as TorchRL and Tianshou turn infos into tensors): ``player``'s score (figures captured, as
+        in every game), the captures per player and figure type,
         the figures set aside per type, a 0/1 winner flag per seat, and whether ``player`` won."""
         winners = self.winners()
         return {
+            "score": self.scores()[player],
             "captured": [list(c) for c in self.captured],
             "set_aside": list(self.set_aside),
             "winners": [int(p in winners) for p in range(self.game.num_players)],
