@@ -91,12 +91,15 @@ class GameEnv(AECEnv):
         rng = self._rng
         if seed is not None or rng is None:
             rng, _ = seeding.np_random(seed)
-        drawn_from = rng.bit_generator.state
-        try:
-            state = self.game.new_state(rng, options)
-        except ValueError:  # refused options: the next deal is as if this reset never happened
-            rng.bit_generator.state = drawn_from
-            raise
+        if options is None:  # nothing to refuse (and the generator's state, a dict, is not copied every game)
+            state = self.game.new_state(rng)
+        else:
+            drawn_from = rng.bit_generator.state
+            try:
+                state = self.game.new_state(rng, options)
+            except ValueError:  # refused options: the next deal is as if this reset never happened
+                rng.bit_generator.state = drawn_from
+                raise
         self._rng = rng
         self._begin(state)
 
