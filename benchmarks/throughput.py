@@ -223,6 +223,7 @@ def measure(seconds: float, names: list[str] | None = None, rounds: int = 20,
             log: Callable[[str], None] = print) -> list[dict]:
     """Every subject, references first: env and engine rates, ratios (``interleave``: each subject's
     ``seconds`` of CPU time split into ``rounds`` bursts), and memory."""
+    load = load_average()
     chosen = {n: v for n, v in subjects().items() if not names or n in names or n == REFERENCE}
     burst = seconds / rounds
     pace = EnvRunner(chosen[REFERENCE][0])  # the reference's bursts: one before and one after each subject's
@@ -250,38 +251,45 @@ def measure(seconds: float, names: list[str] | None = None, rounds: int = 20,
             + (f" | engine {row['decisions']:9,.0f} turns/s, {row['engine_games']:8,.1f} games/s" if engine else "")
             + f" | peak RSS {row['peak_rss']:.0f} MiB")
     rows[0]["reference"] = dict(turns=reference.rate, games=reference.game_rate, rounds=rounds, burst=burst,
-                                low=min(reference.burst_rates), high=max(reference.burst_rates))
+                                load=load, low=min(reference.burst_rates), high=max(reference.burst_rates))
     return rows
 
 
-def machine() -> str:
+def load_average() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def machine(load_at_start: str) -> str:
     """Python, platform, cores and load: what the figures were measured on."""
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (f"Python {platform.python_version()}, {platform.system()} {platform.machine()}, "
-            f"{os.cpu_count()} cores, load average {load} at the end of the run")
+    return (f"Python {platform.python_version()}, {platform.system()} {platform.machine()}, {os.cpu_count()} cores; "
+            f"load average (1, 5, 15 min) {load_at_start} at the start of the run, {load_average()} at the end")
+
+
+TITLE = "# Throughput"
+INTRO = (
+    "env(): PettingZoo's `performance_benchmark` loop (random legal moves from the mask) on `env()`, the classic "
+    "wrapper behaviour. Engine: `legal_actions` + `apply` on the raw engine, no observations. Rates are per second "
+    "of the process's CPU time. x c4: the ratio to `connect_four_v3`'s env() rate, taken in each round against "
+    "the reference's bursts just before and just after the subject's; the median over the rounds, and (range) the "
+    "lowest and highest round, so ratios carry across machines and loads. The reference's own row is a second env "
+    "of it against the first: its range is the measurement's noise. Memory, in a fresh process per env: peak "
+    "resident set, its growth over the same process after imports, and the peak of traced Python (and numpy) "
+    "allocations. One section per Python version: a run replaces the section of its own version."
+)
 
 
 def markdown(rows: list[dict], command: str) -> str:
+    """The section of this run: ``## Python X.Y``, its command, machine, reference and table."""
     reference = rows[0]["reference"]
-    rounds, burst = reference["rounds"], reference["burst"]
     lines = [
-        "# Throughput",
+        f"## Python {platform.python_version()}",
         "",
         f"Command: `{command}`",
         "",
-        f"Machine: {machine()}.",
-        "",
-        "env(): PettingZoo's `performance_benchmark` loop (random legal moves from the mask) on `env()`, the "
-        "classic wrapper behaviour. Engine: `legal_actions` + `apply` on the raw engine, no observations. "
-        "Rates are per second of this process's CPU time. x c4: the ratio to `connect_four_v3`'s env() rate, "
-        f"taken in each of {rounds} rounds against the reference's bursts just before and just after the "
-        f"subject's ({burst:g} CPU-s each); the median over the rounds, and (range) the lowest and highest round, "
-        "so ratios carry across machines and loads; the reference's own row is a second env of it against the "
-        f"first, its range the measurement's noise. The reference ran {reference['turns']:,.0f} turns/s and "
-        f"{reference['games']:,.0f} games/s over all its bursts (its bursts ranged {reference['low']:,.0f}-"
-        f"{reference['high']:,.0f} turns/s: how much a CPU-second varied). "
-        "Memory, in a fresh process per env: peak resident set, its growth over the same process after "
-        "imports, and the peak of traced Python (and numpy) allocations.",
+        f"Machine: {machine(reference['load'])}. {reference['rounds']} rounds of bursts of {reference['burst']:g} "
+        f"CPU-s. The reference ran {reference['turns']:,.0f} turns/s and {reference['games']:,.0f} games/s over all "
+        f"its bursts, which ranged {reference['low']:,.0f}-{reference['high']:,.0f} turns/s (how much a CPU-second "
+        "varied during the run).",
         "",
         "| environment | env() turns/s | x c4 | range | env() games/s | x c4 | engine turns/s | x c4 | engine games/s "
         "| peak RSS (MiB) | env's own RSS (MiB) | traced peak (MiB) |",
@@ -298,13 +306,31 @@ def markdown(rows: list[dict], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def python_of(section: str) -> tuple[int, ...]:
+    """(major, minor) of a section's heading ``## Python 3.12.1``."""
+    return tuple(int(part) for part in section.split()[2].split(".")[:2])
+
+
+def report(section: str, previous: str | None) -> str:
+    """The whole results file: the title, the method, and one section per Python version, newest first;
+    ``section`` replaces the previous file's section of the same version and keeps the others."""
+    kept = []
+    if previous:
+        parts = previous.split("\n## Python ")[1:]
+        kept = ["## Python " + part.strip() + "\n" for part in parts]
+    sections = [old for old in kept if python_of(old) != python_of(section)] + [section]
+    sections.sort(key=python_of, reverse=True)
+    return "\n".join([TITLE, "", INTRO, "", *sections])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=5.0,
                         help="CPU time per subject and measurement, split into the rounds (default 5)")
     parser.add_argument("--rounds", type=int, default=20, help="rounds of alternating bursts (default 20)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="measure only these subjects (and the reference)")
-    parser.add_argument("--out", default=None, help="also write the markdown table to this file")
+    parser.add_argument("--out", default=None,
+                        help="also write the table to this file, replacing its section for this Python version")
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if not math.isfinite(args.seconds) or args.seconds <= 0:
@@ -326,8 +352,12 @@ def main(argv: list[str] | None = None) -> None:
     text = markdown(rows, command)
     print(text)
     if args.out:
+        previous = None
+        if os.path.exists(args.out):
+            with open(args.out) as f:
+                previous = f.read()
         with open(args.out, "w") as f:
-            f.write(text)
+            f.write(report(text, previous))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import platform
 
 import pytest
 
@@ -92,7 +93,10 @@ def test_the_command_writes_its_table(tmp_path, capsys):
     out = tmp_path / "throughput.md"
     throughput.main(["--seconds", "0.2", "--rounds", "2", "--only", "wakanda", "--out", str(out)])
     text = out.read_text()
+    assert text.startswith(throughput.TITLE + "\n\n" + throughput.INTRO)
+    assert f"\n## Python {platform.python_version()}\n" in text
     assert "Command: `python -m benchmarks.throughput --seconds 0.2 --rounds 2 --only wakanda --out " in text
+    assert "load average (1, 5, 15 min)" in text
     table = [line for line in text.splitlines() if line.startswith("|")]
     header, rule, *rows = table
     assert [row.split(" | ")[0] for row in rows] == ["| connect_four_v3 (reference)", "| wakanda"]
@@ -111,3 +115,21 @@ def test_bad_arguments_are_refused_by_name(capsys):
         with pytest.raises(SystemExit):
             throughput.main(argv)
         assert f"error: {name}" in capsys.readouterr().err
+
+
+def test_the_results_file_keeps_one_section_per_python_version():
+    """A run replaces its own Python version's section and keeps the others, newest version first."""
+    def section(version, figure):
+        return f"## Python {version}\n\nCommand: `python -m benchmarks.throughput`\n\n| wapi 4p | {figure} |\n"
+
+    first = throughput.report(section("3.11.7", "old 3.11"), None)
+    assert first == f"{throughput.TITLE}\n\n{throughput.INTRO}\n\n{section('3.11.7', 'old 3.11')}"
+    both = throughput.report(section("3.12.1", "3.12"), first)
+    assert both.index("3.12") < both.index("old 3.11")
+    again = throughput.report(section("3.11.9", "new 3.11"), both)
+    assert "old 3.11" not in again and again.count("## Python 3.11") == 1
+    assert again.index("## Python 3.12.1") < again.index("## Python 3.11.9") and "| wapi 4p | 3.12 |" in again
+    assert throughput.report(section("3.12.1", "3.12"), again) == throughput.report(section("3.12.1", "3.12"), again
+                                                                                     .replace("3.12 |", "x |"))
+    legacy = "# Throughput\n\nCommand: `python -m benchmarks.throughput --seconds 3`\n\n| old table |\n"
+    assert "old table" not in throughput.report(section("3.12.1", "3.12"), legacy), "a file from before sections"
