@@ -16,7 +16,7 @@ from pettingzoo.utils import wrappers
 import envs
 import envs.core.aec
 from envs.core import GameEnv
-from tests.conftest import aec_trace, config_id, game_configs
+from tests.conftest import aec_trace, config_id, game_configs, play_random
 
 # (game, constructor kwargs): every player count and variant of every game, and every reward mode.
 CONFIGS = game_configs(reward_modes=True)
@@ -179,6 +179,61 @@ def test_classic_layer_matches_standard_stack_in_random_games(game, kwargs):
         assert aec_trace(ours, seed, policy_seed=seed) == aec_trace(theirs, seed, policy_seed=seed)
 
 
+def _play_recording(env, seed: int, numpy_actions: bool = False) -> list:
+    """Play random legal moves through ``agent_iter(3)`` cycles and ``last`` with and without the
+    observation, recording everything they give; actions as numpy integers (as SB3 gives them) or ints."""
+    import random
+
+    choose = random.Random(seed).choice
+    seen = []
+    while env.agents:
+        for agent in env.agent_iter(3):
+            unobserved = env.last(observe=False)
+            obs, reward, termination, truncation, info = env.last()
+            seen.append((agent, repr(unobserved), obs["observation"].tobytes(), obs["action_mask"].tobytes(),
+                         reward, termination, truncation, repr(info)))
+            action = None if termination or truncation else choose(np.flatnonzero(obs["action_mask"]).tolist())
+            env.step(np.int64(action) if numpy_actions and action is not None else action)
+    return seen
+
+
+@pytest.mark.parametrize(**SOME)
+def test_classic_layer_last_and_agent_iter_match_the_standard_stack(game, kwargs):
+    """The lean layer's own ``last`` and iterator read the raw env directly: the same results and
+    errors as the standard stack before reset, through whole games (bounded ``agent_iter``,
+    ``last(observe=False)``, int and numpy actions) and once every agent has stepped out."""
+    ours, theirs = both(game, kwargs)
+    assert outcome(ours.last) == outcome(theirs.last)
+    assert outcome(ours.last)[0][0] == "AttributeError", "last() before reset()"
+    for seed, numpy_actions in ((5, False), (6, True)):
+        for env in (ours, theirs):
+            env.reset(seed=seed)
+        assert _play_recording(ours, seed, numpy_actions) == _play_recording(theirs, seed, numpy_actions)
+        assert outcome(ours.last) == outcome(theirs.last)
+        assert outcome(ours.last)[0][0] == "KeyError", "last() once every agent has stepped out, as PettingZoo's"
+        finished = outcome(lambda: list(ours.agent_iter()))
+        assert finished == outcome(lambda: list(theirs.agent_iter())) == (("ok", []), [])
+
+
+@pytest.mark.parametrize(**SOME)
+def test_raw_env_last_is_the_base_class_last(game, kwargs):
+    """``GameEnv.last`` (written out for speed) gives what PettingZoo's ``AECEnv.last`` gives, every turn."""
+    env = module(game).raw_env(**kwargs)
+    for seed in range(2):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _agent in env.agent_iter():
+            for observe in (False, True):
+                ours, base = env.last(observe), pettingzoo.AECEnv.last(env, observe)
+                assert repr(ours[1:]) == repr(base[1:])
+                assert (ours[0] is None) == (base[0] is None) == (not observe)
+                if observe:
+                    assert all(np.array_equal(ours[0][key], base[0][key]) for key in ("observation", "action_mask"))
+            mask = env.last()[0]["action_mask"]
+            done = env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+            env.step(None if done else int(rng.choice(np.flatnonzero(mask))))
+
+
 @pytest.mark.parametrize(**ONE_PER_GAME)
 def test_classic_layer_enforces_step_between_iterations(game, kwargs):
     ours, theirs = both(game, kwargs)
@@ -328,3 +383,19 @@ def test_reset_infos_have_the_keys_and_shapes_of_the_final_infos(game, kwargs):
         while env.game_state.current_player is not None:
             env.step(env.game_state.legal_actions()[seed % len(env.game_state.legal_actions())])
         assert {agent: _shape(info) for agent, info in env.infos.items()} == start, f"seed {seed}"
+
+
+@pytest.mark.parametrize("game,kwargs", game_configs(), ids=[config_id(*c) for c in game_configs()])
+def test_the_core_legal_mask_is_a_fresh_mask_of_the_legal_actions(game, kwargs):
+    """``GameState.legal_mask`` (the core's default, built in a bytearray) against each engine's own
+    mask, in every position of seeded games: the same int8 values, a writable array of its own."""
+    from envs.core.engine import GameState
+
+    state = envs.describe(game).make(**kwargs).new_state(np.random.default_rng(4))
+    for position in play_random(state, seed=4):
+        mask = GameState.legal_mask(position)
+        assert mask.dtype == np.int8 and mask.shape == (position.game.num_actions,)
+        assert np.array_equal(mask, position.legal_mask())
+        assert np.flatnonzero(mask).tolist() == position.legal_actions()
+        mask[:] = 1  # the caller's own array: writing it changes nothing in the game
+        assert np.array_equal(GameState.legal_mask(position), position.legal_mask())

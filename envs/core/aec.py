@@ -71,6 +71,7 @@ class GameEnv(AECEnv):
         action_space = spaces.Discrete(game.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
+        self._num_actions = game.num_actions
         self._no_moves = np.zeros(game.num_actions, dtype=np.int8)
         self._rng: np.random.Generator | None = None
         self.game_state: GameState | None = None
@@ -90,17 +91,22 @@ class GameEnv(AECEnv):
         rng = self._rng
         if seed is not None or rng is None:
             rng, _ = seeding.np_random(seed)
-        drawn_from = rng.bit_generator.state
-        try:
-            state = self.game.new_state(rng, options)
-        except ValueError:  # refused options: the next deal is as if this reset never happened
-            rng.bit_generator.state = drawn_from
-            raise
+        if options is None:  # nothing to refuse (and the generator's state, a dict, is not copied every game)
+            state = self.game.new_state(rng)
+        else:
+            drawn_from = rng.bit_generator.state
+            try:
+                state = self.game.new_state(rng, options)
+            except ValueError:  # refused options: the next deal is as if this reset never happened
+                rng.bit_generator.state = drawn_from
+                raise
         self._rng = rng
         self._begin(state)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        state = self._require_state()
+        state = self.game_state
+        if state is None:
+            self._require_state()  # raises the clear error
         player = self._index[agent]
         mask = state.legal_mask() if state.current_player == player else self._no_moves.copy()
         return {"observation": self._observer.observe(state, player), "action_mask": mask}
@@ -115,24 +121,25 @@ class GameEnv(AECEnv):
         if done:
             self._was_dead_step(action)
             return
-        state = self._require_state()
         if action is None:
             raise ValueError(f"{agent} is still playing: action None is only for finished agents")
-        in_range = type(action) is int and 0 <= action < self.game.num_actions  # fast path: Discrete.contains
-        if not in_range and not self.action_spaces[agent].contains(action):  # costs ~15% of a turn
-            raise ValueError(f"action {shown(action)} is out of range: allowed 0..{self.game.num_actions - 1}")
-        state.apply(int(action))  # IllegalActionError (a ValueError) leaves the state untouched
-        self._observer.applied(state, int(action))
-        if state.current_player is None:
-            self._finish()
-        else:
-            self.agent_selection = self.possible_agents[state.current_player]
-        if self.render_mode == "human":
-            self.render()
+        if not (type(action) is int and 0 <= action < self._num_actions):  # the common case, without Discrete.contains
+            if not self.action_spaces[agent].contains(action):
+                raise ValueError(f"action {shown(action)} is out of range: allowed 0..{self._num_actions - 1}")
+            action = int(action)  # a numpy integer or a bool
+        self._play(action)
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
-        self._require_agents()
-        return super().last(observe)
+        if self.game_state is None or not self.agents:  # where the base class would raise AttributeError or KeyError
+            self._require_agents()
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -174,6 +181,21 @@ class GameEnv(AECEnv):
         self._deads_step_first()
 
     # --- internals --------------------------------------------------------
+    def _play(self, action: int) -> None:
+        """Play ``action`` (an int in range) for the agent to act, who is not done: the common end of
+        ``step`` and ``ClassicWrapper.step``, each of which checks the action its own way first.
+        An illegal action raises IllegalActionError (a ValueError) and changes nothing."""
+        state = self.game_state
+        state.apply(action)
+        self._observer.applied(state, action)
+        player = state.current_player
+        if player is None:
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[player]
+        if self.render_mode == "human":
+            self.render()
+
     def _require_state(self) -> GameState:
         if self.game_state is None:
             raise RuntimeError("reset() must be called before using the environment")

@@ -5,8 +5,11 @@ PettingZoo's classic games wrap their raw env in TerminateIllegalWrapper
 Those three layers cost about 45 µs a turn, more than our engines; this
 class reproduces their observable behaviour exactly (errors, warnings,
 rewards, terminations) with direct attribute access instead of three rounds
-of ``__getattr__`` forwarding. ``tests/test_classic_wrapper.py`` checks it
-against the real stack.
+of ``__getattr__`` forwarding. The calls of every turn take the shortest
+path: ``last()`` and the ``agent_iter`` iterator read the raw env's attributes
+directly (the guarded properties cost a call each), and ``step`` checks the
+action once and hands it to ``GameEnv._play`` without the raw env's checks.
+``tests/test_conformance.py`` checks all of it against the real stack.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from envs.core.aec import GameEnv
-
 
 _NEED_RESET = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"})
 
@@ -85,6 +87,20 @@ class ClassicWrapper(BaseWrapper):
             EnvLogger.error_state_before_reset()
         return self.env.state()
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last`` reading the raw env's attributes directly (not through the guarded properties)."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        env = self.env
+        agent = env.agent_selection
+        return (
+            env.observe(agent) if observe else None,
+            env._cumulative_rewards[agent],
+            env.terminations[agent],
+            env.truncations[agent],
+            env.infos[agent],
+        )
+
     def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
         if not self._has_reset:
             EnvLogger.error_agent_iter_before_reset()
@@ -104,11 +120,11 @@ class ClassicWrapper(BaseWrapper):
             raise AssertionError("action is not in action space")
         if done:
             env._was_dead_step(action)
-        elif action not in env.game_state.legal_actions():
+        elif action not in env.game_state.legal_tuple():
             EnvLogger.warn_on_illegal_move()
             env.end_by_illegal_move(agent, self._illegal_reward)
         else:
-            env.step(action)
+            env._play(int(action))  # checked above: in range, legal, the agent not done
 
     def _in_bounds(self, action: Any) -> bool:
         if type(action) is int:
@@ -128,7 +144,11 @@ class _OrderEnforcingIterator(AECIterator):
     """As OrderEnforcingWrapper's iterator: each agent must step before the next is yielded."""
 
     def __next__(self) -> str:
-        agent = super().__next__()
-        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        self.env._has_updated = False
-        return agent
+        wrapper = self.env
+        raw = wrapper.env  # read directly: the wrapper's guarded properties cost a call each
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return raw.agent_selection

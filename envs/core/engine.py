@@ -184,10 +184,14 @@ class GameState(ABC):
         """The legal actions of the player to act, ascending (empty when over)."""
 
     def legal_mask(self) -> np.ndarray:
-        """The legal actions as an int8 vector of length ``game.num_actions``."""
-        mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        mask[list(self.legal_tuple())] = 1
-        return mask
+        """The legal actions as a fresh int8 vector of length ``game.num_actions``.
+
+        Built in a bytearray: for the few to few dozen legal actions of a turn this is about twice
+        as fast as numpy's fancy indexing, and the env builds one mask every turn."""
+        mask = bytearray(self.game.num_actions)
+        for action in self.legal_tuple():
+            mask[action] = 1
+        return np.frombuffer(mask, dtype=np.int8)
 
     @abstractmethod
     def apply(self, action: int) -> None:
