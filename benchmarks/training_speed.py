@@ -34,10 +34,15 @@ CONFIGS = {"wakanda": {}, "wapi": {"num_players": 4}, "samurai": {"num_players":
 
 
 def env_turns_per_second(game: str, config: dict, seconds: float) -> float:
-    from benchmarks.throughput import env_rates
+    """env() random-play turns/s in wall-clock time, as the training command is timed (its worker
+    processes make CPU time of this process the wrong clock for it)."""
+    from benchmarks.throughput import EnvRunner
 
     module = importlib.import_module(f"envs.{game}_v0")
-    return env_rates(lambda: module.env(**config), seconds)[0]
+    runner = EnvRunner(lambda: module.env(**config))
+    start = time.perf_counter()
+    turns, _, _ = runner.burst(seconds)
+    return turns / (time.perf_counter() - start)
 
 
 def train_command(game: str, config: dict, timesteps: int, workers: int, opponents: list[str], out: str) -> list[str]:
