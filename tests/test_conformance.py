@@ -327,6 +327,24 @@ def test_raw_env_out_of_order_calls_are_clear_errors(game):
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
+def test_bool_actions_are_refused_and_change_nothing(game):
+    """Types are checked, not compared: True is not action 1. Here env() deliberately differs from
+    PettingZoo's standard stack, whose Discrete.contains takes True as 1; numpy integers still play."""
+    for make in (module(game).raw_env, module(game).env):
+        env = make()
+        env.reset(seed=5)
+        before = env.unwrapped.state_dict()
+        for bad in (True, False, np.bool_(True)):
+            expected = (ValueError, "not a bool") if make is module(game).raw_env else (AssertionError, "action space")
+            with pytest.raises(expected[0], match=expected[1]):
+                env.step(bad)
+            assert env.unwrapped.state_dict() == before
+        legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+        env.step(np.int64(legal))
+        assert env.unwrapped.state_dict() != before
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_each_env_has_its_own_metadata(game):
     mod = module(game)
     one, two = mod.raw_env(), mod.env()

@@ -124,9 +124,11 @@ class GameEnv(AECEnv):
         if action is None:
             raise ValueError(f"{agent} is still playing: action None is only for finished agents")
         if not (type(action) is int and 0 <= action < self._num_actions):  # the common case, without Discrete.contains
+            if isinstance(action, (bool, np.bool_)):
+                raise ValueError(f"action must be an int (a numpy integer will do), not a bool: got {shown(action)}")
             if not self.action_spaces[agent].contains(action):
                 raise ValueError(f"action {shown(action)} is out of range: allowed 0..{self._num_actions - 1}")
-            action = int(action)  # a numpy integer or a bool
+            action = int(action)  # a numpy integer
         self._play(action)
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:

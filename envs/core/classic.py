@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseWrapper
@@ -129,6 +130,8 @@ class ClassicWrapper(BaseWrapper):
     def _in_bounds(self, action: Any) -> bool:
         if type(action) is int:
             return 0 <= action < self._num_actions
+        if isinstance(action, (bool, np.bool_)):  # Discrete.contains takes True for 1: a bool is no action
+            return False
         return self.env.action_spaces[self.env.agent_selection].contains(action)
 
     def __str__(self) -> str:
