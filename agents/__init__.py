@@ -20,7 +20,7 @@ __all__ = ["AGENT_NAMES", "Agent", "GameResult", "PlayerView", "agent_options", 
 AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "trained")
 
 
-def _agent_class(kind: str) -> type[Agent]:
+def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
     if kind == "random":
         from agents.random_agent import RandomAgent
 
@@ -29,6 +29,10 @@ def _agent_class(kind: str) -> type[Agent]:
         from agents.heuristic import HeuristicAgent
 
         return HeuristicAgent
+    if kind == "ismcts" and guided:  # ISMCTS with network=...
+        from agents.guided import GuidedISMCTSAgent
+
+        return GuidedISMCTSAgent
     if kind == "ismcts":
         from agents.ismcts import ISMCTSAgent
 
@@ -40,10 +44,10 @@ def _agent_class(kind: str) -> type[Agent]:
     raise ValueError(f"unknown agent {kind!r}; available: {', '.join(AGENT_NAMES)}")
 
 
-def agent_options(name: str) -> list[str]:
-    """The keyword options an agent accepts (besides ``game``)."""
+def agent_options(name: str, guided: bool = False) -> list[str]:
+    """The keyword options an agent accepts (besides ``game``); ``guided``: ISMCTS's with ``network=...``."""
     kind = name.split(":", 1)[0]
-    params = inspect.signature(_agent_class(kind).__init__).parameters
+    params = inspect.signature(_agent_class(kind, guided).__init__).parameters
     return [p for p in params if p not in ("self", "game", "path")]
 
 
@@ -51,7 +55,8 @@ def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
     """Build an agent by name: ``"random"``, ``"heuristic"``, ``"ismcts"``, ``"ppo:PATH"`` or ``"trained"``.
 
     ``options`` are the agent's keyword arguments (``seed`` for all; for
-    ISMCTS ``iterations``, ``time_limit``, ``exploration``...). Unknown names
+    ISMCTS ``iterations``, ``time_limit``, ``exploration``...; ISMCTS with
+    ``network="trained" | "ppo:PATH"`` is the guided search of :mod:`agents.guided`). Unknown names
     or options raise a ValueError listing the available ones.
     """
     if not isinstance(name, str):
@@ -61,11 +66,14 @@ def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
         raise ValueError("the ppo agent is written 'ppo:PATH' with the path of a MaskablePPO model file")
     if kind != "ppo" and path:
         raise ValueError(f"unknown agent {name!r}; available: {', '.join(AGENT_NAMES)}")
-    cls = _agent_class(kind)
-    allowed = agent_options(kind)
+    guided = kind == "ismcts" and options.get("network") is not None
+    cls = _agent_class(kind, guided)
+    allowed = agent_options(kind, guided)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown options {unknown} for agent {kind!r}; available: {allowed}")
+        more = set(agent_options(kind, True)) - set(allowed) if kind == "ismcts" and not guided else set()
+        hint = f" ({sorted(more & set(unknown))} need network=...)" if more & set(unknown) else ""
+        raise ValueError(f"unknown options {unknown} for agent {kind!r}{hint}; available: {allowed}")
     if kind == "ppo":
         return cls(path, game=game, **options)
     if kind == "trained":
