@@ -57,6 +57,20 @@ def guided_defaults(game: Game | None) -> dict[str, Any]:
     return {**GUIDED_DEFAULTS, **own}
 
 
+def guided_options(game: Game | None, c_puct: Any, value_mix: Any, leaf_batch: Any) -> tuple[float, float, int]:
+    """The guided options with ``"auto"`` resolved for ``game``, checked (ValueError naming the bad one)."""
+    tuned = guided_defaults(game)
+    c_puct, value_mix, leaf_batch = (tuned[k] if isinstance(v, str) and v == "auto" else v for k, v in
+                                     (("c_puct", c_puct), ("value_mix", value_mix), ("leaf_batch", leaf_batch)))
+    if not _number(c_puct) or c_puct < 0:
+        raise ValueError(f"c_puct must be 'auto' or a non-negative number, got {shown(c_puct)}")
+    if not _number(value_mix) or not 0 <= value_mix <= 1:
+        raise ValueError(f"value_mix must be 'auto' or a number in [0, 1], got {shown(value_mix)}")
+    if not is_int(leaf_batch) or leaf_batch < 1:
+        raise ValueError(f"leaf_batch must be 'auto' or a positive int, got {shown(leaf_batch)}")
+    return float(c_puct), float(value_mix), int(leaf_batch)
+
+
 class _Edge:
     """One action out of a node: its chooser's reward sum, visits (virtual ones included while
     pending), availability, and the child nodes by what the searcher observes next."""
@@ -122,16 +136,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         super().__init__(game, seed=seed, iterations=iterations, time_limit=time_limit, score_weight=score_weight,
                          split_chance=split_chance, rollout=rollout, rollout_epsilon=rollout_epsilon,
                          rollout_depth=rollout_depth, widening=None, paired_root=False, tree_depth=None)
-        tuned = guided_defaults(game)
-        c_puct, value_mix, leaf_batch = (tuned[k] if isinstance(v, str) and v == "auto" else v for k, v in
-                                         (("c_puct", c_puct), ("value_mix", value_mix), ("leaf_batch", leaf_batch)))
-        if not _number(c_puct) or c_puct < 0:
-            raise ValueError(f"c_puct must be 'auto' or a non-negative number, got {shown(c_puct)}")
-        if not _number(value_mix) or not 0 <= value_mix <= 1:
-            raise ValueError(f"value_mix must be 'auto' or a number in [0, 1], got {shown(value_mix)}")
-        if not is_int(leaf_batch) or leaf_batch < 1:
-            raise ValueError(f"leaf_batch must be 'auto' or a positive int, got {shown(leaf_batch)}")
-        self.c_puct, self.value_mix, self.leaf_batch = float(c_puct), float(value_mix), int(leaf_batch)
+        self.c_puct, self.value_mix, self.leaf_batch = guided_options(game, c_puct, value_mix, leaf_batch)
         self._key_observer = game.observer()  # the searcher's chance keys, each encoded from scratch
         self.last_root: _Node | None = None
 
@@ -140,10 +145,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        root = self.search(view)
-        edges = root.edges
-        return max(legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges
-                   else (0, -math.inf))
+        return most_visited(self.search(view), legal)
 
     def search(self, view: PlayerView) -> _Node:
         """Run the budget from ``view``'s position; returns the root (also kept as ``last_root``)."""
@@ -244,6 +246,13 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         state = state.clone()
         self._rollout(state)
         return self._rewards(state) if state.current_player is None else self._evaluated(state)
+
+
+def most_visited(root: _Node, legal: tuple[int, ...]) -> int:
+    """The move to play after a search: the most visited, ties broken by the mean value."""
+    edges = root.edges
+    return max(legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges
+               else (0, -math.inf))
 
 
 def _number(value: Any) -> bool:
