@@ -15,7 +15,7 @@ def test_the_heuristic_beats_random_clearly(matchup):
     """Over 200 duplicate games the heuristic's whole 95% interval lies above its fair share."""
     if matchup.game not in available_games():
         pytest.skip(f"{matchup.game} is not in this checkout")
-    row = run_matchup(matchup, games=200, seed=123, processes=1, hero_options={})
+    row = run_matchup(matchup, games=200, seed=123, processes=1, options={})
     fair = 1 / (len(row["others"]) + 1)
     assert row["ci"][0] > fair, row
 

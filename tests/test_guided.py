@@ -248,3 +248,22 @@ def test_guided_choices_do_not_depend_on_hidden_information(name, config):
         assert a == b, f"seed {seed}: {state.describe_action(a)} vs {twin.describe_action(b)}"
         checked += 1
     assert checked >= 3
+
+
+# --- the strength benchmark ------------------------------------------------------------------------------
+def test_the_strength_benchmark_seats_the_guided_search(model_files, tmp_path, capsys):
+    """--network and --guided-option reach the guided hero, the plain ISMCTS opponent keeps its own
+    budget; a network for another game stops the run before any game, with the loader's message."""
+    from benchmarks.strength import main
+
+    out = tmp_path / "strength.md"
+    wakanda = model_files["wakanda", 2]
+    main(["--only", "wakanda-guided-vs-ismcts", "--network", f"wakanda=ppo:{wakanda}", "--ismcts-games", "2",
+          "--ismcts-iterations", "5", "--guided-iterations", "7", "--guided-option", "c_puct=2.5", "--processes", "1",
+          "--out", str(out)])
+    text = out.read_text()
+    assert "| wakanda-guided-vs-ismcts | 2 |" in text
+    assert "ISMCTS budget and options {'iterations': 5}; guided search {'iterations': 7, 'c_puct': 2.5}" in text
+    with pytest.raises(SystemExit):
+        main(["--only", "samurai2-guided-vs-heuristic", "--network", f"ppo:{wakanda}", "--out", str(out)])
+    assert "trained for game 'wakanda', not 'samurai'" in capsys.readouterr().err
