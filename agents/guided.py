@@ -107,6 +107,10 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         value_mix: weight of the plain search's leaf value (a rollout, or the
             static evaluation at ``rollout_depth``) against the network's.
         leaf_batch: simulations whose leaves share one forward pass.
+        widening: None (every legal move competes by PUCT from the start), or
+            progressive widening: a node reached for the ``n``-th time admits
+            another move while it has fewer than ``1 + widening * sqrt(n)``,
+            in the prior's order.
         iterations, time_limit, seed, score_weight, split_chance, rollout,
         rollout_epsilon, rollout_depth: as in :class:`~agents.ismcts.ISMCTSAgent`
         (the rollout options only matter when ``value_mix > 0``).
@@ -124,7 +128,8 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         c_puct: float | str = "auto",
         value_mix: float | str = "auto",
         leaf_batch: int | str = "auto",
-        score_weight: float = 0.0,
+        widening: float | None = None,
+        score_weight: float = 0.25,
         split_chance: bool = True,
         rollout: str = "auto",
         rollout_epsilon: float | str = "auto",
@@ -135,7 +140,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         self.evaluator = NetworkEvaluator(network, game)  # refuses another game's network before anything else
         super().__init__(game, seed=seed, iterations=iterations, time_limit=time_limit, score_weight=score_weight,
                          split_chance=split_chance, rollout=rollout, rollout_epsilon=rollout_epsilon,
-                         rollout_depth=rollout_depth, widening=None, paired_root=False, tree_depth=None)
+                         rollout_depth=rollout_depth, widening=widening, paired_root=False, tree_depth=None)
         self.c_puct, self.value_mix, self.leaf_batch = guided_options(game, c_puct, value_mix, leaf_batch)
         self._key_observer = game.observer()  # the searcher's chance keys, each encoded from scratch
         self.last_root: _Node | None = None
@@ -171,6 +176,12 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         for action, edge in root.edges.items():
             counts[action] = edge.visits
         return counts / counts.sum()
+
+    @staticmethod
+    def root_value(root: _Node) -> float:
+        """The searcher's mean value over the root's simulations (expert iteration's value target)."""
+        visits = sum(edge.visits for edge in root.edges.values())
+        return sum(edge.total for edge in root.edges.values()) / visits if visits else root.value
 
     def _batch(self, view: PlayerView, root: _Node, size: int) -> int:
         """``size`` simulations; their unfinished leaves evaluated together, then backed up."""
@@ -229,7 +240,11 @@ class GuidedISMCTSAgent(ISMCTSAgent):
             score = edge.total / edge.visits + c * prior.get(a, uniform) * math.sqrt(edge.avail) / (1 + edge.visits)
             if score > best_score:
                 best, best_score = a, score
-        if fresh >= 0 and node.value + c * fresh_prior * math.sqrt(node.visits) > best_score:
+        if self.widening is not None:  # progressive widening in the prior's order: a new move whenever there is room
+            take = fresh >= 0 and (best < 0 or len(edges) < 1 + self.widening * math.sqrt(node.visits))
+        else:
+            take = fresh >= 0 and node.value + c * fresh_prior * math.sqrt(node.visits) > best_score
+        if take:
             edge = edges[fresh] = _Edge()
             edge.avail = 1
             return fresh, edge

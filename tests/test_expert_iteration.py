@@ -109,6 +109,7 @@ def test_self_play_records_hold_the_searchs_visits_and_the_movers_results(samura
     assert not (policies[~records["masks"]]).any(), "visits only on legal moves"
     assert (records["masks"].sum(axis=1) > 1).all(), "forced moves are not recorded"
     assert set(records["games"]) == {70, 71}
+    assert (np.abs(records["search_values"]) <= 1).all() and len(set(records["search_values"])) > 10
     for game_id in (70, 71):
         values = records["values"][records["games"] == game_id]
         assert set(values) <= {-1.0, 0.0, 1.0} and len(set(values)) in (1, 2)
@@ -129,9 +130,11 @@ def test_a_fit_learns_the_visit_distributions_and_the_results():
     favourite = np.where(obs[:, 0] > 0, 1, 4)
     policies[np.arange(rows), favourite] = 0.8
     policies[np.arange(rows), 2] = 0.2
-    data = {"obs": obs, "masks": masks, "policies": policies, "values": np.where(obs[:, 1] > 0, 1.0, -1.0).astype(np.float32),
-            "games": np.arange(rows) // 10}
-    report = fit(network, data, epochs=30, batch_size=64, learning_rate=3e-3, value_weight=1.0, seed=0)
+    results = np.where(obs[:, 1] > 0, 1.0, -1.0).astype(np.float32)
+    data = {"obs": obs, "masks": masks, "policies": policies, "values": results,
+            "search_values": results * 0.5 + np.where(obs[:, 2] > 0, 0.4, -0.4), "games": np.arange(rows) // 10}
+    report = fit(network, data, epochs=30, batch_size=64, learning_rate=3e-3, value_weight=1.0, seed=0,
+                 search_value_weight=0.5)
     assert report["held_out_policy_loss"] < report["held_out_policy_loss_before"] - 0.3
     assert report["held_out_value_loss"] < report["held_out_value_loss_before"] / 2
     assert report["held_out_agreement"] > 0.85  # the favourite is one of two moves: chance is 50%

@@ -108,6 +108,7 @@ def test_a_network_for_another_game_or_configuration_is_refused_before_any_searc
     ("value_mix", "half", "value_mix must be"),
     ("leaf_batch", 0, "leaf_batch must be 'auto' or a positive int"),
     ("leaf_batch", 2.0, "leaf_batch must be"),
+    ("widening", 0, "widening must be a positive number or None"),
     ("iterations", 0, "iterations must be a positive int"),
     ("network", 3, "network must be 'trained', 'ppo:PATH'"),
 ])
@@ -167,6 +168,24 @@ def test_the_prior_steers_the_search(name, config):
                 net.module.action_net.bias[favourite] = 12.0
             agent = make_agent("ismcts", game, network=net, iterations=40, seed=seed)
             assert agent.act(PlayerView(state, np.random.default_rng(seed))) == favourite
+
+
+def test_progressive_widening_admits_moves_in_the_priors_order():
+    """With widening w a move is admitted while the root holds fewer than 1 + w * sqrt(visits), the most
+    probable first."""
+    game = make_game("samurai", num_players=2)
+    state = mid_game_state(game, seed=0, moves=1)
+    legal = state.legal_actions()
+    assert len(legal) > 10
+    net = tiny_network(game, seed=2)
+    probs, _ = net.evaluate(game.observer().observe(state, state.current_player)[None],
+                            np.isin(np.arange(game.num_actions), legal)[None])
+    agent = make_agent("ismcts", game, network=net, iterations=50, widening=0.5, seed=0)
+    root = agent.search(PlayerView(state, np.random.default_rng(0)))
+    admitted = list(root.edges)
+    assert root.visits == 49 and 1 < len(admitted) < 2 + 0.5 * np.sqrt(root.visits)
+    by_prior = sorted(legal, key=lambda a: -probs[0, a])
+    assert sorted(admitted) == sorted(by_prior[:len(admitted)])
 
 
 class ConstantEvaluator:

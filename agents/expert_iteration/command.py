@@ -54,6 +54,8 @@ class Settings:
     batch_size: int = field(default=256, metadata={"help": "minibatch size"})
     learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
     value_weight: float = field(default=1.0, metadata={"help": "weight of the value loss"})
+    search_value_weight: float = field(default=0.5, metadata={
+        "help": "value target: this much of the search's own value of the position, the rest the game's result"})
     gate_games: int = field(default=40, metadata={
         "help": "games of each gate (rounded up to whole deals, the candidate in every seat)"})
     gate_iterations: int = field(default=100, metadata={"help": "search simulations per move in the gate"})
@@ -137,6 +139,8 @@ def validate(settings: Settings):
     for name in ("learning_rate", "value_weight"):
         if not getattr(settings, name) > 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(settings, name)}")
+    if not 0 <= settings.search_value_weight <= 1:
+        raise ValueError(f"--search-value-weight must be in [0, 1], got {settings.search_value_weight}")
     if settings.start not in STARTS and not settings.start.startswith("ppo:"):
         raise ValueError(f"--start must be one of {list(STARTS)} or ppo:PATH, got {settings.start!r}")
     if settings.start != "heuristic":

@@ -118,7 +118,7 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
     data = load_records([out / "data" / f"gen_{g:03d}.npz" for g in range(first, generation + 1)])
     network = load_network(str(best), game)
     report = fit(network, data, settings.epochs, settings.batch_size, settings.learning_rate, settings.value_weight,
-                 seed=_seed(settings.seed, generation, 2))
+                 seed=_seed(settings.seed, generation, 2), search_value_weight=settings.search_value_weight)
     model = f"models/gen_{generation:03d}.zip"
     training = {"expert_iteration": {"generation": generation, "parent": best.name, "fit": report,
                                      "positions": int(len(data["values"]))}}

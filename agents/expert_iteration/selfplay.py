@@ -3,8 +3,9 @@
 **Self-play** (:func:`play_selfplay`): the guided search in every seat, each
 decision with a real choice recorded as the mover's observation (float16:
 Samurai's are 3,807 numbers, all small counts), its legal mask, the search's
-visit distribution (the policy target) and, once the game is over, the
-mover's final reward (the value target). For the first ``explore_moves``
+visit distribution (the policy target), the search's own value of the
+position (its mean over the root's simulations) and, once the game is over,
+the mover's final reward (the two value targets). For the first ``explore_moves``
 decisions of each player the move is *drawn* from the visit distribution
 rather than the most visited one, so that the games (and the data) are
 varied; after that each seat plays its best move.
@@ -26,7 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 #: The arrays of a self-play record, by name (the dataset's layout; :mod:`.learn` reads them).
-RECORD_FIELDS = ("obs", "masks", "policies", "values", "games")
+RECORD_FIELDS = ("obs", "masks", "policies", "values", "search_values", "games")
 
 
 def _seeds(seed: int, count: int) -> list[int]:
@@ -76,6 +77,7 @@ def play_selfplay(task: tuple) -> dict[str, np.ndarray]:
                 rows["obs"].append(observer.observe(state, player).astype(np.float16))
                 rows["masks"].append(view.legal_mask.astype(bool))
                 rows["policies"].append(policy.astype(np.float16))
+                rows["search_values"].append(agent.root_value(root))
                 movers.append(player)
                 if decisions[player] < explore_moves:
                     weights = policy.astype(np.float64)
@@ -93,6 +95,7 @@ def play_selfplay(task: tuple) -> dict[str, np.ndarray]:
         "masks": np.array(rows["masks"], bool).reshape(-1, game.num_actions),
         "policies": np.array(rows["policies"], np.float16).reshape(-1, game.num_actions),
         "values": np.array(rows["values"], np.float32),
+        "search_values": np.array(rows["search_values"], np.float32),
         "games": np.array(rows["games"], np.int64),
     }
 
