@@ -59,18 +59,21 @@ class Args:
     # --- the game (its options, e.g. --num-players, are added from its description) ---
     game: str = field(default=DEFAULT_GAME, metadata={"help": "game to train on", "choices": list(envs.GAMES)})
     game_options: dict[str, Any] = field(default_factory=dict, metadata={"help": "(set by the game's own flags)"})
-    reward: str = field(default="win", metadata={"help": "reward mode: win (+1/-1/0) or score (own minus others' mean)"})
+    reward: str = field(default="win", metadata={
+        "help": "reward mode: win (+1/-1/0) or score (own minus others' mean)"})
     # --- the run --------------------------------------------------------------------
     timesteps: int = _game_default("timesteps")
     opponents: list[str] = _game_default("opponents")
     league: str = field(default="pfsp", metadata={
         "help": "how opponents are drawn: pfsp (by how often the learner loses to them) or uniform",
         "choices": ["pfsp", "uniform"]})
+    pfsp_power: float = field(default=2.0, metadata={
+        "help": "pfsp: an opponent's weight is (learner's loss rate against it) ** this, plus 0.05"})
     warm_start: str = _game_default("warm_start")  # none when resuming, unless given
     warm_start_games: int = _game_default("warm_start_games")
-    warm_start_epochs: int = field(default=10, metadata={"help": "passes over the imitated moves"})
+    warm_start_epochs: int = field(default=15, metadata={"help": "passes over the imitated moves"})
     n_envs: int = _game_default("n_envs")
-    workers: int = field(default=0, metadata={"help": "worker processes stepping the games (0: all in this one)"})
+    workers: int = field(default=2, metadata={"help": "worker processes stepping the games (0: all in this one)"})
     seed: int = field(default=1, metadata={"help": "seeds everything: deals, seats, opponents, network init"})
     out: str = field(default="", metadata={"help": "output directory (default: runs/<run name>)"})
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"], metadata={
@@ -80,8 +83,10 @@ class Args:
     eval_freq_games: int = field(default=100, metadata={"help": "games per opponent in each periodic evaluation"})
     snapshot_freq: int = _game_default("snapshot_freq")
     max_snapshots: int = field(default=5, metadata={"help": "latest snapshots kept in the league"})
-    resume: str = field(default="", metadata={"help": "continue training this model file (its learner settings are kept)"})
-    torch_threads: int = field(default=1, metadata={"help": "torch CPU threads (1 is fastest for these small networks)"})
+    resume: str = field(default="", metadata={
+        "help": "continue training this model file (its learner settings are kept)"})
+    torch_threads: int = field(default=1, metadata={
+        "help": "torch CPU threads (1 is fastest for these small networks)"})
     max_minutes: float = field(default=8.0, metadata={
         "help": "stop training after this many minutes of wall time even before --timesteps, so that the default "
                 "run keeps to about 10 minutes on a busy 2-core machine (0: no limit; a run stopped by it is not "
@@ -210,7 +215,8 @@ def validate(args: Args):
             build_member(baseline_spec(name), game, 0)  # fails now if the agent or model file is unusable
     for name in args.eval_opponents:
         if name == "self" or (name not in OPPONENT_KINDS and not name.startswith("ppo:")):
-            raise ValueError(f"--eval-opponents: unknown opponent {name!r}; allowed: random, heuristic, ismcts, ppo:PATH")
+            raise ValueError(f"--eval-opponents: unknown opponent {name!r}; "
+                             f"allowed: random, heuristic, ismcts, ppo:PATH")
         build_member(baseline_spec(name), game, 0)
     if args.warm_start not in (*WARM_START_AGENTS, "none"):
         raise ValueError(f"--warm-start must be one of {[*WARM_START_AGENTS, 'none']}, got {args.warm_start!r}")
@@ -224,6 +230,8 @@ def validate(args: Args):
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
     if args.workers < 0 or (args.workers and args.n_envs % args.workers):
         raise ValueError(f"--workers must be 0 or divide --n-envs ({args.n_envs}), got {args.workers}")
+    if args.pfsp_power < 0:
+        raise ValueError(f"--pfsp-power must be 0 or positive, got {args.pfsp_power}")
     if args.max_minutes < 0:
         raise ValueError(f"--max-minutes must be 0 (no limit) or positive, got {args.max_minutes}")
     settings = learner_settings(args)
@@ -269,7 +277,7 @@ def main(argv: list[str] | None = None) -> dict:
         json.dump({**vars(args), "learner": settings, "run_name": run_name, "command": command}, f, indent=1)
 
     # --- environments: lockstep games against the league ---------------------------
-    league = League(args.opponents, args.max_snapshots, args.league)
+    league = League(args.opponents, args.max_snapshots, args.league, power=args.pfsp_power)
     env = LockstepVecEnv(args.game, game.config(), args.reward, args.n_envs, league, args.seed, args.workers)
 
     # --- learner ----------------------------------------------------------------------

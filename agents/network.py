@@ -262,7 +262,8 @@ class PolicyValueNet:
       probabilities ``(B, num_actions)`` float32 (0 off the mask, each row summing to 1) and
       the values ``(B,)`` float32: the expected final reward of the player to act, on the
       scale of the card's ``reward`` mode ("win": +1 win, -1 loss, clipped to -1..1). No
-      gradient; it does not change the module's mode.
+      gradient; it does not change the module's mode. :meth:`policy` gives the same
+      probabilities without running the value head.
     - ``module`` is the policy (SB3's ``MaskableActorCriticPolicy``); :meth:`logits_and_values`
       is the differentiable forward pass for fine-tuning it (expert iteration), after which
       :func:`save_network` writes it in the same safe format.
@@ -282,8 +283,16 @@ class PolicyValueNet:
         latent_pi, latent_vf = policy.mlp_extractor(features)
         return policy.action_net(latent_pi), policy.value_net(latent_vf).squeeze(-1)
 
-    def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Masked move probabilities ``(B, A)`` and values ``(B,)`` for a batch (see the class contract)."""
+    def policy(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The masked move probabilities of :meth:`evaluate` alone (the value head is not run)."""
+        observations, masks = self._check_batch(observations, masks)
+        with torch.no_grad():
+            features = self.module.extract_features(torch.from_numpy(observations))
+            latent_pi = self.module.mlp_extractor.forward_actor(features)
+            logits = self.module.action_net(latent_pi).masked_fill(~torch.from_numpy(masks), -math.inf)
+            return torch.softmax(logits, dim=1).numpy()
+
+    def _check_batch(self, observations, masks) -> tuple[np.ndarray, np.ndarray]:
         observations = np.asarray(observations, dtype=np.float32)
         masks = np.asarray(masks, dtype=bool)
         if observations.ndim != 2 or observations.shape[1] != self.observation_size:
@@ -292,6 +301,11 @@ class PolicyValueNet:
             raise ValueError(f"masks must have shape ({observations.shape[0]}, {self.num_actions}), got {masks.shape}")
         if not masks.any(axis=1).all():
             raise ValueError("every mask row needs at least one legal action")
+        return observations, masks
+
+    def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Masked move probabilities ``(B, A)`` and values ``(B,)`` for a batch (see the class contract)."""
+        observations, masks = self._check_batch(observations, masks)
         with torch.no_grad():
             logits, values = self.logits_and_values(torch.from_numpy(observations))
             logits = logits.masked_fill(~torch.from_numpy(masks), -math.inf)

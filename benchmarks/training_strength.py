@@ -68,7 +68,8 @@ def report(results: list[dict], argv: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.training_strength", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.training_strength",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", default=["trained"], help="model files, or 'trained' (the shipped ones)")
     parser.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
     parser.add_argument("--games", type=int, default=1000)

@@ -42,10 +42,11 @@ def wapi_model(tmp_path_factory):
 def test_a_saved_model_plays_legal_games_deterministically(wapi_model):
     game = make_game("wapi", num_players=3)
     for seed in range(3):
-        agents = [make_agent(f"ppo:{wapi_model}", game), make_agent("random", game, seed=seed), make_agent("heuristic", game)]
+        agents = [make_agent(f"ppo:{wapi_model}", game), make_agent("random", game, seed=seed),
+                  make_agent("heuristic", game)]
         first = play_game(game, agents, seed=seed, record=True)
-        again = play_game(game, [make_agent(f"ppo:{wapi_model}", game), make_agent("random", game, seed=seed), agents[2]],
-                          seed=seed, record=True)
+        again = play_game(game, [make_agent(f"ppo:{wapi_model}", game), make_agent("random", game, seed=seed),
+                                 agents[2]], seed=seed, record=True)
         assert first.actions == again.actions, "deterministic by default"
 
 
@@ -80,6 +81,7 @@ def test_evaluate_masks_normalises_and_matches_the_module(wapi_model):
     assert np.allclose(values, np.clip(raw_values.detach().numpy(), -1, 1), atol=1e-6)
     expected = torch.softmax(logits.detach().masked_fill(~torch.from_numpy(masks), -torch.inf), 1).numpy()
     assert np.allclose(probs, expected, atol=1e-6)
+    assert np.allclose(net.policy(obs, masks), probs, atol=1e-6)  # the policy head alone gives the same
     with pytest.raises(ValueError, match="masks must have shape"):
         net.evaluate(obs, masks[:, :3])
     with pytest.raises(ValueError, match="at least one legal action"):

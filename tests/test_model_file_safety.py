@@ -164,7 +164,8 @@ def test_train_resume_and_ppo_opponents(files, tmp_path):
     game, data_file, policy_file, marker = files
     base = ["--game", "wakanda", "--n-envs", "1", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1",
             "--net-arch", "16", "16", "--shared-layers", "0", "--eval-opponents", "random", "--eval-freq-games", "2",
-            "--eval-games", "2", "--progress-bar", "false", "--warm-start", "none", "--opponents", "random"]
+            "--eval-games", "2", "--progress-bar", "false", "--warm-start", "none", "--workers", "0",
+            "--opponents", "random"]
     results = train.main(base + ["--timesteps", "32", "--resume", data_file, "--out", str(tmp_path / "resumed")])
     assert results["timesteps"] >= 64 + 32  # resumed at the card's step count
     results = train.main(base[:-1] + [f"ppo:{data_file}", "--timesteps", "32", "--out", str(tmp_path / "vs")])

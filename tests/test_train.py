@@ -21,7 +21,7 @@ SMOKE = ["--game", "wapi", "--num-players", "3", "--timesteps", "1024", "--n-env
          "--batch-size", "128", "--n-epochs", "2", "--net-arch", "32", "32", "--shared-layers", "0",
          "--opponents", "random", "self", "--warm-start", "heuristic", "--warm-start-games", "6",
          "--warm-start-epochs", "2", "--eval-opponents", "random", "--eval-freq", "512", "--snapshot-freq", "512",
-         "--eval-freq-games", "6", "--eval-games", "12", "--progress-bar", "false", "--seed", "3"]
+         "--eval-freq-games", "6", "--eval-games", "12", "--progress-bar", "false", "--seed", "3", "--workers", "0"]
 NO_WARM_START = [a if a != "heuristic" else "none" for a in SMOKE]
 
 

@@ -103,8 +103,8 @@ def test_network_opponents_move_in_one_forward_pass_per_round(tmp_path, monkeypa
     game = make_game("wapi", num_players=4)
     member = NetworkMember(network_file(tmp_path, game), game, deterministic=False, seed=0)
     calls = []
-    real = member.network.evaluate
-    monkeypatch.setattr(member.network, "evaluate", lambda obs, masks: calls.append(len(obs)) or real(obs, masks))
+    real = member.network.policy
+    monkeypatch.setattr(member.network, "policy", lambda obs, masks: calls.append(len(obs)) or real(obs, masks))
     games = lockstep(game, {0: member}, slots=16)
     games.reset()
     rng = np.random.default_rng(0)

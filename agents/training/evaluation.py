@@ -45,8 +45,7 @@ def evaluate(network, game: Game, opponent: str, games: int, seed: int = 0, rewa
     lockstep = LockstepGames(game, min(batch, games), {0: member}, FixedDeals(games, game.num_players, seed), reward)
 
     def choose(obs, masks, slots):
-        probs, _ = network.evaluate(obs, masks)
-        return probs.argmax(axis=1)
+        return network.policy(obs, masks).argmax(axis=1)
 
     outcomes = play_out(lockstep, choose)
     points = sum(o["win_points"] for o in outcomes)

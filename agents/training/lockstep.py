@@ -21,6 +21,7 @@ deals a fixed list (seats swapped, fixed seeds).
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Callable, Protocol
 
 import numpy as np
@@ -50,6 +51,7 @@ class RandomDealer:
 
     def set_probabilities(self, ids: list[int], probabilities) -> None:
         self.ids, self.probabilities = list(ids), np.asarray(probabilities, dtype=np.float64)
+        self._cumulative = np.cumsum(self.probabilities).tolist()
 
     def deal(self, slot: int) -> tuple[np.random.Generator, int, int]:
         rng = self.rngs.get(slot)
@@ -58,8 +60,8 @@ class RandomDealer:
         if not self.ids:
             raise ValueError("no opponents to deal: the league has no members yet (a 'self' league needs a snapshot)")
         seat = int(rng.integers(self.num_players))
-        member = self.ids[int(rng.choice(len(self.ids), p=self.probabilities))]
-        return rng, seat, member
+        index = bisect.bisect_right(self._cumulative, rng.random() * self._cumulative[-1])
+        return rng, seat, self.ids[min(index, len(self.ids) - 1)]
 
 
 class LockstepGames:

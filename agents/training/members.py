@@ -122,7 +122,7 @@ class NetworkMember:
         for k, (state, observer) in enumerate(zip(states, observers)):
             obs[k] = observer.observe(state, state.current_player)
             masks[k, state.legal_tuple()] = True
-        probs, _ = self.network.evaluate(obs, masks)
+        probs = self.network.policy(obs, masks)
         if self.deterministic:
             return probs.argmax(axis=1).tolist()
         for slot in slots:

@@ -79,3 +79,21 @@ def load_learner_state(model, path: str) -> None:
     except (KeyError, RuntimeError, TypeError, ValueError) as error:
         raise ValueError(f"{where}: the optimizer state does not fit the learner ({error})") from None
     model.num_timesteps = card["training"]["num_timesteps"]
+
+
+def export_model(source: str, destination: str) -> str:
+    """Copy a trained model without its optimizer state (for shipping: about a third of the size);
+    the card, with the command that made the model, is kept as it was."""
+    from agents.games import make_game
+    from agents.network import load_network
+
+    card = read_card(source)
+    return save_network(load_network(source, make_game(card["game"], **card["config"])), destination)
+
+
+if __name__ == "__main__":  # python -m agents.training.model_files SOURCE DESTINATION
+    import sys
+
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m agents.training.model_files SOURCE.zip DESTINATION.zip")
+    print(export_model(sys.argv[1], sys.argv[2]))

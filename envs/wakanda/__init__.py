@@ -11,9 +11,8 @@ DESCRIPTION = GameDescription(
     options=(Option("advanced", "bool", False, "advanced rules: face-down villages", (False, True)),),
     heuristic="agents.heuristic.wakanda",
     # train.py's defaults for this game (benchmarks/results/training.md says how they were chosen).
-    training=dict(timesteps=1_000_000, opponents=["random", "heuristic", "self"], warm_start="heuristic",
-                  warm_start_games=300, n_envs=64, eval_freq=50_000, snapshot_freq=50_000,
-                  net_arch=[128, 128], shared_layers=[],
-                  n_steps=64, batch_size=1024, n_epochs=4, learning_rate=1e-3, gamma=1.0, gae_lambda=0.95,
-                  ent_coef=0.01, clip_range=0.2),
+    training=dict(timesteps=3_000_000, opponents=["random", "heuristic", "self"], warm_start="heuristic",
+                  warm_start_games=600, n_envs=128, eval_freq=100_000, snapshot_freq=100_000,
+                  net_arch=[256, 256], shared_layers=[], n_steps=64, batch_size=2048, n_epochs=4,
+                  learning_rate=5e-4, gamma=1.0, gae_lambda=0.95, ent_coef=0.01, clip_range=0.2),
 )
