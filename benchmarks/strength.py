@@ -77,6 +77,7 @@ class Timed(Agent):
     def __init__(self, agent: Agent):
         self.agent, self.name = agent, agent.name
         self.times: list[float] = []
+        self.simulations: list[int] = []  # a search's simulations per decision (its last_iterations)
 
     def reset(self) -> None:
         self.agent.reset()
@@ -86,6 +87,8 @@ class Timed(Agent):
         action = self.agent.act(view)
         if len(view.legal_actions) > 1:
             self.times.append(time.process_time() - start)
+            if hasattr(self.agent, "last_iterations"):
+                self.simulations.append(self.agent.last_iterations)
         return action
 
 
@@ -97,7 +100,8 @@ def build(kind: str, game, seed: int, options: dict) -> Agent:
 
 def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[float]]:
     """Game ``index`` of a matchup: deal ``seed + index // n``, hero in seat ``index % n``.
-    Returns the win share of each seat relative to the hero (hero first) and the hero's move times.
+    Returns the win share of each seat relative to the hero (hero first), the hero's move times and
+    (a search) its simulations per move.
     ``options``: the searchers' options by kind (``{"ismcts": {...}, "guided": {...}}``)."""
     matchup, index, seed, options = task
     game = make_game(matchup.game, **dict(matchup.config))
@@ -114,7 +118,7 @@ def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[fl
     share = [0.0] * n
     for w in result.winners:
         share[(w - hero_seat) % n] += 1 / len(result.winners)
-    return share, agents[hero_seat].times
+    return share, agents[hero_seat].times, agents[hero_seat].simulations
 
 
 def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, options: dict) -> dict:
@@ -126,6 +130,7 @@ def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, options
     n = len(results[0][0])
     seat_wins = [sum(r[0][s] for r in results) for s in range(n)]
     times = [t for r in results for t in r[1]]
+    simulations = [k for r in results for k in r[2]]
     wins = seat_wins[0]
     low, high = wilson_interval(wins, games)
     bar = max(seat_wins[1:]) / games if matchup.target is None else matchup.target
@@ -144,14 +149,16 @@ def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, options
         "met": met,
         "mean_move": sum(times) / len(times) if times else 0.0,
         "max_move": max(times, default=0.0),
+        "simulations": sum(simulations) / len(simulations) if simulations else None,
         "elapsed": elapsed,
     }
 
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| matchup | games | hero win rate | 95% CI | opponents' win rates (each seat) | target | met | hero CPU s/move (mean / max) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| matchup | games | hero win rate | 95% CI | opponents' win rates (each seat) | target | met "
+        "| hero CPU s/move (mean / max) | hero simulations/move |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         m = r["matchup"]
@@ -159,7 +166,8 @@ def table(rows: list[dict]) -> str:
         verdict = r["met"]
         lines.append(
             f"| {m.name} | {r['games']} | {r['rate']:.1%} | {r['ci'][0]:.1%} – {r['ci'][1]:.1%} | {others} | "
-            f"{m.target_text} | {verdict} | {r['mean_move']:.3f} / {r['max_move']:.3f} |"
+            f"{m.target_text} | {verdict} | {r['mean_move']:.3f} / {r['max_move']:.3f} | "
+            f"{'–' if r['simulations'] is None else round(r['simulations'])} |"
         )
     return "\n".join(lines)
 
