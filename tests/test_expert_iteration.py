@@ -60,7 +60,9 @@ def samurai_model(tmp_path):
 @pytest.mark.parametrize("extra,message", [
     (["--games", "0"], "--games must be at least 1"),
     (["--num-players", "3"], "--num-players is not an option of wakanda"),
-    (["--value-mix", "2"], r"value_mix must be 'auto' or a number in \[0, 1\]"),
+    (["--search-option", "value_mix=2"], r"value_mix must be 'auto' or a number in \[0, 1\]"),
+    (["--search-option", "depth=3"], "--search-option: .*unexpected keyword argument 'depth'"),
+    (["--search-option", "iterations=3"], "the budget is --iterations"),
     (["--start", "random"], "--start must be one of"),
     (["--start", "ppo:SAMURAI"], "trained for game 'samurai', not 'wakanda'"),
     (["--resume"], "holds no run to continue"),

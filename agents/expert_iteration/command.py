@@ -28,10 +28,6 @@ RESUMABLE = ("generations", "processes", "progress_bar")
 STARTS = ("heuristic", "trained")
 
 
-def _auto(text: str) -> float | str:
-    return text if text == "auto" else float(text)
-
-
 @dataclass
 class Settings:
     game: str = field(default="samurai", metadata={"help": "game", "choices": list(envs.GAMES)})
@@ -42,11 +38,9 @@ class Settings:
     generations: int = field(default=8, metadata={"help": "generations to run (a resumed run may raise it)"})
     games: int = field(default=64, metadata={"help": "self-play games per generation"})
     iterations: int = field(default=200, metadata={"help": "search simulations per move in self-play"})
-    c_puct: float | str = field(default="auto", metadata={"help": "the search's prior weight", "type": _auto})
-    value_mix: float | str = field(default="auto", metadata={
-        "help": "weight of the plain search's leaf value against the network's", "type": _auto})
-    leaf_batch: int | str = field(default="auto", metadata={"help": "leaves per forward pass",
-                                                             "type": lambda t: t if t == "auto" else int(t)})
+    search_option: list[str] = field(default_factory=list, metadata={
+        "help": "options of the guided search, KEY=VALUE with Python values (e.g. value_mix=0.5 widening=2.0 "
+                "c_puct=1.5; see agents/guided.py)", "nargs": "+"})
     explore_moves: int = field(default=4, metadata={
         "help": "each player's first decisions drawn from the visit distribution (then the most visited)"})
     replay: int = field(default=3, metadata={"help": "generations of self-play data each fit uses"})
@@ -68,8 +62,26 @@ class Settings:
 
     def search(self, iterations: int) -> dict[str, Any]:
         """The guided search's options in this run."""
-        return {"iterations": iterations, "c_puct": self.c_puct, "value_mix": self.value_mix,
-                "leaf_batch": self.leaf_batch}
+        return {**search_options(self.search_option), "iterations": iterations}
+
+
+def search_options(pairs: list[str]) -> dict[str, Any]:
+    """``["value_mix=0.5", "widening=None"]`` -> ``{"value_mix": 0.5, "widening": None}`` (Python literals;
+    a bare word is a string); the search itself checks names and values."""
+    import ast
+
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--search-option takes KEY=VALUE, got {pair!r}")
+        if key == "iterations":
+            raise ValueError("--search-option: the budget is --iterations (self-play) and --gate-iterations")
+        try:
+            options[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            options[key] = value
+    return options
 
 
 def _bool(text: str) -> bool:
@@ -92,9 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
         if f.name == "resume":
             parser.add_argument("--resume", action="store_true", help=meta["help"])
             continue
-        kind = meta.pop("type", {"bool": _bool, "int": int, "float": float}.get(str(f.type), str))
-        parser.add_argument("--" + f.name.replace("_", "-"), default=f.default, type=kind,
-                            **{**meta, "help": f"{meta['help']} (default: {f.default})"})
+        kind = {"bool": _bool, "int": int, "float": float}.get(str(f.type), str)
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        parser.add_argument("--" + f.name.replace("_", "-"), default=default, type=kind,
+                            **{**meta, "help": f"{meta['help']} (default: {default or 'none'})"})
     seen: dict[str, list[str]] = {}
     for name in envs.GAMES:
         for option in envs.describe(name).options:
@@ -117,7 +130,7 @@ def parse_settings(argv: list[str]) -> tuple[Settings, set[str]]:
 
 def validate(settings: Settings):
     """Every check before anything is written; returns the configured game."""
-    from agents.guided import guided_options
+    from agents.guided import GuidedISMCTSAgent
     from agents.network import load_network
 
     description = envs.describe(settings.game)
@@ -145,7 +158,13 @@ def validate(settings: Settings):
         raise ValueError(f"--start must be one of {list(STARTS)} or ppo:PATH, got {settings.start!r}")
     if settings.start != "heuristic":
         load_network(settings.start, game)  # another game's model, or a corrupt file, is refused here
-    guided_options(game, settings.c_puct, settings.value_mix, settings.leaf_batch)
+    from agents.network import network_description, new_network
+
+    probe = new_network(game, network_description([1]), "probe")  # the search's own checks of its options
+    try:
+        GuidedISMCTSAgent(game, network=probe, **settings.search(settings.iterations))
+    except TypeError as error:
+        raise ValueError(f"--search-option: {error}") from None
     return game
 
 
