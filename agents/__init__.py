@@ -1,8 +1,9 @@
 """Agents for the drawluck games: one protocol (see :mod:`agents.protocol`) and agents built by name.
 
 ``make_agent(name, game=..., **options)`` builds ``"random"``, ``"heuristic"``,
-``"ismcts"``, ``"ppo:PATH"`` (a model file) or ``"trained"`` (the model shipped for the
-game's configuration); ``play_game(game, agents, seed)`` plays one
+``"ismcts"`` (with ``network=...``: guided by a network), ``"ppo:PATH"`` (a model file),
+``"trained"`` (the model shipped for the game's configuration) or ``"best"`` (the strongest
+agent measured for the configuration); ``play_game(game, agents, seed)`` plays one
 full game between them on the raw engine.
 """
 
@@ -17,7 +18,7 @@ from envs.core.engine import Game
 __all__ = ["AGENT_NAMES", "Agent", "GameResult", "PlayerView", "agent_options", "make_agent", "play_game"]
 
 #: The names ``make_agent`` knows; ``ppo`` is written ``ppo:PATH``.
-AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "trained")
+AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "trained", "best")
 
 
 def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
@@ -37,6 +38,10 @@ def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
         from agents.ismcts import ISMCTSAgent
 
         return ISMCTSAgent
+    if kind == "best":
+        from agents.best import BestAgent
+
+        return BestAgent
     if kind in ("ppo", "trained"):
         from agents.ppo import PPOAgent
 
@@ -52,7 +57,8 @@ def agent_options(name: str, guided: bool = False) -> list[str]:
 
 
 def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
-    """Build an agent by name: ``"random"``, ``"heuristic"``, ``"ismcts"``, ``"ppo:PATH"`` or ``"trained"``.
+    """Build an agent by name: ``"random"``, ``"heuristic"``, ``"ismcts"``, ``"ppo:PATH"``, ``"trained"`` or
+    ``"best"``.
 
     ``options`` are the agent's keyword arguments (``seed`` for all; for
     ISMCTS ``iterations``, ``time_limit``, ``exploration``...; ISMCTS with

@@ -30,14 +30,18 @@ also stays the time of the thread that searches.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Protocol, Sequence
 
 import numpy as np
 import torch
 from torch.nn import functional
 
-from agents.network import ACTIVATIONS, PolicyValueNet, check_card, load_network
+from agents.network import ACTIVATIONS, PolicyValueNet, check_card, game_card, load_network, read_card
 from envs.core.engine import Game, GameState, shown
+
+#: Where the search networks are shipped (package data): expert iteration's, one file per configuration.
+SEARCH_MODELS = Path(__file__).parent / "models" / "search"
 
 
 class Evaluator(Protocol):
@@ -94,17 +98,36 @@ class InferenceNet:
         return probs.numpy(), values.numpy()
 
 
+def search_model_path(game: Game) -> str | None:
+    """The shipped search network of ``game``'s configuration, or None when there is none."""
+    want = game_card(game)
+    for path in sorted(SEARCH_MODELS.glob("*.zip")):
+        card = read_card(str(path))
+        if card["game"] == want["game"] and card["config"] == want["config"]:
+            return str(path)
+    return None
+
+
 def resolve_network(network: str | PolicyValueNet, game: Game) -> PolicyValueNet:
-    """``network`` ("trained", "ppo:PATH", a model path, or a loaded network) checked against ``game``:
-    a network made for another game, configuration or shape is refused with a ValueError."""
+    """``network`` ("expert": the shipped search network, "trained": the shipped PPO model, "ppo:PATH",
+    a model path, or a loaded network) checked against ``game``: a network made for another game,
+    configuration or shape is refused with a ValueError."""
     if game is None:
         raise ValueError("a network-guided search needs game=... to check the network against")
     if isinstance(network, PolicyValueNet):
         check_card(network.card, game, "network")
         return network
+    if network == "expert":
+        path = search_model_path(game)
+        if path is None:
+            have = sorted(f"{c['game']} {c['config']}" for c in map(read_card, map(str, SEARCH_MODELS.glob("*.zip"))))
+            raise ValueError(f"no search network is shipped for {game.name} {game.config()}; "
+                             f"search networks exist for: {'; '.join(have) or 'none'}")
+        return load_network(path, game)
     if isinstance(network, str):
         return load_network(network, game)
-    raise ValueError(f"network must be 'trained', 'ppo:PATH', a model path or a PolicyValueNet, got {shown(network)}")
+    raise ValueError(f"network must be 'expert', 'trained', 'ppo:PATH', a model path or a PolicyValueNet, "
+                     f"got {shown(network)}")
 
 
 class NetworkEvaluator:

@@ -110,7 +110,7 @@ def test_a_network_for_another_game_or_configuration_is_refused_before_any_searc
     ("leaf_batch", 2.0, "leaf_batch must be"),
     ("widening", 0, "widening must be a positive number or None"),
     ("iterations", 0, "iterations must be a positive int"),
-    ("network", 3, "network must be 'trained', 'ppo:PATH'"),
+    ("network", 3, "network must be 'expert', 'trained', 'ppo:PATH'"),
 ])
 def test_guided_options_are_checked(model_files, option, value, message):
     game = make_game("wakanda")
@@ -286,3 +286,37 @@ def test_the_strength_benchmark_seats_the_guided_search(model_files, tmp_path, c
     with pytest.raises(SystemExit):
         main(["--only", "samurai2-guided-vs-heuristic", "--network", f"ppo:{wakanda}", "--out", str(out)])
     assert "trained for game 'wakanda', not 'samurai'" in capsys.readouterr().err
+
+
+# --- the best agent -------------------------------------------------------------------------------------
+def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files, monkeypatch, tmp_path):
+    """make_agent("best") is plain ISMCTS without a shipped search network, the guided search with one
+    (found by its card's game and configuration), and so is network="expert"; the terminal game and
+    the tournament seat it."""
+    import shutil
+
+    import agents.guidance as guidance
+    from agents import play as terminal
+    from benchmarks.tournament import plan_tournament, run_tournament
+
+    monkeypatch.setattr(guidance, "SEARCH_MODELS", tmp_path)
+    wakanda, samurai3 = make_game("wakanda"), make_game("samurai", num_players=3)
+    assert type(make_agent("best", wakanda, iterations=5).agent).__name__ == "ISMCTSAgent"
+    with pytest.raises(ValueError, match=r"no search network is shipped for wakanda \{'advanced': False\}"):
+        make_agent("ismcts", wakanda, network="expert")
+    shutil.copy(model_files["wakanda", 2], tmp_path / "wakanda.zip")
+    shutil.copy(model_files["samurai", 3], tmp_path / "samurai3.zip")
+    best = make_agent("best", wakanda, iterations=5, seed=1)
+    assert isinstance(best.agent, GuidedISMCTSAgent) and best.choice == "ismcts guided by wakanda.zip"
+    assert isinstance(make_agent("best", samurai3, iterations=5).agent, GuidedISMCTSAgent)
+    assert type(make_agent("best", make_game("samurai", num_players=2), iterations=5).agent).__name__ == "ISMCTSAgent"
+    assert make_agent("ismcts", wakanda, network="expert", iterations=5).evaluator.network.game_name == "wakanda"
+    result = play_game(wakanda, [best, make_agent("random", wakanda, seed=2)], seed=4)
+    assert result.winners
+    lines = []
+    assert terminal.main(["wakanda", "--opponents", "best", "--think-time", "0.01", "--seed", "1"],
+                         read=lambda _: "q", write=lines.append) == 1
+    assert lines[0] == "wakanda: A (player_0): you, B (player_1): best"
+    summary = run_tournament(plan_tournament("wakanda", ["best", "heuristic"], 2, ismcts_iterations=4), processes=1,
+                             progress=False)
+    assert len(summary.games) == 2 and not summary.failures
