@@ -1,8 +1,9 @@
 """Agents for the drawluck games: one protocol (see :mod:`agents.protocol`) and agents built by name.
 
 ``make_agent(name, game=..., **options)`` builds ``"random"``, ``"heuristic"``,
-``"ismcts"``, ``"ppo:PATH"`` (a model file), ``"rllib:PATH"`` (an RLlib checkpoint) or
-``"trained"`` (the model shipped for the game's configuration); ``play_game(game, agents, seed)`` plays one
+``"ismcts"`` (with ``network=...``: guided by a network), ``"ppo:PATH"`` (a model file),
+``"rllib:PATH"`` (an RLlib checkpoint), ``"trained"`` (the model shipped for the game's configuration) or
+``"best"`` (the strongest agent measured for the configuration); ``play_game(game, agents, seed)`` plays one
 full game between them on the raw engine.
 """
 
@@ -17,12 +18,12 @@ from envs.core.engine import Game, shown
 __all__ = ["AGENT_NAMES", "Agent", "GameResult", "PlayerView", "agent_options", "make_agent", "play_game"]
 
 #: The names ``make_agent`` knows; ``ppo`` and ``rllib`` are written with the path of what they play.
-AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "rllib:PATH", "trained")
+AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "rllib:PATH", "trained", "best")
 #: The agents that play a file: ``KIND:PATH``.
 FILE_AGENTS = ("ppo", "rllib")
 
 
-def _agent_class(kind: str) -> type[Agent]:
+def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
     if kind == "random":
         from agents.random_agent import RandomAgent
 
@@ -31,10 +32,18 @@ def _agent_class(kind: str) -> type[Agent]:
         from agents.heuristic import HeuristicAgent
 
         return HeuristicAgent
+    if kind == "ismcts" and guided:  # ISMCTS with network=...
+        from agents.guided import GuidedISMCTSAgent
+
+        return GuidedISMCTSAgent
     if kind == "ismcts":
         from agents.ismcts import ISMCTSAgent
 
         return ISMCTSAgent
+    if kind == "best":
+        from agents.best import BestAgent
+
+        return BestAgent
     if kind in ("ppo", "trained"):
         from agents.ppo import PPOAgent
 
@@ -46,19 +55,20 @@ def _agent_class(kind: str) -> type[Agent]:
     raise ValueError(f"unknown agent {shown(kind)}; available: {', '.join(AGENT_NAMES)}")
 
 
-def agent_options(name: str) -> list[str]:
-    """The keyword options an agent accepts (besides ``game``)."""
+def agent_options(name: str, guided: bool = False) -> list[str]:
+    """The keyword options an agent accepts (besides ``game``); ``guided``: ISMCTS's with ``network=...``."""
     kind = name.split(":", 1)[0]
-    params = inspect.signature(_agent_class(kind).__init__).parameters
+    params = inspect.signature(_agent_class(kind, guided).__init__).parameters
     return [p for p in params if p not in ("self", "game", "path")]
 
 
 def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
-    """Build an agent by name: ``"random"``, ``"heuristic"``, ``"ismcts"``, ``"ppo:PATH"``, ``"rllib:PATH"`` or
-    ``"trained"``.
+    """Build an agent by name: ``"random"``, ``"heuristic"``, ``"ismcts"``, ``"ppo:PATH"``, ``"rllib:PATH"``,
+    ``"trained"`` or ``"best"``.
 
     ``options`` are the agent's keyword arguments (``seed`` for all; for
-    ISMCTS ``iterations``, ``time_limit``, ``exploration``...). Unknown names
+    ISMCTS ``iterations``, ``time_limit``, ``exploration``...; ISMCTS with
+    ``network="trained" | "ppo:PATH"`` is the guided search of :mod:`agents.guided`). Unknown names
     or options raise a ValueError listing the available ones.
     """
     if not isinstance(name, str):
@@ -70,11 +80,14 @@ def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
         raise ValueError("the rllib agent is written 'rllib:PATH' with a checkpoint of train.py --backend rllib")
     if kind not in FILE_AGENTS and path:
         raise ValueError(f"unknown agent {shown(name)}; available: {', '.join(AGENT_NAMES)}")
-    cls = _agent_class(kind)
-    allowed = agent_options(kind)
+    guided = kind == "ismcts" and options.get("network") is not None
+    cls = _agent_class(kind, guided)
+    allowed = agent_options(kind, guided)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown options {shown(unknown)} for agent {kind!r}; available: {allowed}")
+        more = set(agent_options(kind, True)) - set(allowed) if kind == "ismcts" and not guided else set()
+        hint = f" ({sorted(more & set(unknown))} need network=...)" if more & set(unknown) else ""
+        raise ValueError(f"unknown options {shown(unknown)} for agent {kind!r}{hint}; available: {allowed}")
     if kind in FILE_AGENTS:
         return cls(path, game=game, **options)
     if kind == "trained":

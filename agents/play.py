@@ -4,6 +4,7 @@
     python -m agents.play wapi --num-players 3 --scoring shared --seat 1
     python -m agents.play wakanda --advanced --opponents ismcts --think-time 2
     python -m agents.play samurai --opponents heuristic heuristic --figure-setup draft --choose-hand
+    python -m agents.play samurai --num-players 2 --opponents best
     python -m agents.play wapi --coins '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'
 
 The board is drawn as text after every move; on your turn the legal moves
@@ -77,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move (default 0)")
     parser.add_argument("--seed", type=int, default=None, help="fixes the deal and the agents (default: random)")
-    parser.add_argument("--think-time", type=float, default=1.0, help="seconds per move for ismcts opponents")
+    parser.add_argument("--think-time", type=float, default=1.0, help="seconds per move for ismcts and best opponents")
     add_game_options(parser)
     return parser
 
@@ -113,7 +114,7 @@ def main(
             continue
         name = next(names)
         options: dict = {"seed": None if args.seed is None else args.seed * 100 + seat}
-        if name == "ismcts":
+        if name in ("ismcts", "best"):
             options["time_limit"] = args.think_time
         try:
             agents.append(make_agent(name, game, **options))

@@ -4,6 +4,7 @@
     python -m benchmarks.strength --only wakanda-heuristic-random --games 200
     python -m benchmarks.strength --ismcts-games 100 --ismcts-iterations 400 --processes 2
     python -m benchmarks.strength --only wapi4-ismcts-vs-3-heuristic --ismcts-option tree_depth=None widening=2.0
+    python -m benchmarks.strength --only samurai2-guided-vs-ismcts --network ppo:runs/x/model.zip --guided-time 0.05
     python -m benchmarks.strength --backend ray --ray-address HEAD_IP:6379 --games 20000
 
 Each matchup puts one *hero* agent at a table of identical opponents. Deals
@@ -17,7 +18,12 @@ Targets (issue 5): heuristic vs random >= 80% in Wakanda and two-player
 Samurai; the heuristic >= 45% at a four-player Wapi table of three random
 agents; ISMCTS (<= 0.5 s a move) >= 60% against the heuristic in Wakanda and
 two-player Samurai, and the most wins at a four-player Wapi table of three
-heuristics.
+heuristics. Issue 14, the *guided* search (ISMCTS with ``--network``, by
+default the shipped ``trained`` model of the game; ``--guided-time`` or
+``--guided-iterations`` its budget, by default the ISMCTS one) against plain
+ISMCTS at the ISMCTS budget: >= 65% in two-player Samurai, >= 60% in Wakanda;
+>= 35% at a four-player Wapi table of three heuristics, >= 75% against the
+heuristic in two-player Samurai.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import Agent, PlayerView, make_agent, play_game
-from agents.games import make_game
+from agents.games import available_games, make_game
 from agents.stats import wilson_interval
 from benchmarks import backends
 from benchmarks.backends import Backend
@@ -57,11 +63,16 @@ MATCHUPS = [
     Matchup("wapi4-heuristic-vs-3-random", "wapi", (("num_players", 4),), "heuristic", "random", 0.45, ">= 45%"),
     Matchup("wakanda-heuristic-random", "wakanda", (), "heuristic", "random", 0.80, ">= 80%"),
     Matchup("samurai2-heuristic-random", "samurai", (("num_players", 2),), "heuristic", "random", 0.80, ">= 80%"),
-    Matchup("wapi4-ismcts-vs-3-heuristic", "wapi", (("num_players", 4),), "ismcts", "heuristic", None,
-            "most wins at the table"),
+    Matchup("wapi4-ismcts-vs-3-heuristic", "wapi", (("num_players", 4),), "ismcts", "heuristic", None, "most wins at the table"),
     Matchup("wakanda-ismcts-heuristic", "wakanda", (), "ismcts", "heuristic", 0.60, ">= 60%"),
     Matchup("samurai2-ismcts-heuristic", "samurai", (("num_players", 2),), "ismcts", "heuristic", 0.60, ">= 60%"),
+    Matchup("samurai2-guided-vs-ismcts", "samurai", (("num_players", 2),), "guided", "ismcts", 0.65, ">= 65%"),
+    Matchup("wakanda-guided-vs-ismcts", "wakanda", (), "guided", "ismcts", 0.60, ">= 60%"),
+    Matchup("wapi4-guided-vs-3-heuristic", "wapi", (("num_players", 4),), "guided", "heuristic", 0.35, ">= 35%"),
+    Matchup("samurai2-guided-vs-heuristic", "samurai", (("num_players", 2),), "guided", "heuristic", 0.75, ">= 75%"),
 ]
+#: Heroes and opponents that search: their options come from the command line (budget and settings).
+SEARCHERS = ("ismcts", "guided")
 
 
 class Timed(Agent):
@@ -70,6 +81,7 @@ class Timed(Agent):
     def __init__(self, agent: Agent):
         self.agent, self.name = agent, agent.name
         self.times: list[float] = []
+        self.simulations: list[int] = []  # a search's simulations per decision (its last_iterations)
 
     def reset(self) -> None:
         self.agent.reset()
@@ -79,13 +91,23 @@ class Timed(Agent):
         action = self.agent.act(view)
         if len(view.legal_actions) > 1:
             self.times.append(time.process_time() - start)
+            if hasattr(self.agent, "last_iterations"):
+                self.simulations.append(self.agent.last_iterations)
         return action
+
+
+def build(kind: str, game, seed: int, options: dict) -> Agent:
+    """A matchup's agent: ``guided`` is ISMCTS with a network (its options hold ``network``)."""
+    return make_agent("ismcts" if kind == "guided" else kind, game, seed=seed,
+                      **(options.get(kind, {}) if kind in SEARCHERS else {}))
 
 
 def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[float]]:
     """Game ``index`` of a matchup: deal ``seed + index // n``, hero in seat ``index % n``.
-    Returns the win share of each seat relative to the hero (hero first) and the hero's move times."""
-    matchup, index, seed, hero_options = task
+    Returns the win share of each seat relative to the hero (hero first), the hero's move times and
+    (a search) its simulations per move.
+    ``options``: the searchers' options by kind (``{"ismcts": {...}, "guided": {...}}``)."""
+    matchup, index, seed, options = task
     game = make_game(matchup.game, **dict(matchup.config))
     n = game.num_players
     deal, hero_seat = seed + index // n, index % n
@@ -93,27 +115,28 @@ def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[fl
     for seat in range(n):
         agent_seed = seed * 1_000_003 + index * 10 + seat
         if seat == hero_seat:
-            options = hero_options if matchup.hero == "ismcts" else {}
-            agents.append(Timed(make_agent(matchup.hero, game, seed=agent_seed, **options)))
+            agents.append(Timed(build(matchup.hero, game, agent_seed, options)))
         else:
-            agents.append(make_agent(matchup.opponent, game, seed=agent_seed))
+            agents.append(build(matchup.opponent, game, agent_seed, options))
     result = play_game(game, agents, seed=deal)
     share = [0.0] * n
     for w in result.winners:
         share[(w - hero_seat) % n] += 1 / len(result.winners)
-    return share, agents[hero_seat].times
+    return share, agents[hero_seat].times, agents[hero_seat].simulations
 
 
-def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, hero_options: dict,
+def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, options: dict,
                 backend: Backend | None = None) -> dict:
-    """Play one matchup on ``backend`` (default: ``processes`` local processes); the same rates on any backend."""
-    tasks = [(matchup, i, seed, hero_options) for i in range(games)]
+    """Play one matchup on ``backend`` (default: ``processes`` local processes); the same rates on any backend.
+    ``options``: the searchers' options by kind (see :func:`play_one`)."""
+    tasks = [(matchup, i, seed, options) for i in range(games)]
     start = time.perf_counter()
     results = run_tasks(tasks, processes, progress=False, play=play_one, backend=backend)
     elapsed = time.perf_counter() - start
     n = len(results[0][0])
     seat_wins = [sum(r[0][s] for r in results) for s in range(n)]
     times = [t for r in results for t in r[1]]
+    simulations = [k for r in results for k in r[2]]
     wins = seat_wins[0]
     low, high = wilson_interval(wins, games)
     bar = max(seat_wins[1:]) / games if matchup.target is None else matchup.target
@@ -132,6 +155,7 @@ def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, hero_op
         "met": met,
         "mean_move": sum(times) / len(times) if times else 0.0,
         "max_move": max(times, default=0.0),
+        "simulations": sum(simulations) / len(simulations) if simulations else None,
         "elapsed": elapsed,
     }
 
@@ -139,8 +163,8 @@ def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, hero_op
 def table(rows: list[dict]) -> str:
     lines = [
         "| matchup | games | hero win rate | 95% CI | opponents' win rates (each seat) | target | met "
-        "| hero CPU s/move (mean / max) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| hero CPU s/move (mean / max) | hero simulations/move |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         m = r["matchup"]
@@ -148,7 +172,8 @@ def table(rows: list[dict]) -> str:
         verdict = r["met"]
         lines.append(
             f"| {m.name} | {r['games']} | {r['rate']:.1%} | {r['ci'][0]:.1%} – {r['ci'][1]:.1%} | {others} | "
-            f"{m.target_text} | {verdict} | {r['mean_move']:.3f} / {r['max_move']:.3f} |"
+            f"{m.target_text} | {verdict} | {r['mean_move']:.3f} / {r['max_move']:.3f} | "
+            f"{'–' if r['simulations'] is None else round(r['simulations'])} |"
         )
     return "\n".join(lines)
 
@@ -168,6 +193,20 @@ def parse_options(parser: argparse.ArgumentParser, pairs: list[str]) -> dict:
     return options
 
 
+def parse_networks(parser: argparse.ArgumentParser, entries: list[str]) -> dict[str | None, str]:
+    """``["trained", "samurai=ppo:x.zip"]`` -> ``{None: "trained", "samurai": "ppo:x.zip"}`` (None: every game)."""
+    networks: dict[str | None, str] = {}
+    for entry in entries:
+        name, sep, source = entry.partition("=")
+        if sep and name in available_games():
+            networks[name] = source
+        elif sep and not name.startswith("ppo:"):
+            parser.error(f"--network: {name!r} is not a game; write GAME=SOURCE with one of {available_games()}")
+        else:
+            networks[None] = entry
+    return networks
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="+", choices=[m.name for m in MATCHUPS], help="run only these matchups")
@@ -179,6 +218,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ismcts-option", nargs="+", default=[], metavar="KEY=VALUE",
                         help="further ISMCTS options, values as Python literals "
                              "(e.g. rollout_depth=2 score_weight=0.5)")
+    parser.add_argument("--network", nargs="+", default=["trained"], metavar="[GAME=]SOURCE",
+                        help="the guided search's network: trained (the shipped model), ppo:PATH, for every game or "
+                             "as GAME=SOURCE for one (default trained)")
+    parser.add_argument("--guided-iterations", type=int, default=None, help="guided search simulations per move "
+                        "(default: the ISMCTS budget)")
+    parser.add_argument("--guided-time", type=float, default=None, help="guided search seconds per move "
+                        "(default: the ISMCTS budget; ignored with --guided-iterations)")
+    parser.add_argument("--guided-option", nargs="+", default=[], metavar="KEY=VALUE",
+                        help="further guided-search options (e.g. c_puct=2.0 value_mix=0.25 leaf_batch=8)")
     backends.add_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, help="first deal (default 0)")
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"markdown report (default {RESULTS})")
@@ -190,23 +238,32 @@ def main(argv: list[str] | None = None) -> None:
         backend = backends.from_args(args)
     except ValueError as error:
         parser.error(str(error))
-    hero_options = (
-        {"iterations": args.ismcts_iterations} if args.ismcts_iterations else {"time_limit": args.ismcts_time}
-    )
-    hero_options.update(parse_options(parser, args.ismcts_option))
+    ismcts = {"iterations": args.ismcts_iterations} if args.ismcts_iterations else {"time_limit": args.ismcts_time}
+    ismcts.update(parse_options(parser, args.ismcts_option))
+    if args.guided_iterations:
+        guided = {"iterations": args.guided_iterations}
+    else:
+        guided = {"time_limit": args.guided_time} if args.guided_time else {k: ismcts[k] for k in ismcts
+                                                                            if k in ("iterations", "time_limit")}
+    guided.update(parse_options(parser, args.guided_option))
+    networks = parse_networks(parser, args.network)
     runnable = [m for m in MATCHUPS if (args.only is None or m.name in args.only)]
-    for matchup in runnable:  # a bad option fails here, with its message, not inside a worker
-        if matchup.hero == "ismcts":
-            try:
-                make_agent("ismcts", make_game(matchup.game, **dict(matchup.config)), **hero_options)
-            except ValueError as error:
-                parser.error(f"{matchup.name}: {error}")
+    options_by_matchup = {}
+    for matchup in runnable:  # a bad option or network fails here, with its message, not inside a worker
+        network = networks.get(matchup.game, networks.get(None, "trained"))
+        options = {"ismcts": ismcts, "guided": {"network": network, **guided}}
+        try:
+            for kind in {matchup.hero, matchup.opponent} & set(SEARCHERS):
+                build(kind, make_game(matchup.game, **dict(matchup.config)), 0, options)
+        except ValueError as error:
+            parser.error(f"{matchup.name}: {error}")
+        options_by_matchup[matchup.name] = options
     rows = []
     try:
         with backend:
             for matchup in runnable:
-                games = args.ismcts_games if matchup.hero == "ismcts" else args.games
-                row = run_matchup(matchup, games, args.seed, backend.workers, hero_options, backend)
+                games = args.ismcts_games if matchup.hero in SEARCHERS else args.games
+                row = run_matchup(matchup, games, args.seed, backend.workers, options_by_matchup[matchup.name], backend)
                 rows.append(row)
                 print(table([row]).splitlines()[-1], f"({row['elapsed']:.0f} s)", flush=True)
             ran_on = backend.describe()
@@ -218,7 +275,9 @@ def main(argv: list[str] | None = None) -> None:
     text = (
         f"# Agent strength\n\nCommand: `{command.strip()}`\n\n"
         f"Machine: {platform.machine()}, {multiprocessing.cpu_count()} CPUs, Python {platform.python_version()}; "
-        f"ran on the {ran_on}; ISMCTS budget {hero_options}.\n"
+        f"ran on the {ran_on}; ISMCTS budget and options {ismcts}"
+        + (f"; guided search {guided}, network {' '.join(args.network)}" if any(
+            m.hero == "guided" for m in runnable) else "") + ".\n"
         "Each deal is played with the hero in every seat (seats swapped / rotated); a shared win counts 1/k; "
         "intervals are 95% Wilson score intervals. 'met': yes when the whole interval clears the target "
         "(for 'most wins': the best opponent seat's rate); times are CPU seconds per decision.\n\n"

@@ -99,7 +99,7 @@ def plan_tournament(
         raise ValueError(f"--agents must name at least {n} agents from {', '.join(AGENT_NAMES)}")
     specs = []
     for name, label in zip(agents, agent_labels(agents)):
-        options = (("iterations", ismcts_iterations),) if name == "ismcts" else ()
+        options = (("iterations", ismcts_iterations),) if name in ("ismcts", "best") else ()
         try:
             make_agent(name, the_game, seed=0, **dict(options))
         except ValueError as error:
@@ -204,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seating", choices=["auto", "rotations", "permutations"], default="auto",
                         help="seatings per deal: n rotations, or all n! permutations; auto (default): "
                              "permutations up to 3 players, rotations beyond")
-    parser.add_argument("--ismcts-iterations", type=int, default=100, help="ISMCTS iterations per move (default 100)")
+    parser.add_argument("--ismcts-iterations", type=int, default=100,
+                        help="ISMCTS (and best) iterations per move (default 100)")
     add_game_options(parser)
     parser.add_argument("--out", default="benchmarks/results",
                         help="folder for the report (default benchmarks/results)")

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.slow
 @pytest.mark.parametrize("matchup", [m for m in MATCHUPS if m.hero == "heuristic"], ids=lambda m: m.name)
 def test_the_heuristic_beats_random_clearly(matchup):
     """Over 200 duplicate games the heuristic's whole 95% interval lies above its fair share."""
-    row = run_matchup(matchup, games=200, seed=123, processes=1, hero_options={})
+    row = run_matchup(matchup, games=200, seed=123, processes=1, options={})
     fair = 1 / (len(row["others"]) + 1)
     assert row["ci"][0] > fair, row
 

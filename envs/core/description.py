@@ -80,6 +80,8 @@ class GameDescription:
             may stop rollouts at, or None.
         search_defaults: ISMCTS options this game plays best with (its
             ``"auto"`` settings).
+        guided_search: the same for the options of ISMCTS guided by a network
+            (``agents/guided.py``: ``c_puct``, ``value_mix``, ``leaf_batch``).
         training: PPO settings for ``train.py`` (overridable on its command line).
     """
 
@@ -89,6 +91,7 @@ class GameDescription:
     heuristic: str
     leaf_evaluation: str | None = None
     search_defaults: dict[str, Any] = field(default_factory=dict)
+    guided_search: dict[str, Any] = field(default_factory=dict)
     training: dict[str, Any] = field(default_factory=dict)
 
     @property

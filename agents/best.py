@@ -1,0 +1,46 @@
+"""The strongest agent of each game configuration, by measurement: ``make_agent("best", game)``.
+
+Which agent that is was decided by the strength benchmark
+(``benchmarks/results/strength.md``), and the rule is one line: where a
+search network is shipped for the configuration (``agents/models/search/``,
+the networks expert iteration made; a network is shipped only where its
+guided search measured stronger than plain ISMCTS), the best agent is ISMCTS
+guided by it with the game's guided defaults; elsewhere it is plain ISMCTS
+with the game's search defaults, which beats the heuristic in every game
+measured. Both think ``time_limit`` CPU seconds a move (0.5 s, the budget
+the figures were measured at) or ``iterations`` simulations.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agents.guidance import search_model_path
+from agents.protocol import Agent, PlayerView
+from envs.core.engine import Game
+
+
+class BestAgent(Agent):
+    """The strongest measured agent of ``game``'s configuration (see the module docstring)."""
+
+    name = "best"
+
+    def __init__(self, game: Game | None = None, seed: int | None = None, time_limit: float | None = 0.5,
+                 iterations: int | None = None):
+        if game is None:
+            raise ValueError("the best agent needs game=... (it is chosen per game configuration)")
+        from agents import make_agent
+
+        budget = {"iterations": iterations} if iterations is not None else {"time_limit": time_limit}
+        network = search_model_path(game)
+        if network is not None:
+            self.agent = make_agent("ismcts", game, network=network, seed=seed, **budget)
+        else:
+            self.agent = make_agent("ismcts", game, seed=seed, **budget)
+        self.choice = f"ismcts guided by {Path(network).name}" if network else "ismcts"
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def act(self, view: PlayerView) -> int:
+        return self.agent.act(view)

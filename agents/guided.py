@@ -1,0 +1,275 @@
+"""ISMCTS guided by a learned policy and value (``make_agent("ismcts", game, network=...)``).
+
+The search of :mod:`agents.ismcts` (one tree over the searching player's
+information sets, one determinization per simulation, drawn from its
+:class:`~agents.protocol.PlayerView`, so it can never see a hidden fact),
+with an evaluator (:mod:`agents.guidance`) in place of blind exploration:
+
+- *Selection* is PUCT (AlphaZero): ``Q(a) + c_puct * P(a) * sqrt(avail(a)) /
+  (1 + N(a))``, with the network's move probabilities as the prior ``P``.
+  As in ISMCTS, an action's *availability* (how often it was legal when its
+  node was visited) stands in for the parent's visits, because an action in
+  another player's hidden hand exists only in some determinizations. A move
+  not legal in the determinization that expanded a node has no prior; it
+  gets the uniform ``1 / len(legal)``. An unvisited move is valued at the
+  node's own value (first-play urgency).
+- *Leaves* are valued by the network (every player's value), mixed with the
+  plain search's leaf value (a rollout, or the game's static evaluation)
+  by ``value_mix``: 0 is the network alone, 1 the plain search's value alone.
+- *Batches*: ``leaf_batch`` simulations descend one after the other, each
+  leaving a *virtual loss* on the edges it took so that the next one tries
+  another line, and their leaves are evaluated in one forward pass (one
+  call costs about as much as several rows). With a budget in iterations
+  the search is reproducible from its seed.
+
+The budget counts simulations (``iterations``) or CPU seconds (``time_limit``)
+per move, as in plain ISMCTS. Per-game defaults for the options left at
+``"auto"`` come from the game's description (``guided_search``), chosen by
+measurement (``benchmarks/results/strength.md``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from agents.guidance import NetworkEvaluator
+from agents.ismcts import ISMCTSAgent
+from agents.network import PolicyValueNet
+from agents.protocol import PlayerView
+from envs.core.engine import Game, GameState, is_int, shown
+
+#: What the guided options left at ``"auto"`` become unless the game's description says otherwise.
+GUIDED_DEFAULTS = {"c_puct": 1.5, "value_mix": 0.0, "leaf_batch": 8}
+#: The pessimistic value a pending simulation leaves on each edge it took (removed when it backs up).
+VIRTUAL_LOSS = 1.0
+
+
+def guided_defaults(game: Game | None) -> dict[str, Any]:
+    """The guided options' ``"auto"`` values for ``game`` (its description's ``guided_search``)."""
+    import envs
+
+    name = getattr(game, "name", None)
+    own = envs.describe(name).guided_search if name in envs.GAMES else {}
+    return {**GUIDED_DEFAULTS, **own}
+
+
+def guided_options(game: Game | None, c_puct: Any, value_mix: Any, leaf_batch: Any) -> tuple[float, float, int]:
+    """The guided options with ``"auto"`` resolved for ``game``, checked (ValueError naming the bad one)."""
+    tuned = guided_defaults(game)
+    c_puct, value_mix, leaf_batch = (tuned[k] if isinstance(v, str) and v == "auto" else v for k, v in
+                                     (("c_puct", c_puct), ("value_mix", value_mix), ("leaf_batch", leaf_batch)))
+    if not _number(c_puct) or c_puct < 0:
+        raise ValueError(f"c_puct must be 'auto' or a non-negative number, got {shown(c_puct)}")
+    if not _number(value_mix) or not 0 <= value_mix <= 1:
+        raise ValueError(f"value_mix must be 'auto' or a number in [0, 1], got {shown(value_mix)}")
+    if not is_int(leaf_batch) or leaf_batch < 1:
+        raise ValueError(f"leaf_batch must be 'auto' or a positive int, got {shown(leaf_batch)}")
+    return float(c_puct), float(value_mix), int(leaf_batch)
+
+
+class _Edge:
+    """One action out of a node: its chooser's reward sum, visits (virtual ones included while
+    pending), availability, and the child nodes by what the searcher observes next."""
+
+    __slots__ = ("visits", "avail", "total", "children")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+        self.children: dict[bytes | None, _Node] = {}
+
+
+class _Node:
+    """An information set of the searcher: the prior and value from its first evaluation, its edges."""
+
+    __slots__ = ("edges", "visits", "prior", "value")
+
+    def __init__(self) -> None:
+        self.edges: dict[int, _Edge] = {}
+        self.visits = 0
+        self.prior: dict[int, float] | None = None  # None until evaluated
+        self.value = 0.0  # the player to act's value, for moves not tried yet
+
+
+class GuidedISMCTSAgent(ISMCTSAgent):
+    """ISMCTS with a network's prior and value (see the module docstring).
+
+    Args:
+        game: the configured game (the network must have been made for it).
+        network: ``"trained"``, ``"ppo:PATH"``, a model path, or a loaded
+            :class:`~agents.network.PolicyValueNet`.
+        c_puct: weight of the prior in selection.
+        value_mix: weight of the plain search's leaf value (a rollout, or the
+            static evaluation at ``rollout_depth``) against the network's.
+        leaf_batch: simulations whose leaves share one forward pass.
+        widening: None (every legal move competes by PUCT from the start), or
+            progressive widening: a node reached for the ``n``-th time admits
+            another move while it has fewer than ``1 + widening * sqrt(n)``,
+            in the prior's order.
+        iterations, time_limit, seed, score_weight, split_chance, rollout,
+        rollout_epsilon, rollout_depth: as in :class:`~agents.ismcts.ISMCTSAgent`
+        (the rollout options only matter when ``value_mix > 0``).
+    """
+
+    name = "ismcts+network"
+
+    def __init__(
+        self,
+        game: Game | None = None,
+        network: str | PolicyValueNet | None = None,
+        seed: int | None = None,
+        iterations: int | None = None,
+        time_limit: float | None = None,
+        c_puct: float | str = "auto",
+        value_mix: float | str = "auto",
+        leaf_batch: int | str = "auto",
+        widening: float | None = None,
+        score_weight: float = 0.25,
+        split_chance: bool = True,
+        rollout: str = "auto",
+        rollout_epsilon: float | str = "auto",
+        rollout_depth: int | None | str = "auto",
+    ):
+        if network is None:
+            raise ValueError("the guided search needs network='trained', 'ppo:PATH' or a PolicyValueNet")
+        self.evaluator = NetworkEvaluator(network, game)  # refuses another game's network before anything else
+        super().__init__(game, seed=seed, iterations=iterations, time_limit=time_limit, score_weight=score_weight,
+                         split_chance=split_chance, rollout=rollout, rollout_epsilon=rollout_epsilon,
+                         rollout_depth=rollout_depth, widening=widening, paired_root=False, tree_depth=None)
+        self.c_puct, self.value_mix, self.leaf_batch = guided_options(game, c_puct, value_mix, leaf_batch)
+        self._key_observer = game.observer()  # the searcher's chance keys, each encoded from scratch
+        self.last_root: _Node | None = None
+
+    # --- the search ------------------------------------------------------------------
+    def act(self, view: PlayerView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        return most_visited(self.search(view), legal)
+
+    def search(self, view: PlayerView) -> _Node:
+        """Run the budget from ``view``'s position; returns the root (also kept as ``last_root``)."""
+        root = _Node()
+        deadline = None if self.time_limit is None else time.process_time() + self.time_limit
+        done = 0
+        while True:
+            if self.iterations is not None and done >= self.iterations:
+                break
+            if deadline is not None and done > 0 and time.process_time() >= deadline:
+                break
+            size = 1 if root.prior is None else self.leaf_batch  # the root first, alone
+            if self.iterations is not None:
+                size = min(size, self.iterations - done)
+            done += self._batch(view, root, size)
+        self.last_iterations, self.last_root = done, root
+        return root
+
+    def visit_distribution(self, root: _Node | None = None) -> np.ndarray:
+        """The root's visit counts as a distribution over all actions (expert iteration's policy target)."""
+        root = self.last_root if root is None else root
+        counts = np.zeros(self.evaluator.game.num_actions, np.float32)
+        for action, edge in root.edges.items():
+            counts[action] = edge.visits
+        return counts / counts.sum()
+
+    @staticmethod
+    def root_value(root: _Node) -> float:
+        """The searcher's mean value over the root's simulations (expert iteration's value target)."""
+        visits = sum(edge.visits for edge in root.edges.values())
+        return sum(edge.total for edge in root.edges.values()) / visits if visits else root.value
+
+    def _batch(self, view: PlayerView, root: _Node, size: int) -> int:
+        """``size`` simulations; their unfinished leaves evaluated together, then backed up."""
+        leaves: list[tuple[GameState, _Node, list]] = []
+        for _ in range(size):
+            self._descend(view.sample_determinization(self.np_rng), root, view.player, leaves)
+        if leaves:
+            priors, values = self.evaluator.evaluate([state for state, _, _ in leaves])
+            for (state, node, path), prior, value in zip(leaves, priors, values):
+                mover = state.current_player
+                if node.prior is None:
+                    node.prior = {a: float(prior[a]) for a in state.legal_tuple()}
+                    node.value = float(value[mover])
+                if self.value_mix:
+                    value = (1 - self.value_mix) * value + self.value_mix * np.asarray(self._plain_value(state))
+                self._backup(path, value)
+        return size
+
+    def _descend(self, state: GameState, node: _Node, me: int, leaves: list) -> None:
+        """Walk down by PUCT to a node not yet evaluated (queued in ``leaves``) or the game's end (backed up)."""
+        path: list[tuple[_Edge, int]] = []
+        while state.current_player is not None and node.prior is not None:
+            action, edge = self._select(node, state)
+            edge.visits += 1
+            edge.total -= VIRTUAL_LOSS
+            path.append((edge, state.current_player))
+            state.apply(action)
+            key = None
+            if self.split_chance and state.current_player is not None:
+                key = self._key_observer.observe(state, me).tobytes()
+            child = edge.children.get(key)
+            if child is None:
+                child = edge.children[key] = _Node()
+            node = child
+        if state.current_player is None:
+            self._backup(path, self._rewards(state))
+        else:
+            leaves.append((state, node, path))
+
+    def _select(self, node: _Node, state: GameState) -> tuple[int, _Edge]:
+        """PUCT over the legal actions; an untried action enters with the node's own value."""
+        legal = state.legal_tuple()
+        edges, prior, c = node.edges, node.prior, self.c_puct
+        node.visits += 1
+        uniform = 1.0 / len(legal)
+        best, best_score = -1, -math.inf
+        fresh, fresh_prior = -1, -1.0
+        for a in legal:
+            edge = edges.get(a)
+            if edge is None:
+                p = prior.get(a, uniform)
+                if p > fresh_prior:
+                    fresh, fresh_prior = a, p
+                continue
+            edge.avail += 1
+            score = edge.total / edge.visits + c * prior.get(a, uniform) * math.sqrt(edge.avail) / (1 + edge.visits)
+            if score > best_score:
+                best, best_score = a, score
+        if self.widening is not None:  # progressive widening in the prior's order: a new move whenever there is room
+            take = fresh >= 0 and (best < 0 or len(edges) < 1 + self.widening * math.sqrt(node.visits))
+        else:
+            take = fresh >= 0 and node.value + c * fresh_prior * math.sqrt(node.visits) > best_score
+        if take:
+            edge = edges[fresh] = _Edge()
+            edge.avail = 1
+            return fresh, edge
+        return best, edges[best]
+
+    @staticmethod
+    def _backup(path: list[tuple[_Edge, int]], value) -> None:
+        for edge, player in path:
+            edge.total += VIRTUAL_LOSS + float(value[player])
+
+    def _plain_value(self, state: GameState) -> list[float]:
+        """The plain search's value of a leaf: a rollout (to ``rollout_depth``), then the result or the
+        static evaluation; played on a copy, so the leaf stays as the network saw it."""
+        state = state.clone()
+        self._rollout(state)
+        return self._rewards(state) if state.current_player is None else self._evaluated(state)
+
+
+def most_visited(root: _Node, legal: tuple[int, ...]) -> int:
+    """The move to play after a search: the most visited, ties broken by the mean value."""
+    edges = root.edges
+    return max(legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges
+               else (0, -math.inf))
+
+
+def _number(value: Any) -> bool:
+    """A real, finite number (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

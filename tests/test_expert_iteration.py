@@ -1,0 +1,153 @@
+"""Expert iteration (agents/expert_iteration): the command runs end to end and its network plays, an
+interrupted run resumes to exactly the uninterrupted one, bad input is refused before anything is
+written, self-play records hold proper targets, a fit learns them, and no file it reads runs code."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent, play_game
+from agents.expert_iteration.command import main
+from agents.expert_iteration.learn import fit, load_records, save_records
+from agents.expert_iteration.selfplay import RECORD_FIELDS, play_selfplay
+from agents.games import make_game
+from agents.network import load_network, network_description, new_network, read_card, save_network
+from test_model_file_safety import Payload, crafted_policy
+
+TINY = ["--game", "wakanda", "--games", "2", "--iterations", "6", "--gate-games", "2", "--gate-iterations", "4",
+        "--warm-start-games", "4", "--processes", "1", "--progress-bar", "false", "--epochs", "1"]
+
+
+def history(out) -> list[dict]:
+    """The run's history without its timings."""
+    rows = json.loads((out / "state.json").read_text())["history"]
+    return [{k: v for k, v in row.items() if not k.endswith("seconds")} for row in rows]
+
+
+def test_a_run_resumed_after_an_interruption_is_the_uninterrupted_run(tmp_path):
+    """Generation 1, then --resume up to 2, gives the same games, fits and gates as 2 at once; the
+    outputs are there and the best network plays as a guided search."""
+    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
+    main(TINY + ["--generations", "2", "--out", str(straight)])
+    main(TINY + ["--generations", "1", "--out", str(resumed)])
+    main(["--out", str(resumed), "--resume", "--generations", "2", "--progress-bar", "false"])
+    assert history(straight) == history(resumed)
+    assert len(history(straight)) == 3 and all("gate_win_rate" in row for row in history(straight)[1:])
+    for name in ("model.zip", "models/gen_001.zip", "models/gen_002.zip", "data/gen_002.npz", "results.md",
+                 "settings.json"):
+        assert (straight / name).exists(), name
+    assert any(name.startswith("events.out.tfevents") for name in os.listdir(straight / "tb"))
+    card = read_card(str(straight / "models" / "gen_002.zip"))
+    assert card["command"].startswith("python -m agents.expert_iteration --game wakanda")
+    assert card["training"]["expert_iteration"]["generation"] == 2
+    game = make_game("wakanda")
+    agent = make_agent("ismcts", game, network=f"ppo:{straight / 'model.zip'}", iterations=5, seed=0)
+    assert play_game(game, [agent, make_agent("random", game, seed=1)], seed=3).winners
+
+
+@pytest.fixture
+def samurai_model(tmp_path):
+    torch.manual_seed(0)
+    return save_network(new_network(make_game("samurai", num_players=2), network_description([8]), "test"),
+                        str(tmp_path / "samurai2"))
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--games", "0"], "--games must be at least 1"),
+    (["--num-players", "3"], "--num-players is not an option of wakanda"),
+    (["--search-option", "value_mix=2"], r"value_mix must be 'auto' or a number in \[0, 1\]"),
+    (["--search-option", "depth=3"], "--search-option: .*unexpected keyword argument 'depth'"),
+    (["--search-option", "iterations=3"], "the budget is --iterations"),
+    (["--start", "random"], "--start must be one of"),
+    (["--start", "ppo:SAMURAI"], "trained for game 'samurai', not 'wakanda'"),
+    (["--resume"], "holds no run to continue"),
+])
+def test_bad_input_is_refused_before_anything_is_written(tmp_path, samurai_model, extra, message):
+    out = tmp_path / "run"
+    extra = [e.replace("SAMURAI", samurai_model) for e in extra]
+    with pytest.raises(SystemExit, match=message):
+        main(TINY + ["--generations", "1", "--out", str(out)] + extra)
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_resumed_run_keeps_its_settings_and_a_finished_one_is_not_overwritten(tmp_path):
+    out = tmp_path / "run"
+    main(TINY + ["--generations", "1", "--out", str(out)])
+    with pytest.raises(SystemExit, match="holds a run already: pass --resume"):
+        main(TINY + ["--generations", "1", "--out", str(out)])
+    with pytest.raises(SystemExit, match="only --generations, --processes, --progress-bar may be given, not --games"):
+        main(["--out", str(out), "--resume", "--games", "8"])
+
+
+def test_no_file_the_run_reads_executes_code(tmp_path, samurai_model):
+    """A crafted --start model is refused by the safe loader; a dataset holding a pickled object is
+    refused by the record loader (plain arrays only)."""
+    marker = str(tmp_path / "payload-ran")
+    crafted_policy(samurai_model, marker)
+    with pytest.raises(SystemExit, match="policy.pth is not a plain tensor file"):
+        main(TINY + ["--game", "samurai", "--num-players", "2", "--start", f"ppo:{samurai_model}",
+                     "--out", str(tmp_path / "run")])
+    records = {name: np.zeros(1) for name in RECORD_FIELDS}
+    records["obs"] = np.array([Payload(marker)], dtype=object)
+    np.savez(tmp_path / "gen_001.npz", **records)
+    with pytest.raises(ValueError, match="allow_pickle"):
+        load_records([tmp_path / "gen_001.npz"])
+    assert not os.path.exists(marker)
+
+
+def test_self_play_records_hold_the_searchs_visits_and_the_movers_results(samurai_model):
+    game = make_game("samurai", num_players=2)
+    task = ("samurai", game.config(), samurai_model, {"iterations": 8, "leaf_batch": 4}, [(5, 70), (6, 71)], 2, "win")
+    records = play_selfplay(task)
+    rows = len(records["values"])
+    assert rows > 60 and {name: len(records[name]) for name in RECORD_FIELDS} == dict.fromkeys(RECORD_FIELDS, rows)
+    policies = records["policies"].astype(np.float32)
+    np.testing.assert_allclose(policies.sum(axis=1), 1, atol=1e-2)  # float16 storage
+    assert not (policies[~records["masks"]]).any(), "visits only on legal moves"
+    assert (records["masks"].sum(axis=1) > 1).all(), "forced moves are not recorded"
+    assert set(records["games"]) == {70, 71}
+    assert (np.abs(records["search_values"]) <= 1).all() and len(set(records["search_values"])) > 10
+    for game_id in (70, 71):
+        values = records["values"][records["games"] == game_id]
+        assert set(values) <= {-1.0, 0.0, 1.0} and len(set(values)) in (1, 2)
+    assert play_selfplay(task)["policies"].tobytes() == records["policies"].tobytes(), "seeded"
+
+
+def test_a_fit_learns_the_visit_distributions_and_the_results():
+    """On records whose targets depend on the observation, the fit lowers both held-out losses."""
+    game = make_game("wakanda")
+    torch.manual_seed(1)
+    network = new_network(game, network_description([32]), "test")
+    rng = np.random.default_rng(0)
+    rows = 600
+    obs = (rng.random((rows, game.observation_size)) < 0.3).astype(np.float16)
+    masks = np.zeros((rows, game.num_actions), bool)
+    masks[:, :6] = True
+    policies = np.zeros((rows, game.num_actions), np.float16)
+    favourite = np.where(obs[:, 0] > 0, 1, 4)
+    policies[np.arange(rows), favourite] = 0.8
+    policies[np.arange(rows), 2] = 0.2
+    results = np.where(obs[:, 1] > 0, 1.0, -1.0).astype(np.float32)
+    data = {"obs": obs, "masks": masks, "policies": policies, "values": results,
+            "search_values": results * 0.5 + np.where(obs[:, 2] > 0, 0.4, -0.4), "games": np.arange(rows) // 10}
+    report = fit(network, data, epochs=30, batch_size=64, learning_rate=3e-3, value_weight=1.0, seed=0,
+                 search_value_weight=0.5)
+    assert report["held_out_policy_loss"] < report["held_out_policy_loss_before"] - 0.3
+    assert report["held_out_value_loss"] < report["held_out_value_loss_before"] / 2
+    assert report["held_out_agreement"] > 0.85  # the favourite is one of two moves: chance is 50%
+
+
+def test_records_survive_a_save_and_load(tmp_path, samurai_model):
+    task = ("samurai", make_game("samurai", num_players=2).config(), samurai_model, {"iterations": 4}, [(1, 0)], 0,
+            "win")
+    records = play_selfplay(task)
+    save_records(records, tmp_path / "gen_001.npz")
+    loaded = load_records([tmp_path / "gen_001.npz", tmp_path / "gen_001.npz"])
+    for name in RECORD_FIELDS:
+        assert np.array_equal(loaded[name], np.concatenate([records[name]] * 2))
+    assert load_network(samurai_model, make_game("samurai", num_players=2)).num_actions == 294

@@ -1,0 +1,322 @@
+"""ISMCTS guided by a network (agents/guided.py, agents/guidance.py): the fast forward pass equals the
+network's, values reach every player, a network for another game is refused before any search,
+searches reproduce from their seed, the prior steers them, backups are exact, and hidden information
+never changes a choice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents import PlayerView, make_agent, play_game
+from agents.games import make_game
+from agents.guidance import InferenceNet, NetworkEvaluator
+from agents.guided import GuidedISMCTSAgent
+from agents.network import network_description, new_network, save_network
+from test_agents_protocol import ANTI_CHEAT, hidden_twin, mid_game_state
+
+GAMES = [("wakanda", {}), ("samurai", {"num_players": 2}), ("wapi", {"num_players": 4}), ("samurai", {"num_players": 3})]
+IDS = [f"{name}{config.get('num_players', '')}" for name, config in GAMES]
+
+
+def tiny_network(game, seed: int = 0, shared=(16,), pi=(16,), activation="tanh"):
+    torch.manual_seed(seed)
+    return new_network(game, network_description(list(pi), shared=list(shared), activation=activation),
+                       command="tests/test_guided.py")
+
+
+@pytest.fixture(scope="module")
+def model_files(tmp_path_factory):
+    """A small random network saved for each game configuration: {(name, num_players): path}."""
+    folder = tmp_path_factory.mktemp("models")
+    paths = {}
+    for name, config in GAMES:
+        game = make_game(name, **config)
+        paths[name, game.num_players] = save_network(tiny_network(game), str(folder / f"{name}{game.num_players}"))
+    return paths
+
+
+def model_for(model_files, game) -> str:
+    return "ppo:" + model_files[game.name, game.num_players]
+
+
+# --- the evaluator ------------------------------------------------------------------------------
+@pytest.mark.parametrize("shared,pi,activation", [((16,), (16,), "tanh"), ((), (32, 16), "relu")])
+@pytest.mark.parametrize("name,config", GAMES, ids=IDS)
+def test_inference_net_equals_the_networks_own_forward_pass(name, config, shared, pi, activation):
+    game = make_game(name, **config)
+    net = tiny_network(game, seed=3, shared=shared, pi=pi, activation=activation)
+    rng = np.random.default_rng(0)
+    obs = rng.random((7, game.observation_size), dtype=np.float32)
+    masks = rng.random((7, game.num_actions)) < 0.3
+    masks[:, 0] = True
+    want_probs, want_values = net.evaluate(obs, masks)
+    probs, values = InferenceNet(net)(obs, masks)
+    np.testing.assert_allclose(probs, want_probs, atol=1e-6)
+    np.testing.assert_allclose(values, want_values, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,config", GAMES, ids=IDS)
+def test_evaluator_gives_every_player_its_own_value(name, config):
+    """The mover's value from its observation; with two players the other's is its negation (zero-sum
+    win rewards), at larger tables each player's own observation is evaluated. Checked against the
+    network on observations from fresh observers; priors live on the legal moves only."""
+    game = make_game(name, **config)
+    net = tiny_network(game, seed=5)
+    evaluator = NetworkEvaluator(net, game)
+    states = [mid_game_state(game, seed=s, moves=3 + 4 * s) for s in range(4)]
+    priors, values = evaluator.evaluate(states)
+    for k, state in enumerate(states):
+        mover = state.current_player
+        mask = np.zeros((1, game.num_actions), bool)
+        mask[0, state.legal_actions()] = True
+        want_probs, want_value = net.evaluate(game.observer().observe(state, mover)[None], mask)
+        np.testing.assert_allclose(priors[k], want_probs[0], atol=1e-6)
+        assert priors[k][~mask[0]].sum() == 0 and abs(priors[k].sum() - 1) < 1e-5
+        for p in range(game.num_players):
+            if p == mover:
+                want = want_value[0]
+            elif game.num_players == 2:
+                want = -want_value[0]
+            else:
+                want = net.evaluate(game.observer().observe(state, p)[None], np.ones((1, game.num_actions), bool))[1][0]
+            assert values[k, p] == pytest.approx(want, abs=1e-6)
+
+
+# --- refusals -------------------------------------------------------------------------------------
+def test_a_network_for_another_game_or_configuration_is_refused_before_any_search(model_files, monkeypatch):
+    """The model's card is compared with the game when the agent is built: nothing is searched."""
+    monkeypatch.setattr(GuidedISMCTSAgent, "search", lambda *a: pytest.fail("searched with a refused network"))
+    samurai2 = model_files["samurai", 2]
+    with pytest.raises(ValueError, match="trained for game 'samurai', not 'wakanda'"):
+        make_agent("ismcts", make_game("wakanda"), network=f"ppo:{samurai2}")
+    with pytest.raises(ValueError, match="trained for samurai configuration"):
+        make_agent("ismcts", make_game("samurai", num_players=3), network=samurai2)
+    loaded = tiny_network(make_game("wapi", num_players=4))
+    with pytest.raises(ValueError, match="trained for wapi configuration"):
+        make_agent("ismcts", make_game("wapi", num_players=3), network=loaded)
+    with pytest.raises(ValueError, match="model file not found"):
+        make_agent("ismcts", make_game("wakanda"), network="ppo:/no/such/model")
+
+
+@pytest.mark.parametrize("option,value,message", [
+    ("c_puct", -1, "c_puct must be 'auto' or a non-negative number"),
+    ("c_puct", float("nan"), "c_puct must be"),
+    ("c_puct", True, "c_puct must be"),
+    ("value_mix", 1.5, r"value_mix must be 'auto' or a number in \[0, 1\]"),
+    ("value_mix", "half", "value_mix must be"),
+    ("leaf_batch", 0, "leaf_batch must be 'auto' or a positive int"),
+    ("leaf_batch", 2.0, "leaf_batch must be"),
+    ("widening", 0, "widening must be a positive, finite number or None"),
+    ("iterations", 0, "iterations must be a positive int"),
+    ("network", 3, "network must be 'expert', 'trained', 'ppo:PATH'"),
+])
+def test_guided_options_are_checked(model_files, option, value, message):
+    game = make_game("wakanda")
+    options = {"network": model_for(model_files, game), option: value}
+    with pytest.raises(ValueError, match=message):
+        make_agent("ismcts", game, **options)
+
+
+def test_guided_options_without_a_network_are_named():
+    with pytest.raises(ValueError, match=r"unknown options \['c_puct'\] for agent 'ismcts' \(\['c_puct'\] need network"):
+        make_agent("ismcts", make_game("wakanda"), c_puct=2.0)
+
+
+# --- the search ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,config", GAMES[:3], ids=IDS[:3])
+def test_guided_searches_reproduce_from_their_seeds(model_files, name, config):
+    """Budgeted in iterations, the same seeds give the same moves and the same visit counts over the
+    first 24 moves of a game; another agent seed other visit counts."""
+    game = make_game(name, **config)
+
+    def run(agent_seed: int):
+        agents = [make_agent("ismcts", game, network=model_for(model_files, game), iterations=12, leaf_batch=4,
+                             seed=agent_seed + p) for p in range(game.num_players)]
+        state, rng, trace = game.new_state(np.random.default_rng(7)), np.random.default_rng(8), []
+        while state.current_player is not None and len(trace) < 24:
+            agent = agents[state.current_player]
+            action = agent.act(PlayerView(state, rng))
+            trace.append((action, agent.visit_distribution().tobytes() if agent.last_root else None))
+            agent.last_root = None
+            state.apply(action)
+        return trace
+
+    first = run(1)
+    assert first == run(1)
+    assert first != run(2)
+
+
+@pytest.mark.parametrize("name,config", GAMES[:3], ids=IDS[:3])
+def test_the_prior_steers_the_search(name, config):
+    """A network that puts almost all its prior on one legal move makes that move the most visited
+    (values are all zero: nothing else tells the moves apart)."""
+    game = make_game(name, **config)
+    for seed in range(3):
+        state = mid_game_state(game, seed=seed, moves=5 + seed)
+        legal = state.legal_actions()
+        if len(legal) < 2:
+            continue
+        for favourite in (legal[0], legal[-1]):
+            net = tiny_network(game)
+            with torch.no_grad():
+                for parameter in net.module.value_net.parameters():
+                    parameter.zero_()
+                net.module.action_net.weight.zero_()
+                net.module.action_net.bias.zero_()
+                net.module.action_net.bias[favourite] = 12.0
+            agent = make_agent("ismcts", game, network=net, iterations=40, seed=seed)
+            assert agent.act(PlayerView(state, np.random.default_rng(seed))) == favourite
+
+
+def test_progressive_widening_admits_moves_in_the_priors_order():
+    """With widening w a move is admitted while the root holds fewer than 1 + w * sqrt(visits), the most
+    probable first."""
+    game = make_game("samurai", num_players=2)
+    state = mid_game_state(game, seed=0, moves=1)
+    legal = state.legal_actions()
+    assert len(legal) > 10
+    net = tiny_network(game, seed=2)
+    probs, _ = net.evaluate(game.observer().observe(state, state.current_player)[None],
+                            np.isin(np.arange(game.num_actions), legal)[None])
+    agent = make_agent("ismcts", game, network=net, iterations=50, widening=0.5, seed=0)
+    root = agent.search(PlayerView(state, np.random.default_rng(0)))
+    admitted = list(root.edges)
+    assert root.visits == 49 and 1 < len(admitted) < 2 + 0.5 * np.sqrt(root.visits)
+    by_prior = sorted(legal, key=lambda a: -probs[0, a])
+    assert sorted(admitted) == sorted(by_prior[:len(admitted)])
+
+
+class ConstantEvaluator:
+    """Uniform priors and a fixed value per seat: every backed-up mean is then known exactly."""
+
+    def __init__(self, game, values):
+        self.game, self.values = game, np.array(values, np.float32)
+
+    def evaluate(self, states):
+        priors = np.zeros((len(states), self.game.num_actions), np.float32)
+        for k, state in enumerate(states):
+            priors[k, state.legal_actions()] = 1 / len(state.legal_actions())
+        return priors, np.tile(self.values, (len(states), 1))
+
+
+def edges_of(node):
+    for edge in node.edges.values():
+        yield edge
+        for child in edge.children.values():
+            yield from edges_of(child)
+
+
+@pytest.mark.parametrize("value_mix", [0.0, 0.5])
+@pytest.mark.parametrize("name,config", GAMES[:3], ids=IDS[:3])
+def test_backups_are_exact_and_leave_no_virtual_loss(model_files, monkeypatch, name, config, value_mix):
+    """With a constant evaluator (and, mixed in, a constant plain value) every edge's mean is the
+    leaf value of the player who chose it: virtual losses are all taken back, signs are right;
+    the visits below the root add up to the budget."""
+    game = make_game(name, **config)
+    n = game.num_players
+    network_values = [0.5 - p / n for p in range(n)]
+    plain_values = [-0.25 + p / (2 * n) for p in range(n)]
+    agent = make_agent("ismcts", game, network=model_for(model_files, game), iterations=60, leaf_batch=5,
+                       value_mix=value_mix, seed=3)
+    agent.evaluator = ConstantEvaluator(game, network_values)
+    monkeypatch.setattr(agent, "_plain_value", lambda state: plain_values)
+    state = mid_game_state(game, seed=2, moves=4)
+    root = agent.search(PlayerView(state, np.random.default_rng(0)))
+    assert sum(edge.visits for edge in root.edges.values()) == 60 - 1  # the first simulation evaluated the root
+    mixed = [(1 - value_mix) * v + value_mix * w for v, w in zip(network_values, plain_values)]
+    edges = list(edges_of(root))
+    assert len(edges) > 20  # early in the game: no simulation reaches the end, every leaf is evaluated
+    for edge in edges:
+        assert min(abs(edge.total / edge.visits - v) for v in mixed) < 1e-9
+    for edge in root.edges.values():  # the root's edges are the searcher's choices
+        assert edge.total / edge.visits == pytest.approx(mixed[state.current_player], abs=1e-9)
+
+
+def test_visit_distribution_is_the_roots_visits(model_files):
+    game = make_game("samurai", num_players=2)
+    agent = make_agent("ismcts", game, network=model_for(model_files, game), iterations=50, seed=1)
+    state = mid_game_state(game, seed=1, moves=6)
+    view = PlayerView(state, np.random.default_rng(0))
+    action = agent.act(view)
+    policy = agent.visit_distribution()
+    assert policy.shape == (game.num_actions,) and abs(policy.sum() - 1) < 1e-6
+    assert set(np.flatnonzero(policy)) <= set(view.legal_actions)
+    assert policy[action] == policy.max()
+
+
+# --- anti-cheat ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,config", ANTI_CHEAT)
+def test_guided_choices_do_not_depend_on_hidden_information(name, config):
+    """As for every agent (tests/test_agents_protocol.py): the same choice in two states that differ
+    only in what the searcher cannot see."""
+    game = make_game(name, **config)
+    net = tiny_network(game, seed=11)
+    checked = 0
+    for seed in range(6):
+        state = mid_game_state(game, seed=seed, moves=8 + 3 * seed)
+        player = state.current_player
+        if len(state.legal_actions()) < 2:
+            continue
+        twin = hidden_twin(state, player, seed=100 + seed)
+        if twin.to_dict() == state.to_dict():
+            continue
+        a = make_agent("ismcts", game, network=net, iterations=30, seed=42).act(PlayerView(state, np.random.default_rng(1)))
+        b = make_agent("ismcts", game, network=net, iterations=30, seed=42).act(PlayerView(twin, np.random.default_rng(2)))
+        assert a == b, f"seed {seed}: {state.describe_action(a)} vs {twin.describe_action(b)}"
+        checked += 1
+    assert checked >= 3
+
+
+# --- the strength benchmark ------------------------------------------------------------------------------
+def test_the_strength_benchmark_seats_the_guided_search(model_files, tmp_path, capsys):
+    """--network and --guided-option reach the guided hero, the plain ISMCTS opponent keeps its own
+    budget; a network for another game stops the run before any game, with the loader's message."""
+    from benchmarks.strength import main
+
+    out = tmp_path / "strength.md"
+    wakanda = model_files["wakanda", 2]
+    main(["--only", "wakanda-guided-vs-ismcts", "--network", f"wakanda=ppo:{wakanda}", "--ismcts-games", "2",
+          "--ismcts-iterations", "5", "--guided-iterations", "7", "--guided-option", "c_puct=2.5", "--processes", "1",
+          "--out", str(out)])
+    text = out.read_text()
+    assert "| wakanda-guided-vs-ismcts | 2 |" in text
+    assert "ISMCTS budget and options {'iterations': 5}; guided search {'iterations': 7, 'c_puct': 2.5}" in text
+    with pytest.raises(SystemExit):
+        main(["--only", "samurai2-guided-vs-heuristic", "--network", f"ppo:{wakanda}", "--out", str(out)])
+    assert "trained for game 'wakanda', not 'samurai'" in capsys.readouterr().err
+
+
+# --- the best agent -------------------------------------------------------------------------------------
+def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files, monkeypatch, tmp_path):
+    """make_agent("best") is plain ISMCTS without a shipped search network, the guided search with one
+    (found by its card's game and configuration), and so is network="expert"; the terminal game and
+    the tournament seat it."""
+    import shutil
+
+    import agents.guidance as guidance
+    from agents import play as terminal
+    from benchmarks.tournament import plan_tournament, run_tournament
+
+    monkeypatch.setattr(guidance, "SEARCH_MODELS", tmp_path)
+    wakanda, samurai3 = make_game("wakanda"), make_game("samurai", num_players=3)
+    assert type(make_agent("best", wakanda, iterations=5).agent).__name__ == "ISMCTSAgent"
+    with pytest.raises(ValueError, match=r"no search network is shipped for wakanda \{'advanced': False\}"):
+        make_agent("ismcts", wakanda, network="expert")
+    shutil.copy(model_files["wakanda", 2], tmp_path / "wakanda.zip")
+    shutil.copy(model_files["samurai", 3], tmp_path / "samurai3.zip")
+    best = make_agent("best", wakanda, iterations=5, seed=1)
+    assert isinstance(best.agent, GuidedISMCTSAgent) and best.choice == "ismcts guided by wakanda.zip"
+    assert isinstance(make_agent("best", samurai3, iterations=5).agent, GuidedISMCTSAgent)
+    assert type(make_agent("best", make_game("samurai", num_players=2), iterations=5).agent).__name__ == "ISMCTSAgent"
+    assert make_agent("ismcts", wakanda, network="expert", iterations=5).evaluator.network.game_name == "wakanda"
+    result = play_game(wakanda, [best, make_agent("random", wakanda, seed=2)], seed=4)
+    assert result.winners
+    lines = []
+    assert terminal.main(["wakanda", "--opponents", "best", "--think-time", "0.01", "--seed", "1"],
+                         read=lambda _: "q", write=lines.append) == 1
+    assert lines[0] == "wakanda: A (player_0): you, B (player_1): best"
+    summary = run_tournament(plan_tournament("wakanda", ["best", "heuristic"], 2, ismcts_iterations=4), processes=1,
+                             progress=False)
+    assert len(summary.games) == 2 and not summary.failures
