@@ -62,6 +62,13 @@ def game_card(game: Game) -> dict[str, Any]:
                                   "observation_size": game.observation_size, "num_actions": game.num_actions}))
 
 
+def card_game(card: dict[str, Any]) -> Game:
+    """The game and configuration a card names (its JSON config read back into constructor arguments)."""
+    import envs
+
+    return envs.describe(card["game"]).make_from_json(card["config"])
+
+
 def network_description(pi: list[int], vf: list[int] | None = None, shared: list[int] | None = None,
                         activation: str = "tanh") -> dict[str, Any]:
     """The card's ``network``: an MLP actor-critic. ``shared`` layers (a features extractor used by

@@ -33,12 +33,11 @@ def model_paths(names: list[str]) -> list[str]:
 
 
 def measure(path: str, opponents: list[str], games: int, seed: int) -> dict:
-    from agents.games import make_game
-    from agents.network import read_card, load_network
+    from agents.network import card_game, load_network, read_card
     from agents.training.evaluation import evaluate
 
     card = read_card(path)
-    game = make_game(card["game"], **card["config"])
+    game = card_game(card)
     network = load_network(path, game)
     rows = []
     for opponent in opponents:

@@ -85,11 +85,10 @@ def export_model(source: str, destination: str, history: list[str] | None = None
     """Copy a trained model without its optimizer state (for shipping: about a third of the size);
     the card, with the command that made the model, is kept. ``history``: the commands that made the
     model ``source`` was resumed from, for a card written before cards recorded them."""
-    from agents.games import make_game
-    from agents.network import load_network
+    from agents.network import card_game, load_network
 
     card = read_card(source)
-    network = load_network(source, make_game(card["game"], **card["config"]))
+    network = load_network(source, card_game(card))
     if history:
         network.card["training"] = {**network.card.get("training", {}), "history": list(history)}
     return save_network(network, destination)

@@ -144,3 +144,8 @@ class GameDescription:
             known = [o.name for o in self.options]
             raise ValueError(f"{self.name} has no options {shown(unknown)}; its options: {known}")
         return self.game_class(**config)
+
+    def make_from_json(self, config: dict[str, Any]) -> Game:
+        """The game of a configuration read back from JSON (a model card's): keys written as integers
+        (Wapi's coin values) are ints again."""
+        return self.make(**json.loads(json.dumps(config), object_hook=_int_keys))

@@ -1,0 +1,47 @@
+"""The models shipped in the package (agents/models): one for each configuration issue 13 names, each a
+small file with its card and the command that made it, playable as make_agent("trained", game) and from
+the terminal game; a configuration without one is a clear error naming those that have one."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from agents import make_agent, play_game
+from agents import play as terminal
+from agents.games import make_game
+from agents.network import SHIPPED_DIR, card_game, read_card, shipped_models
+
+SHIPPED = sorted(SHIPPED_DIR.glob("*.zip"))
+REQUIRED = [("wakanda", {"advanced": False}), ("samurai", {"num_players": 2}), ("wapi", {"num_players": 4})]
+
+
+@pytest.mark.parametrize("name,config", REQUIRED)
+def test_the_required_configurations_have_a_model(name, config):
+    game = make_game(name, **config)
+    shipped = [card_game({"game": name, "config": c}).config() for c in shipped_models().get(name, [])]
+    assert game.config() in shipped
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
+def test_each_shipped_model_is_small_carded_and_plays_legal_games(path):
+    card = read_card(str(path))
+    assert os.path.getsize(path) < 5 * 2**20  # Samurai's wide observation (3,807 inputs per 256-unit layer) makes the largest
+    assert card["command"].startswith("python train.py ")
+    game = card_game(card)
+    agents = [make_agent("trained", game)] + [make_agent("random", game, seed=s) for s in range(game.num_players - 1)]
+    assert play_game(game, agents, seed=0).winners  # an illegal move would raise
+
+
+def test_the_terminal_game_plays_against_the_trained_opponent():
+    lines = []
+    assert terminal.main(["wakanda", "--opponents", "trained", "--seed", "1", "--seat", "1"], read=lambda _: "q",
+                         write=lines.append) == 1  # the trained opponent moved first; then the human gave up
+    assert "trained" in lines[0]
+
+
+def test_a_configuration_without_a_model_names_those_with_one():
+    with pytest.raises(ValueError, match=r"no trained model is shipped for wapi \{'num_players': 5.*trained models "
+                                         r"exist for: .*wakanda \{'advanced': False\}"):
+        make_agent("trained", make_game("wapi", num_players=5))
