@@ -12,14 +12,19 @@ CHROMIUM := /usr/bin/chromium
 AGILERL_VENV := .venv-agilerl
 AGILERL_STAMP := $(AGILERL_VENV)/.installed
 
-.PHONY: run test setup play browser test-agilerl
+.PHONY: run test lint setup play browser test-agilerl
 
 run: $(STAMP)
 	$(BIN)/python train.py
 
-test: $(STAMP) browser
+test: lint browser
 	$(BIN)/python -m pytest -n 2 -m "not alone"
 	$(BIN)/python -m pytest -m alone
+
+# The rule set is in pyproject.toml ([tool.ruff]); `ruff format .` fixes what the second check finds.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # The page in a browser: http://127.0.0.1:8000 (make play ARGS="--port 8080 --model NAME=PATH").
 play: $(STAMP)

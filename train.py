@@ -63,16 +63,23 @@ class Args:
     # --- the game (its options, e.g. --num-players, are added from its description) ---
     game: str = field(default=DEFAULT_GAME, metadata={"help": "game to train on", "choices": list(envs.GAMES)})
     game_options: dict[str, Any] = field(default_factory=dict, metadata={"help": "(set by the game's own flags)"})
-    reward: str = field(default="win", metadata={
-        "help": "reward mode: win (+1/-1/0) or score (own minus others' mean)"})
+    reward: str = field(
+        default="win", metadata={"help": "reward mode: win (+1/-1/0) or score (own minus others' mean)"}
+    )
     # --- the run --------------------------------------------------------------------
     timesteps: int = _game_default("timesteps")
     opponents: list[str] = _game_default("opponents")
-    league: str = field(default="pfsp", metadata={
-        "help": "how opponents are drawn: pfsp (by how often the learner loses to them) or uniform",
-        "choices": ["pfsp", "uniform"]})
-    pfsp_power: float = field(default=2.0, metadata={
-        "help": "pfsp: an opponent's weight is (learner's loss rate against it) ** this, plus 0.05"})
+    league: str = field(
+        default="pfsp",
+        metadata={
+            "help": "how opponents are drawn: pfsp (by how often the learner loses to them) or uniform",
+            "choices": ["pfsp", "uniform"],
+        },
+    )
+    pfsp_power: float = field(
+        default=2.0,
+        metadata={"help": "pfsp: an opponent's weight is (learner's loss rate against it) ** this, plus 0.05"},
+    )
     warm_start: str = _game_default("warm_start")  # none when resuming, unless given
     warm_start_games: int = _game_default("warm_start_games")
     warm_start_epochs: int = field(default=15, metadata={"help": "passes over the imitated moves"})
@@ -80,21 +87,29 @@ class Args:
     workers: int = field(default=2, metadata={"help": "worker processes stepping the games (0: all in this one)"})
     seed: int = field(default=1, metadata={"help": "seeds everything: deals, seats, opponents, network init"})
     out: str = field(default="", metadata={"help": "output directory (default: runs/<run name>)"})
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"], metadata={
-        "help": "baselines for the periodic evaluation and the final table", "nargs": "+"})
+    eval_opponents: list[str] = field(
+        default_factory=lambda: ["random", "heuristic"],
+        metadata={"help": "baselines for the periodic evaluation and the final table", "nargs": "+"},
+    )
     eval_games: int = field(default=400, metadata={"help": "games per opponent in the final table (seats swapped)"})
     eval_freq: int = _game_default("eval_freq")
     eval_freq_games: int = field(default=100, metadata={"help": "games per opponent in each periodic evaluation"})
     snapshot_freq: int = _game_default("snapshot_freq")
     max_snapshots: int = field(default=5, metadata={"help": "latest snapshots kept in the league"})
-    resume: str = field(default="", metadata={
-        "help": "continue training this model file (its learner settings are kept)"})
-    torch_threads: int = field(default=1, metadata={
-        "help": "torch CPU threads (1 is fastest for these small networks)"})
-    max_minutes: float = field(default=8.0, metadata={
-        "help": "stop training after this many minutes of wall time even before --timesteps, so that the default "
-                "run keeps to about 10 minutes on a busy 2-core machine (0: no limit; a run stopped by it is not "
-                "step-for-step reproducible)"})
+    resume: str = field(
+        default="", metadata={"help": "continue training this model file (its learner settings are kept)"}
+    )
+    torch_threads: int = field(
+        default=1, metadata={"help": "torch CPU threads (1 is fastest for these small networks)"}
+    )
+    max_minutes: float = field(
+        default=8.0,
+        metadata={
+            "help": "stop training after this many minutes of wall time even before --timesteps, so that the default "
+            "run keeps to about 10 minutes on a busy 2-core machine (0: no limit; a run stopped by it is not "
+            "step-for-step reproducible)"
+        },
+    )
     progress_bar: bool = field(default=True, metadata={"help": "show a progress bar"})
     # --- the learner (PPO) ----------------------------------------------------------
     net_arch: list[int] = _game_default("net_arch")
@@ -108,13 +123,20 @@ class Args:
     ent_coef: float = _game_default("ent_coef")
     clip_range: float = _game_default("clip_range")
     # --- the trainer ----------------------------------------------------------------
-    backend: str = field(default="sb3", metadata={
-        "help": "sb3: MaskablePPO with the batched self-play above; rllib: RLlib's PPO on Ray (docs/ray.md)",
-        "choices": ["sb3", "rllib"]})
-    num_env_runners: int = field(default=0, metadata={
-        "help": "rllib: Ray actors sampling games (0: in this process)"})
-    ray_address: str = field(default="", metadata={
-        "help": "rllib: the Ray cluster to join, auto or HOST:PORT (default: $RAY_ADDRESS, else a local Ray)"})
+    backend: str = field(
+        default="sb3",
+        metadata={
+            "help": "sb3: MaskablePPO with the batched self-play above; rllib: RLlib's PPO on Ray (docs/ray.md)",
+            "choices": ["sb3", "rllib"],
+        },
+    )
+    num_env_runners: int = field(default=0, metadata={"help": "rllib: Ray actors sampling games (0: in this process)"})
+    ray_address: str = field(
+        default="",
+        metadata={
+            "help": "rllib: the Ray cluster to join, auto or HOST:PORT (default: $RAY_ADDRESS, else a local Ray)"
+        },
+    )
 
 
 #: What each per-game setting means (its default comes from the game's description).
@@ -128,9 +150,14 @@ PER_GAME_HELP = {
     "snapshot_freq": "learner steps between self-play snapshots",
     "net_arch": "hidden layers of the policy and of the value head, e.g. 128 128",
     "shared_layers": "hidden layers shared by both heads, before them (none: write 0)",
-    "n_steps": "steps per game per rollout", "batch_size": "minibatch size", "n_epochs": "passes over each rollout",
-    "learning_rate": "Adam learning rate", "gamma": "discount (1.0: the only reward is the last)",
-    "gae_lambda": "GAE lambda", "ent_coef": "entropy bonus", "clip_range": "PPO clip range",
+    "n_steps": "steps per game per rollout",
+    "batch_size": "minibatch size",
+    "n_epochs": "passes over each rollout",
+    "learning_rate": "Adam learning rate",
+    "gamma": "discount (1.0: the only reward is the last)",
+    "gae_lambda": "GAE lambda",
+    "ent_coef": "entropy bonus",
+    "clip_range": "PPO clip range",
 }
 LIST_SETTINGS = ("opponents", "eval_opponents", "net_arch", "shared_layers")
 
@@ -146,8 +173,9 @@ def _bool(text: str) -> bool:
 def build_parser(game: str) -> argparse.ArgumentParser:
     """The parser from the Args fields (so the two cannot drift), with ``game``'s defaults and every
     game's options (from the descriptions); an option of another game is refused in :func:`validate`."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     training = envs.describe(game).training
     for f in dataclasses.fields(Args):
         if f.name == "game_options":
@@ -172,8 +200,13 @@ def build_parser(game: str) -> argparse.ArgumentParser:
     for option_name, games in seen.items():
         option = envs.describe(games[0]).option(option_name)
         defaults = "; ".join(f"{g}: {envs.describe(g).option(option_name).default}" for g in games)
-        parser.add_argument("--" + option.flag, dest=f"option_{option_name}", default=None, metavar=option.kind.upper(),
-                            help=f"{', '.join(games)}: {option.help} (default {defaults})")
+        parser.add_argument(
+            "--" + option.flag,
+            dest=f"option_{option_name}",
+            default=None,
+            metavar=option.kind.upper(),
+            help=f"{', '.join(games)}: {option.help} (default {defaults})",
+        )
     return parser
 
 
@@ -185,7 +218,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
     game = first.parse_known_args(argv)[0].game
     parser = build_parser(game if game in envs.GAMES else DEFAULT_GAME)
     values = vars(parser.parse_args(argv))
-    options = {k[len("option_"):]: v for k, v in values.items() if k.startswith("option_") and v is not None}
+    options = {k[len("option_") :]: v for k, v in values.items() if k.startswith("option_") and v is not None}
     args = Args(**{k: v for k, v in values.items() if not k.startswith("option_")}, game_options=options)
     if args.shared_layers == [0]:
         args.shared_layers = []
@@ -197,10 +230,17 @@ def parse_args(argv: list[str] | None = None) -> Args:
 def learner_settings(args: Args) -> dict[str, Any]:
     from agents.network import network_description
 
-    return {"network": network_description(args.net_arch, shared=args.shared_layers),
-            "n_steps": args.n_steps, "batch_size": args.batch_size, "n_epochs": args.n_epochs,
-            "learning_rate": args.learning_rate, "gamma": args.gamma, "gae_lambda": args.gae_lambda,
-            "ent_coef": args.ent_coef, "clip_range": args.clip_range}
+    return {
+        "network": network_description(args.net_arch, shared=args.shared_layers),
+        "n_steps": args.n_steps,
+        "batch_size": args.batch_size,
+        "n_epochs": args.n_epochs,
+        "learning_rate": args.learning_rate,
+        "gamma": args.gamma,
+        "gae_lambda": args.gae_lambda,
+        "ent_coef": args.ent_coef,
+        "clip_range": args.clip_range,
+    }
 
 
 def validate(args: Args):
@@ -214,7 +254,7 @@ def validate(args: Args):
         raise ValueError("--resume continues a model of the sb3 backend; it is not an option of --backend rllib")
     description = envs.describe(args.game)
     own = {option.name for option in description.options}
-    for name, text in args.game_options.items():
+    for name in args.game_options:
         if name not in own:
             flags = ", ".join("--" + o.flag for o in description.options) or "none"
             raise ValueError(f"--{name.replace('_', '-')} is not an option of {args.game} (its options: {flags})")
@@ -229,17 +269,32 @@ def validate(args: Args):
             build_member(baseline_spec(name), game, 0)  # fails now if the agent or model file is unusable
     for name in args.eval_opponents:
         if name == "self" or (name not in OPPONENT_KINDS and not name.startswith("ppo:")):
-            raise ValueError(f"--eval-opponents: unknown opponent {name!r}; "
-                             f"allowed: random, heuristic, ismcts, ppo:PATH")
+            raise ValueError(
+                f"--eval-opponents: unknown opponent {name!r}; allowed: random, heuristic, ismcts, ppo:PATH"
+            )
         build_member(baseline_spec(name), game, 0)
     if args.warm_start not in (*WARM_START_AGENTS, "none"):
         raise ValueError(f"--warm-start must be one of {[*WARM_START_AGENTS, 'none']}, got {args.warm_start!r}")
     if args.warm_start != "none" and args.resume:
-        raise ValueError("--warm-start and --resume contradict each other: a resumed learner is already trained "
-                         "(pass --warm-start none)")
-    for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_freq", "snapshot_freq",
-                 "eval_games", "eval_freq_games", "max_snapshots", "torch_threads", "warm_start_games",
-                 "warm_start_epochs"):
+        raise ValueError(
+            "--warm-start and --resume contradict each other: a resumed learner is already trained "
+            "(pass --warm-start none)"
+        )
+    for name in (
+        "timesteps",
+        "n_envs",
+        "n_steps",
+        "batch_size",
+        "n_epochs",
+        "eval_freq",
+        "snapshot_freq",
+        "eval_games",
+        "eval_freq_games",
+        "max_snapshots",
+        "torch_threads",
+        "warm_start_games",
+        "warm_start_epochs",
+    ):
         if getattr(args, name) <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
     if args.workers < 0 or (args.workers and args.n_envs % args.workers):
@@ -274,8 +329,13 @@ def main(argv: list[str] | None = None) -> dict:
     from stable_baselines3.common.utils import set_random_seed
 
     from agents.network import load_network, read_card, wrap_policy
-    from agents.training.callbacks import (EvalCallback, LeagueCallback, SnapshotCallback, TimeLimitCallback,
-                                          add_snapshot)
+    from agents.training.callbacks import (
+        EvalCallback,
+        LeagueCallback,
+        SnapshotCallback,
+        TimeLimitCallback,
+        add_snapshot,
+    )
     from agents.training.evaluation import evaluate
     from agents.training.imitation import warm_start
     from agents.training.league import League
@@ -308,25 +368,50 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"resuming {args.resume} at {model.num_timesteps} timesteps", flush=True)
     elif args.warm_start != "none":
         network = wrap_policy(model.policy, game, settings["network"], args.reward)
-        warm = warm_start(network, args.game, game.config(), args.warm_start, args.warm_start_games,
-                          seed=1_000_000 + 100_000 * args.seed, reward=args.reward, processes=max(args.workers, 2),
-                          epochs=args.warm_start_epochs)
-        print(f"warm start: {warm['agent']} imitated on {warm['train_moves']} moves in {warm['seconds']:.0f} s, "
-              f"held-out accuracy {warm['held_out_accuracy']:.1%}", flush=True)
+        warm = warm_start(
+            network,
+            args.game,
+            game.config(),
+            args.warm_start,
+            args.warm_start_games,
+            seed=1_000_000 + 100_000 * args.seed,
+            reward=args.reward,
+            processes=max(args.workers, 2),
+            epochs=args.warm_start_epochs,
+        )
+        print(
+            f"warm start: {warm['agent']} imitated on {warm['train_moves']} moves in {warm['seconds']:.0f} s, "
+            f"held-out accuracy {warm['held_out_accuracy']:.1%}",
+            flush=True,
+        )
     history = []  # the commands that made the resumed model, oldest first: a card says how its model came to be
     if args.resume:
         resumed = read_card(args.resume)
         history = [*resumed.get("training", {}).get("history", []), resumed["command"]]
-    training = {"hyperparameters": settings, "opponents": args.opponents, "league": args.league, "seed": args.seed,
-                "warm_start": warm, "history": history}
+    training = {
+        "hyperparameters": settings,
+        "opponents": args.opponents,
+        "league": args.league,
+        "seed": args.seed,
+        "warm_start": warm,
+        "history": history,
+    }
 
     def save(learner, path: str) -> str:
         return save_learner(learner, path, game, command, args.reward, training)
 
     # --- callbacks: snapshots, league, periodic evaluation keeping the best ------------
-    evaluation = EvalCallback(game, tuple(args.eval_opponents), args.eval_freq_games, args.eval_freq,
-                              os.path.join(out, "model"), save, args.reward, seed=10_000,
-                              checkpoint_path=os.path.join(out, "checkpoint"))
+    evaluation = EvalCallback(
+        game,
+        tuple(args.eval_opponents),
+        args.eval_freq_games,
+        args.eval_freq,
+        os.path.join(out, "model"),
+        save,
+        args.reward,
+        seed=10_000,
+        checkpoint_path=os.path.join(out, "checkpoint"),
+    )
     time_limit = TimeLimitCallback(args.max_minutes * 60)
     callbacks = [LeagueCallback(league), evaluation, time_limit]
     if league.uses_snapshots:
@@ -336,8 +421,13 @@ def main(argv: list[str] | None = None) -> dict:
     # --- training ---------------------------------------------------------------------
     started, start_steps = time.time(), model.num_timesteps
     try:
-        model.learn(args.timesteps, callback=callbacks, progress_bar=args.progress_bar, tb_log_name=run_name,
-                    reset_num_timesteps=not args.resume)
+        model.learn(
+            args.timesteps,
+            callback=callbacks,
+            progress_bar=args.progress_bar,
+            tb_log_name=run_name,
+            reset_num_timesteps=not args.resume,
+        )
     except KeyboardInterrupt:
         env.close()
         path = save(model, os.path.join(out, "last_model"))
@@ -349,14 +439,26 @@ def main(argv: list[str] | None = None) -> dict:
 
     # --- final evaluation of the best model (fresh seeds, seats swapped) ---------------
     best = load_network(os.path.join(out, "model.zip"), game)
-    rows = [evaluate(best, game, name, args.eval_games, seed=20_000, reward=args.reward)
-            for name in args.eval_opponents]
-    results = {"run_name": run_name, "command": command, "game": game.name, "config": game.config(),
-               "timesteps": int(model.num_timesteps), "train_seconds": round(train_seconds, 1),
-               "steps_per_second": (model.num_timesteps - start_steps) / max(train_seconds, 1e-9),
-               "total_seconds": round(time.time() - started, 1), "best_at_timesteps": evaluation.best_timesteps,
-               "stopped_by_time_limit": time_limit.stopped, "warm_start": warm, "final": rows,
-               "curve": evaluation.curve, "league": league.table(), "learner": settings}
+    rows = [
+        evaluate(best, game, name, args.eval_games, seed=20_000, reward=args.reward) for name in args.eval_opponents
+    ]
+    results = {
+        "run_name": run_name,
+        "command": command,
+        "game": game.name,
+        "config": game.config(),
+        "timesteps": int(model.num_timesteps),
+        "train_seconds": round(train_seconds, 1),
+        "steps_per_second": (model.num_timesteps - start_steps) / max(train_seconds, 1e-9),
+        "total_seconds": round(time.time() - started, 1),
+        "best_at_timesteps": evaluation.best_timesteps,
+        "stopped_by_time_limit": time_limit.stopped,
+        "warm_start": warm,
+        "final": rows,
+        "curve": evaluation.curve,
+        "league": league.table(),
+        "learner": settings,
+    }
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1, default=str)
     table = results_table(results)

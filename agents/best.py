@@ -25,8 +25,13 @@ class BestAgent(Agent):
 
     name = "best"
 
-    def __init__(self, game: Game | None = None, seed: int | None = None, time_limit: float | None = 0.5,
-                 iterations: int | None = None):
+    def __init__(
+        self,
+        game: Game | None = None,
+        seed: int | None = None,
+        time_limit: float | None = 0.5,
+        iterations: int | None = None,
+    ):
         if game is None:
             raise ValueError("the best agent needs game=... (it is chosen per game configuration)")
         from agents import make_agent

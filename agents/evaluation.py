@@ -93,12 +93,12 @@ def wapi(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     to_place = COINS_TO_END - state.coins_placed
     if masks_left:
         future_masks = masks_to_come(state, coins, masks_left)
-        pole_value = sum(
-            m * values[k] / ((1 + len(state.totems[k])) if shared else 1) for k, m in enumerate(masks)
-        ) / masks_left
+        pole_value = (
+            sum(m * values[k] / ((1 + len(state.totems[k])) if shared else 1) for k, m in enumerate(masks)) / masks_left
+        )
         for p in range(n):
             expected[p] += min(state.totems_left[p], future_masks / n) * pole_value
-    spread = 1.0 + 1.5 * to_place ** 0.5
+    spread = 1.0 + 1.5 * to_place**0.5
     wins = [0] * n
     for _ in range(SAMPLES):
         noisy = [e + rnd.gauss(0.0, spread) for e in expected]

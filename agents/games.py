@@ -71,8 +71,12 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
         flag = owners[0][1].flag
         is_flag = all(option.kind == "bool" for _, option in owners)
         group.add_argument(
-            f"--{flag}", dest=f"game_option_{name}", default=None, metavar="VALUE",
-            nargs="?" if is_flag else None, const="true" if is_flag else None,
+            f"--{flag}",
+            dest=f"game_option_{name}",
+            default=None,
+            metavar="VALUE",
+            nargs="?" if is_flag else None,
+            const="true" if is_flag else None,
             help="; ".join(_option_help(game, option) for game, option in owners),
         )
 

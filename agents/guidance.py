@@ -30,8 +30,9 @@ also stays the time of the thread that searches.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -93,7 +94,7 @@ class InferenceNet:
             values = self._run(features, self.vf, last_linear=True).squeeze(-1)
             if self.clip:
                 values = values.clamp(-1.0, 1.0)
-            logits = self._run(features[:len(masks)], self.pi, last_linear=True)
+            logits = self._run(features[: len(masks)], self.pi, last_linear=True)
             probs = torch.softmax(logits.masked_fill(~torch.from_numpy(masks), -math.inf), dim=1)
         return probs.numpy(), values.numpy()
 
@@ -121,13 +122,16 @@ def resolve_network(network: str | PolicyValueNet, game: Game) -> PolicyValueNet
         path = search_model_path(game)
         if path is None:
             have = sorted(f"{c['game']} {c['config']}" for c in map(read_card, map(str, SEARCH_MODELS.glob("*.zip"))))
-            raise ValueError(f"no search network is shipped for {game.name} {game.config()}; "
-                             f"search networks exist for: {'; '.join(have) or 'none'}")
+            raise ValueError(
+                f"no search network is shipped for {game.name} {game.config()}; "
+                f"search networks exist for: {'; '.join(have) or 'none'}"
+            )
         return load_network(path, game)
     if isinstance(network, str):
         return load_network(network, game)
-    raise ValueError(f"network must be 'expert', 'trained', 'ppo:PATH', a model path or a PolicyValueNet, "
-                     f"got {shown(network)}")
+    raise ValueError(
+        f"network must be 'expert', 'trained', 'ppo:PATH', a model path or a PolicyValueNet, got {shown(network)}"
+    )
 
 
 class NetworkEvaluator:

@@ -60,8 +60,10 @@ def guided_defaults(game: Game | None) -> dict[str, Any]:
 def guided_options(game: Game | None, c_puct: Any, value_mix: Any, leaf_batch: Any) -> tuple[float, float, int]:
     """The guided options with ``"auto"`` resolved for ``game``, checked (ValueError naming the bad one)."""
     tuned = guided_defaults(game)
-    c_puct, value_mix, leaf_batch = (tuned[k] if isinstance(v, str) and v == "auto" else v for k, v in
-                                     (("c_puct", c_puct), ("value_mix", value_mix), ("leaf_batch", leaf_batch)))
+    c_puct, value_mix, leaf_batch = (
+        tuned[k] if isinstance(v, str) and v == "auto" else v
+        for k, v in (("c_puct", c_puct), ("value_mix", value_mix), ("leaf_batch", leaf_batch))
+    )
     if not _number(c_puct) or c_puct < 0:
         raise ValueError(f"c_puct must be 'auto' or a non-negative number, got {shown(c_puct)}")
     if not _number(value_mix) or not 0 <= value_mix <= 1:
@@ -138,9 +140,20 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         if network is None:
             raise ValueError("the guided search needs network='trained', 'ppo:PATH' or a PolicyValueNet")
         self.evaluator = NetworkEvaluator(network, game)  # refuses another game's network before anything else
-        super().__init__(game, seed=seed, iterations=iterations, time_limit=time_limit, score_weight=score_weight,
-                         split_chance=split_chance, rollout=rollout, rollout_epsilon=rollout_epsilon,
-                         rollout_depth=rollout_depth, widening=widening, paired_root=False, tree_depth=None)
+        super().__init__(
+            game,
+            seed=seed,
+            iterations=iterations,
+            time_limit=time_limit,
+            score_weight=score_weight,
+            split_chance=split_chance,
+            rollout=rollout,
+            rollout_epsilon=rollout_epsilon,
+            rollout_depth=rollout_depth,
+            widening=widening,
+            paired_root=False,
+            tree_depth=None,
+        )
         self.c_puct, self.value_mix, self.leaf_batch = guided_options(game, c_puct, value_mix, leaf_batch)
         self._key_observer = game.observer()  # the searcher's chance keys, each encoded from scratch
         self.last_root: _Node | None = None
@@ -266,8 +279,9 @@ class GuidedISMCTSAgent(ISMCTSAgent):
 def most_visited(root: _Node, legal: tuple[int, ...]) -> int:
     """The move to play after a search: the most visited, ties broken by the mean value."""
     edges = root.edges
-    return max(legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges
-               else (0, -math.inf))
+    return max(
+        legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (0, -math.inf)
+    )
 
 
 def _number(value: Any) -> bool:

@@ -131,10 +131,15 @@ class ISMCTSAgent(Agent):
         tree_depth: int | None | str = "auto",
     ):
         tuned = search_defaults(game)
-        given = {"rollout_epsilon": rollout_epsilon, "rollout_depth": rollout_depth,
-                 "paired_root": paired_root, "tree_depth": tree_depth}
+        given = {
+            "rollout_epsilon": rollout_epsilon,
+            "rollout_depth": rollout_depth,
+            "paired_root": paired_root,
+            "tree_depth": tree_depth,
+        }
         rollout_epsilon, rollout_depth, paired_root, tree_depth = (
-            tuned[k] if isinstance(v, str) and v == "auto" else v for k, v in given.items())
+            tuned[k] if isinstance(v, str) and v == "auto" else v for k, v in given.items()
+        )
         if iterations is None and time_limit is None:
             iterations = 1000
         if iterations is not None and (not is_int(iterations) or iterations < 1):

@@ -58,8 +58,16 @@ SHIPPED_DIR = Path(__file__).parent / "models"
 # --- the card ---------------------------------------------------------------------------
 def game_card(game: Game) -> dict[str, Any]:
     """The part of a card that must match the game a model is used in."""
-    return json.loads(json.dumps({"game": game.name, "config": game.config(),
-                                  "observation_size": game.observation_size, "num_actions": game.num_actions}))
+    return json.loads(
+        json.dumps(
+            {
+                "game": game.name,
+                "config": game.config(),
+                "observation_size": game.observation_size,
+                "num_actions": game.num_actions,
+            }
+        )
+    )
 
 
 def card_game(card: dict[str, Any]) -> Game:
@@ -69,13 +77,19 @@ def card_game(card: dict[str, Any]) -> Game:
     return envs.describe(card["game"]).make_from_json(card["config"])
 
 
-def network_description(pi: list[int], vf: list[int] | None = None, shared: list[int] | None = None,
-                        activation: str = "tanh") -> dict[str, Any]:
+def network_description(
+    pi: list[int], vf: list[int] | None = None, shared: list[int] | None = None, activation: str = "tanh"
+) -> dict[str, Any]:
     """The card's ``network``: an MLP actor-critic. ``shared`` layers (a features extractor used by
     both heads; a wide observation costs most in its first layer, so sharing it halves that cost)
     feed separate policy (``pi``) and value (``vf``) layers; ``vf`` defaults to ``pi``."""
-    description = {"kind": "mlp_actor_critic", "shared": list(shared or []), "pi": list(pi),
-                   "vf": list(pi if vf is None else vf), "activation": activation}
+    description = {
+        "kind": "mlp_actor_critic",
+        "shared": list(shared or []),
+        "pi": list(pi),
+        "vf": list(pi if vf is None else vf),
+        "activation": activation,
+    }
     _check_network(description, "network")
     return description
 
@@ -87,15 +101,21 @@ def _check_network(network: Any, where: str) -> None:
         raise ValueError(f"{where}: network must have the keys kind, shared, pi, vf, activation; got {sorted(network)}")
     for key in ("shared", "pi", "vf"):
         layers = network[key]
-        if not (isinstance(layers, list) and len(layers) <= MAX_LAYERS
-                and all(type(u) is int and 1 <= u <= MAX_UNITS for u in layers)):
-            raise ValueError(f"{where}: network[{key!r}] must be at most {MAX_LAYERS} layer sizes in "
-                             f"1..{MAX_UNITS}, got {shown(layers)}")
+        if not (
+            isinstance(layers, list)
+            and len(layers) <= MAX_LAYERS
+            and all(type(u) is int and 1 <= u <= MAX_UNITS for u in layers)
+        ):
+            raise ValueError(
+                f"{where}: network[{key!r}] must be at most {MAX_LAYERS} layer sizes in "
+                f"1..{MAX_UNITS}, got {shown(layers)}"
+            )
     if not (network["shared"] or network["pi"]) or not (network["shared"] or network["vf"]):
         raise ValueError(f"{where}: the network needs at least one hidden layer before each head")
     if network["activation"] not in ACTIVATIONS:
-        raise ValueError(f"{where}: network activation must be one of {list(ACTIVATIONS)}, "
-                         f"got {shown(network['activation'])}")
+        raise ValueError(
+            f"{where}: network activation must be one of {list(ACTIVATIONS)}, got {shown(network['activation'])}"
+        )
 
 
 class SharedLayers(BaseFeaturesExtractor):
@@ -117,19 +137,27 @@ class SharedLayers(BaseFeaturesExtractor):
 def policy_kwargs(network: dict[str, Any]) -> dict[str, Any]:
     """SB3's ``policy_kwargs`` for a network description (the learner and :func:`build_policy` share them)."""
     _check_network(network, "network")
-    kwargs: dict[str, Any] = {"net_arch": {"pi": list(network["pi"]), "vf": list(network["vf"])},
-                              "activation_fn": ACTIVATIONS[network["activation"]]}
+    kwargs: dict[str, Any] = {
+        "net_arch": {"pi": list(network["pi"]), "vf": list(network["vf"])},
+        "activation_fn": ACTIVATIONS[network["activation"]],
+    }
     if network["shared"]:
         kwargs["features_extractor_class"] = SharedLayers
         kwargs["features_extractor_kwargs"] = {"layers": list(network["shared"]), "activation": network["activation"]}
     return kwargs
 
 
-def make_card(game: Game, network: dict[str, Any], command: str, reward: str = "win",
-              training: dict[str, Any] | None = None) -> dict[str, Any]:
+def make_card(
+    game: Game, network: dict[str, Any], command: str, reward: str = "win", training: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A complete card for a model of ``game`` (``training``: steps and settings, for resuming)."""
-    card = {"format_version": FORMAT_VERSION, **game_card(game), "network": network, "command": command,
-            "reward": reward}
+    card = {
+        "format_version": FORMAT_VERSION,
+        **game_card(game),
+        "network": network,
+        "command": command,
+        "reward": reward,
+    }
     if training is not None:
         card["training"] = json.loads(json.dumps(training))
     check_card_fields(card, "card")
@@ -144,10 +172,18 @@ def check_card_fields(card: Any, where: str) -> None:
     if missing:
         raise ValueError(f"{where}: the card lacks {missing}")
     if card["format_version"] != FORMAT_VERSION or type(card["format_version"]) is not int:
-        raise ValueError(f"{where}: format_version {shown(card['format_version'])} is not {FORMAT_VERSION}, "
-                         f"the one this version of drawluck reads")
-    for key, kind in (("game", str), ("config", dict), ("observation_size", int), ("num_actions", int),
-                      ("command", str), ("reward", str)):
+        raise ValueError(
+            f"{where}: format_version {shown(card['format_version'])} is not {FORMAT_VERSION}, "
+            f"the one this version of drawluck reads"
+        )
+    for key, kind in (
+        ("game", str),
+        ("config", dict),
+        ("observation_size", int),
+        ("num_actions", int),
+        ("command", str),
+        ("reward", str),
+    ):
         if type(card[key]) is not kind:
             raise ValueError(f"{where}: card field {key!r} must be a {kind.__name__}, got {shown(card[key])}")
     if "training" in card and not isinstance(card["training"], dict):
@@ -162,8 +198,9 @@ def check_card(card: dict[str, Any], game: Game, where: str) -> None:
     if card["game"] != want["game"]:
         raise ValueError(f"{where} was trained for game {card['game']!r}, not {want['game']!r}")
     if card["config"] != want["config"]:
-        raise ValueError(f"{where} was trained for {want['game']} configuration {shown(card['config'], 200)}, "
-                         f"not {want['config']}")
+        raise ValueError(
+            f"{where} was trained for {want['game']} configuration {shown(card['config'], 200)}, not {want['config']}"
+        )
     for key in ("observation_size", "num_actions"):
         if card[key] != want[key]:
             raise ValueError(f"{where} has {key} {card[key]}, but {want['game']} {want['config']} has {want[key]}")
@@ -178,8 +215,11 @@ def find_model(path: str) -> Path:
     for candidate in candidates:
         if candidate.is_file():
             return candidate
-    raise ValueError(f"model file not found: {path!r} (looked for {', '.join(map(str, candidates))})"
-                     if len(path) <= 500 else f"model file not found: {shown(path)}")
+    raise ValueError(
+        f"model file not found: {path!r} (looked for {', '.join(map(str, candidates))})"
+        if len(path) <= 500
+        else f"model file not found: {shown(path)}"
+    )
 
 
 def _read_entry(archive: zipfile.ZipFile, name: str, limit: int, where: str) -> bytes:
@@ -202,8 +242,10 @@ def read_card(path: str) -> dict[str, Any]:
     try:
         with zipfile.ZipFile(model_file) as archive:
             if CARD_NAME not in archive.namelist():
-                raise ValueError(f"{where} has no {CARD_NAME} card: it was not saved by drawluck, and files "
-                                 f"without a card are never loaded (they may run code when unpickled)")
+                raise ValueError(
+                    f"{where} has no {CARD_NAME} card: it was not saved by drawluck, and files "
+                    f"without a card are never loaded (they may run code when unpickled)"
+                )
             text = _read_entry(archive, CARD_NAME, MAX_CARD_BYTES, where)
     except (zipfile.BadZipFile, OSError) as error:
         raise ValueError(f"{where} is not a model zip: {error}") from None
@@ -240,8 +282,12 @@ def build_policy(network: dict[str, Any], observation_size: int, num_actions: in
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    return MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, (observation_size,), np.float32),
-                                     spaces.Discrete(num_actions), lambda _: learning_rate, **policy_kwargs(network))
+    return MaskableActorCriticPolicy(
+        spaces.Box(0.0, 1.0, (observation_size,), np.float32),
+        spaces.Discrete(num_actions),
+        lambda _: learning_rate,
+        **policy_kwargs(network),
+    )
 
 
 def load_weights(policy: torch.nn.Module, weights: dict[str, Any], where: str) -> None:
@@ -251,8 +297,9 @@ def load_weights(policy: torch.nn.Module, weights: dict[str, Any], where: str) -
     try:
         policy.load_state_dict(weights, strict=True)
     except RuntimeError as error:
-        raise ValueError(f"{where}: the weights do not fit the network its card describes "
-                         f"({shown(str(error), 300)})") from None
+        raise ValueError(
+            f"{where}: the weights do not fit the network its card describes ({shown(str(error), 300)})"
+        ) from None
 
 
 @dataclass
@@ -328,8 +375,14 @@ def network_from_policy(policy: torch.nn.Module, card: dict[str, Any]) -> Policy
     return PolicyValueNet(card["game"], card["config"], card["observation_size"], card["num_actions"], policy, card)
 
 
-def wrap_policy(policy: torch.nn.Module, game: Game, network: dict[str, Any], reward: str = "win",
-                command: str = "", training: dict[str, Any] | None = None) -> PolicyValueNet:
+def wrap_policy(
+    policy: torch.nn.Module,
+    game: Game,
+    network: dict[str, Any],
+    reward: str = "win",
+    command: str = "",
+    training: dict[str, Any] | None = None,
+) -> PolicyValueNet:
     """A policy being trained (a learner's), with a card describing it, as a :class:`PolicyValueNet` (no copy)."""
     return network_from_policy(policy, make_card(game, network, command, reward, training))
 
@@ -351,8 +404,10 @@ def shipped_model_path(game: Game) -> str:
         if card["game"] == want["game"] and card["config"] == want["config"]:
             return str(path)
     have = [f"{name} {config}" for name, configs in shipped_models().items() for config in configs]
-    raise ValueError(f"no trained model is shipped for {want['game']} {want['config']}; "
-                     f"trained models exist for: {'; '.join(have) or 'none'}")
+    raise ValueError(
+        f"no trained model is shipped for {want['game']} {want['config']}; "
+        f"trained models exist for: {'; '.join(have) or 'none'}"
+    )
 
 
 def load_network(source: str, game: Game) -> PolicyValueNet:
@@ -385,8 +440,9 @@ def _sb3_shell(net: PolicyValueNet):
         def step(self, action):
             return np.zeros(net.observation_size, np.float32), 0.0, True, False, {}
 
-    shell = MaskablePPO("MlpPolicy", Spaces(), n_steps=8, batch_size=8, device="cpu",
-                        policy_kwargs=policy_kwargs(net.card["network"]))
+    shell = MaskablePPO(
+        "MlpPolicy", Spaces(), n_steps=8, batch_size=8, device="cpu", policy_kwargs=policy_kwargs(net.card["network"])
+    )
     shell.policy.load_state_dict(net.module.state_dict(), strict=True)
     return shell
 
@@ -410,8 +466,9 @@ def save_network(net: PolicyValueNet, path: str, learner: Any = None) -> str:
     return path
 
 
-def new_network(game: Game, network: dict[str, Any], command: str, reward: str = "win",
-                training: dict[str, Any] | None = None) -> PolicyValueNet:
+def new_network(
+    game: Game, network: dict[str, Any], command: str, reward: str = "win", training: dict[str, Any] | None = None
+) -> PolicyValueNet:
     """A freshly initialised network for ``game`` (``network`` from :func:`network_description`)."""
     card = make_card(game, network, command, reward, training)
     return network_from_policy(build_policy(network, game.observation_size, game.num_actions), card)

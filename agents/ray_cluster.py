@@ -19,10 +19,10 @@ import os
 import socket
 import sys
 import types
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from envs.core.engine import shown
 
@@ -77,17 +77,22 @@ def check_address(address: str) -> str:
     if address == "auto":
         return address
     if address.startswith("ray://"):
-        raise ValueError(f"--ray-address {shown(address)}: Ray Client addresses (ray://) are not supported; run the "
-                         f"command on a node of the cluster with --ray-address HOST:PORT (the head's GCS port)")
+        raise ValueError(
+            f"--ray-address {shown(address)}: Ray Client addresses (ray://) are not supported; run the "
+            f"command on a node of the cluster with --ray-address HOST:PORT (the head's GCS port)"
+        )
     host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"--ray-address must be 'auto' or HOST:PORT (the head node's port, 6379 by default), "
-                         f"got {shown(address)}")
+        raise ValueError(
+            f"--ray-address must be 'auto' or HOST:PORT (the head node's port, 6379 by default), got {shown(address)}"
+        )
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
     except OSError as error:
-        raise ValueError(f"cannot reach a Ray cluster at {address}: {error.strerror or error}. Start one with "
-                         f"'ray start --head --port {port}' on {host}, or check the address") from None
+        raise ValueError(
+            f"cannot reach a Ray cluster at {address}: {error.strerror or error}. Start one with "
+            f"'ray start --head --port {port}' on {host}, or check the address"
+        ) from None
     return address
 
 
@@ -99,8 +104,14 @@ def _probe(packages: tuple[str, ...]) -> dict:
 
     import ray
 
-    out = {"node": ray.get_runtime_context().get_node_id(), "host": platform.node(),
-           "python": platform.python_version(), "ray": ray.__version__, "error": None, "fingerprint": None}
+    out = {
+        "node": ray.get_runtime_context().get_node_id(),
+        "host": platform.node(),
+        "python": platform.python_version(),
+        "ray": ray.__version__,
+        "error": None,
+        "fingerprint": None,
+    }
     try:
         for package in packages:
             importlib.import_module(package)
@@ -125,13 +136,19 @@ def check_nodes(ray, address: str) -> ClusterInfo:
     # A copy of _probe that no module holds, so that Ray's cloudpickle sends its code, not its name.
     by_value = types.FunctionType(_probe.__code__, {"__builtins__": builtins}, "drawluck_probe")
     probe = ray.remote(num_cpus=1, max_retries=0)(by_value)
-    refs = [probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False))
-            .remote(PROJECT_PACKAGES) for n in nodes]
+    refs = [
+        probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(
+            PROJECT_PACKAGES
+        )
+        for n in nodes
+    ]
     try:
         reports = ray.get(refs, timeout=PROBE_TIMEOUT_S)
     except ray.exceptions.GetTimeoutError:
-        raise ValueError(f"the Ray cluster at {address} did not run a probe task on every node within "
-                         f"{PROBE_TIMEOUT_S:.0f} s (are its CPUs busy?)") from None
+        raise ValueError(
+            f"the Ray cluster at {address} did not run a probe task on every node within "
+            f"{PROBE_TIMEOUT_S:.0f} s (are its CPUs busy?)"
+        ) from None
     except ray.exceptions.RayError as error:
         raise ValueError(f"the Ray cluster at {address} could not run a probe task: {shown(str(error), 300)}") from None
     here = project_fingerprint()
@@ -140,11 +157,15 @@ def check_nodes(ray, address: str) -> ClusterInfo:
         if report["error"]:
             raise ValueError(f"{where} cannot import the project ({report['error']}): {INSTALL_HINT}")
         if report["ray"] != ray.__version__ or report["python"].split(".")[:2] != sys.version.split(".")[:2]:
-            raise ValueError(f"{where} runs Ray {report['ray']} on Python {report['python']}, this process Ray "
-                             f"{ray.__version__} on Python {sys.version.split()[0]}: use the same versions everywhere")
+            raise ValueError(
+                f"{where} runs Ray {report['ray']} on Python {report['python']}, this process Ray "
+                f"{ray.__version__} on Python {sys.version.split()[0]}: use the same versions everywhere"
+            )
         if report["fingerprint"] != here:
-            raise ValueError(f"{where} runs another version of the project (sources {report['fingerprint']}, "
-                             f"here {here}), so its games would differ: {INSTALL_HINT}")
+            raise ValueError(
+                f"{where} runs another version of the project (sources {report['fingerprint']}, "
+                f"here {here}), so its games would differ: {INSTALL_HINT}"
+            )
     return ClusterInfo(address, tuple(n["NodeID"] for n in nodes), int(sum(n["Resources"]["CPU"] for n in nodes)))
 
 
@@ -157,13 +178,17 @@ def _init(ray, address: str | None, num_cpus: int | None) -> None:
         else:
             ray.init(address=address, log_to_driver=False, logging_level="ERROR")
     except ConnectionError as error:
-        raise ValueError(f"cannot connect to a Ray cluster at {address}: {' '.join(str(error).split())} "
-                         f"(start one with 'ray start --head')") from None
+        raise ValueError(
+            f"cannot connect to a Ray cluster at {address}: {' '.join(str(error).split())} "
+            f"(start one with 'ray start --head')"
+        ) from None
     except RuntimeError as error:
         if "Version mismatch" in str(error):
-            raise ValueError(f"the Ray cluster at {address} runs another Ray or Python version than this process "
-                             f"({' '.join(str(error).split())}); install ray=={ray.__version__} on Python "
-                             f"{sys.version.split()[0]} everywhere, or start the cluster with this one") from None
+            raise ValueError(
+                f"the Ray cluster at {address} runs another Ray or Python version than this process "
+                f"({' '.join(str(error).split())}); install ray=={ray.__version__} on Python "
+                f"{sys.version.split()[0]} everywhere, or start the cluster with this one"
+            ) from None
         where = address or "a local instance"
         raise ValueError(f"cannot start or join Ray at {where}: {shown(str(error), 300)}") from None
 

@@ -28,7 +28,8 @@ batches of :mod:`agents.training`.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import gymnasium
 import numpy as np
@@ -100,8 +101,14 @@ class SingleAgentEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, game: Game, opponents: OpponentSource | Sequence[Opponent], reward: str = "win",
-                 seat: int | None = None, render_mode: str | None = None):
+    def __init__(
+        self,
+        game: Game,
+        opponents: OpponentSource | Sequence[Opponent],
+        reward: str = "win",
+        seat: int | None = None,
+        render_mode: str | None = None,
+    ):
         check_choice("reward", reward, game.reward_modes)
         check_choice("seat", seat, (None, *range(game.num_players)))
         check_choice("render_mode", render_mode, (None, "ansi"))
@@ -128,8 +135,9 @@ class SingleAgentEnv(gymnasium.Env):
         while True:
             self.seat = int(rng.integers(self.game.num_players)) if seat is None else seat
             check_choice("options['seat']", self.seat, range(self.game.num_players))
-            self.seat_opponents = {p: self.opponents.sample(rng) for p in range(self.game.num_players)
-                                   if p != self.seat}
+            self.seat_opponents = {
+                p: self.opponents.sample(rng) for p in range(self.game.num_players) if p != self.seat
+            }
             for opponent in self.seat_opponents.values():
                 getattr(opponent, "reset", lambda: None)()  # agents forget the last game
             self.state = self.game.new_state(rng, options or None)
@@ -147,8 +155,13 @@ class SingleAgentEnv(gymnasium.Env):
         action = int(action)
         if action not in state.legal_actions():
             obs = self.observer.observe(state, self.seat)
-            return obs, ILLEGAL_ACTION_REWARD, True, False, {"seat": self.seat, "illegal_action": True,
-                                                             "is_success": False, "win_points": 0.0}
+            return (
+                obs,
+                ILLEGAL_ACTION_REWARD,
+                True,
+                False,
+                {"seat": self.seat, "illegal_action": True, "is_success": False, "win_points": 0.0},
+            )
         state.apply(action)
         self.observer.applied(state, action)
         self._play_opponents()

@@ -26,7 +26,8 @@ import os
 import sys
 import time
 from collections import Counter
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 BACKENDS = ("local", "ray")
 #: Ray retries a task this many times when its worker process or node dies (not when the task raises:
@@ -144,9 +145,10 @@ class RayBackend:
         import ray
 
         size = self.batch_size(len(tasks))
-        batches = [list(tasks[i:i + size]) for i in range(0, len(tasks), size)]
-        remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False,
-                            scheduling_strategy="SPREAD")(play_batch)
+        batches = [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
+        remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False, scheduling_strategy="SPREAD")(
+            play_batch
+        )
         index = {remote.remote(play, batch): b for b, batch in enumerate(batches)}
         results: list[list | None] = [None] * len(batches)
         pending = list(index)
@@ -158,8 +160,10 @@ class RayBackend:
                     try:
                         played, node, cpu = ray.get(ref)
                     except ray.exceptions.RayError as error:
-                        raise RuntimeError(f"deals {batches[b][0]!r}.. could not be played on the cluster after "
-                                           f"{MAX_RETRIES} retries: {error}") from None
+                        raise RuntimeError(
+                            f"deals {batches[b][0]!r}.. could not be played on the cluster after "
+                            f"{MAX_RETRIES} retries: {error}"
+                        ) from None
                     results[b] = played
                     self.node_tasks[node] += len(played)
                     self.cpu_seconds += cpu
@@ -182,14 +186,24 @@ DEFAULT_PROCESSES = 2
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``--backend``, ``--ray-address`` and ``--processes``, the same for every benchmark."""
-    parser.add_argument("--backend", choices=BACKENDS, default="local",
-                        help="local: a process pool here (default); ray: Ray tasks on a cluster")
-    parser.add_argument("--ray-address", metavar="ADDRESS",
-                        help="with --backend ray: the cluster to join, 'auto' (a cluster started on this machine "
-                             "with 'ray start') or HOST:PORT; default $RAY_ADDRESS, else a local Ray for the run")
-    parser.add_argument("--processes", type=int,
-                        help=f"local backend: worker processes (default {DEFAULT_PROCESSES}); ray backend: the CPUs "
-                             f"of a local Ray (default every core; a cluster brings its own)")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="local: a process pool here (default); ray: Ray tasks on a cluster",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="with --backend ray: the cluster to join, 'auto' (a cluster started on this machine "
+        "with 'ray start') or HOST:PORT; default $RAY_ADDRESS, else a local Ray for the run",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        help=f"local backend: worker processes (default {DEFAULT_PROCESSES}); ray backend: the CPUs "
+        f"of a local Ray (default every core; a cluster brings its own)",
+    )
 
 
 def from_args(args: argparse.Namespace) -> Backend:

@@ -76,8 +76,14 @@ PAIRS = (("heuristic", "random"), ("ismcts", "random"), ("ismcts", "heuristic"))
 #: adds ε-greedy rungs with moderate gaps, chosen from a quick measurement (2 players, 40 games each:
 #: d = +0.72, +0.70 and +0.45; at 4 players +0.60, +0.50, +0.20). Random is so weak that even
 #: heuristic~0.75 beats it in every game, hence the 0.9 rung.
-SAMURAI_PAIRS = (("heuristic", "random"), ("heuristic", "heuristic~0.25"), ("heuristic~0.5", "heuristic~0.75"),
-                 ("heuristic~0.9", "random"), ("ismcts", "random"), ("ismcts", "heuristic"))
+SAMURAI_PAIRS = (
+    ("heuristic", "random"),
+    ("heuristic", "heuristic~0.25"),
+    ("heuristic~0.5", "heuristic~0.75"),
+    ("heuristic~0.9", "random"),
+    ("ismcts", "random"),
+    ("ismcts", "heuristic"),
+)
 #: game -> its pairs where they are not ``PAIRS`` (``--pairs`` replaces them for a run)
 GAME_PAIRS = {"samurai": SAMURAI_PAIRS}
 #: Games whose ISMCTS pairs are opt-in (--ismcts-games): Samurai's heuristic rollouts make one ISMCTS
@@ -128,8 +134,16 @@ def pair_stats(data: PairData, bootstrap: int = BOOTSTRAP, seed: int = 0) -> Pai
         else:
             share = np.nan
         upset = float(((1 - d) / 2).mean())
-        return (effect.mean, upset, share, effect.factor, effect.var_independent, effect.var_duplicate,
-                games_to_skill(effect.mean, effect.var_independent), games_to_skill(effect.mean, effect.var_duplicate))
+        return (
+            effect.mean,
+            upset,
+            share,
+            effect.factor,
+            effect.var_independent,
+            effect.var_duplicate,
+            games_to_skill(effect.mean, effect.var_independent),
+            games_to_skill(effect.mean, effect.var_duplicate),
+        )
 
     values = compute(data.d)
     stats = PairStats(data, *values)
@@ -142,7 +156,8 @@ def pair_stats(data: PairData, bootstrap: int = BOOTSTRAP, seed: int = 0) -> Pai
             column = column[~np.isnan(column)]
             stats.intervals[name] = (
                 tuple(float(q) for q in np.quantile(column, [0.025, 0.975], method="inverted_cdf"))
-                if len(column) else (np.nan, np.nan)
+                if len(column)
+                else (np.nan, np.nan)
             )
     return stats
 
@@ -155,21 +170,33 @@ class StudyPlan:
 
 
 def plan_study(
-    configs: list[str], deals: int, ismcts_deals: int, replays: int, ismcts_iterations: int,
-    filler: str = "heuristic", seed: int = 0, ismcts_games: tuple[str, ...] = ISMCTS_GAMES,
+    configs: list[str],
+    deals: int,
+    ismcts_deals: int,
+    replays: int,
+    ismcts_iterations: int,
+    filler: str = "heuristic",
+    seed: int = 0,
+    ismcts_games: tuple[str, ...] = ISMCTS_GAMES,
     pairs: list[tuple[str, str]] | None = None,
 ) -> StudyPlan:
     """Validate the options and lay out one task per (configuration, pair, deal); expensive tasks first.
 
     ``pairs`` (strong, weak) replaces every game's ``GAME_PAIRS`` for this run.
     """
-    for name, value in (("--deals", deals), ("--ismcts-deals", ismcts_deals), ("--replays", replays),
-                        ("--ismcts-iterations", ismcts_iterations)):
+    for name, value in (
+        ("--deals", deals),
+        ("--ismcts-deals", ismcts_deals),
+        ("--replays", replays),
+        ("--ismcts-iterations", ismcts_iterations),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "--ismcts-deals" else 1):
             raise ValueError(f"{name} must be a positive int, got {shown(value)}")
     if deals < 2 or ismcts_deals == 1:
-        raise ValueError(f"--deals and --ismcts-deals must be at least 2 (variances need two deals; "
-                         f"--ismcts-deals 0 skips ISMCTS), got {deals} and {ismcts_deals}")
+        raise ValueError(
+            f"--deals and --ismcts-deals must be at least 2 (variances need two deals; "
+            f"--ismcts-deals 0 skips ISMCTS), got {deals} and {ismcts_deals}"
+        )
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown or not configs:
         raise ValueError(f"--configs must be among {list(CONFIGS)}, got {shown(configs)}")
@@ -215,9 +242,17 @@ def plan_study(
             target += [
                 Task(key_of_game, tuple(specs), deal, seed, tuple(rows), replays, key=key) for deal in range(n_deals)
             ]
-    settings = dict(configs=configs, deals=deals, ismcts_deals=ismcts_deals, replays=replays,
-                    ismcts_iterations=ismcts_iterations, filler=filler, seed=seed, ismcts_games=list(ismcts_games),
-                    pairs=None if pairs is None else [list(pair) for pair in pairs])
+    settings = dict(
+        configs=configs,
+        deals=deals,
+        ismcts_deals=ismcts_deals,
+        replays=replays,
+        ismcts_iterations=ismcts_iterations,
+        filler=filler,
+        seed=seed,
+        ismcts_games=list(ismcts_games),
+        pairs=None if pairs is None else [list(pair) for pair in pairs],
+    )
     return StudyPlan(expensive + cheap, notes, settings)
 
 
@@ -245,8 +280,13 @@ def collect(results: list[TaskResult]) -> tuple[list[PairData], list[str]]:
                     if seat in g.winners:
                         wins[who] += 1 / len(g.winners)
         games = d.size
-        out.append((CONFIGS_ORDER.index(config), p, PairData(config, strong, weak, n, d, wins[strong] / games,
-                                                             wins[weak] / games)))
+        out.append(
+            (
+                CONFIGS_ORDER.index(config),
+                p,
+                PairData(config, strong, weak, n, d, wins[strong] / games, wins[weak] / games),
+            )
+        )
     out.sort(key=lambda item: item[:2])
     return [data for _, _, data in out], notes
 
@@ -257,20 +297,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), metavar="CONFIG", help=f"from {list(CONFIGS)}")
     parser.add_argument("--deals", type=int, default=60, help="deals per pair without ISMCTS (default 60)")
-    parser.add_argument("--ismcts-deals", type=int, default=16,
-                        help="deals per pair with ISMCTS (default 16; 0 = none)")
-    parser.add_argument("--replays", type=int, default=2,
-                        help="plays of each deal and seating, fresh agent seeds (default 2)")
+    parser.add_argument(
+        "--ismcts-deals", type=int, default=16, help="deals per pair with ISMCTS (default 16; 0 = none)"
+    )
+    parser.add_argument(
+        "--replays", type=int, default=2, help="plays of each deal and seating, fresh agent seeds (default 2)"
+    )
     parser.add_argument("--ismcts-iterations", type=int, default=30, help="ISMCTS iterations per move (default 30)")
-    parser.add_argument("--ismcts-games", nargs="*", default=list(ISMCTS_GAMES), metavar="GAME",
-                        help=f"games whose ISMCTS pairs are played (default {' '.join(ISMCTS_GAMES)})")
-    parser.add_argument("--pairs", nargs="+", metavar="STRONG,WEAK",
-                        help="the pairs to play in every configuration of this run, strong first; NAME~EPS is "
-                             "NAME with a random move with probability EPS "
-                             "(default: each game's pairs, see GAME_PAIRS)")
-    parser.add_argument("--merge", action="store_true",
-                        help="keep the other configurations' rows of the reports already in --out "
-                             "(regenerate per game)")
+    parser.add_argument(
+        "--ismcts-games",
+        nargs="*",
+        default=list(ISMCTS_GAMES),
+        metavar="GAME",
+        help=f"games whose ISMCTS pairs are played (default {' '.join(ISMCTS_GAMES)})",
+    )
+    parser.add_argument(
+        "--pairs",
+        nargs="+",
+        metavar="STRONG,WEAK",
+        help="the pairs to play in every configuration of this run, strong first; NAME~EPS is "
+        "NAME with a random move with probability EPS "
+        "(default: each game's pairs, see GAME_PAIRS)",
+    )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the other configurations' rows of the reports already in --out (regenerate per game)",
+    )
     parser.add_argument("--filler", default="heuristic", help="agent in the seats beyond the pair (default heuristic)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and agent seed (default 0)")
     backends.add_arguments(parser)
@@ -286,8 +339,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         backend = backends.from_args(args)
         pairs = None if args.pairs is None else [tuple(p.split(",")) for p in args.pairs]
-        plan = plan_study(args.configs, args.deals, args.ismcts_deals, args.replays, args.ismcts_iterations,
-                          args.filler, args.seed, tuple(args.ismcts_games), pairs)
+        plan = plan_study(
+            args.configs,
+            args.deals,
+            args.ismcts_deals,
+            args.replays,
+            args.ismcts_iterations,
+            args.filler,
+            args.seed,
+            tuple(args.ismcts_games),
+            pairs,
+        )
     except ValueError as error:
         parser.error(str(error))
     for note in plan.notes:

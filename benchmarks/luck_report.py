@@ -34,9 +34,11 @@ def _pair(stats) -> str:
 def _settings(plan, elapsed: float, ran_on: str) -> str:
     s = plan.settings
     pairs = "" if s.get("pairs") is None else "pairs " + " ".join(",".join(p) for p in s["pairs"]) + "; "
-    return (f"{pairs}{s['deals']} deals per pair ({s['ismcts_deals']} with ISMCTS at {s['ismcts_iterations']} "
-            f"iterations a move), replayed {s['replays']} times; other seats: {s['filler']}; seed {s['seed']}; "
-            f"took {elapsed / 60:.1f} min on the {ran_on} (the only figures that change between runs)")
+    return (
+        f"{pairs}{s['deals']} deals per pair ({s['ismcts_deals']} with ISMCTS at {s['ismcts_iterations']} "
+        f"iterations a move), replayed {s['replays']} times; other seats: {s['filler']}; seed {s['seed']}; "
+        f"took {elapsed / 60:.1f} min on the {ran_on} (the only figures that change between runs)"
+    )
 
 
 def luck_row(st) -> str:
@@ -70,15 +72,22 @@ class Report:
 
     def merge(self, new: Report, configs: list[str]) -> Report:
         """This report with ``configs``' rows, notes and commands replaced by ``new``'s."""
+
         def mine(line: str) -> bool:
             return _config_of(line) not in configs
 
         # a part keeps only the configurations whose rows it still gave
-        parts = [(command, kept, settings) for command, done, settings in self.parts
-                 if (kept := [c for c in done if c not in configs])]
-        return Report(parts + new.parts, _by_config([r for r in self.luck_rows if mine(r)] + new.luck_rows),
-                      _by_config([r for r in self.duplicate_rows if mine(r)] + new.duplicate_rows),
-                      _by_config([n for n in self.notes if mine(n)] + new.notes))
+        parts = [
+            (command, kept, settings)
+            for command, done, settings in self.parts
+            if (kept := [c for c in done if c not in configs])
+        ]
+        return Report(
+            parts + new.parts,
+            _by_config([r for r in self.luck_rows if mine(r)] + new.luck_rows),
+            _by_config([r for r in self.duplicate_rows if mine(r)] + new.duplicate_rows),
+            _by_config([n for n in self.notes if mine(n)] + new.notes),
+        )
 
 
 def _config_of(line: str) -> str:
@@ -115,7 +124,7 @@ def read(folder: Path) -> Report:
         elif line.startswith("Regenerate: `"):
             old_command = line.split("`")[1]
         elif line.startswith("Settings: "):
-            old_settings = line[len("Settings: "):].rstrip(".")
+            old_settings = line[len("Settings: ") :].rstrip(".")
         elif line.startswith("| ") and _config_of(line) in CONFIGS:
             report.luck_rows.append(line)
         elif line.startswith("- ") and _config_of(line) in CONFIGS:
@@ -124,8 +133,9 @@ def read(folder: Path) -> Report:
         configs = list(dict.fromkeys(_config_of(r) for r in report.luck_rows))
         report.parts.append((old_command, configs, old_settings or ""))
     if duplicate.exists():
-        report.duplicate_rows = [line for line in duplicate.read_text().splitlines()
-                                 if line.startswith("| ") and _config_of(line) in CONFIGS]
+        report.duplicate_rows = [
+            line for line in duplicate.read_text().splitlines() if line.startswith("| ") and _config_of(line) in CONFIGS
+        ]
     return report
 
 
@@ -286,15 +296,18 @@ def plot(all_stats, path: Path) -> None:
     plt.close(fig)
 
 
-def write(all_stats, plan, notes, command: str, out: str, elapsed: float, ran_on: str,
-          merge: bool = False) -> None:
+def write(all_stats, plan, notes, command: str, out: str, elapsed: float, ran_on: str, merge: bool = False) -> None:
     """Write luck.md, duplicate.md and luck.png; with ``merge``, the other configurations' rows already
     in ``out`` are kept, so that each game can be regenerated on its own."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     configs = plan.settings["configs"]
-    report = Report([(command, list(configs), _settings(plan, elapsed, ran_on))],
-                    [luck_row(st) for st in all_stats], [duplicate_row(st) for st in all_stats], list(notes))
+    report = Report(
+        [(command, list(configs), _settings(plan, elapsed, ran_on))],
+        [luck_row(st) for st in all_stats],
+        [duplicate_row(st) for st in all_stats],
+        list(notes),
+    )
     if merge:
         report = read(folder).merge(report, configs)
     (folder / "luck.md").write_text(luck_markdown(report))

@@ -18,9 +18,9 @@ from __future__ import annotations
 import functools
 import itertools
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -205,8 +205,12 @@ def play_task(task: Task) -> TaskResult:
 
 
 def run_tasks(
-    tasks: Sequence[Task], processes: int = 2, progress: bool = True, desc: str = "games",
-    play: Callable[[Task], TaskResult] = play_task, backend: Backend | None = None,
+    tasks: Sequence[Task],
+    processes: int = 2,
+    progress: bool = True,
+    desc: str = "games",
+    play: Callable[[Task], TaskResult] = play_task,
+    backend: Backend | None = None,
 ) -> list[TaskResult]:
     """Play every task on ``backend`` (default: ``processes`` local processes), with a progress bar;
     results in the order of ``tasks``, whichever backend played them."""

@@ -17,8 +17,8 @@ scores and winners, and "who finished ahead of whom" counts.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -52,7 +52,9 @@ def ahead(ranks: Sequence[int], a: int, b: int) -> float:
     return 1.0 if ranks[a] < ranks[b] else 0.0
 
 
-def pairwise_counts(names: Sequence[str], games: Sequence[tuple[Sequence[str], Sequence[int]]]) -> tuple[np.ndarray, np.ndarray]:
+def pairwise_counts(
+    names: Sequence[str], games: Sequence[tuple[Sequence[str], Sequence[int]]]
+) -> tuple[np.ndarray, np.ndarray]:
     """From ``(agent name per seat, ranks)`` per game: ``wins[i, j]`` (ties count half) and ``played[i, j]``."""
     index = {name: i for i, name in enumerate(names)}
     k = len(names)

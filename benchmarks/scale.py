@@ -2,7 +2,7 @@
 
     python -m benchmarks.scale                      # both parts, default sizes (a few minutes)
     python -m benchmarks.scale --part tournament --games 600
-    python -m benchmarks.scale --part training --steps 16384
+    python -m benchmarks.scale --part training --steps 32768
 
 Tournament: one plan (``benchmarks.tournament``) played on a local Ray
 started with 1 worker, then with 2, and on the local backend in one process
@@ -11,7 +11,7 @@ the best time counting; the times exclude starting Ray and its workers (each
 backend is entered and warmed up with a few deals first). Every run must give the same games, or the
 script fails. Training: the same game, opponents and PPO settings trained for
 ``--steps`` learner steps by sb3-contrib's MaskablePPO (``train.py``'s path,
-16 environments in this process) and by RLlib's PPO (``--backend rllib``),
+the game's lockstep games in this process) and by RLlib's PPO (``--backend rllib``),
 sampling in this process and on one and two remote env runners; steps/s is
 learner steps over the wall time of training (no evaluation, no start-up).
 
@@ -43,7 +43,7 @@ def load() -> str:
 def timed_tournament(plan, backend) -> tuple[float, float, list]:
     """Wall and CPU seconds to play the plan on an entered backend, and the games. A few deals are played first,
     so that every worker has started and imported the project before the clock starts (as in a long run)."""
-    run_tasks(plan.tasks()[:4 * backend.workers], progress=False, backend=backend)
+    run_tasks(plan.tasks()[: 4 * backend.workers], progress=False, backend=backend)
     cpu_before = backend.cpu_seconds if isinstance(backend, RayBackend) else time.process_time()
     start = time.perf_counter()
     results = run_tasks(plan.tasks(), progress=False, backend=backend)
@@ -76,31 +76,40 @@ def tournament_part(game: str, agents: list[str], games: int, seed: int, repeats
     count = len(reference_games)
     # games per CPU second of play, over every run: what the backend costs apart from how busy the machine is
     rate = {name: count * repeats / sum(t * c for t, c in zip(times[name], cores[name])) for name in names}
-    lines += ["| backend | best seconds | games/s | speed vs the reference | every run (s) | cores had (each run) |",
-              "|---|---:|---:|---:|---|---|"]
+    lines += [
+        "| backend | best seconds | games/s | speed vs the reference | every run (s) | cores had (each run) |",
+        "|---|---:|---:|---:|---|---|",
+    ]
     described[names[0]] += " (reference)"
-    lines += [f"| {described[name]} | {best[name]:.1f} | {count / best[name]:.0f} | "
-              f"{best[names[0]] / best[name]:.2f}x | {', '.join(f'{t:.1f}' for t in times[name])} | "
-              f"{', '.join(f'{c:.2f}' for c in cores[name])} |" for name in names]
-    lines += ["", f"**2 Ray workers vs 1: {best[names[1]] / best[names[2]]:.2f}x** (target >= 1.7x); {count} games "
-              f"a run, the same games on every backend and run (checked). 'Cores had': the CPU seconds the "
-              f"players got per wall-clock second (2.0 at most here): below the worker count, other jobs had "
-              f"the rest of the machine. Per CPU second of play, 2 Ray workers play "
-              f"{rate[names[2]] / rate[names[1]]:.0%} as many games as 1 (and 1 Ray worker "
-              f"{rate[names[1]] / rate[names[0]]:.0%} as many as the local process).", "",
-              f"Load average after: {load()}."]
+    lines += [
+        f"| {described[name]} | {best[name]:.1f} | {count / best[name]:.0f} | "
+        f"{best[names[0]] / best[name]:.2f}x | {', '.join(f'{t:.1f}' for t in times[name])} | "
+        f"{', '.join(f'{c:.2f}' for c in cores[name])} |"
+        for name in names
+    ]
+    lines += [
+        "",
+        f"**2 Ray workers vs 1: {best[names[1]] / best[names[2]]:.2f}x** (target >= 1.7x); {count} games "
+        f"a run, the same games on every backend and run (checked). 'Cores had': the CPU seconds the "
+        f"players got per wall-clock second (2.0 at most here): below the worker count, other jobs had "
+        f"the rest of the machine. Per CPU second of play, 2 Ray workers play "
+        f"{rate[names[2]] / rate[names[1]]:.0%} as many games as 1 (and 1 Ray worker "
+        f"{rate[names[1]] / rate[names[0]]:.0%} as many as the local process).",
+        "",
+        f"Load average after: {load()}.",
+    ]
     return lines
 
 
-def sb3_steps_per_second(game, opponents: list[str], steps: int) -> float:
-    """The learner steps/s of the ``train.py`` command itself (the SB3 path: lockstep games in this
-    process, 16 of them, no workers, no warm start), as ``benchmarks.training_speed`` measures it."""
+def sb3_steps_per_second(game, opponents: list[str], steps: int, n_envs: int) -> float:
+    """The learner steps/s of the ``train.py`` command itself (the SB3 path: ``n_envs`` lockstep games in
+    this process, no workers, no warm start), as ``benchmarks.training_speed`` measures it."""
     import tempfile
 
     from benchmarks.training_speed import run_train, train_command
 
     with tempfile.TemporaryDirectory() as out:
-        command = train_command(game.name, game.config(), steps, 0, opponents, out) + ["--n-envs", "16"]
+        command = train_command(game.name, game.config(), steps, 0, opponents, out) + ["--n-envs", str(n_envs)]
         return run_train(command)["train"]
 
 
@@ -110,7 +119,7 @@ def rllib_steps_per_second(game, opponents: list[str], hp: dict, steps: int, see
     from agents.rllib.league import League
     from agents.rllib.training import RLlibRun, build_config, learner_steps, pull_results, push_league
 
-    run = RLlibRun(game, dict(hp), opponents=opponents, n_envs=16, num_env_runners=runners, seed=seed)
+    run = RLlibRun(game, dict(hp), opponents=opponents, n_envs=hp["n_envs"], num_env_runners=runners, seed=seed)
     with ray_session(None, max(2, runners)):
         league = League(opponents)
         algo = build_config(run, league).build_algo()
@@ -134,17 +143,28 @@ def training_part(game_name: str, steps: int, seed: int) -> list[str]:
     game = description.make()
     hp = dict(description.training)
     opponents = ["random", "heuristic"]
-    lines = [f"Load average before: {load()}.", "",
-             f"{game_name} {game.config()}, opponents {' '.join(opponents)}, PPO settings {hp['net_arch']} "
-             f"net, rollouts of {hp['n_steps']} x 16 steps, minibatch {hp['batch_size']}, {hp['n_epochs']} epochs; "
-             f"{steps} learner steps each.", "",
-             "| trainer | learner steps/s | vs SB3 |", "|---|---:|---:|"]
-    sb3 = sb3_steps_per_second(game, opponents, steps)
-    lines.append(f"| train.py (MaskablePPO), 16 lockstep games in this process (reference) | {sb3:.0f} | 1.00x |")
+    lines = [
+        f"Load average before: {load()}.",
+        "",
+        f"{game_name} {game.config()}, opponents {' '.join(opponents)}, the game's PPO settings: "
+        f"{hp['net_arch']} net, rollouts of {hp['n_steps']} x {hp['n_envs']} steps, minibatch "
+        f"{hp['batch_size']}, {hp['n_epochs']} epochs; "
+        f"{steps} learner steps each.",
+        "",
+        "| trainer | learner steps/s | vs SB3 |",
+        "|---|---:|---:|",
+    ]
+    sb3 = sb3_steps_per_second(game, opponents, steps, hp["n_envs"])
+    lines.append(
+        f"| train.py (MaskablePPO), {hp['n_envs']} lockstep games in this process (reference) | {sb3:.0f} | 1.00x |"
+    )
     for runners in (0, 1, 2):
         rate = rllib_steps_per_second(game, opponents, hp, steps, seed, runners)
-        where = ("sampling in this process" if runners == 0
-                 else f"{runners} remote env runner(s), {16 // runners} envs each")
+        where = (
+            "sampling in this process"
+            if runners == 0
+            else f"{runners} remote env runner(s), {hp['n_envs'] // runners} envs each"
+        )
         lines.append(f"| RLlib PPO, {where} | {rate:.0f} | {rate / sb3:.2f}x |")
     lines += ["", f"Load average after: {load()}."]
     return lines
@@ -152,13 +172,14 @@ def training_part(game_name: str, steps: int, seed: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.scale", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.scale", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--part", choices=["both", "tournament", "training"], default="both")
     parser.add_argument("--game", default="wakanda", help="tournament and training game (default wakanda)")
     parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="tournament agents")
     parser.add_argument("--games", type=int, default=2000, help="tournament games per table (default 2000)")
-    parser.add_argument("--steps", type=int, default=16384, help="learner steps per trainer (default 16384)")
+    parser.add_argument("--steps", type=int, default=32768, help="learner steps per trainer (default 32768)")
     parser.add_argument("--repeats", type=int, default=3, help="tournament runs per backend, in turn (default 3)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS)
@@ -166,17 +187,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1 or args.steps < 1 or args.repeats < 1:
         parser.error("--games, --steps and --repeats must be positive")
     command = "python -m benchmarks.scale " + shlex.join(argv)
-    text = [f"# Scaling on Ray\n\nCommand: `{command.strip()}`\n",
-            f"Machine: {platform.machine()}, {os.cpu_count()} CPU cores shared with other users' jobs, "
-            f"Python {platform.python_version()}.\n"]
+    text = [
+        f"# Scaling on Ray\n\nCommand: `{command.strip()}`\n",
+        f"Machine: {platform.machine()}, {os.cpu_count()} CPU cores shared with other users' jobs, "
+        f"Python {platform.python_version()}.\n",
+    ]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     if args.part in ("both", "tournament"):
-        text += ["## A tournament on 1 and 2 Ray workers\n",
-                 "\n".join(tournament_part(args.game, args.agents, args.games, args.seed, args.repeats)) + "\n"]
+        text += [
+            "## A tournament on 1 and 2 Ray workers\n",
+            "\n".join(tournament_part(args.game, args.agents, args.games, args.seed, args.repeats)) + "\n",
+        ]
+        args.out.write_text("\n".join(text))  # kept if the training part fails
     if args.part in ("both", "training"):
         text += ["## RLlib against the SB3 path\n", "\n".join(training_part(args.game, args.steps, args.seed)) + "\n"]
     report = "\n".join(text)
     print(report)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(report)
     print(f"written to {args.out}", file=sys.stderr)
     return 0

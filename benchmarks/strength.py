@@ -63,7 +63,15 @@ MATCHUPS = [
     Matchup("wapi4-heuristic-vs-3-random", "wapi", (("num_players", 4),), "heuristic", "random", 0.45, ">= 45%"),
     Matchup("wakanda-heuristic-random", "wakanda", (), "heuristic", "random", 0.80, ">= 80%"),
     Matchup("samurai2-heuristic-random", "samurai", (("num_players", 2),), "heuristic", "random", 0.80, ">= 80%"),
-    Matchup("wapi4-ismcts-vs-3-heuristic", "wapi", (("num_players", 4),), "ismcts", "heuristic", None, "most wins at the table"),
+    Matchup(
+        "wapi4-ismcts-vs-3-heuristic",
+        "wapi",
+        (("num_players", 4),),
+        "ismcts",
+        "heuristic",
+        None,
+        "most wins at the table",
+    ),
     Matchup("wakanda-ismcts-heuristic", "wakanda", (), "ismcts", "heuristic", 0.60, ">= 60%"),
     Matchup("samurai2-ismcts-heuristic", "samurai", (("num_players", 2),), "ismcts", "heuristic", 0.60, ">= 60%"),
     Matchup("samurai2-guided-vs-ismcts", "samurai", (("num_players", 2),), "guided", "ismcts", 0.65, ">= 65%"),
@@ -98,8 +106,9 @@ class Timed(Agent):
 
 def build(kind: str, game, seed: int, options: dict) -> Agent:
     """A matchup's agent: ``guided`` is ISMCTS with a network (its options hold ``network``)."""
-    return make_agent("ismcts" if kind == "guided" else kind, game, seed=seed,
-                      **(options.get(kind, {}) if kind in SEARCHERS else {}))
+    return make_agent(
+        "ismcts" if kind == "guided" else kind, game, seed=seed, **(options.get(kind, {}) if kind in SEARCHERS else {})
+    )
 
 
 def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[float]]:
@@ -125,8 +134,9 @@ def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[fl
     return share, agents[hero_seat].times, agents[hero_seat].simulations
 
 
-def run_matchup(matchup: Matchup, games: int, seed: int, processes: int, options: dict,
-                backend: Backend | None = None) -> dict:
+def run_matchup(
+    matchup: Matchup, games: int, seed: int, processes: int, options: dict, backend: Backend | None = None
+) -> dict:
     """Play one matchup on ``backend`` (default: ``processes`` local processes); the same rates on any backend.
     ``options``: the searchers' options by kind (see :func:`play_one`)."""
     tasks = [(matchup, i, seed, options) for i in range(games)]
@@ -213,20 +223,46 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=1000, help="games per heuristic-vs-random matchup (default 1000)")
     parser.add_argument("--ismcts-games", type=int, default=100, help="games per ISMCTS matchup (default 100)")
     parser.add_argument("--ismcts-iterations", type=int, default=None, help="ISMCTS iterations per move")
-    parser.add_argument("--ismcts-time", type=float, default=0.5, help="ISMCTS seconds per move (default 0.5; "
-                        "ignored with --ismcts-iterations)")
-    parser.add_argument("--ismcts-option", nargs="+", default=[], metavar="KEY=VALUE",
-                        help="further ISMCTS options, values as Python literals "
-                             "(e.g. rollout_depth=2 score_weight=0.5)")
-    parser.add_argument("--network", nargs="+", default=["trained"], metavar="[GAME=]SOURCE",
-                        help="the guided search's network: trained (the shipped model), ppo:PATH, for every game or "
-                             "as GAME=SOURCE for one (default trained)")
-    parser.add_argument("--guided-iterations", type=int, default=None, help="guided search simulations per move "
-                        "(default: the ISMCTS budget)")
-    parser.add_argument("--guided-time", type=float, default=None, help="guided search seconds per move "
-                        "(default: the ISMCTS budget; ignored with --guided-iterations)")
-    parser.add_argument("--guided-option", nargs="+", default=[], metavar="KEY=VALUE",
-                        help="further guided-search options (e.g. c_puct=2.0 value_mix=0.25 leaf_batch=8)")
+    parser.add_argument(
+        "--ismcts-time",
+        type=float,
+        default=0.5,
+        help="ISMCTS seconds per move (default 0.5; ignored with --ismcts-iterations)",
+    )
+    parser.add_argument(
+        "--ismcts-option",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="further ISMCTS options, values as Python literals (e.g. rollout_depth=2 score_weight=0.5)",
+    )
+    parser.add_argument(
+        "--network",
+        nargs="+",
+        default=["trained"],
+        metavar="[GAME=]SOURCE",
+        help="the guided search's network: trained (the shipped model), ppo:PATH, for every game or "
+        "as GAME=SOURCE for one (default trained)",
+    )
+    parser.add_argument(
+        "--guided-iterations",
+        type=int,
+        default=None,
+        help="guided search simulations per move (default: the ISMCTS budget)",
+    )
+    parser.add_argument(
+        "--guided-time",
+        type=float,
+        default=None,
+        help="guided search seconds per move (default: the ISMCTS budget; ignored with --guided-iterations)",
+    )
+    parser.add_argument(
+        "--guided-option",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="further guided-search options (e.g. c_puct=2.0 value_mix=0.25 leaf_batch=8)",
+    )
     backends.add_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, help="first deal (default 0)")
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"markdown report (default {RESULTS})")
@@ -243,8 +279,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.guided_iterations:
         guided = {"iterations": args.guided_iterations}
     else:
-        guided = {"time_limit": args.guided_time} if args.guided_time else {k: ismcts[k] for k in ismcts
-                                                                            if k in ("iterations", "time_limit")}
+        guided = (
+            {"time_limit": args.guided_time}
+            if args.guided_time
+            else {k: ismcts[k] for k in ismcts if k in ("iterations", "time_limit")}
+        )
     guided.update(parse_options(parser, args.guided_option))
     networks = parse_networks(parser, args.network)
     runnable = [m for m in MATCHUPS if (args.only is None or m.name in args.only)]
@@ -276,8 +315,12 @@ def main(argv: list[str] | None = None) -> None:
         f"# Agent strength\n\nCommand: `{command.strip()}`\n\n"
         f"Machine: {platform.machine()}, {multiprocessing.cpu_count()} CPUs, Python {platform.python_version()}; "
         f"ran on the {ran_on}; ISMCTS budget and options {ismcts}"
-        + (f"; guided search {guided}, network {' '.join(args.network)}" if any(
-            m.hero == "guided" for m in runnable) else "") + ".\n"
+        + (
+            f"; guided search {guided}, network {' '.join(args.network)}"
+            if any(m.hero == "guided" for m in runnable)
+            else ""
+        )
+        + ".\n"
         "Each deal is played with the hero in every seat (seats swapped / rotated); a shared win counts 1/k; "
         "intervals are 95% Wilson score intervals. 'met': yes when the whole interval clears the target "
         "(for 'most wins': the best opponent seat's rate); times are CPU seconds per decision.\n\n"

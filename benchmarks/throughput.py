@@ -178,7 +178,9 @@ def peak_memory(name: str, seconds: float) -> dict[str, float]:
     """Peak memory of one env, measured in a fresh interpreter so that nothing else is counted."""
     out = subprocess.run(
         [sys.executable, "-m", "benchmarks.throughput", "--memory-child", name, "--seconds", str(seconds)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -214,13 +216,14 @@ def interleave(pace, runners: dict, rounds: int, burst: float, log: Callable[[st
             if engine_burst:
                 run.engine_ratios[name].append(run.engine[name].add(*engine_burst) / reference_rate)
             before = after
-        rates = run.reference.burst_rates[-len(runners) - 1:]
+        rates = run.reference.burst_rates[-len(runners) - 1 :]
         log(f"round {round_number + 1}/{rounds}: {REFERENCE} {min(rates):,.0f}-{max(rates):,.0f} turns/s")
     return run
 
 
-def measure(seconds: float, names: list[str] | None = None, rounds: int = 20,
-            log: Callable[[str], None] = print) -> list[dict]:
+def measure(
+    seconds: float, names: list[str] | None = None, rounds: int = 20, log: Callable[[str], None] = print
+) -> list[dict]:
     """Every subject, references first: env and engine rates, ratios (``interleave``: each subject's
     ``seconds`` of CPU time split into ``rounds`` bursts), and memory."""
     load = load_average()
@@ -228,8 +231,10 @@ def measure(seconds: float, names: list[str] | None = None, rounds: int = 20,
     burst = seconds / rounds
     pace = EnvRunner(chosen[REFERENCE][0])  # the reference's bursts: one before and one after each subject's
     # the reference is a subject too (a second env of it): its ratio to itself shows the measurement's noise
-    runners = {name: (EnvRunner(make), EngineRunner(factory()) if factory else None)
-               for name, (make, factory) in chosen.items()}
+    runners = {
+        name: (EnvRunner(make), EngineRunner(factory()) if factory else None)
+        for name, (make, factory) in chosen.items()
+    }
     for env_runner, engine_runner in [(pace, None), *runners.values()]:  # warm-up: imports, caches, allocations
         env_runner.burst(min(0.2, seconds))
         if engine_runner:
@@ -240,18 +245,35 @@ def measure(seconds: float, names: list[str] | None = None, rounds: int = 20,
     for name in chosen:
         env, engine = run.env[name], run.engine.get(name)
         ratio, low, high = spread(run.env_ratios[name])
-        row = dict(name=name, turns=env.rate, games=env.game_rate, ratio=ratio, ratio_low=low, ratio_high=high,
-                   games_ratio=env.game_rate / reference.game_rate,
-                   decisions=engine.rate if engine else None, engine_games=engine.game_rate if engine else None,
-                   engine_ratio=spread(run.engine_ratios[name])[0] if engine else None,
-                   **peak_memory(name, min(seconds, 2.0)))
+        row = dict(
+            name=name,
+            turns=env.rate,
+            games=env.game_rate,
+            ratio=ratio,
+            ratio_low=low,
+            ratio_high=high,
+            games_ratio=env.game_rate / reference.game_rate,
+            decisions=engine.rate if engine else None,
+            engine_games=engine.game_rate if engine else None,
+            engine_ratio=spread(run.engine_ratios[name])[0] if engine else None,
+            **peak_memory(name, min(seconds, 2.0)),
+        )
         rows.append(row)
-        log(f"{name:28s} env() {row['turns']:9,.0f} turns/s ({ratio:4.2f}x c4, rounds {low:.2f}-{high:.2f}), "
+        log(
+            f"{name:28s} env() {row['turns']:9,.0f} turns/s ({ratio:4.2f}x c4, rounds {low:.2f}-{high:.2f}), "
             f"{row['games']:8,.1f} games/s"
             + (f" | engine {row['decisions']:9,.0f} turns/s, {row['engine_games']:8,.1f} games/s" if engine else "")
-            + f" | peak RSS {row['peak_rss']:.0f} MiB")
-    rows[0]["reference"] = dict(turns=reference.rate, games=reference.game_rate, rounds=rounds, burst=burst,
-                                load=load, low=min(reference.burst_rates), high=max(reference.burst_rates))
+            + f" | peak RSS {row['peak_rss']:.0f} MiB"
+        )
+    rows[0]["reference"] = dict(
+        turns=reference.rate,
+        games=reference.game_rate,
+        rounds=rounds,
+        burst=burst,
+        load=load,
+        low=min(reference.burst_rates),
+        high=max(reference.burst_rates),
+    )
     return rows
 
 
@@ -261,8 +283,10 @@ def load_average() -> str:
 
 def machine(load_at_start: str) -> str:
     """Python, platform, cores and load: what the figures were measured on."""
-    return (f"Python {platform.python_version()}, {platform.system()} {platform.machine()}, {os.cpu_count()} cores; "
-            f"load average (1, 5, 15 min) {load_at_start} at the start of the run, {load_average()} at the end")
+    return (
+        f"Python {platform.python_version()}, {platform.system()} {platform.machine()}, {os.cpu_count()} cores; "
+        f"load average (1, 5, 15 min) {load_at_start} at the start of the run, {load_average()} at the end"
+    )
 
 
 TITLE = "# Throughput"
@@ -296,8 +320,11 @@ def markdown(rows: list[dict], command: str) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        engine = (f"{r['decisions']:,.0f} | {r['engine_ratio']:.2f} | {r['engine_games']:,.1f}"
-                  if r["decisions"] else "- | - | -")
+        engine = (
+            f"{r['decisions']:,.0f} | {r['engine_ratio']:.2f} | {r['engine_games']:,.1f}"
+            if r["decisions"]
+            else "- | - | -"
+        )
         lines.append(
             f"| {r['name']} | {r['turns']:,.0f} | {r['ratio']:.2f} | {r['ratio_low']:.2f}-{r['ratio_high']:.2f} "
             f"| {r['games']:,.1f} | {r['games_ratio']:.3f} | {engine} | {r['peak_rss']:.0f} | {r['env_rss']:.1f} "
@@ -325,12 +352,17 @@ def report(section: str, previous: str | None) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=5.0,
-                        help="CPU time per subject and measurement, split into the rounds (default 5)")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=5.0,
+        help="CPU time per subject and measurement, split into the rounds (default 5)",
+    )
     parser.add_argument("--rounds", type=int, default=20, help="rounds of alternating bursts (default 20)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="measure only these subjects (and the reference)")
-    parser.add_argument("--out", default=None,
-                        help="also write the table to this file, replacing its section for this Python version")
+    parser.add_argument(
+        "--out", default=None, help="also write the table to this file, replacing its section for this Python version"
+    )
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if not math.isfinite(args.seconds) or args.seconds <= 0:
@@ -345,10 +377,12 @@ def main(argv: list[str] | None = None) -> None:
     if unknown:
         parser.error(f"--only: unknown subjects {unknown}; available: {known}")
     rows = measure(args.seconds, args.only, args.rounds)
-    command = (f"python -m benchmarks.throughput --seconds {args.seconds:g}"
-               + (f" --rounds {args.rounds}" if args.rounds != 20 else "")
-               + (f" --only {' '.join(shlex.quote(n) for n in args.only)}" if args.only else "")
-               + (f" --out {args.out}" if args.out else ""))
+    command = (
+        f"python -m benchmarks.throughput --seconds {args.seconds:g}"
+        + (f" --rounds {args.rounds}" if args.rounds != 20 else "")
+        + (f" --only {' '.join(shlex.quote(n) for n in args.only)}" if args.only else "")
+        + (f" --out {args.out}" if args.out else "")
+    )
     text = markdown(rows, command)
     print(text)
     if args.out:

@@ -76,8 +76,13 @@ def agent_labels(names: list[str]) -> list[str]:
 
 
 def plan_tournament(
-    game: str, agents: list[str], games: int, seed: int = 0, seating: str = "auto",
-    config: dict | None = None, ismcts_iterations: int = 100,
+    game: str,
+    agents: list[str],
+    games: int,
+    seed: int = 0,
+    seating: str = "auto",
+    config: dict | None = None,
+    ismcts_iterations: int = 100,
 ) -> Plan:
     """Check everything before anything runs; ValueError naming the argument otherwise."""
     if game not in GAME_NAMES:
@@ -179,8 +184,10 @@ def duplicate_effects(plan: Plan, results: list[TaskResult]) -> dict[tuple[str, 
             continue
         weights = np.array([p.games for p in parts], dtype=float)
         out[pair] = DuplicateEffect(
-            _average([p.mean for p in parts], weights), int(weights.sum()),
-            _average([p.var_independent for p in parts], weights), _average([p.var_duplicate for p in parts], weights),
+            _average([p.mean for p in parts], weights),
+            int(weights.sum()),
+            _average([p.var_independent for p in parts], weights),
+            _average([p.var_duplicate for p in parts], weights),
         )
     return out
 
@@ -193,7 +200,8 @@ def run_tournament(plan: Plan, processes: int = 2, progress: bool = True, backen
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.tournament", description=__doc__,
+        prog="python -m benchmarks.tournament",
+        description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--game", required=True, help=f"one of {', '.join(list(GAME_NAMES))}")
@@ -201,14 +209,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, required=True, help="games per table (rounded up to whole deals)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and every agent's seed (default 0)")
     backends.add_arguments(parser)
-    parser.add_argument("--seating", choices=["auto", "rotations", "permutations"], default="auto",
-                        help="seatings per deal: n rotations, or all n! permutations; auto (default): "
-                             "permutations up to 3 players, rotations beyond")
-    parser.add_argument("--ismcts-iterations", type=int, default=100,
-                        help="ISMCTS (and best) iterations per move (default 100)")
+    parser.add_argument(
+        "--seating",
+        choices=["auto", "rotations", "permutations"],
+        default="auto",
+        help="seatings per deal: n rotations, or all n! permutations; auto (default): "
+        "permutations up to 3 players, rotations beyond",
+    )
+    parser.add_argument(
+        "--ismcts-iterations", type=int, default=100, help="ISMCTS (and best) iterations per move (default 100)"
+    )
     add_game_options(parser)
-    parser.add_argument("--out", default="benchmarks/results",
-                        help="folder for the report (default benchmarks/results)")
+    parser.add_argument(
+        "--out", default="benchmarks/results", help="folder for the report (default benchmarks/results)"
+    )
     parser.add_argument("--name", help="report file stem (default tournament_<game>[_<n>p][_<options>])")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -247,8 +261,11 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         with backend:
-            print(f"{args.game} {config or ''}: {tables} table(s) x {plan.deals} deals x {len(plan.seatings)} seatings "
-                  f"= {tables * per_table} games on the {backend.describe()}", file=sys.stderr)
+            print(
+                f"{args.game} {config or ''}: {tables} table(s) x {plan.deals} deals x {len(plan.seatings)} seatings "
+                f"= {tables * per_table} games on the {backend.describe()}",
+                file=sys.stderr,
+            )
             summary = run_tournament(plan, progress=not args.no_progress, backend=backend)
             ran_on = backend.describe()
     except ValueError as error:  # the cluster could not be joined or cannot run this project

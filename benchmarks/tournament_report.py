@@ -28,8 +28,7 @@ def markdown(summary, command: str, png_name: str, ran_on: str = "local backend"
         "",
         f"Command: `{command}`",
         "",
-        f"- {plan.num_players} players; agents: {', '.join(labels)}"
-        + (f" (options: {options})" if options else ""),
+        f"- {plan.num_players} players; agents: {', '.join(labels)}" + (f" (options: {options})" if options else ""),
         f"- {len(plan.tables)} table(s) x {plan.deals} duplicate deals x {len(plan.seatings)} seatings "
         f"= {per_table} games per table, {len(summary.games)} games played, {len(summary.failures)} failed",
         f"- seed {plan.seed}; every table plays the same deals, each deal in every seating",

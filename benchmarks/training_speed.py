@@ -47,10 +47,35 @@ def env_turns_per_second(game: str, config: dict, seconds: float) -> float:
 
 def train_command(game: str, config: dict, timesteps: int, workers: int, opponents: list[str], out: str) -> list[str]:
     flags = [f"--{k.replace('_', '-')}={json.dumps(v) if isinstance(v, dict) else v}" for k, v in config.items()]
-    return ["python", "train.py", "--game", game, *flags, "--timesteps", str(timesteps), "--workers", str(workers),
-            "--opponents", *opponents, "--warm-start", "none", "--eval-freq", str(10 * timesteps),
-            "--eval-freq-games", "10", "--eval-games", "10", "--eval-opponents", "random", "--max-minutes", "0",
-            "--progress-bar", "false", "--out", out]
+    return [
+        "python",
+        "train.py",
+        "--game",
+        game,
+        *flags,
+        "--timesteps",
+        str(timesteps),
+        "--workers",
+        str(workers),
+        "--opponents",
+        *opponents,
+        "--warm-start",
+        "none",
+        "--eval-freq",
+        str(10 * timesteps),
+        "--eval-freq-games",
+        "10",
+        "--eval-games",
+        "10",
+        "--eval-opponents",
+        "random",
+        "--max-minutes",
+        "0",
+        "--progress-bar",
+        "false",
+        "--out",
+        out,
+    ]
 
 
 def run_train(command: list[str]) -> dict:
@@ -59,8 +84,12 @@ def run_train(command: list[str]) -> dict:
     subprocess.run([sys.executable, *command[1:]], check=True, capture_output=True, text=True)
     wall = time.perf_counter() - started
     results = json.load(open(os.path.join(command[command.index("--out") + 1], "results.json")))
-    return {"train": results["steps_per_second"], "whole": results["timesteps"] / wall, "wall": wall,
-            "timesteps": results["timesteps"]}
+    return {
+        "train": results["steps_per_second"],
+        "whole": results["timesteps"] / wall,
+        "wall": wall,
+        "timesteps": results["timesteps"],
+    }
 
 
 def measure(game: str, timesteps: int, seconds: float, opponents: list[str], workers: tuple[int, ...]) -> dict:
@@ -72,31 +101,45 @@ def measure(game: str, timesteps: int, seconds: float, opponents: list[str], wor
             command = train_command(game, config, timesteps, count, opponents, os.path.join(tmp, f"w{count}"))
             runs[count] = {**run_train(command), "command": shlex.join(command[:-2])}
     after = env_turns_per_second(game, config, seconds)
-    return {"game": game, "config": config, "env_before": before, "env_after": after,
-            "env": (before + after) / 2, "runs": runs}
+    return {
+        "game": game,
+        "config": config,
+        "env_before": before,
+        "env_after": after,
+        "env": (before + after) / 2,
+        "runs": runs,
+    }
 
 
 def report(rows: list[dict], argv: list[str], load: tuple[float, float]) -> str:
-    lines = ["# Training throughput", "",
-             f"Command: `python -m benchmarks.training_speed {shlex.join(argv)}` (load average "
-             f"{load[0]:.1f} before, {load[1]:.1f} after, on {os.cpu_count()} cores).", "",
-             "env(): random-play turns/s of the game's env() (mean of a measurement before and one after the "
-             "training runs). train: the learner steps/s of `model.learn` in the train.py command (snapshots, "
-             "league updates, rollouts and PPO updates); whole: learner steps over the whole command's wall time "
-             "(start-up, evaluations, report). Target: train ≥ 25% of env() with 0 workers; 2 workers ≥ 1.6× 1 "
-             "worker where 2 cores are free.", "",
-             "| game | env() turns/s (before / after) | workers | train steps/s | % of env() | whole steps/s "
-             "| % of env() | × 1 worker |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "# Training throughput",
+        "",
+        f"Command: `python -m benchmarks.training_speed {shlex.join(argv)}` (load average "
+        f"{load[0]:.1f} before, {load[1]:.1f} after, on {os.cpu_count()} cores).",
+        "",
+        "env(): random-play turns/s of the game's env() (mean of a measurement before and one after the "
+        "training runs). train: the learner steps/s of `model.learn` in the train.py command (snapshots, "
+        "league updates, rollouts and PPO updates); whole: learner steps over the whole command's wall time "
+        "(start-up, evaluations, report). Target: train ≥ 25% of env() with 0 workers; 2 workers ≥ 1.6× 1 "
+        "worker where 2 cores are free.",
+        "",
+        "| game | env() turns/s (before / after) | workers | train steps/s | % of env() | whole steps/s "
+        "| % of env() | × 1 worker |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in rows:
         one = row["runs"].get(1, {}).get("train")
         for count, run in row["runs"].items():
             speedup = f"{run['train'] / one:.2f}" if one and count else "–"
-            lines.append(f"| {row['game']} {row['config'] or ''} | {row['env']:,.0f} ({row['env_before']:,.0f} / "
-                         f"{row['env_after']:,.0f}) | {count} | {run['train']:,.0f} | {run['train'] / row['env']:.0%} "
-                         f"| {run['whole']:,.0f} | {run['whole'] / row['env']:.0%} | {speedup} |")
+            lines.append(
+                f"| {row['game']} {row['config'] or ''} | {row['env']:,.0f} ({row['env_before']:,.0f} / "
+                f"{row['env_after']:,.0f}) | {count} | {run['train']:,.0f} | {run['train'] / row['env']:.0%} "
+                f"| {run['whole']:,.0f} | {run['whole'] / row['env']:.0%} | {speedup} |"
+            )
     lines += ["", "Commands (each with `--out DIR`):", ""]
     for row in rows:
-        for count, run in row["runs"].items():
+        for run in row["runs"].values():
             lines.append(f"- `{run['command']}`")
     return "\n".join(lines) + "\n"
 
@@ -107,8 +150,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
     parser.add_argument("--timesteps", type=int, default=60_000, help="learner steps per train.py run")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds of each env() measurement")
-    parser.add_argument("--opponents", nargs="+", default=None,
-                        help="train.py --opponents (default: each game's own default opponents)")
+    parser.add_argument(
+        "--opponents", nargs="+", default=None, help="train.py --opponents (default: each game's own default opponents)"
+    )
     parser.add_argument("--workers", nargs="+", type=int, default=[0, 1, 2], help="worker counts to run")
     parser.add_argument("--out", default="benchmarks/results/training_speed.md")
     args = parser.parse_args(argv)

@@ -47,18 +47,27 @@ def measure(path: str, opponents: list[str], games: int, seed: int) -> dict:
 
 
 def report(results: list[dict], argv: list[str]) -> str:
-    lines = [f"Command: `python -m benchmarks.training_strength {shlex.join(argv)}`", "",
-             "| model | configuration | opponent (every other seat) | games | win share | 95% CI | fair share "
-             "| target | met |", "|---|---|---|---:|---:|---|---:|---:|---|"]
+    lines = [
+        f"Command: `python -m benchmarks.training_strength {shlex.join(argv)}`",
+        "",
+        "| model | configuration | opponent (every other seat) | games | win share | 95% CI | fair share "
+        "| target | met |",
+        "|---|---|---|---:|---:|---|---:|---:|---|",
+    ]
     for result in results:
         game, card = result["game"], result["card"]
         for row in result["rows"]:
             target = TARGETS.get(game.name) if row["opponent"] == "heuristic" else None
-            met = "–" if target is None else ("yes" if row["ci_low"] >= target else
-                                              "no" if row["ci_high"] < target else "within CI")
-            lines.append(f"| `{result['path']}` | {game.name} {card['config']} | {row['opponent']} | {row['games']} | "
-                         f"**{row['win_rate']:.1%}** | {row['ci_low']:.1%} – {row['ci_high']:.1%} | "
-                         f"{1 / game.num_players:.0%} | {'–' if target is None else f'{target:.0%}'} | {met} |")
+            met = (
+                "–"
+                if target is None
+                else ("yes" if row["ci_low"] >= target else "no" if row["ci_high"] < target else "within CI")
+            )
+            lines.append(
+                f"| `{result['path']}` | {game.name} {card['config']} | {row['opponent']} | {row['games']} | "
+                f"**{row['win_rate']:.1%}** | {row['ci_low']:.1%} – {row['ci_high']:.1%} | "
+                f"{1 / game.num_players:.0%} | {'–' if target is None else f'{target:.0%}'} | {met} |"
+            )
     lines += ["", "How each model was made (the `command` in its card):", ""]
     for result in results:
         lines.append(f"- `{result['path']}`: `{result['card']['command']}`")
@@ -67,8 +76,9 @@ def report(results: list[dict], argv: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.training_strength",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.training_strength", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--models", nargs="+", default=["trained"], help="model files, or 'trained' (the shipped ones)")
     parser.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
     parser.add_argument("--games", type=int, default=1000)
@@ -78,8 +88,12 @@ def main(argv: list[str] | None = None) -> None:
     results = []
     for path in model_paths(args.models):
         results.append(measure(path, args.opponents, args.games, args.seed))
-        print(f"{path}: " + ", ".join(f"{r['opponent']} {r['win_rate']:.1%} ({r['seconds']:.0f} s)"
-                                      for r in results[-1]["rows"]), file=sys.stderr, flush=True)
+        print(
+            f"{path}: "
+            + ", ".join(f"{r['opponent']} {r['win_rate']:.1%} ({r['seconds']:.0f} s)" for r in results[-1]["rows"]),
+            file=sys.stderr,
+            flush=True,
+        )
     text = report(results, argv)
     if args.out:
         with open(args.out, "w") as f:

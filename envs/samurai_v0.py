@@ -115,8 +115,9 @@ Version history
     villages; ``infos[agent]["winners"]`` became a 0/1 flag per player (it was
     the list of winners, whose length changed with shared wins), ``won`` was
     added, ``captured`` and ``set_aside`` became lists of counts per type (they
-    were dicts keyed by type), and the infos hold their keys from ``reset`` on. Every other observation, mask and reward is unchanged (recorded
-    games replay exactly: ``tests/test_samurai_replay.py``).
+    were dicts keyed by type), and the infos hold their keys from ``reset`` on.
+    Every other observation, mask and reward is unchanged (recorded games
+    replay exactly: ``tests/test_samurai_replay.py``).
 """
 
 from __future__ import annotations

@@ -75,6 +75,7 @@ def test_every_option_of_every_game_is_settable(monkeypatch):
 
     made = []
     original = agents.play.make_game
+
     def make_game(name, **config):
         made.append(config)
         return original(name, **config)
@@ -107,8 +108,10 @@ def test_giving_up_and_end_of_input():
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["wapi", "--opponents", "random", "chess"],
-         "unknown agent 'chess'; available: random, heuristic, ismcts, ppo:PATH"),
+        (
+            ["wapi", "--opponents", "random", "chess"],
+            "unknown agent 'chess'; available: random, heuristic, ismcts, ppo:PATH",
+        ),
         (["wapi", "--num-players", "4", "--opponents", "random"], "needs 3 opponents, got 1"),
         (["wapi", "--opponents", "random", "random", "--seat", "5"], "--seat must be in 0..2"),
         (["wakanda", "--scoring", "full"], "--scoring is not an option of wakanda"),

@@ -13,8 +13,15 @@ import torch
 
 from agents import make_agent, play_game
 from agents.games import available_games, make_game
-from agents.network import (CARD_NAME, POLICY_NAME, load_network, network_description, new_network, read_card,
-                            save_network)
+from agents.network import (
+    CARD_NAME,
+    POLICY_NAME,
+    load_network,
+    network_description,
+    new_network,
+    read_card,
+    save_network,
+)
 
 
 def save_model(path, game, net_arch=(16, 16)) -> str:
@@ -42,11 +49,18 @@ def wapi_model(tmp_path_factory):
 def test_a_saved_model_plays_legal_games_deterministically(wapi_model):
     game = make_game("wapi", num_players=3)
     for seed in range(3):
-        agents = [make_agent(f"ppo:{wapi_model}", game), make_agent("random", game, seed=seed),
-                  make_agent("heuristic", game)]
+        agents = [
+            make_agent(f"ppo:{wapi_model}", game),
+            make_agent("random", game, seed=seed),
+            make_agent("heuristic", game),
+        ]
         first = play_game(game, agents, seed=seed, record=True)
-        again = play_game(game, [make_agent(f"ppo:{wapi_model}", game), make_agent("random", game, seed=seed),
-                                 agents[2]], seed=seed, record=True)
+        again = play_game(
+            game,
+            [make_agent(f"ppo:{wapi_model}", game), make_agent("random", game, seed=seed), agents[2]],
+            seed=seed,
+            record=True,
+        )
         assert first.actions == again.actions, "deterministic by default"
 
 
@@ -117,15 +131,18 @@ def test_missing_and_foreign_files_are_clear_errors(tmp_path, wapi_model):
         make_agent(f"ppo:{bare}", game)
 
 
-@pytest.mark.parametrize("change,message", [
-    (lambda card: card.update(format_version=2), "format_version 2 is not 1"),
-    (lambda card: card.update(observation_size=92.0), "'observation_size' must be a int"),
-    (lambda card: card.pop("command"), r"the card lacks \['command'\]"),
-    (lambda card: card["network"].update(pi=[10**6]), r"network\['pi'\] must be at most 8 layer sizes"),
-    (lambda card: card["network"].update(pi=[]), r"at least one hidden layer before each head"),
-    (lambda card: card["network"].update(activation="os.system"), "activation must be one of"),
-    (lambda card: card["network"].update(pi=[32, 32]), "the weights do not fit the network its card describes"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda card: card.update(format_version=2), "format_version 2 is not 1"),
+        (lambda card: card.update(observation_size=92.0), "'observation_size' must be a int"),
+        (lambda card: card.pop("command"), r"the card lacks \['command'\]"),
+        (lambda card: card["network"].update(pi=[10**6]), r"network\['pi'\] must be at most 8 layer sizes"),
+        (lambda card: card["network"].update(pi=[]), r"at least one hidden layer before each head"),
+        (lambda card: card["network"].update(activation="os.system"), "activation must be one of"),
+        (lambda card: card["network"].update(pi=[32, 32]), "the weights do not fit the network its card describes"),
+    ],
+)
 def test_a_broken_card_is_refused(wapi_model, tmp_path, change, message):
     path = tmp_path / "broken.zip"
     path.write_bytes(open(wapi_model, "rb").read())
@@ -155,14 +172,16 @@ def test_a_model_for_another_game_is_refused(wapi_model):
         make_agent(f"ppo:{wapi_model}", make_game("wakanda"))
 
 
-def test_trained_loads_the_shipped_model_of_the_configuration_and_names_the_others(wapi_model, tmp_path,
-                                                                                   monkeypatch):
+def test_trained_loads_the_shipped_model_of_the_configuration_and_names_the_others(wapi_model, tmp_path, monkeypatch):
     import agents.network
 
     (tmp_path / "wapi_3p.zip").write_bytes(open(wapi_model, "rb").read())
     monkeypatch.setattr(agents.network, "SHIPPED_DIR", tmp_path)
     game = make_game("wapi", num_players=3)
     assert make_agent("trained", game).name == "trained"
-    with pytest.raises(ValueError, match=r"no trained model is shipped for wapi \{'num_players': 4.*trained models "
-                                         r"exist for: wapi \{'num_players': 3"):
+    with pytest.raises(
+        ValueError,
+        match=r"no trained model is shipped for wapi \{'num_players': 4.*trained models "
+        r"exist for: wapi \{'num_players': 3",
+    ):
         make_agent("trained", make_game("wapi", num_players=4))

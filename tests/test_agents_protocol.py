@@ -114,16 +114,20 @@ def test_ismcts_with_a_tiny_budget_plays_legal_games(name, config):
     """Both rollout policies; long games (Samurai) get one seat searching, the others random."""
     game = make_game(name, **config)
     for seed, rollout in enumerate(("heuristic", "random")):
-        agents = [make_agent("ismcts", game, seed=seed + p, iterations=3, rollout=rollout)
-                  for p in range(game.num_players)]
+        agents = [
+            make_agent("ismcts", game, seed=seed + p, iterations=3, rollout=rollout) for p in range(game.num_players)
+        ]
         if name in LONG_GAMES:
             agents[1:] = [make_agent("random", game, seed=seed + p) for p in range(1, game.num_players)]
         result = play_game(game, agents, seed=seed)
         assert result.winners
 
 
-@pytest.mark.parametrize("name,config", [c for c in CONFIGS if c[0] not in LONG_GAMES or not c[1]],
-                         ids=[config_id(*c) for c in CONFIGS if c[0] not in LONG_GAMES or not c[1]])
+@pytest.mark.parametrize(
+    "name,config",
+    [c for c in CONFIGS if c[0] not in LONG_GAMES or not c[1]],
+    ids=[config_id(*c) for c in CONFIGS if c[0] not in LONG_GAMES or not c[1]],
+)
 def test_seeds_reproduce_whole_games(name, config):
     """The same seeds give the same moves; another agent seed gives another game (random agents).
     (ISMCTS searches with random rollouts here: Samurai's heuristic rollouts are slow for a unit test.)"""
@@ -132,8 +136,10 @@ def test_seeds_reproduce_whole_games(name, config):
     def run(agent_seed: int, kinds: tuple[str, ...]):
         search = {"iterations": 8, "rollout": "random"}
         seats = [kinds[p % len(kinds)] for p in range(game.num_players)]
-        agents = [make_agent(kind, game, seed=agent_seed + p, **(search if kind == "ismcts" else {}))
-                  for p, kind in enumerate(seats)]
+        agents = [
+            make_agent(kind, game, seed=agent_seed + p, **(search if kind == "ismcts" else {}))
+            for p, kind in enumerate(seats)
+        ]
         return play_game(game, agents, seed=11, record=True).actions
 
     mixed = ("ismcts", "heuristic", "random")
@@ -154,8 +160,9 @@ ANTI_CHEAT = CONFIGS
 
 
 @pytest.mark.parametrize("name,config", ANTI_CHEAT, ids=IDS)
-@pytest.mark.parametrize("kind,options", [("heuristic", {}),
-                                          pytest.param("ismcts", {"iterations": 60}, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "kind,options", [("heuristic", {}), pytest.param("ismcts", {"iterations": 60}, marks=pytest.mark.slow)]
+)
 def test_choices_do_not_depend_on_hidden_information(name, config, kind, options):
     """With a fixed seed an agent chooses the same in two states that differ only in information
     hidden from its player (bag order re-shuffled, other hands/piles re-dealt, face-down villages swapped)."""
@@ -221,28 +228,47 @@ def test_ismcts_auto_options_take_the_games_tuned_values():
     wakanda = make_agent("ismcts", make_game("wakanda"))
     assert (wakanda.paired_root, wakanda.tree_depth, wakanda.rollout_epsilon) == (False, None, 0.1)
     assert make_agent("ismcts", make_game("samurai", num_players=2)).rollout_depth == 0
-    mine = make_agent("ismcts", make_game("wapi", num_players=4),
-                      paired_root=False, tree_depth=None, rollout_epsilon=0.2)
+    mine = make_agent(
+        "ismcts", make_game("wapi", num_players=4), paired_root=False, tree_depth=None, rollout_epsilon=0.2
+    )
     assert (mine.paired_root, mine.tree_depth, mine.rollout_epsilon) == (False, None, 0.2)
 
 
-@pytest.mark.parametrize("option,value,message", [
-    ("paired_root", "yes", "paired_root must be 'auto', True or False"),
-    ("tree_depth", 0, "tree_depth must be 'auto', a positive int or None"),
-    ("tree_depth", 1.5, "tree_depth must be 'auto', a positive int or None"),
-    ("rollout_epsilon", "always", "rollout_epsilon must be 'auto' or a number in"),
-])
+@pytest.mark.parametrize(
+    "option,value,message",
+    [
+        ("paired_root", "yes", "paired_root must be 'auto', True or False"),
+        ("tree_depth", 0, "tree_depth must be 'auto', a positive int or None"),
+        ("tree_depth", 1.5, "tree_depth must be 'auto', a positive int or None"),
+        ("rollout_epsilon", "always", "rollout_epsilon must be 'auto' or a number in"),
+    ],
+)
 def test_ismcts_search_shape_options_are_checked(option, value, message):
     with pytest.raises(ValueError, match=message):
         make_agent("ismcts", make_game("wapi", num_players=4), **{option: value})
 
 
-@pytest.mark.parametrize("option,value", [
-    ("time_limit", float("nan")), ("time_limit", float("inf")), ("time_limit", 0), ("time_limit", -1.0),
-    ("time_limit", True), ("time_limit", "1"), ("iterations", 0), ("iterations", 10.0), ("iterations", True),
-    ("exploration", float("nan")), ("exploration", float("inf")), ("exploration", -0.5),
-    ("score_weight", float("nan")), ("rollout_epsilon", float("nan")), ("widening", float("inf")), ("widening", 0),
-])
+@pytest.mark.parametrize(
+    "option,value",
+    [
+        ("time_limit", float("nan")),
+        ("time_limit", float("inf")),
+        ("time_limit", 0),
+        ("time_limit", -1.0),
+        ("time_limit", True),
+        ("time_limit", "1"),
+        ("iterations", 0),
+        ("iterations", 10.0),
+        ("iterations", True),
+        ("exploration", float("nan")),
+        ("exploration", float("inf")),
+        ("exploration", -0.5),
+        ("score_weight", float("nan")),
+        ("rollout_epsilon", float("nan")),
+        ("widening", float("inf")),
+        ("widening", 0),
+    ],
+)
 def test_ismcts_refuses_budgets_and_weights_that_are_not_finite_and_positive(option, value):
     """A search budget of nan or inf seconds would never return: every numeric option is refused
     by name unless it is a finite real number in range (bools are not numbers here)."""
@@ -253,8 +279,11 @@ def test_ismcts_refuses_budgets_and_weights_that_are_not_finite_and_positive(opt
 def test_agent_errors_quote_a_cut_value():
     """A rejected value is quoted cut short, not whole (a 200,000-item list is not a 1 MB message)."""
     huge = list(range(200_000))
-    for call in (lambda: make_agent(huge), lambda: make_agent("ismcts", make_game("wakanda"), time_limit=huge),
-                 lambda: make_agent("ismcts", make_game("wakanda"), **{"x" * 100_000: 1})):
+    for call in (
+        lambda: make_agent(huge),
+        lambda: make_agent("ismcts", make_game("wakanda"), time_limit=huge),
+        lambda: make_agent("ismcts", make_game("wakanda"), **{"x" * 100_000: 1}),
+    ):
         with pytest.raises(ValueError) as error:
             call()
         assert len(str(error.value)) < 400, str(error.value)[:400]

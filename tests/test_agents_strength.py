@@ -30,8 +30,23 @@ def test_ismcts_options_are_parsed_and_checked_before_any_game(capsys):
 
 def test_ismcts_options_reach_the_games(tmp_path):
     out = tmp_path / "strength.md"
-    main(["--only", "wakanda-ismcts-heuristic", "--ismcts-games", "2", "--ismcts-iterations", "5",
-          "--ismcts-option", "rollout=random", "paired_root=True", "--processes", "1", "--out", str(out)])
+    main(
+        [
+            "--only",
+            "wakanda-ismcts-heuristic",
+            "--ismcts-games",
+            "2",
+            "--ismcts-iterations",
+            "5",
+            "--ismcts-option",
+            "rollout=random",
+            "paired_root=True",
+            "--processes",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     text = out.read_text()
     assert "'rollout': 'random'" in text and "'paired_root': True" in text
     assert "| wakanda-ismcts-heuristic | 2 |" in text

@@ -94,8 +94,15 @@ def test_a_tiny_study_end_to_end(tmp_path):
     stats = luck.pair_stats(pair, bootstrap=50)
     assert stats.upset == pytest.approx(((1 - pair.d) / 2).mean())
     assert 0 <= stats.share <= 1 or math.isnan(stats.share)
-    luck_report.write([stats], plan, plan.notes, "python -m benchmarks.luck --configs wapi3", str(tmp_path), 1.0,
-                      "local backend, 1 process")
+    luck_report.write(
+        [stats],
+        plan,
+        plan.notes,
+        "python -m benchmarks.luck --configs wapi3",
+        str(tmp_path),
+        1.0,
+        "local backend, 1 process",
+    )
     text = (tmp_path / "luck.md").read_text()
     assert "| wapi3 | heuristic > random | 18 |" in text and "python -m benchmarks.luck --configs wapi3" in text
     assert "| wapi3 | heuristic > random | 18 |" in (tmp_path / "duplicate.md").read_text()
@@ -122,7 +129,8 @@ def test_an_epsilon_greedy_agent_plays_only_legal_moves():
 
 def test_epsilon_zero_plays_exactly_as_the_wrapped_agent():
     assert _moves("samurai", ["heuristic~0", "heuristic~0"], seed=5, num_players=2) == _moves(
-        "samurai", ["heuristic", "heuristic"], seed=5, num_players=2)
+        "samurai", ["heuristic", "heuristic"], seed=5, num_players=2
+    )
 
 
 def test_an_epsilon_greedy_agent_is_reproducible_from_its_seed():
@@ -137,8 +145,9 @@ def test_bad_epsilon_names_are_refused(name):
     with pytest.raises(ValueError, match="NAME~EPS"):
         epsilon_greedy.parse(name)
     with pytest.raises(ValueError, match="--pairs|NAME~EPS"):
-        luck.plan_study(["samurai2"], deals=2, ismcts_deals=0, replays=1, ismcts_iterations=1,
-                        pairs=[("heuristic", name)])
+        luck.plan_study(
+            ["samurai2"], deals=2, ismcts_deals=0, replays=1, ismcts_iterations=1, pairs=[("heuristic", name)]
+        )
 
 
 @pytest.mark.slow
@@ -146,16 +155,20 @@ def test_per_game_pairs_and_a_tiny_merged_study(tmp_path):
     plan = luck.plan_study(["samurai2"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1)
     played = {task.key[2:] for task in plan.tasks}
     assert ("heuristic", "heuristic~0.25") in played and ("heuristic", "random") in played
-    plan = luck.plan_study(["wapi3"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1,
-                           pairs=[("heuristic", "heuristic~0.5")])
+    plan = luck.plan_study(
+        ["wapi3"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1, pairs=[("heuristic", "heuristic~0.5")]
+    )
     assert [s.label for s in plan.tasks[0].table] == ["heuristic", "heuristic~0.5", "filler0"]
-    stats = [luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(
-        plan.tasks, processes=1, progress=False))[0]]
+    stats = [
+        luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(plan.tasks, processes=1, progress=False))[0]
+    ]
     luck_report.write(stats, plan, [], "cmd wapi3", str(tmp_path), 1.0, "local backend, 1 process")
-    plan4 = luck.plan_study(["wapi4"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1,
-                            pairs=[("heuristic~0.1", "random")])
-    stats4 = [luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(
-        plan4.tasks, processes=1, progress=False))[0]]
+    plan4 = luck.plan_study(
+        ["wapi4"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1, pairs=[("heuristic~0.1", "random")]
+    )
+    stats4 = [
+        luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(plan4.tasks, processes=1, progress=False))[0]
+    ]
     luck_report.write(stats4, plan4, [], "cmd wapi4", str(tmp_path), 1.0, "local backend, 1 process", merge=True)
     text = (tmp_path / "luck.md").read_text()
     assert "| wapi3 | heuristic > heuristic~0.5 | 12 |" in text and "| wapi4 | heuristic~0.1 > random | 16 |" in text

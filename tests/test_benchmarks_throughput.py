@@ -37,8 +37,13 @@ class FakeRunner:
 def run(speeds, rates: dict[str, float], engine_rates: dict[str, float] | None = None, rounds: int = 9):
     machine = Machine(speeds)
     pace = FakeRunner(machine, 10_000)
-    runners = {name: (FakeRunner(machine, rate), FakeRunner(machine, (engine_rates or {})[name])
-                      if name in (engine_rates or {}) else None) for name, rate in rates.items()}
+    runners = {
+        name: (
+            FakeRunner(machine, rate),
+            FakeRunner(machine, (engine_rates or {})[name]) if name in (engine_rates or {}) else None,
+        )
+        for name, rate in rates.items()
+    }
     return throughput.interleave(pace, runners, rounds, burst=0.1, log=lambda line: None)
 
 
@@ -110,8 +115,12 @@ def test_the_command_writes_its_table(tmp_path, capsys):
 
 
 def test_bad_arguments_are_refused_by_name(capsys):
-    for argv, name in ((["--seconds", "0"], "--seconds"), (["--seconds", "nan"], "--seconds"),
-                       (["--rounds", "0"], "--rounds"), (["--only", "chess"], "--only")):
+    for argv, name in (
+        (["--seconds", "0"], "--seconds"),
+        (["--seconds", "nan"], "--seconds"),
+        (["--rounds", "0"], "--rounds"),
+        (["--only", "chess"], "--only"),
+    ):
         with pytest.raises(SystemExit):
             throughput.main(argv)
         assert f"error: {name}" in capsys.readouterr().err
@@ -119,6 +128,7 @@ def test_bad_arguments_are_refused_by_name(capsys):
 
 def test_the_results_file_keeps_one_section_per_python_version():
     """A run replaces its own Python version's section and keeps the others, newest version first."""
+
     def section(version, figure):
         return f"## Python {version}\n\nCommand: `python -m benchmarks.throughput`\n\n| wapi 4p | {figure} |\n"
 
@@ -129,7 +139,8 @@ def test_the_results_file_keeps_one_section_per_python_version():
     again = throughput.report(section("3.11.9", "new 3.11"), both)
     assert "old 3.11" not in again and again.count("## Python 3.11") == 1
     assert again.index("## Python 3.12.1") < again.index("## Python 3.11.9") and "| wapi 4p | 3.12 |" in again
-    assert throughput.report(section("3.12.1", "3.12"), again) == throughput.report(section("3.12.1", "3.12"), again
-                                                                                     .replace("3.12 |", "x |"))
+    assert throughput.report(section("3.12.1", "3.12"), again) == throughput.report(
+        section("3.12.1", "3.12"), again.replace("3.12 |", "x |")
+    )
     legacy = "# Throughput\n\nCommand: `python -m benchmarks.throughput --seconds 3`\n\n| old table |\n"
     assert "old table" not in throughput.report(section("3.12.1", "3.12"), legacy), "a file from before sections"

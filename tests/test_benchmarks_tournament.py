@@ -72,7 +72,11 @@ def test_same_deal_seed_same_draws_whatever_the_seating_and_the_play():
 
 def test_labels_number_repeated_agents_and_shorten_models():
     assert agent_labels(["random", "heuristic", "random", "ppo:models/wapi_v3.zip"]) == [
-        "random", "heuristic", "random#2", "ppo:wapi_v3"]
+        "random",
+        "heuristic",
+        "random#2",
+        "ppo:wapi_v3",
+    ]
 
 
 # --- ratings -----------------------------------------------------------------
@@ -187,10 +191,14 @@ def test_an_engine_error_is_blamed_on_the_engine(monkeypatch):
         (dict(game="wapi", agents=[], games=2), "--agents"),
         (dict(game="wapi", agents=["random", "random"], games=0), "--games must be a positive int"),
         (dict(game="wapi", agents=["random", "random"], games=-3), "--games must be a positive int"),
-        (dict(game="wakanda", agents=["random", "random"], games=2, config={"num_players": 2}),
-         "not an option of wakanda"),
-        (dict(game="wapi", agents=["random", "random"], games=2, config={"num_players": 7}),
-         "num_players must be one of"),
+        (
+            dict(game="wakanda", agents=["random", "random"], games=2, config={"num_players": 2}),
+            "not an option of wakanda",
+        ),
+        (
+            dict(game="wapi", agents=["random", "random"], games=2, config={"num_players": 7}),
+            "num_players must be one of",
+        ),
         (dict(game="wapi", agents=["random", "random"], games=2, seating="all"), "seating must be one of"),
     ],
 )
@@ -216,8 +224,24 @@ def test_same_seed_same_results_on_one_or_two_processes():
 
 
 def test_the_command_writes_the_same_report_twice(tmp_path):
-    argv = ["--game", "wapi", "--num-players", "2", "--agents", "random", "heuristic", "--games", "4",
-            "--processes", "1", "--no-progress", "--out", str(tmp_path), "--name", "t"]
+    argv = [
+        "--game",
+        "wapi",
+        "--num-players",
+        "2",
+        "--agents",
+        "random",
+        "heuristic",
+        "--games",
+        "4",
+        "--processes",
+        "1",
+        "--no-progress",
+        "--out",
+        str(tmp_path),
+        "--name",
+        "t",
+    ]
     assert tournament.main(argv) == 0
     first = (tmp_path / "t.md").read_text()
     assert tournament.main(argv) == 0
@@ -245,8 +269,20 @@ def test_every_game_option_reaches_a_tournament_and_names_its_report():
     from agents.games import game_config
 
     parser = tournament.build_parser()
-    args = parser.parse_args(["--game", "samurai", "--agents", "random", "random", "--games", "2",
-                              "--figure-setup", "draft", "--choose-hand"])
+    args = parser.parse_args(
+        [
+            "--game",
+            "samurai",
+            "--agents",
+            "random",
+            "random",
+            "--games",
+            "2",
+            "--figure-setup",
+            "draft",
+            "--choose-hand",
+        ]
+    )
     config = game_config(args.game, args)
     assert config == {"figure_setup": "draft", "choose_hand": True}
     plan = plan_tournament("samurai", ["random", "random"], games=2, config=config)

@@ -190,8 +190,18 @@ def _play_recording(env, seed: int, numpy_actions: bool = False) -> list:
         for agent in env.agent_iter(3):
             unobserved = env.last(observe=False)
             obs, reward, termination, truncation, info = env.last()
-            seen.append((agent, repr(unobserved), obs["observation"].tobytes(), obs["action_mask"].tobytes(),
-                         reward, termination, truncation, repr(info)))
+            seen.append(
+                (
+                    agent,
+                    repr(unobserved),
+                    obs["observation"].tobytes(),
+                    obs["action_mask"].tobytes(),
+                    reward,
+                    termination,
+                    truncation,
+                    repr(info),
+                )
+            )
             action = None if termination or truncation else choose(np.flatnonzero(obs["action_mask"]).tolist())
             env.step(np.int64(action) if numpy_actions and action is not None else action)
     return seen

@@ -10,6 +10,7 @@ import os
 import numpy as np
 import pytest
 import torch
+from test_model_file_safety import Payload, crafted_policy
 
 from agents import make_agent, play_game
 from agents.expert_iteration.command import main
@@ -17,10 +18,27 @@ from agents.expert_iteration.learn import fit, load_records, save_records
 from agents.expert_iteration.selfplay import RECORD_FIELDS, play_selfplay
 from agents.games import make_game
 from agents.network import load_network, network_description, new_network, read_card, save_network
-from test_model_file_safety import Payload, crafted_policy
 
-TINY = ["--game", "wakanda", "--games", "2", "--iterations", "6", "--gate-games", "2", "--gate-iterations", "4",
-        "--warm-start-games", "4", "--processes", "1", "--progress-bar", "false", "--epochs", "1"]
+TINY = [
+    "--game",
+    "wakanda",
+    "--games",
+    "2",
+    "--iterations",
+    "6",
+    "--gate-games",
+    "2",
+    "--gate-iterations",
+    "4",
+    "--warm-start-games",
+    "4",
+    "--processes",
+    "1",
+    "--progress-bar",
+    "false",
+    "--epochs",
+    "1",
+]
 
 
 def history(out) -> list[dict]:
@@ -38,8 +56,14 @@ def test_a_run_resumed_after_an_interruption_is_the_uninterrupted_run(tmp_path):
     main(["--out", str(resumed), "--resume", "--generations", "2", "--progress-bar", "false"])
     assert history(straight) == history(resumed)
     assert len(history(straight)) == 3 and all("gate_win_rate" in row for row in history(straight)[1:])
-    for name in ("model.zip", "models/gen_001.zip", "models/gen_002.zip", "data/gen_002.npz", "results.md",
-                 "settings.json"):
+    for name in (
+        "model.zip",
+        "models/gen_001.zip",
+        "models/gen_002.zip",
+        "data/gen_002.npz",
+        "results.md",
+        "settings.json",
+    ):
         assert (straight / name).exists(), name
     assert any(name.startswith("events.out.tfevents") for name in os.listdir(straight / "tb"))
     card = read_card(str(straight / "models" / "gen_002.zip"))
@@ -53,20 +77,24 @@ def test_a_run_resumed_after_an_interruption_is_the_uninterrupted_run(tmp_path):
 @pytest.fixture
 def samurai_model(tmp_path):
     torch.manual_seed(0)
-    return save_network(new_network(make_game("samurai", num_players=2), network_description([8]), "test"),
-                        str(tmp_path / "samurai2"))
+    return save_network(
+        new_network(make_game("samurai", num_players=2), network_description([8]), "test"), str(tmp_path / "samurai2")
+    )
 
 
-@pytest.mark.parametrize("extra,message", [
-    (["--games", "0"], "--games must be at least 1"),
-    (["--num-players", "3"], "--num-players is not an option of wakanda"),
-    (["--search-option", "value_mix=2"], r"value_mix must be 'auto' or a number in \[0, 1\]"),
-    (["--search-option", "depth=3"], "--search-option: .*unexpected keyword argument 'depth'"),
-    (["--search-option", "iterations=3"], "the budget is --iterations"),
-    (["--start", "random"], "--start must be one of"),
-    (["--start", "ppo:SAMURAI"], "trained for game 'samurai', not 'wakanda'"),
-    (["--resume"], "holds no run to continue"),
-])
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--games", "0"], "--games must be at least 1"),
+        (["--num-players", "3"], "--num-players is not an option of wakanda"),
+        (["--search-option", "value_mix=2"], r"value_mix must be 'auto' or a number in \[0, 1\]"),
+        (["--search-option", "depth=3"], "--search-option: .*unexpected keyword argument 'depth'"),
+        (["--search-option", "iterations=3"], "the budget is --iterations"),
+        (["--start", "random"], "--start must be one of"),
+        (["--start", "ppo:SAMURAI"], "trained for game 'samurai', not 'wakanda'"),
+        (["--resume"], "holds no run to continue"),
+    ],
+)
 def test_bad_input_is_refused_before_anything_is_written(tmp_path, samurai_model, extra, message):
     out = tmp_path / "run"
     extra = [e.replace("SAMURAI", samurai_model) for e in extra]
@@ -90,8 +118,19 @@ def test_no_file_the_run_reads_executes_code(tmp_path, samurai_model):
     marker = str(tmp_path / "payload-ran")
     crafted_policy(samurai_model, marker)
     with pytest.raises(SystemExit, match="policy.pth is not a plain tensor file"):
-        main(TINY + ["--game", "samurai", "--num-players", "2", "--start", f"ppo:{samurai_model}",
-                     "--out", str(tmp_path / "run")])
+        main(
+            TINY
+            + [
+                "--game",
+                "samurai",
+                "--num-players",
+                "2",
+                "--start",
+                f"ppo:{samurai_model}",
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
     records = {name: np.zeros(1) for name in RECORD_FIELDS}
     records["obs"] = np.array([Payload(marker)], dtype=object)
     np.savez(tmp_path / "gen_001.npz", **records)
@@ -133,18 +172,32 @@ def test_a_fit_learns_the_visit_distributions_and_the_results():
     policies[np.arange(rows), favourite] = 0.8
     policies[np.arange(rows), 2] = 0.2
     results = np.where(obs[:, 1] > 0, 1.0, -1.0).astype(np.float32)
-    data = {"obs": obs, "masks": masks, "policies": policies, "values": results,
-            "search_values": results * 0.5 + np.where(obs[:, 2] > 0, 0.4, -0.4), "games": np.arange(rows) // 10}
-    report = fit(network, data, epochs=30, batch_size=64, learning_rate=3e-3, value_weight=1.0, seed=0,
-                 search_value_weight=0.5)
+    data = {
+        "obs": obs,
+        "masks": masks,
+        "policies": policies,
+        "values": results,
+        "search_values": results * 0.5 + np.where(obs[:, 2] > 0, 0.4, -0.4),
+        "games": np.arange(rows) // 10,
+    }
+    report = fit(
+        network, data, epochs=30, batch_size=64, learning_rate=3e-3, value_weight=1.0, seed=0, search_value_weight=0.5
+    )
     assert report["held_out_policy_loss"] < report["held_out_policy_loss_before"] - 0.3
     assert report["held_out_value_loss"] < report["held_out_value_loss_before"] / 2
     assert report["held_out_agreement"] > 0.85  # the favourite is one of two moves: chance is 50%
 
 
 def test_records_survive_a_save_and_load(tmp_path, samurai_model):
-    task = ("samurai", make_game("samurai", num_players=2).config(), samurai_model, {"iterations": 4}, [(1, 0)], 0,
-            "win")
+    task = (
+        "samurai",
+        make_game("samurai", num_players=2).config(),
+        samurai_model,
+        {"iterations": 4},
+        [(1, 0)],
+        0,
+        "win",
+    )
     records = play_selfplay(task)
     save_records(records, tmp_path / "gen_001.npz")
     loaded = load_records([tmp_path / "gen_001.npz", tmp_path / "gen_001.npz"])

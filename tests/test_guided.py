@@ -8,22 +8,28 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from test_agents_protocol import ANTI_CHEAT, hidden_twin, mid_game_state
 
 from agents import PlayerView, make_agent, play_game
 from agents.games import make_game
 from agents.guidance import InferenceNet, NetworkEvaluator
 from agents.guided import GuidedISMCTSAgent
 from agents.network import network_description, new_network, save_network
-from test_agents_protocol import ANTI_CHEAT, hidden_twin, mid_game_state
 
-GAMES = [("wakanda", {}), ("samurai", {"num_players": 2}), ("wapi", {"num_players": 4}), ("samurai", {"num_players": 3})]
+GAMES = [
+    ("wakanda", {}),
+    ("samurai", {"num_players": 2}),
+    ("wapi", {"num_players": 4}),
+    ("samurai", {"num_players": 3}),
+]
 IDS = [f"{name}{config.get('num_players', '')}" for name, config in GAMES]
 
 
 def tiny_network(game, seed: int = 0, shared=(16,), pi=(16,), activation="tanh"):
     torch.manual_seed(seed)
-    return new_network(game, network_description(list(pi), shared=list(shared), activation=activation),
-                       command="tests/test_guided.py")
+    return new_network(
+        game, network_description(list(pi), shared=list(shared), activation=activation), command="tests/test_guided.py"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -100,18 +106,21 @@ def test_a_network_for_another_game_or_configuration_is_refused_before_any_searc
         make_agent("ismcts", make_game("wakanda"), network="ppo:/no/such/model")
 
 
-@pytest.mark.parametrize("option,value,message", [
-    ("c_puct", -1, "c_puct must be 'auto' or a non-negative number"),
-    ("c_puct", float("nan"), "c_puct must be"),
-    ("c_puct", True, "c_puct must be"),
-    ("value_mix", 1.5, r"value_mix must be 'auto' or a number in \[0, 1\]"),
-    ("value_mix", "half", "value_mix must be"),
-    ("leaf_batch", 0, "leaf_batch must be 'auto' or a positive int"),
-    ("leaf_batch", 2.0, "leaf_batch must be"),
-    ("widening", 0, "widening must be a positive, finite number or None"),
-    ("iterations", 0, "iterations must be a positive int"),
-    ("network", 3, "network must be 'expert', 'trained', 'ppo:PATH'"),
-])
+@pytest.mark.parametrize(
+    "option,value,message",
+    [
+        ("c_puct", -1, "c_puct must be 'auto' or a non-negative number"),
+        ("c_puct", float("nan"), "c_puct must be"),
+        ("c_puct", True, "c_puct must be"),
+        ("value_mix", 1.5, r"value_mix must be 'auto' or a number in \[0, 1\]"),
+        ("value_mix", "half", "value_mix must be"),
+        ("leaf_batch", 0, "leaf_batch must be 'auto' or a positive int"),
+        ("leaf_batch", 2.0, "leaf_batch must be"),
+        ("widening", 0, "widening must be a positive, finite number or None"),
+        ("iterations", 0, "iterations must be a positive int"),
+        ("network", 3, "network must be 'expert', 'trained', 'ppo:PATH'"),
+    ],
+)
 def test_guided_options_are_checked(model_files, option, value, message):
     game = make_game("wakanda")
     options = {"network": model_for(model_files, game), option: value}
@@ -120,7 +129,9 @@ def test_guided_options_are_checked(model_files, option, value, message):
 
 
 def test_guided_options_without_a_network_are_named():
-    with pytest.raises(ValueError, match=r"unknown options \['c_puct'\] for agent 'ismcts' \(\['c_puct'\] need network"):
+    with pytest.raises(
+        ValueError, match=r"unknown options \['c_puct'\] for agent 'ismcts' \(\['c_puct'\] need network"
+    ):
         make_agent("ismcts", make_game("wakanda"), c_puct=2.0)
 
 
@@ -132,8 +143,12 @@ def test_guided_searches_reproduce_from_their_seeds(model_files, name, config):
     game = make_game(name, **config)
 
     def run(agent_seed: int):
-        agents = [make_agent("ismcts", game, network=model_for(model_files, game), iterations=12, leaf_batch=4,
-                             seed=agent_seed + p) for p in range(game.num_players)]
+        agents = [
+            make_agent(
+                "ismcts", game, network=model_for(model_files, game), iterations=12, leaf_batch=4, seed=agent_seed + p
+            )
+            for p in range(game.num_players)
+        ]
         state, rng, trace = game.new_state(np.random.default_rng(7)), np.random.default_rng(8), []
         while state.current_player is not None and len(trace) < 24:
             agent = agents[state.current_player]
@@ -178,14 +193,15 @@ def test_progressive_widening_admits_moves_in_the_priors_order():
     legal = state.legal_actions()
     assert len(legal) > 10
     net = tiny_network(game, seed=2)
-    probs, _ = net.evaluate(game.observer().observe(state, state.current_player)[None],
-                            np.isin(np.arange(game.num_actions), legal)[None])
+    probs, _ = net.evaluate(
+        game.observer().observe(state, state.current_player)[None], np.isin(np.arange(game.num_actions), legal)[None]
+    )
     agent = make_agent("ismcts", game, network=net, iterations=50, widening=0.5, seed=0)
     root = agent.search(PlayerView(state, np.random.default_rng(0)))
     admitted = list(root.edges)
     assert root.visits == 49 and 1 < len(admitted) < 2 + 0.5 * np.sqrt(root.visits)
     by_prior = sorted(legal, key=lambda a: -probs[0, a])
-    assert sorted(admitted) == sorted(by_prior[:len(admitted)])
+    assert sorted(admitted) == sorted(by_prior[: len(admitted)])
 
 
 class ConstantEvaluator:
@@ -218,8 +234,9 @@ def test_backups_are_exact_and_leave_no_virtual_loss(model_files, monkeypatch, n
     n = game.num_players
     network_values = [0.5 - p / n for p in range(n)]
     plain_values = [-0.25 + p / (2 * n) for p in range(n)]
-    agent = make_agent("ismcts", game, network=model_for(model_files, game), iterations=60, leaf_batch=5,
-                       value_mix=value_mix, seed=3)
+    agent = make_agent(
+        "ismcts", game, network=model_for(model_files, game), iterations=60, leaf_batch=5, value_mix=value_mix, seed=3
+    )
     agent.evaluator = ConstantEvaluator(game, network_values)
     monkeypatch.setattr(agent, "_plain_value", lambda state: plain_values)
     state = mid_game_state(game, seed=2, moves=4)
@@ -262,8 +279,12 @@ def test_guided_choices_do_not_depend_on_hidden_information(name, config):
         twin = hidden_twin(state, player, seed=100 + seed)
         if twin.to_dict() == state.to_dict():
             continue
-        a = make_agent("ismcts", game, network=net, iterations=30, seed=42).act(PlayerView(state, np.random.default_rng(1)))
-        b = make_agent("ismcts", game, network=net, iterations=30, seed=42).act(PlayerView(twin, np.random.default_rng(2)))
+        a = make_agent("ismcts", game, network=net, iterations=30, seed=42).act(
+            PlayerView(state, np.random.default_rng(1))
+        )
+        b = make_agent("ismcts", game, network=net, iterations=30, seed=42).act(
+            PlayerView(twin, np.random.default_rng(2))
+        )
         assert a == b, f"seed {seed}: {state.describe_action(a)} vs {twin.describe_action(b)}"
         checked += 1
     assert checked >= 3
@@ -277,9 +298,26 @@ def test_the_strength_benchmark_seats_the_guided_search(model_files, tmp_path, c
 
     out = tmp_path / "strength.md"
     wakanda = model_files["wakanda", 2]
-    main(["--only", "wakanda-guided-vs-ismcts", "--network", f"wakanda=ppo:{wakanda}", "--ismcts-games", "2",
-          "--ismcts-iterations", "5", "--guided-iterations", "7", "--guided-option", "c_puct=2.5", "--processes", "1",
-          "--out", str(out)])
+    main(
+        [
+            "--only",
+            "wakanda-guided-vs-ismcts",
+            "--network",
+            f"wakanda=ppo:{wakanda}",
+            "--ismcts-games",
+            "2",
+            "--ismcts-iterations",
+            "5",
+            "--guided-iterations",
+            "7",
+            "--guided-option",
+            "c_puct=2.5",
+            "--processes",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     text = out.read_text()
     assert "| wakanda-guided-vs-ismcts | 2 |" in text
     assert "ISMCTS budget and options {'iterations': 5}; guided search {'iterations': 7, 'c_puct': 2.5}" in text
@@ -314,9 +352,16 @@ def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files
     result = play_game(wakanda, [best, make_agent("random", wakanda, seed=2)], seed=4)
     assert result.winners
     lines = []
-    assert terminal.main(["wakanda", "--opponents", "best", "--think-time", "0.01", "--seed", "1"],
-                         read=lambda _: "q", write=lines.append) == 1
+    assert (
+        terminal.main(
+            ["wakanda", "--opponents", "best", "--think-time", "0.01", "--seed", "1"],
+            read=lambda _: "q",
+            write=lines.append,
+        )
+        == 1
+    )
     assert lines[0] == "wakanda: A (player_0): you, B (player_1): best"
-    summary = run_tournament(plan_tournament("wakanda", ["best", "heuristic"], 2, ismcts_iterations=4), processes=1,
-                             progress=False)
+    summary = run_tournament(
+        plan_tournament("wakanda", ["best", "heuristic"], 2, ismcts_iterations=4), processes=1, progress=False
+    )
     assert len(summary.games) == 2 and not summary.failures

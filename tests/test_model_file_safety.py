@@ -67,11 +67,25 @@ def files(tmp_path):
     """(game, data-crafted path, policy-crafted path, marker) for a Wakanda model saved by train.py's writer."""
     game = make_game("wakanda")
     torch.manual_seed(0)
-    net = new_network(game, network_description([16, 16]), command="tests/test_model_file_safety.py",
-                      training={"num_timesteps": 64, "hyperparameters": {
-                          "network": network_description([16, 16]), "n_steps": 32, "batch_size": 32,
-                          "learning_rate": 1e-3, "n_epochs": 1, "gamma": 1.0, "gae_lambda": 0.95, "ent_coef": 0.01,
-                          "clip_range": 0.2}})
+    net = new_network(
+        game,
+        network_description([16, 16]),
+        command="tests/test_model_file_safety.py",
+        training={
+            "num_timesteps": 64,
+            "hyperparameters": {
+                "network": network_description([16, 16]),
+                "n_steps": 32,
+                "batch_size": 32,
+                "learning_rate": 1e-3,
+                "n_epochs": 1,
+                "gamma": 1.0,
+                "gae_lambda": 0.95,
+                "ent_coef": 0.01,
+                "clip_range": 0.2,
+            },
+        },
+    )
     marker = str(tmp_path / "payload-ran")
     data_file, policy_file = str(tmp_path / "data.zip"), str(tmp_path / "policy.zip")
     for path in (data_file, policy_file):
@@ -116,8 +130,12 @@ def test_load_network_and_make_agent(files):
 def test_the_terminal_game(files):
     game, data_file, policy_file, marker = files
     lines = []
-    assert terminal.main(["wakanda", "--opponents", f"ppo:{data_file}", "--seed", "1"], read=lambda _: "q",
-                         write=lines.append) == 1  # the game started; the human gave up at once
+    assert (
+        terminal.main(
+            ["wakanda", "--opponents", f"ppo:{data_file}", "--seed", "1"], read=lambda _: "q", write=lines.append
+        )
+        == 1
+    )  # the game started; the human gave up at once
     with pytest.raises(SystemExit):
         terminal.main(["wakanda", "--opponents", f"ppo:{policy_file}"], read=lambda _: "q", write=lines.append)
     assert not os.path.exists(marker)
@@ -127,8 +145,7 @@ def test_the_benchmarks(files):
     from benchmarks.tournament import plan_tournament, run_tournament
 
     game, data_file, policy_file, marker = files
-    summary = run_tournament(plan_tournament("wakanda", [f"ppo:{data_file}", "random"], 2), processes=1,
-                             progress=False)
+    summary = run_tournament(plan_tournament("wakanda", [f"ppo:{data_file}", "random"], 2), processes=1, progress=False)
     assert len(summary.games) == 2 and not summary.failures
     with pytest.raises(ValueError, match="policy.pth is not a plain tensor file"):
         plan_tournament("wakanda", [f"ppo:{policy_file}", "random"], 2)
@@ -162,16 +179,46 @@ def test_self_play_opponents(files):
 
 def test_train_resume_and_ppo_opponents(files, tmp_path):
     game, data_file, policy_file, marker = files
-    base = ["--game", "wakanda", "--n-envs", "1", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1",
-            "--net-arch", "16", "16", "--shared-layers", "0", "--eval-opponents", "random", "--eval-freq-games", "2",
-            "--eval-games", "2", "--progress-bar", "false", "--warm-start", "none", "--workers", "0",
-            "--opponents", "random"]
+    base = [
+        "--game",
+        "wakanda",
+        "--n-envs",
+        "1",
+        "--n-steps",
+        "32",
+        "--batch-size",
+        "32",
+        "--n-epochs",
+        "1",
+        "--net-arch",
+        "16",
+        "16",
+        "--shared-layers",
+        "0",
+        "--eval-opponents",
+        "random",
+        "--eval-freq-games",
+        "2",
+        "--eval-games",
+        "2",
+        "--progress-bar",
+        "false",
+        "--warm-start",
+        "none",
+        "--workers",
+        "0",
+        "--opponents",
+        "random",
+    ]
     results = train.main(base + ["--timesteps", "32", "--resume", data_file, "--out", str(tmp_path / "resumed")])
     assert results["timesteps"] >= 64 + 32  # resumed at the card's step count
     results = train.main(base[:-1] + [f"ppo:{data_file}", "--timesteps", "32", "--out", str(tmp_path / "vs")])
     assert results["timesteps"] >= 32
-    for extra in (["--resume", policy_file], ["--opponents", "random", f"ppo:{policy_file}"],
-                  ["--eval-opponents", f"ppo:{policy_file}"]):
+    for extra in (
+        ["--resume", policy_file],
+        ["--opponents", "random", f"ppo:{policy_file}"],
+        ["--eval-opponents", f"ppo:{policy_file}"],
+    ):
         with pytest.raises(SystemExit, match="policy.pth is not a plain tensor file"):
             train.main(base + ["--timesteps", "32", "--out", str(tmp_path / "refused")] + extra)
     assert not os.path.exists(tmp_path / "refused")

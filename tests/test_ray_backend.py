@@ -24,7 +24,7 @@ from agents.ray_cluster import ray_session
 from benchmarks import luck, strength, tournament
 from benchmarks.backends import LocalBackend, RayBackend
 from benchmarks.matches import play_task, run_tasks
-from benchmarks.tournament import plan_tournament, run_tournament
+from benchmarks.tournament import plan_tournament
 
 # The helpers below run on the cluster's workers, which cannot import this test module: send them by value.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -75,14 +75,28 @@ def test_a_tournament_runs_on_both_nodes_and_equals_the_local_backend(cluster):
 
 
 def test_the_tournament_command_reports_the_backend_and_the_same_games(cluster, tmp_path, capsys):
-    common = ["--game", "wakanda", "--agents", "random", "heuristic", "--games", "24", "--seed", "2",
-              "--no-progress", "--out", str(tmp_path)]
+    common = [
+        "--game",
+        "wakanda",
+        "--agents",
+        "random",
+        "heuristic",
+        "--games",
+        "24",
+        "--seed",
+        "2",
+        "--no-progress",
+        "--out",
+        str(tmp_path),
+    ]
     assert tournament.main(common + ["--backend", "ray", "--ray-address", cluster.address, "--name", "ray"]) == 0
     assert tournament.main(common + ["--processes", "1", "--name", "local"]) == 0
     on_ray, local = ((tmp_path / f"{name}.md").read_text().splitlines() for name in ("ray", "local"))
     ran_on = [line for line in on_ray if line.startswith("- ran on")]
-    assert ran_on == [f"- ran on the ray backend, the Ray cluster at {cluster.address}: 2 workers (CPUs) on "
-                      f"2 node(s); deals played on 2 node(s)"]
+    assert ran_on == [
+        f"- ran on the ray backend, the Ray cluster at {cluster.address}: 2 workers (CPUs) on "
+        f"2 node(s); deals played on 2 node(s)"
+    ]
     assert "- ran on the local backend, 1 process" in local
     differ = [(a, b) for a, b in zip(on_ray, local) if a != b]
     assert all(a.startswith(("Command:", "- ran on", "![")) for a, _ in differ), differ  # every table is the same
@@ -120,8 +134,22 @@ def test_a_task_whose_worker_dies_is_run_again_and_counted_once(cluster, tmp_pat
 
 
 def test_an_unreachable_address_is_refused_at_once(capsys):
-    code = tournament.main(["--game", "wakanda", "--agents", "random", "heuristic", "--games", "2",
-                            "--backend", "ray", "--ray-address", "127.0.0.1:1", "--no-progress"])
+    code = tournament.main(
+        [
+            "--game",
+            "wakanda",
+            "--agents",
+            "random",
+            "heuristic",
+            "--games",
+            "2",
+            "--backend",
+            "ray",
+            "--ray-address",
+            "127.0.0.1:1",
+            "--no-progress",
+        ]
+    )
     assert code == 2
     assert "cannot reach a Ray cluster at 127.0.0.1:1" in capsys.readouterr().err
     assert not ray.is_initialized()
@@ -132,8 +160,9 @@ def test_an_unreachable_address_is_refused_at_once(capsys):
 
 def test_ray_options_need_the_ray_backend():
     with pytest.raises(SystemExit):
-        tournament.main(["--game", "wakanda", "--agents", "random", "heuristic", "--games", "2",
-                         "--ray-address", "127.0.0.1:6379"])
+        tournament.main(
+            ["--game", "wakanda", "--agents", "random", "heuristic", "--games", "2", "--ray-address", "127.0.0.1:6379"]
+        )
 
 
 def test_another_ray_version_is_refused_with_both_versions(cluster, monkeypatch):
@@ -152,11 +181,17 @@ def test_a_node_without_the_project_is_refused(tmp_path, monkeypatch):
     for package in ray_cluster.PROJECT_PACKAGES:
         (stubs / package).mkdir(parents=True)
         (stubs / package / "__init__.py").write_text(f"raise ModuleNotFoundError(\"No module named '{package}'\")\n")
-    bare = Cluster(initialize_head=True, connect=False,
-                   head_node_args={"num_cpus": 1, "include_dashboard": False, "env_vars": {"PYTHONPATH": str(stubs)}})
+    bare = Cluster(
+        initialize_head=True,
+        connect=False,
+        head_node_args={"num_cpus": 1, "include_dashboard": False, "env_vars": {"PYTHONPATH": str(stubs)}},
+    )
     try:
-        with pytest.raises(ValueError, match=r"cannot import the project \(ModuleNotFoundError: No module named "
-                                             r"'envs'\): install the project on every node"):
+        with pytest.raises(
+            ValueError,
+            match=r"cannot import the project \(ModuleNotFoundError: No module named "
+            r"'envs'\): install the project on every node",
+        ):
             with RayBackend(bare.address):
                 pass
         assert not ray.is_initialized()

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def recipe() -> str:
     text = (ROOT / "docs" / "ray.md").read_text()
-    section = text[text.index("## The RLlib recipe"):]
+    section = text[text.index("## The RLlib recipe") :]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 

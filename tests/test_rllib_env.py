@@ -26,7 +26,7 @@ def play(env: RLlibGameEnv, seed: int, choose=None):
     obs, _ = env.reset(seed=seed)
     trace = [obs]
     while True:
-        (agent, seen), = obs.items()  # exactly one seat to act
+        ((agent, seen),) = obs.items()  # exactly one seat to act
         legal = np.flatnonzero(seen["action_mask"])
         action = choose(seen) if choose else int(rng.choice(legal))
         obs, rewards, terminated, truncated, infos = env.step({agent: action})
@@ -44,7 +44,7 @@ def test_observations_are_renamed_masked_and_only_for_the_seat_to_act(name):
     for seed in range(3):
         obs, _ = env.reset(seed=seed)
         for _ in range(40):
-            (agent, seen), = obs.items()
+            ((agent, seen),) = obs.items()
             state = env.aec.game_state
             assert agent == f"player_{state.current_player}", "the one observation is the seat to act"
             assert space.contains(seen)
@@ -67,13 +67,14 @@ def test_every_seat_gets_its_true_final_reward_once_at_the_end(name):
         assert set(obs) == set(rewards) == acted
         assert rewards == {a: float(state.rewards("win")[int(a[-1])]) for a in acted}
         assert all(terminated[a] for a in acted) and not truncated["__all__"]
-        for agent, _, step_obs, step_rewards, _ in trace[1:-1]:
+        for _agent, _, step_obs, step_rewards, _ in trace[1:-1]:
             assert set(step_rewards) <= set(step_obs) and set(step_rewards.values()) <= {0.0}, "nothing before the end"
 
 
 def test_the_same_seed_deals_the_same_game_and_seats():
-    env = RLlibGameEnv({"game": "wapi", "config": {"num_players": 3},
-                        "league": LeagueState(("random", "heuristic"), (1.0, 1.0))})
+    env = RLlibGameEnv(
+        {"game": "wapi", "config": {"num_players": 3}, "league": LeagueState(("random", "heuristic"), (1.0, 1.0))}
+    )
     first = [(a, act) for a, act, *_ in play(env, 11)[0][1:]]
     seats = env.seats
     again = [(a, act) for a, act, *_ in play(env, 11)[0][1:]]
@@ -93,8 +94,10 @@ def test_league_opponents_play_the_other_seats_and_report_each_result(name):
         state = env.aec.game_state
         scores, winners = state.scores(), state.winners()
         (seat,) = env.seats.learner
-        expected = [(kind, points_against(scores, winners, seat, other))
-                    for other, (kind, _) in sorted(env.seats.opponents.items())]
+        expected = [
+            (kind, points_against(scores, winners, seat, other))
+            for other, (kind, _) in sorted(env.seats.opponents.items())
+        ]
         assert sorted(env.pop_results()) == sorted(expected) and len(expected) == n - 1
         assert env.pop_results() == []
 
@@ -106,8 +109,12 @@ def test_self_seats_are_learner_seats_until_a_snapshot_then_the_snapshot_plays()
     assert env.seats.learner == (0, 1, 2, 3) and not env.seats.opponents, "pure self-play: one shared policy"
     card = game_card(game, [8], "tanh")
     rng = np.random.default_rng(0)
-    snapshot = {"layers.0.weight": rng.normal(size=(8, game.observation_size)), "layers.0.bias": np.zeros(8),
-                "layers.1.weight": rng.normal(size=(game.num_actions, 8)), "layers.1.bias": np.zeros(game.num_actions)}
+    snapshot = {
+        "layers.0.weight": rng.normal(size=(8, game.observation_size)),
+        "layers.0.bias": np.zeros(8),
+        "layers.1.weight": rng.normal(size=(game.num_actions, 8)),
+        "layers.1.bias": np.zeros(game.num_actions),
+    }
     MaskedPolicy.from_state_dict(snapshot, game, card)  # a well-formed snapshot
     env.set_league(LeagueState((SELF,), (1.0,), (snapshot,), version=1))
     trace, *_ = play(env, 1)
@@ -123,7 +130,7 @@ def test_self_seats_are_learner_seats_until_a_snapshot_then_the_snapshot_plays()
 def test_an_illegal_action_ends_the_game_as_a_loss_for_its_player():
     env = RLlibGameEnv({"game": "wakanda"})
     obs, _ = env.reset(seed=3)
-    (agent, seen), = obs.items()
+    ((agent, seen),) = obs.items()
     before = env.aec.state_dict()
     illegal = int(np.flatnonzero(seen["action_mask"] == 0)[0])
     obs, rewards, terminated, _, infos = env.step({agent: illegal})

@@ -17,8 +17,17 @@ from agents.rllib.training import LEARNER, RLlibRun, build_config, learner_steps
 
 pytestmark = pytest.mark.slow
 
-TINY_HP = dict(net_arch=[16, 16], n_steps=64, batch_size=64, n_epochs=1, learning_rate=1e-3, gamma=1.0,
-               gae_lambda=0.95, ent_coef=0.01, clip_range=0.2)
+TINY_HP = dict(
+    net_arch=[16, 16],
+    n_steps=64,
+    batch_size=64,
+    n_epochs=1,
+    learning_rate=1e-3,
+    gamma=1.0,
+    gae_lambda=0.95,
+    ent_coef=0.01,
+    clip_range=0.2,
+)
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +43,7 @@ def observations(name: str, count: int) -> tuple[np.ndarray, np.ndarray]:
     obs, _ = env.reset(seed=0)
     rows, masks = [], []
     while len(rows) < count:
-        (agent, seen), = obs.items()
+        ((agent, seen),) = obs.items()
         rows.append(seen["observations"])
         masks.append(seen["action_mask"])
         obs, _, done, _, _ = env.step({agent: int(rng.choice(np.flatnonzero(seen["action_mask"])))})
@@ -61,8 +70,9 @@ def test_one_training_iteration_and_the_exported_policy_is_the_module(name, loca
         module = algo.get_module(LEARNER)
         obs, masks = observations(name, 24)
         with torch.no_grad():
-            out = module.forward_inference({"obs": {"observations": torch.from_numpy(obs),
-                                                    "action_mask": torch.from_numpy(masks)}})
+            out = module.forward_inference(
+                {"obs": {"observations": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}}
+            )
         expected = out["action_dist_inputs"].numpy()
         policy = MaskedPolicy.load(export_policy(module.state_dict(), game, tmp_path / "exported"), game)
         logits = policy.logits(obs, masks)

@@ -22,12 +22,46 @@ from agents.stats import wilson_interval
 
 pytestmark = pytest.mark.slow
 
-TINY = ["--backend", "rllib", "--game", "wakanda", "--timesteps", "600", "--n-envs", "2", "--n-steps", "150",
-        "--batch-size", "100", "--n-epochs", "1", "--net-arch", "16", "16",
-        "--opponents", "random", "heuristic", "self",
-        "--eval-opponents", "random", "heuristic", "--eval-freq", "300", "--snapshot-freq", "300",
-        "--eval-freq-games", "4", "--eval-games", "8", "--progress-bar", "false", "--seed", "3",
-        "--num-env-runners", "1"]
+TINY = [
+    "--backend",
+    "rllib",
+    "--game",
+    "wakanda",
+    "--timesteps",
+    "600",
+    "--n-envs",
+    "2",
+    "--n-steps",
+    "150",
+    "--batch-size",
+    "100",
+    "--n-epochs",
+    "1",
+    "--net-arch",
+    "16",
+    "16",
+    "--opponents",
+    "random",
+    "heuristic",
+    "self",
+    "--eval-opponents",
+    "random",
+    "heuristic",
+    "--eval-freq",
+    "300",
+    "--snapshot-freq",
+    "300",
+    "--eval-freq-games",
+    "4",
+    "--eval-games",
+    "8",
+    "--progress-bar",
+    "false",
+    "--seed",
+    "3",
+    "--num-env-runners",
+    "1",
+]
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +90,16 @@ class Payload:
 # --- the run ------------------------------------------------------------------------------
 def test_the_run_trains_evaluates_and_reports_like_the_sb3_path(rllib_run):
     out, results = rllib_run
-    for name in ("args.json", "results.json", "results.md", "learning_curve.png", "checkpoint/" + CARD_FILE,
-                 "checkpoint/" + WEIGHTS_FILE, "last_checkpoint/" + CARD_FILE, "checkpoint/rllib_checkpoint.json"):
+    for name in (
+        "args.json",
+        "results.json",
+        "results.md",
+        "learning_curve.png",
+        "checkpoint/" + CARD_FILE,
+        "checkpoint/" + WEIGHTS_FILE,
+        "last_checkpoint/" + CARD_FILE,
+        "checkpoint/rllib_checkpoint.json",
+    ):
         assert (out / name).is_file(), name
     assert results["backend"] == "rllib" and results["num_env_runners"] == 1
     assert results["timesteps"] >= 600 and results["steps_per_second"] > 0
@@ -71,8 +113,9 @@ def test_the_run_trains_evaluates_and_reports_like_the_sb3_path(rllib_run):
     assert json.loads((out / "results.json").read_text())["final"] == results["final"]
     table = (out / "results.md").read_text()
     assert "| random | 8 |" in table and "| heuristic | 8 |" in table
-    assert sorted(os.listdir(out / "snapshots")) == [f"snapshot_{s}" for s in sorted(
-        int(n.split("_")[1]) for n in os.listdir(out / "snapshots"))] and os.listdir(out / "snapshots")
+    assert sorted(os.listdir(out / "snapshots")) == [
+        f"snapshot_{s}" for s in sorted(int(n.split("_")[1]) for n in os.listdir(out / "snapshots"))
+    ] and os.listdir(out / "snapshots")
     assert not ray.is_initialized(), "the local Ray is shut down"
 
 
@@ -160,4 +203,3 @@ def test_an_unreachable_cluster_ends_with_a_message_and_nothing_running(tmp_path
     message = run_error(TINY + ["--ray-address", "127.0.0.1:1", "--out", str(tmp_path / "run")])
     assert "cannot reach a Ray cluster at 127.0.0.1:1" in message
     assert not ray.is_initialized() and not (tmp_path / "run").exists()
-

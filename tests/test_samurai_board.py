@@ -9,8 +9,19 @@ from pathlib import Path
 import pytest
 
 from envs.samurai.board import (
-    CAPACITY, HEX_KIND, HEX_X, HEX_Y, KIND_NAMES, LAYOUTS, MIN_PLAYERS, NAMES, NEIGHBOURS, NUM_HEXES, REGION,
-    SETTLEMENT, SETTLEMENTS,
+    CAPACITY,
+    HEX_KIND,
+    HEX_X,
+    HEX_Y,
+    KIND_NAMES,
+    LAYOUTS,
+    MIN_PLAYERS,
+    NAMES,
+    NEIGHBOURS,
+    NUM_HEXES,
+    REGION,
+    SETTLEMENT,
+    SETTLEMENTS,
 )  # fmt: skip
 
 TSV = Path(__file__).resolve().parents[1] / ".." / "shared" / "rules" / "samurai_map.tsv"
@@ -48,8 +59,10 @@ def test_board_totals_per_player_count(n, land, sea, figures):
     assert len(layout.sea) == sea
     assert sum(CAPACITY[SETTLEMENTS[s]] for s in layout.settlements) == figures == 3 * layout.supply
     regions = {REGION[h] for h in range(NUM_HEXES) if layout.on_board[h]} - {"sea"}
-    assert regions == {2: {"Honshu"}, 3: {"Honshu", "Kyushu", "Shikoku"},
-                       4: {"Honshu", "Kyushu", "Shikoku", "Hokkaido"}}[n]
+    assert (
+        regions
+        == {2: {"Honshu"}, 3: {"Honshu", "Kyushu", "Shikoku"}, 4: {"Honshu", "Kyushu", "Shikoku", "Hokkaido"}}[n]
+    )
 
 
 def test_settlements_edo_and_cities():

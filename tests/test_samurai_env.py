@@ -23,8 +23,12 @@ from envs.samurai.serialize import KEYS
 from tests.conftest import aec_trace, assert_refused
 from tests.test_samurai_rules import AKITA, EDO, NON_QUICK_HAND, A, B, at, fig, play, position
 
-CONFIGS = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4},
-           {"num_players": 3, "choose_hand": True, "figure_setup": "draft"}]
+CONFIGS = [
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 3, "choose_hand": True, "figure_setup": "draft"},
+]
 
 
 @pytest.fixture(autouse=True)
@@ -67,9 +71,22 @@ def test_observation_table_matches_the_offsets():
     rows = re.findall(r"^\| (\d+)\s+\| ([\d x]+?)\s+\|", layout.__doc__, re.M)
     sizes = [eval(size.replace("x", "*")) for _, size in rows]  # noqa: S307 - "174 x 21"
     offsets = [int(o) for o, _ in rows]
-    expected = [layout.HEXES, layout.PLAYERS, layout.SET_ASIDE, layout.ON_BOARD, layout.SUPPLY, layout.HAND,
-                layout.PHASE, layout.PENDING, layout.FIRST_FIGURE, layout.SWAP_PICKED, layout.NON_QUICK_USED,
-                layout.PLAYED, layout.TURN, layout.NUM_PLAYERS]
+    expected = [
+        layout.HEXES,
+        layout.PLAYERS,
+        layout.SET_ASIDE,
+        layout.ON_BOARD,
+        layout.SUPPLY,
+        layout.HAND,
+        layout.PHASE,
+        layout.PENDING,
+        layout.FIRST_FIGURE,
+        layout.SWAP_PICKED,
+        layout.NON_QUICK_USED,
+        layout.PLAYED,
+        layout.TURN,
+        layout.NUM_PLAYERS,
+    ]
     assert offsets == expected
     assert all(a + n == b for a, n, b in zip(offsets, sizes, offsets[1:]))
     assert offsets[-1] + sizes[-1] == layout.OBSERVATION_SIZE == 3807
@@ -78,21 +95,25 @@ def test_observation_table_matches_the_offsets():
 def test_observation_is_relative_to_the_observer_and_shows_the_sub_step():
     """Observation: seats relative to the observer; own hand; the sub-step of the turn in progress."""
     env = samurai_v0.raw_env(num_players=3)
-    env.load_state_dict(position(3, tiles={57: ("samurai2", A)},
-                                 hands=[["tile_swap", "ronin", "ship1", "helmet2", "buddha2"], None, None]))
+    env.load_state_dict(
+        position(
+            3, tiles={57: ("samurai2", A)}, hands=[["tile_swap", "ronin", "ship1", "helmet2", "buddha2"], None, None]
+        )
+    )
     env.step(play("tile_swap"))
     env.step(at(57))
     own = env.observe("player_0")["observation"]
     nxt = env.observe("player_1")["observation"]
     cell = layout.HEXES + 57 * layout.HEX_FEATURES
     assert own[cell + layout.F_OWNER] == 1 and nxt[cell + layout.F_OWNER + 2] == 1
-    assert own[cell + layout.F_INFLUENCE:cell + layout.F_INFLUENCE + 3].tolist() == [0.5, 0.5, 0.5]
+    assert own[cell + layout.F_INFLUENCE : cell + layout.F_INFLUENCE + 3].tolist() == [0.5, 0.5, 0.5]
     assert own[cell + layout.F_SELECTED] == 1 and own[layout.SWAP_PICKED] == 1
     assert own[layout.PENDING + TILE_NAMES.index("tile_swap")] == 1
     assert own[layout.PHASE + 2] == 1 and own[layout.NUM_PLAYERS + 1] == 1
     assert own[layout.HAND + TILE_NAMES.index("ronin")] == 1
-    assert nxt[layout.HAND:layout.HAND + 17].sum() > 0 and not np.array_equal(
-        nxt[layout.HAND:layout.HAND + 17], own[layout.HAND:layout.HAND + 17]), "each sees only their own hand"
+    assert nxt[layout.HAND : layout.HAND + 17].sum() > 0 and not np.array_equal(
+        nxt[layout.HAND : layout.HAND + 17], own[layout.HAND : layout.HAND + 17]
+    ), "each sees only their own hand"
     assert own[layout.PLAYERS + 1] == 1 and nxt[layout.PLAYERS + 2 * layout.PLAYER_BLOCK + 1] == 1, "to act"
     assert env.observe("player_1")["action_mask"].sum() == 0
     mask = env.observe("player_0")["action_mask"]
@@ -204,7 +225,7 @@ def test_infos_are_fixed_shape_for_every_outcome(n):
     env = samurai_v0.env(num_players=n)
     for seed in range(3):
         env.reset(seed=seed)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, termination, truncation, info = env.last()
             if termination:
                 shapes.add(info_shape(info))
@@ -216,15 +237,35 @@ def test_infos_are_fixed_shape_for_every_outcome(n):
 def test_state_dict_has_exactly_the_documented_keys_and_round_trips_mid_turn():
     """State as data: exactly the listed keys, JSON-safe; load_state_dict restores a game mid-turn."""
     env = samurai_v0.raw_env(num_players=2)
-    env.load_state_dict(position(figures={54: ["helmet"], 65: ["buddha"]},
-                                 hands=[["figure_swap", "ronin", "helmet2", "helmet3", "ship1"], None]))
+    env.load_state_dict(
+        position(
+            figures={54: ["helmet"], 65: ["buddha"]},
+            hands=[["figure_swap", "ronin", "helmet2", "helmet3", "ship1"], None],
+        )
+    )
     env.step(play("ronin"))
     env.step(at(57))
     env.step(play("figure_swap"))
     env.step(fig(54, "helmet"))
     data = env.state_dict()
-    assert set(data) == KEYS == {"game", "num_players", "current_player", "board", "figures", "captured",
-                                 "set_aside", "hands", "piles", "turn", "terminal", "winners"}
+    assert (
+        set(data)
+        == KEYS
+        == {
+            "game",
+            "num_players",
+            "current_player",
+            "board",
+            "figures",
+            "captured",
+            "set_aside",
+            "hands",
+            "piles",
+            "turn",
+            "terminal",
+            "winners",
+        }
+    )
     assert json.loads(json.dumps(data)) == data
     assert data["turn"]["played"] == ["ronin"] and data["turn"]["tile"] == "figure_swap"
     assert data["turn"]["first_figure"] == {"settlement": 54, "type": "helmet"}
@@ -296,8 +337,10 @@ BROKEN = [
     (lambda d: _with(d, "captured.0.helmet", 6), "not conserved"),
     (lambda d: _with(d, "set_aside.rice", -1), "set_aside.rice must be an int in 0..7"),
     (lambda d: _empty_settlement(d, "131"), "must still hold"),
-    (lambda d: d["board"].update({"129": {"tile": "ship1", "owner": 1}, "130": {"tile": "ship2", "owner": 1}}),
-     "ships go only on sea"),
+    (
+        lambda d: d["board"].update({"129": {"tile": "ship1", "owner": 1}, "130": {"tile": "ship2", "owner": 1}}),
+        "ships go only on sea",
+    ),
     (lambda d: _place_from_pile(d, 1, {"59": "rice4", "55": "rice3"}), "surrounded but figures still stand"),
     (lambda d: d.update(terminal=True, current_player=None), "terminal is true"),
     (lambda d: d.update(current_player=1), "current_player"),
@@ -326,10 +369,19 @@ def test_load_state_dict_refuses_broken_states(change, message):
 
 def test_load_state_dict_refuses_a_game_that_should_have_ended():
     """Bad input: a terminal flag that disagrees with the end conditions (4 figures set aside) is refused."""
-    tiles = {129: ("rice2", B), 130: ("rice3", B), 118: ("rice4", B), 120: ("samurai1", B),
-             86: ("samurai1", B), 88: ("samurai2", B), 55: ("helmet2", B), 59: ("helmet3", B)}
-    data = position(tiles=tiles, figures={131: [], 121: [], 89: [], 54: []},
-                    set_aside={"helmet": 1, "buddha": 1, "rice": 1})
+    tiles = {
+        129: ("rice2", B),
+        130: ("rice3", B),
+        118: ("rice4", B),
+        120: ("samurai1", B),
+        86: ("samurai1", B),
+        88: ("samurai2", B),
+        55: ("helmet2", B),
+        59: ("helmet3", B),
+    }
+    data = position(
+        tiles=tiles, figures={131: [], 121: [], 89: [], 54: []}, set_aside={"helmet": 1, "buddha": 1, "rice": 1}
+    )
     samurai_v0.raw_env().load_state_dict(json.loads(json.dumps(data)))  # 3 set aside, 1 captured: fine
     (kind,) = [t for t, c in data["captured"][0].items() if c]
     data["captured"][0][kind] -= 1
@@ -409,8 +461,13 @@ def test_raw_env_rejects_bad_actions_without_changing_anything():
     env = samurai_v0.raw_env()
     env.load_state_dict(position(hands=[NON_QUICK_HAND, None]))
     before = env.state_dict()
-    for action, error in ((actions.END_TURN, IllegalActionError), (at(EDO), IllegalActionError),
-                          (actions.NUM_ACTIONS, ValueError), (-1, ValueError), (None, ValueError)):
+    for action, error in (
+        (actions.END_TURN, IllegalActionError),
+        (at(EDO), IllegalActionError),
+        (actions.NUM_ACTIONS, ValueError),
+        (-1, ValueError),
+        (None, ValueError),
+    ):
         with pytest.raises(error):
             env.step(action)
         assert env.state_dict() == before and env.agent_selection == "player_0"
@@ -431,8 +488,13 @@ def test_env_illegal_action_ends_the_game_with_minus_one_for_the_offender(caplog
 # --- descriptions and rendering --------------------------------------------------------------------
 def test_describe_action_in_each_sub_step():
     env = samurai_v0.raw_env(num_players=2, render_mode="ansi")
-    env.load_state_dict(position(tiles={57: ("samurai2", A)}, figures={54: ["helmet"], 65: ["buddha"]},
-                                 hands=[["figure_swap", "tile_swap", "helmet3", "ship1", "ronin"], None]))
+    env.load_state_dict(
+        position(
+            tiles={57: ("samurai2", A)},
+            figures={54: ["helmet"], 65: ["buddha"]},
+            hands=[["figure_swap", "tile_swap", "helmet3", "ship1", "ronin"], None],
+        )
+    )
     assert env.describe_action(play("helmet3")) == "play helmet 3"
     assert env.describe_action(actions.END_TURN) == "end the turn"
     assert env.describe_action(at(60)) == "place on hex 60 (land, Honshu)"
@@ -457,8 +519,14 @@ def test_render_text_shows_one_hand_by_perspective():
     """Hidden information: render_text(perspective=p) shows p's hand and nobody else's;
     None (the env's render, a hot-seat table) shows the hand of the player to act."""
     env = samurai_v0.raw_env(num_players=2)
-    env.load_state_dict(position(hands=[["helmet3", "helmet4", "ronin", "ship1", "tile_swap"],
-                                        ["buddha4", "buddha3", "rice2", "ship2", "figure_swap"]]))
+    env.load_state_dict(
+        position(
+            hands=[
+                ["helmet3", "helmet4", "ronin", "ship1", "tile_swap"],
+                ["buddha4", "buddha3", "rice2", "ship2", "figure_swap"],
+            ]
+        )
+    )
     state = env.game_state
     assert state.current_player == A
     mine, theirs = state.render_text(perspective=A), state.render_text(perspective=1)
@@ -470,8 +538,9 @@ def test_render_text_shows_one_hand_by_perspective():
 
 def test_describe_tile_swap_and_draft_and_choose_hand():
     env = samurai_v0.raw_env(num_players=2)
-    env.load_state_dict(position(tiles={57: ("samurai2", A)},
-                                 hands=[["tile_swap", "helmet3", "helmet4", "ship1", "ronin"], None]))
+    env.load_state_dict(
+        position(tiles={57: ("samurai2", A)}, hands=[["tile_swap", "helmet3", "helmet4", "ship1", "ronin"], None])
+    )
     env.step(play("tile_swap"))
     assert env.describe_action(at(57)) == "tile swap: pick up own samurai 2 from hex 57 (land, Honshu)"
     env.step(at(57))

@@ -27,8 +27,13 @@ from envs.samurai.serialize import KEYS, TURN_KEYS
 from tests.conftest import assert_refused
 from tests.test_samurai_rules import EDO, default_figures, position
 
-CONFIGS = ({"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 2, "figure_setup": "draft"},
-           {"num_players": 3, "choose_hand": True, "figure_setup": "draft"})
+CONFIGS = (
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 2, "figure_setup": "draft"},
+    {"num_players": 3, "choose_hand": True, "figure_setup": "draft"},
+)
 #: Words that name a field of the data (the ``invalid Samurai state_dict:`` prefix removed).
 FIELDS = KEYS | TURN_KEYS | {"tile", "owner", "settlement", "type", "state_dict"} | set(FIGURE_TYPES)
 MAX_STEPS = 3_000
@@ -175,18 +180,21 @@ def test_current_player_must_be_a_seat_as_an_int(value):
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))  # still playable
 
 
-@pytest.mark.parametrize("path,value,field", [
-    (("turn", "number"), 1.0, "turn.number"),
-    (("turn", "number"), np.int64(0), "turn.number"),
-    (("turn", "number"), 10**400, "turn.number"),
-    (("captured", 0, "helmet"), True, r"captured\[0\].helmet"),
-    (("set_aside", "rice"), np.int64(0), "set_aside.rice"),
-    (("board", "57", "owner"), 0.0, r"board\['57'\].owner"),
-    (("turn", "swap_from"), 57.0, "turn.swap_from"),
-    (("winners",), [0.0], "winners"),
-    (("turn", "non_quick_used"), 0, "turn.non_quick_used"),
-    (("terminal",), 0, "terminal"),
-])
+@pytest.mark.parametrize(
+    "path,value,field",
+    [
+        (("turn", "number"), 1.0, "turn.number"),
+        (("turn", "number"), np.int64(0), "turn.number"),
+        (("turn", "number"), 10**400, "turn.number"),
+        (("captured", 0, "helmet"), True, r"captured\[0\].helmet"),
+        (("set_aside", "rice"), np.int64(0), "set_aside.rice"),
+        (("board", "57", "owner"), 0.0, r"board\['57'\].owner"),
+        (("turn", "swap_from"), 57.0, "turn.swap_from"),
+        (("winners",), [0.0], "winners"),
+        (("turn", "non_quick_used"), 0, "turn.non_quick_used"),
+        (("terminal",), 0, "terminal"),
+    ],
+)
 def test_values_that_only_compare_equal_are_refused(path, value, field):
     """Types are checked: 1.0, True and numpy integers are not ints (nor 0 a bool), wherever they appear."""
     env = _fresh_env()

@@ -14,9 +14,13 @@ import pytest
 from envs.samurai import SamuraiGame
 from envs.samurai.observation import HAND, TURN, SamuraiObserver
 
-CONFIGS = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4},
-           {"num_players": 3, "choose_hand": True, "figure_setup": "draft"},
-           {"num_players": 4, "figure_setup": "draft"}]
+CONFIGS = [
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 3, "choose_hand": True, "figure_setup": "draft"},
+    {"num_players": 4, "figure_setup": "draft"},
+]
 
 
 # --- incremental = from scratch ----------------------------------------------------------------

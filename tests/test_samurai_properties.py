@@ -128,8 +128,9 @@ def test_random_games_keep_every_invariant(num_players, chunk):
         play_checked(game, seed, round_trip_at=seed % 60)
 
 
-@pytest.mark.parametrize("config", [{"choose_hand": True}, {"figure_setup": "draft"},
-                                    {"choose_hand": True, "figure_setup": "draft"}])
+@pytest.mark.parametrize(
+    "config", [{"choose_hand": True}, {"figure_setup": "draft"}, {"choose_hand": True, "figure_setup": "draft"}]
+)
 def test_random_games_with_decision_phases_keep_every_invariant(config):
     """Properties: the choose_hand and draft set-up phases lead to legal games with the same invariants."""
     for n in (2, 3, 4):

@@ -15,7 +15,14 @@ from envs.samurai import SamuraiGame
 from envs.samurai.actions import END_TURN, figure_action, figure_of, hex_action, tile_action
 from envs.samurai.board import CAPACITY, LAYOUTS, SETTLEMENTS
 from envs.samurai.components import (
-    CHOOSE_HAND, DRAFT, FIGURE_TYPES, KIND_OF_NAME, PLAY, PLAYER_TILES, TILE_NAMES, TYPE_OF_NAME,
+    CHOOSE_HAND,
+    DRAFT,
+    FIGURE_TYPES,
+    KIND_OF_NAME,
+    PLAY,
+    PLAYER_TILES,
+    TILE_NAMES,
+    TYPE_OF_NAME,
 )  # fmt: skip
 
 A, B = 0, 1
@@ -36,8 +43,9 @@ def fig(settlement: int, figure_type: str) -> int:
     return figure_action(settlement, TYPE_OF_NAME[figure_type])
 
 
-def default_figures(n: int, wanted: dict[int, list[str]],
-                    off_board: dict[str, int] | None = None) -> dict[str, list[str]]:
+def default_figures(
+    n: int, wanted: dict[int, list[str]], off_board: dict[str, int] | None = None
+) -> dict[str, list[str]]:
     """Figures for every settlement: ``wanted`` where given, the rest filled evenly from
     the supply less ``off_board`` (figures already captured or set aside)."""
     layout = LAYOUTS[n]
@@ -103,8 +111,15 @@ def position(
         "set_aside": set_aside,
         "hands": [list(h) for h in hands],
         "piles": piles,
-        "turn": {"number": current if number is None else number, "phase": PLAY, "played": [],
-                 "non_quick_used": False, "tile": None, "first_figure": None, "swap_from": None},
+        "turn": {
+            "number": current if number is None else number,
+            "phase": PLAY,
+            "played": [],
+            "non_quick_used": False,
+            "tile": None,
+            "first_figure": None,
+            "swap_from": None,
+        },
         "terminal": False,
         "winners": [],
     }
@@ -194,7 +209,8 @@ def test_figure_draft_edo_starts_full_then_cities_then_villages_one_figure_each_
     assert state.legal_actions() == [fig(117, "buddha"), fig(117, "rice")]
     run(state, fig(117, "buddha"))
     assert {SETTLEMENTS[figure_of(a)[0]] for a in state.legal_actions()} == {
-        SETTLEMENTS[s] for s in LAYOUTS[2].settlements} - cities - {EDO}
+        SETTLEMENTS[s] for s in LAYOUTS[2].settlements
+    } - cities - {EDO}
     while state.phase == DRAFT:
         state.apply(state.legal_actions()[-1])
     assert state.phase == PLAY and state.current_player == A
@@ -204,8 +220,12 @@ def test_figure_draft_edo_starts_full_then_cities_then_villages_one_figure_each_
 # --- placement ----------------------------------------------------------------------
 def test_land_tiles_go_on_empty_land_ships_on_empty_sea_never_on_settlements():
     """Turn: tiles go on empty hexes only, never on a settlement: ships only on sea, every other tile only on land."""
-    state = load(position(tiles={55: ("samurai1", B), 41: ("ship1", B)},
-                          hands=[["helmet2", "ship1", "ronin", "samurai1", "rice4"], None]))
+    state = load(
+        position(
+            tiles={55: ("samurai1", B), 41: ("ship1", B)},
+            hands=[["helmet2", "ship1", "ronin", "samurai1", "rice4"], None],
+        )
+    )
     layout = LAYOUTS[2]
     run(state, play("helmet2"))
     assert state.legal_actions() == [at(h) for h in layout.land if h != 55]
@@ -274,9 +294,28 @@ def test_refill_once_at_turn_end_from_own_pile():
 
 def test_refill_stops_when_the_pile_is_empty():
     """Turn: the player draws back up to 5 tiles only while the pile lasts."""
-    tiles = {h: (t, A) for h, t in zip([57, 59, 60, 61, 62, 77, 78, 79, 81, 83, 85, 88, 91, 96],
-                                       ["helmet2", "helmet3", "helmet4", "buddha2", "buddha3", "buddha4", "rice2",
-                                        "rice3", "rice4", "samurai1", "samurai1", "samurai2", "samurai2", "samurai3"])}
+    tiles = {
+        h: (t, A)
+        for h, t in zip(
+            [57, 59, 60, 61, 62, 77, 78, 79, 81, 83, 85, 88, 91, 96],
+            [
+                "helmet2",
+                "helmet3",
+                "helmet4",
+                "buddha2",
+                "buddha3",
+                "buddha4",
+                "rice2",
+                "rice3",
+                "rice4",
+                "samurai1",
+                "samurai1",
+                "samurai2",
+                "samurai2",
+                "samurai3",
+            ],
+        )
+    }
     data = position(tiles=tiles, hands=[["ronin", "ship1", "ship1", "ship2", "figure_swap"], None])
     assert data["piles"][A] == ["tile_swap"]
     state = load(data)
@@ -301,8 +340,14 @@ def test_capture_by_strictly_highest_influence():
 
 def test_captures_are_resolved_at_once_mid_turn():
     """Capture: a surrounded settlement is resolved at once, before the next tile of the turn."""
-    state = load(position(tiles={59: ("buddha2", B)}, figures={54: ["buddha"]},
-                          hands=[["ronin", "ship1", "helmet2", "helmet3", "helmet4"], None], captured=None))
+    state = load(
+        position(
+            tiles={59: ("buddha2", B)},
+            figures={54: ["buddha"]},
+            hands=[["ronin", "ship1", "helmet2", "helmet3", "helmet4"], None],
+            captured=None,
+        )
+    )
     before = state.captured[A][1]
     run(state, play("ronin"), at(55))
     assert state.current_player == A and state.figures[SETTLEMENTS.index(54)] == []
@@ -312,14 +357,18 @@ def test_captures_are_resolved_at_once_mid_turn():
 @pytest.mark.parametrize("figure_type", FIGURE_TYPES)
 def test_type_tiles_count_only_for_their_own_type(figure_type):
     """Capture: a helmet/buddha/rice tile counts its value for its own type only."""
-    state = load(position(figures={54: [figure_type]}, hands=[NON_QUICK_HAND, ["rice2", "helmet2", "buddha2",
-                                                                                  "samurai1", "samurai1"]]))
+    state = load(
+        position(
+            figures={54: [figure_type]}, hands=[NON_QUICK_HAND, ["rice2", "helmet2", "buddha2", "samurai1", "samurai1"]]
+        )
+    )
     run(state, play("helmet4"), at(55), play(f"{figure_type}2"), at(59))
     winner = A if figure_type == "helmet" else B
     assert state.captured[winner][FIGURE_TYPES.index(figure_type)] >= 1
     assert state.set_aside == [0, 0, 0]
     assert state.influence(SETTLEMENTS.index(54), FIGURE_TYPES.index(figure_type)) == (
-        [4, 2] if figure_type == "helmet" else [0, 2])
+        [4, 2] if figure_type == "helmet" else [0, 2]
+    )
 
 
 @pytest.mark.parametrize("figure_type", FIGURE_TYPES)
@@ -327,9 +376,15 @@ def test_samurai_ronin_and_ships_count_for_every_type(figure_type):
     """Capture: samurai, ronin and ships count for every type (wild tiles)."""
     t = FIGURE_TYPES.index(figure_type)
     other = "rice2" if figure_type != "rice" else "buddha2"
-    state = load(position(figures={54: [figure_type], 131: [figure_type]},
-                          hands=[["samurai2", "ronin", "ship2", "tile_swap", "helmet2"],
-                                 ["samurai3", "buddha2", "rice2", "helmet2", "helmet3"]]))
+    state = load(
+        position(
+            figures={54: [figure_type], 131: [figure_type]},
+            hands=[
+                ["samurai2", "ronin", "ship2", "tile_swap", "helmet2"],
+                ["samurai3", "buddha2", "rice2", "helmet2", "helmet3"],
+            ],
+        )
+    )
     # Village 54: A's ship 2 (on the sea) + ronin 1 against B's samurai 3: 3 to 3, set aside.
     run(state, play("ship2"), at(41), play("ronin"), at(55), play("samurai2"), at(129))
     assert state.current_player == B
@@ -381,8 +436,13 @@ def test_everyone_at_zero_sets_the_figure_aside():
 
 def test_the_tile_swap_counts_zero():
     """Capture: the tile swap counts 0 for every type."""
-    state = load(position(tiles={55: ("helmet2", A)}, figures={54: ["helmet"]},
-                          hands=[["tile_swap", "helmet3", "helmet4", "buddha2", "buddha3"], NON_QUICK_HAND]))
+    state = load(
+        position(
+            tiles={55: ("helmet2", A)},
+            figures={54: ["helmet"]},
+            hands=[["tile_swap", "helmet3", "helmet4", "buddha2", "buddha3"], NON_QUICK_HAND],
+        )
+    )
     # A's tile swap takes hex 55; the helmet 2 moves to 59, surrounding village 54: A has 2 (+0 for the swap tile).
     run(state, play("tile_swap"), at(55), at(59))
     assert state.influence(SETTLEMENTS.index(54), 0) == [2, 0]
@@ -398,8 +458,11 @@ def test_each_figure_of_a_city_is_resolved_separately():
     assert state.influence(SETTLEMENTS.index(AKITA), 0) == [5, 0]
     assert state.influence(SETTLEMENTS.index(AKITA), 1) == [1, 5]
     data = position(tiles=tiles, figures={AKITA: ["helmet", "buddha"]})
-    assert state.captured[A] == [data["captured"][A]["helmet"] + 1, data["captured"][A]["buddha"],
-                                 data["captured"][A]["rice"]]
+    assert state.captured[A] == [
+        data["captured"][A]["helmet"] + 1,
+        data["captured"][A]["buddha"],
+        data["captured"][A]["rice"],
+    ]
     assert state.captured[B] == [0, 1, 0]
 
 
@@ -409,9 +472,14 @@ def test_one_figure_of_a_city_captured_the_other_set_aside():
     state = load(position(tiles=tiles, figures={AKITA: ["helmet", "rice"]}, current=B, number=1))
     run(state, play("buddha2"), at(61))  # helmet: A 5, B 0; rice: A 1, B 3... plus nothing: B captures rice
     assert state.captured[B] == [0, 0, 1]
-    state = load(position(tiles={55: ("helmet4", A), 57: ("samurai1", B), 60: ("ronin", A)},
-                          figures={EDO: ["helmet", "buddha", "rice"], AKITA: ["helmet", "rice"]},
-                          current=B, number=1))
+    state = load(
+        position(
+            tiles={55: ("helmet4", A), 57: ("samurai1", B), 60: ("ronin", A)},
+            figures={EDO: ["helmet", "buddha", "rice"], AKITA: ["helmet", "rice"]},
+            current=B,
+            number=1,
+        )
+    )
     run(state, play("buddha2"), at(61))  # helmet A 5 : B 1; rice A 1 : B 1 -> set aside
     assert state.captured[B] == [0, 0, 0] and state.set_aside == [0, 0, 1]
 

@@ -14,8 +14,14 @@ from envs.samurai.components import FIGURE_SWAP, FIGURE_TYPES
 from envs.samurai.scoring import winners
 from tests.test_samurai_rules import AKITA, EDO, A, B, at, fig, load, play, position, run
 
-SWAP_FIGURES = {54: ["helmet"], 63: ["helmet"], 65: ["buddha"], 131: ["rice"], AKITA: ["helmet", "buddha"],
-                EDO: ["helmet", "buddha", "rice"]}
+SWAP_FIGURES = {
+    54: ["helmet"],
+    63: ["helmet"],
+    65: ["buddha"],
+    131: ["rice"],
+    AKITA: ["helmet", "buddha"],
+    EDO: ["helmet", "buddha", "rice"],
+}
 SWAP_HAND = ["figure_swap", "helmet2", "helmet3", "ronin", "ship1"]
 
 
@@ -73,10 +79,14 @@ def test_figure_swap_moves_the_figures_and_is_discarded_as_a_quick_tile():
 
 def test_figure_swap_without_a_legal_exchange_is_not_offered():
     """Forced pass rule: a figure swap with no legal exchange cannot be played."""
-    state = load(position(figures={EDO: ["helmet", "buddha", "rice"], 90: ["helmet"]}
-                          | {SETTLEMENTS[s]: [] for s in LAYOUTS[2].settlements if SETTLEMENTS[s] not in (EDO, 90)},
-                          tiles=forced_pass_tiles(), hands=[["ship1", "ship1", "ship2", "figure_swap", "ronin"],
-                                                            ["figure_swap"]]))
+    state = load(
+        position(
+            figures={EDO: ["helmet", "buddha", "rice"], 90: ["helmet"]}
+            | {SETTLEMENTS[s]: [] for s in LAYOUTS[2].settlements if SETTLEMENTS[s] not in (EDO, 90)},
+            tiles=forced_pass_tiles(),
+            hands=[["ship1", "ship1", "ship2", "figure_swap", "ronin"], ["figure_swap"]],
+        )
+    )
     assert not state.figure_swap_possible()
     assert play("figure_swap") not in state.legal_actions()
 
@@ -87,8 +97,13 @@ TILE_SWAP_BOARD = {57: ("helmet2", A), 60: ("samurai1", A), 62: ("ronin", A), 41
 
 def test_tile_swap_picks_only_own_non_quick_tiles():
     """Tile swap: pick one of your own non-quick tiles on the board (not a ship, not the ronin, not another's)."""
-    state = load(position(tiles=TILE_SWAP_BOARD, figures={54: ["helmet"]},
-                          hands=[["tile_swap", "helmet3", "helmet4", "ship1", "buddha2"], None]))
+    state = load(
+        position(
+            tiles=TILE_SWAP_BOARD,
+            figures={54: ["helmet"]},
+            hands=[["tile_swap", "helmet3", "helmet4", "ship1", "buddha2"], None],
+        )
+    )
     run(state, play("tile_swap"))
     assert state.legal_actions() == [at(57), at(60)]
     run(state, at(57))
@@ -98,8 +113,13 @@ def test_tile_swap_picks_only_own_non_quick_tiles():
 def test_tile_swap_moves_the_tile_and_can_capture():
     """Tile swap: the swap tile takes the picked tile's hex; the picked tile moves to an empty land hex,
     which can complete a settlement's surround (and capture)."""
-    state = load(position(tiles=TILE_SWAP_BOARD, figures={54: ["helmet"]},
-                          hands=[["tile_swap", "helmet3", "helmet4", "ship1", "buddha2"], None]))
+    state = load(
+        position(
+            tiles=TILE_SWAP_BOARD,
+            figures={54: ["helmet"]},
+            hands=[["tile_swap", "helmet3", "helmet4", "ship1", "buddha2"], None],
+        )
+    )
     before = state.captured[A][0]
     run(state, play("tile_swap"), at(57), at(55))
     data = state.to_dict()
@@ -122,8 +142,9 @@ def test_tile_swap_needs_an_own_movable_tile_on_the_board():
 
 def test_tile_swap_is_the_turns_non_quick_tile():
     """Tile swap: it is the turn's non-quick tile, so not after another non-quick tile."""
-    state = load(position(tiles={59: ("helmet2", A)}, hands=[["tile_swap", "helmet3", "helmet4", "ship1", "ronin"],
-                                                             None]))
+    state = load(
+        position(tiles={59: ("helmet2", A)}, hands=[["tile_swap", "helmet3", "helmet4", "ship1", "ronin"], None])
+    )
     run(state, play("helmet3"), at(57))
     assert state.legal_actions() == [play("ronin"), play("ship1"), END_TURN]
 
@@ -132,8 +153,21 @@ def test_tile_swap_is_the_turns_non_quick_tile():
 def forced_pass_tiles() -> dict[int, tuple[str, int]]:
     """Every plain land hex but 78 filled: A 13 tiles, B 16 tiles and 3 ships; only Edo and village 90 stand."""
     land = [h for h in LAYOUTS[2].land if h != 78]
-    a_tiles = ["helmet2", "helmet3", "helmet4", "buddha2", "buddha3", "buddha4", "rice2", "rice3", "rice4",
-               "samurai1", "samurai1", "samurai2", "samurai2"]
+    a_tiles = [
+        "helmet2",
+        "helmet3",
+        "helmet4",
+        "buddha2",
+        "buddha3",
+        "buddha4",
+        "rice2",
+        "rice3",
+        "rice4",
+        "samurai1",
+        "samurai1",
+        "samurai2",
+        "samurai2",
+    ]
     b_tiles = a_tiles + ["samurai3", "ronin", "tile_swap"]
     tiles = {h: (t, A) for h, t in zip(land[:13], a_tiles)}
     tiles |= {h: (t, B) for h, t in zip(land[13:], b_tiles)}
@@ -144,8 +178,11 @@ def forced_pass_tiles() -> dict[int, tuple[str, int]]:
 def forced_pass_position() -> dict:
     figures = {EDO: ["helmet", "buddha", "rice"], 90: ["helmet"]}
     figures |= {SETTLEMENTS[s]: [] for s in LAYOUTS[2].settlements if SETTLEMENTS[s] not in figures}
-    return position(tiles=forced_pass_tiles(), figures=figures,
-                    hands=[["ship1", "ship1", "ship2", "figure_swap", "ronin"], ["figure_swap"]])
+    return position(
+        tiles=forced_pass_tiles(),
+        figures=figures,
+        hands=[["ship1", "ship1", "ship2", "figure_swap", "ronin"], ["figure_swap"]],
+    )
 
 
 def test_a_player_who_cannot_play_passes_automatically_without_drawing():
@@ -201,8 +238,13 @@ def test_the_game_ends_when_the_last_figure_of_a_type_leaves_the_board():
 def test_four_figures_set_aside_are_counted_as_figures_not_settlements():
     """End (b): count figures, not settlements: a city setting aside two figures brings 2 to 4."""
     tiles = {55: ("helmet4", A), 57: ("helmet4", B), 60: ("buddha2", A)} | SURROUND_131_121
-    data = position(tiles=tiles, figures={AKITA: ["helmet", "buddha"], 131: [], 121: []},
-                    set_aside={"helmet": 0, "buddha": 0, "rice": 2}, current=B, number=1)
+    data = position(
+        tiles=tiles,
+        figures={AKITA: ["helmet", "buddha"], 131: [], 121: []},
+        set_aside={"helmet": 0, "buddha": 0, "rice": 2},
+        current=B,
+        number=1,
+    )
     state = load(data)
     run(state, play("buddha2"), at(61))  # helmet 4 : 4, buddha 2 : 2 -> both set aside
     assert state.set_aside == [1, 1, 2]
@@ -216,16 +258,30 @@ SURROUND_89 = {86: ("samurai1", B), 88: ("samurai2", B)}
 
 def test_the_game_ends_at_the_fourth_figure_set_aside():
     """End (b): the game ends when the 4th figure has been set aside; three do not end it."""
-    state = load(position(figures={54: ["helmet"], 131: [], 121: []}, tiles=SURROUND_131_121,
-                          set_aside={"helmet": 0, "buddha": 1, "rice": 1},
-                          hands=[["helmet3", "helmet4", "buddha2", "buddha3", "buddha4"],
-                                 ["helmet3", "helmet4", "buddha2", "buddha3", "buddha4"]]))
+    state = load(
+        position(
+            figures={54: ["helmet"], 131: [], 121: []},
+            tiles=SURROUND_131_121,
+            set_aside={"helmet": 0, "buddha": 1, "rice": 1},
+            hands=[
+                ["helmet3", "helmet4", "buddha2", "buddha3", "buddha4"],
+                ["helmet3", "helmet4", "buddha2", "buddha3", "buddha4"],
+            ],
+        )
+    )
     run(state, play("helmet3"), at(55), play("helmet3"), at(59))
     assert state.set_aside == [1, 1, 1] and state.current_player == A
-    state = load(position(figures={54: ["helmet"], 131: [], 121: [], 89: []}, tiles=SURROUND_131_121 | SURROUND_89,
-                          set_aside={"helmet": 0, "buddha": 2, "rice": 1},
-                          hands=[["helmet3", "helmet4", "buddha2", "buddha3", "buddha4"],
-                                 ["helmet3", "helmet4", "buddha2", "buddha3", "buddha4"]]))
+    state = load(
+        position(
+            figures={54: ["helmet"], 131: [], 121: [], 89: []},
+            tiles=SURROUND_131_121 | SURROUND_89,
+            set_aside={"helmet": 0, "buddha": 2, "rice": 1},
+            hands=[
+                ["helmet3", "helmet4", "buddha2", "buddha3", "buddha4"],
+                ["helmet3", "helmet4", "buddha2", "buddha3", "buddha4"],
+            ],
+        )
+    )
     run(state, play("helmet3"), at(55), play("helmet3"), at(59))
     assert state.set_aside == [1, 2, 1] and state.current_player is None
 
@@ -238,8 +294,11 @@ def test_the_game_ends_at_the_fourth_figure_set_aside():
         ([[3, 3, 3], [2, 2, 2]], [0], "2: majority in all three types wins"),
         ([[4, 1, 1], [1, 4, 0], [0, 0, 3]], [0], "3: contenders count their other two types; most wins"),
         ([[1, 0, 4], [3, 1, 0], [0, 2, 1]], [0], "3: each contender counts the two types outside their majority"),
-        ([[3, 1, 0], [0, 3, 1], [2, 2, 1]], [0, 1], "3+4: only contenders (C's 5 figures do not count); "
-                                                    "tied on others and total: shared"),
+        (
+            [[3, 1, 0], [0, 3, 1], [2, 2, 1]],
+            [0, 1],
+            "3+4: only contenders (C's 5 figures do not count); tied on others and total: shared",
+        ),
         ([[4, 1, 1], [1, 3, 1]], [0], "4: contenders tied on the other types: most figures in total"),
         ([[2, 2, 2], [2, 2, 0], [0, 0, 2], [0, 0, 0]], [0], "4: nobody with a majority: most figures in total"),
         ([[2, 2, 0], [2, 2, 0], [1, 1, 0]], [0, 1], "4: nobody with a majority, tied totals share the win"),

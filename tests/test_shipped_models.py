@@ -27,7 +27,9 @@ def test_the_required_configurations_have_a_model(name, config):
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
 def test_each_shipped_model_is_small_carded_and_plays_legal_games(path):
     card = read_card(str(path))
-    assert os.path.getsize(path) < 5 * 2**20  # Samurai's wide observation (3,807 inputs per 256-unit layer) makes the largest
+    assert (
+        os.path.getsize(path) < 5 * 2**20
+    )  # Samurai's wide observation (3,807 inputs per 256-unit layer) makes the largest
     assert card["command"].startswith("python train.py ")
     game = card_game(card)
     agents = [make_agent("trained", game)] + [make_agent("random", game, seed=s) for s in range(game.num_players - 1)]
@@ -36,12 +38,19 @@ def test_each_shipped_model_is_small_carded_and_plays_legal_games(path):
 
 def test_the_terminal_game_plays_against_the_trained_opponent():
     lines = []
-    assert terminal.main(["wakanda", "--opponents", "trained", "--seed", "1", "--seat", "1"], read=lambda _: "q",
-                         write=lines.append) == 1  # the trained opponent moved first; then the human gave up
+    assert (
+        terminal.main(
+            ["wakanda", "--opponents", "trained", "--seed", "1", "--seat", "1"], read=lambda _: "q", write=lines.append
+        )
+        == 1
+    )  # the trained opponent moved first; then the human gave up
     assert "trained" in lines[0]
 
 
 def test_a_configuration_without_a_model_names_those_with_one():
-    with pytest.raises(ValueError, match=r"no trained model is shipped for wapi \{'num_players': 5.*trained models "
-                                         r"exist for: .*wakanda \{'advanced': False\}"):
+    with pytest.raises(
+        ValueError,
+        match=r"no trained model is shipped for wapi \{'num_players': 5.*trained models "
+        r"exist for: .*wakanda \{'advanced': False\}",
+    ):
         make_agent("trained", make_game("wapi", num_players=5))

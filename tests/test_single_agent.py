@@ -42,8 +42,12 @@ class StubState(GameState):
         self._legal = None
         p, n = self.current_player, self.game.num_players
         self.turns += 1
-        ends = {I_WIN: [p], NEXT_WINS: [(p + 1) % n], SHARE_WITH_NEXT: sorted([p, (p + 1) % n]),
-                ALL_SHARE: list(range(n))}
+        ends = {
+            I_WIN: [p],
+            NEXT_WINS: [(p + 1) % n],
+            SHARE_WITH_NEXT: sorted([p, (p + 1) % n]),
+            ALL_SHARE: list(range(n)),
+        }
         if action in ends:
             self.winner_list, self.current_player = ends[action], None
         else:
@@ -189,7 +193,10 @@ def test_wapi_game_ending_on_the_opponents_move_rewards_the_learner():
     coins = ["S5"] * 8 + ["S3"] * 8 + ["S2"] * 12 + ["S1"] * 12 + ["S0"] * 8
     masks = ["M0"] * 3 + ["M1"] * 3 + [f"M{k}" for k in range(2, 6) for _ in range(4)]
     bag = ["M0", "M1"] + coins + masks
-    decline_and_first_mine = lambda state, player: DECLINE if DECLINE in state.legal_actions() else state.legal_actions()[0]  # noqa: E731
+
+    def decline_and_first_mine(state, player):
+        return DECLINE if DECLINE in state.legal_actions() else state.legal_actions()[0]
+
     env = SingleAgentEnv(game, [decline_and_first_mine])
     env.reset(seed=0, options={"seat": 0, "bag": bag})
     obs, reward, terminated, _, info = env.step(PLACE_TOTEM)  # totem on mine 0

@@ -17,11 +17,52 @@ from agents.games import make_game
 from agents.network import load_network, read_card
 
 #: A tiny but complete run: warm start, self-play snapshots, the league, evaluations, a final table.
-SMOKE = ["--game", "wapi", "--num-players", "3", "--timesteps", "1024", "--n-envs", "8", "--n-steps", "64",
-         "--batch-size", "128", "--n-epochs", "2", "--net-arch", "32", "32", "--shared-layers", "0",
-         "--opponents", "random", "self", "--warm-start", "heuristic", "--warm-start-games", "6",
-         "--warm-start-epochs", "2", "--eval-opponents", "random", "--eval-freq", "512", "--snapshot-freq", "512",
-         "--eval-freq-games", "6", "--eval-games", "12", "--progress-bar", "false", "--seed", "3", "--workers", "0"]
+SMOKE = [
+    "--game",
+    "wapi",
+    "--num-players",
+    "3",
+    "--timesteps",
+    "1024",
+    "--n-envs",
+    "8",
+    "--n-steps",
+    "64",
+    "--batch-size",
+    "128",
+    "--n-epochs",
+    "2",
+    "--net-arch",
+    "32",
+    "32",
+    "--shared-layers",
+    "0",
+    "--opponents",
+    "random",
+    "self",
+    "--warm-start",
+    "heuristic",
+    "--warm-start-games",
+    "6",
+    "--warm-start-epochs",
+    "2",
+    "--eval-opponents",
+    "random",
+    "--eval-freq",
+    "512",
+    "--snapshot-freq",
+    "512",
+    "--eval-freq-games",
+    "6",
+    "--eval-games",
+    "12",
+    "--progress-bar",
+    "false",
+    "--seed",
+    "3",
+    "--workers",
+    "0",
+]
 NO_WARM_START = [a if a != "heuristic" else "none" for a in SMOKE]
 
 
@@ -81,16 +122,19 @@ def test_an_option_of_another_game_is_refused(tmp_path):
     assert not os.listdir(tmp_path)  # nothing was written: validation came first
 
 
-@pytest.mark.parametrize("argv,expected", [
-    (["--game", "wapi", "--num-players", "9"], "num_players"),
-    (["--game", "wapi", "--coins", "{nope"], "--coins must be JSON"),
-    (["--game", "wakanda", "--advanced", "maybe"], "--advanced must be true or false"),
-    (["--game", "wapi", "--opponents", "random", "grandmaster"], "unknown opponent 'grandmaster'"),
-    (["--game", "wapi", "--timesteps", "0"], "--timesteps must be positive"),
-    (["--game", "wapi", "--n-envs", "6", "--workers", "4"], "--workers must be 0 or divide --n-envs"),
-    (["--game", "wapi", "--warm-start", "oracle"], "--warm-start must be one of"),
-    (["--game", "wapi", "--net-arch", "0"], "network['pi'] must be at most 8 layer sizes"),
-])
+@pytest.mark.parametrize(
+    "argv,expected",
+    [
+        (["--game", "wapi", "--num-players", "9"], "num_players"),
+        (["--game", "wapi", "--coins", "{nope"], "--coins must be JSON"),
+        (["--game", "wakanda", "--advanced", "maybe"], "--advanced must be true or false"),
+        (["--game", "wapi", "--opponents", "random", "grandmaster"], "unknown opponent 'grandmaster'"),
+        (["--game", "wapi", "--timesteps", "0"], "--timesteps must be positive"),
+        (["--game", "wapi", "--n-envs", "6", "--workers", "4"], "--workers must be 0 or divide --n-envs"),
+        (["--game", "wapi", "--warm-start", "oracle"], "--warm-start must be one of"),
+        (["--game", "wapi", "--net-arch", "0"], "network['pi'] must be at most 8 layer sizes"),
+    ],
+)
 def test_bad_settings_are_refused(argv, expected):
     assert expected in run_error(argv)
 
@@ -119,20 +163,35 @@ def test_a_corrupt_resume_file_is_refused_before_training(smoke_run, tmp_path):
 # --- a short run: outputs, model loadable as an agent, resume --------------------------
 def test_smoke_run_writes_everything_promised(smoke_run):
     out, results = smoke_run
-    for name in ("model.zip", "last_model.zip", "checkpoint.zip", "learning_curve.png", "results.json",
-                 "results.md", "args.json"):
+    for name in (
+        "model.zip",
+        "last_model.zip",
+        "checkpoint.zip",
+        "learning_curve.png",
+        "results.json",
+        "results.md",
+        "args.json",
+    ):
         assert os.path.isfile(os.path.join(out, name)), name
     assert os.listdir(os.path.join(out, "tb"))
     assert [f for f in os.listdir(os.path.join(out, "snapshots")) if f.endswith(".zip")]
     card = read_card(os.path.join(out, "model.zip"))
     game = make_game("wapi", num_players=3)
     assert {k: card[k] for k in ("game", "config", "observation_size", "num_actions")} == {
-        "game": "wapi", "config": json.loads(json.dumps(game.config())), "observation_size": game.observation_size,
-        "num_actions": game.num_actions}
+        "game": "wapi",
+        "config": json.loads(json.dumps(game.config())),
+        "observation_size": game.observation_size,
+        "num_actions": game.num_actions,
+    }
     assert card["command"] == "python train.py " + " ".join(SMOKE + ["--out", out])
     assert card["training"]["num_timesteps"] == results["best_at_timesteps"]
-    assert card["network"] == {"kind": "mlp_actor_critic", "shared": [], "pi": [32, 32], "vf": [32, 32],
-                               "activation": "tanh"}
+    assert card["network"] == {
+        "kind": "mlp_actor_critic",
+        "shared": [],
+        "pi": [32, 32],
+        "vf": [32, 32],
+        "activation": "tanh",
+    }
     assert results["timesteps"] >= 1024
     assert results["warm_start"]["train_moves"] > 0 and 0 <= results["warm_start"]["held_out_accuracy"] <= 1
     assert [p["timesteps"] for p in results["curve"]][0] == 0 and len(results["curve"]) >= 3
@@ -145,8 +204,11 @@ def test_smoke_run_writes_everything_promised(smoke_run):
 def test_saved_model_plays_legal_moves_as_a_ppo_agent(smoke_run):
     out, _ = smoke_run
     game = make_game("wapi", num_players=3)
-    agents = [make_agent(f"ppo:{out}/model.zip", game=game), make_agent("random", game=game, seed=1),
-              make_agent("heuristic", game=game, seed=2)]
+    agents = [
+        make_agent(f"ppo:{out}/model.zip", game=game),
+        make_agent("random", game=game, seed=1),
+        make_agent("heuristic", game=game, seed=2),
+    ]
     for seed in range(3):
         assert play_game(game, agents, seed=seed).winners  # raises on an illegal action
 
@@ -155,8 +217,9 @@ def test_resume_continues_from_the_checkpoint_with_the_files_settings(smoke_run,
     out, first = smoke_run
     checkpoint = os.path.join(out, "checkpoint.zip")  # what an interrupted run leaves behind
     steps = read_card(checkpoint)["training"]["num_timesteps"]
-    resumed = train.main(NO_WARM_START + ["--timesteps", "512", "--net-arch", "64", "--resume", checkpoint,
-                                          "--out", str(tmp_path)])
+    resumed = train.main(
+        NO_WARM_START + ["--timesteps", "512", "--net-arch", "64", "--resume", checkpoint, "--out", str(tmp_path)]
+    )
     assert resumed["timesteps"] >= steps + 512
     assert resumed["curve"][0]["timesteps"] == steps  # evaluation starts where training left off
     assert resumed["learner"]["network"]["pi"] == [32, 32]  # the file's learner, not --net-arch

@@ -13,7 +13,7 @@ from agents.training.evaluation import FixedDeals, evaluate
 from agents.training.imitation import clone, generate
 from agents.training.league import League
 from agents.training.lockstep import LockstepGames, RandomDealer
-from agents.training.members import NetworkMember, RandomMember, build_member, sample_actions
+from agents.training.members import NetworkMember, RandomMember, sample_actions
 from agents.training.vecenv import LockstepVecEnv
 
 

@@ -26,13 +26,49 @@ from tests.test_wakanda_rules import LINE, bag, build, finish, position
 MODES = [False, True]
 WORKED_EXAMPLE = {
     "villages": ["height", "tomahawk", "sun", "variety", "tipi", "eagle"],
-    "bag": bag("tipi", "tomahawk", "tipi", "sun", "eagle", "sun", "sun", "sun", "sun", "chief", "skin", "tomahawk",
-               "skin", "sun", "chief", "tipi", "tipi", "tomahawk", "skin"),
+    "bag": bag(
+        "tipi",
+        "tomahawk",
+        "tipi",
+        "sun",
+        "eagle",
+        "sun",
+        "sun",
+        "sun",
+        "sun",
+        "chief",
+        "skin",
+        "tomahawk",
+        "skin",
+        "sun",
+        "chief",
+        "tipi",
+        "tipi",
+        "tomahawk",
+        "skin",
+    ),
 }
-WORKED_MOVES = [build("tipi", 0), build("tomahawk", 1), build("tipi", 0), build("sun", 1), build("eagle", 0),
-                build("sun", 2), build("sun", 0), build("sun", 2), build("sun", 0), finish(1), finish(0),
-                build("tomahawk", 3), build("skin", 4), build("sun", 3), finish(4), finish(2), build("skin", 5),
-                finish(3), finish(5)]
+WORKED_MOVES = [
+    build("tipi", 0),
+    build("tomahawk", 1),
+    build("tipi", 0),
+    build("sun", 1),
+    build("eagle", 0),
+    build("sun", 2),
+    build("sun", 0),
+    build("sun", 2),
+    build("sun", 0),
+    finish(1),
+    finish(0),
+    build("tomahawk", 3),
+    build("skin", 4),
+    build("sun", 3),
+    finish(4),
+    finish(2),
+    build("skin", 5),
+    finish(3),
+    finish(5),
+]
 
 
 @pytest.fixture(autouse=True)
@@ -62,8 +98,16 @@ def test_the_env_card_links_the_projects_own_rules_page():
     every part of the game and the decisions taken where the sources are silent."""
     assert "docs/rules/wakanda.md" in wakanda_v0.__doc__ and "shared/rules" not in wakanda_v0.__doc__
     page = (Path(__file__).parents[1] / "docs" / "rules" / "wakanda.md").read_text()
-    for section in ("## Components", "## Setup", "## A turn", "## The end", "## Scoring", "## Information",
-                    "## Decisions we made", "## The actions"):
+    for section in (
+        "## Components",
+        "## Setup",
+        "## A turn",
+        "## The end",
+        "## Scoring",
+        "## Information",
+        "## Decisions we made",
+        "## The actions",
+    ):
         assert section in page
 
 
@@ -71,8 +115,18 @@ def test_observation_table_matches_the_offsets():
     """The layout table in observation.py states the real offsets and sizes."""
     rows = re.findall(r"^\| (\d+)\s+\| (\d+)\s+\|", layout.__doc__, re.M)
     offsets = [(int(o), int(n)) for o, n in rows]
-    expected = [layout.SLOTS, layout.SUPPLIES, layout.HEADDRESSES_LEFT, layout.BAG, layout.BAG_SIZE,
-                layout.THIRD_FIRST, layout.CANDIDATES, layout.SCORES, layout.TO_ACT, layout.ADVANCED]
+    expected = [
+        layout.SLOTS,
+        layout.SUPPLIES,
+        layout.HEADDRESSES_LEFT,
+        layout.BAG,
+        layout.BAG_SIZE,
+        layout.THIRD_FIRST,
+        layout.CANDIDATES,
+        layout.SCORES,
+        layout.TO_ACT,
+        layout.ADVANCED,
+    ]
     assert [o for o, _ in offsets] == expected
     assert offsets[-1][0] + offsets[-1][1] == layout.OBSERVATION_SIZE == 150
     assert all(a + n == b for (a, n), (b, _) in zip(offsets, offsets[1:]))
@@ -86,16 +140,16 @@ def test_observation_is_relative_to_the_observer_and_in_the_unit_box():
     for move in WORKED_MOVES[:11]:  # B owns slot 1, A owns slot 0
         env.step(move)
     own, other = env.observe("player_0")["observation"], env.observe("player_1")["observation"]
-    owner = lambda obs, slot: obs[slot * layout.SLOT_BLOCK + layout.OWNED:][:2].tolist()  # noqa: E731
+    owner = lambda obs, slot: obs[slot * layout.SLOT_BLOCK + layout.OWNED :][:2].tolist()  # noqa: E731
     assert owner(own, 0) == [1, 0] and owner(other, 0) == [0, 1]
     assert owner(own, 1) == [0, 1] and owner(other, 1) == [1, 0]
-    assert own[layout.HEADDRESSES_LEFT: layout.HEADDRESSES_LEFT + 2].tolist() == pytest.approx([2 / 3, 2 / 3])
+    assert own[layout.HEADDRESSES_LEFT : layout.HEADDRESSES_LEFT + 2].tolist() == pytest.approx([2 / 3, 2 / 3])
     mine, theirs = slice(layout.SUPPLIES, layout.SUPPLIES + 6), slice(layout.SUPPLIES + 6, layout.SUPPLIES + 12)
     assert own[mine].tolist() == other[theirs].tolist() and own[theirs].tolist() == other[mine].tolist()
     scores = env.state_dict()["scores"]
     assert own[layout.SCORES] == pytest.approx((scores[0] + 6) / 72)
     assert own[layout.SCORES + 1] == other[layout.SCORES]
-    assert other[layout.TO_ACT: layout.TO_ACT + 2].tolist() == [1, 0], "player_1 is to act"
+    assert other[layout.TO_ACT : layout.TO_ACT + 2].tolist() == [1, 0], "player_1 is to act"
     assert env.observe("player_0")["action_mask"].sum() == 0, "no moves for the agent not to act"
     for obs in (own, other):
         assert obs.dtype == np.float32 and obs.min() >= 0 and obs.max() <= 1
@@ -178,12 +232,19 @@ def test_final_rewards_and_infos_through_env(reward, expected):
 
 def test_a_draw_gives_zero_rewards_and_loading_a_finished_game_ends_the_episode():
     line = ["eagle", "tipi", "chief", "tomahawk", "skin", "sun"]
-    stacks = [["eagle", "sun"], ["tipi"] * 5, ["chief", "chief", "sun", "sun", "sun"],
-              ["tomahawk"] * 3 + ["skin"] * 4 + ["sun", "sun"], [], []]
+    stacks = [
+        ["eagle", "sun"],
+        ["tipi"] * 5,
+        ["chief", "chief", "sun", "sun", "sun"],
+        ["tomahawk"] * 3 + ["skin"] * 4 + ["sun", "sun"],
+        [],
+        [],
+    ]
     env = wakanda_v0.raw_env()
     env.reset(seed=0)
-    env.load_state_dict(position(line, [0, 0, 1, 1, None, None], stacks, [17, 17], None, supplies=[[], []],
-                                 bag_left=[]))
+    env.load_state_dict(
+        position(line, [0, 0, 1, 1, None, None], stacks, [17, 17], None, supplies=[[], []], bag_left=[])
+    )
     assert all(env.terminations.values()) and env.rewards == {"player_0": 0.0, "player_1": 0.0}
     assert env.infos["player_1"] == {"score": 17.0}
 
@@ -194,8 +255,24 @@ def test_state_dict_has_exactly_the_documented_keys_is_json_safe_and_round_trips
     for _ in range(12):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
     data = env.state_dict()
-    assert set(data) == KEYS == {"game", "advanced", "current_player", "villages", "removed_villages", "supplies",
-                                 "headdresses_left", "bag", "scores", "third_headdress_first", "terminal", "winner"}
+    assert (
+        set(data)
+        == KEYS
+        == {
+            "game",
+            "advanced",
+            "current_player",
+            "villages",
+            "removed_villages",
+            "supplies",
+            "headdresses_left",
+            "bag",
+            "scores",
+            "third_headdress_first",
+            "terminal",
+            "winner",
+        }
+    )
     assert set(data["villages"][0]) == {"kind", "available", "face_up", "owner", "totem"}
     assert json.loads(json.dumps(data)) == data
     other = wakanda_v0.raw_env(advanced=True)
@@ -325,8 +402,14 @@ def test_raw_env_rejects_bad_actions_without_changing_anything():
     env = wakanda_v0.raw_env()
     env.reset(options={"villages": LINE, "bag": bag("tipi")})
     before = env.state_dict()
-    cases = [(42, "out of range"), (-1, "out of range"), (None, "None"), (build("tipi", 3), "tilted"),
-             (finish(0), "empty totem cannot be finished"), (build("eagle", 0), "no eagle in their supply")]
+    cases = [
+        (42, "out of range"),
+        (-1, "out of range"),
+        (None, "None"),
+        (build("tipi", 3), "tilted"),
+        (finish(0), "empty totem cannot be finished"),
+        (build("eagle", 0), "no eagle in their supply"),
+    ]
     for action, message in cases:
         with pytest.raises(ValueError, match=message):
             env.step(action)
@@ -357,12 +440,24 @@ def test_describe_action_and_renders():
     for move in WORKED_MOVES[:12]:
         env.step(move)
     text = env.render()
-    for fragment in ("height", "tomahawk", "variety", "owned A", "owned B", "open", "tilted", "TIP", "EAG",
-                     "A (player_0): score", "headdresses 2", "supply:"):
+    for fragment in (
+        "height",
+        "tomahawk",
+        "variety",
+        "owned A",
+        "owned B",
+        "open",
+        "tilted",
+        "TIP",
+        "EAG",
+        "A (player_0): score",
+        "headdresses 2",
+        "supply:",
+    ):
         assert fragment in text
     lines = text.splitlines()
     column = lines[1].index("0")
-    stack = [line[column: column + 3] for line in lines[4:9]]
+    stack = [line[column : column + 3] for line in lines[4:9]]
     assert stack == ["SUN", "SUN", "EAG", "TIP", "TIP"], "slot 0's totem, top piece first"
     with pytest.raises(ValueError, match="action"):
         env.describe_action(42)
@@ -389,8 +484,18 @@ def test_a_skipped_player_leaves_the_turn_to_the_same_agent_and_the_episode_ends
     stacks = [["eagle"] + ["sun"] * 6, ["chief"] * 2 + ["tomahawk"] * 3, ["skin"] * 3 + ["tipi"] * 5, [], [], []]
     env = wakanda_v0.env()
     env.reset(seed=0)
-    env.unwrapped.load_state_dict(position(LINE, [1, 1, 1, None, None, None], stacks, [0, 24], None,
-                                           supplies=[["skin"], []], bag_left=[], current_player=0))
+    env.unwrapped.load_state_dict(
+        position(
+            LINE,
+            [1, 1, 1, None, None, None],
+            stacks,
+            [0, 24],
+            None,
+            supplies=[["skin"], []],
+            bag_left=[],
+            current_player=0,
+        )
+    )
     env.step(build("skin", 3))
     assert env.agent_selection == "player_0" and not any(env.terminations.values())
     assert env.observe("player_0")["action_mask"].tolist() == [1 if a == finish(3) else 0 for a in range(42)]

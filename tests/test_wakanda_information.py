@@ -56,7 +56,7 @@ def hidden_twins(data: dict, advanced: bool, rnd: random.Random) -> list[dict]:
             villages = [dict(village) for village in data["villages"]]
             for slot, kind in zip(down, kinds):
                 villages[slot]["kind"] = kind
-            twins.append({**data, "villages": villages, "removed_villages": kinds[len(down):]})
+            twins.append({**data, "villages": villages, "removed_villages": kinds[len(down) :]})
     return twins
 
 
@@ -75,12 +75,14 @@ def check_no_leak(advanced: bool, observer_class=WakandaObserver, seeds=SEEDS) -
                 assert twin.to_dict() != data, "the twins really differ"
                 fresh = observer_class(game)
                 for player in (0, 1):
-                    assert np.array_equal(fresh.observe(twin, player), observer.observe(state, player)), \
+                    assert np.array_equal(fresh.observe(twin, player), observer.observe(state, player)), (
                         f"seed {seed}: player {player}'s observation depends on hidden facts"
+                    )
                 assert np.array_equal(twin.legal_mask(), state.legal_mask()), f"seed {seed}: the mask leaks"
                 assert twin.legal_actions() == state.legal_actions()
-                assert [twin.describe_action(a) for a in range(NUM_ACTIONS)] == \
-                    [state.describe_action(a) for a in range(NUM_ACTIONS)]
+                assert [twin.describe_action(a) for a in range(NUM_ACTIONS)] == [
+                    state.describe_action(a) for a in range(NUM_ACTIONS)
+                ]
                 assert twin.render_text() == state.render_text()
                 compared += 1
     return compared
@@ -112,8 +114,9 @@ class PeekAtAFaceDownVillage(WakandaObserver):
         return vector
 
 
-@pytest.mark.parametrize("advanced,leaky", [(False, PeekAtTheNextDraw), (True, PeekAtTheNextDraw),
-                                            (True, PeekAtAFaceDownVillage)])
+@pytest.mark.parametrize(
+    "advanced,leaky", [(False, PeekAtTheNextDraw), (True, PeekAtTheNextDraw), (True, PeekAtAFaceDownVillage)]
+)
 def test_the_no_leak_check_catches_a_planted_observation_leak(advanced, leaky):
     with pytest.raises(AssertionError, match="observation depends on hidden facts"):
         check_no_leak(advanced, leaky, seeds=range(3))
@@ -143,8 +146,9 @@ def check_incremental(advanced: bool, observer_class=WakandaObserver, seeds=SEED
             loaded = game.state_from_dict(state.to_dict()) if seed % 10 == 0 else state
             for player in (0, 1):
                 expected = WakandaObserver(game).observe(loaded, player)
-                assert np.array_equal(observer.observe(state, player), expected), \
+                assert np.array_equal(observer.observe(state, player), expected), (
                     f"seed {seed}: the followed view of player {player} went stale"
+                )
 
 
 @pytest.mark.parametrize("advanced", [False, True])

@@ -54,8 +54,19 @@ def totems(state) -> list[list[str]]:
     return [v["totem"] for v in view(state)["villages"]]
 
 
-def position(line, owners, stacks, scores, winner, *, third=None, supplies=None, bag_left=None,
-             current_player=None, advanced=False):
+def position(
+    line,
+    owners,
+    stacks,
+    scores,
+    winner,
+    *,
+    third=None,
+    supplies=None,
+    bag_left=None,
+    current_player=None,
+    advanced=False,
+):
     """A state_dict for a hand-made position; the pieces not on totems go to the supplies and the
     bag as the turn structure requires (at the end with 6 totems finished: 6 held, the rest in the
     bag). ``scores`` and ``winner`` are the expected values: loading checks them against the engine."""
@@ -68,16 +79,27 @@ def position(line, owners, stacks, scores, winner, *, third=None, supplies=None,
         third = done[0] if len(done) == 1 else (0 if done else None)
     finished = sum(o is not None for o in owners)
     return {
-        "game": "wakanda", "advanced": advanced, "current_player": current_player,
+        "game": "wakanda",
+        "advanced": advanced,
+        "current_player": current_player,
         "villages": [
-            {"kind": k, "available": v < 3 + finished, "face_up": not advanced or v < 3 + finished,
-             "owner": owners[v], "totem": list(stacks[v])}
+            {
+                "kind": k,
+                "available": v < 3 + finished,
+                "face_up": not advanced or v < 3 + finished,
+                "owner": owners[v],
+                "totem": list(stacks[v]),
+            }
             for v, k in enumerate(line)
         ],
         "removed_villages": [k for k in VILLAGES if k not in line],
-        "supplies": supplies, "headdresses_left": [3 - owners.count(0), 3 - owners.count(1)],
-        "bag": list(bag_left), "scores": scores, "third_headdress_first": third,
-        "terminal": current_player is None, "winner": winner,
+        "supplies": supplies,
+        "headdresses_left": [3 - owners.count(0), 3 - owners.count(1)],
+        "bag": list(bag_left),
+        "scores": scores,
+        "third_headdress_first": third,
+        "terminal": current_player is None,
+        "winner": winner,
     }
 
 
@@ -180,8 +202,17 @@ def test_no_passing_every_action_places_a_piece_or_a_headdress():
 def test_a_player_without_headdresses_keeps_drawing_and_building():
     """End: a player with no headdress left keeps playing (drawing and building)."""
     state = start("tipi", "sun", "skin", "tipi", "skin", "tipi", "skin", "tipi", "eagle", "chief")
-    play(state, build("tipi", 0), build("sun", 1), finish(0), build("tipi", 2), finish(1),
-         build("tipi", 3), finish(2), build("tipi", 4))
+    play(
+        state,
+        build("tipi", 0),
+        build("sun", 1),
+        finish(0),
+        build("tipi", 2),
+        finish(1),
+        build("tipi", 3),
+        finish(2),
+        build("tipi", 4),
+    )
     data = view(state)
     assert data["headdresses_left"] == [0, 3] and data["third_headdress_first"] == 0
     assert state.current_player == 0 and data["supplies"][0] == ["eagle", "skin", "skin", "skin"]
@@ -196,8 +227,7 @@ def test_a_player_who_cannot_act_is_skipped_and_the_game_ends_when_neither_can()
     stacks = [["eagle"] + ["sun"] * 6, ["chief"] * 2 + ["tomahawk"] * 3, ["skin"] * 3 + ["tipi"] * 5, [], [], []]
     owners = [1, 1, 1, None, None, None]
     # player 1 owns eagle, chief, tomahawk: 8 + 10 + 12 - 6 suns = 24; player 0 owns nothing yet.
-    state = load(position(LINE, owners, stacks, [0, 24], None, supplies=[["skin"], []], bag_left=[],
-                          current_player=0))
+    state = load(position(LINE, owners, stacks, [0, 24], None, supplies=[["skin"], []], bag_left=[], current_player=0))
     assert state.legal_actions() == [build("skin", v) for v in (3, 4, 5)]
     play(state, build("skin", 3))
     assert state.current_player == 0, "player 1 has no piece and no headdress: skipped"
@@ -235,9 +265,14 @@ def test_tomahawk_village_scores_4_per_tomahawk():
     """Scoring: tomahawk: 4 per tomahawk."""
     # p0: tomahawk [eagle], skin [tomahawk x2], tipi [tomahawk] -> 12; p1: eagle [chief], chief [chief], sun [sun x2]
     # -> 0 + 10 + 2 = 12; a tie, won by whoever placed a third headdress first (here player 1)
-    final(LINE, [1, 1, 0, 0, 0, 1],
-          [["chief"], ["chief"], ["eagle"], ["tomahawk", "tomahawk"], ["tomahawk"], ["sun", "sun"]], [12, 12], 1,
-          third=1)
+    final(
+        LINE,
+        [1, 1, 0, 0, 0, 1],
+        [["chief"], ["chief"], ["eagle"], ["tomahawk", "tomahawk"], ["tomahawk"], ["sun", "sun"]],
+        [12, 12],
+        1,
+        third=1,
+    )
 
 
 def test_skin_village_scores_3_per_skin():
@@ -257,8 +292,13 @@ def test_variety_village_scores_2_per_distinct_symbol_at_most_12():
     line = ["variety", "height", "sun", "eagle", "chief", "tipi"]
     # p0: variety [eagle, chief], sun [tomahawk, skin], chief [tipi, sun] -> 6 symbols = 12, + 1 sun, + 5 chief
     # p1: height [tipi x3], eagle [skin], tipi [sun] -> 2 x 3 + 0 + 2 x 3 tipis - 1 sun (no sun village)
-    final(line, [0, 1, 0, 1, 0, 1],
-          [["eagle", "chief"], ["tipi"] * 3, ["tomahawk", "skin"], ["skin"], ["tipi", "sun"], ["sun"]], [18, 11], 0)
+    final(
+        line,
+        [0, 1, 0, 1, 0, 1],
+        [["eagle", "chief"], ["tipi"] * 3, ["tomahawk", "skin"], ["skin"], ["tipi", "sun"], ["sun"]],
+        [18, 11],
+        0,
+    )
 
 
 def test_height_village_scores_2_per_piece_of_the_tallest_totem_headdress_not_counted():
@@ -266,8 +306,13 @@ def test_height_village_scores_2_per_piece_of_the_tallest_totem_headdress_not_co
     line = ["variety", "height", "sun", "eagle", "chief", "tipi"]
     # p0: variety [tomahawk], height [skin x4, chief], eagle [sun] -> 4 symbols = 8, tallest 5 pieces = 10, -1 sun
     # p1: sun [sun x2], chief [chief], tipi [tipi x2] -> 2 + 5 + 4
-    final(line, [0, 0, 1, 0, 1, 1],
-          [["tomahawk"], ["skin"] * 4 + ["chief"], ["sun", "sun"], ["sun"], ["chief"], ["tipi", "tipi"]], [17, 11], 0)
+    final(
+        line,
+        [0, 0, 1, 0, 1, 1],
+        [["tomahawk"], ["skin"] * 4 + ["chief"], ["sun", "sun"], ["sun"], ["chief"], ["tipi", "tipi"]],
+        [17, 11],
+        0,
+    )
 
 
 def test_sun_village_owner_gains_1_per_sun_and_the_other_player_loses_1_per_sun():
@@ -275,8 +320,13 @@ def test_sun_village_owner_gains_1_per_sun_and_the_other_player_loses_1_per_sun(
     1 point per sun on their totems."""
     # p0: eagle [sun], chief [chief], sun [sun x3] -> 0 + 5 + 4 (no penalty for the owner)
     # p1: tomahawk [sun, tomahawk], skin [skin, sun], tipi [tipi] -> 4 + 3 + 2 - 2 suns
-    final(LINE, [0, 0, 1, 1, 1, 0],
-          [["sun"], ["chief"], ["sun", "tomahawk"], ["skin", "sun"], ["tipi"], ["sun"] * 3], [9, 7], 0)
+    final(
+        LINE,
+        [0, 0, 1, 1, 1, 0],
+        [["sun"], ["chief"], ["sun", "tomahawk"], ["skin", "sun"], ["tipi"], ["sun"] * 3],
+        [9, 7],
+        0,
+    )
 
 
 def test_sun_penalty_applies_to_everyone_when_the_sun_village_is_not_in_the_game():
@@ -285,16 +335,28 @@ def test_sun_penalty_applies_to_everyone_when_the_sun_village_is_not_in_the_game
     line = ["eagle", "chief", "tomahawk", "skin", "tipi", "variety"]
     # p0: eagle [eagle, sun, sun], chief [sun], tomahawk [sun] -> 8 - 4
     # p1: skin [sun, skin], tipi [tipi], variety [sun] -> 3 + 2 + 2 x 3 symbols - 2
-    final(line, [0, 0, 0, 1, 1, 1],
-          [["eagle", "sun", "sun"], ["sun"], ["sun"], ["sun", "skin"], ["tipi"], ["sun"]], [4, 9], 1, third=0)
+    final(
+        line,
+        [0, 0, 0, 1, 1, 1],
+        [["eagle", "sun", "sun"], ["sun"], ["sun"], ["sun", "skin"], ["tipi"], ["sun"]],
+        [4, 9],
+        1,
+        third=0,
+    )
 
 
 def test_sun_penalty_for_both_when_the_sun_village_stays_unowned_and_a_tie_without_third_headdress_is_a_draw():
     """Scoring: a sun village in play but unowned (the game ended with it empty) penalises both
     players. Tie-break: the third headdress placed first; if nobody placed one, a draw (decision)."""
     line = ["eagle", "tipi", "chief", "tomahawk", "skin", "sun"]
-    stacks = [["eagle", "sun"], ["tipi"] * 5, ["chief", "chief", "sun", "sun", "sun"],
-              ["tomahawk"] * 3 + ["skin"] * 4 + ["sun", "sun"], [], []]
+    stacks = [
+        ["eagle", "sun"],
+        ["tipi"] * 5,
+        ["chief", "chief", "sun", "sun", "sun"],
+        ["tomahawk"] * 3 + ["skin"] * 4 + ["sun", "sun"],
+        [],
+        [],
+    ]
     # p0: eagle 8 + tipi 10 - 1 sun = 17; p1: chief 10 + tomahawk 12 - 5 suns = 17
     state = load(position(line, [0, 0, 1, 1, None, None], stacks, [17, 17], None, supplies=[[], []], bag_left=[]))
     assert state.is_terminal() and view(state)["third_headdress_first"] is None
@@ -304,8 +366,14 @@ def test_sun_penalty_for_both_when_the_sun_village_stays_unowned_and_a_tie_witho
 def test_tie_is_won_by_the_player_who_placed_their_third_headdress_first():
     """Scoring: highest score wins; tie: the player who placed their third headdress first wins."""
     line = ["eagle", "tipi", "chief", "tomahawk", "skin", "sun"]
-    stacks = [["eagle", "chief", "chief"], ["tipi"] * 5, ["sun", "sun"], ["tomahawk"] * 3 + ["sun"] * 2,
-              ["skin"] * 4 + ["sun"] * 2, []]
+    stacks = [
+        ["eagle", "chief", "chief"],
+        ["tipi"] * 5,
+        ["sun", "sun"],
+        ["tomahawk"] * 3 + ["sun"] * 2,
+        ["skin"] * 4 + ["sun"] * 2,
+        [],
+    ]
     # p0: eagle 8 + tipi 10 = 18; p1: chief 0 + tomahawk 12 + skin 12 - 6 suns = 18; only p1 placed a third
     state = load(position(line, [0, 0, 1, 1, 1, None], stacks, [18, 18], 1, supplies=[[], []], bag_left=[]))
     assert state.winners() == [1] and state.rewards("win") == [-1.0, 1.0] and state.rewards("score") == [0.0, 0.0]
@@ -316,21 +384,62 @@ def test_the_seeds_worked_example_20_against_16_played_out():
     a whole scripted game (A: tipi, eagle and height villages with two suns and no sun village;
     B: tomahawk, variety and sun villages). The game ends when all 6 totems are finished."""
     line = ["height", "tomahawk", "sun", "variety", "tipi", "eagle"]
-    draws = ["tipi", "tomahawk", "tipi", "sun", "eagle", "sun", "sun", "sun", "sun", "chief", "skin", "tomahawk",
-             "skin", "sun", "chief", "tipi", "tipi", "tomahawk", "skin"]
+    draws = [
+        "tipi",
+        "tomahawk",
+        "tipi",
+        "sun",
+        "eagle",
+        "sun",
+        "sun",
+        "sun",
+        "sun",
+        "chief",
+        "skin",
+        "tomahawk",
+        "skin",
+        "sun",
+        "chief",
+        "tipi",
+        "tipi",
+        "tomahawk",
+        "skin",
+    ]
     state = start(*draws, villages=line)
-    play(state,
-         build("tipi", 0), build("tomahawk", 1), build("tipi", 0), build("sun", 1), build("eagle", 0),
-         build("sun", 2), build("sun", 0), build("sun", 2), build("sun", 0), finish(1),
-         finish(0), build("tomahawk", 3), build("skin", 4), build("sun", 3), finish(4),
-         finish(2), build("skin", 5), finish(3))
+    play(
+        state,
+        build("tipi", 0),
+        build("tomahawk", 1),
+        build("tipi", 0),
+        build("sun", 1),
+        build("eagle", 0),
+        build("sun", 2),
+        build("sun", 0),
+        build("sun", 2),
+        build("sun", 0),
+        finish(1),
+        finish(0),
+        build("tomahawk", 3),
+        build("skin", 4),
+        build("sun", 3),
+        finish(4),
+        finish(2),
+        build("skin", 5),
+        finish(3),
+    )
     assert view(state)["third_headdress_first"] == 1 and not state.is_terminal()
     play(state, finish(5))
     data = view(state)
     assert data["terminal"] and data["current_player"] is None
     assert [v["owner"] for v in data["villages"]] == [0, 1, 1, 1, 0, 0]
-    assert totems(state) == [["tipi", "tipi", "eagle", "sun", "sun"], ["tomahawk", "sun"], ["sun", "sun"],
-                             ["tomahawk", "sun"], ["skin"], ["skin"]]
+    assert totems(state) == [
+        ["tipi", "tipi", "eagle", "sun", "sun"],
+        ["tomahawk", "sun"],
+        ["sun", "sun"],
+        ["tomahawk", "sun"],
+        ["skin"],
+        ["skin"],
+    ]
     assert data["scores"] == [4 + 8 + 10 - 2, 8 + 4 + 4] and data["winner"] == 0
     assert data["supplies"] == [["chief", "skin", "tipi"], ["chief", "tomahawk", "tipi"]]
     assert data["bag"] == ["skin", "tipi"], "pieces left in the bag are unused"
@@ -345,9 +454,9 @@ def test_basic_game_shows_all_six_villages_face_up():
     assert all(v["face_up"] for v in view(state)["villages"])
     obs = state.observation(1)
     for slot, kind in enumerate(LINE):
-        block = obs[slot * ob.SLOT_BLOCK: slot * ob.SLOT_BLOCK + 8]
+        block = obs[slot * ob.SLOT_BLOCK : slot * ob.SLOT_BLOCK + 8]
         assert block.tolist() == [1.0 if k == VILLAGES.index(kind) else 0.0 for k in range(8)]
-    assert obs[ob.CANDIDATES: ob.CANDIDATES + 8].tolist() == [0, 0, 0, 0, 0, 0, 1, 1]  # variety, height boxed
+    assert obs[ob.CANDIDATES : ob.CANDIDATES + 8].tolist() == [0, 0, 0, 0, 0, 0, 1, 1]  # variety, height boxed
     assert obs[ob.SUPPLIES + 6 + PIECE_OF_NAME["tipi"]] == pytest.approx(1 / 5), "opponent's supply is visible"
 
 
@@ -359,14 +468,14 @@ def test_advanced_tilted_villages_lie_face_down_and_are_revealed_one_at_a_time()
     for player in (0, 1):
         obs = state.observation(player)
         for slot in (3, 4, 5):
-            assert not obs[slot * ob.SLOT_BLOCK: slot * ob.SLOT_BLOCK + 9].any(), "kind and face-up flag are 0"
-        assert obs[ob.CANDIDATES: ob.CANDIDATES + 8].tolist() == [0, 0, 0, 1, 1, 1, 1, 1]
+            assert not obs[slot * ob.SLOT_BLOCK : slot * ob.SLOT_BLOCK + 9].any(), "kind and face-up flag are 0"
+        assert obs[ob.CANDIDATES : ob.CANDIDATES + 8].tolist() == [0, 0, 0, 1, 1, 1, 1, 1]
     assert state.describe_action(build("tipi", 4)) == "build a tipi on village 4 (face down)"
     play(state, build("tipi", 1), finish(1))
     assert [v["face_up"] for v in view(state)["villages"]] == [True] * 4 + [False] * 2
     obs = state.observation(0)
     assert obs[3 * ob.SLOT_BLOCK + VILLAGES.index("skin")] == 1.0
-    assert obs[ob.CANDIDATES: ob.CANDIDATES + 8].tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert obs[ob.CANDIDATES : ob.CANDIDATES + 8].tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
     assert state.describe_action(finish(1)) == "finish the totem on village 1 (chief)"
 
 
@@ -393,8 +502,21 @@ def test_advanced_determinize_resamples_face_down_and_boxed_villages_among_the_c
 def test_once_the_game_is_over_no_action_is_legal():
     """End: the game ends when all 6 totems are finished; nobody acts afterwards."""
     state = start("sun", "sun", "sun", "sun", "sun", "sun", "tipi", "tipi", "tipi", "tipi", "tipi")
-    play(state, build("sun", 0), build("sun", 1), build("sun", 2), finish(0), finish(1), build("sun", 3),
-         finish(2), finish(3), build("sun", 4), build("tipi", 5), finish(4), finish(5))
+    play(
+        state,
+        build("sun", 0),
+        build("sun", 1),
+        build("sun", 2),
+        finish(0),
+        finish(1),
+        build("sun", 3),
+        finish(2),
+        finish(3),
+        build("sun", 4),
+        build("tipi", 5),
+        finish(4),
+        finish(5),
+    )
     assert state.is_terminal() and state.current_player is None and state.legal_actions() == []
     assert state.legal_mask().sum() == 0
     before = view(state)
@@ -433,8 +555,13 @@ def test_a_refused_option_draws_nothing_from_the_generator():
     generator as it was (the next deal is the seed's)."""
     game = WakandaGame()
     rng = np.random.default_rng(7)
-    for options in ({"bag": bag()[:-1]}, {"villages": LINE[:5]}, {"bag": bag(), "villages": ["bridge"] * 6},
-                    {"villages": LINE, "bag": "sun"}, "bag"):
+    for options in (
+        {"bag": bag()[:-1]},
+        {"villages": LINE[:5]},
+        {"bag": bag(), "villages": ["bridge"] * 6},
+        {"villages": LINE, "bag": "sun"},
+        "bag",
+    ):
         with pytest.raises(ValueError, match="options"):
             game.new_state(rng, options)
     assert view(game.new_state(rng)) == view(game.new_state(np.random.default_rng(7)))

@@ -27,8 +27,33 @@ from envs import wakanda_v0
 from envs.wakanda.serialize import KEYS, VILLAGE_KEYS
 
 BAD_VALUES = [
-    1.0, 0.0, True, False, np.int64(1), np.int64(0), np.float64(2.0), "x", "sun", "variety", "", None, -1, 2, 3, 7,
-    10**30, -(10**30), 2**64, [], {}, [None], ["sun"], [0, 1], {"kind": "sun"}, 0.5, float("nan"),
+    1.0,
+    0.0,
+    True,
+    False,
+    np.int64(1),
+    np.int64(0),
+    np.float64(2.0),
+    "x",
+    "sun",
+    "variety",
+    "",
+    None,
+    -1,
+    2,
+    3,
+    7,
+    10**30,
+    -(10**30),
+    2**64,
+    [],
+    {},
+    [None],
+    ["sun"],
+    [0, 1],
+    {"kind": "sun"},
+    0.5,
+    float("nan"),
 ]
 
 
@@ -105,7 +130,7 @@ def check_mutant(env, before: dict, mutant) -> str:
     return "loaded"
 
 
-def playable(env, choose=random.Random(1).choice) -> None:
+def playable(env, choose=random.Random(1).choice) -> None:  # noqa: B008 - one stream for every call
     """The agent to act has a legal move, and playing it works (unless the game is over)."""
     if env.terminations[env.agent_selection]:
         assert env.game_state.is_terminal()
@@ -165,8 +190,13 @@ def mutants(draw):
     return before, mutant
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(mutants())
 def test_generated_mutants_are_refused_cleanly_or_load_sound_games(case):
     before, mutant = case

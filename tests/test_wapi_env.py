@@ -25,8 +25,17 @@ def test_observation_table_matches_the_offsets():
     """The layout table in observation.py states the real offsets and sizes."""
     rows = re.findall(r"^\| (\d+)\s+\| (\d+)\s+\|", layout.__doc__, re.M)
     offsets = [(int(o), int(n)) for o, n in rows]
-    expected = [layout.MINES, layout.DRAWN, layout.TOTEMS_LEFT, layout.BAG, layout.COINS_PLACED,
-                layout.SCORING, layout.SCORES, layout.PRESENT, layout.TO_ACT]
+    expected = [
+        layout.MINES,
+        layout.DRAWN,
+        layout.TOTEMS_LEFT,
+        layout.BAG,
+        layout.COINS_PLACED,
+        layout.SCORING,
+        layout.SCORES,
+        layout.PRESENT,
+        layout.TO_ACT,
+    ]
     assert [o for o, _ in offsets] == expected
     assert offsets[-1][0] + offsets[-1][1] == layout.OBSERVATION_SIZE == 92
     assert all(a + n == b for (a, n), (b, _) in zip(offsets, offsets[1:]))
@@ -45,7 +54,7 @@ def test_observation_is_relative_to_the_observer():
     assert next_[poles5] == 0 and next_[poles5 + 2] == pytest.approx(1 / 3)
     assert next_[layout.DRAWN + 3] == 1, "player_1 sees the drawn S3"
     assert next_[layout.TO_ACT] == 1 and own[layout.TO_ACT + 1] == 1
-    assert own[layout.PRESENT:layout.PRESENT + 5].tolist() == [1, 1, 1, 0, 0]
+    assert own[layout.PRESENT : layout.PRESENT + 5].tolist() == [1, 1, 1, 0, 0]
     assert env.observe("player_0")["action_mask"].sum() == 0, "no moves for an agent not to act"
     assert np.flatnonzero(env.observe("player_1")["action_mask"]).tolist() == [coin_action(5)], "S3 must feed mine 5"
 
@@ -227,8 +236,19 @@ def test_the_rules_engine_stands_apart_from_the_other_layers():
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert not {f"envs.wapi.{layer}" for layer in ("observation", "render", "serialize", "game")} & imported
     state = WapiGame(3).new_state(np.random.default_rng(0))
-    fields = {"game", "bag", "bag_counts", "drawn", "current_player", "silver", "masks", "totems", "totems_left",
-              "coins_placed", "_legal"}
+    fields = {
+        "game",
+        "bag",
+        "bag_counts",
+        "drawn",
+        "current_player",
+        "silver",
+        "masks",
+        "totems",
+        "totems_left",
+        "coins_placed",
+        "_legal",
+    }
     assert set(vars(state)) == fields and set(vars(state.clone())) == fields
     for method in ("observation", "to_dict", "render_text", "render_image", "legal_actions"):
         assert getattr(WapiState, method) is getattr(GameState, method), f"WapiState overrides {method}"

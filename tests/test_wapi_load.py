@@ -27,8 +27,28 @@ CONFIGS = [
     {"num_players": 3, "scoring": "shared"},
     {"num_players": 5, "scoring": "full", "coins": {0: 2, 1: 10, 2: 10, 3: 6, 5: 4}},
 ]
-JUNK = [1.0, True, False, np.int64(1), np.float64(2.0), np.bool_(True), "1", "S5", None, [], {}, -1, 7, 2**70,
-        10**400, float("nan"), float("inf"), [None], ["S1"] * 3, {"silver": [], "masks": 0, "totems": []}]
+JUNK = [
+    1.0,
+    True,
+    False,
+    np.int64(1),
+    np.float64(2.0),
+    np.bool_(True),
+    "1",
+    "S5",
+    None,
+    [],
+    {},
+    -1,
+    7,
+    2**70,
+    10**400,
+    float("nan"),
+    float("inf"),
+    [None],
+    ["S1"] * 3,
+    {"silver": [], "masks": 0, "totems": []},
+]
 FIELD_NAMES = sorted(KEYS | MINE_KEYS)
 
 
@@ -114,9 +134,20 @@ def mutants(draw):
 
 
 #: The type of every value of a state_dict, by the key it is under (list items: the list's key).
-TYPES = {"game": (str,), "num_players": (int,), "scoring": (str,), "current_player": (int, type(None)),
-         "drawn": (str, type(None)), "silver": (int,), "masks": (int,), "totems": (int,), "totems_left": (int,),
-         "bag": (str,), "scores": (float,), "terminal": (bool,)}
+TYPES = {
+    "game": (str,),
+    "num_players": (int,),
+    "scoring": (str,),
+    "current_player": (int, type(None)),
+    "drawn": (str, type(None)),
+    "silver": (int,),
+    "masks": (int,),
+    "totems": (int,),
+    "totems_left": (int,),
+    "bag": (str,),
+    "scores": (float,),
+    "terminal": (bool,),
+}
 
 
 def assert_json_state(data) -> None:
@@ -138,8 +169,13 @@ def assert_json_state(data) -> None:
     assert json.loads(json.dumps(data)) == data
 
 
-@settings(max_examples=400, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=400,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(mutants())
 def test_a_mutated_state_dict_is_refused_cleanly_or_loads_a_valid_game(mutant):
     config, original, data = mutant

@@ -35,7 +35,12 @@ def test_setup_player_0_starts_with_three_totems_each_and_72_tiles():
     """Setup: player_0 starts; 3 totem poles per player; 24 masks + 48 coins (default 0x8 1x12 2x12 3x8 5x8)."""
     game = WapiGame(4)
     assert Counter(TILE_CODES[t] for t in game.tiles) == {
-        "S0": 8, "S1": 12, "S2": 12, "S3": 8, "S5": 8, **{f"M{k}": 4 for k in range(6)}
+        "S0": 8,
+        "S1": 12,
+        "S2": 12,
+        "S3": 8,
+        "S5": 8,
+        **{f"M{k}": 4 for k in range(6)},
     }
     state = game.new_state(RNG)
     assert state.current_player == 0 and state.totems_left == [3, 3, 3, 3]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import random
 
-import numpy as np
 import pytest
 
 import envs
@@ -71,8 +70,12 @@ def test_models_are_offered_by_name_only(tmp_path):
     name, path = parse_model(f"mine={model}")
     offered = offered_opponents({name: path})
     assert offered["mine"].agent == f"ppo:{model}"
-    for bad, match in [("mine", "NAME=PATH"), (f"=x{model}", "NAME=PATH"), ("a b=x", "letters"),
-                       (f"mine={tmp_path}/missing.zip", "no model file")]:
+    for bad, match in [
+        ("mine", "NAME=PATH"),
+        (f"=x{model}", "NAME=PATH"),
+        ("a b=x", "letters"),
+        (f"mine={tmp_path}/missing.zip", "no model file"),
+    ]:
         with pytest.raises(ValueError, match=match):
             parse_model(bad)
     with pytest.raises(ValueError, match="taken"):
@@ -90,8 +93,9 @@ def test_a_trained_model_named_on_the_command_line_plays(tmp_path):
         assert "tiny" in [o["name"] for o in client.call("GET", "/api/catalog")[1]["opponents"]]
         game_id, view = new_game(client, "wakanda", opponents=["tiny"])
         assert play_out(client, game_id, view)["players"] == ["you", "tiny"]
-        status, data = client.call("POST", "/api/games", {"game": "wapi", "config": {"num_players": 2},
-                                                          "opponents": ["tiny"]})
+        status, data = client.call(
+            "POST", "/api/games", {"game": "wapi", "config": {"num_players": 2}, "opponents": ["tiny"]}
+        )
         assert status == 422 and "trained for game 'wakanda'" in data["error"]
 
 
@@ -200,11 +204,18 @@ def test_illegal_and_malformed_moves_are_refused_and_change_nothing(client, game
     game_id, view = new_game(client, game)
     legal = {m["action"] for m in view["legal"]}
     illegal = next(a for a in range(make_game(game).num_actions) if a not in legal)
-    refusals = [({"action": illegal}, 400, "refused"), ({"action": -1}, 400, "refused"),
-                ({"action": 10**6}, 400, "refused"), ({"action": str(min(legal))}, 422, "integer"),
-                ({"action": float(min(legal))}, 422, "integer"), ({"action": True}, 422, "integer"),
-                ({"action": None}, 422, "integer"), ({}, 422, "missing"), ([min(legal)], 422, "JSON object"),
-                ({"action": min(legal), "also": 1}, 422, "unknown keys")]
+    refusals = [
+        ({"action": illegal}, 400, "refused"),
+        ({"action": -1}, 400, "refused"),
+        ({"action": 10**6}, 400, "refused"),
+        ({"action": str(min(legal))}, 422, "integer"),
+        ({"action": float(min(legal))}, 422, "integer"),
+        ({"action": True}, 422, "integer"),
+        ({"action": None}, 422, "integer"),
+        ({}, 422, "missing"),
+        ([min(legal)], 422, "JSON object"),
+        ({"action": min(legal), "also": 1}, 422, "unknown keys"),
+    ]
     for body, expected, match in refusals:
         status, data = client.call("POST", f"/api/games/{game_id}/moves", body)
         assert status == expected and match in data["error"], (body, data)
@@ -253,8 +264,10 @@ def test_bad_records_are_refused_with_422(client):
         ({**record, "seed": "3"}, "seed"),
         ({**record, "moves": {}}, "moves"),
         ({**record, "moves": [{"player": 0, "action": 41}]}, "not a legal move"),
-        ({**record, "moves": [{"player": 1, **{k: v for k, v in record["moves"][0].items() if k != "player"}}]},
-         "not a legal move"),
+        (
+            {**record, "moves": [{"player": 1, **{k: v for k, v in record["moves"][0].items() if k != "player"}}]},
+            "not a legal move",
+        ),
         ({**record, "moves": [{"player": 0, "action": True}]}, "not a legal move"),
         ({**record, "moves": [{"action": 0}]}, "missing"),
         ({**record, "players": ["you"]}, "players"),
@@ -274,8 +287,8 @@ def test_games_are_independent(client):
 
 def test_opponents_act_through_player_views(monkeypatch):
     """Agents get a PlayerView (a determinized copy), never the true state."""
-    from agents.random_agent import RandomAgent
     import web.opponents
+    from agents.random_agent import RandomAgent
 
     seen = []
 
@@ -293,8 +306,8 @@ def test_opponents_act_through_player_views(monkeypatch):
 
 
 def test_an_agent_that_fails_gives_a_json_500_and_the_game_refuses_moves_out_of_turn(monkeypatch):
-    from agents.random_agent import RandomAgent
     import web.opponents
+    from agents.random_agent import RandomAgent
 
     class Broken(RandomAgent):
         def act(self, view):

@@ -26,8 +26,16 @@ from tests.web_helpers import Client, serve
 from web import create_app
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 MAX_CLICKS = 600  # far above a real game's clicks (Samurai: about 100)
 SETTLED = "body[data-state=your-turn], body[data-state=done]"
 
@@ -35,8 +43,10 @@ SETTLED = "body[data-state=your-turn], body[data-state=done]"
 def missing_browser() -> str | None:
     if os.access(CHROMIUM, os.X_OK):
         return None
-    return (f"headless Chromium is missing: no {CHROMIUM} (Debian's 'chromium' package; "
-            f"`make test` installs it when run as root)")
+    return (
+        f"headless Chromium is missing: no {CHROMIUM} (Debian's 'chromium' package; "
+        f"`make test` installs it when run as root)"
+    )
 
 
 @pytest.fixture(scope="module")

@@ -43,8 +43,9 @@ def play(base: str, index: int, start: threading.Barrier, times: list[float], fa
 
     try:
         start.wait(timeout=60)
-        status, data = call("POST", "/api/games", {"game": game, "seat": seat, "seed": index,
-                                                   "opponents": ["random"] * (players - 1)})
+        status, data = call(
+            "POST", "/api/games", {"game": game, "seat": seat, "seed": index, "opponents": ["random"] * (players - 1)}
+        )
         assert status == 201, data
         game_id, view = data["id"], data["view"]
         check_view(view, seat)
@@ -71,8 +72,9 @@ def test_fifty_games_at_once_every_response_correct_and_fast():
     failures: list[str] = []
     with serve_cli() as base:
         start = threading.Barrier(GAMES)
-        threads = [threading.Thread(target=play, args=(base, i, start, times, failures), daemon=True)
-                   for i in range(GAMES)]
+        threads = [
+            threading.Thread(target=play, args=(base, i, start, times, failures), daemon=True) for i in range(GAMES)
+        ]
         begin = time.monotonic()
         for thread in threads:
             thread.start()
@@ -82,6 +84,8 @@ def test_fifty_games_at_once_every_response_correct_and_fast():
     assert not failures, failures
     assert len(times) > GAMES * 3
     slowest = max(times)
-    print(f"{len(times)} requests, slowest {slowest * 1000:.0f} ms, "
-          f"mean {sum(times) / len(times) * 1000:.1f} ms, {time.monotonic() - begin:.1f} s in all")
+    print(
+        f"{len(times)} requests, slowest {slowest * 1000:.0f} ms, "
+        f"mean {sum(times) / len(times) * 1000:.1f} ms, {time.monotonic() - begin:.1f} s in all"
+    )
     assert slowest < SLOWEST, f"the slowest response took {slowest:.2f} s"

@@ -50,13 +50,16 @@ def redeal_wakanda(game, data: dict, seat: int, rng: random.Random) -> dict:
     rng.shuffle(kinds)
     for village, kind in zip(hidden, kinds):
         village["kind"] = kind
-    out["removed_villages"] = kinds[len(hidden):]
+    out["removed_villages"] = kinds[len(hidden) :]
     return out
 
 
 #: Per game, a re-deal of what ``seat`` cannot see, written on ``state_dict`` data.
-REDEALS = {"wapi": redeal_wapi, "wakanda": redeal_wakanda,
-           "samurai": lambda g, d, s, r: samurai_twin(g, d, s, r).to_dict()}
+REDEALS = {
+    "wapi": redeal_wapi,
+    "wakanda": redeal_wakanda,
+    "samurai": lambda g, d, s, r: samurai_twin(g, d, s, r).to_dict(),
+}
 
 
 def fresh_view(game, data: dict, seat: int) -> dict:
@@ -106,7 +109,8 @@ def check_move_texts(name: str, config: dict, seeds: range, every: int = 4) -> N
                         after.apply(action)
                         seen = repr(public_view(after, seat))
                         assert words.setdefault(seen, text) == text, (
-                            f"{name} {config}: {text!r} tells more than the board")
+                            f"{name} {config}: {text!r} tells more than the board"
+                        )
                     twin = game.state_from_dict(REDEALS[name](game, data, seat, rng))
                     for action in set(state.legal_actions()) & set(twin.legal_actions()):
                         assert move_text(twin, player, action, seat) == move_text(state, player, action, seat)

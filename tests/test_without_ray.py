@@ -11,8 +11,9 @@ import textwrap
 def run_without_ray(code: str) -> subprocess.CompletedProcess:
     """Run ``code`` in a fresh interpreter in which ``import ray`` fails, as where Ray is not installed."""
     blocker = "import sys; sys.modules['ray'] = None  # import ray -> ImportError\n"
-    return subprocess.run([sys.executable, "-c", blocker + textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", blocker + textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_the_project_imports_and_plays_without_ray():

@@ -15,8 +15,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,8 +53,12 @@ def free_port() -> int:
 def serve_cli(*args: str) -> Iterator[str]:
     """``python -m web --port P ARGS`` in a child process; yields its base URL once it answers."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "web", "--port", str(port), *args], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "web", "--port", str(port), *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

@@ -21,12 +21,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
-    parser.add_argument("--model", action="append", default=[], metavar="NAME=PATH",
-                        help="offer a trained MaskablePPO model as opponent NAME (repeatable)")
-    parser.add_argument("--finished-ttl", type=float, default=600.0, metavar="SECONDS",
-                        help="free a finished game this long after its last request (default 600)")
-    parser.add_argument("--idle-ttl", type=float, default=3600.0, metavar="SECONDS",
-                        help="free an abandoned game this long after its last request (default 3600)")
+    parser.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="offer a trained MaskablePPO model as opponent NAME (repeatable)",
+    )
+    parser.add_argument(
+        "--finished-ttl",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="free a finished game this long after its last request (default 600)",
+    )
+    parser.add_argument(
+        "--idle-ttl",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="free an abandoned game this long after its last request (default 3600)",
+    )
     return parser
 
 

@@ -20,8 +20,9 @@ JSON of the wrong shape, 404 for an unknown or expired game, 413 for a body too 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Mapping
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -32,8 +33,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import envs
-from web.opponents import OpponentChoice, offered_opponents
 from web.bodies import BadRequest, parse_json, parse_move, parse_new_game
+from web.opponents import OpponentChoice, offered_opponents
 from web.session import GameSession, replay
 from web.store import GameStore
 
@@ -47,8 +48,16 @@ def catalog(offered: Mapping[str, OpponentChoice]) -> dict[str, Any]:
     games = []
     for name in envs.GAMES:
         description = envs.describe(name)
-        options = [{"name": o.name, "kind": o.kind, "default": o.default, "help": o.help,
-                    "choices": None if o.choices is None else list(o.choices)} for o in description.options]
+        options = [
+            {
+                "name": o.name,
+                "kind": o.kind,
+                "default": o.default,
+                "help": o.help,
+                "choices": None if o.choices is None else list(o.choices),
+            }
+            for o in description.options
+        ]
         games.append({"name": name, "options": options, "num_players": description.make().num_players})
     opponents = [{"name": c.name, "help": c.help, "options": c.options} for c in offered.values()]
     return {"games": games, "opponents": opponents}
@@ -141,5 +150,8 @@ def create_app(models: Mapping[str, str] | None = None, store: GameStore | None 
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
-        BadRequest: refused, HTTPException: http_error, Exception: server_error}
+        BadRequest: refused,
+        HTTPException: http_error,
+        Exception: server_error,
+    }
     return Starlette(routes=routes, exception_handlers=handlers)

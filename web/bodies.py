@@ -8,8 +8,9 @@ Types are checked, not compared: ``True`` and ``1.0`` are not ints.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import envs
 from envs.core.description import GameDescription
@@ -116,8 +117,9 @@ def parse_new_game(body: Any, offered: Mapping[str, OpponentChoice]) -> NewGame:
     seat = check_int("seat", body.get("seat", 0), 0, num_players)
     entries = body.get("opponents", ["heuristic"] * (num_players - 1))
     if not isinstance(entries, list) or len(entries) != num_players - 1:
-        raise BadRequest(f"opponents must be a list of {num_players - 1} (one per other seat of {num_players}), "
-                         f"got {shown(entries)}")
+        raise BadRequest(
+            f"opponents must be a list of {num_players - 1} (one per other seat of {num_players}), got {shown(entries)}"
+        )
     opponents = [_opponent(i, entry, offered) for i, entry in enumerate(entries)]
     seed = body.get("seed")
     if seed is not None:

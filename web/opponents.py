@@ -8,9 +8,10 @@ sends a path: a visitor can only pick from this list.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from agents import AGENT_NAMES, Agent, make_agent
 from envs.core.engine import Game, is_int, shown
@@ -72,8 +73,9 @@ def parse_model(text: str) -> tuple[str, str]:
     """``--model NAME=PATH``: the name the page shows and the path of a MaskablePPO model file."""
     name, sep, path = text.partition("=")
     if not sep or not name or not path:
-        raise ValueError(f"--model must be NAME=PATH (a name for the page, the path of a MaskablePPO model), "
-                         f"got {text!r}")
+        raise ValueError(
+            f"--model must be NAME=PATH (a name for the page, the path of a MaskablePPO model), got {text!r}"
+        )
     if not name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"--model NAME must be letters, digits, - or _, got {name!r}")
     candidates = [Path(path)] if path.endswith(".zip") else [Path(path), Path(path + ".zip")]

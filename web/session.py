@@ -107,8 +107,14 @@ class GameSession:
         ``static`` (what never changes, such as Samurai's map) may be left out of a move's
         answer: the page keeps it from the game's first view."""
         view = public_view(self.state, self.seat)
-        view.update(game=self.game.name, config=self.game.config(), seat=self.seat, players=self.players,
-                    log=list(self.log), seed=self.seed if self.seed_given or self.done else None)
+        view.update(
+            game=self.game.name,
+            config=self.game.config(),
+            seat=self.seat,
+            players=self.players,
+            log=list(self.log),
+            seed=self.seed if self.seed_given or self.done else None,
+        )
         if static:
             view["static"] = static_view(self.game)
         if frames is not None:
@@ -161,13 +167,22 @@ def replay(record: Any) -> dict[str, Any]:
         check_object(f"moves[{i}]", move, {"player", "action", "text"}, {"player", "action"})
         player, action = move["player"], move["action"]
         if not (is_int(player) and player == state.current_player and is_int(action) and action in state.legal_tuple()):
-            raise BadRequest(f"moves[{i}] ({shown(move)}) is not a legal move of the player to act "
-                             f"({state.current_player}) in the replayed game")
+            raise BadRequest(
+                f"moves[{i}] ({shown(move)}) is not a legal move of the player to act "
+                f"({state.current_player}) in the replayed game"
+            )
         text = move_text(state, player, action, seat)
         state.apply(action)
         frames.append(frame(state, seat, player, text))
-    result = {"game": game.name, "config": game.config(), "seat": seat, "players": players,
-              "static": static_view(game), "frames": frames, "done": state.current_player is None}
+    result = {
+        "game": game.name,
+        "config": game.config(),
+        "seat": seat,
+        "players": players,
+        "static": static_view(game),
+        "frames": frames,
+        "done": state.current_player is None,
+    }
     if result["done"]:
         result.update(scores=state.scores(), winners=state.winners())
     return result

@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from web.session import GameSession
 
@@ -19,8 +19,13 @@ from web.session import GameSession
 class GameStore:
     """Games by id; ``clock`` is injectable so that expiry can be tested without waiting."""
 
-    def __init__(self, finished_ttl: float = 600.0, idle_ttl: float = 3600.0, max_games: int = 1000,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        finished_ttl: float = 600.0,
+        idle_ttl: float = 3600.0,
+        max_games: int = 1000,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         if not finished_ttl > 0 or not idle_ttl > 0:
             raise ValueError(f"finished_ttl and idle_ttl must be positive seconds, got {finished_ttl}, {idle_ttl}")
         if not isinstance(max_games, int) or max_games < 1:

@@ -32,26 +32,42 @@ STARTS = ("heuristic", "trained")
 class Settings:
     game: str = field(default="samurai", metadata={"help": "game", "choices": list(envs.GAMES)})
     game_options: dict[str, Any] = field(default_factory=dict, metadata={"help": "(set by the game's own flags)"})
-    start: str = field(default="heuristic", metadata={
-        "help": "the first network: heuristic (a fresh network cloned from the heuristic's moves), trained "
-                "(the shipped model), or ppo:PATH"})
+    start: str = field(
+        default="heuristic",
+        metadata={
+            "help": "the first network: heuristic (a fresh network cloned from the heuristic's moves), trained "
+            "(the shipped model), or ppo:PATH"
+        },
+    )
     generations: int = field(default=8, metadata={"help": "generations to run (a resumed run may raise it)"})
     games: int = field(default=64, metadata={"help": "self-play games per generation"})
     iterations: int = field(default=200, metadata={"help": "search simulations per move in self-play"})
-    search_option: list[str] = field(default_factory=list, metadata={
-        "help": "options of the guided search, KEY=VALUE with Python values (e.g. value_mix=0.5 widening=2.0 "
-                "c_puct=1.5; see agents/guided.py)", "nargs": "+"})
-    explore_moves: int = field(default=4, metadata={
-        "help": "each player's first decisions drawn from the visit distribution (then the most visited)"})
+    search_option: list[str] = field(
+        default_factory=list,
+        metadata={
+            "help": "options of the guided search, KEY=VALUE with Python values (e.g. value_mix=0.5 widening=2.0 "
+            "c_puct=1.5; see agents/guided.py)",
+            "nargs": "+",
+        },
+    )
+    explore_moves: int = field(
+        default=4,
+        metadata={"help": "each player's first decisions drawn from the visit distribution (then the most visited)"},
+    )
     replay: int = field(default=3, metadata={"help": "generations of self-play data each fit uses"})
     epochs: int = field(default=4, metadata={"help": "passes over the data per generation"})
     batch_size: int = field(default=256, metadata={"help": "minibatch size"})
     learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
     value_weight: float = field(default=1.0, metadata={"help": "weight of the value loss"})
-    search_value_weight: float = field(default=0.5, metadata={
-        "help": "value target: this much of the search's own value of the position, the rest the game's result"})
-    gate_games: int = field(default=40, metadata={
-        "help": "games of each gate (rounded up to whole deals, the candidate in every seat)"})
+    search_value_weight: float = field(
+        default=0.5,
+        metadata={
+            "help": "value target: this much of the search's own value of the position, the rest the game's result"
+        },
+    )
+    gate_games: int = field(
+        default=40, metadata={"help": "games of each gate (rounded up to whole deals, the candidate in every seat)"}
+    )
     gate_iterations: int = field(default=100, metadata={"help": "search simulations per move in the gate"})
     warm_start_games: int = field(default=300, metadata={"help": "heuristic games cloned for --start heuristic"})
     seed: int = field(default=1, metadata={"help": "seeds every game, the fits and the first network"})
@@ -106,23 +122,28 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         kind = {"bool": _bool, "int": int, "float": float}.get(str(f.type), str)
         default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        parser.add_argument("--" + f.name.replace("_", "-"), default=default, type=kind,
-                            **{**meta, "help": f"{meta['help']} (default: {default or 'none'})"})
+        parser.add_argument(
+            "--" + f.name.replace("_", "-"),
+            default=default,
+            type=kind,
+            **{**meta, "help": f"{meta['help']} (default: {default or 'none'})"},
+        )
     seen: dict[str, list[str]] = {}
     for name in envs.GAMES:
         for option in envs.describe(name).options:
             seen.setdefault(option.name, []).append(name)
     for option_name, games in seen.items():
         option = envs.describe(games[0]).option(option_name)
-        parser.add_argument("--" + option.flag, dest=f"option_{option_name}", default=None,
-                            help=f"{', '.join(games)}: {option.help}")
+        parser.add_argument(
+            "--" + option.flag, dest=f"option_{option_name}", default=None, help=f"{', '.join(games)}: {option.help}"
+        )
     return parser
 
 
 def parse_settings(argv: list[str]) -> tuple[Settings, set[str]]:
     """The settings, and the names of those given on the command line."""
     values = vars(build_parser().parse_args(argv))
-    options = {k[len("option_"):]: v for k, v in values.items() if k.startswith("option_") and v is not None}
+    options = {k[len("option_") :]: v for k, v in values.items() if k.startswith("option_") and v is not None}
     settings = Settings(**{k: v for k, v in values.items() if not k.startswith("option_")}, game_options=options)
     given = {a[2:].split("=")[0].replace("-", "_") for a in argv if a.startswith("--")}
     return settings, given
@@ -137,14 +158,28 @@ def validate(settings: Settings):
     own = {option.name for option in description.options}
     for name in settings.game_options:
         if name not in own:
-            raise ValueError(f"--{name.replace('_', '-')} is not an option of {settings.game} "
-                             f"(its options: {', '.join('--' + o.flag for o in description.options) or 'none'})")
-    options = {name: description.option(name).parse(text) if isinstance(text, str) else text
-               for name, text in settings.game_options.items()}
+            raise ValueError(
+                f"--{name.replace('_', '-')} is not an option of {settings.game} "
+                f"(its options: {', '.join('--' + o.flag for o in description.options) or 'none'})"
+            )
+    options = {
+        name: description.option(name).parse(text) if isinstance(text, str) else text
+        for name, text in settings.game_options.items()
+    }
     settings.game_options = options
     game = description.make(**options)
-    for name in ("generations", "games", "iterations", "epochs", "batch_size", "gate_games", "gate_iterations",
-                 "warm_start_games", "processes", "replay"):
+    for name in (
+        "generations",
+        "games",
+        "iterations",
+        "epochs",
+        "batch_size",
+        "gate_games",
+        "gate_iterations",
+        "warm_start_games",
+        "processes",
+        "replay",
+    ):
         if getattr(settings, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(settings, name)}")
     if settings.explore_moves < 0:
@@ -194,8 +229,10 @@ def resumed_settings(out: Path, given_settings: Settings, given: set[str]) -> Se
     saved = json.loads(path.read_text())
     fixed = sorted(given - set(RESUMABLE) - {"resume", "out"})
     if fixed:
-        raise ValueError(f"--resume keeps the run's settings; only {', '.join('--' + r.replace('_', '-') for r in RESUMABLE)} "
-                         f"may be given, not {', '.join('--' + f.replace('_', '-') for f in fixed)}")
+        raise ValueError(
+            f"--resume keeps the run's settings; only {', '.join('--' + r.replace('_', '-') for r in RESUMABLE)} "
+            f"may be given, not {', '.join('--' + f.replace('_', '-') for f in fixed)}"
+        )
     settings = Settings(**{**saved, "resume": True, "out": str(out)})
     for name in RESUMABLE:
         if name in given:

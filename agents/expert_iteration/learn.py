@@ -47,8 +47,9 @@ def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {name: np.concatenate([part[name] for part in parts]) for name in RECORD_FIELDS}
 
 
-def _losses(network, data: dict[str, np.ndarray], rows: np.ndarray,
-            search_value_weight: float) -> tuple[torch.Tensor, torch.Tensor, float]:
+def _losses(
+    network, data: dict[str, np.ndarray], rows: np.ndarray, search_value_weight: float
+) -> tuple[torch.Tensor, torch.Tensor, float]:
     """Policy cross-entropy to the visits, value MSE to the value targets, and top-move agreement, over ``rows``."""
     obs = torch.from_numpy(data["obs"][rows].astype(np.float32))
     masks = torch.from_numpy(data["masks"][rows])
@@ -57,15 +58,24 @@ def _losses(network, data: dict[str, np.ndarray], rows: np.ndarray,
     logits, values = network.logits_and_values(obs)
     log_probs = torch.log_softmax(logits.masked_fill(~masks, -1e9), dim=1)
     policy_loss = -(targets * log_probs).sum(dim=1).mean()
-    value_targets = ((1 - search_value_weight) * data["values"][rows]
-                     + search_value_weight * data["search_values"][rows]).astype(np.float32)
+    value_targets = (
+        (1 - search_value_weight) * data["values"][rows] + search_value_weight * data["search_values"][rows]
+    ).astype(np.float32)
     value_loss = torch.nn.functional.mse_loss(values, torch.from_numpy(value_targets))
     agreement = float((log_probs.argmax(dim=1) == targets.argmax(dim=1)).float().mean())
     return policy_loss, value_loss, agreement
 
 
-def fit(network, data: dict[str, np.ndarray], epochs: int, batch_size: int, learning_rate: float,
-        value_weight: float, seed: int, search_value_weight: float = 0.0) -> dict[str, Any]:
+def fit(
+    network,
+    data: dict[str, np.ndarray],
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    value_weight: float,
+    seed: int,
+    search_value_weight: float = 0.0,
+) -> dict[str, Any]:
     """Train ``network`` (a :class:`~agents.network.PolicyValueNet`; its module in place) on ``data``;
     returns the held-out and training losses (see the module docstring)."""
     rng = np.random.default_rng(seed)
@@ -76,6 +86,7 @@ def fit(network, data: dict[str, np.ndarray], epochs: int, batch_size: int, lear
     module = network.module
     optimizer = torch.optim.Adam(module.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
+
     def evaluate(rows):
         return _evaluate(network, data, rows, search_value_weight)
 
@@ -84,16 +95,20 @@ def fit(network, data: dict[str, np.ndarray], epochs: int, batch_size: int, lear
     for _ in range(epochs):
         order = train_rows[torch.randperm(len(train_rows), generator=generator).numpy()]
         for start in range(0, len(order), batch_size):
-            policy_loss, value_loss, _ = _losses(network, data, order[start:start + batch_size], search_value_weight)
+            policy_loss, value_loss, _ = _losses(network, data, order[start : start + batch_size], search_value_weight)
             optimizer.zero_grad()
             (policy_loss + value_weight * value_loss).backward()
             optimizer.step()
     module.eval()
     after = evaluate(test_rows)
     train = evaluate(train_rows[:20_000])
-    return {"train_positions": len(train_rows), "held_out_positions": len(test_rows),
-            **{f"held_out_{k}_before": v for k, v in before.items()},
-            **{f"held_out_{k}": v for k, v in after.items()}, **{f"train_{k}": v for k, v in train.items()}}
+    return {
+        "train_positions": len(train_rows),
+        "held_out_positions": len(test_rows),
+        **{f"held_out_{k}_before": v for k, v in before.items()},
+        **{f"held_out_{k}": v for k, v in after.items()},
+        **{f"train_{k}": v for k, v in train.items()},
+    }
 
 
 def _evaluate(network, data, rows, search_value_weight: float) -> dict[str, float]:

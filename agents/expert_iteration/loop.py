@@ -49,7 +49,11 @@ def run(settings: Settings, game, out: Path, command: str) -> dict[str, Any]:
         print(f"resuming {out} after generation {state['generation']} (best: {state['best']})", flush=True)
     else:
         write_json(out / "settings.json", {k: v for k, v in dataclasses.asdict(settings).items() if k != "resume"})
-        state = {"generation": 0, "best": "models/gen_000.zip", "history": [first_network(settings, game, out, command)]}
+        state = {
+            "generation": 0,
+            "best": "models/gen_000.zip",
+            "history": [first_network(settings, game, out, command)],
+        }
         write_json(out / "state.json", state)
     copy_model(out / state["best"], out / "model.zip")
     writer = SummaryWriter(str(out / "tb"))
@@ -67,15 +71,25 @@ def run(settings: Settings, game, out: Path, command: str) -> dict[str, Any]:
     finally:
         writer.close()
     (out / "results.md").write_text(results_table(state, command))
-    print(f"best network: {out / 'model.zip'} (from {state['best']}); play it with "
-          f"make_agent('ismcts', game, network='ppo:{out / 'model.zip'}')", flush=True)
+    print(
+        f"best network: {out / 'model.zip'} (from {state['best']}); play it with "
+        f"make_agent('ismcts', game, network='ppo:{out / 'model.zip'}')",
+        flush=True,
+    )
     return state
 
 
 def first_network(settings: Settings, game, out: Path, command: str) -> dict[str, Any]:
     """Generation 0: a heuristic-cloned fresh network, or a copy of ``--start``, saved as ``models/gen_000.zip``."""
     import envs
-    from agents.network import load_network, make_card, network_description, network_from_policy, new_network, save_network
+    from agents.network import (
+        load_network,
+        make_card,
+        network_description,
+        network_from_policy,
+        new_network,
+        save_network,
+    )
 
     started = time.time()
     training = {"expert_iteration": {"generation": 0, "start": settings.start}}
@@ -88,11 +102,23 @@ def first_network(settings: Settings, game, out: Path, command: str) -> dict[str
 
         torch.manual_seed(settings.seed)
         network = new_network(game, description, command, "win", training)
-        report = warm_start(network, game.name, game.config(), "heuristic", settings.warm_start_games,
-                            seed=_seed(settings.seed, 0, 1), reward="win", processes=settings.processes, epochs=10)
+        report = warm_start(
+            network,
+            game.name,
+            game.config(),
+            "heuristic",
+            settings.warm_start_games,
+            seed=_seed(settings.seed, 0, 1),
+            reward="win",
+            processes=settings.processes,
+            epochs=10,
+        )
         training["expert_iteration"]["warm_start"] = report
-        print(f"generation 0: the heuristic cloned from {report['train_moves']} moves, held-out accuracy "
-              f"{report['held_out_accuracy']:.1%} ({report['seconds']:.0f} s)", flush=True)
+        print(
+            f"generation 0: the heuristic cloned from {report['train_moves']} moves, held-out accuracy "
+            f"{report['held_out_accuracy']:.1%} ({report['seconds']:.0f} s)",
+            flush=True,
+        )
     else:
         network = load_network(settings.start, game)
     card = make_card(game, network.card["network"], command, "win", training)
@@ -108,8 +134,18 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
     n = game.num_players
     # --- self-play --------------------------------------------------------------------------------
     games = [(_seed(settings.seed, generation, i), generation * 1_000_000 + i) for i in range(settings.games)]
-    tasks = [(game.name, game.config(), str(best), settings.search(settings.iterations), chunk,
-              settings.explore_moves, "win") for chunk in split(games, settings.processes * 4)]
+    tasks = [
+        (
+            game.name,
+            game.config(),
+            str(best),
+            settings.search(settings.iterations),
+            chunk,
+            settings.explore_moves,
+            "win",
+        )
+        for chunk in split(games, settings.processes * 4)
+    ]
     records = merge(_run(play_selfplay, tasks, settings, f"generation {generation}: self-play"))
     save_records(records, out / "data" / f"gen_{generation:03d}.npz")
     played = time.time()
@@ -117,33 +153,63 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
     first = max(1, generation - settings.replay + 1)
     data = load_records([out / "data" / f"gen_{g:03d}.npz" for g in range(first, generation + 1)])
     network = load_network(str(best), game)
-    report = fit(network, data, settings.epochs, settings.batch_size, settings.learning_rate, settings.value_weight,
-                 seed=_seed(settings.seed, generation, 2), search_value_weight=settings.search_value_weight)
+    report = fit(
+        network,
+        data,
+        settings.epochs,
+        settings.batch_size,
+        settings.learning_rate,
+        settings.value_weight,
+        seed=_seed(settings.seed, generation, 2),
+        search_value_weight=settings.search_value_weight,
+    )
     model = f"models/gen_{generation:03d}.zip"
-    training = {"expert_iteration": {"generation": generation, "parent": best.name, "fit": report,
-                                     "positions": int(len(data["values"]))}}
-    save_network(network_from_policy(network.module, make_card(game, network.card["network"], command, "win", training)),
-                 str(out / model))
+    training = {
+        "expert_iteration": {
+            "generation": generation,
+            "parent": best.name,
+            "fit": report,
+            "positions": int(len(data["values"])),
+        }
+    }
+    save_network(
+        network_from_policy(network.module, make_card(game, network.card["network"], command, "win", training)),
+        str(out / model),
+    )
     fitted = time.time()
     # --- the gate: the candidate's search against the best's, on fixed deals ---------------------------
-    deals = [(_seed(settings.seed, 999_999, d), seat) for d in range(math.ceil(settings.gate_games / n))
-             for seat in range(n)]
-    tasks = [(game.name, game.config(), str(out / model), str(best), settings.search(settings.gate_iterations), chunk)
-             for chunk in split(deals, settings.processes * 4)]
+    deals = [
+        (_seed(settings.seed, 999_999, d), seat) for d in range(math.ceil(settings.gate_games / n)) for seat in range(n)
+    ]
+    tasks = [
+        (game.name, game.config(), str(out / model), str(best), settings.search(settings.gate_iterations), chunk)
+        for chunk in split(deals, settings.processes * 4)
+    ]
     shares = [s for part in _run(play_gate, tasks, settings, f"generation {generation}: gate") for s in part]
     rate = sum(shares) / len(shares)
     low, high = wilson_interval(sum(shares), len(shares))
-    return {"generation": generation, "model": model, "positions": int(len(records["values"])),
-            "selfplay_games": settings.games, "fit": report, "gate_games": len(shares), "gate_win_rate": rate,
-            "gate_ci": [low, high], "kept": rate > 1 / n, "seconds": elapsed(started),
-            "selfplay_seconds": round(played - started, 1), "fit_seconds": round(fitted - played, 1)}
+    return {
+        "generation": generation,
+        "model": model,
+        "positions": int(len(records["values"])),
+        "selfplay_games": settings.games,
+        "fit": report,
+        "gate_games": len(shares),
+        "gate_win_rate": rate,
+        "gate_ci": [low, high],
+        "kept": rate > 1 / n,
+        "seconds": elapsed(started),
+        "selfplay_seconds": round(played - started, 1),
+        "fit_seconds": round(fitted - played, 1),
+    }
 
 
 def _run(work, tasks: list[tuple], settings: Settings, description: str) -> list:
     from tqdm import tqdm
 
-    with tqdm(total=len(tasks), desc=description, unit="task", disable=not settings.progress_bar,
-              dynamic_ncols=True) as bar:
+    with tqdm(
+        total=len(tasks), desc=description, unit="task", disable=not settings.progress_bar, dynamic_ncols=True
+    ) as bar:
         return run_tasks(work, tasks, settings.processes, bar.update)
 
 
@@ -162,24 +228,33 @@ def log(writer, row: dict[str, Any]) -> None:
 
 def summary_line(row: dict[str, Any]) -> str:
     fit_report = row["fit"]
-    return (f"generation {row['generation']}: {row['positions']} positions; held-out policy loss "
-            f"{fit_report['held_out_policy_loss_before']:.3f} -> {fit_report['held_out_policy_loss']:.3f}, value loss "
-            f"{fit_report['held_out_value_loss_before']:.3f} -> {fit_report['held_out_value_loss']:.3f}, agreement "
-            f"{fit_report['held_out_agreement']:.1%}; gate {row['gate_win_rate']:.1%} [{row['gate_ci'][0]:.1%}, "
-            f"{row['gate_ci'][1]:.1%}] over {row['gate_games']} games: {'kept' if row['kept'] else 'dropped'} "
-            f"({row['seconds']:.0f} s)")
+    return (
+        f"generation {row['generation']}: {row['positions']} positions; held-out policy loss "
+        f"{fit_report['held_out_policy_loss_before']:.3f} -> {fit_report['held_out_policy_loss']:.3f}, value loss "
+        f"{fit_report['held_out_value_loss_before']:.3f} -> {fit_report['held_out_value_loss']:.3f}, agreement "
+        f"{fit_report['held_out_agreement']:.1%}; gate {row['gate_win_rate']:.1%} [{row['gate_ci'][0]:.1%}, "
+        f"{row['gate_ci'][1]:.1%}] over {row['gate_games']} games: {'kept' if row['kept'] else 'dropped'} "
+        f"({row['seconds']:.0f} s)"
+    )
 
 
 def results_table(state: dict[str, Any], command: str) -> str:
-    lines = [f"Command: `{command}`", "", f"Best network: `{state['best']}` (copied to `model.zip`)", "",
-             "| generation | positions | held-out policy loss (before -> after) | held-out value loss | "
-             "agreement with the search | gate win rate [95% CI] | kept | seconds |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Command: `{command}`",
+        "",
+        f"Best network: `{state['best']}` (copied to `model.zip`)",
+        "",
+        "| generation | positions | held-out policy loss (before -> after) | held-out value loss | "
+        "agreement with the search | gate win rate [95% CI] | kept | seconds |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for row in state["history"][1:]:
         f = row["fit"]
-        lines.append(f"| {row['generation']} | {row['positions']} | {f['held_out_policy_loss_before']:.3f} -> "
-                     f"{f['held_out_policy_loss']:.3f} | {f['held_out_value_loss_before']:.3f} -> "
-                     f"{f['held_out_value_loss']:.3f} | {f['held_out_agreement']:.1%} | {row['gate_win_rate']:.1%} "
-                     f"[{row['gate_ci'][0]:.1%}, {row['gate_ci'][1]:.1%}] | {'yes' if row['kept'] else 'no'} | "
-                     f"{row['seconds']:.0f} |")
+        lines.append(
+            f"| {row['generation']} | {row['positions']} | {f['held_out_policy_loss_before']:.3f} -> "
+            f"{f['held_out_policy_loss']:.3f} | {f['held_out_value_loss_before']:.3f} -> "
+            f"{f['held_out_value_loss']:.3f} | {f['held_out_agreement']:.1%} | {row['gate_win_rate']:.1%} "
+            f"[{row['gate_ci'][0]:.1%}, {row['gate_ci'][1]:.1%}] | {'yes' if row['kept'] else 'no'} | "
+            f"{row['seconds']:.0f} |"
+        )
     return "\n".join(lines) + "\n"

@@ -22,7 +22,8 @@ plays the games the interrupted one would have played.
 from __future__ import annotations
 
 import multiprocessing
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -115,8 +116,9 @@ def play_gate(task: tuple) -> list[float]:
     shares = []
     for deal, seat in games:
         seeds = _seeds(deal, game.num_players)
-        agents = [search_agents(game, networks[0 if p == seat else 1], search, [seeds[p]])[0]
-                  for p in range(game.num_players)]
+        agents = [
+            search_agents(game, networks[0 if p == seat else 1], search, [seeds[p]])[0] for p in range(game.num_players)
+        ]
         result = play_game(game, agents, seed=deal)
         shares.append(1.0 / len(result.winners) if seat in result.winners else 0.0)
     return shares

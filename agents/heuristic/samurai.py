@@ -33,7 +33,15 @@ import numpy as np
 from envs.samurai.actions import END_TURN, hex_action, settlement_figure_action, tile_of
 from envs.samurai.board import HEX_KIND, LAND
 from envs.samurai.components import (
-    CHOOSE_HAND, DRAFT, FIGURE_SWAP, INFLUENCE, KIND_COUNTS, MOVABLE, QUICK, SHIPS, TILE_SWAP,
+    CHOOSE_HAND,
+    DRAFT,
+    FIGURE_SWAP,
+    INFLUENCE,
+    KIND_COUNTS,
+    MOVABLE,
+    QUICK,
+    SHIPS,
+    TILE_SWAP,
 )  # fmt: skip
 
 if TYPE_CHECKING:
@@ -47,8 +55,9 @@ SWAP_MIN_GAIN = 0.6
 #: Cost of spending a tile, per point of its total influence (keeps strong tiles for big fights).
 TILE_COST = 0.02
 #: Starting-hand preference (choose_hand): the strongest tiles first.
-STRENGTH = tuple(sum(INFLUENCE[k]) + (2 if k == FIGURE_SWAP else 0) + (1 if k == TILE_SWAP else 0)
-                 for k in range(len(KIND_COUNTS)))
+STRENGTH = tuple(
+    sum(INFLUENCE[k]) + (2 if k == FIGURE_SWAP else 0) + (1 if k == TILE_SWAP else 0) for k in range(len(KIND_COUNTS))
+)
 
 
 def choose(view: PlayerView, rng: np.random.Generator) -> int:

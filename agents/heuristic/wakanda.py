@@ -70,8 +70,9 @@ class _Position:
         self.open = state.open_slots()
         self.kind = {v: state.villages[v] for v in range(state.revealed)}  # visible villages only
         self.totems = {v: list(state.totems[v]) for v in self.open}
-        self.holding = [[(state.villages[v], state.totems[v]) for v in range(NUM_SLOTS) if state.owner[v] == p]
-                        for p in (0, 1)]
+        self.holding = [
+            [(state.villages[v], state.totems[v]) for v in range(NUM_SLOTS) if state.owner[v] == p] for p in (0, 1)
+        ]
         self.supplies = [list(s) for s in state.supplies]
         self.headdresses = list(state.headdresses)
         self.unclaimed = NUM_SLOTS - state.finished

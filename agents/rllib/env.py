@@ -51,10 +51,12 @@ FILE_AGENT_PREFIXES = ("ppo:", "rllib:")
 
 def masked_observation_space(game) -> spaces.Dict:
     """The observation space RLlib's action-masking module expects, for one seat of ``game``."""
-    return spaces.Dict({
-        "observations": spaces.Box(0.0, 1.0, (game.observation_size,), np.float32),
-        "action_mask": spaces.Box(0.0, 1.0, (game.num_actions,), np.float32),
-    })
+    return spaces.Dict(
+        {
+            "observations": spaces.Box(0.0, 1.0, (game.observation_size,), np.float32),
+            "action_mask": spaces.Box(0.0, 1.0, (game.num_actions,), np.float32),
+        }
+    )
 
 
 class RLlibGameEnv(MultiAgentEnv):
@@ -100,8 +102,11 @@ class RLlibGameEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         rng = self.np_random
-        self.seats = (draw_seats(self.league, self.game.num_players, rng) if self.league is not None
-                      else Seats(tuple(range(self.game.num_players))))
+        self.seats = (
+            draw_seats(self.league, self.game.num_players, rng)
+            if self.league is not None
+            else Seats(tuple(range(self.game.num_players)))
+        )
         self.seat_players = {seat: self._player(kind, index) for seat, (kind, index) in self.seats.opponents.items()}
         self.aec.reset(seed=int(rng.integers(2**63)), options=options)
         self.acted = set()
@@ -113,8 +118,9 @@ class RLlibGameEnv(MultiAgentEnv):
     def step(self, action_dict: dict[str, int]):
         agent = self.aec.agent_selection
         if agent not in action_dict:
-            raise ValueError(f"step() needs an action for {agent}, the seat to act; "
-                             f"got actions for {shown(sorted(action_dict))}")
+            raise ValueError(
+                f"step() needs an action for {agent}, the seat to act; got actions for {shown(sorted(action_dict))}"
+            )
         action = int(action_dict[agent])
         player = self.possible_agents.index(agent)
         self.acted.add(player)

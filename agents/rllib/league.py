@@ -123,7 +123,7 @@ class League:
     def add_snapshot(self, weights: dict[str, np.ndarray]) -> None:
         """A frozen copy of the learner's policy joins the pool (the oldest leaves beyond ``max_snapshots``)."""
         self.snapshots.append({k: np.array(v, copy=True) for k, v in weights.items()})
-        del self.snapshots[:-self.max_snapshots]
+        del self.snapshots[: -self.max_snapshots]
         self.version += 1
 
     def state(self, with_snapshots: bool = True) -> LeagueState:
@@ -136,5 +136,7 @@ class League:
         """For logs and the results file: the recent score and draw share of each kind."""
         weights = self.weights()
         total = sum(weights)
-        return {k: {"recent_score": round(rate, 3), "draw_share": round(w / total, 3)}
-                for (k, rate), w in zip(self.win_rates().items(), weights)}
+        return {
+            k: {"recent_score": round(rate, 3), "draw_share": round(w / total, 3)}
+            for (k, rate), w in zip(self.win_rates().items(), weights)
+        }

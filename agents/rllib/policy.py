@@ -47,11 +47,20 @@ HEAD_PREFIX = "pi.net.mlp."
 
 def game_card(game: Game, hidden: list[int], activation: str) -> dict[str, Any]:
     """What the card records: enough to check the game and to rebuild the network."""
-    return json.loads(json.dumps({
-        "format": FORMAT, "version": VERSION, "game": game.name, "config": game.config(),
-        "observation_size": game.observation_size, "num_actions": game.num_actions,
-        "hidden": list(hidden), "activation": activation,
-    }))
+    return json.loads(
+        json.dumps(
+            {
+                "format": FORMAT,
+                "version": VERSION,
+                "game": game.name,
+                "config": game.config(),
+                "observation_size": game.observation_size,
+                "num_actions": game.num_actions,
+                "hidden": list(hidden),
+                "activation": activation,
+            }
+        )
+    )
 
 
 def policy_layers(module_state: dict[str, Any]) -> list[tuple[Any, Any]]:
@@ -61,8 +70,9 @@ def policy_layers(module_state: dict[str, Any]) -> list[tuple[Any, Any]]:
         raise ValueError(f"not an RLlib default PPO module: no policy encoder among {sorted(module_state)[:8]}")
     layers = []
     for prefix in (encoder, HEAD_PREFIX):
-        indices = sorted(int(k[len(prefix):].split(".")[0]) for k in module_state
-                         if k.startswith(prefix) and k.endswith(".weight"))
+        indices = sorted(
+            int(k[len(prefix) :].split(".")[0]) for k in module_state if k.startswith(prefix) and k.endswith(".weight")
+        )
         layers += [(module_state[f"{prefix}{i}.weight"], module_state[f"{prefix}{i}.bias"]) for i in indices]
     return layers
 
@@ -111,8 +121,10 @@ def expected_shapes(card: dict[str, Any]) -> dict[str, tuple[int, ...]]:
 def _check_shapes(card: dict[str, Any], shapes: dict[str, tuple[int, ...]], where: str) -> None:
     want = expected_shapes(card)
     if shapes != want:
-        raise ValueError(f"{where} does not hold the network its card describes: tensors {shown(shapes, 200)}, "
-                         f"expected {shown(want, 200)}")
+        raise ValueError(
+            f"{where} does not hold the network its card describes: tensors {shown(shapes, 200)}, "
+            f"expected {shown(want, 200)}"
+        )
 
 
 def check_card(card: Any, game: Game, where: str) -> dict[str, Any]:
@@ -125,8 +137,9 @@ def check_card(card: Any, game: Game, where: str) -> dict[str, Any]:
         raise ValueError(f"the policy in {where} was trained for game {shown(card.get('game'))}, not {game.name!r}")
     config = json.loads(json.dumps(game.config()))
     if card.get("config") != config:
-        raise ValueError(f"the policy in {where} was trained for {game.name} configuration "
-                         f"{shown(card.get('config'))}, not {config}")
+        raise ValueError(
+            f"the policy in {where} was trained for {game.name} configuration {shown(card.get('config'))}, not {config}"
+        )
     for key, value in (("observation_size", game.observation_size), ("num_actions", game.num_actions)):
         if card.get(key) != value:
             raise ValueError(f"the policy in {where} has {key} {shown(card.get(key))}, {game.name} has {value}")
@@ -134,8 +147,9 @@ def check_card(card: Any, game: Game, where: str) -> dict[str, Any]:
     if not isinstance(hidden, list) or not all(type(h) is int and h > 0 for h in hidden):
         raise ValueError(f"{where}: 'hidden' must be a list of positive ints, got {shown(hidden)}")
     if card.get("activation") not in ACTIVATIONS:
-        raise ValueError(f"{where}: 'activation' must be one of {list(ACTIVATIONS)}, "
-                         f"got {shown(card.get('activation'))}")
+        raise ValueError(
+            f"{where}: 'activation' must be one of {list(ACTIVATIONS)}, got {shown(card.get('activation'))}"
+        )
     return card
 
 
@@ -176,8 +190,9 @@ class MaskedPolicy:
             raise ValueError(f"{directory} holds a policy card but no {WEIGHTS_FILE}") from None
         except Exception as error:  # a pickle with code in it, or a corrupt file: refused, never run
             reason = f"{type(error).__name__}: {shown(str(error), 200)}"
-            raise ValueError(f"{directory / WEIGHTS_FILE} is not a plain torch state_dict "
-                             f"(read with weights_only=True): {reason}") from None
+            raise ValueError(
+                f"{directory / WEIGHTS_FILE} is not a plain torch state_dict (read with weights_only=True): {reason}"
+            ) from None
         if not isinstance(weights, dict) or not all(isinstance(v, torch.Tensor) for v in weights.values()):
             raise ValueError(f"{directory / WEIGHTS_FILE} must hold a dict of tensors")
         return cls.from_state_dict(weights, game, card)
@@ -212,8 +227,13 @@ class MaskedPolicy:
             out = self.network(torch.as_tensor(np.asarray(observation, dtype=np.float32))).numpy()
         return np.where(np.asarray(mask, dtype=bool), out, -np.inf)
 
-    def choose(self, observation: np.ndarray, mask: np.ndarray, deterministic: bool = True,
-               rng: np.random.Generator | None = None) -> int:
+    def choose(
+        self,
+        observation: np.ndarray,
+        mask: np.ndarray,
+        deterministic: bool = True,
+        rng: np.random.Generator | None = None,
+    ) -> int:
         """The best legal action, or one sampled from the masked softmax."""
         logits = self.logits(observation, mask)
         if deterministic:
@@ -253,8 +273,9 @@ class RLlibAgent(Agent):
         self._setup(MaskedPolicy.load(path, game), deterministic, seed, f"rllib:{path}")
 
     @classmethod
-    def playing(cls, policy: MaskedPolicy, deterministic: bool = True, seed: int | None = None,
-                name: str = "rllib") -> RLlibAgent:
+    def playing(
+        cls, policy: MaskedPolicy, deterministic: bool = True, seed: int | None = None, name: str = "rllib"
+    ) -> RLlibAgent:
         """An agent for a policy already in memory (a self-play snapshot)."""
         agent = cls.__new__(cls)
         agent._setup(policy, deterministic, seed, name)

@@ -76,8 +76,20 @@ class RLlibRun:
 
 
 #: The learner settings this backend takes from ``train.py`` (the rest of its settings are SB3's own).
-PPO_SETTINGS = ("timesteps", "net_arch", "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma",
-                "gae_lambda", "ent_coef", "clip_range", "eval_freq", "snapshot_freq")
+PPO_SETTINGS = (
+    "timesteps",
+    "net_arch",
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "learning_rate",
+    "gamma",
+    "gae_lambda",
+    "ent_coef",
+    "clip_range",
+    "eval_freq",
+    "snapshot_freq",
+)
 
 
 def settings_from_args(args, game: Game) -> RLlibRun:
@@ -87,8 +99,20 @@ def settings_from_args(args, game: Game) -> RLlibRun:
     runners = args.num_env_runners
     if type(runners) is not int or runners < 0:
         raise ValueError(f"--num-env-runners must be 0 (sample in this process) or more, got {shown(runners)}")
-    names = ("reward", "opponents", "n_envs", "seed", "out", "eval_opponents", "eval_games", "eval_freq_games",
-             "max_snapshots", "torch_threads", "max_minutes", "progress_bar")
+    names = (
+        "reward",
+        "opponents",
+        "n_envs",
+        "seed",
+        "out",
+        "eval_opponents",
+        "eval_games",
+        "eval_freq_games",
+        "max_snapshots",
+        "torch_threads",
+        "max_minutes",
+        "progress_bar",
+    )
     address = args.ray_address or os.environ.get("RAY_ADDRESS") or None
     hp = {name: getattr(args, name) for name in PPO_SETTINGS}
     settings = {name: getattr(args, name) for name in names}
@@ -107,22 +131,37 @@ def build_config(run: RLlibRun, league: League):
     from agents.rllib.env import RLlibGameEnv
 
     hp = run.hp
-    model = DefaultModelConfig(fcnet_hiddens=list(hp["net_arch"]), fcnet_activation="tanh", head_fcnet_hiddens=[],
-                               vf_share_layers=False)
+    model = DefaultModelConfig(
+        fcnet_hiddens=list(hp["net_arch"]), fcnet_activation="tanh", head_fcnet_hiddens=[], vf_share_layers=False
+    )
     module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)
     env_config = {"game": run.game.name, "config": run.game.config(), "reward": run.reward, "league": league.state()}
     return (
         PPOConfig()
         .environment(RLlibGameEnv, env_config=env_config, disable_env_checking=True)
-        .env_runners(num_env_runners=run.num_env_runners, num_envs_per_env_runner=run.envs_per_runner,
-                     num_cpus_per_env_runner=1, rollout_fragment_length="auto")
+        .env_runners(
+            num_env_runners=run.num_env_runners,
+            num_envs_per_env_runner=run.envs_per_runner,
+            num_cpus_per_env_runner=1,
+            rollout_fragment_length="auto",
+        )
         .learners(num_learners=0)
         .multi_agent(policies={LEARNER}, policy_mapping_fn=_to_learner, policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module}))
-        .training(train_batch_size_per_learner=hp["n_steps"] * run.n_envs, minibatch_size=hp["batch_size"],
-                  num_epochs=hp["n_epochs"], lr=hp["learning_rate"], gamma=hp["gamma"], lambda_=hp["gae_lambda"],
-                  entropy_coeff=hp["ent_coef"], clip_param=hp["clip_range"], vf_loss_coeff=0.5, grad_clip=0.5,
-                  grad_clip_by="global_norm", use_kl_loss=False)
+        .training(
+            train_batch_size_per_learner=hp["n_steps"] * run.n_envs,
+            minibatch_size=hp["batch_size"],
+            num_epochs=hp["n_epochs"],
+            lr=hp["learning_rate"],
+            gamma=hp["gamma"],
+            lambda_=hp["gae_lambda"],
+            entropy_coeff=hp["ent_coef"],
+            clip_param=hp["clip_range"],
+            vf_loss_coeff=0.5,
+            grad_clip=0.5,
+            grad_clip_by="global_norm",
+            use_kl_loss=False,
+        )
         .fault_tolerance(restart_failed_env_runners=True)
         .debugging(seed=run.seed)
     )
@@ -146,7 +185,8 @@ def push_league(algo, state) -> None:
 def pull_results(algo) -> list[tuple[str, float]]:
     """The learner's results against each opponent kind since the last pull, from every environment."""
     per_runner = algo.env_runner_group.foreach_env_runner(
-        lambda runner: [r for env in _envs(runner) for r in env.pop_results()])
+        lambda runner: [r for env in _envs(runner) for r in env.pop_results()]
+    )
     return [r for results in per_runner for r in results]
 
 
@@ -184,25 +224,38 @@ def train(run: RLlibRun) -> dict[str, Any]:
             sys.exit(f"train.py: error: {error}")
         os.makedirs(os.path.join(out, "snapshots"), exist_ok=True)
         with open(os.path.join(out, "args.json"), "w") as f:
-            json.dump({**run.to_json(), "backend": "rllib", "run_name": run_name, "cluster": cluster.describe()},
-                      f, indent=1)
+            json.dump(
+                {**run.to_json(), "backend": "rllib", "run_name": run_name, "cluster": cluster.describe()}, f, indent=1
+            )
         league = League(run.opponents, run.max_snapshots)
         algo = build_config(run, league).build_algo()
         try:
             trained = _train_loop(algo, run, league, out)
-            export_policy(learner_weights(algo), game, algo.save_to_path(os.path.abspath(
-                os.path.join(out, "last_checkpoint"))))
+            export_policy(
+                learner_weights(algo), game, algo.save_to_path(os.path.abspath(os.path.join(out, "last_checkpoint")))
+            )
         finally:
             algo.stop()
     best = MaskedPolicy.load(os.path.join(out, "checkpoint"), game)  # read back as any user would
     rows = [evaluate(best, game, name, run.eval_games, seed=20_000, reward=run.reward) for name in run.eval_opponents]
-    results = {"run_name": run_name, "backend": "rllib", "cluster": cluster.describe(), "game": game.name,
-               "config": game.config(), "num_env_runners": run.num_env_runners, **trained,
-               "total_seconds": round(time.time() - trained.pop("started"), 1), "final": rows, "hyperparameters": hp}
+    results = {
+        "run_name": run_name,
+        "backend": "rllib",
+        "cluster": cluster.describe(),
+        "game": game.name,
+        "config": game.config(),
+        "num_env_runners": run.num_env_runners,
+        **trained,
+        "total_seconds": round(time.time() - trained.pop("started"), 1),
+        "final": rows,
+        "hyperparameters": hp,
+    }
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1, default=str)
-    table = results_table(results) + (f"\n\nTrained with RLlib PPO, {run.num_env_runners} env runner(s) on "
-                                      f"{cluster.describe()}, {results['steps_per_second']:.0f} learner steps/s.")
+    table = results_table(results) + (
+        f"\n\nTrained with RLlib PPO, {run.num_env_runners} env runner(s) on "
+        f"{cluster.describe()}, {results['steps_per_second']:.0f} learner steps/s."
+    )
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(table + "\n")
     plot_curve(results["curve"], os.path.join(out, "learning_curve.png"), title=run_name)
@@ -230,9 +283,15 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
         for name in run.eval_opponents:
             point[name] = evaluate(policy, game, name, run.eval_freq_games, seed=10_000, reward=run.reward)
         curve.append(point)
-        print(f"evaluation at {steps} timesteps: " + ", ".join(
-            f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
-            for n in run.eval_opponents) + f"; league {league.summary()}", flush=True)
+        print(
+            f"evaluation at {steps} timesteps: "
+            + ", ".join(
+                f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
+                for n in run.eval_opponents
+            )
+            + f"; league {league.summary()}",
+            flush=True,
+        )
         score = sum(point[n]["win_rate"] for n in run.eval_opponents) / len(run.eval_opponents)
         if score > best["score"]:
             best.update(score=score, timesteps=steps)
@@ -267,9 +326,16 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
     train_seconds = time.time() - train_started
     if not curve or curve[-1]["timesteps"] != steps:
         evaluate_now(steps)  # the last policy competes for "best" too
-    return {"timesteps": steps, "train_seconds": round(train_seconds, 1),
-            "steps_per_second": round(steps / max(train_seconds, 1e-9), 1), "best_at_timesteps": best["timesteps"],
-            "stopped_by_time_limit": stopped, "curve": curve, "league": league.summary(), "started": started}
+    return {
+        "timesteps": steps,
+        "train_seconds": round(train_seconds, 1),
+        "steps_per_second": round(steps / max(train_seconds, 1e-9), 1),
+        "best_at_timesteps": best["timesteps"],
+        "stopped_by_time_limit": stopped,
+        "curve": curve,
+        "league": league.summary(),
+        "started": started,
+    }
 
 
 def main(args, game: Game) -> dict[str, Any]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
@@ -85,8 +86,18 @@ class EvalCallback(BaseCallback):
     ``best_path`` (best = highest mean win rate over the baselines); also refresh the learner at
     ``checkpoint_path`` (if given), so that an interrupted run can be resumed."""
 
-    def __init__(self, game: Game, opponents: tuple[str, ...], games: int, freq: int, best_path: str,
-                 save: Save, reward: str = "win", seed: int = 10_000, checkpoint_path: str | None = None):
+    def __init__(
+        self,
+        game: Game,
+        opponents: tuple[str, ...],
+        games: int,
+        freq: int,
+        best_path: str,
+        save: Save,
+        reward: str = "win",
+        seed: int = 10_000,
+        checkpoint_path: str | None = None,
+    ):
         super().__init__()
         self.game, self.opponents, self.games, self.freq, self.save = game, opponents, games, freq, save
         self.best_path, self.reward, self.seed = best_path, reward, seed
@@ -113,17 +124,23 @@ class EvalCallback(BaseCallback):
         if self.curve and self.curve[-1]["timesteps"] == timesteps:
             return
         card = {**game_card(self.game), "reward": self.reward}
-        network = PolicyValueNet(self.game.name, card["config"], card["observation_size"], card["num_actions"],
-                                 model.policy, card)
+        network = PolicyValueNet(
+            self.game.name, card["config"], card["observation_size"], card["num_actions"], model.policy, card
+        )
         started = time.time()
         point: dict[str, Any] = {"timesteps": timesteps}
         for name in self.opponents:
             point[name] = evaluate(network, self.game, name, self.games, seed=self.seed, reward=self.reward)
             model.logger.record(f"eval/win_rate_{name}", point[name]["win_rate"])
         self.curve.append(point)
-        print(f"evaluation at {timesteps} timesteps ({time.time() - started:.0f} s): " + ", ".join(
-            f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
-            for n in self.opponents), flush=True)
+        print(
+            f"evaluation at {timesteps} timesteps ({time.time() - started:.0f} s): "
+            + ", ".join(
+                f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
+                for n in self.opponents
+            ),
+            flush=True,
+        )
         score = float(np.mean([point[name]["win_rate"] for name in self.opponents]))
         if score > self.best_score:
             self.best_score, self.best_timesteps = score, timesteps

@@ -35,8 +35,9 @@ class FixedDeals:
         return np.random.default_rng(deal_seed), seat, 0
 
 
-def evaluate(network, game: Game, opponent: str, games: int, seed: int = 0, reward: str = "win",
-             batch: int = 64) -> dict[str, Any]:
+def evaluate(
+    network, game: Game, opponent: str, games: int, seed: int = 0, reward: str = "win", batch: int = 64
+) -> dict[str, Any]:
     """Win rate of ``network`` (a :class:`~agents.network.PolicyValueNet`) against ``opponent``
     ("random", "heuristic", "ismcts" or "ppo:PATH") in every other seat (see the module docstring)."""
     if type(games) is not int or games < 1:
@@ -50,5 +51,10 @@ def evaluate(network, game: Game, opponent: str, games: int, seed: int = 0, rewa
     outcomes = play_out(lockstep, choose)
     points = sum(o["win_points"] for o in outcomes)
     low, high = wilson_interval(points, len(outcomes))
-    return {"opponent": opponent, "games": len(outcomes), "win_rate": points / len(outcomes),
-            "ci_low": low, "ci_high": high}
+    return {
+        "opponent": opponent,
+        "games": len(outcomes),
+        "win_rate": points / len(outcomes),
+        "ci_low": low,
+        "ci_high": high,
+    }

@@ -60,16 +60,28 @@ def play_games(task: tuple) -> dict[str, np.ndarray]:
         final = state.rewards(reward)
         values.extend(final[p] for p in players[start:])
         game_ids.extend([seed] * (len(actions) - start))
-    return {"obs": np.array(obs, np.float16).reshape(-1, game.observation_size),
-            "masks": np.array(masks, bool).reshape(-1, game.num_actions), "actions": np.array(actions, np.int64),
-            "values": np.array(values, np.float32), "games": np.array(game_ids, np.int64)}
+    return {
+        "obs": np.array(obs, np.float16).reshape(-1, game.observation_size),
+        "masks": np.array(masks, bool).reshape(-1, game.num_actions),
+        "actions": np.array(actions, np.int64),
+        "values": np.array(values, np.float32),
+        "games": np.array(game_ids, np.int64),
+    }
 
 
-def generate(game_name: str, config: dict, agent: str, games: int, seed: int, reward: str = "win",
-             processes: int = 2, agent_options: dict | None = None) -> dict[str, np.ndarray]:
+def generate(
+    game_name: str,
+    config: dict,
+    agent: str,
+    games: int,
+    seed: int,
+    reward: str = "win",
+    processes: int = 2,
+    agent_options: dict | None = None,
+) -> dict[str, np.ndarray]:
     """The moves of ``games`` games (deal seeds ``seed``, ``seed + 1``, ...) played on ``processes`` processes."""
     seeds = list(range(seed, seed + games))
-    chunks = [seeds[i::processes * 4] for i in range(processes * 4) if seeds[i::processes * 4]]
+    chunks = [seeds[i :: processes * 4] for i in range(processes * 4) if seeds[i :: processes * 4]]
     tasks = [(game_name, config, agent, dict(agent_options or {}), chunk, reward) for chunk in chunks]
     if processes == 1:
         parts = [play_games(task) for task in tasks]
@@ -79,8 +91,15 @@ def generate(game_name: str, config: dict, agent: str, games: int, seed: int, re
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
-def clone(network, data: dict[str, np.ndarray], epochs: int = 10, batch_size: int = 256, learning_rate: float = 1e-3,
-          value_weight: float = 0.5, seed: int = 0) -> dict[str, Any]:
+def clone(
+    network,
+    data: dict[str, np.ndarray],
+    epochs: int = 10,
+    batch_size: int = 256,
+    learning_rate: float = 1e-3,
+    value_weight: float = 0.5,
+    seed: int = 0,
+) -> dict[str, Any]:
     """Fit ``network`` (a :class:`~agents.network.PolicyValueNet`, its module trained in place) to the moves.
 
     Returns the training and held-out move accuracy (one game in ten held out) and the losses."""
@@ -96,7 +115,7 @@ def clone(network, data: dict[str, np.ndarray], epochs: int = 10, batch_size: in
     for _ in range(epochs):
         order = train_rows[torch.randperm(len(train_rows), generator=generator).numpy()]
         for start in range(0, len(order), batch_size):
-            rows = order[start:start + batch_size]
+            rows = order[start : start + batch_size]
             policy_loss, value_loss, _ = _losses(network, data, rows)
             optimizer.zero_grad()
             (policy_loss + value_weight * value_loss).backward()
@@ -105,9 +124,16 @@ def clone(network, data: dict[str, np.ndarray], epochs: int = 10, batch_size: in
     with torch.no_grad():
         train_loss, train_value, train_acc = _losses(network, data, train_rows[:20_000])
         test_loss, test_value, test_acc = _losses(network, data, test_rows)
-    return {"train_moves": len(train_rows), "held_out_moves": len(test_rows), "held_out_games": len(held),
-            "train_accuracy": train_acc, "held_out_accuracy": test_acc, "held_out_policy_loss": float(test_loss),
-            "held_out_value_loss": float(test_value), "train_policy_loss": float(train_loss)}
+    return {
+        "train_moves": len(train_rows),
+        "held_out_moves": len(test_rows),
+        "held_out_games": len(held),
+        "train_accuracy": train_acc,
+        "held_out_accuracy": test_acc,
+        "held_out_policy_loss": float(test_loss),
+        "held_out_value_loss": float(test_value),
+        "train_policy_loss": float(train_loss),
+    }
 
 
 def _losses(network, data, rows) -> tuple[torch.Tensor, torch.Tensor, float]:
@@ -122,13 +148,19 @@ def _losses(network, data, rows) -> tuple[torch.Tensor, torch.Tensor, float]:
     return policy_loss, value_loss, accuracy
 
 
-def warm_start(network, game_name: str, config: dict, agent: str, games: int, seed: int, reward: str,
-               processes: int, epochs: int) -> dict[str, Any]:
+def warm_start(
+    network, game_name: str, config: dict, agent: str, games: int, seed: int, reward: str, processes: int, epochs: int
+) -> dict[str, Any]:
     """Generate the moves and clone them into ``network``; returns what to report (counts, accuracy, time)."""
     started = time.time()
     options = {"iterations": 200} if agent == "ismcts" else {}
     data = generate(game_name, config, agent, games, seed, reward, processes, options)
     generated = time.time() - started
     report = clone(network, data, epochs=epochs, seed=seed)
-    return {"agent": agent, "games": games, "generate_seconds": round(generated, 1),
-            "seconds": round(time.time() - started, 1), **report}
+    return {
+        "agent": agent,
+        "games": games,
+        "generate_seconds": round(generated, 1),
+        "seconds": round(time.time() - started, 1),
+        **report,
+    }

@@ -59,8 +59,15 @@ class League:
         memory: the moving average's step (about the last ``1 / memory`` games count).
     """
 
-    def __init__(self, opponents: list[str], max_snapshots: int = 5, weighting: str = "pfsp", power: float = 2.0,
-                 floor: float = 0.05, memory: float = 0.02):
+    def __init__(
+        self,
+        opponents: list[str],
+        max_snapshots: int = 5,
+        weighting: str = "pfsp",
+        power: float = 2.0,
+        floor: float = 0.05,
+        memory: float = 0.02,
+    ):
         if weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be one of {list(WEIGHTINGS)}, got {weighting!r}")
         if not opponents:
@@ -119,13 +126,24 @@ class League:
 
     def table(self) -> list[dict[str, Any]]:
         """Each member's label, games, the learner's win rate and the draw probability (for logs)."""
-        return [{"member": m.label, "games": m.games, "win_rate": round(m.win_rate, 3),
-                 "probability": round(self.probabilities.get(i, 0.0), 3)} for i, m in self.members.items()]
+        return [
+            {
+                "member": m.label,
+                "games": m.games,
+                "win_rate": round(m.win_rate, 3),
+                "probability": round(self.probabilities.get(i, 0.0), 3),
+            }
+            for i, m in self.members.items()
+        ]
 
     def state(self) -> dict[str, Any]:
         """JSON-safe statistics, saved in a model's card so that ``--resume`` continues the league."""
-        return {"members": [{"spec": list(m.spec), "win_rate": m.win_rate, "games": m.games,
-                             "snapshot": m.snapshot} for m in self.members.values()]}
+        return {
+            "members": [
+                {"spec": list(m.spec), "win_rate": m.win_rate, "games": m.games, "snapshot": m.snapshot}
+                for m in self.members.values()
+            ]
+        }
 
     def draw(self, rng: np.random.Generator) -> int:
         ids = list(self.probabilities)

@@ -22,7 +22,8 @@ deals a fixed list (seats swapped, fixed seeds).
 from __future__ import annotations
 
 import bisect
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -78,8 +79,9 @@ class LockstepGames:
             members key their generators by it, so a split over processes changes no game).
     """
 
-    def __init__(self, game: Game, num_slots: int, members: dict, dealer: Dealer, reward: str = "win",
-                 first_slot: int = 0):
+    def __init__(
+        self, game: Game, num_slots: int, members: dict, dealer: Dealer, reward: str = "win", first_slot: int = 0
+    ):
         self.game, self.num_slots, self.members, self.dealer, self.reward = game, num_slots, members, dealer, reward
         self.first_slot = first_slot
         self.states: list[Any] = [None] * num_slots
@@ -107,8 +109,10 @@ class LockstepGames:
         for slot in active:
             state, action = self.states[slot], int(actions[slot])
             if action not in state.legal_tuple():
-                raise ValueError(f"slot {slot}: the learner chose action {action}, not legal here "
-                                 f"(legal: {list(state.legal_tuple())}); the learner must use the action masks")
+                raise ValueError(
+                    f"slot {slot}: the learner chose action {action}, not legal here "
+                    f"(legal: {list(state.legal_tuple())}); the learner must use the action masks"
+                )
             state.apply(action)
             self.observers[slot].applied(state, action)
             self.moves[slot] += 1
@@ -158,9 +162,11 @@ class LockstepGames:
                     self._apply(slot, member.act(self.first_slot + slot, state))
                     moved.append(slot)
             for index, group in batched.items():
-                actions = self.members[index].act_batch([self.states[s] for s in group],
-                                                        [self.observers[s] for s in group],
-                                                        [self.first_slot + s for s in group])
+                actions = self.members[index].act_batch(
+                    [self.states[s] for s in group],
+                    [self.observers[s] for s in group],
+                    [self.first_slot + s for s in group],
+                )
                 for slot, action in zip(group, actions):
                     self._apply(slot, action)
                 moved.extend(group)
@@ -173,9 +179,14 @@ class LockstepGames:
     def _outcome(self, slot: int) -> Outcome:
         state, seat = self.states[slot], self.seats[slot]
         winners = state.winners()
-        return {"reward": float(state.rewards(self.reward)[seat]), "moves": self.moves[slot],
-                "win_points": 1.0 / len(winners) if seat in winners else 0.0, "member": self.member[slot],
-                "seat": seat, "terminal_observation": self.observers[slot].observe(state, seat)}
+        return {
+            "reward": float(state.rewards(self.reward)[seat]),
+            "moves": self.moves[slot],
+            "win_points": 1.0 / len(winners) if seat in winners else 0.0,
+            "member": self.member[slot],
+            "seat": seat,
+            "terminal_observation": self.observers[slot].observe(state, seat),
+        }
 
     def _write_views(self, slots) -> None:
         """The learner's observation and legal mask in every given slot that holds a game."""

@@ -17,7 +17,8 @@ Uniform random play skips the view (it looks at nothing but the legal moves).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

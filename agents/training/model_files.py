@@ -11,13 +11,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.network import (OPTIMIZER_NAME, POLICY_NAME, check_card, find_model, load_weights, make_card,
-                            network_from_policy, policy_kwargs, read_card, read_tensors, save_network)
+from agents.network import (
+    OPTIMIZER_NAME,
+    POLICY_NAME,
+    check_card,
+    find_model,
+    load_weights,
+    make_card,
+    network_from_policy,
+    policy_kwargs,
+    read_card,
+    read_tensors,
+    save_network,
+)
 from envs.core.engine import Game
 
 #: The learner settings a card records (``training.hyperparameters``) and ``--resume`` keeps.
-LEARNER_SETTINGS = ("network", "n_steps", "batch_size", "learning_rate", "n_epochs", "gamma", "gae_lambda",
-                    "ent_coef", "clip_range")
+LEARNER_SETTINGS = (
+    "network",
+    "n_steps",
+    "batch_size",
+    "learning_rate",
+    "n_epochs",
+    "gamma",
+    "gae_lambda",
+    "ent_coef",
+    "clip_range",
+)
 
 
 def build_learner(env, settings: dict[str, Any], seed: int, tensorboard_log: str | None = None):
@@ -25,17 +45,33 @@ def build_learner(env, settings: dict[str, Any], seed: int, tensorboard_log: str
     from sb3_contrib import MaskablePPO
 
     return MaskablePPO(
-        "MlpPolicy", env, learning_rate=settings["learning_rate"], n_steps=settings["n_steps"],
-        batch_size=settings["batch_size"], n_epochs=settings["n_epochs"], gamma=settings["gamma"],
-        gae_lambda=settings["gae_lambda"], ent_coef=settings["ent_coef"], clip_range=settings["clip_range"],
-        policy_kwargs=policy_kwargs(settings["network"]), tensorboard_log=tensorboard_log, seed=seed,
-        device="cpu", verbose=0)
+        "MlpPolicy",
+        env,
+        learning_rate=settings["learning_rate"],
+        n_steps=settings["n_steps"],
+        batch_size=settings["batch_size"],
+        n_epochs=settings["n_epochs"],
+        gamma=settings["gamma"],
+        gae_lambda=settings["gae_lambda"],
+        ent_coef=settings["ent_coef"],
+        clip_range=settings["clip_range"],
+        policy_kwargs=policy_kwargs(settings["network"]),
+        tensorboard_log=tensorboard_log,
+        seed=seed,
+        device="cpu",
+        verbose=0,
+    )
 
 
 def save_learner(model, path: str, game: Game, command: str, reward: str, training: dict[str, Any]) -> str:
     """Write the learner to ``path`` with its card (``training`` gets the learner's step count)."""
-    card = make_card(game, training["hyperparameters"]["network"], command, reward,
-                     {**training, "num_timesteps": int(model.num_timesteps)})
+    card = make_card(
+        game,
+        training["hyperparameters"]["network"],
+        command,
+        reward,
+        {**training, "num_timesteps": int(model.num_timesteps)},
+    )
     return save_network(network_from_policy(model.policy, card), path, learner=model)
 
 
@@ -62,8 +98,9 @@ def resume_settings(path: str, game: Game, reward: str) -> tuple[dict[str, Any],
         raise ValueError(f"{where}: its card records no step count, got {steps!r}")
     from agents.network import build_policy
 
-    load_weights(build_policy(card["network"], game.observation_size, game.num_actions),
-                 read_tensors(path, POLICY_NAME), where)
+    load_weights(
+        build_policy(card["network"], game.observation_size, game.num_actions), read_tensors(path, POLICY_NAME), where
+    )
     read_tensors(path, OPTIMIZER_NAME)
     return card, {k: hyperparameters[k] for k in LEARNER_SETTINGS}
 

@@ -28,15 +28,21 @@ def plot_curve(curve: list[dict[str, Any]], path: str, title: str = "") -> None:
 
 def results_table(results: dict[str, Any]) -> str:
     """The final win-rate table (markdown), with the run's speed and warm start."""
-    lines = [f"{results['game']} {results['config']}: {results['timesteps']} timesteps, trained in "
-             f"{results['train_seconds']:.0f} s ({results['steps_per_second']:.0f} learner steps/s; best model at "
-             f"{results['best_at_timesteps']} timesteps)"]
+    lines = [
+        f"{results['game']} {results['config']}: {results['timesteps']} timesteps, trained in "
+        f"{results['train_seconds']:.0f} s ({results['steps_per_second']:.0f} learner steps/s; best model at "
+        f"{results['best_at_timesteps']} timesteps)"
+    ]
     if results.get("warm_start"):
         ws = results["warm_start"]
-        lines.append(f"warm start: {ws['agent']} imitated on {ws['train_moves']} moves in {ws['seconds']:.0f} s, "
-                     f"held-out move accuracy {ws['held_out_accuracy']:.1%}")
+        lines.append(
+            f"warm start: {ws['agent']} imitated on {ws['train_moves']} moves in {ws['seconds']:.0f} s, "
+            f"held-out move accuracy {ws['held_out_accuracy']:.1%}"
+        )
     lines += ["", "| opponent | games | win rate | 95% CI |", "|---|---|---|---|"]
     for row in results["final"]:
-        lines.append(f"| {row['opponent']} | {row['games']} | {row['win_rate']:.1%} | "
-                     f"{row['ci_low']:.1%} – {row['ci_high']:.1%} |")
+        lines.append(
+            f"| {row['opponent']} | {row['games']} | {row['win_rate']:.1%} | "
+            f"{row['ci_low']:.1%} – {row['ci_high']:.1%} |"
+        )
     return "\n".join(lines)

@@ -89,8 +89,9 @@ def _worker(remote, game_name: str, config: dict, reward: str, num_slots: int, s
 class LockstepVecEnv(VecEnv):
     """``num_envs`` training games (see the module docstring) against the opponents of ``league``."""
 
-    def __init__(self, game_name: str, config: dict, reward: str, num_envs: int, league: League, seed: int,
-                 workers: int = 0):
+    def __init__(
+        self, game_name: str, config: dict, reward: str, num_envs: int, league: League, seed: int, workers: int = 0
+    ):
         from agents.games import make_game
 
         if workers < 0 or (workers and num_envs % workers):
@@ -111,16 +112,18 @@ class LockstepVecEnv(VecEnv):
             for rank in range(workers):
                 local, remote = context.Pipe()
                 share = num_envs // workers
-                process = context.Process(target=_worker, daemon=True, args=(
-                    remote, game_name, config, reward, share, seed, rank * share))
+                process = context.Process(
+                    target=_worker, daemon=True, args=(remote, game_name, config, reward, share, seed, rank * share)
+                )
                 process.start()
                 remote.close()
                 self.remotes.append(local)
                 self.processes.append(process)
             for local in self.remotes:
                 self._receive(local)
-        super().__init__(num_envs, spaces.Box(0.0, 1.0, (game.observation_size,), np.float32),
-                         spaces.Discrete(game.num_actions))
+        super().__init__(
+            num_envs, spaces.Box(0.0, 1.0, (game.observation_size,), np.float32), spaces.Discrete(game.num_actions)
+        )
 
     # --- talking to the batches ---------------------------------------------------------------
     def _update(self):
@@ -147,7 +150,7 @@ class LockstepVecEnv(VecEnv):
             return [self.batch.reset() if command == "reset" else self.batch.step(actions)]
         share = self.num_envs // self.workers
         for rank, remote in enumerate(self.remotes):
-            remote.send((command, update, None if actions is None else actions[rank * share:(rank + 1) * share]))
+            remote.send((command, update, None if actions is None else actions[rank * share : (rank + 1) * share]))
         return [self._receive(remote) for remote in self.remotes]
 
     # --- VecEnv ----------------------------------------------------------------------------------
@@ -172,10 +175,16 @@ class LockstepVecEnv(VecEnv):
                 env = rank * share + slot
                 rewards[env], dones[env] = outcome["reward"], True
                 self.league.record(outcome["member"], outcome["win_points"])
-                infos[env] = {"episode": {"r": outcome["reward"], "l": outcome["moves"],
-                                          "t": round(time.time() - self._started, 6)},
-                              "win_points": outcome["win_points"], "is_success": outcome["win_points"] == 1.0,
-                              "terminal_observation": outcome["terminal_observation"]}
+                infos[env] = {
+                    "episode": {
+                        "r": outcome["reward"],
+                        "l": outcome["moves"],
+                        "t": round(time.time() - self._started, 6),
+                    },
+                    "win_points": outcome["win_points"],
+                    "is_success": outcome["win_points"] == 1.0,
+                    "terminal_observation": outcome["terminal_observation"],
+                }
         return obs, rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:

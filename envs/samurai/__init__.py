@@ -13,19 +13,35 @@ DESCRIPTION = GameDescription(
     game_class=SamuraiGame,
     options=(
         Option("num_players", "int", 2, "players", PLAYER_COUNTS),
-        Option("choose_hand", "bool", False, "players choose their five starting tiles from their piles",
-               (False, True)),
-        Option("figure_setup", "str", "random", "figures placed at random, or Edo full and the rest drafted",
-               FIGURE_SETUPS),
+        Option(
+            "choose_hand", "bool", False, "players choose their five starting tiles from their piles", (False, True)
+        ),
+        Option(
+            "figure_setup", "str", "random", "figures placed at random, or Edo full and the rest drafted", FIGURE_SETUPS
+        ),
     ),
     heuristic="agents.heuristic.samurai",
     leaf_evaluation="agents.evaluation:samurai",
     # Leaf evaluation instead of rollouts: a rollout to the end costs ~15 ms (agents/evaluation.py).
     search_defaults={"rollout_depth": 0},
     # train.py's defaults for this game (benchmarks/results/training.md says how they were chosen).
-    training=dict(timesteps=1_000_000, opponents=["random", "heuristic", "self"], warm_start="heuristic",
-                  warm_start_games=300, n_envs=64, eval_freq=50_000, snapshot_freq=50_000,
-                  net_arch=[128], shared_layers=[256],
-                  n_steps=64, batch_size=1024, n_epochs=4, learning_rate=1e-3, gamma=1.0, gae_lambda=0.95,
-                  ent_coef=0.01, clip_range=0.2),
+    training=dict(
+        timesteps=1_000_000,
+        opponents=["random", "heuristic", "self"],
+        warm_start="heuristic",
+        warm_start_games=300,
+        n_envs=64,
+        eval_freq=50_000,
+        snapshot_freq=50_000,
+        net_arch=[128],
+        shared_layers=[256],
+        n_steps=64,
+        batch_size=1024,
+        n_epochs=4,
+        learning_rate=1e-3,
+        gamma=1.0,
+        gae_lambda=0.95,
+        ent_coef=0.01,
+        clip_range=0.2,
+    ),
 )

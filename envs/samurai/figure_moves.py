@@ -39,14 +39,22 @@ def swap_possible(table: list[list[bool]]) -> bool:
 
 def first_figures(figures: Figures, settlements: Sequence[int], table: list[list[bool]]) -> list[int]:
     """The figure swap's first figure: only those with a partner."""
-    return [settlement_figure_action(s, t1) for s in settlements for t1 in figures[s]
-            if any(t2 != t1 and t2 not in figures[s] and table[t2][t1] for t2 in range(3))]
+    return [
+        settlement_figure_action(s, t1)
+        for s in settlements
+        for t1 in figures[s]
+        if any(t2 != t1 and t2 not in figures[s] and table[t2][t1] for t2 in range(3))
+    ]
 
 
 def partners(figures: Figures, settlements: Sequence[int], s1: int, t1: int) -> list[int]:
     """The figure swap's second figure, once the first is chosen."""
-    return [settlement_figure_action(s2, t2) for s2 in settlements for t2 in figures[s2]
-            if swappable(figures, s1, t1, s2, t2)]
+    return [
+        settlement_figure_action(s2, t2)
+        for s2 in settlements
+        for t2 in figures[s2]
+        if swappable(figures, s1, t1, s2, t2)
+    ]
 
 
 def draft_actions(figures: Figures, settlements: Sequence[int], supply: Sequence[int]) -> list[int]:
@@ -56,5 +64,9 @@ def draft_actions(figures: Figures, settlements: Sequence[int], supply: Sequence
     a city can always get a second, different type, and the villages take any type."""
     open_ = [s for s in settlements if len(figures[s]) < CAPACITY[SETTLEMENTS[s]]]
     cities = [s for s in open_ if CAPACITY[SETTLEMENTS[s]] > 1]
-    return [settlement_figure_action(s, t) for s in (cities or open_) for t in range(3)
-            if t not in figures[s] and supply[t] > 0]
+    return [
+        settlement_figure_action(s, t)
+        for s in (cities or open_)
+        for t in range(3)
+        if t not in figures[s] and supply[t] > 0
+    ]

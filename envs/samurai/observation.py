@@ -76,7 +76,17 @@ from envs.core.engine import Observer
 from envs.samurai.actions import figure_of, hex_of, is_figure, is_hex, is_tile_choice
 from envs.samurai.board import CAPACITY, HEX_KIND, LAND, LAYOUTS, NUM_HEXES, SEA, SETTLEMENT, SETTLEMENTS
 from envs.samurai.components import (
-    HAND_SIZE, INFLUENCE, KIND_COUNTS, NUM_KINDS, PHASES, PLAY, RONIN, SAMURAI1, SAMURAI3, SHIPS, TILE_SWAP,
+    HAND_SIZE,
+    INFLUENCE,
+    KIND_COUNTS,
+    NUM_KINDS,
+    PHASES,
+    PLAY,
+    RONIN,
+    SAMURAI1,
+    SAMURAI3,
+    SHIPS,
+    TILE_SWAP,
     TILES_PER_PLAYER,
 )  # fmt: skip
 from envs.samurai.rules import SamuraiState
@@ -162,7 +172,7 @@ def encode_board(state: SamuraiState, seat: int) -> np.ndarray:
         kinds = [state.tile[h] for h in placed]
         block[placed, TILE_COLUMNS] = TILE_ROWS[kinds, [(state.owner[h] - seat) % n for h in placed]]
     masks = [figure_mask(state.figures[s]) for s in state.layout.settlements]
-    block[SETTLEMENT_HEXES[n], F_FIGURES:F_FIGURES + 3] = FIGURE_ROWS[masks]
+    block[SETTLEMENT_HEXES[n], F_FIGURES : F_FIGURES + 3] = FIGURE_ROWS[masks]
     return block
 
 
@@ -180,7 +190,7 @@ def encode_seats(state: SamuraiState) -> np.ndarray:
 
 
 def set_captured(seats: np.ndarray, state: SamuraiState, p: int) -> None:
-    seats[p, S_CAPTURED:S_CAPTURED + 3] = [c / MAX_SUPPLY for c in state.captured[p]]
+    seats[p, S_CAPTURED : S_CAPTURED + 3] = [c / MAX_SUPPLY for c in state.captured[p]]
 
 
 class SamuraiObserver(Observer):
@@ -258,7 +268,7 @@ class SamuraiObserver(Observer):
         self._figures[s] = state.figures[s][:]
         row = FIGURE_ROWS[figure_mask(state.figures[s])]
         for board in self._boards:
-            board[SETTLEMENTS[s], F_FIGURES:F_FIGURES + 3] = row
+            board[SETTLEMENTS[s], F_FIGURES : F_FIGURES + 3] = row
 
     def observe(self, state: SamuraiState, player: int) -> np.ndarray:
         """The observation of ``player``: a fresh float32 vector of OBSERVATION_SIZE."""
@@ -275,9 +285,9 @@ def compose(state: SamuraiState, observer: int, board: np.ndarray, seats: np.nda
     out[:PLAYERS] = board.ravel()  # both blocks are C-contiguous: ravel gives views, no copies
     seat_values = seats.ravel()
     cut = PLAYERS + (n - o) * PLAYER_BLOCK
-    out[PLAYERS:cut] = seat_values[o * PLAYER_BLOCK:]
+    out[PLAYERS:cut] = seat_values[o * PLAYER_BLOCK :]
     if o:
-        out[cut:PLAYERS + n * PLAYER_BLOCK] = seat_values[:o * PLAYER_BLOCK]
+        out[cut : PLAYERS + n * PLAYER_BLOCK] = seat_values[: o * PLAYER_BLOCK]
     if state.current_player is not None:
         out[PLAYERS + (state.current_player - o) % n * PLAYER_BLOCK + S_TO_ACT] = 1.0
     if state.swap_from >= 0:

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 #: Two-letter tile codes on the map: type/samurai/ronin(N)/ship(W)/tile swap(T) and value.
 CODES = tuple(
     ("S" if name.startswith("samurai") else "W" if name.startswith("ship") else name[0].upper()) + name[-1]
-    if name[-1].isdigit() else {"ronin": "N1", "tile_swap": "T0", "figure_swap": "F-"}[name]
+    if name[-1].isdigit()
+    else {"ronin": "N1", "tile_swap": "T0", "figure_swap": "F-"}[name]
     for name in TILE_NAMES
 )
 FIGURE_LETTERS = "hbr"
@@ -41,8 +42,12 @@ def status_lines(state: SamuraiState, perspective: int | None = None) -> list[st
     for p in range(game.num_players):
         caught = " ".join(f"{t} {c}" for t, c in zip(FIGURE_TYPES, state.captured[p]))
         lines.append(f"  {player_label(p)}: captured {caught}; hand {len(state.hands[p])}, pile {len(state.piles[p])}")
-    lines.append("  set aside: " + " ".join(f"{t} {c}" for t, c in zip(FIGURE_TYPES, state.set_aside))
-                 + "; on the board: " + " ".join(f"{t} {c}" for t, c in zip(FIGURE_TYPES, state.figures_on_board)))
+    lines.append(
+        "  set aside: "
+        + " ".join(f"{t} {c}" for t, c in zip(FIGURE_TYPES, state.set_aside))
+        + "; on the board: "
+        + " ".join(f"{t} {c}" for t, c in zip(FIGURE_TYPES, state.figures_on_board))
+    )
     if state.current_player is None:
         winners = ", ".join(player_label(p) for p in state.winners())
         lines.append(f"  game over - winner{'s' if len(state.winners()) > 1 else ''}: {winners}")
@@ -68,7 +73,7 @@ def render_text(state: SamuraiState, perspective: int | None = None) -> str:
     for h in on:
         text = _cell(state, h).center(6)
         row, col = 2 * (HEX_Y[h] - y0) + HEX_X[h] % 2, (HEX_X[h] - x0) * 6
-        rows[row][col:col + 6] = text
+        rows[row][col : col + 6] = text
     lines = ["".join(r).rstrip() for r in rows]
     return "\n".join([line for line in lines if line] + status_lines(state, perspective))
 
@@ -94,8 +99,13 @@ def render_image(state: SamuraiState) -> np.ndarray:
         cy = margin + step_y / 2 + (HEX_Y[h] - y0 + 0.5 * (HEX_X[h] % 2)) * step_y
         corners = [(cx + radius * math.cos(math.pi / 3 * i), cy + radius * math.sin(math.pi / 3 * i)) for i in range(6)]
         kind, tile = HEX_KIND[h], state.tile[h]
-        fill = PLAYER_COLORS[state.owner[h]] if tile >= 0 else SEA_COLOR if kind == SEA else (
-            LAND_COLOR if kind == LAND else TOWN_COLOR)
+        fill = (
+            PLAYER_COLORS[state.owner[h]]
+            if tile >= 0
+            else SEA_COLOR
+            if kind == SEA
+            else (LAND_COLOR if kind == LAND else TOWN_COLOR)
+        )
         draw.polygon(corners, fill=fill, outline=(90, 90, 90))
         if tile >= 0:
             draw.text((cx - 6, cy - 6), CODES[tile], fill=(255, 255, 255), font=font)
@@ -116,4 +126,3 @@ def render_image(state: SamuraiState) -> np.ndarray:
     draw.text((text_x, height - 34), "tiles: H B R helmet/buddha/rice, S samurai, N ronin,", fill=INK, font=font)
     draw.text((text_x, height - 20), "W ship, T tile swap (with value); figures: h b r", fill=INK, font=font)
     return to_array(image)
-

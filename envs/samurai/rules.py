@@ -18,12 +18,29 @@ import numpy as np
 from envs.core.engine import GameState
 from envs.samurai import figure_moves
 from envs.samurai.actions import (
-    END_TURN, NUM_ACTIONS, describe_action, figure_of, hex_actions, hex_of, tile_actions, tile_of,
+    END_TURN,
+    NUM_ACTIONS,
+    describe_action,
+    figure_of,
+    hex_actions,
+    hex_of,
+    tile_actions,
+    tile_of,
 )  # fmt: skip
 from envs.samurai.board import HEX_KIND, LAND, NUM_HEXES
 from envs.samurai.components import (
-    CHOOSE_HAND, DRAFT, DRAFT_SETUP, FIGURE_SWAP, FIGURE_TYPES, HAND_SIZE, INFLUENCE, MOVABLE, NUM_KINDS, PLAY, QUICK,
-    SHIPS, TILE_SWAP,
+    CHOOSE_HAND,
+    DRAFT,
+    DRAFT_SETUP,
+    FIGURE_SWAP,
+    HAND_SIZE,
+    INFLUENCE,
+    MOVABLE,
+    NUM_KINDS,
+    PLAY,
+    QUICK,
+    SHIPS,
+    TILE_SWAP,
 )  # fmt: skip
 from envs.samurai.scoring import winners as winners_of
 from envs.samurai.setup import redeal
@@ -34,8 +51,10 @@ if TYPE_CHECKING:
 #: What each tile kind needs to be playable: an empty land hex, an empty sea hex,
 #: a legal figure exchange, or an own movable tile on the board and an empty land hex.
 ON_LAND, ON_SEA, SWAP_FIGURES, SWAP_TILE = range(4)
-TARGET = tuple(ON_SEA if k in SHIPS else SWAP_FIGURES if k == FIGURE_SWAP else SWAP_TILE if k == TILE_SWAP
-               else ON_LAND for k in range(NUM_KINDS))
+TARGET = tuple(
+    ON_SEA if k in SHIPS else SWAP_FIGURES if k == FIGURE_SWAP else SWAP_TILE if k == TILE_SWAP else ON_LAND
+    for k in range(NUM_KINDS)
+)
 #: End condition (b): the game ends when this many figures have been set aside.
 SET_ASIDE_TO_END = 4
 NO_TILE = NO_HEX = -1
@@ -89,8 +108,9 @@ class SamuraiState(GameState):
     def figures_in_supply(self) -> list[int]:
         """Per type, the figures not yet on the board, captured or set aside (play begins once it is empty)."""
         supply = self.layout.supply
-        return [supply - self.figures_on_board[t] - self.set_aside[t] - sum(c[t] for c in self.captured)
-                for t in range(3)]
+        return [
+            supply - self.figures_on_board[t] - self.set_aside[t] - sum(c[t] for c in self.captured) for t in range(3)
+        ]
 
     # --- legal actions -----------------------------------------------------------
     def _compute_legal(self) -> tuple[int, ...]:
@@ -133,8 +153,15 @@ class SamuraiState(GameState):
             if non_quick_used and not QUICK[k]:
                 continue
             target = TARGET[k]
-            if (land if target == ON_LAND else sea if target == ON_SEA else self.figure_swap_possible()
-                    if target == SWAP_FIGURES else land and self.movable[p] > 0):
+            if (
+                land
+                if target == ON_LAND
+                else sea
+                if target == ON_SEA
+                else self.figure_swap_possible()
+                if target == SWAP_FIGURES
+                else land and self.movable[p] > 0
+            ):
                 choices.append(k)
         return choices
 

@@ -19,8 +19,22 @@ from envs.samurai import figure_moves
 from envs.samurai.actions import settlement_figure_action
 from envs.samurai.board import CAPACITY, HEX_KIND, NUM_HEXES, SEA, SETTLEMENT, SETTLEMENTS
 from envs.samurai.components import (
-    CHOOSE_HAND, DRAFT, DRAFT_SETUP, FIGURE_SWAP, FIGURE_TYPES, HAND_SIZE, KIND_OF_NAME, MOVABLE, PLAY, PLAYER_TILES,
-    QUICK, SHIPS, TILE_NAMES, TILES_PER_PLAYER, TILE_SWAP, TYPE_OF_NAME,
+    CHOOSE_HAND,
+    DRAFT,
+    DRAFT_SETUP,
+    FIGURE_SWAP,
+    FIGURE_TYPES,
+    HAND_SIZE,
+    KIND_OF_NAME,
+    MOVABLE,
+    PLAY,
+    PLAYER_TILES,
+    QUICK,
+    SHIPS,
+    TILE_NAMES,
+    TILE_SWAP,
+    TILES_PER_PLAYER,
+    TYPE_OF_NAME,
 )  # fmt: skip
 from envs.samurai.rules import SamuraiState
 from envs.samurai.scoring import winners as winners_of
@@ -29,8 +43,20 @@ from envs.samurai.setup import draft_figures, figure_list
 if TYPE_CHECKING:
     from envs.samurai.game import SamuraiGame
 
-KEYS = {"game", "num_players", "current_player", "board", "figures", "captured", "set_aside", "hands", "piles",
-        "turn", "terminal", "winners"}
+KEYS = {
+    "game",
+    "num_players",
+    "current_player",
+    "board",
+    "figures",
+    "captured",
+    "set_aside",
+    "hands",
+    "piles",
+    "turn",
+    "terminal",
+    "winners",
+}
 TURN_KEYS = {"number", "phase", "played", "non_quick_used", "tile", "first_figure", "swap_from"}
 #: More turns than any game can have: each turn but a pass plays one of the 20 tiles of each
 #: player, and fewer than ``num_players`` passes come in a row (then the game ends): <= 323 for 4.
@@ -43,8 +69,11 @@ def state_to_dict(state: SamuraiState) -> dict[str, Any]:
         "game": "samurai",
         "num_players": state.game.num_players,
         "current_player": state.current_player,
-        "board": {str(h): {"tile": TILE_NAMES[state.tile[h]], "owner": state.owner[h]}
-                  for h in range(NUM_HEXES) if state.tile[h] >= 0},
+        "board": {
+            str(h): {"tile": TILE_NAMES[state.tile[h]], "owner": state.owner[h]}
+            for h in range(NUM_HEXES)
+            if state.tile[h] >= 0
+        },
         "figures": {str(SETTLEMENTS[s]): [FIGURE_TYPES[t] for t in state.figures[s]] for s in state.layout.settlements},
         "captured": [dict(zip(FIGURE_TYPES, c)) for c in state.captured],
         "set_aside": dict(zip(FIGURE_TYPES, state.set_aside)),
@@ -56,8 +85,9 @@ def state_to_dict(state: SamuraiState) -> dict[str, Any]:
             "played": [TILE_NAMES[k] for k in state.played],
             "non_quick_used": state.non_quick_used,
             "tile": None if state.pending < 0 else TILE_NAMES[state.pending],
-            "first_figure": None if first is None else {"settlement": SETTLEMENTS[first[0]],
-                                                        "type": FIGURE_TYPES[first[1]]},
+            "first_figure": None
+            if first is None
+            else {"settlement": SETTLEMENTS[first[0]], "type": FIGURE_TYPES[first[1]]},
             "swap_from": None if state.swap_from < 0 else state.swap_from,
         },
         "terminal": state.current_player is None,
@@ -187,8 +217,10 @@ def state_from_dict(game: SamuraiGame, data: dict[str, Any]) -> SamuraiState:
     terminal = _bool(data["terminal"], "terminal")
     current = data["current_player"]
     if not (current is None if terminal else is_int(current) and 0 <= current < n):
-        _fail(f"current_player must be {'null once the game is over' if terminal else f'a seat in 0..{n - 1}'}, "
-              f"got {shown(current)}")
+        _fail(
+            f"current_player must be {'null once the game is over' if terminal else f'a seat in 0..{n - 1}'}, "
+            f"got {shown(current)}"
+        )
     winners = _list(data["winners"], "winners")
     if any(not is_int(p) for p in winners):
         _fail(f"winners must be a list of seats, got {shown(winners)}")
@@ -241,8 +273,10 @@ def _check_tiles(state: SamuraiState) -> None:
         if counted != Counter(PLAYER_TILES):
             extra, missing = counted - Counter(PLAYER_TILES), Counter(PLAYER_TILES) - counted
             names = lambda c: {TILE_NAMES[k]: m for k, m in c.items()}  # noqa: E731
-            _fail(f"hands[{p}], piles[{p}] and board: player {p}'s tiles are not conserved: "
-                  f"extra {names(extra) or 'none'}, missing {names(missing) or 'none'}")
+            _fail(
+                f"hands[{p}], piles[{p}] and board: player {p}'s tiles are not conserved: "
+                f"extra {names(extra) or 'none'}, missing {names(missing) or 'none'}"
+            )
         played = state.played if p == state.turn_number % n else []
         out_of_hand = Counter(on_board)
         if FIGURE_SWAP not in state.hands[p] + state.piles[p]:
@@ -251,8 +285,10 @@ def _check_tiles(state: SamuraiState) -> None:
             _fail(f"turn.played lists tiles that player {p} has not played: {[TILE_NAMES[k] for k in played]}")
         size = len(state.hands[p]) + len(played)
         if state.phase != CHOOSE_HAND and size != min(HAND_SIZE, size + len(state.piles[p])):
-            _fail(f"hands[{p}]: player {p} must hold {HAND_SIZE} tiles at the start of a turn while the pile lasts "
-                  f"(hand {len(state.hands[p])}, played this turn {len(played)}, pile {len(state.piles[p])})")
+            _fail(
+                f"hands[{p}]: player {p} must hold {HAND_SIZE} tiles at the start of a turn while the pile lasts "
+                f"(hand {len(state.hands[p])}, played this turn {len(played)}, pile {len(state.piles[p])})"
+            )
 
 
 def _check_figures(state: SamuraiState) -> None:
@@ -261,18 +297,23 @@ def _check_figures(state: SamuraiState) -> None:
     in_supply = state.figures_in_supply()
     for t, name in enumerate(FIGURE_TYPES):
         if in_supply[t] < 0:
-            _fail(f"figures, captured and set_aside: {name} figures are not conserved: more than the supply "
-                  f"of {supply} on the board, captured and set aside")
+            _fail(
+                f"figures, captured and set_aside: {name} figures are not conserved: more than the supply "
+                f"of {supply} on the board, captured and set aside"
+            )
     if state.phase == PLAY and any(in_supply):
-        _fail(f"figures, captured and set_aside: figures are not conserved: on the board + captured + set aside "
-              f"must be {supply} of each type")
+        _fail(
+            f"figures, captured and set_aside: figures are not conserved: on the board + captured + set aside "
+            f"must be {supply} of each type"
+        )
     for s in state.layout.settlements:
         h, figs = SETTLEMENTS[s], state.figures[s]
         if state.need[s] == 0 and figs:
             _fail(f"figures['{h}']: settlement {h} is surrounded but figures still stand in it")
         if state.phase == PLAY and state.need[s] and len(figs) != CAPACITY[h]:
-            _fail(f"figures['{h}']: settlement {h} is not surrounded, so it must still hold its {CAPACITY[h]} "
-                  f"figure(s)")
+            _fail(
+                f"figures['{h}']: settlement {h} is not surrounded, so it must still hold its {CAPACITY[h]} figure(s)"
+            )
 
 
 def _check_setup(state: SamuraiState) -> None:
@@ -291,8 +332,10 @@ def _check_setup(state: SamuraiState) -> None:
             _fail("figures: in the draft Edo holds one figure of each type from the start")
         if not any(state.figures_in_supply()):
             _fail("turn.phase: the draft is over when every figure is placed: the phase is play")
-        cities_open = any(len(state.figures[s]) < CAPACITY[SETTLEMENTS[s]] and CAPACITY[SETTLEMENTS[s]] > 1
-                          for s in layout.settlements)
+        cities_open = any(
+            len(state.figures[s]) < CAPACITY[SETTLEMENTS[s]] and CAPACITY[SETTLEMENTS[s]] > 1
+            for s in layout.settlements
+        )
         if cities_open and any(state.figures[s] and CAPACITY[SETTLEMENTS[s]] == 1 for s in layout.settlements):
             _fail("figures: in the draft the cities are filled before the villages")
 
@@ -316,8 +359,9 @@ def _check_progress(state: SamuraiState, terminal: bool, winners: list[int]) -> 
         _fail("winners must be empty while the game is being played")
     if state.phase == CHOOSE_HAND:
         expected = next((p for p in range(n) if len(state.hands[p]) < HAND_SIZE), None)
-        if expected is None or any(len(state.hands[p]) != (HAND_SIZE if p < expected else 0)
-                                   for p in range(n) if p != expected):
+        if expected is None or any(
+            len(state.hands[p]) != (HAND_SIZE if p < expected else 0) for p in range(n) if p != expected
+        ):
             _fail("hands: while hands are chosen, players before the chooser hold 5 tiles and players after hold none")
     elif state.phase == DRAFT:
         expected = (sum(state.figures_on_board) - sum(map(len, draft_figures(state.layout)))) % n
@@ -341,5 +385,6 @@ def _check_action_in_progress(state: SamuraiState) -> None:
     if state.swap_from >= 0:
         h = state.swap_from
         if chosen != TILE_SWAP or state.owner[h] != p or not MOVABLE[state.tile[h]]:
-            _fail("turn.swap_from must be the hex of an own helmet/buddha/rice/samurai tile, "
-                  "with turn.tile 'tile_swap'")
+            _fail(
+                "turn.swap_from must be the hex of an own helmet/buddha/rice/samurai tile, with turn.tile 'tile_swap'"
+            )

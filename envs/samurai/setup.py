@@ -59,8 +59,10 @@ def piles_option(value: Any, num_players: int) -> list[list[int]]:
             f"options['piles'] must be a list of {num_players} lists of tile names (one per player), got {shown(value)}"
         )
     names = [TILE_NAMES[k] for k in PLAYER_TILES]
-    return [[KIND_OF_NAME[c] for c in check_permutation(f"options['piles'][{p}]", pile, names)]
-            for p, pile in enumerate(value)]
+    return [
+        [KIND_OF_NAME[c] for c in check_permutation(f"options['piles'][{p}]", pile, names)]
+        for p, pile in enumerate(value)
+    ]
 
 
 def figures_option(value: Any, layout: Layout) -> list[list[int]]:

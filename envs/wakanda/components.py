@@ -33,4 +33,3 @@ FIRST_AVAILABLE = 3  # the first three are available; the other three are tilted
 HEADDRESSES = 3  # per player
 NUM_PLAYERS = 2
 FIRST_PLAYER = 0  # player_0 starts (and draws first)
-

@@ -36,29 +36,36 @@ OPTIONS = {"bag", "villages"}
 def check_bag_option(bag: Any) -> list[int]:
     """``options["bag"]``: the draw order, a permutation of the 21 pieces by name."""
     if not isinstance(bag, (list, tuple)) or not all(isinstance(name, str) for name in bag):
-        raise ValueError(f"options['bag'] must be a list of names, a permutation of the {len(ALL_PIECES)} pieces, "
-                         f"got {shown(bag)}")
+        raise ValueError(
+            f"options['bag'] must be a list of names, a permutation of the {len(ALL_PIECES)} pieces, got {shown(bag)}"
+        )
     unknown = sorted({name for name in bag if name not in PIECE_OF_NAME})
     if unknown:
         raise ValueError(f"options['bag'] holds unknown names {shown(unknown)}; allowed: {list(PIECES)}")
     have, want = Counter(bag), Counter(PIECES[k] for k in ALL_PIECES)
     if have != want:
-        raise ValueError(f"options['bag'] is not a permutation of the game's {len(ALL_PIECES)} pieces: "
-                         f"extra {dict(have - want) or 'none'}, missing {dict(want - have) or 'none'}")
+        raise ValueError(
+            f"options['bag'] is not a permutation of the game's {len(ALL_PIECES)} pieces: "
+            f"extra {dict(have - want) or 'none'}, missing {dict(want - have) or 'none'}"
+        )
     return [PIECE_OF_NAME[name] for name in bag]
 
 
 def check_villages_option(villages: Any) -> list[int]:
     """``options["villages"]``: six distinct village names, in line order."""
     if not isinstance(villages, (list, tuple)) or not all(isinstance(v, str) for v in villages):
-        raise ValueError(f"options['villages'] must be a list of {NUM_SLOTS} village names from {list(VILLAGES)}, "
-                         f"got {shown(villages)}")
+        raise ValueError(
+            f"options['villages'] must be a list of {NUM_SLOTS} village names from {list(VILLAGES)}, "
+            f"got {shown(villages)}"
+        )
     unknown = sorted({v for v in villages if v not in VILLAGE_OF_NAME})
     if unknown:
         raise ValueError(f"options['villages'] holds unknown names {shown(unknown)}; allowed: {list(VILLAGES)}")
     if len(villages) != NUM_SLOTS or len(set(villages)) != NUM_SLOTS:
-        raise ValueError(f"options['villages'] must name {NUM_SLOTS} distinct villages from {list(VILLAGES)}, "
-                         f"got {shown(list(villages))}")
+        raise ValueError(
+            f"options['villages'] must name {NUM_SLOTS} distinct villages from {list(VILLAGES)}, "
+            f"got {shown(list(villages))}"
+        )
     return [VILLAGE_OF_NAME[v] for v in villages]
 
 

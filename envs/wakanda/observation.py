@@ -212,7 +212,8 @@ def player0_view(state: WakandaState) -> list[float]:
         *bag_part(state),
         *_SEATS[state.third_headdress_first],
         *candidates_part(state),
-        _SCORE[scores[0]], _SCORE[scores[1]],
+        _SCORE[scores[0]],
+        _SCORE[scores[1]],
         *_SEATS[state.current_player],
         _FLAG[state.game.advanced],
     ]

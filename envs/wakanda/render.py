@@ -40,7 +40,7 @@ def render_text(state: WakandaState) -> str:
     rules = "advanced" if state.game.advanced else "basic"
     lines = [f"Wakanda ({rules}) - {status_text(state)} - {len(state.bag)} pieces in the bag"]
     lines.append("  " + "".join(f"{v:<{COLUMN}}" for v in range(NUM_SLOTS)))
-    lines.append("  " + "".join(f"{state.village_label(v)[:COLUMN - 1]:<{COLUMN}}" for v in range(NUM_SLOTS)))
+    lines.append("  " + "".join(f"{state.village_label(v)[: COLUMN - 1]:<{COLUMN}}" for v in range(NUM_SLOTS)))
     marks = []
     for v in range(NUM_SLOTS):
         owner = state.owner[v]
@@ -56,8 +56,10 @@ def render_text(state: WakandaState) -> str:
     lines.append("  " + "".join(f"{'-' * (COLUMN - 2):<{COLUMN}}" for _ in range(NUM_SLOTS)))
     scores = state.int_scores()
     for p in range(2):
-        lines.append(f"  {player_label(p)}: score {scores[p]:>3}, headdresses {state.headdresses[p]}, "
-                     f"supply: {supply_text(state, p)}")
+        lines.append(
+            f"  {player_label(p)}: score {scores[p]:>3}, headdresses {state.headdresses[p]}, "
+            f"supply: {supply_text(state, p)}"
+        )
     return "\n".join(lines)
 
 
@@ -66,8 +68,13 @@ def render_image(state: WakandaState) -> np.ndarray:
     col, block, width, height = 120, 22, 120 * NUM_SLOTS + 20, 700
     base = 600
     image, draw, font = new_canvas(width, height)
-    draw.text((10, 10), f"Wakanda ({'advanced' if state.game.advanced else 'basic'}) - {status_text(state)} - "
-              f"{len(state.bag)} pieces in the bag", fill=INK, font=font)
+    draw.text(
+        (10, 10),
+        f"Wakanda ({'advanced' if state.game.advanced else 'basic'}) - {status_text(state)} - "
+        f"{len(state.bag)} pieces in the bag",
+        fill=INK,
+        font=font,
+    )
     for v in range(NUM_SLOTS):
         x = 10 + v * col
         cx = x + col // 2
@@ -78,8 +85,9 @@ def render_image(state: WakandaState) -> np.ndarray:
         face_up = state.face_up(v)
         color = VILLAGE_COLORS[state.villages[v]] if face_up else FACE_DOWN
         draw.rectangle(tile, fill=color, outline=INK, width=2)
-        draw.text((tile[0] + 4, tile[1] + 4), state.village_label(v), fill=INK if face_up else (240, 240, 240),
-                  font=font)
+        draw.text(
+            (tile[0] + 4, tile[1] + 4), state.village_label(v), fill=INK if face_up else (240, 240, 240), font=font
+        )
         for level, piece in enumerate(state.totems[v]):
             y = base - 8 - (level + 1) * block
             draw.rectangle([cx - 24, y, cx + 24, y + block - 2], fill=PIECE_COLORS[piece], outline=INK)
@@ -87,13 +95,19 @@ def render_image(state: WakandaState) -> np.ndarray:
         owner = state.owner[v]
         if owner is not None:  # the headdress on top
             y = base - 8 - (len(state.totems[v]) + 1) * block
-            draw.polygon([(cx - 28, y + block - 2), (cx, y), (cx + 28, y + block - 2)], fill=PLAYER_COLORS[owner],
-                         outline=INK)
+            draw.polygon(
+                [(cx - 28, y + block - 2), (cx, y), (cx + 28, y + block - 2)], fill=PLAYER_COLORS[owner], outline=INK
+            )
             draw.text((cx - 3, y + 8), PLAYER_LETTERS[owner], fill=(255, 255, 255), font=font)
     scores = state.int_scores()
     for p in range(2):
         y = 665 + p * 16
         draw.rectangle([10, y, 22, y + 12], fill=PLAYER_COLORS[p])
-        draw.text((28, y), f"{PLAYER_LETTERS[p]}: score {scores[p]}, headdresses {state.headdresses[p]}, "
-                  f"supply: {supply_text(state, p)}", fill=INK, font=font)
+        draw.text(
+            (28, y),
+            f"{PLAYER_LETTERS[p]}: score {scores[p]}, headdresses {state.headdresses[p]}, "
+            f"supply: {supply_text(state, p)}",
+            fill=INK,
+            font=font,
+        )
     return to_array(image)

@@ -259,5 +259,5 @@ class WakandaState(GameState):
             hidden = [hidden[i] for i in rng.permutation(len(hidden))]
             for slot, kind in zip(hidden_slots, hidden):
                 other.villages[slot] = kind
-            other.removed = hidden[len(hidden_slots):]
+            other.removed = hidden[len(hidden_slots) :]
         return other

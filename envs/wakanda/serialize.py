@@ -48,8 +48,18 @@ if TYPE_CHECKING:
     from envs.wakanda.game import WakandaGame
 
 KEYS = {
-    "game", "advanced", "current_player", "villages", "removed_villages", "supplies", "headdresses_left",
-    "bag", "scores", "third_headdress_first", "terminal", "winner",
+    "game",
+    "advanced",
+    "current_player",
+    "villages",
+    "removed_villages",
+    "supplies",
+    "headdresses_left",
+    "bag",
+    "scores",
+    "third_headdress_first",
+    "terminal",
+    "winner",
 }
 VILLAGE_KEYS = {"kind", "available", "face_up", "owner", "totem"}
 
@@ -85,13 +95,19 @@ def state_to_dict(state: WakandaState) -> dict[str, Any]:
 def state_from_dict(game: WakandaGame, data: Any) -> WakandaState:
     check_state_header(game, data, KEYS, "Wakanda", ("advanced",))
     line = _read_villages(data["villages"])
-    removed = [_village_name(name, f"removed_villages[{i}]")
-               for i, name in enumerate(_list(data["removed_villages"], "removed_villages", NUM_REMOVED))]
-    supplies = [_piece_names(supply, f"supplies[{p}]")
-                for p, supply in enumerate(_list(data["supplies"], "supplies", NUM_PLAYERS))]
+    removed = [
+        _village_name(name, f"removed_villages[{i}]")
+        for i, name in enumerate(_list(data["removed_villages"], "removed_villages", NUM_REMOVED))
+    ]
+    supplies = [
+        _piece_names(supply, f"supplies[{p}]")
+        for p, supply in enumerate(_list(data["supplies"], "supplies", NUM_PLAYERS))
+    ]
     bag = _piece_names(data["bag"], "bag")
-    headdresses = [_count(n, f"headdresses_left[{p}]", HEADDRESSES)
-                   for p, n in enumerate(_list(data["headdresses_left"], "headdresses_left", NUM_PLAYERS))]
+    headdresses = [
+        _count(n, f"headdresses_left[{p}]", HEADDRESSES)
+        for p, n in enumerate(_list(data["headdresses_left"], "headdresses_left", NUM_PLAYERS))
+    ]
     third = _seat_or_none(data["third_headdress_first"], "third_headdress_first")
     player = _seat_or_none(data["current_player"], "current_player")
     terminal = _bool(data["terminal"], "terminal")
@@ -174,13 +190,15 @@ def _read_villages(value: Any) -> list[dict[str, Any]]:
     for v, village in enumerate(_list(value, "villages", NUM_SLOTS)):
         where = f"villages[{v}]"
         check_keys(where, village, VILLAGE_KEYS, VILLAGE_KEYS)
-        line.append({
-            "kind": _village_name(village["kind"], f"{where}.kind"),
-            "available": _bool(village["available"], f"{where}.available"),
-            "face_up": _bool(village["face_up"], f"{where}.face_up"),
-            "owner": _seat_or_none(village["owner"], f"{where}.owner"),
-            "totem": _piece_names(village["totem"], f"{where}.totem"),
-        })
+        line.append(
+            {
+                "kind": _village_name(village["kind"], f"{where}.kind"),
+                "available": _bool(village["available"], f"{where}.available"),
+                "face_up": _bool(village["face_up"], f"{where}.face_up"),
+                "owner": _seat_or_none(village["owner"], f"{where}.owner"),
+                "totem": _piece_names(village["totem"], f"{where}.totem"),
+            }
+        )
     return line
 
 
@@ -189,25 +207,34 @@ def _check_villages(game: WakandaGame, line: list[dict[str, Any]], removed: list
     """The eight kinds each once; availability and faces follow the finished totems; only available
     villages hold pieces, and an owned one holds at least one."""
     if sorted([v["kind"] for v in line] + removed) != list(range(NUM_VILLAGE_KINDS)):
-        _fail(f"the {NUM_SLOTS} villages and {NUM_REMOVED} removed_villages must be the {NUM_VILLAGE_KINDS} "
-              f"village kinds {list(VILLAGES)}, each once")
+        _fail(
+            f"the {NUM_SLOTS} villages and {NUM_REMOVED} removed_villages must be the {NUM_VILLAGE_KINDS} "
+            f"village kinds {list(VILLAGES)}, each once"
+        )
     finished = sum(v["owner"] is not None for v in line)
     revealed = min(NUM_SLOTS, FIRST_AVAILABLE + finished)
     for slot, village in enumerate(line):
         available = slot < revealed
         face_up = available or not game.advanced
         if village["available"] is not available:
-            _fail(f"villages[{slot}].available must be {available}: the first {FIRST_AVAILABLE} villages plus one "
-                  f"per finished totem ({finished}) are available")
+            _fail(
+                f"villages[{slot}].available must be {available}: the first {FIRST_AVAILABLE} villages plus one "
+                f"per finished totem ({finished}) are available"
+            )
         if village["face_up"] is not face_up:
-            rule = "only available villages are face up (advanced rules)" if game.advanced else \
-                "every village is face up in the basic game"
+            rule = (
+                "only available villages are face up (advanced rules)"
+                if game.advanced
+                else "every village is face up in the basic game"
+            )
             _fail(f"villages[{slot}].face_up must be {face_up}: {rule}")
         if not available and village["totem"]:
             _fail(f"villages[{slot}].totem must be empty: the village is not available yet")
         if village["owner"] is not None and not village["totem"]:
-            _fail(f"villages[{slot}].owner is {village['owner']} but its totem is empty; "
-                  f"an empty totem cannot be finished")
+            _fail(
+                f"villages[{slot}].owner is {village['owner']} but its totem is empty; "
+                f"an empty totem cannot be finished"
+            )
 
 
 def _check_conservation(bag: list[int], totems: list[list[int]], supplies: list[list[int]]) -> None:
@@ -215,8 +242,10 @@ def _check_conservation(bag: list[int], totems: list[list[int]], supplies: list[
     full = Counter(ALL_PIECES)
     if seen != full:
         names = lambda c: {PIECES[k]: m for k, m in sorted(c.items())}  # noqa: E731
-        _fail(f"pieces are not conserved (bag + villages[].totem + supplies must be the {NUM_PIECES} pieces): "
-              f"extra {names(seen - full) or 'none'}, missing {names(full - seen) or 'none'}")
+        _fail(
+            f"pieces are not conserved (bag + villages[].totem + supplies must be the {NUM_PIECES} pieces): "
+            f"extra {names(seen - full) or 'none'}, missing {names(full - seen) or 'none'}"
+        )
 
 
 def _check_headdresses(owners: list[int | None], left: list[int], third: int | None) -> None:
@@ -225,8 +254,9 @@ def _check_headdresses(owners: list[int | None], left: list[int], third: int | N
         _fail(f"villages[].owner: a player owns {max(owned)} villages; each has only {HEADDRESSES} headdresses")
     expected = [HEADDRESSES - n for n in owned]
     if left != expected:
-        _fail(f"headdresses_left must be {expected}: {HEADDRESSES} minus the villages each player owns, "
-              f"got {shown(left)}")
+        _fail(
+            f"headdresses_left must be {expected}: {HEADDRESSES} minus the villages each player owns, got {shown(left)}"
+        )
     done = [p for p in range(NUM_PLAYERS) if expected[p] == 0]
     if (third is None) != (not done) or (third is not None and third not in done):
         _fail(f"third_headdress_first is {shown(third)} but the players with no headdress left are {done}")
@@ -238,8 +268,10 @@ def _check_turn(state: WakandaState, terminal: bool) -> None:
     nobody is skipped, so the players alternate and every turn drew exactly one piece."""
     over = state.finished == NUM_SLOTS or (not state.bag and not any(map(state.can_act, range(NUM_PLAYERS))))
     if terminal is not over:
-        _fail(f"terminal is {terminal} but the position is {'over' if over else 'in play'}: the game "
-              f"ends when all {NUM_SLOTS} totems are finished or neither player can act")
+        _fail(
+            f"terminal is {terminal} but the position is {'over' if over else 'in play'}: the game "
+            f"ends when all {NUM_SLOTS} totems are finished or neither player can act"
+        )
     player = state.current_player
     if over and player is not None:
         _fail(f"current_player must be null in a finished game, got {shown(player)}")
@@ -250,11 +282,15 @@ def _check_turn(state: WakandaState, terminal: bool) -> None:
         turns = actions if over else actions + 1  # the player to act has drawn already
         drawn = NUM_PIECES - len(state.bag)
         if drawn != turns:
-            _fail(f"bag: {drawn} pieces are drawn but {turns} turns have begun ({actions} actions played): "
-                  f"while the bag lasts every turn draws one piece")
+            _fail(
+                f"bag: {drawn} pieces are drawn but {turns} turns have begun ({actions} actions played): "
+                f"while the bag lasts every turn draws one piece"
+            )
         if not over and player != actions % NUM_PLAYERS:
-            _fail(f"current_player must be {actions % NUM_PLAYERS}: while the bag lasts the players alternate "
-                  f"and {actions} actions have been played")
+            _fail(
+                f"current_player must be {actions % NUM_PLAYERS}: while the bag lasts the players alternate "
+                f"and {actions} actions have been played"
+            )
         for p, supply in enumerate(state.supplies):
             draws = (turns + 1 - p) // NUM_PLAYERS
             if sum(supply) > draws:

@@ -26,9 +26,23 @@ DESCRIPTION = GameDescription(
     # Paired, flat, exact heuristic rollouts: one step of policy improvement (agents/ismcts.py).
     search_defaults={"rollout_epsilon": 0.0, "paired_root": True, "tree_depth": 1},
     # train.py's defaults for this game (benchmarks/results/training.md says how they were chosen).
-    training=dict(timesteps=1_000_000, opponents=["random", "heuristic", "self"], warm_start="heuristic",
-                  warm_start_games=300, n_envs=64, eval_freq=50_000, snapshot_freq=50_000,
-                  net_arch=[128, 128], shared_layers=[],
-                  n_steps=64, batch_size=1024, n_epochs=4, learning_rate=1e-3, gamma=1.0, gae_lambda=0.95,
-                  ent_coef=0.01, clip_range=0.2),
+    training=dict(
+        timesteps=1_000_000,
+        opponents=["random", "heuristic", "self"],
+        warm_start="heuristic",
+        warm_start_games=300,
+        n_envs=64,
+        eval_freq=50_000,
+        snapshot_freq=50_000,
+        net_arch=[128, 128],
+        shared_layers=[],
+        n_steps=64,
+        batch_size=1024,
+        n_epochs=4,
+        learning_rate=1e-3,
+        gamma=1.0,
+        gae_lambda=0.95,
+        ent_coef=0.01,
+        clip_range=0.2,
+    ),
 )

@@ -33,8 +33,9 @@ def validate_coins(coins: Any) -> dict[int, int]:
     if coins is None:
         return dict(DEFAULT_COINS)
     if not isinstance(coins, dict):
-        raise ValueError(f"coins must be a dict {{value: count}} with values in {list(COIN_VALUES)}, "
-                         f"got {shown(coins)}")
+        raise ValueError(
+            f"coins must be a dict {{value: count}} with values in {list(COIN_VALUES)}, got {shown(coins)}"
+        )
     unknown = [v for v in coins if not is_int(v) or v not in COIN_VALUES]
     if unknown:
         raise ValueError(f"coins has unknown coin values {shown(unknown)}; allowed values: {list(COIN_VALUES)}")
@@ -43,8 +44,9 @@ def validate_coins(coins: Any) -> dict[int, int]:
             raise ValueError(f"coins[{value}] must be a non-negative int (at most {MAX_COINS}), got {shown(count)}")
     total = sum(coins.values())
     if not COINS_TO_END <= total <= MAX_COINS:
-        raise ValueError(f"coins must hold at least {COINS_TO_END} coins (one per silver field) and at most "
-                         f"{MAX_COINS}, got {total}")
+        raise ValueError(
+            f"coins must hold at least {COINS_TO_END} coins (one per silver field) and at most {MAX_COINS}, got {total}"
+        )
     return {v: coins.get(v, 0) for v in COIN_VALUES}
 
 

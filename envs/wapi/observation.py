@@ -160,7 +160,7 @@ def public_vector(state: WapiState) -> np.ndarray:
     """The public vector of ``state`` from scratch (absolute seats: player 0 in slot 0)."""
     game, public = state.game, np.zeros(OBSERVATION_SIZE, dtype=np.float32)
     public[SCORING] = 1.0 if game.scoring == "shared" else 0.0
-    public[PRESENT:PRESENT + game.num_players] = 1.0
+    public[PRESENT : PRESENT + game.num_players] = 1.0
     for mine in range(NUM_MINES):
         write_mine(public, state, mine, with_poles=True)
     for tile, (left, scale) in enumerate(zip(state.bag_counts, game.tile_scale)):
@@ -185,8 +185,8 @@ def write_mine(public: np.ndarray, state: WapiState, mine: int, with_poles: bool
 
 def write_turn(public: np.ndarray, state: WapiState) -> None:
     """What every move changes outside the mines and the bag: the drawn tile, the player to act, the coins placed."""
-    public[DRAWN:DRAWN + NUM_TILE_KINDS] = 0.0
-    public[TO_ACT:TO_ACT + MAX_PLAYERS] = 0.0
+    public[DRAWN : DRAWN + NUM_TILE_KINDS] = 0.0
+    public[TO_ACT : TO_ACT + MAX_PLAYERS] = 0.0
     if state.current_player is not None:
         public[DRAWN + state.drawn] = 1.0
         public[TO_ACT + state.current_player] = 1.0

@@ -71,8 +71,10 @@ def render_image(state: WapiState) -> np.ndarray:
         x = 10 + p * 130
         draw.rectangle([x, y, x + 12, y + 12], fill=PLAYER_COLORS[p])
         draw.text((x + 18, y), f"{PLAYER_LETTERS[p]}: {_fmt(score)} ({state.totems_left[p]} left)", fill=INK, font=font)
-    status = "game over" if state.current_player is None else (
-        f"{player_label(state.current_player)} drew a {describe_tile(state.drawn)}"
+    status = (
+        "game over"
+        if state.current_player is None
+        else (f"{player_label(state.current_player)} drew a {describe_tile(state.drawn)}")
     )
     draw.text((10, 12), f"Wapi - silver {state.coins_placed}/{COINS_TO_END} - {status}", fill=INK, font=font)
     draw.text((10, 290), f"{game_line(state)}", fill=INK, font=font)

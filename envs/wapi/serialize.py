@@ -33,8 +33,18 @@ from envs.wapi.rules import WapiState
 if TYPE_CHECKING:
     from envs.wapi.game import WapiGame
 
-KEYS = {"game", "num_players", "scoring", "current_player", "drawn", "mines", "totems_left", "bag", "scores",
-        "terminal"}
+KEYS = {
+    "game",
+    "num_players",
+    "scoring",
+    "current_player",
+    "drawn",
+    "mines",
+    "totems_left",
+    "bag",
+    "scores",
+    "terminal",
+}
 MINE_KEYS = {"silver", "masks", "totems"}
 
 
@@ -136,8 +146,10 @@ def check_position(game: WapiGame, position: Position) -> None:
     placed = Counter(p for poles in position.totems for p in poles)
     for player, left in enumerate(position.totems_left):
         if left + placed[player] != TOTEMS_PER_PLAYER:
-            _fail(f"totems_left[{player}] is {left}, but the player has {placed[player]} poles in the mines "
-                  f"(they hold {TOTEMS_PER_PLAYER} in all)")
+            _fail(
+                f"totems_left[{player}] is {left}, but the player has {placed[player]} poles in the mines "
+                f"(they hold {TOTEMS_PER_PLAYER} in all)"
+            )
     _check_conservation(game, position)
     _check_turn(game, position)
 
@@ -149,8 +161,10 @@ def _check_conservation(game: WapiGame, position: Position) -> None:
     seen, full_set = Counter(position.bag + placed + held), Counter(game.tiles)
     if seen != full_set:
         names = lambda tiles: {TILE_CODES[t]: m for t, m in tiles.items()}  # noqa: E731
-        _fail(f"tiles are not conserved (bag, drawn, mines): extra {names(seen - full_set) or 'none'}, "
-              f"missing {names(full_set - seen) or 'none'}")
+        _fail(
+            f"tiles are not conserved (bag, drawn, mines): extra {names(seen - full_set) or 'none'}, "
+            f"missing {names(full_set - seen) or 'none'}"
+        )
 
 
 def _check_turn(game: WapiGame, position: Position) -> None:
@@ -167,8 +181,10 @@ def _check_turn(game: WapiGame, position: Position) -> None:
     drawn_so_far = len(game.tiles) - len(position.bag)
     expected = (drawn_so_far - 1) % game.num_players
     if position.current_player != expected:
-        _fail(f"current_player must be {expected}: {drawn_so_far} tiles have been drawn, one per turn, "
-              f"got {shown(position.current_player)}")
+        _fail(
+            f"current_player must be {expected}: {drawn_so_far} tiles have been drawn, one per turn, "
+            f"got {shown(position.current_player)}"
+        )
 
 
 # --- building, then what derives from the position ---------------------------------------------
@@ -195,5 +211,4 @@ def check_derived(state: WapiState, reported: Any) -> None:
     for player, (given, score) in enumerate(zip(reported, true)):
         number = type(given) is int and abs(given) <= MAX_SCORE or type(given) is float and math.isfinite(given)
         if not (number and abs(given - score) <= 1e-9):
-            _fail(f"scores[{player}] is {shown(given)}, but the position scores {score} "
-                  f"(scores: {shown(true)})")
+            _fail(f"scores[{player}] is {shown(given)}, but the position scores {score} (scores: {shown(true)})")

@@ -6,13 +6,23 @@ multiset (hand and pile together)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
-from envs.samurai.actions import END_TURN, figure_action, hex_action
-from envs.samurai.board import CAPACITY, HEX_KIND, HEX_X, HEX_Y, KIND_NAMES, LAYOUTS, NAMES, NUM_HEXES, SETTLEMENT
-from envs.samurai.board import SETTLEMENTS
 from envs.samurai import SamuraiGame, SamuraiState
+from envs.samurai.actions import END_TURN, figure_action, hex_action
+from envs.samurai.board import (
+    CAPACITY,
+    HEX_KIND,
+    HEX_X,
+    HEX_Y,
+    KIND_NAMES,
+    LAYOUTS,
+    NAMES,
+    NUM_HEXES,
+    SETTLEMENT,
+    SETTLEMENTS,
+)
 from envs.samurai.components import CHOOSE_HAND, FIGURE_TYPES, QUICK, TILE_NAMES, describe_tile
 
 
@@ -22,8 +32,13 @@ def _tile(kind: int) -> dict[str, Any]:
 
 def _map_hex(h: int) -> dict[str, Any]:
     """A hex of the map, with the action a click on it means (a settlement: on each of its figures)."""
-    cell: dict[str, Any] = {"id": h, "x": HEX_X[h], "y": HEX_Y[h], "kind": KIND_NAMES[HEX_KIND[h]],
-                            "action": hex_action(h)}
+    cell: dict[str, Any] = {
+        "id": h,
+        "x": HEX_X[h],
+        "y": HEX_Y[h],
+        "kind": KIND_NAMES[HEX_KIND[h]],
+        "action": hex_action(h),
+    }
     if HEX_KIND[h] == SETTLEMENT:
         cell["capacity"] = CAPACITY[h]
         cell["name"] = NAMES.get(h, "village" if CAPACITY[h] == 1 else "city")
@@ -31,7 +46,7 @@ def _map_hex(h: int) -> dict[str, Any]:
     return cell
 
 
-@lru_cache(maxsize=None)
+@cache
 def _map(num_players: int) -> tuple[dict[str, Any], ...]:
     on_board = LAYOUTS[num_players].on_board
     return tuple(_map_hex(h) for h in range(NUM_HEXES) if on_board[h])
@@ -70,10 +85,14 @@ def _turn(state: SamuraiState) -> dict[str, Any]:
 
 def board(state: SamuraiState, seat: int) -> dict[str, Any]:
     """Tiles and figures on the map, players, the turn in progress and ``seat``'s own hand."""
-    tiles = {h: {"kind": TILE_NAMES[k], "text": describe_tile(k), "owner": state.owner[h]}
-             for h, k in enumerate(state.tile) if k >= 0}
-    figures = {h: [FIGURE_TYPES[t] for t in state.figures[s]] for s, h in enumerate(SETTLEMENTS)
-               if state.layout.on_board[h]}
+    tiles = {
+        h: {"kind": TILE_NAMES[k], "text": describe_tile(k), "owner": state.owner[h]}
+        for h, k in enumerate(state.tile)
+        if k >= 0
+    }
+    figures = {
+        h: [FIGURE_TYPES[t] for t in state.figures[s]] for s, h in enumerate(SETTLEMENTS) if state.layout.on_board[h]
+    }
     return {
         "phase": state.phase,
         "turn_number": state.turn_number,

@@ -14,9 +14,13 @@ from envs.wakanda.components import NUM_PIECE_KINDS, NUM_SLOTS, PIECE_COUNTS, PI
 def static(game: WakandaGame) -> dict[str, Any]:
     """The rules and, per village, what a click means: finish its totem, or build the piece
     chosen from the supply there."""
-    actions = [{"finish": finish_action(slot),
-                "build": {PIECES[kind]: build_action(kind, slot) for kind in range(NUM_PIECE_KINDS)}}
-               for slot in range(NUM_SLOTS)]
+    actions = [
+        {
+            "finish": finish_action(slot),
+            "build": {PIECES[kind]: build_action(kind, slot) for kind in range(NUM_PIECE_KINDS)},
+        }
+        for slot in range(NUM_SLOTS)
+    ]
     return {"advanced": game.advanced, "pieces": list(PIECES), "villages": actions}
 
 

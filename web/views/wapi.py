@@ -44,15 +44,25 @@ def _click(state: WapiState, mine: int) -> int:
 
 def static(game: WapiGame) -> dict[str, Any]:
     """What never changes during a game: the fields of a mine, the end, the scoring, the decline action."""
-    return {"silver_fields": SILVER_FIELDS, "mask_fields": MASK_FIELDS, "coins_to_end": COINS_TO_END,
-            "scoring": game.scoring, "decline": DECLINE}
+    return {
+        "silver_fields": SILVER_FIELDS,
+        "mask_fields": MASK_FIELDS,
+        "coins_to_end": COINS_TO_END,
+        "scoring": game.scoring,
+        "decline": DECLINE,
+    }
 
 
 def board(state: WapiState, seat: int) -> dict[str, Any]:
     """The mines, the drawn tile, poles left and points so far (all public)."""
     mines = [
-        {"silver": list(state.silver[k]), "value": sum(state.silver[k]), "masks": state.masks[k],
-         "totems": list(state.totems[k]), "action": _click(state, k)}
+        {
+            "silver": list(state.silver[k]),
+            "value": sum(state.silver[k]),
+            "masks": state.masks[k],
+            "totems": list(state.totems[k]),
+            "action": _click(state, k),
+        }
         for k in range(NUM_MINES)
     ]
     return {
