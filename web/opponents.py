@@ -28,7 +28,7 @@ class OpponentChoice:
     name: str
     agent: str  # the name given to ``agents.make_agent``
     help: str
-    #: options the page may set, with their default: {"time_limit": 1.0} for ismcts
+    #: options the page may set, with their default: {"time_limit": 1.0} for the searchers
     options: dict[str, float] = field(default_factory=dict)
 
     def build(self, game: Game, seed: int | None, options: Mapping[str, Any]) -> Agent:
@@ -50,7 +50,11 @@ _HELP = {
     "random": "plays a legal move at random",
     "heuristic": "the game's hand-written strategy",
     "ismcts": "information-set Monte Carlo tree search, with a thinking time per move",
+    "trained": "the model trained and shipped for this configuration (refused where none is shipped)",
+    "best": "the strongest agent measured for this configuration (a search), with a thinking time per move",
 }
+#: The agents that think for a time the page may set.
+SEARCHERS = ("ismcts", "best")
 
 
 def offered_opponents(models: Mapping[str, str] | None = None) -> dict[str, OpponentChoice]:
@@ -60,7 +64,7 @@ def offered_opponents(models: Mapping[str, str] | None = None) -> dict[str, Oppo
     for name in AGENT_NAMES:
         if ":" in name:  # a template such as ppo:PATH: offered only through models
             continue
-        options = {"time_limit": TIME_LIMIT_DEFAULT} if name == "ismcts" else {}
+        options = {"time_limit": TIME_LIMIT_DEFAULT} if name in SEARCHERS else {}
         choices[name] = OpponentChoice(name, name, _HELP.get(name, f"the {name} agent"), options)
     for name, path in (models or {}).items():
         if name in choices:
