@@ -1,14 +1,15 @@
 """The strongest agent of each game configuration, by measurement: ``make_agent("best", game)``.
 
 Which agent that is was decided by the strength benchmark
-(``benchmarks/results/strength.md``), and the rule is one line: where a
-search network is shipped for the configuration (``agents/models/search/``,
-the networks expert iteration made; a network is shipped only where its
-guided search measured stronger than plain ISMCTS), the best agent is ISMCTS
-guided by it with the game's guided defaults; elsewhere it is plain ISMCTS
-with the game's search defaults, which beats the heuristic in every game
-measured. Both think ``time_limit`` CPU seconds a move (0.5 s, the budget
-the figures were measured at) or ``iterations`` simulations.
+(``benchmarks/results/strength.md``). The best agent is ISMCTS guided by a
+network (with the game's guided defaults) where one is known to make the
+search stronger than plain ISMCTS: first a search network shipped for the
+configuration (``agents/models/search/``, expert iteration's), else the
+network the game's description names as ``best_guide`` (``"trained"``: the
+configuration's shipped model; Wakanda's). Elsewhere it is plain ISMCTS with
+the game's search defaults, which beats the heuristic in every game measured.
+Both think ``time_limit`` CPU seconds a move (0.5 s, the budget the figures
+were measured at) or ``iterations`` simulations.
 """
 
 from __future__ import annotations
@@ -18,6 +19,19 @@ from pathlib import Path
 from agents.guidance import search_model_path
 from agents.protocol import Agent, PlayerView
 from envs.core.engine import Game
+
+
+def described_guide(game: Game) -> str | None:
+    """The model file of the description's ``best_guide`` for ``game``'s configuration, if one is shipped."""
+    import envs
+    from agents.network import shipped_model_path
+
+    if game.name not in envs.GAMES or envs.describe(game.name).best_guide != "trained":
+        return None
+    try:
+        return shipped_model_path(game)
+    except ValueError:  # no model shipped for this configuration (e.g. Wakanda advanced)
+        return None
 
 
 class BestAgent(Agent):
@@ -37,7 +51,7 @@ class BestAgent(Agent):
         from agents import make_agent
 
         budget = {"iterations": iterations} if iterations is not None else {"time_limit": time_limit}
-        network = search_model_path(game)
+        network = search_model_path(game) or described_guide(game)
         if network is not None:
             self.agent = make_agent("ismcts", game, network=network, seed=seed, **budget)
         else:

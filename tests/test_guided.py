@@ -328,9 +328,10 @@ def test_the_strength_benchmark_seats_the_guided_search(model_files, tmp_path, c
 
 # --- the best agent -------------------------------------------------------------------------------------
 def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files, monkeypatch, tmp_path):
-    """make_agent("best") is plain ISMCTS without a shipped search network, the guided search with one
-    (found by its card's game and configuration), and so is network="expert"; the terminal game and
-    the tournament seat it."""
+    """make_agent("best") is the guided search with a shipped search network (found by its card's game
+    and configuration), and so is network="expert"; without one, the search guided by the description's
+    best_guide (Wakanda: the shipped trained model) where that configuration has it, else plain ISMCTS;
+    the terminal game and the tournament seat it."""
     import shutil
 
     import agents.guidance as guidance
@@ -339,7 +340,9 @@ def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files
 
     monkeypatch.setattr(guidance, "SEARCH_MODELS", tmp_path)
     wakanda, samurai3 = make_game("wakanda"), make_game("samurai", num_players=3)
-    assert type(make_agent("best", wakanda, iterations=5).agent).__name__ == "ISMCTSAgent"
+    assert make_agent("best", wakanda, iterations=5).choice == "ismcts guided by wakanda.zip"  # agents/models
+    advanced = make_agent("best", make_game("wakanda", advanced=True), iterations=5)
+    assert type(advanced.agent).__name__ == "ISMCTSAgent"  # no trained model shipped for it
     with pytest.raises(ValueError, match=r"no search network is shipped for wakanda \{'advanced': False\}"):
         make_agent("ismcts", wakanda, network="expert")
     shutil.copy(model_files["wakanda", 2], tmp_path / "wakanda.zip")

@@ -83,6 +83,10 @@ class GameDescription:
         guided_search: the same for the options of ISMCTS guided by a network
             (``agents/guided.py``: ``c_puct``, ``value_mix``, ``leaf_batch``).
         training: PPO settings for ``train.py`` (overridable on its command line).
+        best_guide: the network that guides the search of the game's ``best``
+            agent where no expert-iteration network is shipped (``"trained"``:
+            the configuration's shipped model), set only where that guided
+            search measured stronger than plain ISMCTS; None: plain ISMCTS.
     """
 
     name: str
@@ -93,6 +97,7 @@ class GameDescription:
     search_defaults: dict[str, Any] = field(default_factory=dict)
     guided_search: dict[str, Any] = field(default_factory=dict)
     training: dict[str, Any] = field(default_factory=dict)
+    best_guide: str | None = None
 
     @property
     def env_module(self) -> str:

@@ -11,6 +11,9 @@ DESCRIPTION = GameDescription(
     game_class=WakandaGame,
     options=(Option("advanced", "bool", False, "advanced rules: face-down villages", (False, True)),),
     heuristic="agents.heuristic.wakanda",
+    # Guided by the shipped model, the search beat plain ISMCTS 64.0% [54.2, 72.7] at 0.5 CPU-s a move
+    # (benchmarks/results/strength.md).
+    best_guide="trained",
     # train.py's defaults for this game (benchmarks/results/training.md says how they were chosen).
     training=dict(
         timesteps=3_000_000,
