@@ -368,3 +368,13 @@ def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files
         plan_tournament("wakanda", ["best", "heuristic"], 2, ismcts_iterations=4), processes=1, progress=False
     )
     assert len(summary.games) == 2 and not summary.failures
+
+
+def test_auto_options_come_from_each_games_description(model_files):
+    """The guided options left at "auto" are the game's measured defaults (its description's guided_search):
+    Samurai and Wapi value the leaves by the plain search alone, Wakanda by the network alone."""
+    for name, config, value_mix in (("wakanda", {}, 0.0), ("samurai", {"num_players": 2}, 1.0), ("wapi", {}, 1.0)):
+        game = make_game(name, **config)
+        agent = make_agent("ismcts", game, network=model_for(model_files, game), iterations=5)
+        assert agent.value_mix == value_mix
+        assert make_agent("ismcts", game, network=model_for(model_files, game), value_mix=0.25).value_mix == 0.25
