@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from agents.guidance import NetworkEvaluator
-from agents.ismcts import ISMCTSAgent
+from agents.ismcts import Edge, ISMCTSAgent
 from agents.network import PolicyValueNet
 from agents.protocol import PlayerView
 from envs.core.engine import Game, GameState, is_int, shown
@@ -73,26 +73,13 @@ def guided_options(game: Game | None, c_puct: Any, value_mix: Any, leaf_batch: A
     return float(c_puct), float(value_mix), int(leaf_batch)
 
 
-class _Edge:
-    """One action out of a node: its chooser's reward sum, visits (virtual ones included while
-    pending), availability, and the child nodes by what the searcher observes next."""
-
-    __slots__ = ("visits", "avail", "total", "children")
-
-    def __init__(self) -> None:
-        self.visits = 0
-        self.avail = 0
-        self.total = 0.0
-        self.children: dict[bytes | None, _Node] = {}
-
-
 class _Node:
     """An information set of the searcher: the prior and value from its first evaluation, its edges."""
 
     __slots__ = ("edges", "visits", "prior", "value")
 
     def __init__(self) -> None:
-        self.edges: dict[int, _Edge] = {}
+        self.edges: dict[int, Edge] = {}
         self.visits = 0
         self.prior: dict[int, float] | None = None  # None until evaluated
         self.value = 0.0  # the player to act's value, for moves not tried yet
@@ -215,7 +202,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
 
     def _descend(self, state: GameState, node: _Node, me: int, leaves: list) -> None:
         """Walk down by PUCT to a node not yet evaluated (queued in ``leaves``) or the game's end (backed up)."""
-        path: list[tuple[_Edge, int]] = []
+        path: list[tuple[Edge, int]] = []
         while state.current_player is not None and node.prior is not None:
             action, edge = self._select(node, state)
             edge.visits += 1
@@ -234,7 +221,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         else:
             leaves.append((state, node, path))
 
-    def _select(self, node: _Node, state: GameState) -> tuple[int, _Edge]:
+    def _select(self, node: _Node, state: GameState) -> tuple[int, Edge]:
         """PUCT over the legal actions; an untried action enters with the node's own value."""
         legal = state.legal_tuple()
         edges, prior, c = node.edges, node.prior, self.c_puct
@@ -258,13 +245,13 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         else:
             take = fresh >= 0 and node.value + c * fresh_prior * math.sqrt(node.visits) > best_score
         if take:
-            edge = edges[fresh] = _Edge()
+            edge = edges[fresh] = Edge()
             edge.avail = 1
             return fresh, edge
         return best, edges[best]
 
     @staticmethod
-    def _backup(path: list[tuple[_Edge, int]], value) -> None:
+    def _backup(path: list[tuple[Edge, int]], value) -> None:
         for edge, player in path:
             edge.total += VIRTUAL_LOSS + float(value[player])
 

@@ -60,6 +60,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import Any
 
 import numpy as np
 
@@ -87,8 +88,9 @@ def _finite(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-class _Edge:
-    """One action out of a node: its chooser's reward sum, visits, availability, and children by outcome."""
+class Edge:
+    """One action out of a node: its chooser's reward sum, visits, availability, and children by outcome
+    (the guided search of :mod:`agents.guided` uses it too, counting pending visits as virtual ones)."""
 
     __slots__ = ("visits", "avail", "total", "children")
 
@@ -96,7 +98,7 @@ class _Edge:
         self.visits = 0
         self.avail = 0
         self.total = 0.0
-        self.children: dict[bytes | None, _Node] = {}
+        self.children: dict[bytes | None, Any] = {}  # the nodes of the search that made the edge
 
 
 class _Node:
@@ -105,7 +107,7 @@ class _Node:
     __slots__ = ("edges", "visits")
 
     def __init__(self) -> None:
-        self.edges: dict[int, _Edge] = {}
+        self.edges: dict[int, Edge] = {}
         self.visits = 0
 
 
@@ -236,13 +238,13 @@ class ISMCTSAgent(Agent):
         for action in legal:
             edge = root.edges.get(action)
             if edge is None:
-                edge = root.edges[action] = _Edge()
+                edge = root.edges[action] = Edge()
             edge.avail += 1
             self.rnd.setstate(luck)  # the same rollout dice for every action
             self._simulate(state.clone(), root, view.player, first=(action, edge))
         return len(legal)
 
-    def _simulate(self, state: GameState, node: _Node, me: int, first: tuple[int, _Edge] | None = None) -> None:
+    def _simulate(self, state: GameState, node: _Node, me: int, first: tuple[int, Edge] | None = None) -> None:
         """Walk down from ``node`` (through ``first``, when given), add one edge, roll out, back up."""
         rnd, c, widening = self.rnd, self.exploration, self.widening
         path, expanded, depth = [], False, self.tree_depth
@@ -264,7 +266,7 @@ class ISMCTSAgent(Agent):
                     action = self._policy(state) if self._policy is not None and not edges else -1
                     if action not in untried:  # the heuristic's move first, then the others at random
                         action = untried[rnd.randrange(len(untried))]
-                    edge = edges[action] = _Edge()
+                    edge = edges[action] = Edge()
                     edge.avail = 1
                     expanded = True
                 else:
@@ -292,7 +294,7 @@ class ISMCTSAgent(Agent):
             edge.visits += 1
             edge.total += rewards[player]
 
-    def _select(self, node: dict[int, _Edge], legal: list[int], c: float) -> tuple[int, _Edge]:
+    def _select(self, node: dict[int, Edge], legal: list[int], c: float) -> tuple[int, Edge]:
         best, best_value = None, -math.inf
         for a in legal:
             edge = node[a]
