@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import envs
+from envs.core.description import parse_bool
 
 DEFAULT_GAME = "wakanda"
 
@@ -162,14 +163,6 @@ PER_GAME_HELP = {
 LIST_SETTINGS = ("opponents", "eval_opponents", "net_arch", "shared_layers")
 
 
-def _bool(text: str) -> bool:
-    if text.lower() in ("true", "1", "yes"):
-        return True
-    if text.lower() in ("false", "0", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-
-
 def build_parser(game: str) -> argparse.ArgumentParser:
     """The parser from the Args fields (so the two cannot drift), with ``game``'s defaults and every
     game's options (from the descriptions); an option of another game is refused in :func:`validate`."""
@@ -189,7 +182,7 @@ def build_parser(game: str) -> argparse.ArgumentParser:
             default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
         if f.name in LIST_SETTINGS:
             meta["nargs"] = "+"
-        kind = next((t for name, t in (("bool", _bool), ("float", float), ("int", int)) if name in f.type), str)
+        kind = next((t for name, t in (("bool", parse_bool), ("float", float), ("int", int)) if name in f.type), str)
         shown = " ".join(map(str, default)) if isinstance(default, list) else default
         meta["help"] += f" (default{' for ' + game if per_game else ''}: {shown if shown != '' else 'none'})"
         parser.add_argument("--" + f.name.replace("_", "-"), default=default, type=kind, **meta)

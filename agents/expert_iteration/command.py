@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import envs
+from envs.core.description import parse_bool
 
 #: Flags a resumed run may change; every other setting is the interrupted run's.
 RESUMABLE = ("generations", "processes", "progress_bar")
@@ -100,14 +101,6 @@ def search_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def _bool(text: str) -> bool:
-    if text.lower() in ("true", "1", "yes"):
-        return True
-    if text.lower() in ("false", "0", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """One flag per :class:`Settings` field, and every game's options (from the descriptions)."""
     from agents.expert_iteration import __doc__ as overview
@@ -120,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         if f.name == "resume":
             parser.add_argument("--resume", action="store_true", help=meta["help"])
             continue
-        kind = {"bool": _bool, "int": int, "float": float}.get(str(f.type), str)
+        kind = {"bool": parse_bool, "int": int, "float": float}.get(str(f.type), str)
         default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
         parser.add_argument(
             "--" + f.name.replace("_", "-"),

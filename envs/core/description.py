@@ -12,6 +12,7 @@ not imported, so that the environments never import the agents.
 
 from __future__ import annotations
 
+import argparse
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,15 @@ from envs.core.engine import Game, shown
 def _int_keys(obj: dict) -> dict:
     """JSON object keys are always strings; keys written as integers are read back as ints."""
     return {int(k) if k.lstrip("-").isdigit() else k: v for k, v in obj.items()}
+
+
+def parse_bool(text: str) -> bool:
+    """A yes/no written on a command line: true/1/yes or false/0/no, in any case (an argparse ``type``)."""
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
 @dataclass(frozen=True)
@@ -42,11 +52,10 @@ class Option:
     def parse(self, text: str) -> Any:
         """The value of this option written on a command line (``"true"``, ``"3"``, JSON...)."""
         if self.kind == "bool":
-            if text.lower() in ("true", "1", "yes"):
-                return True
-            if text.lower() in ("false", "0", "no"):
-                return False
-            raise ValueError(f"--{self.flag} must be true or false, got {shown(text)}")
+            try:
+                return parse_bool(text)
+            except argparse.ArgumentTypeError:
+                raise ValueError(f"--{self.flag} must be true or false, got {shown(text)}") from None
         if self.kind == "int":
             try:
                 return int(text)
