@@ -15,7 +15,16 @@ from typing import Any
 from agents.protocol import Agent, GameResult, PlayerView, play_game
 from envs.core.engine import Game, shown
 
-__all__ = ["AGENT_NAMES", "Agent", "GameResult", "PlayerView", "agent_options", "make_agent", "play_game"]
+__all__ = [
+    "AGENT_NAMES",
+    "Agent",
+    "GameResult",
+    "PlayerView",
+    "agent_options",
+    "make_agent",
+    "parse_agent_options",
+    "play_game",
+]
 
 #: The names ``make_agent`` knows; ``ppo`` and ``rllib`` are written with the path of what they play.
 AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "rllib:PATH", "trained", "best")
@@ -60,6 +69,25 @@ def agent_options(name: str, guided: bool = False) -> list[str]:
     kind = name.split(":", 1)[0]
     params = inspect.signature(_agent_class(kind, guided).__init__).parameters
     return [p for p in params if p not in ("self", "game", "path")]
+
+
+def parse_agent_options(pairs: list[str], flag: str) -> dict[str, Any]:
+    """Agent options written on a command line (``flag`` names the option in messages):
+    ``["rollout_depth=2", "widening=None", "rollout=random"]`` -> ``{"rollout_depth": 2, "widening": None,
+    "rollout": "random"}``: values are Python literals, a bare word a string. The agent checks names
+    and values; a pair without ``=`` is a ValueError here."""
+    import ast
+
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"{flag} takes KEY=VALUE, got {shown(pair)}")
+        try:
+            options[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            options[key] = value  # a bare word: a string option such as rollout=random
+    return options
 
 
 def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:

@@ -29,7 +29,6 @@ heuristic in two-player Samurai.
 from __future__ import annotations
 
 import argparse
-import ast
 import multiprocessing
 import platform
 import sys
@@ -37,13 +36,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents import Agent, PlayerView, make_agent, play_game
+from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
 from agents.games import available_games, make_game
 from agents.stats import wilson_interval
 from benchmarks import backends
 from benchmarks.backends import Backend
 from benchmarks.matches import run_tasks
-from envs.core.engine import shown
 
 RESULTS = Path(__file__).parent / "results" / "strength.md"
 
@@ -188,19 +186,12 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def parse_options(parser: argparse.ArgumentParser, pairs: list[str]) -> dict:
-    """``["rollout_depth=2", "rollout='random'"]`` -> ``{"rollout_depth": 2, "rollout": "random"}``
-    (the agent itself validates names and values)."""
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            parser.error(f"--ismcts-option takes KEY=VALUE, got {shown(pair)}")
-        try:
-            options[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            options[key] = value  # a bare word: a string option such as rollout=random
-    return options
+def parse_options(parser: argparse.ArgumentParser, pairs: list[str], flag: str) -> dict:
+    """``flag``'s KEY=VALUE pairs as agent options (the agent itself validates names and values)."""
+    try:
+        return parse_agent_options(pairs, flag)
+    except ValueError as error:
+        parser.error(str(error))
 
 
 def parse_networks(parser: argparse.ArgumentParser, entries: list[str]) -> dict[str | None, str]:
@@ -275,7 +266,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as error:
         parser.error(str(error))
     ismcts = {"iterations": args.ismcts_iterations} if args.ismcts_iterations else {"time_limit": args.ismcts_time}
-    ismcts.update(parse_options(parser, args.ismcts_option))
+    ismcts.update(parse_options(parser, args.ismcts_option, "--ismcts-option"))
     if args.guided_iterations:
         guided = {"iterations": args.guided_iterations}
     else:
@@ -284,7 +275,7 @@ def main(argv: list[str] | None = None) -> None:
             if args.guided_time
             else {k: ismcts[k] for k in ismcts if k in ("iterations", "time_limit")}
         )
-    guided.update(parse_options(parser, args.guided_option))
+    guided.update(parse_options(parser, args.guided_option, "--guided-option"))
     networks = parse_networks(parser, args.network)
     runnable = [m for m in MATCHUPS if (args.only is None or m.name in args.only)]
     options_by_matchup = {}

@@ -26,6 +26,9 @@ def test_ismcts_options_are_parsed_and_checked_before_any_game(capsys):
     with pytest.raises(SystemExit):
         main(["--only", "wapi4-ismcts-vs-3-heuristic", "--ismcts-option", "depth"])
     assert "--ismcts-option takes KEY=VALUE, got 'depth'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--only", "wakanda-guided-vs-ismcts", "--guided-option", "c_puct"])
+    assert "--guided-option takes KEY=VALUE, got 'c_puct'" in capsys.readouterr().err  # its own flag named
 
 
 def test_ismcts_options_reach_the_games(tmp_path):

@@ -85,19 +85,11 @@ class Settings:
 def search_options(pairs: list[str]) -> dict[str, Any]:
     """``["value_mix=0.5", "widening=None"]`` -> ``{"value_mix": 0.5, "widening": None}`` (Python literals;
     a bare word is a string); the search itself checks names and values."""
-    import ast
+    from agents import parse_agent_options
 
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--search-option takes KEY=VALUE, got {pair!r}")
-        if key == "iterations":
-            raise ValueError("--search-option: the budget is --iterations (self-play) and --gate-iterations")
-        try:
-            options[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            options[key] = value
+    options = parse_agent_options(pairs, "--search-option")
+    if "iterations" in options:
+        raise ValueError("--search-option: the budget is --iterations (self-play) and --gate-iterations")
     return options
 
 
