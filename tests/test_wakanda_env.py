@@ -21,54 +21,10 @@ from envs.core import GameEnv, IllegalActionError
 from envs.wakanda import observation as layout
 from envs.wakanda.serialize import KEYS
 from tests.conftest import assert_refused
-from tests.test_wakanda_rules import LINE, bag, build, finish, position
+from tests.test_wakanda_rules import LINE, WORKED_DRAWS, WORKED_MOVES, WORKED_VILLAGES, bag, build, finish, position
 
 MODES = [False, True]
-WORKED_EXAMPLE = {
-    "villages": ["height", "tomahawk", "sun", "variety", "tipi", "eagle"],
-    "bag": bag(
-        "tipi",
-        "tomahawk",
-        "tipi",
-        "sun",
-        "eagle",
-        "sun",
-        "sun",
-        "sun",
-        "sun",
-        "chief",
-        "skin",
-        "tomahawk",
-        "skin",
-        "sun",
-        "chief",
-        "tipi",
-        "tipi",
-        "tomahawk",
-        "skin",
-    ),
-}
-WORKED_MOVES = [
-    build("tipi", 0),
-    build("tomahawk", 1),
-    build("tipi", 0),
-    build("sun", 1),
-    build("eagle", 0),
-    build("sun", 2),
-    build("sun", 0),
-    build("sun", 2),
-    build("sun", 0),
-    finish(1),
-    finish(0),
-    build("tomahawk", 3),
-    build("skin", 4),
-    build("sun", 3),
-    finish(4),
-    finish(2),
-    build("skin", 5),
-    finish(3),
-    finish(5),
-]
+WORKED_EXAMPLE = {"villages": WORKED_VILLAGES, "bag": bag(*WORKED_DRAWS)}
 
 
 @pytest.fixture(autouse=True)

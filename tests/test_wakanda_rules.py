@@ -110,6 +110,53 @@ def load(data, advanced: bool = False):
 # --- setup and turn structure -----------------------------------------------------------
 
 
+# The seed's worked example (A: tipi, eagle and height villages; B: tomahawk, variety and sun),
+# shared with the env tests.
+WORKED_VILLAGES = ["height", "tomahawk", "sun", "variety", "tipi", "eagle"]
+WORKED_DRAWS = [
+    "tipi",
+    "tomahawk",
+    "tipi",
+    "sun",
+    "eagle",
+    "sun",
+    "sun",
+    "sun",
+    "sun",
+    "chief",
+    "skin",
+    "tomahawk",
+    "skin",
+    "sun",
+    "chief",
+    "tipi",
+    "tipi",
+    "tomahawk",
+    "skin",
+]
+WORKED_MOVES = [
+    build("tipi", 0),
+    build("tomahawk", 1),
+    build("tipi", 0),
+    build("sun", 1),
+    build("eagle", 0),
+    build("sun", 2),
+    build("sun", 0),
+    build("sun", 2),
+    build("sun", 0),
+    finish(1),
+    finish(0),
+    build("tomahawk", 3),
+    build("skin", 4),
+    build("sun", 3),
+    finish(4),
+    finish(2),
+    build("skin", 5),
+    finish(3),
+    finish(5),
+]
+
+
 def test_setup_21_pieces_8_villages_6_in_line_3_available_player_0_draws_first():
     """Setup: 21 pieces (eagle x1 .. sun x6); shuffle the 8 villages, 2 go back in the box, 6 in a
     line of which the first 3 are available; 3 headdresses each; player_0 starts (and has drawn)."""
@@ -383,52 +430,10 @@ def test_the_seeds_worked_example_20_against_16_played_out():
     """Scoring, the seed's worked example: 4 + 8 + 10 - 2 = 20 against 8 + 4 + 4 = 16, reached by
     a whole scripted game (A: tipi, eagle and height villages with two suns and no sun village;
     B: tomahawk, variety and sun villages). The game ends when all 6 totems are finished."""
-    line = ["height", "tomahawk", "sun", "variety", "tipi", "eagle"]
-    draws = [
-        "tipi",
-        "tomahawk",
-        "tipi",
-        "sun",
-        "eagle",
-        "sun",
-        "sun",
-        "sun",
-        "sun",
-        "chief",
-        "skin",
-        "tomahawk",
-        "skin",
-        "sun",
-        "chief",
-        "tipi",
-        "tipi",
-        "tomahawk",
-        "skin",
-    ]
-    state = start(*draws, villages=line)
-    play(
-        state,
-        build("tipi", 0),
-        build("tomahawk", 1),
-        build("tipi", 0),
-        build("sun", 1),
-        build("eagle", 0),
-        build("sun", 2),
-        build("sun", 0),
-        build("sun", 2),
-        build("sun", 0),
-        finish(1),
-        finish(0),
-        build("tomahawk", 3),
-        build("skin", 4),
-        build("sun", 3),
-        finish(4),
-        finish(2),
-        build("skin", 5),
-        finish(3),
-    )
+    state = start(*WORKED_DRAWS, villages=WORKED_VILLAGES)
+    play(state, *WORKED_MOVES[:-1])
     assert view(state)["third_headdress_first"] == 1 and not state.is_terminal()
-    play(state, finish(5))
+    play(state, WORKED_MOVES[-1])
     data = view(state)
     assert data["terminal"] and data["current_player"] is None
     assert [v["owner"] for v in data["villages"]] == [0, 1, 1, 1, 0, 0]
