@@ -107,9 +107,6 @@ def load(data, advanced: bool = False):
     return WakandaGame(advanced).state_from_dict(data)
 
 
-# --- setup and turn structure -----------------------------------------------------------
-
-
 # The seed's worked example (A: tipi, eagle and height villages; B: tomahawk, variety and sun),
 # shared with the env tests.
 WORKED_VILLAGES = ["height", "tomahawk", "sun", "variety", "tipi", "eagle"]
@@ -155,6 +152,9 @@ WORKED_MOVES = [
     finish(3),
     finish(5),
 ]
+
+
+# --- setup and turn structure -----------------------------------------------------------
 
 
 def test_setup_21_pieces_8_villages_6_in_line_3_available_player_0_draws_first():
