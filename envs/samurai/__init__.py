@@ -27,24 +27,16 @@ DESCRIPTION = GameDescription(
     # Guided by the shipped model, the leaf's static value alone (value_mix 1) did best against the heuristic at
     # 0.5 CPU-s a move: 32.5% of 20 games, against 22.5% at 0.5 and 0.0% of 40 at 0 (strength.md).
     guided_search={"value_mix": 1.0},
-    # train.py's defaults for this game (benchmarks/results/training.md says how they were chosen).
+    # train.py's settings for this game where they differ from envs.core.description.TRAINING_DEFAULTS.
     training=dict(
         timesteps=1_000_000,
-        opponents=["random", "heuristic", "self"],
-        warm_start="heuristic",
         warm_start_games=300,
         n_envs=64,
         eval_freq=50_000,
         snapshot_freq=50_000,
         net_arch=[128],
         shared_layers=[256],
-        n_steps=64,
         batch_size=1024,
-        n_epochs=4,
         learning_rate=1e-3,
-        gamma=1.0,
-        gae_lambda=0.95,
-        ent_coef=0.01,
-        clip_range=0.2,
     ),
 )

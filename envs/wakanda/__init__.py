@@ -14,24 +14,15 @@ DESCRIPTION = GameDescription(
     # Guided by the shipped model, the search beat plain ISMCTS 64.0% [54.2, 72.7] at 0.5 CPU-s a move
     # (benchmarks/results/strength.md).
     best_guide="trained",
-    # train.py's defaults for this game (benchmarks/results/training.md says how they were chosen).
+    # train.py's settings for this game where they differ from envs.core.description.TRAINING_DEFAULTS.
     training=dict(
         timesteps=3_000_000,
-        opponents=["random", "heuristic", "self"],
-        warm_start="heuristic",
         warm_start_games=600,
         n_envs=128,
         eval_freq=100_000,
         snapshot_freq=100_000,
         net_arch=[256, 256],
-        shared_layers=[],
-        n_steps=64,
         batch_size=2048,
-        n_epochs=4,
         learning_rate=5e-4,
-        gamma=1.0,
-        gae_lambda=0.95,
-        ent_coef=0.01,
-        clip_range=0.2,
     ),
 )
