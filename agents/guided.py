@@ -31,7 +31,6 @@ measurement (``benchmarks/results/strength.md``).
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import numpy as np
@@ -155,18 +154,13 @@ class GuidedISMCTSAgent(ISMCTSAgent):
     def search(self, view: PlayerView) -> _Node:
         """Run the budget from ``view``'s position; returns the root (also kept as ``last_root``)."""
         root = _Node()
-        deadline = None if self.time_limit is None else time.process_time() + self.time_limit
-        done = 0
-        while True:
-            if self.iterations is not None and done >= self.iterations:
-                break
-            if deadline is not None and done > 0 and time.process_time() >= deadline:
-                break
+
+        def batch(left: int | None) -> int:
             size = 1 if root.prior is None else self.leaf_batch  # the root first, alone
-            if self.iterations is not None:
-                size = min(size, self.iterations - done)
-            done += self._batch(view, root, size)
-        self.last_iterations, self.last_root = done, root
+            return self._batch(view, root, size if left is None else min(size, left))
+
+        self.spend_budget(batch)
+        self.last_root = root
         return root
 
     def visit_distribution(self, root: _Node | None = None) -> np.ndarray:

@@ -60,6 +60,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -205,13 +206,10 @@ class ISMCTSAgent(Agent):
         self.last_iterations = 0  # simulations run for the last move (for benchmarks)
 
     # --- the search ----------------------------------------------------------
-    def act(self, view: PlayerView) -> int:
-        legal = view.legal_actions
-        if len(legal) == 1:
-            return legal[0]
-        if self.split_chance and (self._observer is None or self._observer.game is not view.game):
-            self._observer = view.game.observer()
-        root = _Node()
+    def spend_budget(self, run: Callable[[int | None], int]) -> int:
+        """Call ``run(iterations left, or None on a time budget)``, which returns how many
+        iterations it ran, until the budget is spent (at least once, so even a tiny time budget
+        decides on something); the total is kept in ``last_iterations`` for the benchmarks."""
         deadline = None if self.time_limit is None else time.process_time() + self.time_limit
         done = 0
         while True:
@@ -219,8 +217,18 @@ class ISMCTSAgent(Agent):
                 break
             if deadline is not None and done > 0 and time.process_time() >= deadline:
                 break
-            done += self._iterate(view, root)
+            done += run(None if self.iterations is None else self.iterations - done)
         self.last_iterations = done
+        return done
+
+    def act(self, view: PlayerView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        if self.split_chance and (self._observer is None or self._observer.game is not view.game):
+            self._observer = view.game.observer()
+        root = _Node()
+        self.spend_budget(lambda left: self._iterate(view, root))
         edges = root.edges
         return max(
             legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (-1, 0.0)
