@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import envs
+from agents.games import add_game_options, game_option_texts, read_game_options
 from envs.core.description import parse_bool
 
 DEFAULT_GAME = "wakanda"
@@ -186,20 +187,7 @@ def build_parser(game: str) -> argparse.ArgumentParser:
         shown = " ".join(map(str, default)) if isinstance(default, list) else default
         meta["help"] += f" (default{' for ' + game if per_game else ''}: {shown if shown != '' else 'none'})"
         parser.add_argument("--" + f.name.replace("_", "-"), default=default, type=kind, **meta)
-    seen: dict[str, list[str]] = {}
-    for name in envs.GAMES:
-        for option in envs.describe(name).options:
-            seen.setdefault(option.name, []).append(name)
-    for option_name, games in seen.items():
-        option = envs.describe(games[0]).option(option_name)
-        defaults = "; ".join(f"{g}: {envs.describe(g).option(option_name).default}" for g in games)
-        parser.add_argument(
-            "--" + option.flag,
-            dest=f"option_{option_name}",
-            default=None,
-            metavar=option.kind.upper(),
-            help=f"{', '.join(games)}: {option.help} (default {defaults})",
-        )
+    add_game_options(parser)
     return parser
 
 
@@ -211,8 +199,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
     game = first.parse_known_args(argv)[0].game
     parser = build_parser(game if game in envs.GAMES else DEFAULT_GAME)
     values = vars(parser.parse_args(argv))
-    options = {k[len("option_") :]: v for k, v in values.items() if k.startswith("option_") and v is not None}
-    args = Args(**{k: v for k, v in values.items() if not k.startswith("option_")}, game_options=options)
+    texts = game_option_texts(values)
+    args = Args(**{k: v for k, v in values.items() if not k.startswith("game_option_")}, game_options=texts)
     if args.shared_layers == [0]:
         args.shared_layers = []
     if args.resume and not any(a == "--warm-start" or a.startswith("--warm-start=") for a in argv):
@@ -246,13 +234,7 @@ def validate(args: Args):
     if args.backend == "rllib" and args.resume:
         raise ValueError("--resume continues a model of the sb3 backend; it is not an option of --backend rllib")
     description = envs.describe(args.game)
-    own = {option.name for option in description.options}
-    for name in args.game_options:
-        if name not in own:
-            flags = ", ".join("--" + o.flag for o in description.options) or "none"
-            raise ValueError(f"--{name.replace('_', '-')} is not an option of {args.game} (its options: {flags})")
-    options = {name: description.option(name).parse(text) for name, text in args.game_options.items()}
-    game = description.make(**options)  # the engine refuses bad values by name
+    game = description.make(**read_game_options(args.game, args.game_options))  # the engine refuses bad values by name
     if args.reward not in game.reward_modes:
         raise ValueError(f"--reward must be one of {list(game.reward_modes)}, got {args.reward!r}")
     for name in args.opponents:

@@ -81,14 +81,25 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
         )
 
 
+def game_option_texts(values: dict[str, Any]) -> dict[str, str]:
+    """The game options given on the command line, by option name, from a parsed namespace's
+    ``vars()`` (see :func:`add_game_options`); :func:`read_game_options` reads them for a game."""
+    prefix = "game_option_"
+    return {k[len(prefix) :]: v for k, v in values.items() if k.startswith(prefix) and v is not None}
+
+
 def game_config(game: str, args: argparse.Namespace) -> dict[str, Any]:
-    """The options of ``game`` given on the command line (see :func:`add_game_options`), each read
-    by the game's own :class:`~envs.core.description.Option`; ValueError naming the flag for an
-    option the game does not take or a value outside its choices."""
+    """The options of ``game`` given on the command line (see :func:`add_game_options`)."""
+    return read_game_options(game, game_option_texts(vars(args)))
+
+
+def read_game_options(game: str, texts: dict[str, str]) -> dict[str, Any]:
+    """Each option text read by the game's own :class:`~envs.core.description.Option`; ValueError
+    naming the flag for an option the game does not take or a value outside its choices."""
     description = envs.describe(game)
     config = {}
     for name, owners in _options_by_name().items():
-        text = getattr(args, f"game_option_{name}", None)
+        text = texts.get(name)
         if text is None:
             continue
         flag = owners[0][1].flag

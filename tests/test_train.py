@@ -125,7 +125,7 @@ def test_an_option_of_another_game_is_refused(tmp_path):
 @pytest.mark.parametrize(
     "argv,expected",
     [
-        (["--game", "wapi", "--num-players", "9"], "num_players"),
+        (["--game", "wapi", "--num-players", "9"], "--num-players must be one of [2, 3, 4, 5] for wapi"),
         (["--game", "wapi", "--coins", "{nope"], "--coins must be JSON"),
         (["--game", "wakanda", "--advanced", "maybe"], "--advanced must be true or false"),
         (["--game", "wapi", "--opponents", "random", "grandmaster"], "unknown opponent 'grandmaster'"),

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import envs
+from agents.games import add_game_options, game_option_texts, read_game_options
 from envs.core.description import parse_bool
 
 #: Flags a resumed run may change; every other setting is the interrupted run's.
@@ -32,7 +33,7 @@ STARTS = ("heuristic", "trained")
 @dataclass
 class Settings:
     game: str = field(default="samurai", metadata={"help": "game", "choices": list(envs.GAMES)})
-    game_options: dict[str, Any] = field(default_factory=dict, metadata={"help": "(set by the game's own flags)"})
+    game_options: dict[str, str] = field(default_factory=dict, metadata={"help": "(the game's own flags, as written)"})
     start: str = field(
         default="heuristic",
         metadata={
@@ -113,23 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
             type=kind,
             **{**meta, "help": f"{meta['help']} (default: {default or 'none'})"},
         )
-    seen: dict[str, list[str]] = {}
-    for name in envs.GAMES:
-        for option in envs.describe(name).options:
-            seen.setdefault(option.name, []).append(name)
-    for option_name, games in seen.items():
-        option = envs.describe(games[0]).option(option_name)
-        parser.add_argument(
-            "--" + option.flag, dest=f"option_{option_name}", default=None, help=f"{', '.join(games)}: {option.help}"
-        )
+    add_game_options(parser)
     return parser
 
 
 def parse_settings(argv: list[str]) -> tuple[Settings, set[str]]:
     """The settings, and the names of those given on the command line."""
     values = vars(build_parser().parse_args(argv))
-    options = {k[len("option_") :]: v for k, v in values.items() if k.startswith("option_") and v is not None}
-    settings = Settings(**{k: v for k, v in values.items() if not k.startswith("option_")}, game_options=options)
+    texts = game_option_texts(values)
+    settings = Settings(**{k: v for k, v in values.items() if not k.startswith("game_option_")}, game_options=texts)
     given = {a[2:].split("=")[0].replace("-", "_") for a in argv if a.startswith("--")}
     return settings, given
 
@@ -140,19 +133,7 @@ def validate(settings: Settings):
     from agents.network import load_network
 
     description = envs.describe(settings.game)
-    own = {option.name for option in description.options}
-    for name in settings.game_options:
-        if name not in own:
-            raise ValueError(
-                f"--{name.replace('_', '-')} is not an option of {settings.game} "
-                f"(its options: {', '.join('--' + o.flag for o in description.options) or 'none'})"
-            )
-    options = {
-        name: description.option(name).parse(text) if isinstance(text, str) else text
-        for name, text in settings.game_options.items()
-    }
-    settings.game_options = options
-    game = description.make(**options)
+    game = description.make(**read_game_options(settings.game, settings.game_options))
     for name in (
         "generations",
         "games",
