@@ -134,7 +134,7 @@ class EvalCallback(BaseCallback):
             model.logger.record(f"eval/win_rate_{name}", point[name]["win_rate"])
         self.curve.append(point)
         print(
-            f"evaluation at {timesteps} timesteps ({time.time() - started:.0f} s): "
+            f"evaluation at {timesteps} timesteps (took {time.time() - started:.1f} s): "
             + ", ".join(
                 f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
                 for n in self.opponents
