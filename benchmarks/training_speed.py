@@ -148,7 +148,9 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="python -m benchmarks.training_speed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
-    parser.add_argument("--timesteps", type=int, default=200_000, help="learner steps per train.py run (long enough that start-up weighs little)")
+    parser.add_argument(
+        "--timesteps", type=int, default=200_000, help="learner steps per train.py run (start-up weighs little)"
+    )
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds of each env() measurement")
     parser.add_argument(
         "--opponents", nargs="+", default=None, help="train.py --opponents (default: each game's own default opponents)"
