@@ -138,17 +138,42 @@ class _Position:
 
 
 def policy(state: WakandaState) -> int:
-    """The move of the player to act in ``state``: best value after the opponent's best reply."""
+    """The move of the player to act in ``state``: best value after the opponent's best reply.
+
+    A build moves a piece from a supply onto an open totem, and the valuation counts both alike
+    (pieces not on a claimed totem), so a build leaves the value as it was: only finishes are
+    valued afresh, and a finish reply after one of my builds is valued once per totem it takes."""
     me = state.current_player
     legal = state.legal_tuple()
     if len(legal) == 1:
         return legal[0]
     position = _Position(state)
+    unchanged = position.value(me)
+    after_my_build: dict[tuple, float] = {}  # (slot, its totem) -> my value after the opponent finishes it
     best, best_value = legal[0], -float("inf")
     for action in legal:
-        after = position.after(me, decode(action))
-        replies = after.moves(1 - me)
-        value = min((after.after(1 - me, r).value(me) for r in replies), default=after.value(me))
+        move = decode(action)
+        after = position.after(me, move)
+        if move[0] is None:
+            value = _worst_reply(after, me, after.value(me), {})
+        else:
+            value = _worst_reply(after, me, unchanged, after_my_build)
         if value > best_value:
             best, best_value = action, value
     return best
+
+
+def _worst_reply(position: _Position, me: int, unchanged: float, finished: dict[tuple, float]) -> float:
+    """My value after the opponent's best reply: ``unchanged`` after a build (or no move at all),
+    else the value after finishing a totem (looked up in, or added to, ``finished``)."""
+    replies = position.moves(1 - me)
+    values = []
+    for kind, slot in replies:
+        if kind is None:
+            key = (slot, tuple(position.totems[slot]))
+            if key not in finished:
+                finished[key] = position.after(1 - me, (None, slot)).value(me)
+            values.append(finished[key])
+    if len(values) < len(replies) or not replies:  # a build among the replies, or no reply at all
+        values.append(unchanged)
+    return min(values)
