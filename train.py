@@ -307,6 +307,7 @@ def main(argv: list[str] | None = None) -> dict:
     from agents.training.callbacks import (
         EvalCallback,
         LeagueCallback,
+        PhaseTimeCallback,
         SnapshotCallback,
         TimeLimitCallback,
         add_snapshot,
@@ -388,7 +389,8 @@ def main(argv: list[str] | None = None) -> dict:
         checkpoint_path=os.path.join(out, "checkpoint"),
     )
     time_limit = TimeLimitCallback(args.max_minutes * 60)
-    callbacks = [LeagueCallback(league), evaluation, time_limit]
+    phases = PhaseTimeCallback()
+    callbacks = [LeagueCallback(league), evaluation, time_limit, phases]
     if league.uses_snapshots:
         add_snapshot(save, model, os.path.join(out, "snapshots"), league)  # the learner as it starts
         callbacks.append(SnapshotCallback(save, os.path.join(out, "snapshots"), args.snapshot_freq, league))
@@ -426,6 +428,11 @@ def main(argv: list[str] | None = None) -> dict:
         "train_seconds": round(train_seconds, 1),
         "steps_per_second": (model.num_timesteps - start_steps) / max(train_seconds, 1e-9),
         "total_seconds": round(time.time() - started, 1),
+        "seconds": {  # where the training time went (the games' share is part of the rollouts')
+            "rollouts": round(phases.seconds["rollouts"], 2),
+            "games": round(env.game_seconds, 2),
+            "updates": round(phases.seconds["updates"], 2),
+        },
         "best_at_timesteps": evaluation.best_timesteps,
         "stopped_by_time_limit": time_limit.stopped,
         "warm_start": warm,

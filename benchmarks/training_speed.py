@@ -28,6 +28,7 @@ import tempfile
 import time
 
 import envs
+from agents.training.report import time_shares
 
 #: The configurations measured: the ones models are shipped for.
 CONFIGS = {"wakanda": {}, "wapi": {"num_players": 4}, "samurai": {"num_players": 2}}
@@ -89,6 +90,7 @@ def run_train(command: list[str]) -> dict:
         "whole": results["timesteps"] / wall,
         "wall": wall,
         "timesteps": results["timesteps"],
+        "seconds": results["seconds"],
     }
 
 
@@ -122,20 +124,23 @@ def report(rows: list[dict], argv: list[str], load: tuple[float, float]) -> str:
         "training runs). train: the learner steps/s of `model.learn` in the train.py command (snapshots, "
         "league updates, rollouts and PPO updates); whole: learner steps over the whole command's wall time "
         "(start-up, evaluations, report). Target: train ≥ 25% of env() with 0 workers; 2 workers ≥ 1.6× 1 "
-        "worker where 2 cores are free.",
+        "worker where 2 cores are free. Where the training time went (train.py's own report): stepping the "
+        "games (with the opponents' moves; in worker processes, the main process waiting for them), the "
+        "learner's own forward passes and bookkeeping, PPO's updates.",
         "",
         "| game | env() turns/s (before / after) | workers | train steps/s | % of env() | whole steps/s "
-        "| % of env() | × 1 worker |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| % of env() | × 1 worker | games / learner / updates |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
         one = row["runs"].get(1, {}).get("train")
         for count, run in row["runs"].items():
             speedup = f"{run['train'] / one:.2f}" if one and count else "–"
+            split = " / ".join(f"{share:.0%}" for share in time_shares(run["seconds"]))
             lines.append(
                 f"| {row['game']} {row['config'] or ''} | {row['env']:,.0f} ({row['env_before']:,.0f} / "
                 f"{row['env_after']:,.0f}) | {count} | {run['train']:,.0f} | {run['train'] / row['env']:.0%} "
-                f"| {run['whole']:,.0f} | {run['whole'] / row['env']:.0%} | {speedup} |"
+                f"| {run['whole']:,.0f} | {run['whole'] / row['env']:.0%} | {speedup} | {split} |"
             )
     lines += ["", "Commands (each with `--out DIR`):", ""]
     for row in rows:

@@ -199,6 +199,10 @@ def test_smoke_run_writes_everything_promised(smoke_run):
     assert row["opponent"] == "random" and row["games"] == 12
     assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
     assert {m["member"] for m in results["league"]} >= {"random"}
+    seconds = results["seconds"]  # where the training time went: phases within the training's wall time
+    assert 0 < seconds["games"] < seconds["rollouts"] and seconds["updates"] > 0
+    assert seconds["rollouts"] + seconds["updates"] <= results["train_seconds"] + 0.15  # (rounded to 0.1 s)
+    assert "stepping the games" in open(os.path.join(out, "results.md")).read()
 
 
 def test_saved_model_plays_legal_moves_as_a_ppo_agent(smoke_run):

@@ -80,6 +80,35 @@ class TimeLimitCallback(BaseCallback):
         return True
 
 
+class PhaseTimeCallback(BaseCallback):
+    """Wall time spent collecting rollouts (the games, the learner's own forward passes, snapshots and
+    periodic evaluations) and in PPO's updates, so a run can say where its time went."""
+
+    def __init__(self):
+        super().__init__()
+        self.seconds = {"rollouts": 0.0, "updates": 0.0}
+        self._phase: str | None = None
+        self._since = 0.0
+
+    def _switch(self, phase: str | None) -> None:
+        now = time.perf_counter()
+        if self._phase is not None:
+            self.seconds[self._phase] += now - self._since
+        self._phase, self._since = phase, now
+
+    def _on_rollout_start(self) -> None:
+        self._switch("rollouts")
+
+    def _on_rollout_end(self) -> None:
+        self._switch("updates")  # SB3 updates the policy right after each rollout
+
+    def _on_training_end(self) -> None:
+        self._switch(None)  # also closes a rollout cut short by another callback
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class EvalCallback(BaseCallback):
     """Every ``freq`` learner steps, evaluate against each baseline (fixed seeds, seats
     swapped), log to TensorBoard, record the learning curve and keep the best model at

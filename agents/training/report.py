@@ -26,6 +26,13 @@ def plot_curve(curve: list[dict[str, Any]], path: str, title: str = "") -> None:
     plt.close(fig)
 
 
+def time_shares(seconds: dict[str, float]) -> tuple[float, float, float]:
+    """Shares of the training time (``results["seconds"]``): stepping the games, the learner's own
+    moves and bookkeeping (the rest of the rollouts), PPO's updates."""
+    spent = seconds["rollouts"] + seconds["updates"]
+    return seconds["games"] / spent, (seconds["rollouts"] - seconds["games"]) / spent, seconds["updates"] / spent
+
+
 def results_table(results: dict[str, Any]) -> str:
     """The final win-rate table (markdown), with the run's speed and warm start."""
     lines = [
@@ -33,6 +40,12 @@ def results_table(results: dict[str, Any]) -> str:
         f"{results['train_seconds']:.0f} s ({results['steps_per_second']:.0f} learner steps/s; best model at "
         f"{results['best_at_timesteps']} timesteps)"
     ]
+    if results.get("seconds") and sum(results["seconds"].values()):
+        games, learner, updates = time_shares(results["seconds"])
+        lines.append(
+            f"training time: {games:.0%} stepping the games (opponents' moves included), {learner:.0%} the "
+            f"learner's moves, snapshots and evaluations, {updates:.0%} PPO updates"
+        )
     if results.get("warm_start"):
         ws = results["warm_start"]
         lines.append(

@@ -102,6 +102,7 @@ class LockstepVecEnv(VecEnv):
         self._actions: np.ndarray | None = None
         self.masks = np.zeros((num_envs, game.num_actions), bool)
         self._started = time.time()
+        self.game_seconds = 0.0  # wall time of stepping the games (opponents' moves included), for reports
         if workers == 0:
             self.batch = Batch(game_name, config, reward, num_envs, seed)
             self.remotes = []
@@ -163,7 +164,9 @@ class LockstepVecEnv(VecEnv):
         self._actions = np.asarray(actions)
 
     def step_wait(self):
+        started = time.perf_counter()
         replies = self._call("step", self._actions)
+        self.game_seconds += time.perf_counter() - started
         obs = np.concatenate([o for o, _, _ in replies])
         self.masks = np.concatenate([m for _, m, _ in replies])
         rewards = np.zeros(self.num_envs, np.float32)
