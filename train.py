@@ -114,6 +114,14 @@ class Args:
     )
     progress_bar: bool = field(default=True, metadata={"help": "show a progress bar"})
     # --- the learner (PPO) ----------------------------------------------------------
+    network: str = field(
+        default="mlp",
+        metadata={
+            "help": "mlp (layers from --net-arch and --shared-layers) or samurai_graph (Samurai only: the board "
+            "as a graph, agents/graph_network.py)",
+            "choices": ["mlp", "samurai_graph"],
+        },
+    )
     net_arch: list[int] = _game_default("net_arch")
     shared_layers: list[int] = _game_default("shared_layers")
     n_steps: int = _game_default("n_steps")
@@ -209,10 +217,15 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 
 def learner_settings(args: Args) -> dict[str, Any]:
+    from agents.graph_network import graph_description
     from agents.network import network_description
 
+    if args.network == "samurai_graph":
+        network = graph_description()
+    else:
+        network = network_description(args.net_arch, shared=args.shared_layers)
     return {
-        "network": network_description(args.net_arch, shared=args.shared_layers),
+        "network": network,
         "n_steps": args.n_steps,
         "batch_size": args.batch_size,
         "n_epochs": args.n_epochs,
@@ -235,6 +248,10 @@ def validate(args: Args):
         raise ValueError("--resume continues a model of the sb3 backend; it is not an option of --backend rllib")
     description = envs.describe(args.game)
     game = description.make(**read_game_options(args.game, args.game_options))  # the engine refuses bad values by name
+    if args.network == "samurai_graph" and args.game != "samurai":
+        raise ValueError(f"--network samurai_graph reads Samurai boards only, not --game {args.game}")
+    if args.network != "mlp" and args.backend == "rllib":
+        raise ValueError("--backend rllib trains MLPs only (--net-arch); --network samurai_graph needs --backend sb3")
     if args.reward not in game.reward_modes:
         raise ValueError(f"--reward must be one of {list(game.reward_modes)}, got {args.reward!r}")
     for name in args.opponents:

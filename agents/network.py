@@ -94,9 +94,20 @@ def network_description(
     return description
 
 
+#: The network kinds a card may describe: an MLP actor-critic (any game), or the Samurai board as a graph.
+NETWORK_KINDS = ("mlp_actor_critic", "samurai_graph")
+
+
 def _check_network(network: Any, where: str) -> None:
-    if not isinstance(network, dict) or network.get("kind") != "mlp_actor_critic":
-        raise ValueError(f"{where}: network must be {{'kind': 'mlp_actor_critic', ...}}, got {shown(network)}")
+    if not isinstance(network, dict) or network.get("kind") not in NETWORK_KINDS:
+        raise ValueError(
+            f"{where}: network must be {{'kind': one of {list(NETWORK_KINDS)}, ...}}, got {shown(network)}"
+        )
+    if network["kind"] == "samurai_graph":
+        from agents.graph_network import check_description
+
+        check_description(network, where)
+        return
     if set(network) != {"kind", "shared", "pi", "vf", "activation"}:
         raise ValueError(f"{where}: network must have the keys kind, shared, pi, vf, activation; got {sorted(network)}")
     for key in ("shared", "pi", "vf"):
@@ -134,9 +145,25 @@ class SharedLayers(BaseFeaturesExtractor):
         return self.layers(observations)
 
 
+def policy_class(network: dict[str, Any]) -> type:
+    """SB3's policy class for a network description (the learner and :func:`build_policy` share it)."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    _check_network(network, "network")
+    if network["kind"] == "samurai_graph":
+        from agents.graph_network import HexGraphPolicy
+
+        return HexGraphPolicy
+    return MaskableActorCriticPolicy
+
+
 def policy_kwargs(network: dict[str, Any]) -> dict[str, Any]:
     """SB3's ``policy_kwargs`` for a network description (the learner and :func:`build_policy` share them)."""
     _check_network(network, "network")
+    if network["kind"] == "samurai_graph":
+        from agents.graph_network import policy_kwargs as graph_kwargs
+
+        return graph_kwargs(network)
     kwargs: dict[str, Any] = {
         "net_arch": {"pi": list(network["pi"]), "vf": list(network["vf"])},
         "activation_fn": ACTIVATIONS[network["activation"]],
@@ -197,6 +224,8 @@ def check_card(card: dict[str, Any], game: Game, where: str) -> None:
     want = game_card(game)
     if card["game"] != want["game"]:
         raise ValueError(f"{where} was trained for game {card['game']!r}, not {want['game']!r}")
+    if card["network"]["kind"] == "samurai_graph" and card["game"] != "samurai":
+        raise ValueError(f"{where}: a samurai_graph network reads Samurai boards only, not {card['game']!r}")
     if card["config"] != want["config"]:
         raise ValueError(
             f"{where} was trained for {want['game']} configuration {shown(card['config'], 200)}, not {want['config']}"
@@ -280,9 +309,8 @@ def read_tensors(path: str, name: str = POLICY_NAME) -> dict[str, Any]:
 def build_policy(network: dict[str, Any], observation_size: int, num_actions: int, learning_rate: float = 0.0):
     """SB3's ``MaskableActorCriticPolicy`` built from a card's ``network`` description (our code only)."""
     from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    return MaskableActorCriticPolicy(
+    return policy_class(network)(
         spaces.Box(0.0, 1.0, (observation_size,), np.float32),
         spaces.Discrete(num_actions),
         lambda _: learning_rate,
@@ -440,8 +468,9 @@ def _sb3_shell(net: PolicyValueNet):
         def step(self, action):
             return np.zeros(net.observation_size, np.float32), 0.0, True, False, {}
 
+    network = net.card["network"]
     shell = MaskablePPO(
-        "MlpPolicy", Spaces(), n_steps=8, batch_size=8, device="cpu", policy_kwargs=policy_kwargs(net.card["network"])
+        policy_class(network), Spaces(), n_steps=8, batch_size=8, device="cpu", policy_kwargs=policy_kwargs(network)
     )
     shell.policy.load_state_dict(net.module.state_dict(), strict=True)
     return shell

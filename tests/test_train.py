@@ -133,6 +133,8 @@ def test_an_option_of_another_game_is_refused(tmp_path):
         (["--game", "wapi", "--n-envs", "6", "--workers", "4"], "--workers must be 0 or divide --n-envs"),
         (["--game", "wapi", "--warm-start", "oracle"], "--warm-start must be one of"),
         (["--game", "wapi", "--net-arch", "0"], "network['pi'] must be at most 8 layer sizes"),
+        (["--game", "wapi", "--network", "samurai_graph"], "--network samurai_graph reads Samurai boards only"),
+        (["--game", "samurai", "--network", "samurai_graph", "--backend", "rllib"], "--backend rllib trains MLPs"),
     ],
 )
 def test_bad_settings_are_refused(argv, expected):

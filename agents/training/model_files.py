@@ -19,6 +19,7 @@ from agents.network import (
     load_weights,
     make_card,
     network_from_policy,
+    policy_class,
     policy_kwargs,
     read_card,
     read_tensors,
@@ -45,7 +46,7 @@ def build_learner(env, settings: dict[str, Any], seed: int, tensorboard_log: str
     from sb3_contrib import MaskablePPO
 
     return MaskablePPO(
-        "MlpPolicy",
+        policy_class(settings["network"]),
         env,
         learning_rate=settings["learning_rate"],
         n_steps=settings["n_steps"],

@@ -1,0 +1,153 @@
+"""A policy-value network that reads the Samurai board as a graph (card network kind ``"samurai_graph"``).
+
+Why: Samurai's decisions are about settlements, each decided by the sum of
+the players' influence over its neighbouring hexes. A flat MLP over the 174 x
+21 hex features must learn every neighbourhood on its own, and imitating the
+heuristic it reaches only ~60% of its moves; this network passes messages
+along the board's adjacency with weights shared by every hex, and reaches
+~72% with a thirtieth of the parameters
+(``benchmarks/results/imitation_networks.md``).
+
+Layout (``width``, ``rounds``, ``head`` in the card's ``network``):
+
+- each hex's features (Samurai's observation, ``envs/samurai/observation.py``:
+  ``HEX_FEATURES`` per hex, first in the vector) together with an embedding
+  of the rest of the observation (hand, phase, the tile in progress, seats)
+  go through a per-hex layer to a ``width``-wide state;
+- ``rounds`` times, every hex adds a transform of itself and of the sum of
+  its neighbours' states (residual; hexes off the board stay zero);
+- the logits: one per hex for the hex actions, three per settlement (from
+  its hex's state) for the figure actions, and the tile choices and the end
+  of the turn from the pooled states (mean and max over hexes, and the
+  embedding), which also feed the value head.
+
+In Stable-Baselines3 terms the trunk is the features extractor; its output is
+the logits followed by the pooled features, which the policy splits: the
+logits are the action distribution's (``action_net`` is the identity) and the
+pooled features go to the value head.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from envs.core.engine import shown
+from envs.samurai.actions import HEX, NUM_ACTIONS
+from envs.samurai.board import NEIGHBOURS, NUM_HEXES, SETTLEMENTS
+from envs.samurai.observation import HEX_FEATURES, OBSERVATION_SIZE, PLAYERS
+
+KIND = "samurai_graph"
+#: The sizes a description may take: (low, high) per key.
+LIMITS = {"width": (1, 512), "rounds": (1, 8), "head": (1, 1024)}
+#: The embedding of the observation's non-hex part.
+CONTEXT = 64
+
+
+def graph_description(width: int = 32, rounds: int = 2, head: int = 128) -> dict[str, Any]:
+    """The card's ``network`` for this kind (checked)."""
+    description = {"kind": KIND, "width": width, "rounds": rounds, "head": head}
+    check_description(description, "network")
+    return description
+
+
+def check_description(network: dict[str, Any], where: str) -> None:
+    if set(network) != {"kind", *LIMITS}:
+        raise ValueError(
+            f"{where}: a {KIND} network must have the keys kind, {', '.join(LIMITS)}; got {sorted(network)}"
+        )
+    for key, (low, high) in LIMITS.items():
+        value = network[key]
+        if type(value) is not int or not low <= value <= high:
+            raise ValueError(f"{where}: network[{key!r}] must be an int in {low}..{high}, got {shown(value)}")
+
+
+class HexGraphTrunk(BaseFeaturesExtractor):
+    """Observations ``(B, OBSERVATION_SIZE)`` to ``(B, NUM_ACTIONS + head)``: the logits, then the pooled features."""
+
+    def __init__(self, observation_space, width: int, rounds: int, head: int):
+        super().__init__(observation_space, NUM_ACTIONS + head)
+        if observation_space.shape != (OBSERVATION_SIZE,):
+            raise ValueError(f"the {KIND} network reads Samurai observations ({OBSERVATION_SIZE} numbers)")
+        adjacency = torch.zeros(NUM_HEXES, NUM_HEXES)
+        for h, neighbours in enumerate(NEIGHBOURS):
+            adjacency[h, list(neighbours)] = 1.0
+        self.register_buffer("adjacency", adjacency)
+        self.register_buffer("settlements", torch.tensor(SETTLEMENTS))
+        self.context = nn.Sequential(nn.Linear(OBSERVATION_SIZE - PLAYERS, CONTEXT), nn.ReLU())
+        self.embed = nn.Sequential(
+            nn.Linear(HEX_FEATURES + CONTEXT, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU()
+        )
+        self.rounds = nn.ModuleList(
+            nn.Sequential(nn.Linear(2 * width, width), nn.ReLU(), nn.Linear(width, width)) for _ in range(rounds)
+        )
+        self.pooled = nn.Sequential(nn.Linear(2 * width + CONTEXT, head), nn.ReLU())
+        self.hex_logit = nn.Linear(width, 1)
+        self.figure_logits = nn.Linear(width, 3)
+        self.choice_logits = nn.Linear(head, HEX)  # the tile choices and the end of the turn
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        batch = observations.shape[0]
+        hexes = observations[:, :PLAYERS].reshape(batch, NUM_HEXES, HEX_FEATURES)
+        on_board = hexes[:, :, :1]
+        context = self.context(observations[:, PLAYERS:])
+        state = self.embed(torch.cat([hexes, context[:, None, :].expand(batch, NUM_HEXES, -1)], dim=-1)) * on_board
+        for layer in self.rounds:
+            incoming = torch.matmul(self.adjacency, state)
+            state = torch.relu(state + layer(torch.cat([state, incoming], dim=-1))) * on_board
+        pooled = self.pooled(torch.cat([state.mean(dim=1), state.max(dim=1).values, context], dim=-1))
+        logits = [
+            self.choice_logits(pooled),
+            self.hex_logit(state).squeeze(-1),
+            self.figure_logits(state[:, self.settlements]).reshape(batch, -1),
+        ]
+        return torch.cat([*logits, pooled], dim=1)
+
+    def output_layers(self) -> list[nn.Linear]:
+        return [self.hex_logit, self.figure_logits, self.choice_logits]
+
+
+class SplitFeatures(nn.Module):
+    """The policy's "MLP extractor": the trunk's logits to the policy, its pooled features to the value head."""
+
+    def __init__(self, head: int):
+        super().__init__()
+        self.latent_dim_pi, self.latent_dim_vf = NUM_ACTIONS, head
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return features[:, :NUM_ACTIONS]
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return features[:, NUM_ACTIONS:]
+
+
+class HexGraphPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy with the graph trunk (see the module docstring)."""
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = SplitFeatures(self.features_dim - NUM_ACTIONS)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()  # the trunk's logits are the distribution's
+        if self.ortho_init:  # small initial logits, as SB3 gives its own action layer
+            for layer in self.features_extractor.output_layers():
+                nn.init.orthogonal_(layer.weight, gain=0.01)
+                nn.init.zeros_(layer.bias)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+
+def policy_kwargs(network: dict[str, Any]) -> dict[str, Any]:
+    """SB3's ``policy_kwargs`` for a description of this kind (the policy class is :class:`HexGraphPolicy`)."""
+    return {
+        "features_extractor_class": HexGraphTrunk,
+        "features_extractor_kwargs": {k: network[k] for k in LIMITS},
+        "net_arch": {"pi": [], "vf": []},
+    }

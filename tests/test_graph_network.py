@@ -1,0 +1,106 @@
+"""The Samurai graph network (``--network samurai_graph``): its logits sit on their actions and see only
+the board's neighbourhoods; its description is checked; its files load like any other model and are
+refused for another game; train.py trains it; the imitation benchmark runs."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import train
+from agents import make_agent, play_game
+from agents.games import make_game
+from agents.graph_network import graph_description
+from agents.network import check_card, load_network, make_card, new_network, read_card, save_network
+from benchmarks import imitation_networks
+from envs.samurai.actions import FIGURE, NUM_ACTIONS, hex_action
+from envs.samurai.board import NEIGHBOURS, NUM_HEXES, NUM_SETTLEMENTS
+from envs.samurai.observation import HEX_FEATURES
+
+
+@pytest.fixture(scope="module")
+def samurai():
+    return make_game("samurai", num_players=2)
+
+
+def board_observation(game) -> torch.Tensor:
+    observation = torch.zeros(1, game.observation_size)
+    observation[0, : NUM_HEXES * HEX_FEATURES : HEX_FEATURES] = 1.0  # every hex on the board
+    return observation
+
+
+def test_one_hex_moves_only_the_hex_logits_within_its_reach(samurai):
+    """With one round of messages a hex logit depends on its own hex and its neighbours (the pooled
+    heads aside): changing hex 80 moves its logit and some neighbours', no farther hex's."""
+    torch.manual_seed(0)
+    net = new_network(samurai, graph_description(rounds=1), "test")
+    base = board_observation(samurai)
+    changed = base.clone()
+    changed[0, 80 * HEX_FEATURES + 12] = 1.0  # a tile's helmet influence on hex 80
+    with torch.no_grad():
+        before, _ = net.logits_and_values(base)
+        after, _ = net.logits_and_values(changed)
+    assert before.shape == (1, NUM_ACTIONS) and NUM_ACTIONS == FIGURE + 3 * NUM_SETTLEMENTS
+    moved = {h for h in range(NUM_HEXES) if not torch.isclose(before[0, hex_action(h)], after[0, hex_action(h)])}
+    assert 80 in moved and moved <= {80, *NEIGHBOURS[80]} and moved & set(NEIGHBOURS[80])
+
+
+@pytest.mark.parametrize(
+    "network,expected",
+    [
+        ({"kind": "samurai_graph", "width": 32, "rounds": 2}, "must have the keys kind, width, rounds, head"),
+        ({"kind": "samurai_graph", "width": 32.0, "rounds": 2, "head": 8}, "network['width'] must be an int"),
+        ({"kind": "samurai_graph", "width": 32, "rounds": True, "head": 8}, "network['rounds'] must be an int"),
+        ({"kind": "samurai_graph", "width": 32, "rounds": 0, "head": 8}, "in 1..8, got 0"),
+        ({"kind": "samurai_graph", "width": 32, "rounds": 2, "head": 10**9}, "in 1..1024"),
+        ({"kind": "convolution"}, "network must be {'kind': one of ['mlp_actor_critic', 'samurai_graph']"),
+    ],
+)
+def test_bad_descriptions_are_refused_by_name(samurai, network, expected):
+    with pytest.raises(ValueError, match=None) as error:
+        make_card(samurai, network, "test")
+    assert expected in str(error.value)
+
+
+def test_a_saved_graph_network_loads_with_the_same_outputs_and_only_for_samurai(samurai, tmp_path):
+    net = new_network(samurai, graph_description(width=8, head=16), "test")
+    path = save_network(net, str(tmp_path / "graph"))
+    back = load_network(path, samurai)
+    observations = board_observation(samurai).numpy().repeat(2, axis=0)
+    masks = np.zeros((2, samurai.num_actions), bool)
+    masks[:, hex_action(0) : hex_action(40)] = True
+    for got, want in zip(back.evaluate(observations, masks), net.evaluate(observations, masks)):
+        np.testing.assert_array_equal(got, want)
+    card = {**read_card(path), "game": "wakanda"}  # a card claiming the graph for another game
+    with pytest.raises(ValueError, match="trained for game 'wakanda'"):
+        check_card(card, samurai, "crafted")
+    wakanda = make_game("wakanda")
+    with pytest.raises(ValueError, match="reads Samurai boards only"):
+        check_card({**card, "observation_size": wakanda.observation_size}, wakanda, "crafted")
+
+
+def test_train_py_trains_the_graph_network_into_a_playable_model(tmp_path):
+    out = str(tmp_path / "run")
+    argv = ["--game", "samurai", "--network", "samurai_graph", "--timesteps", "256", "--n-envs", "4"]
+    argv += ["--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--opponents", "random"]
+    argv += ["--warm-start", "heuristic", "--warm-start-games", "2", "--warm-start-epochs", "1"]
+    argv += ["--eval-opponents", "random", "--eval-freq", "256", "--eval-freq-games", "2", "--eval-games", "2"]
+    argv += ["--progress-bar", "false", "--workers", "0", "--out", out]
+    results = train.main(argv)
+    assert results["timesteps"] >= 256 and results["learner"]["network"]["kind"] == "samurai_graph"
+    model = os.path.join(out, "model.zip")
+    assert read_card(model)["network"] == graph_description()
+    game = make_game("samurai", num_players=2)
+    agents = [make_agent(f"ppo:{model}", game), make_agent("random", game, seed=1)]
+    assert play_game(game, agents, seed=4).moves > 0  # a whole game of legal moves
+
+
+def test_a_tiny_imitation_benchmark_reports_both_networks(tmp_path):
+    out = tmp_path / "imitation.md"
+    imitation_networks.main(["--games", "4", "--epochs", "1", "--processes", "1", "--out", str(out)])
+    text = out.read_text()
+    assert "| mlp |" in text and "| samurai_graph |" in text
+    assert "Command: `python -m benchmarks.imitation_networks --games 4 --epochs 1" in text
