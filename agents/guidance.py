@@ -81,12 +81,7 @@ class InferenceNet:
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Values ``(B,)`` of every row, and masked move probabilities ``(k, A)`` of the first ``k =
         len(masks)`` rows (the rows after them are read for their value only)."""
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # see the module docstring
-        try:
-            return self._forward(observations, masks)
-        finally:
-            torch.set_num_threads(threads)
+        return one_thread(self._forward, observations, masks)
 
     def _forward(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with torch.no_grad():
@@ -97,6 +92,37 @@ class InferenceNet:
             logits = self._run(features[: len(masks)], self.pi, last_linear=True)
             probs = torch.softmax(logits.masked_fill(~torch.from_numpy(masks), -math.inf), dim=1)
         return probs.numpy(), values.numpy()
+
+
+class ModuleInference:
+    """The same answers as :class:`InferenceNet` from the network's own module, for the kinds it does
+    not unroll (``samurai_graph``, whose cost is in its message passing, not in module overhead)."""
+
+    def __init__(self, network: PolicyValueNet):
+        self.network = network
+        self.clip = network.card["reward"] == "win"
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return one_thread(self._forward, observations, masks)
+
+    def _forward(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with torch.no_grad():
+            logits, values = self.network.logits_and_values(torch.from_numpy(observations))
+            if self.clip:
+                values = values.clamp(-1.0, 1.0)
+            probs = torch.softmax(logits[: len(masks)].masked_fill(~torch.from_numpy(masks), -math.inf), dim=1)
+        return probs.numpy(), values.numpy()
+
+
+def one_thread(forward, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``forward(observations, masks)`` on one torch thread, the process's setting restored after
+    (see the module docstring)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return forward(observations, masks)
+    finally:
+        torch.set_num_threads(threads)
 
 
 def search_model_path(game: Game) -> str | None:
@@ -139,7 +165,8 @@ class NetworkEvaluator:
 
     def __init__(self, network: PolicyValueNet, game: Game):
         self.network = resolve_network(network, game)
-        self.net = InferenceNet(self.network)
+        unrolled = self.network.card["network"]["kind"] == "mlp_actor_critic"
+        self.net = InferenceNet(self.network) if unrolled else ModuleInference(self.network)
         self.game = game
         self.num_players = game.num_players
         self._observer = game.observer()  # never told to follow a state: it encodes each one from scratch

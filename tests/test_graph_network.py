@@ -104,3 +104,27 @@ def test_a_tiny_imitation_benchmark_reports_both_networks(tmp_path):
     text = out.read_text()
     assert "| mlp |" in text and "| samurai_graph |" in text
     assert "Command: `python -m benchmarks.imitation_networks --games 4 --epochs 1" in text
+
+
+def test_the_search_is_guided_by_a_graph_network_as_by_its_own_forward_pass(samurai):
+    """The guided search's evaluator answers for a graph network what the network itself answers
+    (priors over the legal moves, the mover's value and its negation), and the search plays legal moves."""
+    from agents.guidance import NetworkEvaluator
+    from agents.protocol import PlayerView
+
+    torch.manual_seed(1)
+    net = new_network(samurai, graph_description(width=8, head=16), "test")
+    evaluator = NetworkEvaluator(net, samurai)
+    rng = np.random.default_rng(2)
+    state = samurai.new_state(rng)
+    for _ in range(6):
+        state.apply(state.legal_tuple()[int(rng.integers(len(state.legal_tuple())))])
+    priors, values = evaluator.evaluate([state])
+    mask = np.zeros((1, samurai.num_actions), bool)
+    mask[0, list(state.legal_tuple())] = True
+    want_priors, want_value = net.evaluate(samurai.observer().observe(state, state.current_player)[None], mask)
+    np.testing.assert_allclose(priors, want_priors, atol=1e-6)
+    mover = state.current_player
+    assert values[0, mover] == pytest.approx(want_value[0]) and values[0, 1 - mover] == pytest.approx(-want_value[0])
+    agent = make_agent("ismcts", samurai, network=net, iterations=16, seed=0)
+    assert agent.act(PlayerView(state, rng)) in state.legal_tuple()
