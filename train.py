@@ -115,12 +115,8 @@ class Args:
     progress_bar: bool = field(default=True, metadata={"help": "show a progress bar"})
     # --- the learner (PPO) ----------------------------------------------------------
     network: str = field(
-        default="mlp",
-        metadata={
-            "help": "mlp (layers from --net-arch and --shared-layers) or samurai_graph (Samurai only: the board "
-            "as a graph, agents/graph_network.py)",
-            "choices": ["mlp", "samurai_graph"],
-        },
+        default_factory=lambda: _per_game("network"),
+        metadata={"per_game": True, "choices": ["mlp", "samurai_graph"]},
     )
     net_arch: list[int] = _game_default("net_arch")
     shared_layers: list[int] = _game_default("shared_layers")
@@ -158,6 +154,8 @@ PER_GAME_HELP = {
     "n_envs": "games stepped in lockstep",
     "eval_freq": "learner steps between evaluations",
     "snapshot_freq": "learner steps between self-play snapshots",
+    "network": "mlp (layers from --net-arch and --shared-layers) or samurai_graph (Samurai only: the board as a "
+    "graph, agents/graph_network.py)",
     "net_arch": "hidden layers of the policy and of the value head, e.g. 128 128",
     "shared_layers": "hidden layers shared by both heads, before them (none: write 0)",
     "n_steps": "steps per game per rollout",
@@ -217,15 +215,10 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 
 def learner_settings(args: Args) -> dict[str, Any]:
-    from agents.graph_network import graph_description
-    from agents.network import network_description
+    from agents.network import chosen_network
 
-    if args.network == "samurai_graph":
-        network = graph_description()
-    else:
-        network = network_description(args.net_arch, shared=args.shared_layers)
     return {
-        "network": network,
+        "network": chosen_network(args.network, args.net_arch, args.shared_layers),
         "n_steps": args.n_steps,
         "batch_size": args.batch_size,
         "n_epochs": args.n_epochs,
@@ -251,7 +244,10 @@ def validate(args: Args):
     if args.network == "samurai_graph" and args.game != "samurai":
         raise ValueError(f"--network samurai_graph reads Samurai boards only, not --game {args.game}")
     if args.network != "mlp" and args.backend == "rllib":
-        raise ValueError("--backend rllib trains MLPs only (--net-arch); --network samurai_graph needs --backend sb3")
+        raise ValueError(
+            "--backend rllib trains MLPs only (--net-arch): pass --network mlp (samurai_graph, Samurai's default, "
+            "needs --backend sb3)"
+        )
     if args.reward not in game.reward_modes:
         raise ValueError(f"--reward must be one of {list(game.reward_modes)}, got {args.reward!r}")
     for name in args.opponents:

@@ -94,6 +94,18 @@ def network_description(
     return description
 
 
+def chosen_network(kind: str, net_arch: list[int], shared_layers: list[int]) -> dict[str, Any]:
+    """The card's ``network`` for train.py's ``--network`` (``mlp``: its layers from ``--net-arch`` and
+    ``--shared-layers``; ``samurai_graph`` at its default size), as the games' training settings name it."""
+    if kind == "samurai_graph":
+        from agents.graph_network import graph_description
+
+        return graph_description()
+    if kind != "mlp":
+        raise ValueError(f"network must be one of ['mlp', 'samurai_graph'], got {shown(kind)}")
+    return network_description(net_arch, shared=shared_layers)
+
+
 #: The network kinds a card may describe: an MLP actor-critic (any game), or the Samurai board as a graph.
 NETWORK_KINDS = ("mlp_actor_critic", "samurai_graph")
 

@@ -83,9 +83,9 @@ def first_network(settings: Settings, game, out: Path, command: str) -> dict[str
     """Generation 0: a heuristic-cloned fresh network, or a copy of ``--start``, saved as ``models/gen_000.zip``."""
     import envs
     from agents.network import (
+        chosen_network,
         load_network,
         make_card,
-        network_description,
         network_from_policy,
         new_network,
         save_network,
@@ -97,7 +97,7 @@ def first_network(settings: Settings, game, out: Path, command: str) -> dict[str
         from agents.training.imitation import warm_start
 
         defaults = envs.describe(game.name).training
-        description = network_description(defaults["net_arch"], shared=defaults.get("shared_layers", []))
+        description = chosen_network(defaults["network"], defaults["net_arch"], defaults["shared_layers"])
         import torch
 
         torch.manual_seed(settings.seed)

@@ -80,6 +80,7 @@ class Option:
 TRAINING_DEFAULTS: dict[str, Any] = dict(
     opponents=["random", "heuristic", "self"],
     warm_start="heuristic",
+    network="mlp",
     shared_layers=[],
     n_steps=64,
     n_epochs=4,
