@@ -95,23 +95,21 @@ class InferenceNet:
 
 
 class ModuleInference:
-    """The same answers as :class:`InferenceNet` from the network's own module, for the kinds it does
-    not unroll (``samurai_graph``, whose cost is in its message passing, not in module overhead)."""
+    """The same answers as :class:`InferenceNet` from the network's own forward pass
+    (:meth:`~agents.network.PolicyValueNet.evaluate`), for the kinds it does not unroll
+    (``samurai_graph``, whose cost is in its message passing, not in module overhead)."""
 
     def __init__(self, network: PolicyValueNet):
         self.network = network
-        self.clip = network.card["reward"] == "win"
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return one_thread(self._forward, observations, masks)
 
     def _forward(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        with torch.no_grad():
-            logits, values = self.network.logits_and_values(torch.from_numpy(observations))
-            if self.clip:
-                values = values.clamp(-1.0, 1.0)
-            probs = torch.softmax(logits[: len(masks)].masked_fill(~torch.from_numpy(masks), -math.inf), dim=1)
-        return probs.numpy(), values.numpy()
+        every_row = np.ones((len(observations), masks.shape[1]), bool)  # rows read for their value only
+        every_row[: len(masks)] = masks
+        probs, values = self.network.evaluate(observations, every_row)
+        return probs[: len(masks)], values
 
 
 def one_thread(forward, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
