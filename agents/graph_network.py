@@ -46,6 +46,8 @@ KIND = "samurai_graph"
 LIMITS = {"width": (1, 512), "rounds": (1, 8), "head": (1, 1024)}
 #: The embedding of the observation's non-hex part.
 CONTEXT = 64
+#: How many boards (sets of hexes on the board) a network keeps its sub-graph for.
+MAX_BOARDS = 16
 
 
 def graph_description(width: int = 32, rounds: int = 2, head: int = 128) -> dict[str, Any]:
@@ -78,6 +80,7 @@ class HexGraphTrunk(BaseFeaturesExtractor):
             adjacency[h, list(neighbours)] = 1.0
         self.register_buffer("adjacency", adjacency)
         self.register_buffer("settlements", torch.tensor(SETTLEMENTS))
+        self._board_parts: dict[tuple[str, bytes], tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = {}
         self.context = nn.Sequential(nn.Linear(OBSERVATION_SIZE - PLAYERS, CONTEXT), nn.ReLU())
         self.embed = nn.Sequential(
             nn.Linear(HEX_FEATURES + CONTEXT, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU()
@@ -93,19 +96,46 @@ class HexGraphTrunk(BaseFeaturesExtractor):
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         batch = observations.shape[0]
         hexes = observations[:, :PLAYERS].reshape(batch, NUM_HEXES, HEX_FEATURES)
+        active, position, adjacency = self._board_part(hexes[:, :, 0])
+        hexes = hexes[:, active]
         on_board = hexes[:, :, :1]
         context = self.context(observations[:, PLAYERS:])
-        state = self.embed(torch.cat([hexes, context[:, None, :].expand(batch, NUM_HEXES, -1)], dim=-1)) * on_board
+        state = self.embed[1:](self._first_embedding(hexes, context)) * on_board
         for layer in self.rounds:
-            incoming = torch.matmul(self.adjacency, state)
+            incoming = neighbour_sums(adjacency, state)
             state = torch.relu(state + layer(torch.cat([state, incoming], dim=-1))) * on_board
-        pooled = self.pooled(torch.cat([state.mean(dim=1), state.max(dim=1).values, context], dim=-1))
+        # Off-board hexes read a zero state: one zero row after the active hexes.
+        state = torch.cat([state, state.new_zeros(batch, 1, state.shape[-1])], dim=1)
+        pooled = self.pooled(torch.cat([state.sum(dim=1) / NUM_HEXES, state.max(dim=1).values, context], dim=-1))
         logits = [
             self.choice_logits(pooled),
-            self.hex_logit(state).squeeze(-1),
-            self.figure_logits(state[:, self.settlements]).reshape(batch, -1),
+            self.hex_logit(state).squeeze(-1)[:, position],
+            self.figure_logits(state[:, position[self.settlements]]).reshape(batch, -1),
         ]
         return torch.cat([*logits, pooled], dim=1)
+
+    def _board_part(self, on_board: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The hexes on the board in some observation, each hex's row among them, and their adjacency.
+
+        Why: hexes off the board stay zero and send nothing, so only these are
+        computed (91 of 174 with two players); an off-board hex reads the zero
+        row after them. Cached per board, as a batch's boards are few.
+        """
+        key = (str(on_board.device), on_board.any(dim=0).cpu().numpy().tobytes())
+        if key not in self._board_parts:
+            if len(self._board_parts) >= MAX_BOARDS:
+                self._board_parts.clear()
+            active = on_board.any(dim=0).nonzero().squeeze(1)
+            position = torch.full((NUM_HEXES,), len(active), dtype=torch.long, device=on_board.device)
+            position[active] = torch.arange(len(active), device=on_board.device)
+            self._board_parts[key] = (active, position, self.adjacency[active][:, active].to_sparse())
+        return self._board_parts[key]
+
+    def _first_embedding(self, hexes: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        """The first embedding layer on each hex's features and the context, without copying the context to every hex."""
+        layer = self.embed[0]
+        from_hex = nn.functional.linear(hexes, layer.weight[:, :HEX_FEATURES], layer.bias)
+        return from_hex + nn.functional.linear(context, layer.weight[:, HEX_FEATURES:])[:, None, :]
 
     def output_layers(self) -> list[nn.Linear]:
         return [self.hex_logit, self.figure_logits, self.choice_logits]
@@ -142,6 +172,13 @@ class HexGraphPolicy(MaskableActorCriticPolicy):
                 nn.init.orthogonal_(layer.weight, gain=0.01)
                 nn.init.zeros_(layer.bias)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+
+def neighbour_sums(adjacency: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
+    """Each hex's sum of its neighbours' states: ``state`` ``(B, H, W)`` by the sparse ``(H, H)`` ``adjacency``."""
+    batch, hexes, width = state.shape
+    by_hex = state.transpose(0, 1).reshape(hexes, batch * width)
+    return torch.sparse.mm(adjacency, by_hex).reshape(hexes, batch, width).transpose(0, 1)
 
 
 def policy_kwargs(network: dict[str, Any]) -> dict[str, Any]:

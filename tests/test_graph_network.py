@@ -18,7 +18,7 @@ from agents.network import check_card, load_network, make_card, new_network, rea
 from benchmarks import imitation_networks
 from envs.samurai.actions import FIGURE, NUM_ACTIONS, hex_action
 from envs.samurai.board import NEIGHBOURS, NUM_HEXES, NUM_SETTLEMENTS
-from envs.samurai.observation import HEX_FEATURES
+from envs.samurai.observation import HEX_FEATURES, OBSERVATION_SIZE, PLAYERS
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +46,50 @@ def test_one_hex_moves_only_the_hex_logits_within_its_reach(samurai):
     assert before.shape == (1, NUM_ACTIONS) and NUM_ACTIONS == FIGURE + 3 * NUM_SETTLEMENTS
     moved = {h for h in range(NUM_HEXES) if not torch.isclose(before[0, hex_action(h)], after[0, hex_action(h)])}
     assert 80 in moved and moved <= {80, *NEIGHBOURS[80]} and moved & set(NEIGHBOURS[80])
+
+
+def plain_trunk(trunk, observations: torch.Tensor) -> torch.Tensor:
+    """The trunk's definition computed plainly: every hex, the dense adjacency, the context copied to each hex."""
+    batch = observations.shape[0]
+    hexes = observations[:, :PLAYERS].reshape(batch, NUM_HEXES, HEX_FEATURES)
+    on_board = hexes[:, :, :1]
+    context = trunk.context(observations[:, PLAYERS:])
+    state = trunk.embed(torch.cat([hexes, context[:, None, :].expand(batch, NUM_HEXES, -1)], dim=-1)) * on_board
+    for layer in trunk.rounds:
+        incoming = torch.matmul(trunk.adjacency, state)
+        state = torch.relu(state + layer(torch.cat([state, incoming], dim=-1))) * on_board
+    pooled = trunk.pooled(torch.cat([state.mean(dim=1), state.max(dim=1).values, context], dim=-1))
+    settlements = trunk.figure_logits(state[:, trunk.settlements]).reshape(batch, -1)
+    return torch.cat([trunk.choice_logits(pooled), trunk.hex_logit(state).squeeze(-1), settlements, pooled], dim=1)
+
+
+def played_observations(num_players: int, seed: int) -> np.ndarray:
+    """Every observation of one game of random moves."""
+    game = make_game("samurai", num_players=num_players)
+    rng = np.random.default_rng(seed)
+    state, observer, seen = game.new_state(rng), game.observer(), []
+    while state.current_player is not None:
+        seen.append(observer.observe(state, state.current_player))
+        state.apply(int(rng.choice(state.legal_actions())))
+    return np.array(seen, dtype=np.float32)
+
+
+def test_the_trunk_computes_its_plain_definition_on_every_board():
+    """The trunk computes only the hexes on the board in its batch, with a sparse adjacency: on the
+    boards of 2, 3 and 4 players, a batch mixing them and an empty observation it equals the plain
+    computation over all 174 hexes, gradients included."""
+    torch.manual_seed(1)
+    net = new_network(make_game("samurai", num_players=3), graph_description(width=16, head=32), "test")
+    trunk = net.module.features_extractor
+    boards = {n: torch.from_numpy(played_observations(n, seed=n)) for n in (2, 3, 4)}
+    mixed = torch.cat([boards[2][:5], boards[4][:5], boards[3][:5]])
+    for observations in [*boards.values(), mixed, torch.zeros(2, OBSERVATION_SIZE)]:
+        fast, plain = trunk(observations), plain_trunk(trunk, observations)
+        torch.testing.assert_close(fast, plain, rtol=1e-5, atol=1e-5)
+        weight = trunk.rounds[0][0].weight
+        fast_grad = torch.autograd.grad(fast.square().sum(), weight)[0]
+        plain_grad = torch.autograd.grad(plain.square().sum(), weight)[0]
+        torch.testing.assert_close(fast_grad, plain_grad, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize(
