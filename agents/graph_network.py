@@ -132,7 +132,7 @@ class HexGraphTrunk(BaseFeaturesExtractor):
         return self._board_parts[key]
 
     def _first_embedding(self, hexes: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
-        """The first embedding layer on each hex's features and the context, without copying the context to every hex."""
+        """The first embedding layer on each hex and the context, without copying the context to every hex."""
         layer = self.embed[0]
         from_hex = nn.functional.linear(hexes, layer.weight[:, :HEX_FEATURES], layer.bias)
         return from_hex + nn.functional.linear(context, layer.weight[:, HEX_FEATURES:])[:, None, :]
