@@ -15,7 +15,9 @@ Layout (``width``, ``rounds``, ``head`` in the card's ``network``):
   of the rest of the observation (hand, phase, the tile in progress, seats)
   go through a per-hex layer to a ``width``-wide state;
 - ``rounds`` times, every hex adds a transform of itself and of the sum of
-  its neighbours' states (residual; hexes off the board stay zero);
+  its neighbours' states (residual; hexes off the board stay zero, so only
+  the hexes on the board are computed, which makes training 2-3x faster:
+  ``benchmarks/results/training.md``);
 - the logits: one per hex for the hex actions, three per settlement (from
   its hex's state) for the figure actions, and the tile choices and the end
   of the turn from the pooled states (mean and max over hexes, and the
