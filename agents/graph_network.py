@@ -123,11 +123,12 @@ class HexGraphTrunk(BaseFeaturesExtractor):
         computed (91 of 174 with two players); an off-board hex reads the zero
         row after them. Cached per board, as a batch's boards are few.
         """
-        key = (str(on_board.device), on_board.any(dim=0).cpu().numpy().tobytes())
+        anywhere = on_board.any(dim=0)
+        key = (str(on_board.device), anywhere.cpu().numpy().tobytes())
         if key not in self._board_parts:
             if len(self._board_parts) >= MAX_BOARDS:
                 self._board_parts.clear()
-            active = on_board.any(dim=0).nonzero().squeeze(1)
+            active = anywhere.nonzero().squeeze(1)
             position = torch.full((NUM_HEXES,), len(active), dtype=torch.long, device=on_board.device)
             position[active] = torch.arange(len(active), device=on_board.device)
             self._board_parts[key] = (active, position, self.adjacency[active][:, active].to_sparse())
