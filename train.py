@@ -46,7 +46,7 @@ from typing import Any
 
 import envs
 from agents.games import add_game_options, game_option_texts, read_game_options
-from envs.core.description import parse_bool
+from envs.core.description import NETWORK_CHOICES, parse_bool
 
 DEFAULT_GAME = "wakanda"
 
@@ -101,9 +101,7 @@ class Args:
     resume: str = field(
         default="", metadata={"help": "continue training this model file (its learner settings are kept)"}
     )
-    torch_threads: int = field(
-        default=1, metadata={"help": "torch CPU threads (1 is fastest for these small networks)"}
-    )
+    torch_threads: int = _game_default("torch_threads")
     max_minutes: float = field(
         default=8.0,
         metadata={
@@ -116,7 +114,7 @@ class Args:
     # --- the learner (PPO) ----------------------------------------------------------
     network: str = field(
         default_factory=lambda: _per_game("network"),
-        metadata={"per_game": True, "choices": ["mlp", "samurai_graph"]},
+        metadata={"per_game": True, "choices": list(NETWORK_CHOICES)},
     )
     net_arch: list[int] = _game_default("net_arch")
     shared_layers: list[int] = _game_default("shared_layers")
@@ -152,6 +150,7 @@ PER_GAME_HELP = {
     "warm_start": "imitate this agent's moves before PPO: heuristic, ismcts or none",
     "warm_start_games": "games played by the imitated agent for the warm start",
     "n_envs": "games stepped in lockstep",
+    "torch_threads": "torch CPU threads (1 is fastest for the MLPs; the Samurai graph network's updates gain from 2)",
     "eval_freq": "learner steps between evaluations",
     "snapshot_freq": "learner steps between self-play snapshots",
     "network": "mlp (layers from --net-arch and --shared-layers) or samurai_graph (Samurai only: the board as a "

@@ -37,6 +37,7 @@ import numpy as np
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from envs.core.description import NETWORK_CHOICES
 from envs.core.engine import Game, shown
 
 #: The version of the card layout this code writes and reads.
@@ -102,7 +103,7 @@ def chosen_network(kind: str, net_arch: list[int], shared_layers: list[int]) -> 
 
         return graph_description()
     if kind != "mlp":
-        raise ValueError(f"network must be one of ['mlp', 'samurai_graph'], got {shown(kind)}")
+        raise ValueError(f"network must be one of {list(NETWORK_CHOICES)}, got {shown(kind)}")
     return network_description(net_arch, shared=shared_layers)
 
 

@@ -77,10 +77,14 @@ class Option:
 
 # The PPO settings every game trains with unless its description says otherwise
 # (benchmarks/results/training.md says how they were chosen).
+#: The values of the training setting ``network`` (train.py's ``--network``; agents/network.py builds them).
+NETWORK_CHOICES = ("mlp", "samurai_graph")
+
 TRAINING_DEFAULTS: dict[str, Any] = dict(
     opponents=["random", "heuristic", "self"],
     warm_start="heuristic",
     network="mlp",
+    torch_threads=1,
     shared_layers=[],
     n_steps=64,
     n_epochs=4,

@@ -32,6 +32,9 @@ DESCRIPTION = GameDescription(
         # The board as a graph: imitating the heuristic it predicts 71.7% of held-out moves, the MLP below 59.7%
         # (benchmarks/results/imitation_networks.md); --network mlp uses net_arch and shared_layers.
         network="samurai_graph",
+        # Its updates run 1.5x faster on two threads than on one: 1,365 against 1,070 learner steps/s on this
+        # 2-core machine (benchmarks/results/training.md, "The Samurai graph network's training speed").
+        torch_threads=2,
         timesteps=1_000_000,
         warm_start_games=300,
         n_envs=64,
