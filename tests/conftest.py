@@ -74,6 +74,31 @@ def aec_trace(env, seed: int, policy_seed: int = 0, max_steps: int = 100_000) ->
     return trace
 
 
+def replay_game(env, seed: int, actions: list[int] | None, seen_infos) -> tuple[list[int], str]:
+    """Play one game through an AEC ``env``: the given actions, or random legal ones (seeded by ``seed``)
+    when None. Returns the actions played and a digest of everything the agents got: the observation,
+    mask, reward and end flags at every turn, ``seen_infos(info, done)`` (what of the infos a recording
+    holds) and the final ``state_dict``. The recorded-game tests compare it with their recordings."""
+    import hashlib
+    import json
+
+    env.reset(seed=seed)
+    choose, played, digest = random.Random(seed).choice, [], hashlib.sha256()
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        done = termination or truncation
+        digest.update(repr((agent, reward, termination, truncation, seen_infos(info, done))).encode())
+        digest.update(obs["observation"].tobytes() + obs["action_mask"].tobytes())
+        if done:
+            env.step(None)
+            continue
+        action = actions[len(played)] if actions is not None else choose(np.flatnonzero(obs["action_mask"]).tolist())
+        played.append(action)
+        env.step(action)
+    digest.update(json.dumps(env.unwrapped.state_dict(), sort_keys=True).encode())
+    return played, digest.hexdigest()
+
+
 def assert_refused(env, call, match: str) -> None:
     """Bad input: ``call()`` raises a ValueError matching ``match`` and the game is untouched."""
     import pytest

@@ -20,16 +20,14 @@ line in the env card): ``python -m tests.test_samurai_replay``.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import random
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from envs import samurai_v0
 from envs.samurai.components import FIGURE_TYPES
+from tests.conftest import replay_game
 
 RECORDED = Path(__file__).parent / "data" / "samurai_games.json"
 CONFIGS = ({"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 3, "choose_hand": True})
@@ -45,25 +43,14 @@ def as_recorded(key: str, value: list) -> dict | list:
     return dict(zip(FIGURE_TYPES, value))
 
 
+def recorded_infos(info: dict, done: bool) -> list:
+    """The infos as the recording holds them: ``INFO_KEYS`` at the end of the game, nothing before."""
+    return [(key, as_recorded(key, info[key])) for key in INFO_KEYS if done]
+
+
 def replay(seed: int, config: dict, actions: list[int] | None = None) -> tuple[list[int], str]:
-    """Play one game through env(): the given actions, or random legal ones (seeded) when None.
-    Returns the actions played and the digest of everything the agents got."""
-    env = samurai_v0.env(**config)
-    env.reset(seed=seed)
-    choose, played, digest = random.Random(seed).choice, [], hashlib.sha256()
-    for agent in env.agent_iter():
-        obs, reward, termination, truncation, info = env.last()
-        kept = [(key, as_recorded(key, info[key])) for key in INFO_KEYS if termination or truncation]
-        digest.update(repr((agent, reward, termination, truncation, kept)).encode())
-        digest.update(obs["observation"].tobytes() + obs["action_mask"].tobytes())
-        if termination or truncation:
-            env.step(None)
-            continue
-        action = actions[len(played)] if actions is not None else choose(np.flatnonzero(obs["action_mask"]).tolist())
-        played.append(action)
-        env.step(action)
-    digest.update(json.dumps(env.unwrapped.state_dict(), sort_keys=True).encode())
-    return played, digest.hexdigest()
+    """One game through env() (:func:`tests.conftest.replay_game`)."""
+    return replay_game(samurai_v0.env(**config), seed, actions, recorded_infos)
 
 
 def record() -> list[dict]:

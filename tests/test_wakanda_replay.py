@@ -13,38 +13,22 @@ line in the env card): ``python -m tests.test_wakanda_replay``.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import random
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from envs import wakanda_v0
+from tests.conftest import replay_game
 
 RECORDED = Path(__file__).parent / "data" / "wakanda_games.json"
 GAMES_PER_VARIANT = 40
 
 
 def replay(seed: int, advanced: bool, reward: str, actions: list[int] | None = None) -> tuple[list[int], str]:
-    """Play one game through env(): the given actions, or random legal ones (seeded) when None.
-    Returns the actions played and the digest of everything the agents got."""
+    """One game through env() (:func:`tests.conftest.replay_game`), every info recorded."""
     env = wakanda_v0.env(advanced=advanced, reward=reward)
-    env.reset(seed=seed)
-    choose, played, digest = random.Random(seed).choice, [], hashlib.sha256()
-    for agent in env.agent_iter():
-        obs, rew, termination, truncation, info = env.last()
-        digest.update(repr((agent, rew, termination, truncation, sorted(info.items()))).encode())
-        digest.update(obs["observation"].tobytes() + obs["action_mask"].tobytes())
-        if termination or truncation:
-            env.step(None)
-            continue
-        action = actions[len(played)] if actions is not None else choose(np.flatnonzero(obs["action_mask"]).tolist())
-        played.append(action)
-        env.step(action)
-    digest.update(json.dumps(env.unwrapped.state_dict(), sort_keys=True).encode())
-    return played, digest.hexdigest()
+    return replay_game(env, seed, actions, lambda info, done: sorted(info.items()))
 
 
 def record() -> list[dict]:
