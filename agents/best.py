@@ -6,7 +6,7 @@ network (with the game's guided defaults) where one is known to make the
 search stronger than plain ISMCTS: first a search network shipped for the
 configuration (``agents/models/search/``, expert iteration's), else the
 network the game's description names as ``best_guide`` (``"trained"``: the
-configuration's shipped model; Wakanda's). Elsewhere it is plain ISMCTS with
+configuration's shipped model; Wakanda's and Samurai's). Elsewhere it is plain ISMCTS with
 the game's search defaults, which beats the heuristic in every game measured.
 Both think ``time_limit`` CPU seconds a move (0.5 s, the budget the figures
 were measured at) or ``iterations`` simulations.

@@ -330,7 +330,7 @@ def test_the_strength_benchmark_seats_the_guided_search(model_files, tmp_path, c
 def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files, monkeypatch, tmp_path):
     """make_agent("best") is the guided search with a shipped search network (found by its card's game
     and configuration), and so is network="expert"; without one, the search guided by the description's
-    best_guide (Wakanda: the shipped trained model) where that configuration has it, else plain ISMCTS;
+    best_guide (Wakanda and Samurai: the shipped trained model) where that configuration has it, else plain ISMCTS;
     the terminal game and the tournament seat it."""
     import shutil
 
@@ -350,7 +350,9 @@ def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files
     best = make_agent("best", wakanda, iterations=5, seed=1)
     assert isinstance(best.agent, GuidedISMCTSAgent) and best.choice == "ismcts guided by wakanda.zip"
     assert isinstance(make_agent("best", samurai3, iterations=5).agent, GuidedISMCTSAgent)
-    assert type(make_agent("best", make_game("samurai", num_players=2), iterations=5).agent).__name__ == "ISMCTSAgent"
+    samurai2 = make_game("samurai", num_players=2)
+    assert make_agent("best", samurai2, iterations=5).choice == "ismcts guided by samurai2.zip"
+    assert type(make_agent("best", make_game("samurai", num_players=4), iterations=5).agent).__name__ == "ISMCTSAgent"
     assert make_agent("ismcts", wakanda, network="expert", iterations=5).evaluator.network.game_name == "wakanda"
     result = play_game(wakanda, [best, make_agent("random", wakanda, seed=2)], seed=4)
     assert result.winners
