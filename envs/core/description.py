@@ -75,11 +75,11 @@ class Option:
         return self.name.replace("_", "-")
 
 
-# The PPO settings every game trains with unless its description says otherwise
-# (benchmarks/results/training.md says how they were chosen).
 #: The values of the training setting ``network`` (train.py's ``--network``; agents/network.py builds them).
 NETWORK_CHOICES = ("mlp", "samurai_graph")
 
+# The PPO settings every game trains with unless its description says otherwise
+# (benchmarks/results/training.md says how they were chosen).
 TRAINING_DEFAULTS: dict[str, Any] = dict(
     opponents=["random", "heuristic", "self"],
     warm_start="heuristic",

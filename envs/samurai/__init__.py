@@ -24,8 +24,9 @@ DESCRIPTION = GameDescription(
     leaf_evaluation="agents.evaluation:samurai",
     # Leaf evaluation instead of rollouts: a rollout to the end costs ~15 ms (agents/evaluation.py).
     search_defaults={"rollout_depth": 0},
-    # Guided by the shipped model, the leaf's static value alone (value_mix 1) did best against the heuristic at
-    # 0.5 CPU-s a move: 32.5% of 20 games, against 22.5% at 0.5 and 0.0% of 40 at 0 (strength.md).
+    # Guided by the model shipped then (a 150k-step MLP), the leaf's static value alone (value_mix 1) did best
+    # against the heuristic at 0.5 CPU-s a move: 32.5% of 20 games, against 22.5% at 0.5 and 0.0% of 40 at 0
+    # (strength.md).
     guided_search={"value_mix": 1.0},
     # Guided by the shipped two-player model (8.66M steps), the search beat the heuristic 78.5% [69.5, 85.4] over
     # 100 fresh games at 0.5 CPU-s a move, where plain ISMCTS wins 62.9% [56.6, 68.8], and was level with plain
