@@ -118,7 +118,9 @@ class GameDescription:
         best_guide: the network that guides the search of the game's ``best``
             agent where no expert-iteration network is shipped (``"trained"``:
             the configuration's shipped model), set only where that guided
-            search measured stronger than plain ISMCTS; None: plain ISMCTS.
+            search measured stronger than plain ISMCTS (head to head, or
+            against the heuristic while level head to head: Samurai); None:
+            plain ISMCTS.
     """
 
     name: str
