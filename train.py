@@ -65,6 +65,7 @@ class Args:
     # --- the game (its options, e.g. --num-players, are added from its description) ---
     game: str = field(default=DEFAULT_GAME, metadata={"help": "game to train on", "choices": list(envs.GAMES)})
     game_options: dict[str, Any] = field(default_factory=dict, metadata={"help": "(set by the game's own flags)"})
+    given: list[str] = field(default_factory=list, metadata={"help": "(the settings the command line names)"})
     reward: str = field(
         default="win", metadata={"help": "reward mode: win (+1/-1/0) or score (own minus others' mean)"}
     )
@@ -99,7 +100,11 @@ class Args:
     snapshot_freq: int = _game_default("snapshot_freq")
     max_snapshots: int = field(default=5, metadata={"help": "latest snapshots kept in the league"})
     resume: str = field(
-        default="", metadata={"help": "continue training this model file (its learner settings are kept)"}
+        default="",
+        metadata={
+            "help": "continue training this model file: its network is kept, and so are its learner settings "
+            "(--learning-rate, --ent-coef, ...) unless the command line gives them"
+        },
     )
     torch_threads: int = _game_default("torch_threads")
     max_minutes: float = field(
@@ -167,6 +172,10 @@ PER_GAME_HELP = {
     "clip_range": "PPO clip range",
 }
 LIST_SETTINGS = ("opponents", "eval_opponents", "net_arch", "shared_layers")
+#: Args fields that are not options of their own.
+NOT_OPTIONS = ("game_options", "given")
+#: The options that choose the network, which a resumed learner cannot change.
+NETWORK_OPTIONS = ("network", "net_arch", "shared_layers")
 
 
 def build_parser(game: str) -> argparse.ArgumentParser:
@@ -177,7 +186,7 @@ def build_parser(game: str) -> argparse.ArgumentParser:
     )
     training = envs.describe(game).training
     for f in dataclasses.fields(Args):
-        if f.name == "game_options":
+        if f.name in NOT_OPTIONS:
             continue
         meta = dict(f.metadata)
         per_game = meta.pop("per_game", False)
@@ -205,12 +214,21 @@ def parse_args(argv: list[str] | None = None) -> Args:
     parser = build_parser(game if game in envs.GAMES else DEFAULT_GAME)
     values = vars(parser.parse_args(argv))
     texts = game_option_texts(values)
-    args = Args(**{k: v for k, v in values.items() if not k.startswith("game_option_")}, game_options=texts)
+    settings = {k: v for k, v in values.items() if not k.startswith("game_option_")}
+    args = Args(**settings, game_options=texts, given=given_settings(parser, argv, values))
     if args.shared_layers == [0]:
         args.shared_layers = []
-    if args.resume and not any(a == "--warm-start" or a.startswith("--warm-start=") for a in argv):
+    if args.resume and "warm_start" not in args.given:
         args.warm_start = "none"  # the game's default warm start is for a fresh learner only
     return args
+
+
+def given_settings(parser: argparse.ArgumentParser, argv: list[str], names) -> list[str]:
+    """Which of the settings ``names`` ``argv`` gives (argparse's abbreviations included), as opposed to
+    leaving them to their defaults: argparse sets no default on a name its namespace already has."""
+    unset = object()
+    parsed = vars(parser.parse_args(argv, argparse.Namespace(**dict.fromkeys(names, unset))))
+    return sorted(name for name, value in parsed.items() if value is not unset)
 
 
 def learner_settings(args: Args) -> dict[str, Any]:
@@ -227,6 +245,20 @@ def learner_settings(args: Args) -> dict[str, Any]:
         "ent_coef": args.ent_coef,
         "clip_range": args.clip_range,
     }
+
+
+def resumed_settings(args: Args, kept: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
+    """A resumed learner keeps its file's network (an option choosing another one is refused) and its
+    file's other settings, except those the command line gives (e.g. a lower --learning-rate to
+    fine-tune): a setting given is never silently ignored."""
+    named = [name for name in NETWORK_OPTIONS if name in args.given]
+    if named and asked["network"] != kept["network"]:
+        options = " ".join("--" + name.replace("_", "-") for name in named)
+        raise ValueError(
+            f"{options} ask for the network {asked['network']}, which contradicts --resume {args.resume}: its "
+            f"network, {kept['network']}, is kept; leave the network options out when resuming"
+        )
+    return {k: asked[k] if k in args.given else kept[k] for k in kept}
 
 
 def validate(args: Args):
@@ -292,7 +324,8 @@ def validate(args: Args):
         raise ValueError(f"--max-minutes must be 0 (no limit) or positive, got {args.max_minutes}")
     settings = learner_settings(args)
     if args.resume:
-        _, settings = resume_settings(args.resume, game, args.reward)
+        _, kept = resume_settings(args.resume, game, args.reward)
+        settings = resumed_settings(args, kept, settings)
     if args.backend != "rllib" and (args.num_env_runners or args.ray_address):
         raise ValueError("--num-env-runners and --ray-address are options of --backend rllib")
     return game, settings
@@ -342,7 +375,8 @@ def main(argv: list[str] | None = None) -> dict:
     os.makedirs(os.path.join(out, "snapshots"), exist_ok=True)
     command = shlex.join(["python", "train.py", *argv])
     with open(os.path.join(out, "args.json"), "w") as f:
-        json.dump({**vars(args), "learner": settings, "run_name": run_name, "command": command}, f, indent=1)
+        used = {k: v for k, v in settings.items() if k != "network"}  # a resumed file's, where not given
+        json.dump({**vars(args), **used, "learner": settings, "run_name": run_name, "command": command}, f, indent=1)
 
     # --- environments: lockstep games against the league ---------------------------
     league = League(args.opponents, args.max_snapshots, args.league, power=args.pfsp_power)
@@ -353,7 +387,11 @@ def main(argv: list[str] | None = None) -> dict:
     warm = None
     if args.resume:  # our settings rebuilt the learner; the file gives only tensors and the step count
         load_learner_state(model, args.resume)
-        print(f"resuming {args.resume} at {model.num_timesteps} timesteps", flush=True)
+        changed = ", ".join(f"{k} {settings[k]}" for k in settings if k in args.given and k != "network")
+        print(
+            f"resuming {args.resume} at {model.num_timesteps} timesteps{'; given: ' + changed if changed else ''}",
+            flush=True,
+        )
     elif args.warm_start != "none":
         network = wrap_policy(model.policy, game, settings["network"], args.reward)
         warm = warm_start(

@@ -14,7 +14,7 @@ import envs
 import train
 from agents import make_agent, play_game
 from agents.games import make_game
-from agents.network import load_network, read_card
+from agents.network import OPTIMIZER_NAME, load_network, read_card, read_tensors
 
 #: A tiny but complete run: warm start, self-play snapshots, the league, evaluations, a final table.
 SMOKE = [
@@ -223,14 +223,41 @@ def test_resume_continues_from_the_checkpoint_with_the_files_settings(smoke_run,
     out, first = smoke_run
     checkpoint = os.path.join(out, "checkpoint.zip")  # what an interrupted run leaves behind
     steps = read_card(checkpoint)["training"]["num_timesteps"]
-    resumed = train.main(
-        NO_WARM_START + ["--timesteps", "512", "--net-arch", "64", "--resume", checkpoint, "--out", str(tmp_path)]
-    )
+    argv = ["--game", "wapi", "--num-players", "3", "--opponents", "random", "--eval-opponents", "random"]
+    argv += ["--eval-freq-games", "6", "--eval-games", "12", "--progress-bar", "false", "--workers", "0"]
+    resumed = train.main(argv + ["--n-envs", "8", "--timesteps", "512", "--resume", checkpoint, "--out", str(tmp_path)])
     assert resumed["timesteps"] >= steps + 512
     assert resumed["curve"][0]["timesteps"] == steps  # evaluation starts where training left off
-    assert resumed["learner"]["network"]["pi"] == [32, 32]  # the file's learner, not --net-arch
+    assert resumed["learner"] == first["learner"]  # the file's settings, not the game's defaults
+    assert resumed["learner"]["batch_size"] == 128 != envs.describe("wapi").training["batch_size"]
     load_network(str(tmp_path / "model.zip"), make_game("wapi", num_players=3))
     assert read_card(str(tmp_path / "model.zip"))["training"]["history"] == [read_card(checkpoint)["command"]]
+
+
+def test_learner_settings_given_with_resume_replace_the_files(smoke_run, tmp_path):
+    """Fine-tuning: a lower --learning-rate (abbreviated, as argparse allows) and another
+    --ent-coef reach the learner's optimizer and the saved card; the rest stays the file's."""
+    out, first = smoke_run
+    argv = NO_WARM_START + ["--timesteps", "256", "--learn", "3.3e-4", "--ent-coef=0.02"]
+    resumed = train.main(argv + ["--resume", os.path.join(out, "checkpoint.zip"), "--out", str(tmp_path)])
+    assert resumed["learner"] == {**first["learner"], "learning_rate": 3.3e-4, "ent_coef": 0.02}
+    saved = str(tmp_path / "last_model.zip")
+    assert read_card(saved)["training"]["hyperparameters"]["learning_rate"] == 3.3e-4
+    assert read_tensors(saved, OPTIMIZER_NAME)["param_groups"][0]["lr"] == 3.3e-4
+    assert json.load(open(tmp_path / "args.json"))["learning_rate"] == 3.3e-4
+
+
+def test_parse_args_tells_given_settings_from_defaults():
+    args = train.parse_args(["--game", "wapi", "--learn", "1e-4", "--net-arch=64", "--num-players", "3"])
+    assert args.given == ["game", "game_option_num_players", "learning_rate", "net_arch"]
+    assert train.parse_args([]).given == []
+
+
+def test_resume_refuses_a_network_option_that_contradicts_the_files_network(smoke_run, tmp_path):
+    out, _ = smoke_run
+    message = run_error(NO_WARM_START + ["--net-arch", "64", "--resume", os.path.join(out, "checkpoint.zip")])
+    assert "--net-arch --shared-layers ask for the network" in message and "contradicts --resume" in message
+    assert "'pi': [64]" in message and "'pi': [32, 32]" in message
 
 
 def test_time_limit_stops_training_early(tmp_path):
