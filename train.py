@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import envs
-from agents.games import add_game_options, game_option_texts, read_game_options
+from agents.games import add_game_options, game_option_texts, given_settings, read_game_options
 from envs.core.description import NETWORK_CHOICES, parse_bool
 
 DEFAULT_GAME = "wakanda"
@@ -215,20 +215,12 @@ def parse_args(argv: list[str] | None = None) -> Args:
     values = vars(parser.parse_args(argv))
     texts = game_option_texts(values)
     settings = {k: v for k, v in values.items() if not k.startswith("game_option_")}
-    args = Args(**settings, game_options=texts, given=given_settings(parser, argv, values))
+    args = Args(**settings, game_options=texts, given=given_settings(parser, argv))
     if args.shared_layers == [0]:
         args.shared_layers = []
     if args.resume and "warm_start" not in args.given:
         args.warm_start = "none"  # the game's default warm start is for a fresh learner only
     return args
-
-
-def given_settings(parser: argparse.ArgumentParser, argv: list[str], names) -> list[str]:
-    """Which of the settings ``names`` ``argv`` gives (argparse's abbreviations included), as opposed to
-    leaving them to their defaults: argparse sets no default on a name its namespace already has."""
-    unset = object()
-    parsed = vars(parser.parse_args(argv, argparse.Namespace(**dict.fromkeys(names, unset))))
-    return sorted(name for name, value in parsed.items() if value is not unset)
 
 
 def learner_settings(args: Args) -> dict[str, Any]:

@@ -88,6 +88,16 @@ def game_option_texts(values: dict[str, Any]) -> dict[str, str]:
     return {k[len(prefix) :]: v for k, v in values.items() if k.startswith(prefix) and v is not None}
 
 
+def given_settings(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """The settings ``argv`` gives, as opposed to those left to their defaults (argparse's abbreviations
+    included; a game option by its name, e.g. ``num_players``): ``argv`` is parsed into a namespace
+    where every name is already set, since argparse sets no default on a name a namespace has."""
+    unset = object()
+    names = vars(parser.parse_args([]))
+    parsed = vars(parser.parse_args(argv, argparse.Namespace(**dict.fromkeys(names, unset))))
+    return sorted(name.removeprefix("game_option_") for name, value in parsed.items() if value is not unset)
+
+
 def game_config(game: str, args: argparse.Namespace) -> dict[str, Any]:
     """The options of ``game`` given on the command line (see :func:`add_game_options`)."""
     return read_game_options(game, game_option_texts(vars(args)))

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import envs
-from agents.games import add_game_options, game_option_texts, read_game_options
+from agents.games import add_game_options, game_option_texts, given_settings, read_game_options
 from envs.core.description import parse_bool
 
 #: Flags a resumed run may change; every other setting is the interrupted run's.
@@ -120,11 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def parse_settings(argv: list[str]) -> tuple[Settings, set[str]]:
     """The settings, and the names of those given on the command line."""
-    values = vars(build_parser().parse_args(argv))
+    parser = build_parser()
+    values = vars(parser.parse_args(argv))
     texts = game_option_texts(values)
     settings = Settings(**{k: v for k, v in values.items() if not k.startswith("game_option_")}, game_options=texts)
-    given = {a[2:].split("=")[0].replace("-", "_") for a in argv if a.startswith("--")}
-    return settings, given
+    return settings, set(given_settings(parser, argv))
 
 
 def validate(settings: Settings):
