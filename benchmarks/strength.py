@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
-from agents.games import available_games, make_game
+from agents.games import available_games, given_settings, make_game
 from agents.stats import wilson_interval
 from benchmarks import backends
 from benchmarks.backends import Backend
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
         "--ismcts-time",
         type=float,
         default=0.5,
-        help="ISMCTS seconds per move (default 0.5; ignored with --ismcts-iterations)",
+        help="ISMCTS seconds per move (default 0.5), or budget it by --ismcts-iterations",
     )
     parser.add_argument(
         "--ismcts-option",
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
         "--guided-time",
         type=float,
         default=None,
-        help="guided search seconds per move (default: the ISMCTS budget; ignored with --guided-iterations)",
+        help="guided search seconds per move (default: the ISMCTS budget), or budget it by --guided-iterations",
     )
     parser.add_argument(
         "--guided-option",
@@ -261,6 +261,10 @@ def main(argv: list[str] | None = None) -> None:
     for flag in ("games", "ismcts_games"):
         if getattr(args, flag) < 1:
             parser.error(f"--{flag.replace('_', '-')} must be at least 1")
+    given = given_settings(parser, argv)
+    for search in ("ismcts", "guided"):
+        if f"{search}_iterations" in given and f"{search}_time" in given:
+            parser.error(f"--{search}-iterations and --{search}-time contradict each other: give one budget")
     try:
         backend = backends.from_args(args)
     except ValueError as error:

@@ -29,6 +29,9 @@ def test_ismcts_options_are_parsed_and_checked_before_any_game(capsys):
     with pytest.raises(SystemExit):
         main(["--only", "wakanda-guided-vs-ismcts", "--guided-option", "c_puct"])
     assert "--guided-option takes KEY=VALUE, got 'c_puct'" in capsys.readouterr().err  # its own flag named
+    with pytest.raises(SystemExit):
+        main(["--only", "wakanda-guided-vs-ismcts", "--guided-iter", "50", "--guided-time", "0.1"])
+    assert "--guided-iterations and --guided-time contradict each other" in capsys.readouterr().err
 
 
 def test_ismcts_options_reach_the_games(tmp_path):
