@@ -49,8 +49,8 @@ tree with widening came out level with the heuristic; the flat paired search
 wins the most games at its table (``benchmarks/results/strength.md``, which
 also gives the ceiling of a one-step search: about +6 points of win share).
 
-Budget: ``iterations`` (simulations) per move, or ``time_limit`` seconds per move,
-counted in CPU time of this process (so a busy machine does not starve the
+Budget: ``iterations`` (simulations) per move, or ``time_limit`` seconds per move
+(given both, the search stops at whichever comes first), counted in CPU time of this process (so a busy machine does not starve the
 search; results then depend on machine speed, while iterations are exactly
 reproducible from ``seed``).
 """
