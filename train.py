@@ -174,6 +174,18 @@ PER_GAME_HELP = {
 LIST_SETTINGS = ("opponents", "eval_opponents", "net_arch", "shared_layers")
 #: Args fields that are not options of their own.
 NOT_OPTIONS = ("game_options", "given")
+#: The options of the sb3 backend alone (--backend rllib samples with --num-env-runners, draws opponents by
+#: its own PFSP, and builds its MLP from --net-arch alone).
+SB3_ONLY = (
+    "resume",
+    "workers",
+    "warm_start",
+    "warm_start_games",
+    "warm_start_epochs",
+    "league",
+    "pfsp_power",
+    "shared_layers",
+)
 #: The options that choose the network, which a resumed learner cannot change.
 NETWORK_OPTIONS = ("network", "net_arch", "shared_layers")
 
@@ -260,8 +272,10 @@ def validate(args: Args):
     from agents.training.members import OPPONENT_KINDS, baseline_spec, build_member
     from agents.training.model_files import resume_settings
 
-    if args.backend == "rllib" and args.resume:
-        raise ValueError("--resume continues a model of the sb3 backend; it is not an option of --backend rllib")
+    sb3_only = [name for name in SB3_ONLY if name in args.given]
+    if args.backend == "rllib" and sb3_only:
+        flags = ", ".join("--" + name.replace("_", "-") for name in sb3_only)
+        raise ValueError(f"{flags}: not an option of --backend rllib, only of sb3 (docs/ray.md)")
     description = envs.describe(args.game)
     game = description.make(**read_game_options(args.game, args.game_options))  # the engine refuses bad values by name
     if args.network == "samurai_graph" and args.game != "samurai":
