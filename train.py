@@ -280,6 +280,10 @@ def validate(args: Args):
     game = description.make(**read_game_options(args.game, args.game_options))  # the engine refuses bad values by name
     if args.network == "samurai_graph" and args.game != "samurai":
         raise ValueError(f"--network samurai_graph reads Samurai boards only, not --game {args.game}")
+    mlp_sizes = [name for name in ("net_arch", "shared_layers") if name in args.given]
+    if args.network != "mlp" and mlp_sizes:
+        flags = ", ".join("--" + name.replace("_", "-") for name in mlp_sizes)
+        raise ValueError(f"{flags} size the mlp network, not --network {args.network}: pass --network mlp to use them")
     if args.network != "mlp" and args.backend == "rllib":
         raise ValueError(
             "--backend rllib trains MLPs only (--net-arch): pass --network mlp (samurai_graph, Samurai's default, "
