@@ -251,6 +251,7 @@ def test_learner_settings_given_with_resume_replace_the_files(smoke_run, tmp_pat
 def test_parse_args_tells_given_settings_from_defaults():
     args = train.parse_args(["--game", "wapi", "--learn", "1e-4", "--net-arch=64", "--num-players", "3"])
     assert args.given == ["game", "learning_rate", "net_arch", "num_players"]
+    assert train.parse_args(["--game", "wakanda", "--advanced"]).given == ["advanced", "game"]  # a bare flag
     assert train.parse_args([]).given == []
 
 
