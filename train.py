@@ -251,15 +251,19 @@ def learner_settings(args: Args) -> dict[str, Any]:
     }
 
 
+def flags(names: list[str]) -> str:
+    """Settings as the command line spells them: ``--net-arch, --shared-layers``."""
+    return ", ".join("--" + name.replace("_", "-") for name in names)
+
+
 def resumed_settings(args: Args, kept: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
     """A resumed learner keeps its file's network (an option choosing another one is refused) and its
     file's other settings, except those the command line gives (e.g. a lower --learning-rate to
     fine-tune): a setting given is never silently ignored."""
     named = [name for name in NETWORK_OPTIONS if name in args.given]
     if named and asked["network"] != kept["network"]:
-        options = " ".join("--" + name.replace("_", "-") for name in named)
         raise ValueError(
-            f"{options} ask for the network {asked['network']}, which contradicts --resume {args.resume}: its "
+            f"{flags(named)} ask for the network {asked['network']}, which contradicts --resume {args.resume}: its "
             f"network, {kept['network']}, is kept; leave the network options out when resuming"
         )
     return {k: asked[k] if k in args.given else kept[k] for k in kept}
@@ -274,16 +278,16 @@ def validate(args: Args):
 
     sb3_only = [name for name in SB3_ONLY if name in args.given]
     if args.backend == "rllib" and sb3_only:
-        flags = ", ".join("--" + name.replace("_", "-") for name in sb3_only)
-        raise ValueError(f"{flags}: not an option of --backend rllib, only of sb3 (docs/ray.md)")
+        raise ValueError(f"{flags(sb3_only)}: not an option of --backend rllib, only of sb3 (docs/ray.md)")
     description = envs.describe(args.game)
     game = description.make(**read_game_options(args.game, args.game_options))  # the engine refuses bad values by name
     if args.network == "samurai_graph" and args.game != "samurai":
         raise ValueError(f"--network samurai_graph reads Samurai boards only, not --game {args.game}")
     mlp_sizes = [name for name in ("net_arch", "shared_layers") if name in args.given]
     if args.network != "mlp" and mlp_sizes:
-        flags = ", ".join("--" + name.replace("_", "-") for name in mlp_sizes)
-        raise ValueError(f"{flags} size the mlp network, not --network {args.network}: pass --network mlp to use them")
+        raise ValueError(
+            f"{flags(mlp_sizes)} size the mlp network, not --network {args.network}: pass --network mlp to use them"
+        )
     if args.network != "mlp" and args.backend == "rllib":
         raise ValueError(
             "--backend rllib trains MLPs only (--net-arch): pass --network mlp (samurai_graph, Samurai's default, "

@@ -50,9 +50,10 @@ wins the most games at its table (``benchmarks/results/strength.md``, which
 also gives the ceiling of a one-step search: about +6 points of win share).
 
 Budget: ``iterations`` (simulations) per move, or ``time_limit`` seconds per move
-(given both, the search stops at whichever comes first), counted in CPU time of this process (so a busy machine does not starve the
-search; results then depend on machine speed, while iterations are exactly
-reproducible from ``seed``).
+(given both, the search stops at whichever comes first), counted in CPU time
+of this process (so a busy machine does not starve the search; results then
+depend on machine speed, while iterations are exactly reproducible from
+``seed``).
 """
 
 from __future__ import annotations

@@ -258,7 +258,7 @@ def test_parse_args_tells_given_settings_from_defaults():
 def test_resume_refuses_a_network_option_that_contradicts_the_files_network(smoke_run, tmp_path):
     out, _ = smoke_run
     message = run_error(NO_WARM_START + ["--net-arch", "64", "--resume", os.path.join(out, "checkpoint.zip")])
-    assert "--net-arch --shared-layers ask for the network" in message and "contradicts --resume" in message
+    assert "--net-arch, --shared-layers ask for the network" in message and "contradicts --resume" in message
     assert "'pi': [64]" in message and "'pi': [32, 32]" in message
 
 
