@@ -4,6 +4,7 @@ the terminal game; a configuration without one is a clear error naming those tha
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -22,6 +23,15 @@ def test_the_required_configurations_have_a_model(name, config):
     game = make_game(name, **config)
     shipped = [card_game({"game": name, "config": c}).config() for c in shipped_models().get(name, [])]
     assert game.config() in shipped
+
+
+def test_no_configuration_has_two_models():
+    """make_agent("trained", game) takes the one file for the game's configuration: a second would
+    shadow it (or be shadowed) without a word."""
+    configurations = [
+        (name, json.dumps(config, sort_keys=True)) for name, configs in shipped_models().items() for config in configs
+    ]
+    assert len(configurations) == len(set(configurations)) == len(SHIPPED)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
