@@ -46,6 +46,21 @@ def measure(path: str, opponents: list[str], games: int, seed: int) -> dict:
     return {"path": path, "card": card, "game": game, "rows": rows}
 
 
+def check(paths: list[str], opponents: list[str], games: int) -> None:
+    """Every model loads and every opponent sits at its table before the first game (ValueError naming
+    what is wrong), so that a bad name does not end a long run half way."""
+    from agents.network import card_game, load_network, read_card
+    from agents.training.members import baseline_spec, build_member
+
+    if games < 1:
+        raise ValueError(f"--games must be at least 1, got {games}")
+    for path in paths:
+        game = card_game(read_card(path))
+        load_network(path, game)
+        for opponent in opponents:
+            build_member(baseline_spec(opponent), game, 0)
+
+
 def report(results: list[dict], argv: list[str]) -> str:
     lines = [
         f"Command: `python -m benchmarks.training_strength {shlex.join(argv)}`",
@@ -85,6 +100,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=9_000_000)
     parser.add_argument("--out", default=None, help="write the table here (markdown) as well as printing it")
     args = parser.parse_args(argv)
+    try:
+        check(model_paths(args.models), args.opponents, args.games)
+    except ValueError as error:
+        parser.error(str(error))
     results = []
     for path in model_paths(args.models):
         results.append(measure(path, args.opponents, args.games, args.seed))
