@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import envs
-from agents.games import add_game_options, game_option_texts, given_settings, read_game_options
+from agents.games import add_game_options, flags, game_option_texts, given_settings, read_game_options
 from envs.core.description import NETWORK_CHOICES, parse_bool
 
 DEFAULT_GAME = "wakanda"
@@ -249,11 +249,6 @@ def learner_settings(args: Args) -> dict[str, Any]:
         "ent_coef": args.ent_coef,
         "clip_range": args.clip_range,
     }
-
-
-def flags(names: list[str]) -> str:
-    """Settings as the command line spells them: ``--net-arch, --shared-layers``."""
-    return ", ".join("--" + name.replace("_", "-") for name in names)
 
 
 def resumed_settings(args: Args, kept: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:

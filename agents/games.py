@@ -88,6 +88,11 @@ def game_option_texts(values: dict[str, Any]) -> dict[str, str]:
     return {k[len(prefix) :]: v for k, v in values.items() if k.startswith(prefix) and v is not None}
 
 
+def flags(names) -> str:
+    """Settings as a command line spells them, for messages: ``--net-arch, --shared-layers``."""
+    return ", ".join("--" + name.replace("_", "-") for name in names)
+
+
 def given_settings(parser: argparse.ArgumentParser, argv: list[str] | None) -> list[str]:
     """The settings ``argv`` gives, as opposed to those left to their defaults (argparse's abbreviations
     included; a game option by its name, e.g. ``num_players``): ``argv`` is parsed into a namespace

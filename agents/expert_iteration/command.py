@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import envs
-from agents.games import add_game_options, game_option_texts, given_settings, read_game_options
+from agents.games import add_game_options, flags, game_option_texts, given_settings, read_game_options
 from envs.core.description import parse_bool
 
 #: Flags a resumed run may change; every other setting is the interrupted run's.
@@ -195,10 +195,7 @@ def resumed_settings(out: Path, given_settings: Settings, given: set[str]) -> Se
     saved = json.loads(path.read_text())
     fixed = sorted(given - set(RESUMABLE) - {"resume", "out"})
     if fixed:
-        raise ValueError(
-            f"--resume keeps the run's settings; only {', '.join('--' + r.replace('_', '-') for r in RESUMABLE)} "
-            f"may be given, not {', '.join('--' + f.replace('_', '-') for f in fixed)}"
-        )
+        raise ValueError(f"--resume keeps the run's settings; only {flags(RESUMABLE)} may be given, not {flags(fixed)}")
     settings = Settings(**{**saved, "resume": True, "out": str(out)})
     for name in RESUMABLE:
         if name in given:

@@ -28,9 +28,9 @@ DESCRIPTION = GameDescription(
     # against the heuristic at 0.5 CPU-s a move: 32.5% of 20 games, against 22.5% at 0.5 and 0.0% of 40 at 0
     # (strength.md).
     guided_search={"value_mix": 1.0},
-    # Guided by the shipped two-player model (8.66M steps), the search beat the heuristic 78.5% [69.5, 85.4] over
-    # 100 fresh games at 0.5 CPU-s a move, where plain ISMCTS wins 62.9% [56.6, 68.8], and was level with plain
-    # ISMCTS head to head, 50.0% [35.2, 64.8] over 40 (benchmarks/results/strength.md).
+    # Guided by the shipped two-player model, the search beats the heuristic at 0.5 CPU-s a move where plain ISMCTS
+    # wins 62.9% [56.6, 68.8]: 78.5% [69.5, 85.4] over 100 fresh games with the 8.66M-step model, 82.5% of 40 with
+    # the 17.06M-step one, which also beat plain ISMCTS head to head 65.0% of 40 (benchmarks/results/strength.md).
     best_guide="trained",
     # train.py's settings for this game where they differ from envs.core.description.TRAINING_DEFAULTS.
     training=dict(
