@@ -27,6 +27,8 @@ from agents.games import GAME_NAMES, add_game_options, game_config, make_game
 from envs.core.engine import GameState, shown
 from envs.core.render import player_label
 
+#: The opponents that think for ``--think-time`` a move.
+SEARCHERS = {"ismcts", "best"}
 #: A move number as typed: plain ASCII digits, short enough for int() ("²" is a digit to str.isdigit,
 #: and int() refuses a string of more than 4,300 digits).
 _MOVE_NUMBER = re.compile(r"[0-9]{1,6}")
@@ -78,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move (default 0)")
     parser.add_argument("--seed", type=int, default=None, help="fixes the deal and the agents (default: random)")
-    parser.add_argument("--think-time", type=float, default=1.0, help="seconds per move for ismcts and best opponents")
+    parser.add_argument(
+        "--think-time", type=float, default=None, help="seconds per move for ismcts and best opponents (default 1)"
+    )
     add_game_options(parser)
     return parser
 
@@ -106,6 +110,8 @@ def main(
         parser.error(f"{args.game} with {n} players needs {n - 1} opponents, got {len(opponents)}")
     if not 0 <= args.seat < n:
         parser.error(f"--seat must be in 0..{n - 1}, got {args.seat}")
+    if args.think_time is not None and not set(opponents) & SEARCHERS:
+        parser.error(f"--think-time is for {' and '.join(sorted(SEARCHERS))} opponents; none of {opponents} searches")
     agents: list[Agent] = []
     names = iter(opponents)
     for seat in range(n):
@@ -114,8 +120,8 @@ def main(
             continue
         name = next(names)
         options: dict = {"seed": None if args.seed is None else args.seed * 100 + seat}
-        if name in ("ismcts", "best"):
-            options["time_limit"] = args.think_time
+        if name in SEARCHERS:
+            options["time_limit"] = 1.0 if args.think_time is None else args.think_time
         try:
             agents.append(make_agent(name, game, **options))
         except ValueError as error:

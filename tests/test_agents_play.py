@@ -121,6 +121,11 @@ def test_giving_up_and_end_of_input():
         (["wapi", "--coins", "{6}"], "--coins must be JSON, got '{6}'"),
         (["wapi", "--coins", '{"0": 1}'], "coins"),
         (["wakanda", "--num-players", "2"], "--num-players is not an option of wakanda; wakanda takes ['--advanced']"),
+        (
+            ["wakanda", "--think-time", "2"],
+            "--think-time is for best and ismcts opponents; none of ['heuristic'] searches",
+        ),
+        (["wakanda", "--opponents", "ismcts", "--think-time", "0"], "time_limit must be a positive"),
     ],
 )
 def test_bad_command_lines_are_refused_with_a_clear_message(argv, message, capsys):
