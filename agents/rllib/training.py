@@ -144,6 +144,7 @@ def build_config(run: RLlibRun, league: League):
             num_envs_per_env_runner=run.envs_per_runner,
             num_cpus_per_env_runner=1,
             rollout_fragment_length="auto",
+            sample_timeout_s=None,  # wait for the runners: RLlib drops a batch that takes over 60 s (a busy machine)
         )
         .learners(num_learners=0)
         .multi_agent(policies={LEARNER}, policy_mapping_fn=_to_learner, policies_to_train=[LEARNER])
