@@ -9,7 +9,7 @@ the per-game ones default to the game's own training settings
 shows that game's defaults.
 
 How it trains (the pieces live in :mod:`agents.training`): ``--n-envs`` games
-step in lockstep in this process (or split over ``--workers`` processes), the
+step in lockstep in this process (and in ``--workers`` more processes), the
 learner's moves in all of them in one forward pass, and every snapshot
 opponent's too; opponents come from a league (``--opponents``: baselines and,
 with ``self``, frozen copies of the learner) drawn by how often the learner
@@ -87,7 +87,9 @@ class Args:
     warm_start_games: int = _game_default("warm_start_games")
     warm_start_epochs: int = field(default=15, metadata={"help": "passes over the imitated moves"})
     n_envs: int = _game_default("n_envs")
-    workers: int = field(default=2, metadata={"help": "worker processes stepping the games (0: all in this one)"})
+    workers: int = field(
+        default=2, metadata={"help": "worker processes stepping a share of the games beside this one (0: none)"}
+    )
     seed: int = field(default=1, metadata={"help": "seeds everything: deals, seats, opponents, network init"})
     out: str = field(default="", metadata={"help": "output directory (default: runs/<run name>)"})
     eval_opponents: list[str] = field(
@@ -325,8 +327,8 @@ def validate(args: Args):
     ):
         if getattr(args, name) <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
-    if args.workers < 0 or (args.workers and args.n_envs % args.workers):
-        raise ValueError(f"--workers must be 0 or divide --n-envs ({args.n_envs}), got {args.workers}")
+    if not 0 <= args.workers < args.n_envs:
+        raise ValueError(f"--workers must be in 0..{args.n_envs - 1} (fewer than --n-envs), got {args.workers}")
     if args.pfsp_power < 0:
         raise ValueError(f"--pfsp-power must be 0 or positive, got {args.pfsp_power}")
     if args.max_minutes < 0:

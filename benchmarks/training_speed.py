@@ -125,7 +125,7 @@ def report(rows: list[dict], argv: list[str], load: tuple[float, float]) -> str:
         "league updates, rollouts and PPO updates); whole: learner steps over the whole command's wall time "
         "(start-up, evaluations, report). Target: train ≥ 25% of env() with 0 workers; 2 workers ≥ 1.6× 1 "
         "worker where 2 cores are free. Where the training time went (train.py's own report): stepping the "
-        "games (with the opponents' moves; in worker processes, the main process waiting for them), the "
+        "games (with the opponents' moves; with workers, the main process's share and the wait for theirs), the "
         "learner's own forward passes and bookkeeping, PPO's updates.",
         "",
         "| game | env() turns/s (before / after) | workers | train steps/s | % of env() | whole steps/s "

@@ -130,7 +130,7 @@ def test_an_option_of_another_game_is_refused(tmp_path):
         (["--game", "wakanda", "--advanced", "maybe"], "--advanced must be true or false"),
         (["--game", "wapi", "--opponents", "random", "grandmaster"], "unknown opponent 'grandmaster'"),
         (["--game", "wapi", "--timesteps", "0"], "--timesteps must be positive"),
-        (["--game", "wapi", "--n-envs", "6", "--workers", "4"], "--workers must be 0 or divide --n-envs"),
+        (["--game", "wapi", "--n-envs", "6", "--workers", "6"], "--workers must be in 0..5 (fewer than --n-envs)"),
         (["--game", "wapi", "--warm-start", "oracle"], "--warm-start must be one of"),
         (["--game", "wapi", "--net-arch", "0"], "network['pi'] must be at most 8 layer sizes"),
         (["--game", "wapi", "--network", "samurai_graph"], "--network samurai_graph reads Samurai boards only"),

@@ -123,8 +123,9 @@ def test_sampled_moves_are_legal_and_follow_the_probabilities():
     assert sample_actions(np.array([[0.0, 1.0, 0.0]]), np.array([0.999999999]))[0] == 1
 
 
-def test_a_batch_split_over_two_workers_plays_the_same_games(tmp_path):
-    """Every slot has its own generators, so 0 workers and 2 workers give the same observations."""
+def test_a_batch_split_over_workers_plays_the_same_games(tmp_path):
+    """Every slot has its own generators, so the games do not depend on how the 4 slots are shared out
+    (with 2 workers this process plays 1 slot and the workers 1 and 2; with 3, one slot each)."""
     league = League(["random", "heuristic"])
 
     def run(workers):
@@ -139,8 +140,10 @@ def test_a_batch_split_over_two_workers_plays_the_same_games(tmp_path):
         finally:
             env.close()
 
-    for (a, ra, da), (b, rb, db) in zip(run(0), run(2)):
-        assert np.array_equal(a, b) and np.array_equal(ra, rb) and np.array_equal(da, db)
+    alone = run(0)
+    for workers in (2, 3):
+        for (a, ra, da), (b, rb, db) in zip(alone, run(workers), strict=True):
+            assert np.array_equal(a, b) and np.array_equal(ra, rb) and np.array_equal(da, db)
 
 
 def test_vecenv_reports_finished_games_to_the_league_and_sb3():
@@ -155,8 +158,8 @@ def test_vecenv_reports_finished_games_to_the_league_and_sb3():
             assert info["episode"]["r"] == rewards[env_index] and info["terminal_observation"].shape == obs[0].shape
             done_infos.append(info)
     assert done_infos and league.members[0].games == len(done_infos)
-    with pytest.raises(ValueError, match="workers must be 0 or divide num_envs"):
-        LockstepVecEnv("wakanda", {}, "win", 5, league, seed=0, workers=2)
+    with pytest.raises(ValueError, match=r"workers must be in 0\.\.4 \(fewer than num_envs, 5\), got 5"):
+        LockstepVecEnv("wakanda", {}, "win", 5, league, seed=0, workers=5)
 
 
 # --- the league --------------------------------------------------------------------------------

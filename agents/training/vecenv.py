@@ -1,10 +1,13 @@
 """The training environments as one Stable-Baselines3 VecEnv: lockstep games in this process or in workers.
 
 ``workers=0``: one :class:`~agents.training.lockstep.LockstepGames` batch in
-this process. ``workers=k``: the ``num_envs`` games split over ``k`` worker
-processes, each stepping its whole share in lockstep and exchanging **one
-message per batch step** (the learner's actions in; observations, masks and
-finished games out), so more cores give more steps per second.
+this process. ``workers=k``: the ``num_envs`` games split over this process
+and ``k`` worker processes, each stepping its whole share in lockstep; a
+worker exchanges **one message per batch step** (the learner's actions in;
+observations, masks and finished games out), so more cores give more steps
+per second. This process steps its own share while the workers step theirs:
+it would otherwise only wait for them (with one worker, the games used one
+core of two and the messages made the run slower than no worker at all).
 
 The league (:mod:`agents.training.league`) lives here, in the main process:
 finished games are recorded in it, and whenever its ``version`` changes
@@ -94,8 +97,8 @@ class LockstepVecEnv(VecEnv):
     ):
         from agents.games import make_game
 
-        if workers < 0 or (workers and num_envs % workers):
-            raise ValueError(f"workers must be 0 or divide num_envs ({num_envs}), got {workers}")
+        if not 0 <= workers < num_envs:
+            raise ValueError(f"workers must be in 0..{num_envs - 1} (fewer than num_envs, {num_envs}), got {workers}")
         game = make_game(game_name, **config)
         self.league, self.workers = league, workers
         self._sent_version = -1
@@ -103,25 +106,22 @@ class LockstepVecEnv(VecEnv):
         self.masks = np.zeros((num_envs, game.num_actions), bool)
         self._started = time.time()
         self.game_seconds = 0.0  # wall time of stepping the games (opponents' moves included), for reports
-        if workers == 0:
-            self.batch = Batch(game_name, config, reward, num_envs, seed)
-            self.remotes = []
-        else:
-            self.batch = None
-            context = multiprocessing.get_context("spawn")
-            self.remotes, self.processes = [], []
-            for rank in range(workers):
-                local, remote = context.Pipe()
-                share = num_envs // workers
-                process = context.Process(
-                    target=_worker, daemon=True, args=(remote, game_name, config, reward, share, seed, rank * share)
-                )
-                process.start()
-                remote.close()
-                self.remotes.append(local)
-                self.processes.append(process)
-            for local in self.remotes:
-                self._receive(local)
+        #: Where each process's share of the slots starts (this process's first), and the end.
+        self.bounds = [num_envs * part // (workers + 1) for part in range(workers + 2)]
+        context = multiprocessing.get_context("spawn")
+        self.remotes, self.processes = [], []
+        for first, end in zip(self.bounds[1:-1], self.bounds[2:]):
+            local, remote = context.Pipe()
+            process = context.Process(
+                target=_worker, daemon=True, args=(remote, game_name, config, reward, end - first, seed, first)
+            )
+            process.start()
+            remote.close()
+            self.remotes.append(local)
+            self.processes.append(process)
+        self.batch = Batch(game_name, config, reward, self.bounds[1], seed)
+        for local in self.remotes:
+            self._receive(local)
         super().__init__(
             num_envs, spaces.Box(0.0, 1.0, (game.observation_size,), np.float32), spaces.Discrete(game.num_actions)
         )
@@ -144,15 +144,14 @@ class LockstepVecEnv(VecEnv):
         return payload
 
     def _call(self, command: str, actions: np.ndarray | None = None) -> list:
+        """Every share's reply, this process's first: the workers are sent theirs before this one is played."""
         update = self._update()
-        if self.batch is not None:
-            if update is not None:
-                self.batch.update(*update)
-            return [self.batch.reset() if command == "reset" else self.batch.step(actions)]
-        share = self.num_envs // self.workers
-        for rank, remote in enumerate(self.remotes):
-            remote.send((command, update, None if actions is None else actions[rank * share : (rank + 1) * share]))
-        return [self._receive(remote) for remote in self.remotes]
+        for remote, first, end in zip(self.remotes, self.bounds[1:-1], self.bounds[2:]):
+            remote.send((command, update, None if actions is None else actions[first:end]))
+        if update is not None:
+            self.batch.update(*update)
+        own = self.batch.reset() if command == "reset" else self.batch.step(actions[: self.bounds[1]])
+        return [own, *(self._receive(remote) for remote in self.remotes)]
 
     # --- VecEnv ----------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
@@ -172,10 +171,9 @@ class LockstepVecEnv(VecEnv):
         rewards = np.zeros(self.num_envs, np.float32)
         dones = np.zeros(self.num_envs, bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        share = self.num_envs // max(self.workers, 1)
-        for rank, (_, _, finished) in enumerate(replies):
+        for first, (_, _, finished) in zip(self.bounds, replies):
             for slot, outcome in finished:
-                env = rank * share + slot
+                env = first + slot
                 rewards[env], dones[env] = outcome["reward"], True
                 self.league.record(outcome["member"], outcome["win_points"])
                 infos[env] = {
@@ -200,7 +198,7 @@ class LockstepVecEnv(VecEnv):
                 remote.recv()
             except (OSError, EOFError):  # a worker that already failed and ended
                 pass
-        for process in getattr(self, "processes", []):
+        for process in self.processes:
             process.join(timeout=5)
         self.remotes = []
 
