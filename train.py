@@ -60,6 +60,24 @@ def _game_default(name: str):
     return field(default_factory=lambda: _per_game(name), metadata={"per_game": True})
 
 
+def count_or_auto(text: str) -> int | str:
+    """A command-line count, or ``auto``."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number or auto, got {text!r}") from None
+
+
+def auto_workers(n_envs: int) -> int:
+    """``--workers auto``: one process per core (this one and the workers), each stepping at least 16 games
+    so that its opponents' moves still batch. On the 2-core machine 1 worker beat 0 and 2 by 15-30%: more
+    processes than cores contend, and fewer leave a core idle (``benchmarks/results/training.md``)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(0, min(cores - 1, n_envs // 16 - 1))
+
+
 @dataclass
 class Args:
     # --- the game (its options, e.g. --num-players, are added from its description) ---
@@ -87,8 +105,13 @@ class Args:
     warm_start_games: int = _game_default("warm_start_games")
     warm_start_epochs: int = field(default=15, metadata={"help": "passes over the imitated moves"})
     n_envs: int = _game_default("n_envs")
-    workers: int = field(
-        default=2, metadata={"help": "worker processes stepping a share of the games beside this one (0: none)"}
+    workers: int | str = field(
+        default="auto",
+        metadata={
+            "help": "worker processes stepping a share of the games beside this one (0: none; auto: one fewer "
+            "than the cores, keeping at least 16 games a process)",
+            "type": count_or_auto,
+        },
     )
     seed: int = field(default=1, metadata={"help": "seeds everything: deals, seats, opponents, network init"})
     out: str = field(default="", metadata={"help": "output directory (default: runs/<run name>)"})
@@ -211,7 +234,9 @@ def build_parser(game: str) -> argparse.ArgumentParser:
             default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
         if f.name in LIST_SETTINGS:
             meta["nargs"] = "+"
-        kind = next((t for name, t in (("bool", parse_bool), ("float", float), ("int", int)) if name in f.type), str)
+        kind = meta.pop("type", None) or next(
+            (t for name, t in (("bool", parse_bool), ("float", float), ("int", int)) if name in f.type), str
+        )
         shown = " ".join(map(str, default)) if isinstance(default, list) else default
         meta["help"] += f" (default{' for ' + game if per_game else ''}: {shown if shown != '' else 'none'})"
         parser.add_argument("--" + f.name.replace("_", "-"), default=default, type=kind, **meta)
@@ -327,6 +352,8 @@ def validate(args: Args):
     ):
         if getattr(args, name) <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+    if args.workers == "auto":
+        args.workers = auto_workers(args.n_envs)
     if not 0 <= args.workers < args.n_envs:
         raise ValueError(f"--workers must be in 0..{args.n_envs - 1} (fewer than --n-envs), got {args.workers}")
     if args.pfsp_power < 0:

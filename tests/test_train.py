@@ -142,6 +142,24 @@ def test_bad_settings_are_refused(argv, expected):
     assert expected in run_error(argv)
 
 
+@pytest.mark.parametrize(
+    "cores,n_envs,expected",
+    [(1, 64, 0), (2, 64, 1), (2, 16, 0), (16, 64, 3), (16, 128, 7), (4, 128, 3), (64, 20, 0)],
+)
+def test_auto_workers_gives_one_process_a_core_and_at_least_16_games_a_process(monkeypatch, cores, n_envs, expected):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    args = train.parse_args(["--game", "wapi", "--n-envs", str(n_envs)])
+    assert args.workers == "auto"
+    train.validate(args)
+    assert args.workers == expected
+
+
+def test_workers_must_be_a_count_or_auto(capsys):
+    with pytest.raises(SystemExit):
+        train.parse_args(["--workers", "two"])
+    assert "argument --workers: must be a whole number or auto, got 'two'" in capsys.readouterr().err
+
+
 def test_missing_resume_file_is_refused(tmp_path):
     assert "model file not found" in run_error(["--game", "wapi", "--resume", str(tmp_path / "nope.zip")])
 

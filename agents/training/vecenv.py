@@ -23,9 +23,11 @@ from __future__ import annotations
 import multiprocessing
 import time
 import traceback
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+import torch
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
@@ -64,10 +66,24 @@ class Batch:
         return self.games.obs, self.games.masks, [(slot, o) for slot, o in enumerate(outcomes) if o is not None]
 
 
+@contextmanager
+def one_torch_thread(wanted: bool):
+    """Torch on one thread for a while (when ``wanted``): this process's share of the games takes one core,
+    as each worker's does; its learner's forward passes and updates keep ``--torch-threads`` (a thread
+    more would only contend with the workers, slowing everyone: measured on Samurai's graph network)."""
+    threads = torch.get_num_threads()
+    if wanted and threads > 1:
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(threads)
+    else:
+        yield
+
+
 def _worker(remote, game_name: str, config: dict, reward: str, num_slots: int, seed: int, first_slot: int) -> None:
     """A worker process: one batch, one message in and one out per step."""
-    import torch
-
     torch.set_num_threads(1)
     try:
         batch = Batch(game_name, config, reward, num_slots, seed, first_slot)
@@ -150,7 +166,8 @@ class LockstepVecEnv(VecEnv):
             remote.send((command, update, None if actions is None else actions[first:end]))
         if update is not None:
             self.batch.update(*update)
-        own = self.batch.reset() if command == "reset" else self.batch.step(actions[: self.bounds[1]])
+        with one_torch_thread(bool(self.remotes)):
+            own = self.batch.reset() if command == "reset" else self.batch.step(actions[: self.bounds[1]])
         return [own, *(self._receive(remote) for remote in self.remotes)]
 
     # --- VecEnv ----------------------------------------------------------------------------------
