@@ -116,7 +116,7 @@ class LockstepVecEnv(VecEnv):
         if not 0 <= workers < num_envs:
             raise ValueError(f"workers must be in 0..{num_envs - 1} (fewer than num_envs, {num_envs}), got {workers}")
         game = make_game(game_name, **config)
-        self.league, self.workers = league, workers
+        self.league = league
         self._sent_version = -1
         self._actions: np.ndarray | None = None
         self.masks = np.zeros((num_envs, game.num_actions), bool)
