@@ -14,7 +14,7 @@ from agents.training.imitation import clone, generate
 from agents.training.league import League
 from agents.training.lockstep import LockstepGames, RandomDealer
 from agents.training.members import NetworkMember, RandomMember, sample_actions
-from agents.training.vecenv import LockstepVecEnv
+from agents.training.vecenv import LockstepVecEnv, one_torch_thread
 
 
 def network_file(tmp_path, game, name="net", seed=0) -> str:
@@ -144,6 +144,22 @@ def test_a_batch_split_over_workers_plays_the_same_games(tmp_path):
     for workers in (2, 3):
         for (a, ra, da), (b, rb, db) in zip(alone, run(workers), strict=True):
             assert np.array_equal(a, b) and np.array_equal(ra, rb) and np.array_equal(da, db)
+
+
+def test_the_main_process_steps_its_share_on_one_torch_thread_and_gets_its_threads_back():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with one_torch_thread(True):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError), one_torch_thread(True):
+            raise RuntimeError("a game failed")
+        assert torch.get_num_threads() == 2
+        with one_torch_thread(False):  # no workers: the games may use every thread
+            assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(threads)
 
 
 def test_vecenv_reports_finished_games_to_the_league_and_sb3():
