@@ -20,6 +20,7 @@ __all__ = [
     "Agent",
     "GameResult",
     "PlayerView",
+    "SEARCH_AGENTS",
     "agent_options",
     "make_agent",
     "parse_agent_options",
@@ -28,6 +29,8 @@ __all__ = [
 
 #: The names ``make_agent`` knows; ``ppo`` and ``rllib`` are written with the path of what they play.
 AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "rllib:PATH", "trained", "best")
+#: The agents that search, for a time or a number of simulations a move (``time_limit``, ``iterations``).
+SEARCH_AGENTS = ("ismcts", "best")
 #: The agents that play a file: ``KIND:PATH``.
 FILE_AGENTS = ("ppo", "rllib")
 

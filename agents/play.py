@@ -22,13 +22,11 @@ import sys
 from collections.abc import Callable
 
 import envs
-from agents import AGENT_NAMES, Agent, PlayerView, make_agent, play_game
+from agents import AGENT_NAMES, SEARCH_AGENTS, Agent, PlayerView, make_agent, play_game
 from agents.games import GAME_NAMES, add_game_options, game_config, make_game
 from envs.core.engine import GameState, shown
 from envs.core.render import player_label
 
-#: The opponents that think for ``--think-time`` a move.
-SEARCHERS = {"ismcts", "best"}
 #: A move number as typed: plain ASCII digits, short enough for int() ("²" is a digit to str.isdigit,
 #: and int() refuses a string of more than 4,300 digits).
 _MOVE_NUMBER = re.compile(r"[0-9]{1,6}")
@@ -110,8 +108,9 @@ def main(
         parser.error(f"{args.game} with {n} players needs {n - 1} opponents, got {len(opponents)}")
     if not 0 <= args.seat < n:
         parser.error(f"--seat must be in 0..{n - 1}, got {args.seat}")
-    if args.think_time is not None and not set(opponents) & SEARCHERS:
-        parser.error(f"--think-time is for {' and '.join(sorted(SEARCHERS))} opponents; none of {opponents} searches")
+    if args.think_time is not None and not set(opponents) & set(SEARCH_AGENTS):
+        searchers = " and ".join(sorted(SEARCH_AGENTS))
+        parser.error(f"--think-time is for {searchers} opponents; none of {opponents} searches")
     agents: list[Agent] = []
     names = iter(opponents)
     for seat in range(n):
@@ -120,7 +119,7 @@ def main(
             continue
         name = next(names)
         options: dict = {"seed": None if args.seed is None else args.seed * 100 + seat}
-        if name in SEARCHERS:
+        if name in SEARCH_AGENTS:
             options["time_limit"] = 1.0 if args.think_time is None else args.think_time
         try:
             agents.append(make_agent(name, game, **options))

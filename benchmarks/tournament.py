@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from agents import AGENT_NAMES, make_agent
+from agents import AGENT_NAMES, SEARCH_AGENTS, make_agent
 from agents.games import GAME_NAMES, add_game_options, game_config, make_game
 from benchmarks import backends, tournament_report
 from benchmarks.backends import Backend
@@ -104,7 +104,7 @@ def plan_tournament(
         raise ValueError(f"--agents must name at least {n} agents from {', '.join(AGENT_NAMES)}")
     specs = []
     for name, label in zip(agents, agent_labels(agents)):
-        options = (("iterations", ismcts_iterations),) if name in ("ismcts", "best") else ()
+        options = (("iterations", ismcts_iterations),) if name in SEARCH_AGENTS else ()
         try:
             make_agent(name, the_game, seed=0, **dict(options))
         except ValueError as error:

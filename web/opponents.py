@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents import AGENT_NAMES, Agent, make_agent
+from agents import AGENT_NAMES, SEARCH_AGENTS, Agent, make_agent
 from envs.core.engine import Game, is_int, shown
 
 #: Thinking time an ISMCTS opponent may be given from the page, in seconds per move.
@@ -53,8 +53,6 @@ _HELP = {
     "trained": "the model trained and shipped for this configuration (refused where none is shipped)",
     "best": "the strongest agent measured for this configuration (a search), with a thinking time per move",
 }
-#: The agents that think for a time the page may set.
-SEARCHERS = ("ismcts", "best")
 
 
 def offered_opponents(models: Mapping[str, str] | None = None) -> dict[str, OpponentChoice]:
@@ -64,7 +62,7 @@ def offered_opponents(models: Mapping[str, str] | None = None) -> dict[str, Oppo
     for name in AGENT_NAMES:
         if ":" in name:  # a template such as ppo:PATH: offered only through models
             continue
-        options = {"time_limit": TIME_LIMIT_DEFAULT} if name in SEARCHERS else {}
+        options = {"time_limit": TIME_LIMIT_DEFAULT} if name in SEARCH_AGENTS else {}
         choices[name] = OpponentChoice(name, name, _HELP.get(name, f"the {name} agent"), options)
     for name, path in (models or {}).items():
         if name in choices:
