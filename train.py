@@ -351,7 +351,7 @@ def validate(args: Args):
         "warm_start_epochs",
     ):
         if getattr(args, name) <= 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+            raise ValueError(f"{flags([name])} must be positive, got {getattr(args, name)}")
     if args.workers == "auto":
         args.workers = auto_workers(args.n_envs)
     if not 0 <= args.workers < args.n_envs:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
-from agents.games import available_games, given_settings, make_game
+from agents.games import available_games, flags, given_settings, make_game
 from agents.stats import wilson_interval
 from benchmarks import backends
 from benchmarks.backends import Backend
@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     for flag in ("games", "ismcts_games"):
         if getattr(args, flag) < 1:
-            parser.error(f"--{flag.replace('_', '-')} must be at least 1")
+            parser.error(f"{flags([flag])} must be at least 1")
     given = given_settings(parser, argv)
     for search in ("ismcts", "guided"):
         if f"{search}_iterations" in given and f"{search}_time" in given:

@@ -147,12 +147,12 @@ def validate(settings: Settings):
         "replay",
     ):
         if getattr(settings, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(settings, name)}")
+            raise ValueError(f"{flags([name])} must be at least 1, got {getattr(settings, name)}")
     if settings.explore_moves < 0:
         raise ValueError(f"--explore-moves must be 0 or more, got {settings.explore_moves}")
     for name in ("learning_rate", "value_weight"):
         if not getattr(settings, name) > 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(settings, name)}")
+            raise ValueError(f"{flags([name])} must be positive, got {getattr(settings, name)}")
     if not 0 <= settings.search_value_weight <= 1:
         raise ValueError(f"--search-value-weight must be in [0, 1], got {settings.search_value_weight}")
     if settings.start not in STARTS and not settings.start.startswith("ppo:"):
