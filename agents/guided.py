@@ -16,11 +16,20 @@ with an evaluator (:mod:`agents.guidance`) in place of blind exploration:
 - *Leaves* are valued by the network (every player's value), mixed with the
   plain search's leaf value (a rollout, or the game's static evaluation)
   by ``value_mix``: 0 is the network alone, 1 the plain search's value alone.
-- *Batches*: ``leaf_batch`` simulations descend one after the other, each
-  leaving a *virtual loss* on the edges it took so that the next one tries
-  another line, and their leaves are evaluated in one forward pass (one
-  call costs about as much as several rows). With a budget in iterations
-  the search is reproducible from its seed.
+- *Priors when they are needed* (``value_mix`` 1, where the network gives
+  only priors): a node reached for the first time is valued by the plain
+  search alone, and the network is asked for its prior when a simulation
+  comes back to it. Why: a prior is read only when a node is walked
+  through, and most leaves are never reached again; in Samurai this halves
+  the forward passes.
+- *Batches*: simulations descend one after the other, each leaving a
+  *virtual loss* on the edges it took so that the next one tries another
+  line, until ``leaf_batch`` leaves wait for the network (or the batch has
+  run ``BATCH_LIMIT`` times that many simulations); those leaves are then
+  evaluated in one forward pass (one call costs about as much as several
+  rows). With a budget in iterations the search is reproducible from its seed.
+- *Chance keys* (``split_chance``) come from one observer told of each
+  simulation's moves, as in plain ISMCTS, so it encodes only what changed.
 
 The budget counts simulations (``iterations``) or CPU seconds (``time_limit``)
 per move, as in plain ISMCTS. Per-game defaults for the options left at
@@ -45,6 +54,8 @@ from envs.core.engine import Game, GameState, is_int, shown
 GUIDED_DEFAULTS = {"c_puct": 1.5, "value_mix": 0.0, "leaf_batch": 8}
 #: The pessimistic value a pending simulation leaves on each edge it took (removed when it backs up).
 VIRTUAL_LOSS = 1.0
+#: A batch runs at most this many times ``leaf_batch`` simulations (most may end without the network).
+BATCH_LIMIT = 4
 
 
 def guided_defaults(game: Game | None) -> dict[str, Any]:
@@ -75,13 +86,14 @@ def guided_options(game: Game | None, c_puct: Any, value_mix: Any, leaf_batch: A
 class _Node:
     """An information set of the searcher: the prior and value from its first evaluation, its edges."""
 
-    __slots__ = ("edges", "visits", "prior", "value")
+    __slots__ = ("edges", "visits", "prior", "value", "valued")
 
     def __init__(self) -> None:
         self.edges: dict[int, Edge] = {}
         self.visits = 0
         self.prior: dict[int, float] | None = None  # None until evaluated
         self.value = 0.0  # the player to act's value, for moves not tried yet
+        self.valued = False  # reached once and valued without the network (priors when needed)
 
 
 class GuidedISMCTSAgent(ISMCTSAgent):
@@ -141,7 +153,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
             tree_depth=None,
         )
         self.c_puct, self.value_mix, self.leaf_batch = guided_options(game, c_puct, value_mix, leaf_batch)
-        self._key_observer = game.observer()  # the searcher's chance keys, each encoded from scratch
+        self._key_observer = game.observer()  # the searcher's chance keys, told of each simulation's moves
         self.last_root: _Node | None = None
 
     # --- the search ------------------------------------------------------------------
@@ -154,10 +166,12 @@ class GuidedISMCTSAgent(ISMCTSAgent):
     def search(self, view: PlayerView) -> _Node:
         """Run the budget from ``view``'s position; returns the root (also kept as ``last_root``)."""
         root = _Node()
+        root.valued = True  # its prior is needed at once
 
         def batch(left: int | None) -> int:
             size = 1 if root.prior is None else self.leaf_batch  # the root first, alone
-            return self._batch(view, root, size if left is None else min(size, left))
+            limit = BATCH_LIMIT * size if left is None else min(BATCH_LIMIT * size, left)
+            return self._batch(view, root, size, limit)
 
         self.spend_budget(batch)
         self.last_root = root
@@ -177,11 +191,14 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         visits = sum(edge.visits for edge in root.edges.values())
         return sum(edge.total for edge in root.edges.values()) / visits if visits else root.value
 
-    def _batch(self, view: PlayerView, root: _Node, size: int) -> int:
-        """``size`` simulations; their unfinished leaves evaluated together, then backed up."""
+    def _batch(self, view: PlayerView, root: _Node, size: int, limit: int) -> int:
+        """Simulations until ``size`` leaves wait for the network (at most ``limit`` simulations);
+        those leaves evaluated together, then backed up. Returns the simulations run."""
         leaves: list[tuple[GameState, _Node, list]] = []
-        for _ in range(size):
+        runs = 0
+        while runs < limit and len(leaves) < size:
             self._descend(view.sample_determinization(self.np_rng), root, view.player, leaves)
+            runs += 1
         if leaves:
             priors, values = self.evaluator.evaluate([state for state, _, _ in leaves])
             for (state, node, path), prior, value in zip(leaves, priors, values):
@@ -192,11 +209,14 @@ class GuidedISMCTSAgent(ISMCTSAgent):
                 if self.value_mix:
                     value = (1 - self.value_mix) * value + self.value_mix * np.asarray(self._plain_value(state))
                 self._backup(path, value)
-        return size
+        return runs
 
     def _descend(self, state: GameState, node: _Node, me: int, leaves: list) -> None:
-        """Walk down by PUCT to a node not yet evaluated (queued in ``leaves``) or the game's end (backed up)."""
+        """Walk down by PUCT to a node without a prior: queued in ``leaves`` for the network, or, reached
+        for the first time with the priors asked when needed, valued by the plain search and backed up;
+        or to the game's end (backed up)."""
         path: list[tuple[Edge, int]] = []
+        observer, following = self._key_observer if self.split_chance else None, False
         while state.current_player is not None and node.prior is not None:
             action, edge = self._select(node, state)
             edge.visits += 1
@@ -204,14 +224,25 @@ class GuidedISMCTSAgent(ISMCTSAgent):
             path.append((edge, state.current_player))
             state.apply(action)
             key = None
-            if self.split_chance and state.current_player is not None:
-                key = self._key_observer.observe(state, me).tobytes()
+            if observer is not None:  # told of this walk's moves from its first key on
+                if following:
+                    observer.applied(state, action)
+                else:
+                    observer.follow(state)
+                    following = True
+                if state.current_player is not None:
+                    key = observer.observe(state, me).tobytes()
             child = edge.children.get(key)
             if child is None:
                 child = edge.children[key] = _Node()
             node = child
         if state.current_player is None:
             self._backup(path, self._rewards(state))
+        elif self.value_mix == 1 and not node.valued:  # the prior waits until a simulation comes back
+            node.valued = True
+            value = self._plain_value(state)
+            node.value = value[state.current_player]
+            self._backup(path, value)
         else:
             leaves.append((state, node, path))
 

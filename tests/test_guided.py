@@ -166,7 +166,7 @@ def test_guided_searches_reproduce_from_their_seeds(model_files, name, config):
 @pytest.mark.parametrize("name,config", GAMES[:3], ids=IDS[:3])
 def test_the_prior_steers_the_search(name, config):
     """A network that puts almost all its prior on one legal move makes that move the most visited
-    (values are all zero: nothing else tells the moves apart)."""
+    (values are all zero, the network's alone: nothing else tells the moves apart)."""
     game = make_game(name, **config)
     for seed in range(3):
         state = mid_game_state(game, seed=seed, moves=5 + seed)
@@ -181,7 +181,7 @@ def test_the_prior_steers_the_search(name, config):
                 net.module.action_net.weight.zero_()
                 net.module.action_net.bias.zero_()
                 net.module.action_net.bias[favourite] = 12.0
-            agent = make_agent("ismcts", game, network=net, iterations=40, seed=seed)
+            agent = make_agent("ismcts", game, network=net, iterations=40, value_mix=0.0, seed=seed)
             assert agent.act(PlayerView(state, np.random.default_rng(seed))) == favourite
 
 
@@ -224,7 +224,7 @@ def edges_of(node):
             yield from edges_of(child)
 
 
-@pytest.mark.parametrize("value_mix", [0.0, 0.5])
+@pytest.mark.parametrize("value_mix", [0.0, 0.5, 1.0])
 @pytest.mark.parametrize("name,config", GAMES[:3], ids=IDS[:3])
 def test_backups_are_exact_and_leave_no_virtual_loss(model_files, monkeypatch, name, config, value_mix):
     """With a constant evaluator (and, mixed in, a constant plain value) every edge's mean is the
@@ -235,20 +235,91 @@ def test_backups_are_exact_and_leave_no_virtual_loss(model_files, monkeypatch, n
     network_values = [0.5 - p / n for p in range(n)]
     plain_values = [-0.25 + p / (2 * n) for p in range(n)]
     agent = make_agent(
-        "ismcts", game, network=model_for(model_files, game), iterations=60, leaf_batch=5, value_mix=value_mix, seed=3
+        "ismcts", game, network=model_for(model_files, game), iterations=150, leaf_batch=5, value_mix=value_mix, seed=3
     )
     agent.evaluator = ConstantEvaluator(game, network_values)
     monkeypatch.setattr(agent, "_plain_value", lambda state: plain_values)
-    state = mid_game_state(game, seed=2, moves=4)
+    # Early, so no simulation reaches the end; Samurai in play, where its first move draws nothing
+    # (each draw is a node of its own, and a node is expanded on its third visit).
+    state = mid_game_state(game, seed=2, moves=30 if name == "samurai" else 4)
     root = agent.search(PlayerView(state, np.random.default_rng(0)))
-    assert sum(edge.visits for edge in root.edges.values()) == 60 - 1  # the first simulation evaluated the root
+    assert sum(edge.visits for edge in root.edges.values()) == 150 - 1  # the first simulation evaluated the root
     mixed = [(1 - value_mix) * v + value_mix * w for v, w in zip(network_values, plain_values)]
     edges = list(edges_of(root))
-    assert len(edges) > 20  # early in the game: no simulation reaches the end, every leaf is evaluated
+    assert len(edges) > len(root.edges)  # edges below the root too
     for edge in edges:
         assert min(abs(edge.total / edge.visits - v) for v in mixed) < 1e-9
     for edge in root.edges.values():  # the root's edges are the searcher's choices
         assert edge.total / edge.visits == pytest.approx(mixed[state.current_player], abs=1e-9)
+
+
+class CountingEvaluator:
+    """The real evaluator, counting the positions it is asked about."""
+
+    def __init__(self, inner):
+        self.inner, self.game, self.rows = inner, inner.game, 0
+
+    def evaluate(self, states):
+        self.rows += len(states)
+        return self.inner.evaluate(states)
+
+
+def nodes_of(node):
+    yield node
+    for edge in node.edges.values():
+        for child in edge.children.values():
+            yield from nodes_of(child)
+
+
+@pytest.mark.parametrize("name,config", GAMES[:3], ids=IDS[:3])
+def test_with_the_plain_value_alone_a_prior_is_asked_only_for_nodes_reached_again(model_files, name, config):
+    """value_mix 1: a node reached once is valued without the network; every node walked through has its
+    prior; the network sees far fewer positions than there are simulations (with a network value in the
+    mix it sees one per unfinished simulation)."""
+    game = make_game(name, **config)
+    state = mid_game_state(game, seed=4, moves=30 if name == "samurai" else 4)
+    rows = {}
+    for value_mix in (1.0, 0.99):
+        agent = make_agent("ismcts", game, network=model_for(model_files, game), iterations=200, value_mix=value_mix)
+        agent.evaluator = CountingEvaluator(agent.evaluator)
+        root = agent.search(PlayerView(state, np.random.default_rng(0)))
+        nodes = list(nodes_of(root))
+        assert all(node.prior is not None for node in nodes if node.edges)
+        rows[value_mix] = agent.evaluator.rows
+    assert rows[0.99] == 200  # early in the game no simulation reaches the end
+    assert rows[1.0] < 200 / 2
+
+
+class ScratchObserver:
+    """An observer that ignores follow/applied: every observation encoded from scratch."""
+
+    def __init__(self, game):
+        self.inner = game.observer()
+
+    def follow(self, state):
+        pass
+
+    def applied(self, state, action):
+        pass
+
+    def observe(self, state, player):
+        return self.inner.observe(state, player)
+
+
+@pytest.mark.parametrize("name,config", GAMES, ids=IDS)
+def test_chance_keys_told_of_each_move_equal_keys_encoded_from_scratch(model_files, name, config):
+    """The search's observer follows each simulation incrementally; encoding every key from scratch
+    instead gives the same tree."""
+    game = make_game(name, **config)
+    state = mid_game_state(game, seed=5, moves=20)
+    trees = []
+    for observer in (None, ScratchObserver(game)):
+        agent = make_agent("ismcts", game, network=model_for(model_files, game), iterations=120, seed=9)
+        if observer is not None:
+            agent._key_observer = observer
+        root = agent.search(PlayerView(state, np.random.default_rng(0)))
+        trees.append([(len(node.edges), node.visits, round(node.value, 6)) for node in nodes_of(root)])
+    assert trees[0] == trees[1] and len(trees[0]) > 10
 
 
 def test_visit_distribution_is_the_roots_visits(model_files):
