@@ -30,6 +30,12 @@ with an evaluator (:mod:`agents.guidance`) in place of blind exploration:
   rows). With a budget in iterations the search is reproducible from its seed.
 - *Chance keys* (``split_chance``) come from one observer told of each
   simulation's moves, as in plain ISMCTS, so it encodes only what changed.
+- *The tree is kept* (``keep_tree``) from one move to the next: the new
+  root is the node, below the move just played, whose key is the player's
+  observation now (its statistics come from determinizations of an earlier
+  view, each consistent with everything the player has observed since).
+  Why: in Samurai a turn is several decisions in a row, and the subtree of
+  the move played holds a good part of the last search's simulations.
 
 The budget counts simulations (``iterations``) or CPU seconds (``time_limit``)
 per move, as in plain ISMCTS. Per-game defaults for the options left at
@@ -111,6 +117,9 @@ class GuidedISMCTSAgent(ISMCTSAgent):
             progressive widening: a node reached for the ``n``-th time admits
             another move while it has fewer than ``1 + widening * sqrt(n)``,
             in the prior's order.
+        keep_tree: start each move's search from the part of the last move's
+            tree that the game has reached (needs ``split_chance``, whose keys
+            find it); the budget counts the new simulations only.
         iterations, time_limit, seed, score_weight, split_chance, rollout,
         rollout_epsilon, rollout_depth: as in :class:`~agents.ismcts.ISMCTSAgent`
         (the rollout options only matter when ``value_mix > 0``).
@@ -129,6 +138,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         value_mix: float | str = "auto",
         leaf_batch: int | str = "auto",
         widening: float | None = None,
+        keep_tree: bool = True,
         score_weight: float = 0.25,
         split_chance: bool = True,
         rollout: str = "auto",
@@ -153,19 +163,50 @@ class GuidedISMCTSAgent(ISMCTSAgent):
             tree_depth=None,
         )
         self.c_puct, self.value_mix, self.leaf_batch = guided_options(game, c_puct, value_mix, leaf_batch)
+        if not isinstance(keep_tree, bool):
+            raise ValueError(f"keep_tree must be True or False, got {shown(keep_tree)}")
+        if keep_tree and not self.split_chance:
+            raise ValueError(
+                "keep_tree=True needs split_chance=True (its keys find the kept node); pass keep_tree=False"
+            )
+        self.keep_tree = keep_tree
         self._key_observer = game.observer()  # the searcher's chance keys, told of each simulation's moves
         self.last_root: _Node | None = None
+        self._played: Edge | None = None  # the last move's edge, whose subtree the next search may start from
+
+    def reset(self) -> None:
+        self._played = None
+        self.last_root = None
 
     # --- the search ------------------------------------------------------------------
     def act(self, view: PlayerView) -> int:
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        return most_visited(self.search(view), legal)
+        root = self.search(view, self._reached(view) if self.keep_tree else None)
+        action = most_visited(root, legal)
+        self._played = root.edges[action]
+        return action
 
-    def search(self, view: PlayerView) -> _Node:
-        """Run the budget from ``view``'s position; returns the root (also kept as ``last_root``)."""
-        root = _Node()
+    def _reached(self, view: PlayerView) -> _Node | None:
+        """The node below the last move played whose key is ``view``'s observation (the shallowest),
+        if the last search evaluated it; else None."""
+        if self._played is None:
+            return None
+        key = view.observation.tobytes()
+        frontier = [self._played]
+        while frontier:
+            children = [item for edge in frontier for item in edge.children.items()]
+            for child_key, node in children:
+                if child_key == key and node.prior is not None:
+                    return node
+            frontier = [edge for _, node in children for edge in node.edges.values()]
+        return None
+
+    def search(self, view: PlayerView, root: _Node | None = None) -> _Node:
+        """Run the budget from ``view``'s position, from ``root`` (a kept node for this position) or
+        a new node; returns the root (also kept as ``last_root``)."""
+        root = _Node() if root is None else root
         root.valued = True  # its prior is needed at once
 
         def batch(left: int | None) -> int:

@@ -334,6 +334,56 @@ def test_visit_distribution_is_the_roots_visits(model_files):
     assert policy[action] == policy.max()
 
 
+def play_guided(game, agent, seed: int, opponent="heuristic"):
+    """Play one game with ``agent`` in seat 0; returns, per search, the root's visits below it."""
+    roots = []
+    act = agent.act
+
+    def recording(view):
+        action = act(view)
+        roots.append(sum(edge.visits for edge in agent.last_root.edges.values()))
+        return action
+
+    agent.act = recording
+    others = [make_agent(opponent, game, seed=p) for p in range(1, game.num_players)]
+    play_game(game, [agent, *others], seed=seed)
+    return roots
+
+
+def test_the_tree_is_kept_from_one_move_to_the_next(model_files):
+    """keep_tree: a search starts from the node of the last move's tree that the game reached (Samurai's
+    turn is several decisions in a row), so its root holds more than its own budget's simulations; without
+    it every root holds the budget alone. The kept game reproduces from its seed; reset forgets the tree."""
+    game = make_game("samurai", num_players=2)
+    network = model_for(model_files, game)
+    kept = play_guided(game, make_agent("ismcts", game, network=network, iterations=40, seed=1), seed=3)
+    fresh = play_guided(game, make_agent("ismcts", game, network=network, iterations=40, seed=1, keep_tree=False), 3)
+    assert set(fresh) == {39}  # the first simulation evaluates the root
+    assert sum(v > 40 for v in kept) >= len(kept) // 4
+    assert kept == play_guided(game, make_agent("ismcts", game, network=network, iterations=40, seed=1), seed=3)
+    agent = make_agent("ismcts", game, network=network, iterations=40, seed=1)
+    play_guided(game, agent, seed=3)
+    agent.reset()
+    state = mid_game_state(game, seed=3, moves=30)
+    agent.act(PlayerView(state, np.random.default_rng(0)))
+    assert sum(edge.visits for edge in agent.last_root.edges.values()) == 39
+
+
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"keep_tree": 1}, "keep_tree must be True or False, got 1"),
+        ({"split_chance": False}, "keep_tree=True needs split_chance=True"),
+    ],
+)
+def test_keep_tree_is_checked(model_files, options, message):
+    game = make_game("samurai", num_players=2)
+    with pytest.raises(ValueError, match=message):
+        make_agent("ismcts", game, network=model_for(model_files, game), **options)
+    if "split_chance" in options:  # without the keys, without the kept tree
+        make_agent("ismcts", game, network=model_for(model_files, game), keep_tree=False, **options)
+
+
 # --- anti-cheat ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name,config", ANTI_CHEAT)
 def test_guided_choices_do_not_depend_on_hidden_information(name, config):
@@ -359,6 +409,36 @@ def test_guided_choices_do_not_depend_on_hidden_information(name, config):
         assert a == b, f"seed {seed}: {state.describe_action(a)} vs {twin.describe_action(b)}"
         checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize("name,config", ANTI_CHEAT)
+def test_a_kept_tree_does_not_carry_hidden_information(name, config):
+    """The next decision, searched from the kept tree, is the same in two states that differ only in what
+    the searcher cannot see (the tree was grown from its own views alone)."""
+    game = make_game(name, **config)
+    net = tiny_network(game, seed=11)
+    reused = 0
+    for seed in range(8):
+        state = mid_game_state(game, seed=seed, moves=8 + 3 * seed)
+        player = state.current_player
+        if len(state.legal_actions()) < 2:
+            continue
+        twin = hidden_twin(state, player, seed=100 + seed)
+        agents = [make_agent("ismcts", game, network=net, iterations=30, seed=42) for _ in range(2)]
+        positions = [state, twin]
+        for _ in range(3):  # while the same player keeps deciding
+            choices = [
+                agent.act(PlayerView(s, np.random.default_rng(k)))
+                for k, (agent, s) in enumerate(zip(agents, positions))
+            ]
+            assert choices[0] == choices[1], f"seed {seed}"
+            for s in positions:
+                s.apply(choices[0])
+            if positions[0].current_player != player or len(positions[0].legal_actions()) < 2:
+                break
+            reused += agents[0]._reached(PlayerView(positions[0], np.random.default_rng(0))) is not None
+    if name == "samurai":
+        assert reused >= 2
 
 
 # --- the strength benchmark ------------------------------------------------------------------------------
