@@ -185,7 +185,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
             return legal[0]
         root = self.search(view, self._reached(view) if self.keep_tree else None)
         action = most_visited(root, legal)
-        self._played = root.edges[action]
+        self._played = root.edges.get(action)  # none when the budget only evaluated the root
         return action
 
     def _reached(self, view: PlayerView) -> _Node | None:

@@ -367,6 +367,8 @@ def test_the_tree_is_kept_from_one_move_to_the_next(model_files):
     state = mid_game_state(game, seed=3, moves=30)
     agent.act(PlayerView(state, np.random.default_rng(0)))
     assert sum(edge.visits for edge in agent.last_root.edges.values()) == 39
+    one = make_agent("ismcts", game, network=network, iterations=1, seed=1)  # the root evaluated, nothing kept
+    assert len(play_guided(game, one, seed=3)) > 10
 
 
 @pytest.mark.parametrize(
