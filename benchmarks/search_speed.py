@@ -1,0 +1,134 @@
+"""Simulations per CPU second of the guided search, next to plain ISMCTS measured in the same run.
+
+Why a ratio: the guided search's strength at a time budget (0.5 CPU-s a move
+in ``benchmarks/strength.py``) depends on how many simulations that budget
+buys, and a CPU second does less work on a busy machine. So plain ISMCTS (the
+reference, with its game's defaults) and the guided search (its game's
+defaults, the shipped network) run in alternating rounds over the same
+positions, and the figure is the median over the rounds of the guided search's
+simulations per CPU second divided by the reference's just before and after it.
+
+The positions come from games of the heuristic against itself (fixed seeds),
+one every few decisions; each search gets ``--iterations`` simulations from a
+fresh agent per round (``keep_tree`` has nothing to keep: positions stand alone).
+
+    python -m benchmarks.search_speed [--rounds 5] [--iterations 256] [--out benchmarks/results/search_speed.md]
+
+To compare with another version of the search, run this file from that version's checkout
+(``cd OTHER && PYTHONPATH=. python /path/to/benchmarks/search_speed.py --out FILE``): its
+``agents`` are then imported, and the ratio to plain ISMCTS makes the two runs comparable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import shlex
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from agents import PlayerView, make_agent, play_game
+from agents.games import make_game
+
+RESULTS = Path(__file__).parent / "results" / "search_speed.md"
+CONFIGS = [("wakanda", {}), ("samurai", {"num_players": 2}), ("wapi", {"num_players": 4})]
+#: A position is kept every this many decisions with a choice, up to POSITIONS per game configuration.
+EVERY, POSITIONS = 7, 30
+
+
+class _Recorder:
+    """Plays as its heuristic does, keeping every ``EVERY``-th view that has a choice."""
+
+    name = "recorder"
+
+    def __init__(self, inner, views: list[PlayerView]):
+        self.inner, self.views, self.decisions = inner, views, 0
+
+    def reset(self) -> None:
+        self.inner.reset()
+
+    def act(self, view: PlayerView) -> int:
+        if len(view.legal_actions) > 1:
+            self.decisions += 1
+            if self.decisions % EVERY == 0:
+                self.views.append(view)
+        return self.inner.act(view)
+
+
+def positions(game) -> list[PlayerView]:
+    views: list[PlayerView] = []
+    seed = 0
+    while len(views) < POSITIONS:
+        players = [_Recorder(make_agent("heuristic", game, seed=p), views) for p in range(game.num_players)]
+        play_game(game, players, seed=1000 + seed)
+        seed += 1
+    return views[:POSITIONS]
+
+
+def rate(game, views: list[PlayerView], iterations: int, **options) -> float:
+    """Simulations per CPU second of fresh searches of ``iterations`` over ``views``."""
+    agent = make_agent("ismcts", game, iterations=iterations, seed=0, **options)
+    start, simulations = time.process_time(), 0
+    for view in views:
+        agent.reset()
+        agent.act(view)
+        simulations += agent.last_iterations
+    return simulations / (time.process_time() - start)
+
+
+def measure(name: str, config: dict, rounds: int, iterations: int) -> dict:
+    game = make_game(name, **config)
+    views = positions(game)
+    plain = [rate(game, views, iterations)]
+    guided, ratios = [], []
+    for _ in range(rounds):
+        guided.append(rate(game, views, iterations, network="trained"))
+        plain.append(rate(game, views, iterations))
+        ratios.append(guided[-1] / statistics.mean(plain[-2:]))
+    label = f"{name} {config.get('num_players', 2)}p"
+    return {
+        "label": label,
+        "plain": statistics.median(plain),
+        "guided": statistics.median(guided),
+        "ratio": statistics.median(ratios),
+        "range": (min(ratios), max(ratios)),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
+    parser.add_argument("--iterations", type=int, default=256, help="simulations per search (default 256)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.iterations < 2:
+        parser.error("--rounds must be at least 1 and --iterations at least 2")
+    rows = []
+    for name, config in CONFIGS:
+        rows.append(measure(name, config, args.rounds, args.iterations))
+        print(rows[-1], flush=True)
+    command = "python -m benchmarks.search_speed " + shlex.join(argv if argv is not None else sys.argv[1:])
+    lines = [
+        "# Simulations per CPU second: guided search against plain ISMCTS",
+        "",
+        f"Command: `{command.strip()}`",
+        "",
+        f"Machine: {platform.machine()}, Python {platform.python_version()}. "
+        f"{POSITIONS} positions per game from heuristic self-play; {args.iterations} simulations a search; "
+        f"{args.rounds} rounds. Ratio: guided / plain in the same round (median, min-max).",
+        "",
+        "| game | plain ISMCTS sims/CPU-s | guided sims/CPU-s | guided / plain | range |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        low, high = r["range"]
+        speeds = f"{r['plain']:,.0f} | {r['guided']:,.0f} | {r['ratio']:.2f}"
+        lines.append(f"| {r['label']} | {speeds} | {low:.2f}-{high:.2f} |")
+    args.out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
