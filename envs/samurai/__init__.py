@@ -30,8 +30,8 @@ DESCRIPTION = GameDescription(
     guided_search={"value_mix": 1.0},
     # Guided by the shipped two-player model, the search beats the heuristic at 0.5 CPU-s a move where plain ISMCTS
     # wins 62.9% [56.6, 68.8]: 78.5% [69.5, 85.4] over 100 fresh games with the 8.66M-step model, 81.8% [75.8, 86.5]
-    # of 200 with the 17.06M-step one, which also beats plain ISMCTS head to head: 60.3% [52.6, 67.6] of 160
-    # (benchmarks/results/strength.md).
+    # of 200 with the 17.06M-step one, which also beats plain ISMCTS head to head: 63.6% [57.8, 69.0] of 280
+    # with the faster guided search (benchmarks/results/strength.md).
     best_guide="trained",
     # train.py's settings for this game where they differ from envs.core.description.TRAINING_DEFAULTS.
     training=dict(
