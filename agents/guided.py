@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from agents.guidance import NetworkEvaluator
-from agents.ismcts import Edge, ISMCTSAgent
+from agents.ismcts import ChanceKeys, Edge, ISMCTSAgent
 from agents.network import PolicyValueNet
 from agents.protocol import PlayerView
 from envs.core.engine import Game, GameState, is_int, shown
@@ -170,7 +170,6 @@ class GuidedISMCTSAgent(ISMCTSAgent):
                 "keep_tree=True needs split_chance=True (its keys find the kept node); pass keep_tree=False"
             )
         self.keep_tree = keep_tree
-        self._key_observer = game.observer()  # the searcher's chance keys, told of each simulation's moves
         self.last_root: _Node | None = None
         self._played: Edge | None = None  # the last move's edge, whose subtree the next search may start from
 
@@ -257,22 +256,14 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         for the first time with the priors asked when needed, valued by the plain search and backed up;
         or to the game's end (backed up)."""
         path: list[tuple[Edge, int]] = []
-        observer, following = self._key_observer if self.split_chance else None, False
+        keys = ChanceKeys(self._observer, me) if self.split_chance else None
         while state.current_player is not None and node.prior is not None:
             action, edge = self._select(node, state)
             edge.visits += 1
             edge.total -= VIRTUAL_LOSS
             path.append((edge, state.current_player))
             state.apply(action)
-            key = None
-            if observer is not None:  # told of this walk's moves from its first key on
-                if following:
-                    observer.applied(state, action)
-                else:
-                    observer.follow(state)
-                    following = True
-                if state.current_player is not None:
-                    key = observer.observe(state, me).tobytes()
+            key = None if keys is None else keys.after(state, action)
             child = edge.children.get(key)
             if child is None:
                 child = edge.children[key] = _Node()

@@ -103,6 +103,26 @@ class Edge:
         self.children: dict[bytes | None, Any] = {}  # the nodes of the search that made the edge
 
 
+class ChanceKeys:
+    """The keys of one simulation's nodes below its first move: the searching player's observation after
+    each move (``split_chance``). The observer is told of the walk's moves from its first key on (none are
+    needed before), so an incremental one encodes only what changed."""
+
+    __slots__ = ("observer", "me", "following")
+
+    def __init__(self, observer: Observer, me: int):
+        self.observer, self.me, self.following = observer, me, False
+
+    def after(self, state: GameState, action: int) -> bytes | None:
+        """The key after ``action`` was applied to ``state`` (None once the game is over)."""
+        if self.following:
+            self.observer.applied(state, action)
+        else:
+            self.observer.follow(state)
+            self.following = True
+        return None if state.current_player is None else self.observer.observe(state, self.me).tobytes()
+
+
 class _Node:
     """An information set of the searching player: its edges by action, and how often it was reached."""
 
@@ -194,7 +214,8 @@ class ISMCTSAgent(Agent):
         if not isinstance(split_chance, bool):
             raise ValueError(f"split_chance must be True or False, got {shown(split_chance)}")
         self.split_chance = split_chance
-        self._observer: Observer | None = None  # one per search, made for the game of the first view
+        # The chance keys' observer, made for ``game`` (or for the game of the first view, without one).
+        self._observer: Observer | None = game.observer() if game is not None and split_chance else None
         if not isinstance(paired_root, bool):
             raise ValueError(f"paired_root must be 'auto', True or False, got {shown(paired_root)}")
         self.paired_root = paired_root
@@ -257,7 +278,7 @@ class ISMCTSAgent(Agent):
         """Walk down from ``node`` (through ``first``, when given), add one edge, roll out, back up."""
         rnd, c, widening = self.rnd, self.exploration, self.widening
         path, expanded, depth = [], False, self.tree_depth
-        observer, following = (self._observer if self.split_chance else None), False
+        keys = ChanceKeys(self._observer, me) if self.split_chance else None
         while state.current_player is not None:
             if first is not None:
                 (action, edge), first = first, None
@@ -285,15 +306,7 @@ class ISMCTSAgent(Agent):
             path.append((edge, player))
             if expanded or len(path) == depth:
                 break
-            key = None
-            if observer is not None:  # told of this walk's moves from its first key on (none are needed before)
-                if following:
-                    observer.applied(state, action)
-                else:
-                    observer.follow(state)
-                    following = True
-                if state.current_player is not None:
-                    key = observer.observe(state, me).tobytes()
+            key = None if keys is None else keys.after(state, action)
             node = edge.children.get(key)
             if node is None:
                 node = edge.children[key] = _Node()
