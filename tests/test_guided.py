@@ -116,6 +116,8 @@ def test_a_network_for_another_game_or_configuration_is_refused_before_any_searc
         ("value_mix", "half", "value_mix must be"),
         ("leaf_batch", 0, "leaf_batch must be 'auto' or a positive int"),
         ("leaf_batch", 2.0, "leaf_batch must be"),
+        ("prior_temperature", 0, "prior_temperature must be 'auto' or a positive number"),
+        ("prior_temperature", True, "prior_temperature must be"),
         ("widening", 0, "widening must be a positive, finite number or None"),
         ("iterations", 0, "iterations must be a positive int"),
         ("network", 3, "network must be 'expert', 'trained', 'ppo:PATH'"),
@@ -202,6 +204,25 @@ def test_progressive_widening_admits_moves_in_the_priors_order():
     assert root.visits == 49 and 1 < len(admitted) < 2 + 0.5 * np.sqrt(root.visits)
     by_prior = sorted(legal, key=lambda a: -probs[0, a])
     assert sorted(admitted) == sorted(by_prior[: len(admitted)])
+
+
+@pytest.mark.parametrize("temperature", [1.0, 2.0, 0.5])
+def test_the_prior_temperature_flattens_or_sharpens_the_networks_probabilities(temperature):
+    """The root's prior is the network's legal-move probabilities to the power 1 / prior_temperature,
+    renormalised: the same order of moves, flatter above 1, sharper below."""
+    game = make_game("samurai", num_players=2)
+    state = mid_game_state(game, seed=0, moves=1)
+    legal = state.legal_actions()
+    net = tiny_network(game, seed=2)
+    probs, _ = net.evaluate(
+        game.observer().observe(state, state.current_player)[None], np.isin(np.arange(game.num_actions), legal)[None]
+    )
+    agent = make_agent("ismcts", game, network=net, iterations=3, prior_temperature=temperature, seed=0)
+    prior = agent.search(PlayerView(state, np.random.default_rng(0))).prior
+    expected = probs[0, legal].astype(np.float64) ** (1 / temperature)
+    np.testing.assert_allclose([prior[a] for a in legal], expected / expected.sum(), rtol=1e-5)
+    spread = np.std(probs[0, legal])
+    assert {1.0: np.isclose, 2.0: np.less, 0.5: np.greater}[temperature](np.std(list(prior.values())), spread)
 
 
 class ConstantEvaluator:

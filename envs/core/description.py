@@ -111,7 +111,8 @@ class GameDescription:
         search_defaults: ISMCTS options this game plays best with (its
             ``"auto"`` settings).
         guided_search: the same for the options of ISMCTS guided by a network
-            (``agents/guided.py``: ``c_puct``, ``value_mix``, ``leaf_batch``).
+            (``agents/guided.py``: ``c_puct``, ``value_mix``, ``leaf_batch``,
+            ``prior_temperature``).
         training: PPO settings for ``train.py`` (overridable on its command line): a game
             writes only those that differ from :data:`TRAINING_DEFAULTS`; the description
             holds them all.
