@@ -13,9 +13,9 @@ with an evaluator (:mod:`agents.guidance`) in place of blind exploration:
   not legal in the determinization that expanded a node has no prior; it
   gets the uniform ``1 / len(legal)``. An unvisited move is valued at the
   node's own value (first-play urgency). ``prior_temperature`` above 1
-  flattens the prior (``P ** (1 / T)``, renormalised): why: a policy
-  trained long is nearly certain (Samurai's: a median top move of 0.98), and
-  PUCT would then hardly look at any other move.
+  flattens the prior (``P ** (1 / T)``, renormalised), because a policy
+  trained long is nearly certain (Samurai's gives its top move a median 0.98)
+  and PUCT would then hardly look at any other move.
 - *Leaves* are valued by the network (every player's value), mixed with the
   plain search's leaf value (a rollout, or the game's static evaluation)
   by ``value_mix``: 0 is the network alone, 1 the plain search's value alone.
