@@ -525,10 +525,10 @@ def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files
 
 def test_auto_options_come_from_each_games_description(model_files):
     """The guided options left at "auto" are the game's measured defaults (its description's guided_search):
-    Samurai and Wapi value the leaves by the plain search alone, Wakanda by the network alone; Samurai
-    flattens its network's prior."""
+    Samurai and Wapi value the leaves by the plain search alone, Wakanda half by the network and half by
+    a rollout; Samurai flattens its network's prior."""
     for name, config, value_mix, temperature in (
-        ("wakanda", {}, 0.0, 1.0),
+        ("wakanda", {}, 0.5, 1.0),
         ("samurai", {"num_players": 2}, 1.0, 2.0),
         ("wapi", {}, 1.0, 1.0),
     ):
