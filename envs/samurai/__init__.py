@@ -28,7 +28,7 @@ DESCRIPTION = GameDescription(
     # against the heuristic at 0.5 CPU-s a move: 32.5% of 20 games, against 22.5% at 0.5 and 0.0% of 40 at 0
     # (strength.md).
     # The shipped policy puts a median 0.98 on its top move; flattened (prior_temperature 2) the search beat plain
-    # ISMCTS 68.8% [63.0, 74.2] over 260 fresh games, 63.6% [57.8, 69.0] of 280 as it was (strength.md).
+    # ISMCTS 69.0% [63.9, 73.7] over 340 fresh games, 63.6% [57.8, 69.0] of 280 as it was (strength.md).
     guided_search={"value_mix": 1.0, "prior_temperature": 2.0},
     # Guided by the shipped two-player model, the search beats the heuristic at 0.5 CPU-s a move where plain ISMCTS
     # wins 62.9% [56.6, 68.8]: 78.5% [69.5, 85.4] over 100 fresh games with the 8.66M-step model, 81.8% [75.8, 86.5]
