@@ -30,10 +30,8 @@ DESCRIPTION = GameDescription(
     # The shipped policy puts a median 0.98 on its top move; flattened (prior_temperature 2) the search beat plain
     # ISMCTS 69.0% [63.9, 73.7] over 340 fresh games, 63.6% [57.8, 69.0] of 280 as it was (strength.md).
     guided_search={"value_mix": 1.0, "prior_temperature": 2.0},
-    # Guided by the shipped two-player model, the search beats the heuristic at 0.5 CPU-s a move where plain ISMCTS
-    # wins 62.9% [56.6, 68.8]: 78.5% [69.5, 85.4] over 100 fresh games with the 8.66M-step model, 81.8% [75.8, 86.5]
-    # of 200 with the 17.06M-step one, which also beats plain ISMCTS head to head: 63.6% [57.8, 69.0] of 280
-    # with the faster guided search (benchmarks/results/strength.md).
+    # Guided by the shipped two-player model with those defaults, the search beats the heuristic at 0.5 CPU-s a move
+    # 85.6% [76.3, 91.7] over 80 fresh games, where plain ISMCTS wins 62.9% [56.6, 68.8] (strength.md).
     best_guide="trained",
     # train.py's settings for this game where they differ from envs.core.description.TRAINING_DEFAULTS.
     training=dict(
