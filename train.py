@@ -183,8 +183,8 @@ PER_GAME_HELP = {
     "torch_threads": "torch CPU threads (1 is fastest for the MLPs; the Samurai graph network's updates gain from 2)",
     "eval_freq": "learner steps between evaluations",
     "snapshot_freq": "learner steps between self-play snapshots",
-    "network": "mlp (layers from --net-arch and --shared-layers) or samurai_graph (Samurai only: the board as a "
-    "graph, agents/graph_network.py)",
+    "network": "mlp (layers from --net-arch and --shared-layers), samurai_graph (Samurai only: the board as a "
+    "graph, agents/graph_network.py) or wapi_mines (Wapi only: one network for every mine, agents/mine_network.py)",
     "net_arch": "hidden layers of the policy and of the value head, e.g. 128 128",
     "shared_layers": "hidden layers shared by both heads, before them (none: write 0)",
     "n_steps": "steps per game per rollout",
@@ -293,7 +293,7 @@ def resumed_settings(args: Args, kept: dict[str, Any], asked: dict[str, Any]) ->
 
 def validate(args: Args):
     """Check every setting before anything is trained or written; returns the game and the learner settings."""
-    from agents.network import network_description  # noqa: F401 - the train extra must be installed
+    from agents.network import STRUCTURED, structured  # the train extra must be installed
     from agents.training.imitation import WARM_START_AGENTS
     from agents.training.members import OPPONENT_KINDS, baseline_spec, build_member
     from agents.training.model_files import resume_settings
@@ -303,8 +303,9 @@ def validate(args: Args):
         raise ValueError(f"{flags(sb3_only)}: not an option of --backend rllib, only of sb3 (docs/ray.md)")
     description = envs.describe(args.game)
     game = description.make(**read_game_options(args.game, args.game_options))  # the engine refuses bad values by name
-    if args.network == "samurai_graph" and args.game != "samurai":
-        raise ValueError(f"--network samurai_graph reads Samurai boards only, not --game {args.game}")
+    if args.network in STRUCTURED and args.game != structured(args.network).GAME:
+        reads = structured(args.network).READS
+        raise ValueError(f"--network {args.network} reads {reads} only, not --game {args.game}")
     mlp_sizes = [name for name in ("net_arch", "shared_layers") if name in args.given]
     if args.network != "mlp" and mlp_sizes:
         raise ValueError(

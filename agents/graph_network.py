@@ -34,16 +34,20 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from agents.trunk_policy import TrunkPolicy
 from envs.core.engine import shown
 from envs.samurai.actions import HEX, NUM_ACTIONS
 from envs.samurai.board import NEIGHBOURS, NUM_HEXES, SETTLEMENTS
 from envs.samurai.observation import HEX_FEATURES, OBSERVATION_SIZE, PLAYERS
 
 KIND = "samurai_graph"
+#: The game it reads (Samurai boards).
+GAME, READS = "samurai", "Samurai boards"
+#: MaskablePPO's policy class for it.
+POLICY = TrunkPolicy
 #: The sizes a description may take: (low, high) per key.
 LIMITS = {"width": (1, 512), "rounds": (1, 8), "head": (1, 1024)}
 #: The embedding of the observation's non-hex part.
@@ -57,6 +61,10 @@ def graph_description(width: int = 32, rounds: int = 2, head: int = 128) -> dict
     description = {"kind": KIND, "width": width, "rounds": rounds, "head": head}
     check_description(description, "network")
     return description
+
+
+#: What train.py's ``--network samurai_graph`` builds.
+default_description = graph_description
 
 
 def check_description(network: dict[str, Any], where: str) -> None:
@@ -144,39 +152,6 @@ class HexGraphTrunk(BaseFeaturesExtractor):
         return [self.hex_logit, self.figure_logits, self.choice_logits]
 
 
-class SplitFeatures(nn.Module):
-    """The policy's "MLP extractor": the trunk's logits to the policy, its pooled features to the value head."""
-
-    def __init__(self, head: int):
-        super().__init__()
-        self.latent_dim_pi, self.latent_dim_vf = NUM_ACTIONS, head
-
-    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.forward_actor(features), self.forward_critic(features)
-
-    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        return features[:, :NUM_ACTIONS]
-
-    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
-        return features[:, NUM_ACTIONS:]
-
-
-class HexGraphPolicy(MaskableActorCriticPolicy):
-    """MaskablePPO's policy with the graph trunk (see the module docstring)."""
-
-    def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = SplitFeatures(self.features_dim - NUM_ACTIONS)
-
-    def _build(self, lr_schedule) -> None:
-        super()._build(lr_schedule)
-        self.action_net = nn.Identity()  # the trunk's logits are the distribution's
-        if self.ortho_init:  # small initial logits, as SB3 gives its own action layer
-            for layer in self.features_extractor.output_layers():
-                nn.init.orthogonal_(layer.weight, gain=0.01)
-                nn.init.zeros_(layer.bias)
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
-
-
 def neighbour_sums(adjacency: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
     """Each hex's sum of its neighbours' states: ``state`` ``(B, H, W)`` by the sparse ``(H, H)`` ``adjacency``."""
     batch, hexes, width = state.shape
@@ -185,7 +160,7 @@ def neighbour_sums(adjacency: torch.Tensor, state: torch.Tensor) -> torch.Tensor
 
 
 def policy_kwargs(network: dict[str, Any]) -> dict[str, Any]:
-    """SB3's ``policy_kwargs`` for a description of this kind (the policy class is :class:`HexGraphPolicy`)."""
+    """SB3's ``policy_kwargs`` for a description of this kind (the policy class is :data:`POLICY`)."""
     return {
         "features_extractor_class": HexGraphTrunk,
         "features_extractor_kwargs": {k: network[k] for k in LIMITS},

@@ -25,6 +25,7 @@ self-play snapshot opponents and ``train.py --resume``.
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import math
@@ -97,18 +98,24 @@ def network_description(
 
 def chosen_network(kind: str, net_arch: list[int], shared_layers: list[int]) -> dict[str, Any]:
     """The card's ``network`` for train.py's ``--network`` (``mlp``: its layers from ``--net-arch`` and
-    ``--shared-layers``; ``samurai_graph`` at its default size), as the games' training settings name it."""
-    if kind == "samurai_graph":
-        from agents.graph_network import graph_description
-
-        return graph_description()
+    ``--shared-layers``; a structured kind at its default size), as the games' training settings name it."""
+    if kind in STRUCTURED:
+        return structured(kind).default_description()
     if kind != "mlp":
         raise ValueError(f"network must be one of {list(NETWORK_CHOICES)}, got {shown(kind)}")
     return network_description(net_arch, shared=shared_layers)
 
 
-#: The network kinds a card may describe: an MLP actor-critic (any game), or the Samurai board as a graph.
-NETWORK_KINDS = ("mlp_actor_critic", "samurai_graph")
+#: The networks built for one game's observation (card kind: module). Each module has ``GAME`` and
+#: ``READS`` (what it reads), ``default_description``, ``check_description``, ``POLICY`` and ``policy_kwargs``.
+STRUCTURED = {"samurai_graph": "agents.graph_network", "wapi_mines": "agents.mine_network"}
+#: The network kinds a card may describe: an MLP actor-critic (any game), or a structured one.
+NETWORK_KINDS = ("mlp_actor_critic", *STRUCTURED)
+
+
+def structured(kind: str):
+    """The module of a structured network kind (imported when first needed: it pulls in its game)."""
+    return importlib.import_module(STRUCTURED[kind])
 
 
 def _check_network(network: Any, where: str) -> None:
@@ -116,10 +123,8 @@ def _check_network(network: Any, where: str) -> None:
         raise ValueError(
             f"{where}: network must be {{'kind': one of {list(NETWORK_KINDS)}, ...}}, got {shown(network)}"
         )
-    if network["kind"] == "samurai_graph":
-        from agents.graph_network import check_description
-
-        check_description(network, where)
+    if network["kind"] in STRUCTURED:
+        structured(network["kind"]).check_description(network, where)
         return
     if set(network) != {"kind", "shared", "pi", "vf", "activation"}:
         raise ValueError(f"{where}: network must have the keys kind, shared, pi, vf, activation; got {sorted(network)}")
@@ -163,20 +168,16 @@ def policy_class(network: dict[str, Any]) -> type:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     _check_network(network, "network")
-    if network["kind"] == "samurai_graph":
-        from agents.graph_network import HexGraphPolicy
-
-        return HexGraphPolicy
+    if network["kind"] in STRUCTURED:
+        return structured(network["kind"]).POLICY
     return MaskableActorCriticPolicy
 
 
 def policy_kwargs(network: dict[str, Any]) -> dict[str, Any]:
     """SB3's ``policy_kwargs`` for a network description (the learner and :func:`build_policy` share them)."""
     _check_network(network, "network")
-    if network["kind"] == "samurai_graph":
-        from agents.graph_network import policy_kwargs as graph_kwargs
-
-        return graph_kwargs(network)
+    if network["kind"] in STRUCTURED:
+        return structured(network["kind"]).policy_kwargs(network)
     kwargs: dict[str, Any] = {
         "net_arch": {"pi": list(network["pi"]), "vf": list(network["vf"])},
         "activation_fn": ACTIVATIONS[network["activation"]],
@@ -237,8 +238,9 @@ def check_card(card: dict[str, Any], game: Game, where: str) -> None:
     want = game_card(game)
     if card["game"] != want["game"]:
         raise ValueError(f"{where} was trained for game {card['game']!r}, not {want['game']!r}")
-    if card["network"]["kind"] == "samurai_graph" and card["game"] != "samurai":
-        raise ValueError(f"{where}: a samurai_graph network reads Samurai boards only, not {card['game']!r}")
+    kind = card["network"]["kind"]
+    if kind in STRUCTURED and card["game"] != structured(kind).GAME:
+        raise ValueError(f"{where}: a {kind} network reads {structured(kind).READS} only, not {card['game']!r}")
     if card["config"] != want["config"]:
         raise ValueError(
             f"{where} was trained for {want['game']} configuration {shown(card['config'], 200)}, not {want['config']}"

@@ -100,7 +100,7 @@ def test_the_trunk_computes_its_plain_definition_on_every_board():
         ({"kind": "samurai_graph", "width": 32, "rounds": True, "head": 8}, "network['rounds'] must be an int"),
         ({"kind": "samurai_graph", "width": 32, "rounds": 0, "head": 8}, "in 1..8, got 0"),
         ({"kind": "samurai_graph", "width": 32, "rounds": 2, "head": 10**9}, "in 1..1024"),
-        ({"kind": "convolution"}, "network must be {'kind': one of ['mlp_actor_critic', 'samurai_graph']"),
+        ({"kind": "convolution"}, "network must be {'kind': one of ['mlp_actor_critic', 'samurai_graph', 'wapi"),
     ],
 )
 def test_bad_descriptions_are_refused_by_name(samurai, network, expected):

@@ -134,6 +134,7 @@ def test_an_option_of_another_game_is_refused(tmp_path):
         (["--game", "wapi", "--warm-start", "oracle"], "--warm-start must be one of"),
         (["--game", "wapi", "--net-arch", "0"], "network['pi'] must be at most 8 layer sizes"),
         (["--game", "wapi", "--network", "samurai_graph"], "--network samurai_graph reads Samurai boards only"),
+        (["--game", "wakanda", "--network", "wapi_mines"], "--network wapi_mines reads Wapi observations only"),
         (["--game", "samurai", "--net-arch", "64"], "--net-arch size the mlp network, not --network samurai_graph"),
         (["--game", "samurai", "--backend", "rllib"], "rllib trains MLPs only (--net-arch): pass --network mlp"),
     ],

@@ -76,7 +76,7 @@ class Option:
 
 
 #: The values of the training setting ``network`` (train.py's ``--network``; agents/network.py builds them).
-NETWORK_CHOICES = ("mlp", "samurai_graph")
+NETWORK_CHOICES = ("mlp", "samurai_graph", "wapi_mines")
 
 # The PPO settings every game trains with unless its description says otherwise
 # (benchmarks/results/training.md says how they were chosen).
