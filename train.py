@@ -177,8 +177,9 @@ class Args:
 PER_GAME_HELP = {
     "timesteps": "learner steps to train",
     "opponents": "the league's baselines (random, heuristic, ismcts, ppo:PATH) and self (snapshots of the learner)",
-    "warm_start": "imitate this agent's moves before PPO: heuristic, ismcts or none",
-    "warm_start_games": "games played by the imitated agent for the warm start",
+    "warm_start": "imitate this agent's moves before PPO: heuristic, ismcts, rollouts (the heuristic, then fit to "
+    "each move's value measured by paired rollouts) or none",
+    "warm_start_games": "games played by the imitated agent for the warm start (rollouts: as many more measured)",
     "n_envs": "games stepped in lockstep",
     "torch_threads": "torch CPU threads (1 is fastest for the MLPs; the Samurai graph network's updates gain from 2)",
     "eval_freq": "learner steps between evaluations",
@@ -400,7 +401,7 @@ def main(argv: list[str] | None = None) -> dict:
     from agents.training.imitation import warm_start
     from agents.training.league import League
     from agents.training.model_files import build_learner, load_learner_state, save_learner
-    from agents.training.report import plot_curve, results_table
+    from agents.training.report import plot_curve, results_table, warm_start_line
     from agents.training.vecenv import LockstepVecEnv
 
     # --- seeding: one block ---------------------------------------------------------
@@ -444,11 +445,7 @@ def main(argv: list[str] | None = None) -> dict:
             processes=max(args.workers, 2),
             epochs=args.warm_start_epochs,
         )
-        print(
-            f"warm start: {warm['agent']} imitated on {warm['train_moves']} moves in {warm['seconds']:.0f} s, "
-            f"held-out accuracy {warm['held_out_accuracy']:.1%}",
-            flush=True,
-        )
+        print(warm_start_line(warm), flush=True)
     history = []  # the commands that made the resumed model, oldest first: a card says how its model came to be
     if args.resume:
         resumed = read_card(args.resume)

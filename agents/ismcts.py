@@ -256,6 +256,19 @@ class ISMCTSAgent(Agent):
             legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (-1, 0.0)
         )
 
+    def action_values(self, view: PlayerView, determinizations: int) -> dict[int, float]:
+        """Each legal action's mean reward over ``determinizations`` paired samples: what the paired
+        root compares, without choosing (training targets: ``--warm-start rollouts``). Only a search
+        with ``paired_root`` has them: there every action is played out on every sample alike."""
+        if not self.paired_root:
+            raise ValueError("action_values needs a search with paired_root=True")
+        if not is_int(determinizations) or determinizations < 1:
+            raise ValueError(f"determinizations must be a positive int, got {shown(determinizations)}")
+        root = _Node()
+        for _ in range(determinizations):
+            self._iterate(view, root)
+        return {action: edge.total / edge.visits for action, edge in root.edges.items()}
+
     def _iterate(self, view: PlayerView, root: _Node) -> int:
         """One determinization: one simulation, or (``paired_root``) one per root action. Returns how many."""
         state = view.sample_determinization(self.np_rng)

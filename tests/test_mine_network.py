@@ -1,7 +1,7 @@
 """The Wapi mine network (``--network wapi_mines``): the same weights read every mine, so permuting
 the mines permutes the coin logits and leaves the rest alone; its description is checked; its files
 load like any other model and are refused for another game (train.py refuses it for another game:
-tests/test_train.py); train.py trains it."""
+tests/test_train.py); train.py trains it from the rollouts warm start."""
 
 from __future__ import annotations
 
@@ -99,17 +99,25 @@ def test_a_saved_mine_network_loads_and_is_refused_for_another_game(wapi, tmp_pa
         check_card(crafted, wakanda, "crafted")
 
 
-def test_train_py_trains_the_mine_network_into_a_playable_model(tmp_path):
+def test_train_py_trains_the_mine_network_from_the_rollouts_warm_start(tmp_path, capsys):
+    """The shipped Wapi model's recipe in miniature: the mine network, the heuristic cloned and then fit
+    to the moves' measured values (``--warm-start rollouts``), PPO, a model that plays whole games."""
     out = str(tmp_path / "run")
     argv = ["--game", "wapi", "--network", "wapi_mines", "--timesteps", "256", "--n-envs", "4"]
     argv += ["--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--opponents", "random"]
-    argv += ["--warm-start", "heuristic", "--warm-start-games", "2", "--warm-start-epochs", "1"]
+    argv += ["--warm-start", "rollouts", "--warm-start-games", "2", "--warm-start-epochs", "1"]
     argv += ["--eval-opponents", "random", "--eval-freq", "256", "--eval-freq-games", "2", "--eval-games", "2"]
     argv += ["--progress-bar", "false", "--workers", "0", "--out", out]
     results = train.main(argv)
     assert results["timesteps"] >= 256 and results["learner"]["network"]["kind"] == "wapi_mines"
+    fit = results["warm_start"]["rollouts"]
+    assert fit["samples"] == 8 and fit["measured_positions"] > 0 and fit["held_out_measured_games"] == 1
+    assert f"held-out gain per decision over the heuristic's move {fit['held_out_gain_before']:+.4f}" in (
+        capsys.readouterr().out
+    )
     model = os.path.join(out, "model.zip")
-    assert read_card(model)["network"] == mines_description()
+    card = read_card(model)
+    assert card["network"] == mines_description() and card["training"]["warm_start"]["agent"] == "rollouts"
     game = make_game("wapi", num_players=4)
     agents = [make_agent(f"ppo:{model}", game)] + [make_agent("random", game, seed=p) for p in range(1, 4)]
     assert play_game(game, agents, seed=4).moves > 0  # a whole game of legal moves

@@ -47,11 +47,7 @@ def results_table(results: dict[str, Any]) -> str:
             f"learner's moves, snapshots and evaluations, {updates:.0%} PPO updates"
         )
     if results.get("warm_start"):
-        ws = results["warm_start"]
-        lines.append(
-            f"warm start: {ws['agent']} imitated on {ws['train_moves']} moves in {ws['seconds']:.0f} s, "
-            f"held-out move accuracy {ws['held_out_accuracy']:.1%}"
-        )
+        lines.append(warm_start_line(results["warm_start"]))
     lines += ["", "| opponent | games | win rate | 95% CI |", "|---|---|---|---|"]
     for row in results["final"]:
         lines.append(
@@ -59,3 +55,20 @@ def results_table(results: dict[str, Any]) -> str:
             f"{row['ci_low']:.1%} – {row['ci_high']:.1%} |"
         )
     return "\n".join(lines)
+
+
+def warm_start_line(warm: dict[str, Any]) -> str:
+    """What the warm start did, in one line (``rollouts``: also the fit's gain over the heuristic)."""
+    teacher = "heuristic" if warm["agent"] == "rollouts" else warm["agent"]
+    line = (
+        f"warm start: {teacher} imitated on {warm['train_moves']} moves in {warm['seconds']:.0f} s, "
+        f"held-out move accuracy {warm['held_out_accuracy']:.1%}"
+    )
+    if "rollouts" in warm:
+        fit = warm["rollouts"]
+        line += (
+            f"; then fit to {fit['measured_positions']} positions' move values ({fit['samples']} paired samples "
+            f"each): held-out gain per decision over the heuristic's move {fit['held_out_gain_before']:+.4f} -> "
+            f"{fit['held_out_gain']:+.4f}"
+        )
+    return line
