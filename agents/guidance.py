@@ -97,7 +97,7 @@ class InferenceNet:
 class ModuleInference:
     """The same answers as :class:`InferenceNet` from the network's own forward pass
     (:meth:`~agents.network.PolicyValueNet.evaluate`), for the kinds it does not unroll
-    (``samurai_graph``, whose cost is in its message passing, not in module overhead)."""
+    (the structured kinds, such as ``samurai_graph``, whose cost is in their layers, not in module overhead)."""
 
     def __init__(self, network: PolicyValueNet):
         self.network = network

@@ -1,4 +1,5 @@
-"""Which network can learn the Samurai heuristic's moves: train.py's MLP against a hex-graph network.
+"""Which network can learn a heuristic's moves: train.py's MLP against the game's structured network
+(Samurai: the hex graph; Wapi: the mine network).
 
 Why: every two-player Samurai model trained so far loses to the heuristic,
 and imitating it (the warm start) reaches only ~60% of its moves, however
@@ -13,9 +14,14 @@ games, masked cross-entropy, one game in ten held out whole) and reports
 the held-out move accuracy.
 
 The graph network is ``train.py --network samurai_graph``
-(:mod:`agents.graph_network`), at its default size.
+(:mod:`agents.graph_network`), at its default size. ``--game wapi`` compares
+four-player Wapi's MLP (the size of the model shipped before, 256 x 256) with
+``--network wapi_mines`` (:mod:`agents.mine_network`): one network for every
+mine, against an MLP that must learn each mine's slots on its own.
 
     python -m benchmarks.imitation_networks [--games 1500] [--epochs 8] [--out benchmarks/results/imitation_networks.md]
+    python -m benchmarks.imitation_networks --game wapi --games 4000 --epochs 20 \
+        --out benchmarks/results/imitation_networks_wapi.md
 """
 
 from __future__ import annotations
@@ -31,15 +37,21 @@ import torch
 DEAL_SEED = 3_000_000
 
 
-def candidates(game) -> dict:
-    """train.py's default two-player Samurai network (``--network mlp``), and ``--network samurai_graph``."""
-    import envs
-    from agents.graph_network import graph_description
-    from agents.network import network_description, new_network
+TITLES = {"samurai": "two-player Samurai", "wapi": "four-player Wapi"}
+NETWORKS = {"samurai": "a hex-graph network", "wapi": "a network shared by the mines"}
+#: Per game: its configuration, and the MLP's layers (policy and value, shared): Samurai's training default,
+#: the size of the Wapi model shipped before the mine network.
+GAMES = {"samurai": ({"num_players": 2}, [128], [256]), "wapi": ({"num_players": 4}, [256, 256], [])}
 
-    settings = envs.describe("samurai").training
-    mlp = network_description(settings["net_arch"], shared=settings["shared_layers"])
-    return {"mlp": new_network(game, mlp, ""), "samurai_graph": new_network(game, graph_description(), "")}
+
+def candidates(game) -> dict:
+    """train.py's MLP (``--network mlp``) and the game's structured network, each at its default size."""
+    from agents.network import STRUCTURED, network_description, new_network, structured
+
+    _, layers, shared = GAMES[game.name]
+    mlp = network_description(layers, shared=shared)
+    (kind,) = (kind for kind in STRUCTURED if structured(kind).GAME == game.name)
+    return {"mlp": new_network(game, mlp, ""), kind: new_network(game, structured(kind).default_description(), "")}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -48,15 +60,17 @@ def main(argv: list[str] | None = None) -> None:
 
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="python -m benchmarks.imitation_networks", description=__doc__.split("\n")[0])
+    parser.add_argument("--game", choices=sorted(GAMES), default="samurai")
     parser.add_argument("--games", type=int, default=1500, help="heuristic games imitated (one in ten held out)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--out", default="benchmarks/results/imitation_networks.md")
     args = parser.parse_args(argv)
     torch.manual_seed(0)
-    game = make_game("samurai", num_players=2)
+    config = GAMES[args.game][0]
+    game = make_game(args.game, **config)
     started = time.time()
-    data = generate("samurai", {"num_players": 2}, "heuristic", args.games, DEAL_SEED, processes=args.processes)
+    data = generate(args.game, config, "heuristic", args.games, DEAL_SEED, processes=args.processes)
     print(f"{len(data['actions'])} moves in {time.time() - started:.0f} s", file=sys.stderr, flush=True)
     rows = []
     for name, candidate in candidates(game).items():
@@ -73,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _report(rows, moves: int, args, argv: list[str]) -> str:
     lines = [
-        "# Imitating the two-player Samurai heuristic: flat MLP against a hex-graph network",
+        f"# Imitating the {TITLES[args.game]} heuristic: flat MLP against {NETWORKS[args.game]}",
         "",
         f"Command: `python -m benchmarks.imitation_networks {shlex.join(argv)}`",
         "",

@@ -121,3 +121,13 @@ def test_train_py_trains_the_mine_network_from_the_rollouts_warm_start(tmp_path,
     game = make_game("wapi", num_players=4)
     agents = [make_agent(f"ppo:{model}", game)] + [make_agent("random", game, seed=p) for p in range(1, 4)]
     assert play_game(game, agents, seed=4).moves > 0  # a whole game of legal moves
+
+
+def test_a_tiny_wapi_imitation_benchmark_reports_both_networks(tmp_path):
+    from benchmarks import imitation_networks
+
+    out = tmp_path / "imitation.md"
+    imitation_networks.main(["--game", "wapi", "--games", "3", "--epochs", "1", "--processes", "1", "--out", str(out)])
+    text = out.read_text()
+    assert text.startswith("# Imitating the four-player Wapi heuristic: flat MLP against a network shared by the mines")
+    assert "| mlp | 181,513 |" in text and "| wapi_mines | 52,868 |" in text
