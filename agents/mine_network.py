@@ -5,10 +5,10 @@ Why: Wapi's six mines follow the same rules, and a move is about one of
 them (the coin goes into mine k; the pole goes on the drawn mask's mine).
 A flat MLP over the 92 numbers must learn what makes a mine good for a coin
 six times over, once per mine's slots; imitating the heuristic it reaches
-about 87% of its moves. Here one small network reads each mine, so what is
+about 86% of its moves. Here one small network reads each mine, so what is
 learned about one mine holds for all of them, and permuting the mines
-permutes the coin logits (``tests/test_mine_network.py``);
-``benchmarks/results/imitation_networks.md`` compares the two.
+permutes the coin logits (``tests/test_mine_network.py``); it reaches about
+92% with a third of the weights (``benchmarks/results/imitation_networks_wapi.md``).
 
 Layout (``width``, ``head`` in the card's ``network``):
 
