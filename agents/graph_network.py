@@ -37,8 +37,7 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from agents.trunk_policy import TrunkPolicy
-from envs.core.engine import shown
+from agents.trunk_policy import TrunkPolicy, check_sizes
 from envs.samurai.actions import HEX, NUM_ACTIONS
 from envs.samurai.board import NEIGHBOURS, NUM_HEXES, SETTLEMENTS
 from envs.samurai.observation import HEX_FEATURES, OBSERVATION_SIZE, PLAYERS
@@ -68,14 +67,7 @@ default_description = graph_description
 
 
 def check_description(network: dict[str, Any], where: str) -> None:
-    if set(network) != {"kind", *LIMITS}:
-        raise ValueError(
-            f"{where}: a {KIND} network must have the keys kind, {', '.join(LIMITS)}; got {sorted(network)}"
-        )
-    for key, (low, high) in LIMITS.items():
-        value = network[key]
-        if type(value) is not int or not low <= value <= high:
-            raise ValueError(f"{where}: network[{key!r}] must be an int in {low}..{high}, got {shown(value)}")
+    check_sizes(network, KIND, LIMITS, where)
 
 
 class HexGraphTrunk(BaseFeaturesExtractor):

@@ -37,8 +37,7 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from agents.trunk_policy import TrunkPolicy
-from envs.core.engine import shown
+from agents.trunk_policy import TrunkPolicy, check_sizes
 from envs.wapi.actions import NUM_ACTIONS, PLACE_TOTEM
 from envs.wapi.components import FIRST_MASK, NUM_MINES, NUM_TILE_KINDS
 from envs.wapi.observation import BAG, DRAWN, MINE_BLOCK, MINES, OBSERVATION_SIZE
@@ -73,14 +72,7 @@ default_description = mines_description
 
 
 def check_description(network: dict[str, Any], where: str) -> None:
-    if set(network) != {"kind", *LIMITS}:
-        raise ValueError(
-            f"{where}: a {KIND} network must have the keys kind, {', '.join(LIMITS)}; got {sorted(network)}"
-        )
-    for key, (low, high) in LIMITS.items():
-        value = network[key]
-        if type(value) is not int or not low <= value <= high:
-            raise ValueError(f"{where}: network[{key!r}] must be an int in {low}..{high}, got {shown(value)}")
+    check_sizes(network, KIND, LIMITS, where)
 
 
 class MineTrunk(BaseFeaturesExtractor):

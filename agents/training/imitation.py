@@ -179,19 +179,12 @@ def clone(
 
     Returns the training and held-out move accuracy (one game in ten held out) and the losses."""
     train_rows, test_rows, held = held_out_split(data["games"], seed)
-    module = network.module
-    optimizer = torch.optim.Adam(module.parameters(), lr=learning_rate)
-    generator = torch.Generator().manual_seed(seed)
-    module.train()
-    for _ in range(epochs):
-        order = train_rows[torch.randperm(len(train_rows), generator=generator).numpy()]
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
-            policy_loss, value_loss, _ = _losses(network, data, rows)
-            optimizer.zero_grad()
-            (policy_loss + value_weight * value_loss).backward()
-            optimizer.step()
-    module.eval()
+
+    def loss(rows: np.ndarray) -> torch.Tensor:
+        policy_loss, value_loss, _ = _losses(network, data, rows)
+        return policy_loss + value_weight * value_loss
+
+    _minimise(network.module, loss, train_rows, epochs, batch_size, learning_rate, seed)
     with torch.no_grad():
         train_loss, train_value, train_acc = _losses(network, data, train_rows[:20_000])
         test_loss, test_value, test_acc = _losses(network, data, test_rows)
@@ -205,6 +198,21 @@ def clone(
         "held_out_value_loss": float(test_value),
         "train_policy_loss": float(train_loss),
     }
+
+
+def _minimise(module, loss, rows: np.ndarray, epochs: int, batch_size: int, learning_rate: float, seed: int) -> None:
+    """Adam on ``loss(batch rows)`` over shuffled minibatches of ``rows``, ``epochs`` passes (seeded);
+    the module is left in eval mode."""
+    optimizer = torch.optim.Adam(module.parameters(), lr=learning_rate)
+    generator = torch.Generator().manual_seed(seed)
+    module.train()
+    for _ in range(epochs):
+        order = rows[torch.randperm(len(rows), generator=generator).numpy()]
+        for start in range(0, len(order), batch_size):
+            optimizer.zero_grad()
+            loss(order[start : start + batch_size]).backward()
+            optimizer.step()
+    module.eval()
 
 
 def held_out_split(games: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -231,23 +239,15 @@ def fit_advantages(
     masks = torch.from_numpy(data["masks"])
     values = torch.from_numpy(data["move_values"])
     advantages = (values - _legal_mean(values, masks)) * masks / temperature
-    module = network.module
     gain_before = _gain(network, data, test_rows)
-    optimizer = torch.optim.Adam(module.parameters(), lr=learning_rate)
-    generator = torch.Generator().manual_seed(seed)
-    module.train()
-    for _ in range(epochs):
-        order = train_rows[torch.randperm(len(train_rows), generator=generator).numpy()]
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
-            logits, _ = network.logits_and_values(torch.from_numpy(data["obs"][rows].astype(np.float32)))
-            legal = masks[rows]
-            error = (logits - _legal_mean(logits, legal)) * legal - advantages[rows]
-            loss = error.square().sum() / legal.sum()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-    module.eval()
+
+    def loss(rows: np.ndarray) -> torch.Tensor:
+        logits, _ = network.logits_and_values(torch.from_numpy(data["obs"][rows].astype(np.float32)))
+        legal = masks[rows]
+        error = (logits - _legal_mean(logits, legal)) * legal - advantages[rows]
+        return error.square().sum() / legal.sum()
+
+    _minimise(network.module, loss, train_rows, epochs, batch_size, learning_rate, seed)
     return {
         "measured_positions": len(train_rows),
         "held_out_positions": len(test_rows),
