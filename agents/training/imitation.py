@@ -126,7 +126,7 @@ def measure_moves(task: tuple) -> dict[str, np.ndarray]:
     }
 
 
-def _in_processes(worker, tasks: list[tuple], processes: int) -> dict[str, np.ndarray]:
+def in_processes(worker, tasks: list[tuple], processes: int) -> dict[str, np.ndarray]:
     """Run ``worker`` on every task (in ``processes`` spawned processes, unless 1) and join the arrays."""
     if processes == 1:
         parts = [worker(task) for task in tasks]
@@ -136,7 +136,7 @@ def _in_processes(worker, tasks: list[tuple], processes: int) -> dict[str, np.nd
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
-def _chunks(seeds: list[int], processes: int) -> list[list[int]]:
+def deal_chunks(seeds: list[int], processes: int) -> list[list[int]]:
     """Deals in interleaved chunks, several per process, so that slow games spread evenly."""
     count = processes * 4
     return [seeds[i::count] for i in range(count) if seeds[i::count]]
@@ -153,17 +153,17 @@ def generate(
     agent_options: dict | None = None,
 ) -> dict[str, np.ndarray]:
     """The moves of ``games`` games (deal seeds ``seed``, ``seed + 1``, ...) played on ``processes`` processes."""
-    chunks = _chunks(list(range(seed, seed + games)), processes)
+    chunks = deal_chunks(list(range(seed, seed + games)), processes)
     tasks = [(game_name, config, agent, dict(agent_options or {}), chunk, reward) for chunk in chunks]
-    return _in_processes(play_games, tasks, processes)
+    return in_processes(play_games, tasks, processes)
 
 
 def measure(
     game_name: str, config: dict, games: int, seed: int, samples: int = ROLLOUT_SAMPLES, processes: int = 2
 ) -> dict[str, np.ndarray]:
     """The measured moves of ``games`` heuristic games (deal seeds ``seed``, ``seed + 1``, ...)."""
-    chunks = _chunks(list(range(seed, seed + games)), processes)
-    return _in_processes(measure_moves, [(game_name, config, chunk, samples) for chunk in chunks], processes)
+    chunks = deal_chunks(list(range(seed, seed + games)), processes)
+    return in_processes(measure_moves, [(game_name, config, chunk, samples) for chunk in chunks], processes)
 
 
 def clone(

@@ -1,0 +1,182 @@
+"""How much each way of choosing a move gains per decision over the heuristic, judged by paired search samples.
+
+Why: at a four-player Wapi table a win rate needs thousands of games for a
+point of precision, so a change to a model or a search is hard to judge by
+play. A decision is far cheaper to judge. At every decision of heuristic
+games (the heuristic in every seat), the *judge* measures each legal move's
+mean reward over ``--judge-samples`` paired samples of the flat search
+(:meth:`agents.ismcts.ISMCTSAgent.action_values`: every move played out on
+the same determinizations, the heuristic in every seat after it; the reward
+is the search's, win blended with the rank by score). Each *chooser* then
+picks a move without seeing the judge's samples, and its gain is the judge's
+value of its pick minus that of the heuristic's own move. Because the
+choosers never see those samples, the judge's noise makes the mean gain
+noisier but not biased.
+
+Choosers:
+
+- ``search:N``: the flat paired search's choice from ``N`` fresh samples of
+  its own (the move with the best mean), i.e. plain ISMCTS's Wapi search at a
+  budget of ``N`` samples a move (``--search-samples``);
+- each ``--models`` file: its most probable legal move (the ``ppo:PATH``
+  agent's choice).
+
+The gain is a one-step measure: Q of the heuristic's continuation, on the
+heuristic's positions. A gain of +0.01 a decision was worth about five points
+of win share at the four-player Wapi table (plain ISMCTS at 0.5 s a move;
+``benchmarks/results/decision_gains_wapi.md``).
+
+    python -m benchmarks.decision_gains --game wapi --games 60 --judge-samples 256 \\
+        --search-samples 32 256 --models agents/models/wapi4.zip --out benchmarks/results/decision_gains_wapi.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+
+import numpy as np
+
+#: The seeds of the deals played (no training or evaluation run uses them).
+DEAL_SEED = 4_000_000
+
+
+def judge_games(task: tuple) -> dict[str, np.ndarray]:
+    """Worker: heuristic games on the given deals; per decision with a choice, the judge's values
+    (0 off the legal moves), the heuristic's move and every chooser's move."""
+    import torch
+
+    from agents import make_agent
+    from agents.games import make_game
+    from agents.ismcts import ISMCTSAgent
+    from agents.network import load_network
+    from agents.protocol import PlayerView
+
+    torch.set_num_threads(1)
+    game_name, config, seeds, judge_samples, search_samples, models = task
+    game = make_game(game_name, **config)
+    networks = [load_network(path, game) for path in models]
+    rows: dict[str, list] = {"values": [], "heuristic": [], "picks": []}
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        heuristics = [make_agent("heuristic", game, seed=seed * 10 + p) for p in range(game.num_players)]
+        searches = [
+            ISMCTSAgent(game, seed=seed * 10 + k, paired_root=True, tree_depth=1)
+            for k in range(1 + len(search_samples))
+        ]
+        state = game.new_state(rng)
+        while state.current_player is not None:
+            view = PlayerView(state, rng)
+            action = int(heuristics[state.current_player].act(view))
+            if len(view.legal_actions) > 1:
+                rows["values"].append(_values(searches[0].action_values(view, judge_samples), game.num_actions))
+                rows["heuristic"].append(action)
+                rows["picks"].append(_picks(view, searches[1:], search_samples, networks))
+            state.apply(action)
+    return {
+        "values": np.array(rows["values"], np.float32).reshape(-1, game.num_actions),
+        "heuristic": np.array(rows["heuristic"], np.int64),
+        "picks": np.array(rows["picks"], np.int64).reshape(-1, len(search_samples) + len(models)),
+    }
+
+
+def _values(measured: dict[int, float], num_actions: int) -> np.ndarray:
+    values = np.zeros(num_actions, np.float32)
+    for move, value in measured.items():
+        values[move] = value
+    return values
+
+
+def _picks(view, searches, search_samples: list[int], networks) -> list[int]:
+    """Each chooser's move: the searches' best mean over their own samples, then the models' argmax."""
+    picks = []
+    for search, samples in zip(searches, search_samples):
+        measured = search.action_values(view, samples)
+        picks.append(max(view.legal_actions, key=lambda move: measured[move]))
+    mask = view.legal_mask.astype(bool)[None, :]
+    for network in networks:
+        picks.append(int(network.policy(view.observation[None, :], mask)[0].argmax()))
+    return picks
+
+
+def gains(values: np.ndarray, heuristic: np.ndarray, picks: np.ndarray) -> list[tuple[float, float, float]]:
+    """Per chooser (a column of ``picks``): the mean gain per decision over the heuristic's move, its
+    standard error, and how often it picks the heuristic's move."""
+    rows = np.arange(len(values))
+    out = []
+    for column in picks.T:
+        gain = values[rows, column] - values[rows, heuristic]
+        error = float(gain.std(ddof=1) / np.sqrt(len(gain))) if len(gain) > 1 else float("nan")
+        out.append((float(gain.mean()), error, float(np.mean(column == heuristic))))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    from agents.games import make_game
+    from agents.network import load_network
+    from agents.training.imitation import deal_chunks, in_processes
+
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.decision_gains", description=__doc__.split("\n")[0])
+    parser.add_argument("--game", default="wapi")
+    parser.add_argument(
+        "--config", type=json.loads, default={}, help='the game\'s options as JSON, e.g. {"num_players": 4}'
+    )
+    parser.add_argument("--games", type=int, default=60, help="heuristic games whose decisions are judged")
+    parser.add_argument("--seed", type=int, default=DEAL_SEED, help="the first deal's seed")
+    parser.add_argument("--judge-samples", type=int, default=256)
+    parser.add_argument("--search-samples", type=int, nargs="*", default=[32, 256])
+    parser.add_argument("--models", nargs="*", default=[])
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--out", default=None, help="write the table here (markdown) as well as printing it")
+    args = parser.parse_args(argv)
+    for name in ("games", "judge_samples", "processes"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if any(samples < 1 for samples in args.search_samples):
+        parser.error(f"--search-samples must all be at least 1, got {args.search_samples}")
+    game = make_game(args.game, **args.config)  # a bad name or option is refused here
+    for path in args.models:
+        load_network(path, game)  # a model of another game or configuration is refused before any game
+    started = time.time()
+    seeds = list(range(args.seed, args.seed + args.games))
+    config = game.config()
+    tasks = [
+        (args.game, config, chunk, args.judge_samples, args.search_samples, args.models)
+        for chunk in deal_chunks(seeds, args.processes)
+    ]
+    judged = in_processes(judge_games, tasks, args.processes)
+    names = [f"search:{n}" for n in args.search_samples] + [f"`{path}`" for path in args.models]
+    results = gains(judged["values"], judged["heuristic"], judged["picks"])
+    text = _report(names, results, len(judged["heuristic"]), config, args, argv, time.time() - started)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    print(text)
+
+
+def _report(names, results, decisions: int, config: dict, args, argv: list[str], seconds: float) -> str:
+    lines = [
+        f"# Gain per decision over the heuristic's move: {args.game} {config}",
+        "",
+        f"Command: `python -m benchmarks.decision_gains {shlex.join(argv)}`",
+        "",
+        f"{args.games} heuristic games (deal seeds from {args.seed:,}), {decisions:,} decisions with a choice, each "
+        f"legal move judged by {args.judge_samples} paired samples of the flat search (reward: win blended with "
+        f"the rank by score, -1..1); {seconds:.0f} s on {args.processes} processes. Gain: the judge's value of the "
+        "chooser's move minus that of the heuristic's; 95% interval: mean +- 1.96 standard errors.",
+        "",
+        "| chooser | gain per decision | 95% interval | picks the heuristic's move |",
+        "|---|---:|---|---:|",
+    ]
+    for name, (mean, error, same) in zip(names, results):
+        interval = f"{mean - 1.96 * error:+.4f} .. {mean + 1.96 * error:+.4f}"
+        lines.append(f"| {name} | **{mean:+.4f}** | {interval} | {same:.1%} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""The decision-gain benchmark: gains computed right, choosers blind to the judge's samples, bad input refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks import decision_gains
+
+MODEL = "agents/models/wapi4.zip"
+
+
+def test_gains_are_the_judged_value_of_the_pick_minus_the_heuristics():
+    values = np.array([[0.1, 0.4, 0.0], [0.3, -0.2, 0.5], [0.0, 0.2, 0.6]], np.float32)
+    heuristic = np.array([0, 0, 1])
+    picks = np.array([[1, 0], [1, 0], [2, 1]])  # two choosers
+    (first, second) = decision_gains.gains(values, heuristic, picks)
+    expected = np.array([0.3, -0.5, 0.4])
+    assert first[0] == pytest.approx(expected.mean(), abs=1e-6)
+    assert first[1] == pytest.approx(expected.std(ddof=1) / np.sqrt(3), abs=1e-6)
+    assert first[2] == 0.0  # never the heuristic's move
+    assert second == (0.0, 0.0, 1.0)  # always the heuristic's move: no gain, no spread
+
+
+def test_the_choosers_never_see_the_judges_samples_and_runs_repeat_from_their_seeds():
+    """With one sample each, a search that shared the judge's samples would pick the judge's best
+    move and never lose against the heuristic's move; an independent one sometimes does."""
+    task = ("wapi", {"num_players": 4}, [4_000_000, 4_000_001], 1, [1], [MODEL])
+    judged = decision_gains.judge_games(task)
+    rows = np.arange(len(judged["heuristic"]))
+    search_gain = judged["values"][rows, judged["picks"][:, 0]] - judged["values"][rows, judged["heuristic"]]
+    assert len(rows) > 40 and (search_gain < 0).any() and (search_gain > 0).any()
+    again = decision_gains.judge_games(task)
+    for key in judged:
+        np.testing.assert_array_equal(judged[key], again[key])
+
+
+def test_a_small_run_writes_its_table_with_its_command(tmp_path):
+    out = tmp_path / "gains.md"
+    argv = ["--games", "2", "--judge-samples", "2", "--search-samples", "1", "4", "--models", MODEL]
+    decision_gains.main([*argv, "--processes", "1", "--out", str(out)])
+    text = out.read_text()
+    assert "Command: `python -m benchmarks.decision_gains --games 2 --judge-samples 2" in text
+    rows = [line for line in text.splitlines() if line.startswith("| search:") or line.startswith("| `")]
+    assert [row.split(" | ")[0] for row in rows] == ["| search:1", "| search:4", f"| `{MODEL}`"]
+
+
+def test_a_model_of_another_game_is_refused_before_any_game():
+    with pytest.raises(ValueError, match="wapi"):
+        decision_gains.main(["--game", "wakanda", "--games", "1", "--models", MODEL, "--processes", "1"])
+
+
+@pytest.mark.parametrize(
+    "argv", [["--search-samples", "0"], ["--judge-samples", "0"], ["--games", "0"], ["--processes", "0"]]
+)
+def test_counts_below_one_are_refused_by_name(argv, capsys):
+    with pytest.raises(SystemExit):
+        decision_gains.main(argv)
+    assert argv[0] in capsys.readouterr().err
