@@ -64,6 +64,9 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
     for seed in seeds:
         rng = np.random.default_rng(seed)
         heuristics = [make_agent("heuristic", game, seed=seed * 10 + p) for p in range(game.num_players)]
+        # the judge (k = 0) and the search choosers draw their own determinizations (the heuristic of seat k
+        # shares seed k's stream, but a heuristic reads only what its player sees: its move is the same whatever
+        # the draw, so nothing the judge samples can steer it)
         searches = [
             ISMCTSAgent(game, seed=seed * 10 + k, paired_root=True, tree_depth=1)
             for k in range(1 + len(search_samples))
