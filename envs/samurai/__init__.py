@@ -28,7 +28,7 @@ DESCRIPTION = GameDescription(
     # against the heuristic at 0.5 CPU-s a move: 32.5% of 20 games, against 22.5% at 0.5 and 0.0% of 40 at 0
     # (strength.md).
     # The shipped policy puts a median 0.98 on its top move; flattened (prior_temperature 2) the search beat plain
-    # ISMCTS 68.0% [64.2, 71.6] over 600 fresh games, 63.6% [57.8, 69.0] of 280 as it was (strength.md).
+    # ISMCTS 68.4% [65.2, 71.4] over 840 fresh games, 63.6% [57.8, 69.0] of 280 as it was (strength.md).
     guided_search={"value_mix": 1.0, "prior_temperature": 2.0},
     # Guided by the shipped two-player model with those defaults, the search beats the heuristic at 0.5 CPU-s a move
     # 85.6% [76.3, 91.7] over 80 fresh games, where plain ISMCTS wins 62.9% [56.6, 68.8] (strength.md).
