@@ -37,18 +37,22 @@ import torch
 DEAL_SEED = 3_000_000
 
 
-TITLES = {"samurai": "two-player Samurai", "wapi": "four-player Wapi"}
-NETWORKS = {"samurai": "a hex-graph network", "wapi": "a network shared by the mines"}
-#: Per game: its configuration, and the MLP's layers (policy and value, shared): Samurai's training default,
-#: the size of the Wapi model shipped before the mine network.
-GAMES = {"samurai": ({"num_players": 2}, [128], [256]), "wapi": ({"num_players": 4}, [256, 256], [])}
+#: Per game: its configuration, its title, its structured network in words, and the MLP's (layers, shared
+#: layers): None for the game's training default (Samurai's), else the size of the Wapi model shipped before
+#: the mine network.
+GAMES = {
+    "samurai": ({"num_players": 2}, "two-player Samurai", "a hex-graph network", None),
+    "wapi": ({"num_players": 4}, "four-player Wapi", "a network shared by the mines", ([256, 256], [])),
+}
 
 
 def candidates(game) -> dict:
     """train.py's MLP (``--network mlp``) and the game's structured network, each at its default size."""
+    import envs
     from agents.network import STRUCTURED, network_description, new_network, structured
 
-    _, layers, shared = GAMES[game.name]
+    settings = envs.describe(game.name).training
+    layers, shared = GAMES[game.name][3] or (settings["net_arch"], settings["shared_layers"])
     mlp = network_description(layers, shared=shared)
     (kind,) = (kind for kind in STRUCTURED if structured(kind).GAME == game.name)
     return {"mlp": new_network(game, mlp, ""), kind: new_network(game, structured(kind).default_description(), "")}
@@ -87,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _report(rows, moves: int, args, argv: list[str]) -> str:
     lines = [
-        f"# Imitating the {TITLES[args.game]} heuristic: flat MLP against {NETWORKS[args.game]}",
+        f"# Imitating the {GAMES[args.game][1]} heuristic: flat MLP against {GAMES[args.game][2]}",
         "",
         f"Command: `python -m benchmarks.imitation_networks {shlex.join(argv)}`",
         "",
