@@ -55,6 +55,7 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
     from agents.ismcts import ISMCTSAgent
     from agents.network import load_network
     from agents.protocol import PlayerView
+    from agents.training.imitation import measured_values
 
     torch.set_num_threads(1)
     game_name, config, seeds, judge_samples, search_samples, models = task
@@ -76,7 +77,7 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
             view = PlayerView(state, rng)
             action = int(heuristics[state.current_player].act(view))
             if len(view.legal_actions) > 1:
-                rows["values"].append(_values(searches[0].action_values(view, judge_samples), game.num_actions))
+                rows["values"].append(measured_values(searches[0], view, judge_samples))
                 rows["heuristic"].append(action)
                 rows["picks"].append(_picks(view, searches[1:], search_samples, networks))
             state.apply(action)
@@ -85,13 +86,6 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
         "heuristic": np.array(rows["heuristic"], np.int64),
         "picks": np.array(rows["picks"], np.int64).reshape(-1, len(search_samples) + len(models)),
     }
-
-
-def _values(measured: dict[int, float], num_actions: int) -> np.ndarray:
-    values = np.zeros(num_actions, np.float32)
-    for move, value in measured.items():
-        values[move] = value
-    return values
 
 
 def _picks(view, searches, search_samples: list[int], networks) -> list[int]:

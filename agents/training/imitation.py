@@ -107,9 +107,7 @@ def measure_moves(task: tuple) -> dict[str, np.ndarray]:
             view = PlayerView(state, rng)
             action = int(heuristics[state.current_player].act(view))
             if len(view.legal_actions) > 1:
-                values = np.zeros(game.num_actions, np.float32)
-                for move, value in search.action_values(view, samples).items():
-                    values[move] = value
+                values = measured_values(search, view, samples)
                 rows["obs"].append(observer.observe(state, state.current_player).astype(np.float16))
                 rows["masks"].append(np.isin(np.arange(game.num_actions), view.legal_actions))
                 rows["move_values"].append(values)
@@ -124,6 +122,15 @@ def measure_moves(task: tuple) -> dict[str, np.ndarray]:
         "actions": np.array(rows["actions"], np.int64),
         "games": np.array(rows["games"], np.int64),
     }
+
+
+def measured_values(search, view, samples: int) -> np.ndarray:
+    """Each legal move's mean reward over ``samples`` paired samples of ``search`` (a paired flat
+    ``ISMCTSAgent``), as a vector over all actions, 0 off the legal moves."""
+    values = np.zeros(view.game.num_actions, np.float32)
+    for move, value in search.action_values(view, samples).items():
+        values[move] = value
+    return values
 
 
 def in_processes(worker, tasks: list[tuple], processes: int) -> dict[str, np.ndarray]:
