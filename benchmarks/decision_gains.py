@@ -24,11 +24,17 @@ Choosers:
 The gain is a one-step measure: Q of the heuristic's continuation, on the
 heuristic's positions. At the four-player Wapi table the choosers rank as
 their win shares do (``benchmarks/results/decision_gains_wapi.md``: +0.0022,
-+0.0043 and +0.0088 a decision for 25.7%, 27.5% and 30.0%), but a better
-fit by this measure did not always play better (``training.md``).
++0.0043 and +0.0088 a decision for 25.7%, 27.5% and 30.0%), but a model fit
+to this measure gains less on the positions its own play leads to, and those
+are the ones that count. ``--positions MODEL`` judges those instead: the
+model plays one seat (rotating with the deal) against heuristics, and only
+its decisions are judged; the gain of that model there predicted its win
+share to a few tenths of a point (``training.md``).
 
     python -m benchmarks.decision_gains --game wapi --games 60 --judge-samples 256 \\
         --search-samples 32 256 --models agents/models/wapi4.zip --out benchmarks/results/decision_gains_wapi.md
+    python -m benchmarks.decision_gains --game wapi --games 200 --judge-samples 32 --search-samples \\
+        --models agents/models/wapi4.zip --positions agents/models/wapi4.zip
 """
 
 from __future__ import annotations
@@ -46,8 +52,9 @@ DEAL_SEED = 4_000_000
 
 
 def judge_games(task: tuple) -> dict[str, np.ndarray]:
-    """Worker: heuristic games on the given deals; per decision with a choice, the judge's values
-    (0 off the legal moves), the heuristic's move and every chooser's move."""
+    """Worker: games on the given deals (the heuristic in every seat, or ``positions`` (a model) in the
+    seat ``deal % players``); per judged decision with a choice, the judge's values (0 off the legal
+    moves), the heuristic's move and every chooser's move."""
     import torch
 
     from agents import make_agent
@@ -58,9 +65,10 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
     from agents.training.imitation import measured_values
 
     torch.set_num_threads(1)
-    game_name, config, seeds, judge_samples, search_samples, models = task
+    game_name, config, seeds, judge_samples, search_samples, models, positions = task
     game = make_game(game_name, **config)
     networks = [load_network(path, game) for path in models]
+    player = None if positions is None else load_network(positions, game)
     rows: dict[str, list] = {"values": [], "heuristic": [], "picks": []}
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -72,14 +80,17 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
             ISMCTSAgent(game, seed=seed * 10 + k, paired_root=True, tree_depth=1)
             for k in range(1 + len(search_samples))
         ]
+        seat = None if player is None else seed % game.num_players
         state = game.new_state(rng)
         while state.current_player is not None:
             view = PlayerView(state, rng)
             action = int(heuristics[state.current_player].act(view))
-            if len(view.legal_actions) > 1:
+            if len(view.legal_actions) > 1 and (seat is None or seat == state.current_player):
                 rows["values"].append(measured_values(searches[0], view, judge_samples))
                 rows["heuristic"].append(action)
                 rows["picks"].append(_picks(view, searches[1:], search_samples, networks))
+            if seat == state.current_player:
+                action = _most_probable(player, view)
             state.apply(action)
     return {
         "values": np.array(rows["values"], np.float32).reshape(-1, game.num_actions),
@@ -94,10 +105,12 @@ def _picks(view, searches, search_samples: list[int], networks) -> list[int]:
     for search, samples in zip(searches, search_samples):
         measured = search.action_values(view, samples)
         picks.append(max(view.legal_actions, key=lambda move: measured[move]))
-    mask = view.legal_mask.astype(bool)[None, :]
-    for network in networks:
-        picks.append(int(network.policy(view.observation[None, :], mask)[0].argmax()))
-    return picks
+    return picks + [_most_probable(network, view) for network in networks]
+
+
+def _most_probable(network, view) -> int:
+    """The network's most probable legal move (the ``ppo:PATH`` agent's choice)."""
+    return int(network.policy(view.observation[None, :], view.legal_mask.astype(bool)[None, :])[0].argmax())
 
 
 def gains(values: np.ndarray, heuristic: np.ndarray, picks: np.ndarray) -> list[tuple[float, float, float]]:
@@ -123,11 +136,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--config", type=json.loads, default={}, help='the game\'s options as JSON, e.g. {"num_players": 4}'
     )
-    parser.add_argument("--games", type=int, default=60, help="heuristic games whose decisions are judged")
+    parser.add_argument("--games", type=int, default=60, help="games whose decisions are judged")
     parser.add_argument("--seed", type=int, default=DEAL_SEED, help="the first deal's seed")
     parser.add_argument("--judge-samples", type=int, default=256)
     parser.add_argument("--search-samples", type=int, nargs="*", default=[32, 256])
     parser.add_argument("--models", nargs="*", default=[])
+    parser.add_argument(
+        "--positions", default=None, help="a model playing one seat against heuristics: only its decisions are judged"
+    )
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--out", default=None, help="write the table here (markdown) as well as printing it")
     args = parser.parse_args(argv)
@@ -137,13 +153,13 @@ def main(argv: list[str] | None = None) -> None:
     if any(samples < 1 for samples in args.search_samples):
         parser.error(f"--search-samples must all be at least 1, got {args.search_samples}")
     game = make_game(args.game, **args.config)  # a bad name or option is refused here
-    for path in args.models:
+    for path in [*args.models, *([] if args.positions is None else [args.positions])]:
         load_network(path, game)  # a model of another game or configuration is refused before any game
     started = time.time()
     seeds = list(range(args.seed, args.seed + args.games))
     config = game.config()
     tasks = [
-        (args.game, config, chunk, args.judge_samples, args.search_samples, args.models)
+        (args.game, config, chunk, args.judge_samples, args.search_samples, args.models, args.positions)
         for chunk in deal_chunks(seeds, args.processes)
     ]
     judged = in_processes(judge_games, tasks, args.processes)
@@ -162,10 +178,10 @@ def _report(names, results, decisions: int, config: dict, args, argv: list[str],
         "",
         f"Command: `python -m benchmarks.decision_gains {shlex.join(argv)}`",
         "",
-        f"{args.games} heuristic games (deal seeds from {args.seed:,}), {decisions:,} decisions with a choice, each "
-        f"legal move judged by {args.judge_samples} paired samples of the flat search (reward: win blended with "
-        f"the rank by score, -1..1); {seconds:.0f} s on {args.processes} processes. Gain: the judge's value of the "
-        "chooser's move minus that of the heuristic's; 95% interval: mean +- 1.96 standard errors.",
+        f"{args.games} {_whose(args.positions)} (deal seeds from {args.seed:,}), {decisions:,} decisions with a "
+        f"choice, each legal move judged by {args.judge_samples} paired samples of the flat search (reward: win "
+        f"blended with the rank by score, -1..1); {seconds:.0f} s on {args.processes} processes. Gain: the judge's "
+        "value of the chooser's move minus that of the heuristic's; 95% interval: mean +- 1.96 standard errors.",
         "",
         "| chooser | gain per decision | 95% interval | picks the heuristic's move |",
         "|---|---:|---|---:|",
@@ -174,6 +190,12 @@ def _report(names, results, decisions: int, config: dict, args, argv: list[str],
         interval = f"{mean - 1.96 * error:+.4f} .. {mean + 1.96 * error:+.4f}"
         lines.append(f"| {name} | **{mean:+.4f}** | {interval} | {same:.1%} |")
     return "\n".join(lines) + "\n"
+
+
+def _whose(positions: str | None) -> str:
+    if positions is None:
+        return "heuristic games"
+    return f"games of `{positions}` in one seat (deal % players) against heuristics, its decisions judged"
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ def test_gains_are_the_judged_value_of_the_pick_minus_the_heuristics():
 def test_the_choosers_never_see_the_judges_samples_and_runs_repeat_from_their_seeds():
     """With one sample each, a search that shared the judge's samples would pick the judge's best
     move and never lose against the heuristic's move; an independent one sometimes does."""
-    task = ("wapi", {"num_players": 4}, [4_000_000, 4_000_001], 1, [1], [MODEL])
+    task = ("wapi", {"num_players": 4}, [4_000_000, 4_000_001], 1, [1], [MODEL], None)
     judged = decision_gains.judge_games(task)
     rows = np.arange(len(judged["heuristic"]))
     search_gain = judged["values"][rows, judged["picks"][:, 0]] - judged["values"][rows, judged["heuristic"]]
@@ -33,6 +33,32 @@ def test_the_choosers_never_see_the_judges_samples_and_runs_repeat_from_their_se
     again = decision_gains.judge_games(task)
     for key in judged:
         np.testing.assert_array_equal(judged[key], again[key])
+
+
+def test_with_positions_only_the_models_own_decisions_in_its_own_games_are_judged():
+    """``--positions``: the model plays seat ``deal % 4`` against heuristics; exactly its decisions with a
+    choice are judged (as many as a replay of those games with the ppo agent counts), and there its own
+    pick as a chooser is the move it played, so it never differs from the game it judges."""
+    from agents import make_agent
+    from agents.games import make_game
+    from agents.protocol import PlayerView
+
+    deals = [4_000_000, 4_000_001, 4_000_002]
+    judged = decision_gains.judge_games(("wapi", {"num_players": 4}, deals, 1, [], [MODEL], MODEL))
+    game = make_game("wapi", num_players=4)
+    model, heuristic = make_agent(f"ppo:{MODEL}", game), make_agent("heuristic", game)
+    choices = 0
+    for deal in deals:
+        rng = np.random.default_rng(deal)
+        state = game.new_state(rng)
+        while state.current_player is not None:
+            view = PlayerView(state, rng)
+            mine = state.current_player == deal % 4
+            choices += mine and len(view.legal_actions) > 1
+            state.apply(int((model if mine else heuristic).act(view)))
+    assert len(judged["heuristic"]) == choices > 10
+    everyone = decision_gains.judge_games(("wapi", {"num_players": 4}, deals, 1, [], [MODEL], None))
+    assert len(everyone["heuristic"]) > 3 * choices
 
 
 def test_a_small_run_writes_its_table_with_its_command(tmp_path):
@@ -45,9 +71,10 @@ def test_a_small_run_writes_its_table_with_its_command(tmp_path):
     assert [row.split(" | ")[0] for row in rows] == ["| search:1", "| search:4", f"| `{MODEL}`"]
 
 
-def test_a_model_of_another_game_is_refused_before_any_game():
+@pytest.mark.parametrize("option", ["--models", "--positions"])
+def test_a_model_of_another_game_is_refused_before_any_game(option):
     with pytest.raises(ValueError, match="wapi"):
-        decision_gains.main(["--game", "wakanda", "--games", "1", "--models", MODEL, "--processes", "1"])
+        decision_gains.main(["--game", "wakanda", "--games", "1", option, MODEL, "--processes", "1"])
 
 
 @pytest.mark.parametrize(
