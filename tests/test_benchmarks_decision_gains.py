@@ -36,9 +36,9 @@ def test_the_choosers_never_see_the_judges_samples_and_runs_repeat_from_their_se
 
 
 def test_with_positions_only_the_models_own_decisions_in_its_own_games_are_judged():
-    """``--positions``: the model plays seat ``deal % 4`` against heuristics; exactly its decisions with a
-    choice are judged (as many as a replay of those games with the ppo agent counts), and there its own
-    pick as a chooser is the move it played, so it never differs from the game it judges."""
+    """``--positions``: the model plays seat ``deal % 4`` against heuristics, and exactly its decisions
+    with a choice are judged: a replay of those games with the ppo agent finds the same decisions, in
+    order, the model's pick as a chooser at each being the move it played there."""
     from agents import make_agent
     from agents.games import make_game
     from agents.protocol import PlayerView
@@ -47,18 +47,20 @@ def test_with_positions_only_the_models_own_decisions_in_its_own_games_are_judge
     judged = decision_gains.judge_games(("wapi", {"num_players": 4}, deals, 1, [], [MODEL], MODEL))
     game = make_game("wapi", num_players=4)
     model, heuristic = make_agent(f"ppo:{MODEL}", game), make_agent("heuristic", game)
-    choices = 0
+    played = []  # the model's moves where it had a choice
     for deal in deals:
         rng = np.random.default_rng(deal)
         state = game.new_state(rng)
         while state.current_player is not None:
             view = PlayerView(state, rng)
             mine = state.current_player == deal % 4
-            choices += mine and len(view.legal_actions) > 1
-            state.apply(int((model if mine else heuristic).act(view)))
-    assert len(judged["heuristic"]) == choices > 10
+            action = int((model if mine else heuristic).act(view))
+            if mine and len(view.legal_actions) > 1:
+                played.append(action)
+            state.apply(action)
+    assert len(played) > 10 and judged["picks"][:, 0].tolist() == played
     everyone = decision_gains.judge_games(("wapi", {"num_players": 4}, deals, 1, [], [MODEL], None))
-    assert len(everyone["heuristic"]) > 3 * choices
+    assert len(everyone["heuristic"]) > 3 * len(played)
 
 
 def test_a_small_run_writes_its_table_with_its_command(tmp_path):
