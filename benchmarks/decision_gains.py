@@ -29,7 +29,7 @@ to this measure gains less on the positions its own play leads to, and those
 are the ones that count. ``--positions MODEL`` judges those instead: the
 model plays one seat (rotating with the deal) against heuristics, and only
 its decisions are judged. There the shipped Wapi model gains +0.0034 (on the
-heuristic's positions about +0.005) and a fit to its own positions +0.0068,
+heuristic's positions +0.004 to +0.005) and a fit to its own positions +0.0068,
 ranked as they play (27.5% and 28.2%:
 ``benchmarks/results/decision_gains_wapi_own_positions.md``).
 
