@@ -62,15 +62,15 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
     from agents import make_agent
     from agents.games import make_game
     from agents.ismcts import ISMCTSAgent
-    from agents.network import load_network
+    from agents.ppo import PPOAgent
     from agents.protocol import PlayerView
     from agents.training.imitation import measured_values
 
     torch.set_num_threads(1)
     game_name, config, seeds, judge_samples, search_samples, models, positions = task
     game = make_game(game_name, **config)
-    networks = [load_network(path, game) for path in models]
-    player = None if positions is None else load_network(positions, game)
+    model_agents = [PPOAgent(path, game) for path in models]  # each plays its most probable legal move
+    player = None if positions is None else PPOAgent(positions, game)
     rows: dict[str, list] = {"values": [], "heuristic": [], "picks": []}
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -90,9 +90,9 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
             if len(view.legal_actions) > 1 and (seat is None or seat == state.current_player):
                 rows["values"].append(measured_values(searches[0], view, judge_samples))
                 rows["heuristic"].append(action)
-                rows["picks"].append(_picks(view, searches[1:], search_samples, networks))
+                rows["picks"].append(_picks(view, searches[1:], search_samples, model_agents))
             if seat == state.current_player:
-                action = _most_probable(player, view)
+                action = int(player.act(view))
             state.apply(action)
     return {
         "values": np.array(rows["values"], np.float32).reshape(-1, game.num_actions),
@@ -101,18 +101,13 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
     }
 
 
-def _picks(view, searches, search_samples: list[int], networks) -> list[int]:
-    """Each chooser's move: the searches' best mean over their own samples, then the models' argmax."""
+def _picks(view, searches, search_samples: list[int], model_agents) -> list[int]:
+    """Each chooser's move: the searches' best mean over their own samples, then the models' moves."""
     picks = []
     for search, samples in zip(searches, search_samples):
         measured = search.action_values(view, samples)
         picks.append(max(view.legal_actions, key=lambda move: measured[move]))
-    return picks + [_most_probable(network, view) for network in networks]
-
-
-def _most_probable(network, view) -> int:
-    """The network's most probable legal move (the ``ppo:PATH`` agent's choice)."""
-    return int(network.policy(view.observation[None, :], view.legal_mask.astype(bool)[None, :])[0].argmax())
+    return picks + [int(agent.act(view)) for agent in model_agents]
 
 
 def gains(values: np.ndarray, heuristic: np.ndarray, picks: np.ndarray) -> list[tuple[float, float, float]]:
