@@ -30,6 +30,7 @@ import argparse
 import shlex
 import sys
 import time
+from typing import NamedTuple
 
 import torch
 
@@ -37,12 +38,20 @@ import torch
 DEAL_SEED = 3_000_000
 
 
-#: Per game: its configuration, its title, its structured network in words, and the MLP's (layers, shared
-#: layers): None for the game's training default (Samurai's), else the size of the Wapi model shipped before
-#: the mine network.
+class Setting(NamedTuple):
+    """What one game's comparison plays: its configuration, its title and its structured network in words,
+    and the MLP's (layers, shared layers), or None for the game's training default."""
+
+    config: dict
+    title: str
+    network: str
+    mlp: tuple[list[int], list[int]] | None
+
+
+#: Samurai's MLP is its training default; Wapi's the size of the model shipped before the mine network.
 GAMES = {
-    "samurai": ({"num_players": 2}, "two-player Samurai", "a hex-graph network", None),
-    "wapi": ({"num_players": 4}, "four-player Wapi", "a network shared by the mines", ([256, 256], [])),
+    "samurai": Setting({"num_players": 2}, "two-player Samurai", "a hex-graph network", None),
+    "wapi": Setting({"num_players": 4}, "four-player Wapi", "a network shared by the mines", ([256, 256], [])),
 }
 
 
@@ -52,7 +61,7 @@ def candidates(game) -> dict:
     from agents.network import STRUCTURED, network_description, new_network, structured
 
     settings = envs.describe(game.name).training
-    layers, shared = GAMES[game.name][3] or (settings["net_arch"], settings["shared_layers"])
+    layers, shared = GAMES[game.name].mlp or (settings["net_arch"], settings["shared_layers"])
     mlp = network_description(layers, shared=shared)
     (kind,) = (kind for kind in STRUCTURED if structured(kind).GAME == game.name)
     return {"mlp": new_network(game, mlp, ""), kind: new_network(game, structured(kind).default_description(), "")}
@@ -71,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default="benchmarks/results/imitation_networks.md")
     args = parser.parse_args(argv)
     torch.manual_seed(0)
-    config = GAMES[args.game][0]
+    config = GAMES[args.game].config
     game = make_game(args.game, **config)
     started = time.time()
     data = generate(args.game, config, "heuristic", args.games, DEAL_SEED, processes=args.processes)
@@ -91,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _report(rows, moves: int, args, argv: list[str]) -> str:
     lines = [
-        f"# Imitating the {GAMES[args.game][1]} heuristic: flat MLP against {GAMES[args.game][2]}",
+        f"# Imitating the {GAMES[args.game].title} heuristic: flat MLP against {GAMES[args.game].network}",
         "",
         f"Command: `python -m benchmarks.imitation_networks {shlex.join(argv)}`",
         "",
