@@ -40,8 +40,15 @@ and backs the result up. Why this shape:
   them the rollout policy plays. ``tree_depth=1`` is flat Monte Carlo over
   the root's actions: each action followed by the rollout policy.
 
+- *Batch rollouts* (``batch_rollouts``): the flat paired search with exact
+  heuristic rollouts needs no tree and no dice, only many games played out.
+  Where the game's heuristic plays batches (Wapi: ``envs/wapi/batch.py``), a
+  batch of determinizations is played out for every root action at once in
+  numpy: the same samples, sums and choices as one by one, about ten times
+  as many a second.
+
 Wapi's defaults (its description's ``search_defaults``) are paired, flat, with exact heuristic
-rollouts (``rollout_epsilon=0``): one step of policy improvement over the
+rollouts (``rollout_epsilon=0``), in batches: one step of policy improvement over the
 heuristic. Why: at a four-player table 0.5 s buys about 180 samples per
 action, too few for a tree below the root to be revisited (every opponent's
 draw splits it), and the luck of the bag swamps unpaired comparisons. The
@@ -76,6 +83,9 @@ ROLLOUTS = ("auto", "heuristic", "random")
 #: What the options left at ``"auto"`` become, for every game, unless the game's description
 #: gives its own (``GameDescription.search_defaults``, where measurement showed the general value
 #: to be weaker: ``benchmarks/results/strength.md``; the module docstring says why).
+#: Determinizations a batch-rollout search plays out at once (on a time budget, between looks at the clock).
+BATCH_SAMPLES = 64
+
 DEFAULTS = {"rollout_epsilon": 0.1, "rollout_depth": None, "paired_root": False, "tree_depth": None}
 
 
@@ -153,6 +163,7 @@ class ISMCTSAgent(Agent):
         rollout_depth: int | None | str = "auto",
         paired_root: bool | str = "auto",
         tree_depth: int | None | str = "auto",
+        batch_rollouts: bool | str = "auto",
     ):
         tuned = search_defaults(game)
         given = {
@@ -222,10 +233,30 @@ class ISMCTSAgent(Agent):
         if tree_depth is not None and (not is_int(tree_depth) or tree_depth < 1):
             raise ValueError(f"tree_depth must be 'auto', a positive int or None, got {shown(tree_depth)}")
         self.tree_depth = tree_depth
+        self._play_out = self._batch_play_out(game, batch_rollouts)
         seq_np, seq_py = np.random.SeedSequence(seed).spawn(2)
         self.np_rng = np.random.default_rng(seq_np)
         self.rnd = random.Random(int(seq_py.generate_state(1)[0]))
         self.last_iterations = 0  # simulations run for the last move (for benchmarks)
+
+    def _batch_play_out(self, game: Game | None, wanted: bool | str) -> Callable | None:
+        """The heuristic's batch ``play_out`` when the search is the flat paired one with exact
+        heuristic rollouts to the end and the game has one (``batch_rollouts`` "auto" or True), else None."""
+        if not (isinstance(wanted, bool) or wanted == "auto"):
+            raise ValueError(f"batch_rollouts must be 'auto', True or False, got {shown(wanted)}")
+        flat = self.paired_root and self.tree_depth == 1 and self.rollout_depth is None
+        exact = self._policy is not None and self.rollout_epsilon == 0
+        play_out = None
+        if flat and exact and wanted is not False:
+            from agents.heuristic import batch_play_out_for
+
+            play_out = batch_play_out_for(game)
+        if wanted is True and play_out is None:
+            raise ValueError(
+                "batch_rollouts=True needs paired_root=True, tree_depth=1, rollout_epsilon=0, rollout_depth=None "
+                "and heuristic rollouts of a game whose heuristic plays batches (Wapi)"
+            )
+        return play_out
 
     # --- the search ----------------------------------------------------------
     def spend_budget(self, run: Callable[[int | None], int]) -> int:
@@ -250,7 +281,7 @@ class ISMCTSAgent(Agent):
         if self.split_chance and (self._observer is None or self._observer.game is not view.game):
             self._observer = view.game.observer()
         root = _Node()
-        self.spend_budget(lambda left: self._iterate(view, root))
+        self.spend_budget(lambda left: self._iterate(view, root, left))
         edges = root.edges
         return max(
             legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (-1, 0.0)
@@ -265,12 +296,19 @@ class ISMCTSAgent(Agent):
         if not is_int(determinizations) or determinizations < 1:
             raise ValueError(f"determinizations must be a positive int, got {shown(determinizations)}")
         root = _Node()
-        for _ in range(determinizations):
-            self._iterate(view, root)
+        if self._play_out is not None:
+            self._iterate(view, root, determinizations * len(view.legal_actions))
+        else:
+            for _ in range(determinizations):
+                self._iterate(view, root)
         return {action: edge.total / edge.visits for action, edge in root.edges.items()}
 
-    def _iterate(self, view: PlayerView, root: _Node) -> int:
-        """One determinization: one simulation, or (``paired_root``) one per root action. Returns how many."""
+    def _iterate(self, view: PlayerView, root: _Node, left: int | None = None) -> int:
+        """One determinization: one simulation, or (``paired_root``) one per root action; with batch
+        rollouts, enough determinizations for ``left`` simulations (None: :data:`BATCH_SAMPLES`),
+        at most that many. Returns how many simulations ran."""
+        if self._play_out is not None:
+            return self._iterate_batch(view, root, left)
         state = view.sample_determinization(self.np_rng)
         if not self.paired_root:
             self._simulate(state, root, view.player)
@@ -286,6 +324,34 @@ class ISMCTSAgent(Agent):
             self.rnd.setstate(luck)  # the same rollout dice for every action
             self._simulate(state.clone(), root, view.player, first=(action, edge))
         return len(legal)
+
+    def _iterate_batch(self, view: PlayerView, root: _Node, left: int | None) -> int:
+        """The paired flat search's determinizations played out all at once: the same samples, moves and
+        sums as :meth:`_iterate` one by one (each edge's rewards added in the order of the samples)."""
+        legal = list(view.legal_actions)
+        count = BATCH_SAMPLES if left is None else min(BATCH_SAMPLES, -(-left // len(legal)))
+        states = [view.sample_determinization(self.np_rng) for _ in range(count)]
+        outcome = self._play_out(states, legal)
+        rewards = self._batch_rewards(outcome.scores(), outcome.winners(), view.player).reshape(count, len(legal))
+        root.visits += count
+        for action, column in zip(legal, rewards.T):
+            edge = root.edges.get(action)
+            if edge is None:
+                edge = root.edges[action] = Edge()
+            edge.avail += count
+            edge.visits += count
+            edge.total = float(np.cumsum(np.concatenate(([edge.total], column)))[-1])  # added one by one
+        return count * len(legal)
+
+    def _batch_rewards(self, scores: np.ndarray, winners: np.ndarray, me: int) -> np.ndarray:
+        """:meth:`_rewards` of player ``me`` for every game of a batch (``players x games`` arrays)."""
+        win = np.where(winners.all(axis=0), 0.0, np.where(winners[me], 1.0, -1.0))
+        if self.score_weight == 0:
+            return win
+        mine = scores[me]
+        rank = ((scores < mine).sum(axis=0) - (scores > mine).sum(axis=0)) / (len(scores) - 1)
+        w = self.score_weight
+        return (1 - w) * win + w * rank
 
     def _simulate(self, state: GameState, node: _Node, me: int, first: tuple[int, Edge] | None = None) -> None:
         """Walk down from ``node`` (through ``first``, when given), add one edge, roll out, back up."""

@@ -1,17 +1,19 @@
 """Hand-written strategies, one module per game, behind one agent class.
 
 Each game names its module in its description (``GameDescription.heuristic``);
-the module offers ``choose(view, rng) -> action`` and ``policy(state) -> action``. A strategy sees the
-game only through its :class:`~agents.protocol.PlayerView`: the observation,
-the legal actions, or one determinized copy of the position from which it
-reads public facts only (the anti-cheat tests check that hidden facts never
-change its choice). It is deterministic given its seed.
+the module offers ``choose(view, rng) -> action`` and ``policy(state) -> action``, and
+may offer ``play_out(states, first_moves)``: the same strategy over many games at once,
+for search rollouts (Wapi's, in numpy). A strategy sees the game only through its
+:class:`~agents.protocol.PlayerView`: the observation, the legal actions, or one
+determinized copy of the position from which it reads public facts only (the
+anti-cheat tests check that hidden facts never change its choice). It is deterministic given its seed.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +39,13 @@ def rollout_policy_for(game: Game) -> Callable[[GameState], int]:
     """The heuristic as ``policy(state) -> action`` for the player to act in a state the caller owns
     (a search agent's own determinization): ISMCTS's rollouts. ValueError if there is none."""
     return _module(game).policy
+
+
+def batch_play_out_for(game: Game) -> Callable[[list[GameState], list[int]], Any] | None:
+    """The heuristic's ``play_out(states, first_moves)`` where the game's module has one: every state
+    after each first move, played out by the heuristic all at once in a batch with ``scores()`` and
+    ``winners()`` arrays (players x games). None where it has none: ISMCTS then rolls out one by one."""
+    return getattr(_module(game), "play_out", None)
 
 
 class HeuristicAgent(Agent):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from envs.wapi.actions import DECLINE, PLACE_TOTEM, coin_mine
+from envs.wapi.batch import TILE_VALUE, WapiBatch
 from envs.wapi.components import COIN_VALUES, COINS_TO_END, FIRST_MASK, NUM_MINES, SILVER_FIELDS, is_coin, mask_mine
 
 if TYPE_CHECKING:
@@ -120,3 +121,71 @@ def _take_totem(state: WapiState, me: int) -> bool:
     better = sum(m for k, m in enumerate(masks) if _pole_value(state, k, values[k]) > now)
     expected_better = mine_share * better / masks_left
     return expected_better < state.totems_left[me]
+
+
+# --- the same strategy over a batch of positions (envs/wapi/batch.py) ------------------------
+# Every float is computed in the order the functions above compute it, so that the two forms
+# choose alike to the last tie (tests/test_wapi_batch.py plays seeded games both ways).
+
+
+def batch_policy(batch: WapiBatch) -> np.ndarray:
+    """The move of the player to act in every position of ``batch`` (-1 where its game is over)."""
+    if batch.player < 0:
+        return np.full(len(batch), -1)
+    mean, coins_left, masks = _batch_bag_facts(batch)
+    values = batch.silver + (SILVER_FIELDS - batch.coins) * mean
+    coin = _batch_place_coin(batch, values, mean)
+    take = _batch_take_totem(batch, values, coins_left, masks)
+    moves = np.where(batch.holds_coin(), coin, np.where(take, PLACE_TOTEM, DECLINE))
+    moves[batch.over] = -1
+    return moves
+
+
+def play_out(states: list[WapiState], first_moves: list[int]) -> WapiBatch:
+    """Every state after each of ``first_moves`` (legal in all of them), then played to the end with
+    this strategy in every seat, all at once: the paired rollouts of ISMCTS. Game ``i * len(first_moves)
+    + j`` of the batch is ``states[i]`` after ``first_moves[j]``."""
+    batch = WapiBatch.from_states(states).repeat(len(first_moves))
+    batch.apply(np.tile(first_moves, len(states)))
+    batch.play_out(batch_policy)
+    return batch
+
+
+def _batch_bag_facts(batch: WapiBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`bag_facts` for every position: ``(N,)``, ``(N,)`` and ``(6, N)`` (sums of whole numbers: exact)."""
+    coins = batch.bag_counts[:FIRST_MASK]
+    left = coins.sum(axis=0)
+    mean = (np.array(COIN_VALUES, dtype=float) @ coins) / np.maximum(left, 1)  # 0 without coins, as bag_facts
+    return mean, left, batch.bag_counts[FIRST_MASK:]
+
+
+def _batch_place_coin(batch: WapiBatch, values: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """:func:`_place_coin` for every position: the float operations in the same order, ties alike."""
+    me, columns = batch.player, np.arange(len(batch))
+    weights = batch.poles / np.maximum(batch.pole_count, 1) if batch.game.scoring == "shared" else batch.poles
+    product = weights * values
+    expected = product[:, 0]
+    for k in range(1, NUM_MINES):  # mine by mine, as sum() adds
+        expected = expected + product[:, k]
+    expected[me] = -np.inf
+    leader = expected.argmax(axis=0)  # the first of equals, as max() picks
+    others = [p for p in range(batch.game.num_players) if p != me]
+    total = weights[others[0]]
+    for p in others[1:]:  # in seat order, as sum() adds
+        total = total + weights[p]
+    opp = (1 - LEADER_WEIGHT) * total / len(others) + LEADER_WEIGHT * weights[leader, :, columns].T
+    gain = np.where(batch.coin_mines(), (TILE_VALUE[batch.drawn] - mean) * (weights[me] - opp), -np.inf)
+    return gain.argmax(axis=0)  # ties: the lowest mine
+
+
+def _batch_take_totem(batch: WapiBatch, values: np.ndarray, coins_left: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """:func:`_take_totem` for every position (False where the player has no totem left)."""
+    worth = values / (batch.pole_count + 1) if batch.game.scoring == "shared" else values
+    pole_value = worth + CONTROL_BONUS * (SILVER_FIELDS - batch.coins)
+    now = pole_value[np.maximum(batch.drawn - FIRST_MASK, 0), np.arange(len(batch))]
+    masks_left = masks.sum(axis=0)
+    mine_share = (COINS_TO_END - batch.coins_placed) * masks_left / (coins_left + 1) / batch.game.num_players
+    better = (masks * (pole_value > now)).sum(axis=0)
+    expected_better = mine_share * better / np.maximum(masks_left, 1)
+    left = batch.totems_left[batch.player]
+    return (left > 0) & ((masks_left == 0) | (mine_share <= 0) | (expected_better < left))

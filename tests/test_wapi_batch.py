@@ -1,0 +1,226 @@
+"""The Wapi batch (``envs/wapi/batch.py``) plays exactly as the engine, the batch heuristic chooses
+exactly as the heuristic, and ISMCTS with batch rollouts searches exactly as it does one by one."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.heuristic import wapi as heuristic
+from agents.ismcts import ISMCTSAgent
+from agents.protocol import PlayerView
+from envs.core import IllegalActionError
+from envs.wakanda import WakandaGame
+from envs.wapi import WapiGame
+from envs.wapi.batch import WapiBatch
+
+CONFIGS = list(itertools.product((2, 3, 4, 5), ("full", "shared")))
+
+
+def batch_facts(batch: WapiBatch, column: int) -> dict:
+    """What one column of the batch says of its position, in the engine's terms."""
+    going = not batch.over[column]
+    return {
+        "player": batch.player if going else None,
+        "drawn": int(batch.drawn[column]) if going else None,
+        "bag": [int(t) for t in batch.bag[batch.taken[column] :, column] if t >= 0],
+        "bag_counts": batch.bag_counts[:, column].astype(int).tolist(),
+        "coins": batch.coins[:, column].astype(int).tolist(),
+        "silver": batch.silver[:, column].astype(int).tolist(),
+        "masks": batch.masks[:, column].astype(int).tolist(),
+        "poles": batch.poles[:, :, column].astype(int).tolist(),
+        "totems_left": batch.totems_left[:, column].astype(int).tolist(),
+        "coins_placed": int(batch.coins_placed[column]),
+    }
+
+
+def state_facts(state) -> dict:
+    players = state.game.num_players
+    return {
+        "player": state.current_player,
+        "drawn": state.drawn,
+        "bag": list(state.bag),
+        "bag_counts": list(state.bag_counts),
+        "coins": [len(coins) for coins in state.silver],
+        "silver": [sum(coins) for coins in state.silver],
+        "masks": list(state.masks),
+        "poles": [[poles.count(p) for poles in state.totems] for p in range(players)],
+        "totems_left": list(state.totems_left),
+        "coins_placed": state.coins_placed,
+    }
+
+
+def assert_same(batch: WapiBatch, states: list) -> None:
+    """Every column is its state: facts, legal mask, and once over, scores and winners."""
+    mask = batch.legal_mask()
+    units, unit = batch.score_units()
+    for column, state in enumerate(states):
+        assert batch_facts(batch, column) == state_facts(state), column
+        assert mask[:, column].astype(np.int8).tolist() == state.legal_mask().tolist(), column
+        assert (units[:, column].tolist(), unit) == state.score_units(), column
+        assert batch.scores()[:, column].tolist() == state.scores()
+        assert np.flatnonzero(batch.winners()[:, column]).tolist() == state.winners()
+
+
+@pytest.mark.parametrize("num_players,scoring", CONFIGS)
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_games_in_a_batch_follow_the_rules_of_the_engine(num_players, scoring, seed):
+    """Rules (docs/rules/wapi.md, "A turn", "The end", "Scoring"): 40 seeded games of random legal
+    moves played on the engine and in one batch stay identical position by position to the end."""
+    game = WapiGame(num_players, scoring)
+    states = [game.new_state(np.random.default_rng([seed, k])) for k in range(40)]
+    batch = WapiBatch.from_states(states)
+    choose = random.Random(seed).choice
+    while not batch.over.all():
+        assert_same(batch, states)
+        actions = np.full(len(states), -1)
+        for column, state in enumerate(states):
+            if state.current_player is not None:
+                actions[column] = choose(state.legal_actions())
+                state.apply(int(actions[column]))
+        batch.apply(actions)
+    assert_same(batch, states)
+    assert all(state.current_player is None for state in states)
+
+
+@pytest.mark.parametrize("num_players,scoring", CONFIGS)
+def test_batch_heuristic_chooses_every_move_the_heuristic_chooses(num_players, scoring):
+    """200 heuristic games per configuration: at every position of every game, the batch form of the
+    strategy picks the scalar form's move (ties included), and the games end alike."""
+    game = WapiGame(num_players, scoring)
+    states = [game.new_state(np.random.default_rng(seed)) for seed in range(200)]
+    batch = WapiBatch.from_states(states)
+    while not batch.over.all():
+        moves = heuristic.batch_policy(batch)
+        for column, state in enumerate(states):
+            if state.current_player is None:
+                assert moves[column] == -1
+            else:
+                assert moves[column] == heuristic.policy(state), (column, state.to_dict())
+                state.apply(int(moves[column]))
+        batch.apply(moves)
+    assert_same(batch, states)
+
+
+def test_batch_heuristic_agrees_off_its_own_play():
+    """Positions that random moves lead to (odd pole placements, full mines, no poles left): the
+    batch form still picks the heuristic's move in every one of them."""
+    game = WapiGame(4, "full")
+    positions = []
+    for seed in range(60):
+        state, choose = game.new_state(np.random.default_rng(seed)), random.Random(seed).choice
+        while state.current_player is not None:
+            if state.current_player == 0:
+                positions.append(state.clone())
+            state.apply(choose(state.legal_actions()))
+    moves = heuristic.batch_policy(WapiBatch.from_states(positions))
+    assert moves.tolist() == [heuristic.policy(state) for state in positions]
+
+
+def test_play_out_plays_every_state_after_every_first_move():
+    """Column i * moves + j is state i after move j, then the heuristic to the end; states untouched."""
+    game = WapiGame(4, "full")
+    state = game.new_state(np.random.default_rng(5))
+    while len(state.legal_tuple()) < 3:
+        state.apply(heuristic.policy(state))
+    samples = [state.determinize(0, np.random.default_rng(k)) for k in range(3)]
+    before = [sample.to_dict() for sample in samples]
+    first = list(state.legal_tuple())
+    batch = heuristic.play_out(samples, first)
+    assert [sample.to_dict() for sample in samples] == before
+    for i, j in itertools.product(range(len(samples)), range(len(first))):
+        played = samples[i].clone()
+        played.apply(first[j])
+        while played.current_player is not None:
+            played.apply(heuristic.policy(played))
+        assert batch.score_units()[0][:, i * len(first) + j].tolist() == played.score_units()[0]
+
+
+def test_an_illegal_action_is_refused_and_no_position_changes():
+    game = WapiGame(3, "full")
+    states = [game.new_state(np.random.default_rng(seed)) for seed in range(6)]
+    batch = WapiBatch.from_states(states)
+    legal = heuristic.batch_policy(batch)
+    before = [batch_facts(batch, column) for column in range(len(batch))]
+    for bad in (8, -1, 6 if states[2].drawn < 5 else 0):
+        actions = legal.copy()
+        actions[2] = bad
+        with pytest.raises(IllegalActionError, match=r"positions \[2\]"):
+            batch.apply(actions)
+        assert [batch_facts(batch, column) for column in range(len(batch))] == before
+    with pytest.raises(ValueError, match=r"actions must be an int array of shape \(6,\)"):
+        batch.apply(legal.astype(float))
+    with pytest.raises(ValueError, match=r"shape \(6,\)"):
+        batch.apply(legal[:5])
+
+
+def test_from_states_refuses_what_one_batch_cannot_hold():
+    game = WapiGame(4, "full")
+    first = game.new_state(np.random.default_rng(0))
+    second = first.clone()
+    second.apply(heuristic.policy(second))
+    with pytest.raises(ValueError, match="at least one"):
+        WapiBatch.from_states([])
+    with pytest.raises(ValueError, match="same player to act"):
+        WapiBatch.from_states([first, second])
+    with pytest.raises(ValueError, match="one configuration"):
+        WapiBatch.from_states([first, WapiGame(4, "shared").new_state(np.random.default_rng(0))])
+
+
+def test_finished_positions_stay_as_they_are():
+    """A column whose game is over ignores its action entry while the others play on."""
+    game = WapiGame(4, "full")
+    done = game.new_state(np.random.default_rng(1))
+    while done.current_player is not None:
+        done.apply(heuristic.policy(done))
+    going = game.new_state(np.random.default_rng(2))
+    while going.current_player != 0:
+        going.apply(heuristic.policy(going))
+    batch = WapiBatch.from_states([done, going])
+    finished = batch_facts(batch, 0)
+    batch.play_out(heuristic.batch_policy)
+    assert batch_facts(batch, 0) == finished
+    assert batch.over.all() and batch.player == -1
+
+
+def search_positions(game, games: int):
+    """The heuristic's positions of choice in seeded games (several legal moves)."""
+    for seed in range(games):
+        state = game.new_state(np.random.default_rng(seed))
+        while state.current_player is not None:
+            if len(state.legal_tuple()) > 1:
+                yield seed, state.clone()
+            state.apply(heuristic.policy(state))
+
+
+@pytest.mark.parametrize("num_players,scoring", [(4, "full"), (3, "shared"), (5, "full"), (2, "full")])
+def test_batch_search_finds_what_the_search_finds_one_by_one(num_players, scoring):
+    """Wapi's flat paired ISMCTS with batch rollouts: the same samples, the same value of every move
+    (to the last bit) and the same choice as one rollout at a time, on an iteration budget."""
+    game = WapiGame(num_players, scoring)
+    for seed, state in itertools.islice(search_positions(game, 2), 0, None, 3):
+        one, many = (ISMCTSAgent(game, seed=seed, iterations=90, batch_rollouts=b) for b in (False, True))
+        views = [PlayerView(state, np.random.default_rng(seed)) for _ in range(2)]
+        assert one.action_values(views[0], 12) == many.action_values(views[1], 12)
+        assert one.act(views[0]) == many.act(views[1])
+        assert one.last_iterations == many.last_iterations
+
+
+def test_batch_rollouts_are_the_wapi_default_and_refused_where_they_cannot_apply():
+    wapi = WapiGame(4, "full")
+    assert ISMCTSAgent(wapi)._play_out is not None, "Wapi's default search plays its rollouts in batches"
+    assert ISMCTSAgent(wapi, tree_depth=None)._play_out is None, "a tree search rolls out one by one"
+    for refused in ({"tree_depth": None}, {"rollout_epsilon": 0.1}, {"rollout": "random"}):
+        with pytest.raises(ValueError, match="batch_rollouts=True needs"):
+            ISMCTSAgent(wapi, batch_rollouts=True, **refused)
+    with pytest.raises(ValueError, match="batch_rollouts=True needs"):
+        ISMCTSAgent(WakandaGame(), batch_rollouts=True, paired_root=True, tree_depth=1, rollout_epsilon=0.0)
+    for bad in ("yes", 1, None):
+        with pytest.raises(ValueError, match="batch_rollouts must be 'auto', True or False"):
+            ISMCTSAgent(wapi, batch_rollouts=bad)
