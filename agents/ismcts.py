@@ -83,8 +83,10 @@ ROLLOUTS = ("auto", "heuristic", "random")
 #: What the options left at ``"auto"`` become, for every game, unless the game's description
 #: gives its own (``GameDescription.search_defaults``, where measurement showed the general value
 #: to be weaker: ``benchmarks/results/strength.md``; the module docstring says why).
-#: Determinizations a batch-rollout search plays out at once (on a time budget, between looks at the clock).
-BATCH_SAMPLES = 64
+#: The most determinizations a batch-rollout search plays out at once. On a time budget a batch is
+#: sized to the time left at the last batch's pace (the first of a search: ``FIRST_BATCH``), so that
+#: the clock stops it close to its budget; one numpy step costs about the same for 50 games as for 500.
+BATCH_SAMPLES, FIRST_BATCH = 512, 16
 
 DEFAULTS = {"rollout_epsilon": 0.1, "rollout_depth": None, "paired_root": False, "tree_depth": None}
 
@@ -234,6 +236,8 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"tree_depth must be 'auto', a positive int or None, got {shown(tree_depth)}")
         self.tree_depth = tree_depth
         self._play_out = self._batch_play_out(game, batch_rollouts)
+        self._deadline: float | None = None  # of the move being searched, on a time budget
+        self._simulation_seconds: float | None = None  # the last batch's CPU time per simulation
         seq_np, seq_py = np.random.SeedSequence(seed).spawn(2)
         self.np_rng = np.random.default_rng(seq_np)
         self.rnd = random.Random(int(seq_py.generate_state(1)[0]))
@@ -264,6 +268,7 @@ class ISMCTSAgent(Agent):
         iterations it ran, until the budget is spent (at least once, so even a tiny time budget
         decides on something); the total is kept in ``last_iterations`` for the benchmarks."""
         deadline = None if self.time_limit is None else time.process_time() + self.time_limit
+        self._deadline = deadline
         done = 0
         while True:
             if self.iterations is not None and done >= self.iterations:
@@ -305,8 +310,7 @@ class ISMCTSAgent(Agent):
 
     def _iterate(self, view: PlayerView, root: _Node, left: int | None = None) -> int:
         """One determinization: one simulation, or (``paired_root``) one per root action; with batch
-        rollouts, enough determinizations for ``left`` simulations (None: :data:`BATCH_SAMPLES`),
-        at most that many. Returns how many simulations ran."""
+        rollouts, a batch of them (:meth:`_batch_count`). Returns how many simulations ran."""
         if self._play_out is not None:
             return self._iterate_batch(view, root, left)
         state = view.sample_determinization(self.np_rng)
@@ -329,9 +333,11 @@ class ISMCTSAgent(Agent):
         """The paired flat search's determinizations played out all at once: the same samples, moves and
         sums as :meth:`_iterate` one by one (each edge's rewards added in the order of the samples)."""
         legal = list(view.legal_actions)
-        count = BATCH_SAMPLES if left is None else min(BATCH_SAMPLES, -(-left // len(legal)))
+        count = self._batch_count(len(legal), left)
+        start = time.process_time()
         states = [view.sample_determinization(self.np_rng) for _ in range(count)]
         outcome = self._play_out(states, legal)
+        self._simulation_seconds = (time.process_time() - start) / (count * len(legal))
         rewards = self._batch_rewards(outcome.scores(), outcome.winners(), view.player).reshape(count, len(legal))
         root.visits += count
         for action, column in zip(legal, rewards.T):
@@ -342,6 +348,16 @@ class ISMCTSAgent(Agent):
             edge.visits += count
             edge.total = float(np.cumsum(np.concatenate(([edge.total], column)))[-1])  # added one by one
         return count * len(legal)
+
+    def _batch_count(self, moves: int, left: int | None) -> int:
+        """How many determinizations the next batch plays out: enough for ``left`` simulations, or on a
+        time budget about what the time left allows at the last batch's pace; at most ``BATCH_SAMPLES``."""
+        if left is not None:
+            return min(BATCH_SAMPLES, -(-left // moves))
+        if self._simulation_seconds is None or self._deadline is None:
+            return FIRST_BATCH
+        remaining = self._deadline - time.process_time()
+        return int(min(BATCH_SAMPLES, max(FIRST_BATCH, remaining / (self._simulation_seconds * moves))))
 
     def _batch_rewards(self, scores: np.ndarray, winners: np.ndarray, me: int) -> np.ndarray:
         """:meth:`_rewards` of player ``me`` for every game of a batch (``players x games`` arrays)."""

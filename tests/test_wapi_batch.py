@@ -224,3 +224,22 @@ def test_batch_rollouts_are_the_wapi_default_and_refused_where_they_cannot_apply
     for bad in ("yes", 1, None):
         with pytest.raises(ValueError, match="batch_rollouts must be 'auto', True or False"):
             ISMCTSAgent(wapi, batch_rollouts=bad)
+
+
+def test_a_batch_search_on_a_time_budget_sizes_its_batches_to_the_time_left():
+    """On a CPU-time budget the batches are sized from the last one's pace: the search runs more
+    than its first small batch, and stops near its budget (loosely: the budget is CPU time)."""
+    import time
+
+    from agents.ismcts import FIRST_BATCH
+
+    game = WapiGame(4, "full")
+    _, state = next(search_positions(game, 1))
+    search = ISMCTSAgent(game, seed=0, time_limit=0.3)
+    view = PlayerView(state, np.random.default_rng(0))
+    for _ in range(2):  # the second move starts from the first one's pace
+        start = time.process_time()
+        search.act(view)
+        spent = time.process_time() - start
+        assert search.last_iterations > FIRST_BATCH * len(view.legal_actions)
+        assert spent < 2 * 0.3, spent
