@@ -104,6 +104,7 @@ class Args:
     warm_start: str = _game_default("warm_start")  # none when resuming, unless given
     warm_start_games: int = _game_default("warm_start_games")
     warm_start_epochs: int = field(default=15, metadata={"help": "passes over the imitated moves"})
+    warm_start_samples: int = _game_default("warm_start_samples")
     n_envs: int = _game_default("n_envs")
     workers: int | str = field(
         default="auto",
@@ -180,6 +181,7 @@ PER_GAME_HELP = {
     "warm_start": "imitate this agent's moves before PPO: heuristic, ismcts, rollouts (the heuristic, then fit to "
     "each move's value measured by paired rollouts) or none",
     "warm_start_games": "games played by the imitated agent for the warm start (rollouts: as many more measured)",
+    "warm_start_samples": "rollouts warm start: paired samples of the flat search measuring each decision's moves",
     "n_envs": "games stepped in lockstep",
     "torch_threads": "torch CPU threads (1 is fastest for the MLPs; the Samurai graph network's updates gain from 2)",
     "eval_freq": "learner steps between evaluations",
@@ -208,6 +210,7 @@ SB3_ONLY = (
     "warm_start",
     "warm_start_games",
     "warm_start_epochs",
+    "warm_start_samples",
     "league",
     "pfsp_power",
     "shared_layers",
@@ -332,6 +335,11 @@ def validate(args: Args):
         build_member(baseline_spec(name), game, 0)
     if args.warm_start not in (*WARM_START_AGENTS, "none"):
         raise ValueError(f"--warm-start must be one of {[*WARM_START_AGENTS, 'none']}, got {args.warm_start!r}")
+    if "warm_start_samples" in args.given and args.warm_start != "rollouts":
+        raise ValueError(
+            f"--warm-start-samples measures the moves of --warm-start rollouts; this run's warm start is "
+            f"{args.warm_start!r}"
+        )
     if args.warm_start != "none" and args.resume:
         raise ValueError(
             "--warm-start and --resume contradict each other: a resumed learner is already trained "
@@ -351,6 +359,7 @@ def validate(args: Args):
         "torch_threads",
         "warm_start_games",
         "warm_start_epochs",
+        "warm_start_samples",
     ):
         if getattr(args, name) <= 0:
             raise ValueError(f"{flags([name])} must be positive, got {getattr(args, name)}")
@@ -444,6 +453,7 @@ def main(argv: list[str] | None = None) -> dict:
             reward=args.reward,
             processes=max(args.workers, 2),
             epochs=args.warm_start_epochs,
+            samples=args.warm_start_samples,
         )
         print(warm_start_line(warm), flush=True)
     history = []  # the commands that made the resumed model, oldest first: a card says how its model came to be

@@ -132,6 +132,14 @@ def test_an_option_of_another_game_is_refused(tmp_path):
         (["--game", "wapi", "--timesteps", "0"], "--timesteps must be positive"),
         (["--game", "wapi", "--n-envs", "6", "--workers", "6"], "--workers must be in 0..5 (fewer than --n-envs)"),
         (["--game", "wapi", "--warm-start", "oracle"], "--warm-start must be one of"),
+        (
+            ["--game", "wapi", "--warm-start-samples", "32"],
+            "--warm-start-samples measures the moves of --warm-start rollouts",
+        ),
+        (
+            ["--game", "wapi", "--warm-start", "rollouts", "--warm-start-samples", "0"],
+            "--warm-start-samples must be positive",
+        ),
         (["--game", "wapi", "--net-arch", "0"], "network['pi'] must be at most 8 layer sizes"),
         (["--game", "wapi", "--network", "samurai_graph"], "--network samurai_graph reads Samurai boards only"),
         (["--game", "wakanda", "--network", "wapi_mines"], "--network wapi_mines reads Wapi observations only"),

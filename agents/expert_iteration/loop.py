@@ -112,6 +112,7 @@ def first_network(settings: Settings, game, out: Path, command: str) -> dict[str
             reward="win",
             processes=settings.processes,
             epochs=10,
+            samples=defaults["warm_start_samples"],
         )
         training["expert_iteration"]["warm_start"] = report
         print(

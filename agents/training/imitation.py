@@ -36,9 +36,10 @@ import numpy as np
 import torch
 
 WARM_START_AGENTS = ("heuristic", "ismcts", "rollouts")
-#: ``rollouts``: paired samples per decision, and the temperature of the fitted advantages (the
-#: logits learn (value - mean value) / temperature; rewards are the search's, about -1..1).
-ROLLOUT_SAMPLES, ADVANTAGE_TEMPERATURE = 8, 0.1
+#: ``rollouts``: the temperature of the fitted advantages (the logits learn (value - mean value) /
+#: temperature; rewards are the search's, about -1..1). The paired samples per decision are a
+#: training setting (``--warm-start-samples``).
+ADVANTAGE_TEMPERATURE = 0.1
 
 
 def play_games(task: tuple) -> dict[str, np.ndarray]:
@@ -166,7 +167,7 @@ def generate(
 
 
 def measure(
-    game_name: str, config: dict, games: int, seed: int, samples: int = ROLLOUT_SAMPLES, processes: int = 2
+    game_name: str, config: dict, games: int, seed: int, samples: int, processes: int = 2
 ) -> dict[str, np.ndarray]:
     """The measured moves of ``games`` heuristic games (deal seeds ``seed``, ``seed + 1``, ...)."""
     chunks = deal_chunks(list(range(seed, seed + games)), processes)
@@ -290,7 +291,16 @@ def _losses(network, data, rows) -> tuple[torch.Tensor, torch.Tensor, float]:
 
 
 def warm_start(
-    network, game_name: str, config: dict, agent: str, games: int, seed: int, reward: str, processes: int, epochs: int
+    network,
+    game_name: str,
+    config: dict,
+    agent: str,
+    games: int,
+    seed: int,
+    reward: str,
+    processes: int,
+    epochs: int,
+    samples: int,
 ) -> dict[str, Any]:
     """Generate the moves and clone them into ``network`` (``rollouts``: the heuristic's, then fit to the
     moves measured in as many other games); returns what to report (counts, accuracy, gain, time)."""
@@ -301,8 +311,8 @@ def warm_start(
     generated = time.time() - started
     report = clone(network, data, epochs=epochs, seed=seed)
     if agent == "rollouts":
-        measured = measure(game_name, config, games, seed + games, processes=processes)
-        report["rollouts"] = {"samples": ROLLOUT_SAMPLES, **fit_advantages(network, measured, seed=seed)}
+        measured = measure(game_name, config, games, seed + games, samples, processes)
+        report["rollouts"] = {"samples": samples, **fit_advantages(network, measured, seed=seed)}
     return {
         "agent": agent,
         "games": games,

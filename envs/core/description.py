@@ -83,6 +83,7 @@ NETWORK_CHOICES = ("mlp", "samurai_graph", "wapi_mines")
 TRAINING_DEFAULTS: dict[str, Any] = dict(
     opponents=["random", "heuristic", "self"],
     warm_start="heuristic",
+    warm_start_samples=8,
     network="mlp",
     torch_threads=1,
     shared_layers=[],

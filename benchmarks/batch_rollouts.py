@@ -1,0 +1,93 @@
+"""Wapi's search with batch rollouts against the same search one rollout at a time, in the same run.
+
+Wapi's ISMCTS (flat, paired, exact heuristic rollouts) plays its rollouts many at
+once in numpy where it can (``batch_rollouts``, ``envs/wapi/batch.py``); both
+forms make the same samples, sums and choices (``tests/test_wapi_batch.py``).
+What the batches buy is simulations per CPU second, so the two run in
+alternating rounds over the same positions (those of ``benchmarks/search_speed``)
+at each time budget, and the figure is the median over the rounds of the batch
+search's rate divided by the one-by-one search's in the same round.
+
+    python -m benchmarks.batch_rollouts [--rounds 3] [--budgets 0.05 0.5] [--out benchmarks/results/batch_rollouts.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import shlex
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from agents import PlayerView, make_agent
+from agents.games import make_game
+from benchmarks.search_speed import positions
+
+RESULTS = Path(__file__).parent / "results" / "batch_rollouts.md"
+
+
+def rate(game, views: list[PlayerView], budget: float, batch: bool) -> float:
+    """Simulations per CPU second of ``budget``-second searches of every view."""
+    agent = make_agent("ismcts", game, time_limit=budget, seed=0, batch_rollouts=batch)
+    start, simulations = time.process_time(), 0
+    for view in views:
+        agent.act(view)
+        simulations += agent.last_iterations
+    return simulations / (time.process_time() - start)
+
+
+def measure(game, views: list[PlayerView], budget: float, rounds: int) -> dict:
+    one, many, ratios = [], [], []
+    for _ in range(rounds):
+        one.append(rate(game, views, budget, batch=False))
+        many.append(rate(game, views, budget, batch=True))
+        ratios.append(many[-1] / one[-1])
+    return {
+        "budget": budget,
+        "one": statistics.median(one),
+        "many": statistics.median(many),
+        "ratio": statistics.median(ratios),
+        "range": (min(ratios), max(ratios)),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
+    parser.add_argument("--budgets", type=float, nargs="+", default=[0.05, 0.5], help="CPU seconds a move")
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or min(args.budgets) <= 0:
+        parser.error("--rounds must be at least 1 and every budget positive")
+    game = make_game("wapi", num_players=4)
+    views = positions(game)
+    rows = []
+    for budget in args.budgets:
+        rows.append(measure(game, views, budget, args.rounds))
+        print(rows[-1], flush=True)
+    command = "python -m benchmarks.batch_rollouts " + shlex.join(argv if argv is not None else sys.argv[1:])
+    lines = [
+        "# Wapi's search: batch rollouts against one rollout at a time",
+        "",
+        f"Command: `{command.strip()}`",
+        "",
+        f"Machine: {platform.machine()}, Python {platform.python_version()}. {len(views)} four-player positions "
+        f"from heuristic self-play; {args.rounds} alternating rounds. Ratio: batch / one by one in the same "
+        "round (median, min-max).",
+        "",
+        "| CPU s a move | one by one: sims/CPU-s | batch: sims/CPU-s | batch / one by one | range |",
+        "|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        low, high = r["range"]
+        lines.append(
+            f"| {r['budget']:g} | {r['one']:,.0f} | {r['many']:,.0f} | **{r['ratio']:.1f}** | {low:.1f}-{high:.1f} |"
+        )
+    args.out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
