@@ -16,14 +16,13 @@ from __future__ import annotations
 import argparse
 import platform
 import shlex
-import statistics
 import sys
 import time
 from pathlib import Path
 
 from agents import PlayerView, make_agent
 from agents.games import make_game
-from benchmarks.search_speed import positions
+from benchmarks.search_speed import medians, positions
 
 RESULTS = Path(__file__).parent / "results" / "batch_rollouts.md"
 
@@ -44,13 +43,7 @@ def measure(game, views: list[PlayerView], budget: float, rounds: int) -> dict:
         one.append(rate(game, views, budget, batch=False))
         many.append(rate(game, views, budget, batch=True))
         ratios.append(many[-1] / one[-1])
-    return {
-        "budget": budget,
-        "one": statistics.median(one),
-        "many": statistics.median(many),
-        "ratio": statistics.median(ratios),
-        "range": (min(ratios), max(ratios)),
-    }
+    return {"budget": budget, **medians(one, many, ratios)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -82,9 +75,8 @@ def main(argv: list[str] | None = None) -> None:
     ]
     for r in rows:
         low, high = r["range"]
-        lines.append(
-            f"| {r['budget']:g} | {r['one']:,.0f} | {r['many']:,.0f} | **{r['ratio']:.1f}** | {low:.1f}-{high:.1f} |"
-        )
+        rates = f"{r['plain']:,.0f} | {r['guided']:,.0f} | **{r['ratio']:.1f}**"
+        lines.append(f"| {r['budget']:g} | {rates} | {low:.1f}-{high:.1f} |")
     args.out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

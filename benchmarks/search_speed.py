@@ -88,10 +88,15 @@ def measure(name: str, config: dict, rounds: int, iterations: int) -> dict:
         plain.append(rate(game, views, iterations))
         ratios.append(guided[-1] / statistics.mean(plain[-2:]))
     label = f"{name} {config.get('num_players', 2)}p"
+    return {"label": label, **medians(plain, guided, ratios)}
+
+
+def medians(reference: list[float], measured: list[float], ratios: list[float]) -> dict:
+    """Alternating rounds summed up: the median rates (``plain``: the reference's; ``guided``: the
+    measured search's) and the median ratio of the rounds, with its range."""
     return {
-        "label": label,
-        "plain": statistics.median(plain),
-        "guided": statistics.median(guided),
+        "plain": statistics.median(reference),
+        "guided": statistics.median(measured),
         "ratio": statistics.median(ratios),
         "range": (min(ratios), max(ratios)),
     }

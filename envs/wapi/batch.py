@@ -86,7 +86,9 @@ class WapiBatch:
         if not states:
             raise ValueError("states must hold at least one WapiState")
         game = states[0].game
-        if any(not isinstance(s, WapiState) or s.game.config() != game.config() for s in states):
+        if any(
+            not isinstance(s, WapiState) or (s.game is not game and s.game.config() != game.config()) for s in states
+        ):
             raise ValueError(f"states must all be WapiStates of one configuration, {game.config()}")
         to_act = {s.current_player for s in states} - {None}
         if len(to_act) > 1:
