@@ -52,7 +52,7 @@ class WapiBatch:
     Fields (the facts of :class:`~envs.wapi.rules.WapiState`; N positions):
         player: the player to act in every position still going (-1 once all are over);
         over: ``(N,)`` whether the position's game is over;
-        bag: ``(L, N)`` int, the tiles each bag held when the batch was made, in draw order
+        bag: ``(L, N)`` int8, the tiles each bag held when the batch was made, in draw order
             (shorter bags padded with -1); taken: ``(N,)`` int, how many of them have been drawn since;
         bag_counts: ``(11, N)`` the tiles left per kind; drawn: ``(N,)`` int, the tile the player
             to act holds (-1 once over);
@@ -68,7 +68,7 @@ class WapiBatch:
         self.player = NO_TILE
         self.taken = np.zeros(size, dtype=np.int64)
         self.over = np.ones(size, dtype=bool)
-        self.bag = np.full((bag_length, size), NO_TILE, dtype=np.int64)
+        self.bag = np.full((bag_length, size), NO_TILE, dtype=np.int8)
         self.drawn = np.full(size, NO_TILE, dtype=np.int64)
         self.bag_counts = np.zeros((NUM_TILE_KINDS, size))
         self.coins = np.zeros((NUM_MINES, size))
