@@ -80,14 +80,14 @@ from envs.core.engine import Game, GameState, Observer, is_int, shown
 #: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
 ROLLOUTS = ("auto", "heuristic", "random")
 
-#: What the options left at ``"auto"`` become, for every game, unless the game's description
-#: gives its own (``GameDescription.search_defaults``, where measurement showed the general value
-#: to be weaker: ``benchmarks/results/strength.md``; the module docstring says why).
 #: The most determinizations a batch-rollout search plays out at once. On a time budget a batch is
 #: sized to the time left at the last batch's pace (the first of a search: ``FIRST_BATCH``), so that
 #: the clock stops it close to its budget; one numpy step costs about the same for 50 games as for 500.
 BATCH_SAMPLES, FIRST_BATCH = 512, 16
 
+#: What the options left at ``"auto"`` become, for every game, unless the game's description
+#: gives its own (``GameDescription.search_defaults``, where measurement showed the general value
+#: to be weaker: ``benchmarks/results/strength.md``; the module docstring says why).
 DEFAULTS = {"rollout_epsilon": 0.1, "rollout_depth": None, "paired_root": False, "tree_depth": None}
 
 
