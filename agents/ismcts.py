@@ -49,12 +49,13 @@ and backs the result up. Why this shape:
 
 Wapi's defaults (its description's ``search_defaults``) are paired, flat, with exact heuristic
 rollouts (``rollout_epsilon=0``), in batches: one step of policy improvement over the
-heuristic. Why: at a four-player table 0.5 s buys about 180 samples per
-action, too few for a tree below the root to be revisited (every opponent's
-draw splits it), and the luck of the bag swamps unpaired comparisons. The
+heuristic. Why: at a four-player table the tree below the root is hardly ever
+revisited (every opponent's draw splits it; one by one, 0.5 s bought about 180
+samples per action), and the luck of the bag swamps unpaired comparisons. The
 tree with widening came out level with the heuristic; the flat paired search
 wins the most games at its table (``benchmarks/results/strength.md``, which
-also gives the ceiling of a one-step search: about +6 points of win share).
+also gives the ceiling of a one-step search, about +6 points of win share,
+and shows that ten times the samples did not raise it further).
 
 Budget: ``iterations`` (simulations) per move, or ``time_limit`` seconds per move
 (given both, the search stops at whichever comes first), counted in CPU time

@@ -290,7 +290,8 @@ def test_agent_errors_quote_a_cut_value():
 
 
 def one_iteration(game, **options):
-    """The root of ISMCTS's tree after one iteration, and the legal actions there."""
+    """The root of ISMCTS's tree after one iteration, and the legal actions there (one simulation asked
+    for: a search with batch rollouts then plays one determinization too)."""
     from agents.ismcts import _Node
 
     state = mid_game_state(game, seed=3, moves=12)
@@ -298,7 +299,7 @@ def one_iteration(game, **options):
         state.apply(state.legal_actions()[0])
     agent = make_agent("ismcts", game, seed=0, **options)
     root = _Node()
-    simulations = agent._iterate(PlayerView(state, np.random.default_rng(0)), root)
+    simulations = agent._iterate(PlayerView(state, np.random.default_rng(0)), root, 1)
     return root, state.legal_actions(), simulations
 
 
