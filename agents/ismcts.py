@@ -85,6 +85,9 @@ ROLLOUTS = ("auto", "heuristic", "random")
 #: sized to half the time left at the last batch's pace (the first of a search: ``FIRST_BATCH``), so
 #: that the clock stops it close to its budget; one numpy step costs about the same for 50 games as for 500.
 BATCH_SAMPLES, FIRST_BATCH = 512, 16
+#: Fewer rollouts than this are played one by one (a batch's numpy steps cost more than a few games'):
+#: the same samples and sums either way.
+MIN_BATCH_ROLLOUTS = 16
 
 #: What the options left at ``"auto"`` become, for every game, unless the game's description
 #: gives its own (``GameDescription.search_defaults``, where measurement showed the general value
@@ -302,18 +305,19 @@ class ISMCTSAgent(Agent):
         if not is_int(determinizations) or determinizations < 1:
             raise ValueError(f"determinizations must be a positive int, got {shown(determinizations)}")
         root = _Node()
-        if self._play_out is not None:
-            self._iterate(view, root, determinizations * len(view.legal_actions))
-        else:
-            for _ in range(determinizations):
-                self._iterate(view, root)
+        left = determinizations * len(view.legal_actions)
+        while left > 0:
+            left -= self._iterate(view, root, left)
         return {action: edge.total / edge.visits for action, edge in root.edges.items()}
 
     def _iterate(self, view: PlayerView, root: _Node, left: int | None = None) -> int:
         """One determinization: one simulation, or (``paired_root``) one per root action; with batch
-        rollouts, a batch of them (:meth:`_batch_count`). Returns how many simulations ran."""
+        rollouts, a batch of them (:meth:`_batch_count`) unless it would be a tiny one. Returns how many
+        simulations ran (``left``: how many are still wanted, None on a time budget)."""
         if self._play_out is not None:
-            return self._iterate_batch(view, root, left)
+            count = self._batch_count(len(view.legal_actions), left)
+            if count * len(view.legal_actions) >= MIN_BATCH_ROLLOUTS:  # else one by one is faster
+                return self._iterate_batch(view, root, count)
         state = view.sample_determinization(self.np_rng)
         if not self.paired_root:
             self._simulate(state, root, view.player)
@@ -330,11 +334,10 @@ class ISMCTSAgent(Agent):
             self._simulate(state.clone(), root, view.player, first=(action, edge))
         return len(legal)
 
-    def _iterate_batch(self, view: PlayerView, root: _Node, left: int | None) -> int:
-        """The paired flat search's determinizations played out all at once: the same samples, moves and
-        sums as :meth:`_iterate` one by one (each edge's rewards added in the order of the samples)."""
+    def _iterate_batch(self, view: PlayerView, root: _Node, count: int) -> int:
+        """``count`` determinizations of the paired flat search played out all at once: the same samples,
+        moves and sums as :meth:`_iterate` one by one (each edge's rewards added in the order of the samples)."""
         legal = list(view.legal_actions)
-        count = self._batch_count(len(legal), left)
         start = time.process_time()
         states = [view.sample_determinization(self.np_rng) for _ in range(count)]
         outcome = self._play_out(states, legal)
