@@ -108,6 +108,25 @@ def test_batch_heuristic_chooses_every_move_the_heuristic_chooses(num_players, s
     assert_same(batch, states)
 
 
+@pytest.mark.parametrize("coins", [{0: 6, 1: 6, 2: 6, 3: 6, 5: 6}, {1: 30}, {0: 100, 5: 60}])
+def test_batch_plays_bags_of_other_coins_as_the_engine(coins):
+    """Rules ("What is on the table": the ``coins`` option): bags of other splits and sizes, random
+    and heuristic moves alike, stay identical in the batch and on the engine."""
+    game = WapiGame(3, "full", coins=coins)
+    states = [game.new_state(np.random.default_rng(seed)) for seed in range(30)]
+    batch, choose = WapiBatch.from_states(states), random.Random(len(coins)).choice
+    while not batch.over.all():
+        assert_same(batch, states)
+        moves = heuristic.batch_policy(batch)
+        for column, state in enumerate(states):
+            if state.current_player is not None:
+                assert moves[column] == heuristic.policy(state)
+                moves[column] = choose(state.legal_actions()) if column % 2 else moves[column]
+                state.apply(int(moves[column]))
+        batch.apply(moves)
+    assert_same(batch, states)
+
+
 def test_batch_heuristic_agrees_off_its_own_play():
     """Positions that random moves lead to (odd pole placements, full mines, no poles left): the
     batch form still picks the heuristic's move in every one of them."""
