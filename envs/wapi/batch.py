@@ -1,16 +1,18 @@
-"""Many Wapi games at once: the rules of ``rules.py`` over numpy arrays, one row a game.
+"""Many Wapi games at once: the rules of ``rules.py`` over numpy arrays, one column a position.
 
 Why: a search's rollouts and the warm start's move measurements play hundreds of
-thousands of games to the end. One Python turn costs about 6 µs with the
-heuristic; one numpy turn costs about the same for a thousand games together.
-So the batch is for playing many positions out, not a second engine to play on:
-it starts from :class:`~envs.wapi.rules.WapiState` positions and holds exactly
-what they hold (``tests/test_wapi_batch.py`` plays seeded games both ways and
-checks that every position, legal mask and score agrees).
+thousands of games to the end. One Python turn with the heuristic costs about
+6 µs; one numpy turn of a thousand games costs about what a hundred of those do
+(Wapi's search gets 6.4 times the simulations a CPU second:
+``benchmarks/results/batch_rollouts.md``). So the batch is for playing many
+positions out, not a second engine to play on: it starts from
+:class:`~envs.wapi.rules.WapiState` positions and holds exactly what they hold
+(``tests/test_wapi_batch.py`` plays seeded games both ways and checks that every
+position, legal mask and score agrees).
 
-The rows advance together, one turn a step (:meth:`WapiBatch.apply`); a row whose
-game is over stays as it is. A row's bag is its own draw order, so each row can
-be a different determinization of one position.
+The positions advance together, one turn a step (:meth:`WapiBatch.apply`); one whose
+game is over stays as it is. Each has its own bag, so each can be a different
+determinization of one position.
 """
 
 from __future__ import annotations
