@@ -14,15 +14,12 @@ search's rate divided by the one-by-one search's in the same round.
 from __future__ import annotations
 
 import argparse
-import platform
-import shlex
-import sys
 import time
 from pathlib import Path
 
 from agents import PlayerView, make_agent
 from agents.games import make_game
-from benchmarks.search_speed import medians, positions
+from benchmarks.search_speed import medians, positions, span, write_results
 
 RESULTS = Path(__file__).parent / "results" / "batch_rollouts.md"
 
@@ -60,25 +57,18 @@ def main(argv: list[str] | None = None) -> None:
     for budget in args.budgets:
         rows.append(measure(game, views, budget, args.rounds))
         print(rows[-1], flush=True)
-    command = "python -m benchmarks.batch_rollouts " + shlex.join(argv if argv is not None else sys.argv[1:])
-    lines = [
-        "# Wapi's search: batch rollouts against one rollout at a time",
-        "",
-        f"Command: `{command.strip()}`",
-        "",
-        f"Machine: {platform.machine()}, Python {platform.python_version()}. {len(views)} four-player positions "
-        f"from heuristic self-play; {args.rounds} alternating rounds. Ratio: batch / one by one in the same "
-        "round (median, min-max).",
-        "",
-        "| CPU s a move | one by one: sims/CPU-s | batch: sims/CPU-s | batch / one by one | range |",
-        "|---:|---:|---:|---:|---|",
+    about = (
+        f"{len(views)} four-player positions from heuristic self-play; {args.rounds} alternating rounds. "
+        "Ratio: batch / one by one in the same round (median, min-max)."
+    )
+    header = "| CPU s a move | one by one: sims/CPU-s | batch: sims/CPU-s | batch / one by one | range |\n"
+    header += "|---:|---:|---:|---:|---|"
+    table = [
+        f"| {r['budget']:g} | {r['plain']:,.0f} | {r['guided']:,.0f} | **{r['ratio']:.1f}** | {span(r, 1)} |"
+        for r in rows
     ]
-    for r in rows:
-        low, high = r["range"]
-        rates = f"{r['plain']:,.0f} | {r['guided']:,.0f} | **{r['ratio']:.1f}**"
-        lines.append(f"| {r['budget']:g} | {rates} | {low:.1f}-{high:.1f} |")
-    args.out.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    title = "Wapi's search: batch rollouts against one rollout at a time"
+    write_results(args.out, title, "benchmarks.batch_rollouts", argv, about, [header, *table])
 
 
 if __name__ == "__main__":

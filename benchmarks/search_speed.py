@@ -114,24 +114,30 @@ def main(argv: list[str] | None = None) -> None:
     for name, config in CONFIGS:
         rows.append(measure(name, config, args.rounds, args.iterations))
         print(rows[-1], flush=True)
-    command = "python -m benchmarks.search_speed " + shlex.join(argv if argv is not None else sys.argv[1:])
-    lines = [
-        "# Simulations per CPU second: guided search against plain ISMCTS",
-        "",
-        f"Command: `{command.strip()}`",
-        "",
-        f"Machine: {platform.machine()}, Python {platform.python_version()}. "
+    about = (
         f"{POSITIONS} positions per game from heuristic self-play; {args.iterations} simulations a search; "
-        f"{args.rounds} rounds. Ratio: guided / plain in the same round (median, min-max).",
-        "",
-        "| game | plain ISMCTS sims/CPU-s | guided sims/CPU-s | guided / plain | range |",
-        "|---|---:|---:|---:|---|",
+        f"{args.rounds} rounds. Ratio: guided / plain in the same round (median, min-max)."
+    )
+    header = "| game | plain ISMCTS sims/CPU-s | guided sims/CPU-s | guided / plain | range |\n|---|---:|---:|---:|---|"
+    table = [
+        f"| {r['label']} | {r['plain']:,.0f} | {r['guided']:,.0f} | {r['ratio']:.2f} | {span(r, 2)} |" for r in rows
     ]
-    for r in rows:
-        low, high = r["range"]
-        speeds = f"{r['plain']:,.0f} | {r['guided']:,.0f} | {r['ratio']:.2f}"
-        lines.append(f"| {r['label']} | {speeds} | {low:.2f}-{high:.2f} |")
-    args.out.write_text("\n".join(lines) + "\n")
+    title = "Simulations per CPU second: guided search against plain ISMCTS"
+    write_results(args.out, title, "benchmarks.search_speed", argv, about, [header, *table])
+
+
+def span(row: dict, digits: int) -> str:
+    """A row's range of ratios, ``low-high``."""
+    low, high = row["range"]
+    return f"{low:.{digits}f}-{high:.{digits}f}"
+
+
+def write_results(out: Path, title: str, module: str, argv: list[str] | None, about: str, table: list[str]) -> None:
+    """The results page: title, the command that made it, the machine and what was measured, the table."""
+    command = f"python -m {module} " + shlex.join(argv if argv is not None else sys.argv[1:])
+    lines = [f"# {title}", "", f"Command: `{command.strip()}`", ""]
+    lines += [f"Machine: {platform.machine()}, Python {platform.python_version()}. {about}", "", *table]
+    out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
