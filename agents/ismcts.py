@@ -44,7 +44,7 @@ and backs the result up. Why this shape:
   heuristic rollouts needs no tree and no dice, only many games played out.
   Where the game's heuristic plays batches (Wapi: ``envs/wapi/batch.py``), a
   batch of determinizations is played out for every root action at once in
-  numpy: the same samples, sums and choices as one by one, about ten times
+  numpy: the same samples, sums and choices as one by one, six to nine times
   as many a second.
 
 Wapi's defaults (its description's ``search_defaults``) are paired, flat, with exact heuristic
@@ -55,7 +55,7 @@ samples per action), and the luck of the bag swamps unpaired comparisons. The
 tree with widening came out level with the heuristic; the flat paired search
 wins the most games at its table (``benchmarks/results/strength.md``, which
 also gives the ceiling of a one-step search, about +6 points of win share,
-and shows that ten times the samples did not raise it further).
+and shows that many times the samples did not raise it further).
 
 Budget: ``iterations`` (simulations) per move, or ``time_limit`` seconds per move
 (given both, the search stops at whichever comes first), counted in CPU time
