@@ -103,7 +103,9 @@ class Args:
     )
     warm_start: str = _game_default("warm_start")  # none when resuming, unless given
     warm_start_games: int = _game_default("warm_start_games")
-    warm_start_epochs: int = field(default=15, metadata={"help": "passes over the imitated moves"})
+    warm_start_epochs: int = field(
+        default=15, metadata={"help": "passes over the imitated moves (with --init-model: over the measured moves)"}
+    )
     warm_start_samples: int = _game_default("warm_start_samples")
     n_envs: int = _game_default("n_envs")
     workers: int | str = field(
@@ -130,6 +132,13 @@ class Args:
         metadata={
             "help": "continue training this model file: its network is kept, and so are its learner settings "
             "(--learning-rate, --ent-coef, ...) unless the command line gives them"
+        },
+    )
+    init_model: str = field(
+        default="",
+        metadata={
+            "help": "start a new run from this model file's weights (a shipped model or any train.py model), not its "
+            "optimizer or step count; its network is kept (a --warm-start rollouts then only fits it to measured moves)"
         },
     )
     torch_threads: int = _game_default("torch_threads")
@@ -206,6 +215,7 @@ NOT_OPTIONS = ("game_options", "given")
 #: its own PFSP, and builds its MLP from --net-arch alone).
 SB3_ONLY = (
     "resume",
+    "init_model",
     "workers",
     "warm_start",
     "warm_start_games",
@@ -261,7 +271,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
     args = Args(**settings, game_options=texts, given=given_settings(parser, argv))
     if args.shared_layers == [0]:
         args.shared_layers = []
-    if args.resume and "warm_start" not in args.given:
+    if (args.resume or args.init_model) and "warm_start" not in args.given:
         args.warm_start = "none"  # the game's default warm start is for a fresh learner only
     return args
 
@@ -282,16 +292,23 @@ def learner_settings(args: Args) -> dict[str, Any]:
     }
 
 
-def resumed_settings(args: Args, kept: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
-    """A resumed learner keeps its file's network (an option choosing another one is refused) and its
-    file's other settings, except those the command line gives (e.g. a lower --learning-rate to
-    fine-tune): a setting given is never silently ignored."""
+def kept_network(args: Args, option: str, path: str, kept: str, asked: str) -> str:
+    """A run started from a model file (``--resume``, ``--init-model``) keeps its file's network: an
+    option choosing another one is refused, never silently ignored."""
     named = [name for name in NETWORK_OPTIONS if name in args.given]
-    if named and asked["network"] != kept["network"]:
+    if named and asked != kept:
         raise ValueError(
-            f"{flags(named)} ask for the network {asked['network']}, which contradicts --resume {args.resume}: its "
-            f"network, {kept['network']}, is kept; leave the network options out when resuming"
+            f"{flags(named)} ask for the network {asked}, which contradicts {option} {path}: its network, {kept}, "
+            f"is kept; leave the network options out"
         )
+    return kept
+
+
+def resumed_settings(args: Args, kept: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
+    """A resumed learner keeps its file's network and its file's other settings, except those the
+    command line gives (e.g. a lower --learning-rate to fine-tune): a setting given is never silently
+    ignored."""
+    kept_network(args, "--resume", args.resume, kept["network"], asked["network"])
     return {k: asked[k] if k in args.given else kept[k] for k in kept}
 
 
@@ -300,7 +317,7 @@ def validate(args: Args):
     from agents.network import STRUCTURED, structured  # the train extra must be installed
     from agents.training.imitation import WARM_START_AGENTS
     from agents.training.members import OPPONENT_KINDS, baseline_spec, build_member
-    from agents.training.model_files import resume_settings
+    from agents.training.model_files import resume_settings, starting_model
 
     sb3_only = [name for name in SB3_ONLY if name in args.given]
     if args.backend == "rllib" and sb3_only:
@@ -345,6 +362,13 @@ def validate(args: Args):
             "--warm-start and --resume contradict each other: a resumed learner is already trained "
             "(pass --warm-start none)"
         )
+    if args.init_model and args.resume:
+        raise ValueError("--init-model and --resume contradict each other: pass one model file to start from")
+    if args.init_model and args.warm_start not in ("rollouts", "none"):
+        raise ValueError(
+            f"--warm-start {args.warm_start} would clone the moves of an agent over --init-model's trained weights; "
+            "with --init-model pass --warm-start rollouts (a fit to measured moves) or none"
+        )
     for name in (
         "timesteps",
         "n_envs",
@@ -375,6 +399,9 @@ def validate(args: Args):
     if args.resume:
         _, kept = resume_settings(args.resume, game, args.reward)
         settings = resumed_settings(args, kept, settings)
+    if args.init_model:
+        card = starting_model(args.init_model, game, args.reward, "--init-model")
+        settings["network"] = kept_network(args, "--init-model", args.init_model, card["network"], settings["network"])
     if args.backend != "rllib" and (args.num_env_runners or args.ray_address):
         raise ValueError("--num-env-runners and --ray-address are options of --backend rllib")
     return game, settings
@@ -397,7 +424,7 @@ def main(argv: list[str] | None = None) -> dict:
     import torch
     from stable_baselines3.common.utils import set_random_seed
 
-    from agents.network import load_network, read_card, wrap_policy
+    from agents.network import load_network, wrap_policy
     from agents.training.callbacks import (
         EvalCallback,
         LeagueCallback,
@@ -409,7 +436,15 @@ def main(argv: list[str] | None = None) -> dict:
     from agents.training.evaluation import evaluate
     from agents.training.imitation import warm_start
     from agents.training.league import League
-    from agents.training.model_files import build_learner, load_learner_state, save_learner
+    from agents.training.model_files import (
+        POLICY_NAME,
+        build_learner,
+        history_of,
+        load_learner_state,
+        load_weights,
+        read_tensors,
+        save_learner,
+    )
     from agents.training.report import plot_curve, results_table, warm_start_line
     from agents.training.vecenv import LockstepVecEnv
 
@@ -441,7 +476,10 @@ def main(argv: list[str] | None = None) -> dict:
             f"resuming {args.resume} at {model.num_timesteps} timesteps{'; given: ' + changed if changed else ''}",
             flush=True,
         )
-    elif args.warm_start != "none":
+    if args.init_model:  # the file gives only the policy's weights: a new run from a trained start
+        load_weights(model.policy, read_tensors(args.init_model, POLICY_NAME), f"--init-model: {args.init_model}")
+        print(f"starting from the weights of {args.init_model}", flush=True)
+    if args.warm_start != "none":
         network = wrap_policy(model.policy, game, settings["network"], args.reward)
         warm = warm_start(
             network,
@@ -454,12 +492,11 @@ def main(argv: list[str] | None = None) -> dict:
             processes=max(args.workers, 2),
             epochs=args.warm_start_epochs,
             samples=args.warm_start_samples,
+            fresh=not args.init_model,
         )
         print(warm_start_line(warm), flush=True)
-    history = []  # the commands that made the resumed model, oldest first: a card says how its model came to be
-    if args.resume:
-        resumed = read_card(args.resume)
-        history = [*resumed.get("training", {}).get("history", []), resumed["command"]]
+    started_from = args.resume or args.init_model
+    history = history_of(started_from) if started_from else []  # the commands that made it, oldest first
     training = {
         "hyperparameters": settings,
         "opponents": args.opponents,

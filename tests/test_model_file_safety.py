@@ -177,7 +177,7 @@ def test_self_play_opponents(files):
     assert not os.path.exists(marker)
 
 
-def test_train_resume_and_ppo_opponents(files, tmp_path):
+def test_train_resume_init_model_and_ppo_opponents(files, tmp_path):
     game, data_file, policy_file, marker = files
     base = [
         "--game",
@@ -212,10 +212,13 @@ def test_train_resume_and_ppo_opponents(files, tmp_path):
     ]
     results = train.main(base + ["--timesteps", "32", "--resume", data_file, "--out", str(tmp_path / "resumed")])
     assert results["timesteps"] >= 64 + 32  # resumed at the card's step count
+    results = train.main(base + ["--timesteps", "32", "--init-model", data_file, "--out", str(tmp_path / "init")])
+    assert results["curve"][0]["timesteps"] == 0  # its weights, not its step count
     results = train.main(base[:-1] + [f"ppo:{data_file}", "--timesteps", "32", "--out", str(tmp_path / "vs")])
     assert results["timesteps"] >= 32
     for extra in (
         ["--resume", policy_file],
+        ["--init-model", policy_file],
         ["--opponents", "random", f"ppo:{policy_file}"],
         ["--eval-opponents", f"ppo:{policy_file}"],
     ):

@@ -1,6 +1,7 @@
 """train.py: settings come from the games' descriptions; bad input fails before anything is trained or
 written; a short run saves a model the agents can load; --resume continues it (also after an
-interruption, from the checkpoint); the outputs a user is promised are there."""
+interruption, from the checkpoint); --init-model starts a new run from a model's weights; the outputs
+a user is promised are there."""
 
 from __future__ import annotations
 
@@ -295,3 +296,41 @@ def test_time_limit_stops_training_early(tmp_path):
     results = train.main(argv + ["--max-minutes", "0.002", "--out", str(tmp_path)])
     assert results["stopped_by_time_limit"] and results["timesteps"] < 200_000
     assert os.path.isfile(tmp_path / "model.zip")
+
+
+# --- --init-model: a new run from a model file's weights --------------------------------------
+def test_init_model_starts_a_new_run_from_the_files_weights(smoke_run, tmp_path):
+    """With a learning rate of 0 PPO cannot move the weights, so the saved model is the start itself:
+    the file's policy, in a run whose step count starts at 0 and whose card names the file's command."""
+    out, _ = smoke_run
+    model = os.path.join(out, "model.zip")
+    argv = NO_WARM_START + ["--timesteps", "256", "--learning-rate", "0", "--init-model", model]
+    results = train.main(argv + ["--out", str(tmp_path)])
+    assert results["curve"][0]["timesteps"] == 0 and results["warm_start"] is None
+    saved, start = read_tensors(str(tmp_path / "last_model.zip")), read_tensors(model)
+    assert saved.keys() == start.keys() and all((saved[k] == start[k]).all() for k in start)
+    assert read_card(str(tmp_path / "model.zip"))["training"]["history"] == [read_card(model)["command"]]
+
+
+def test_init_model_with_rollouts_only_fits_the_measured_moves(smoke_run, tmp_path):
+    """Cloning the heuristic would pull a trained start back towards it: only the fit runs."""
+    out, _ = smoke_run
+    argv = [a if a != "heuristic" else "rollouts" for a in SMOKE] + ["--warm-start-samples", "2", "--timesteps", "64"]
+    results = train.main(argv + ["--init-model", os.path.join(out, "model.zip"), "--out", str(tmp_path)])
+    warm = results["warm_start"]
+    assert "train_moves" not in warm and warm["rollouts"]["measured_positions"] > 0
+    assert warm["rollouts"]["samples"] == 2
+
+
+def test_init_model_refuses_what_contradicts_it(smoke_run):
+    out, _ = smoke_run
+    model = os.path.join(out, "model.zip")
+    both = ["--init-model", model, "--resume", model]
+    assert "--init-model and --resume contradict" in run_error(NO_WARM_START + both)
+    assert "--warm-start heuristic would clone" in run_error(SMOKE + ["--init-model", model])
+    assert "trained for game 'wapi'" in run_error(["--game", "wakanda", "--init-model", model])
+    assert "num_players" in run_error(["--game", "wapi", "--init-model", model])
+    message = run_error(NO_WARM_START + ["--reward", "score", "--init-model", model])
+    assert "--init-model" in message and "was trained with --reward win, not score" in message
+    message = run_error(NO_WARM_START + ["--net-arch", "64", "--init-model", model])
+    assert "ask for the network" in message and "contradicts --init-model" in message

@@ -40,6 +40,9 @@ WARM_START_AGENTS = ("heuristic", "ismcts", "rollouts")
 #: temperature; rewards are the search's, about -1..1). The paired samples per decision are a
 #: training setting (``--warm-start-samples``).
 ADVANTAGE_TEMPERATURE = 0.1
+#: ``rollouts`` after cloning: passes of the fit to the measured moves (more moved the fresh clone's
+#: play no further; ``benchmarks/results/training.md``).
+FIT_EPOCHS = 6
 
 
 def play_games(task: tuple) -> dict[str, np.ndarray]:
@@ -234,7 +237,7 @@ def held_out_split(games: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray
 def fit_advantages(
     network,
     data: dict[str, np.ndarray],
-    epochs: int = 6,
+    epochs: int = FIT_EPOCHS,
     batch_size: int = 512,
     learning_rate: float = 3e-4,
     temperature: float = ADVANTAGE_TEMPERATURE,
@@ -301,22 +304,24 @@ def warm_start(
     processes: int,
     epochs: int,
     samples: int,
+    fresh: bool = True,
 ) -> dict[str, Any]:
     """Generate the moves and clone them into ``network`` (``rollouts``: the heuristic's, then fit to the
-    moves measured in as many other games); returns what to report (counts, accuracy, gain, time)."""
+    moves measured in as many other games); returns what to report (counts, accuracy, gain, time).
+
+    A network that is not ``fresh`` (``train.py --init-model``: trained already) skips the cloning, which
+    would pull it back towards the heuristic, and is only fit to the measured moves, for ``epochs``
+    passes: from a good start the fit can run longer before it overfits the measurements' noise."""
     started = time.time()
-    options = {"iterations": 200} if agent == "ismcts" else {}
-    teacher = "heuristic" if agent == "rollouts" else agent
-    data = generate(game_name, config, teacher, games, seed, reward, processes, options)
-    generated = time.time() - started
-    report = clone(network, data, epochs=epochs, seed=seed)
+    report: dict[str, Any] = {}
+    if fresh:
+        options = {"iterations": 200} if agent == "ismcts" else {}
+        teacher = "heuristic" if agent == "rollouts" else agent
+        data = generate(game_name, config, teacher, games, seed, reward, processes, options)
+        report["generate_seconds"] = round(time.time() - started, 1)
+        report.update(clone(network, data, epochs=epochs, seed=seed))
     if agent == "rollouts":
         measured = measure(game_name, config, games, seed + games, samples, processes)
-        report["rollouts"] = {"samples": samples, **fit_advantages(network, measured, seed=seed)}
-    return {
-        "agent": agent,
-        "games": games,
-        "generate_seconds": round(generated, 1),
-        "seconds": round(time.time() - started, 1),
-        **report,
-    }
+        fit = fit_advantages(network, measured, epochs=FIT_EPOCHS if fresh else epochs, seed=seed)
+        report["rollouts"] = {"samples": samples, **fit}
+    return {"agent": agent, "games": games, "seconds": round(time.time() - started, 1), **report}

@@ -83,27 +83,42 @@ def check_model_file(path: str, game: Game) -> dict[str, Any]:
     return card
 
 
-def resume_settings(path: str, game: Game, reward: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Check a ``--resume`` file completely before training starts: (its card, its learner settings).
-
-    The weights and optimizer state are read (safely) and must fit the learner the card describes."""
+def starting_model(path: str, game: Game, reward: str, option: str) -> dict[str, Any]:
+    """Check a model file a run starts from (``option``: ``--resume`` or ``--init-model``) before
+    training starts: made for ``game`` and ``reward``, its weights (read safely) fitting its network.
+    Returns its card."""
     card = check_model_file(path, game)
-    where = f"--resume: {find_model(path)}"
-    hyperparameters = card.get("training", {}).get("hyperparameters")
-    if not isinstance(hyperparameters, dict) or any(k not in hyperparameters for k in LEARNER_SETTINGS):
-        raise ValueError(f"{where} records no learner settings (it was not saved by train.py)")
+    where = f"{option}: {find_model(path)}"
     if card["reward"] != reward:
         raise ValueError(f"{where} was trained with --reward {card['reward']}, not {reward}")
-    steps = card["training"].get("num_timesteps")
-    if type(steps) is not int or steps < 0:
-        raise ValueError(f"{where}: its card records no step count, got {steps!r}")
     from agents.network import build_policy
 
     load_weights(
         build_policy(card["network"], game.observation_size, game.num_actions), read_tensors(path, POLICY_NAME), where
     )
+    return card
+
+
+def resume_settings(path: str, game: Game, reward: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Check a ``--resume`` file completely before training starts: (its card, its learner settings).
+
+    The weights and optimizer state are read (safely) and must fit the learner the card describes."""
+    card = starting_model(path, game, reward, "--resume")
+    where = f"--resume: {find_model(path)}"
+    hyperparameters = card.get("training", {}).get("hyperparameters")
+    if not isinstance(hyperparameters, dict) or any(k not in hyperparameters for k in LEARNER_SETTINGS):
+        raise ValueError(f"{where} records no learner settings (it was not saved by train.py)")
+    steps = card["training"].get("num_timesteps")
+    if type(steps) is not int or steps < 0:
+        raise ValueError(f"{where}: its card records no step count, got {steps!r}")
     read_tensors(path, OPTIMIZER_NAME)
     return card, {k: hyperparameters[k] for k in LEARNER_SETTINGS}
+
+
+def history_of(path: str) -> list[str]:
+    """The commands that made the model at ``path``, oldest first (a card says how its model came to be)."""
+    card = read_card(path)
+    return [*card.get("training", {}).get("history", []), card["command"]]
 
 
 def load_learner_state(model, path: str) -> None:

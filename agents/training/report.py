@@ -58,17 +58,19 @@ def results_table(results: dict[str, Any]) -> str:
 
 
 def warm_start_line(warm: dict[str, Any]) -> str:
-    """What the warm start did, in one line (``rollouts``: also the fit's gain over the heuristic)."""
-    teacher = "heuristic" if warm["agent"] == "rollouts" else warm["agent"]
-    line = (
-        f"warm start: {teacher} imitated on {warm['train_moves']} moves in {warm['seconds']:.0f} s, "
-        f"held-out move accuracy {warm['held_out_accuracy']:.1%}"
-    )
+    """What the warm start did, in one line (``rollouts``: also the fit's gain over the heuristic; a
+    network started from a model, ``--init-model``, is only fit)."""
+    parts = []
+    if "train_moves" in warm:
+        teacher = "heuristic" if warm["agent"] == "rollouts" else warm["agent"]
+        parts.append(
+            f"{teacher} imitated on {warm['train_moves']} moves, held-out move accuracy {warm['held_out_accuracy']:.1%}"
+        )
     if "rollouts" in warm:
         fit = warm["rollouts"]
-        line += (
-            f"; then fit to {fit['measured_positions']} positions' move values ({fit['samples']} paired samples "
-            f"each): held-out gain per decision over the heuristic's move {fit['held_out_gain_before']:+.4f} -> "
+        parts.append(
+            f"fit to {fit['measured_positions']} positions' move values ({fit['samples']} paired samples each): "
+            f"held-out gain per decision over the heuristic's move {fit['held_out_gain_before']:+.4f} -> "
             f"{fit['held_out_gain']:+.4f}"
         )
-    return line
+    return f"warm start ({warm['seconds']:.0f} s): " + "; then ".join(parts)
