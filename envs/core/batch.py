@@ -1,0 +1,197 @@
+"""The batch protocol: N games of one configuration stepped together, for every game.
+
+Why: search rollouts, training and studies play millions of games, and a numpy step of
+a thousand games costs about what a hundred Python turns do. Each game's fast engine
+(``envs/<game>/batch.py``) implements :class:`BatchGames` over arrays; :class:`StateBatch`
+implements the same protocol over a list of per-game states. It is the reference the
+fast engines are tested against, and the batch of a game that has no fast engine yet.
+
+The contract, the same for every implementation:
+
+- Game ``i`` of a batch made with seed ``s`` is the per-game engine's game with seed
+  ``s + i`` (the deal ``env().reset(seed=s + i)`` draws); when it ends and is reset in
+  place (:meth:`BatchGames.reset_done`), its next game has seed ``s + i + N``, then
+  ``s + i + 2N`` and so on (``seeds`` holds each game's).
+- Every game has its own player to act (``current_player``), so games that end at
+  different steps and games of different lengths mix freely.
+- :meth:`observe` is exactly what ``env()`` shows that player (the same float32 vector),
+  :meth:`legal_mask` exactly the per-game state's mask.
+- :meth:`step` checks every action first: one illegal action raises
+  :class:`~envs.core.engine.IllegalActionError` naming the game, and changes no game.
+- A finished game stays finished (``terminated``, ``current_player`` -1, an all-zero mask)
+  until :meth:`reset_done` starts its next game.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+from gymnasium.utils import seeding
+
+from envs.core.engine import Game, GameState, IllegalActionError, check_choice, is_int, shown
+
+#: ``current_player`` of a game that is over.
+NO_PLAYER = -1
+
+
+def new_game(game: Game, seed: int) -> GameState:
+    """The game ``env().reset(seed=seed)`` deals."""
+    rng, _ = seeding.np_random(seed)
+    return game.new_state(rng)
+
+
+def check_batch_args(num_games, seed) -> None:
+    """A batch's size is a positive int and its seed a non-negative int (numpy ints are not ints)."""
+    if not is_int(num_games) or num_games < 1:
+        raise ValueError(f"num_games must be a positive int, got {shown(num_games)}")
+    if not is_int(seed) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {shown(seed)}")
+
+
+class BatchGames(ABC):
+    """N games of one configuration; see the module docstring for the contract."""
+
+    game: Game
+    #: ``(N,)`` int64: the seed of each game's current deal.
+    seeds: np.ndarray
+
+    def __init__(self, game: Game, num_games: int, seed: int):
+        check_batch_args(num_games, seed)
+        self.game = game
+        self.num_games = num_games
+        self.seeds = seed + np.arange(num_games, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return self.num_games
+
+    @property
+    @abstractmethod
+    def current_player(self) -> np.ndarray:
+        """``(N,)`` int64: the player to act in each game, :data:`NO_PLAYER` where it is over."""
+
+    @property
+    def terminated(self) -> np.ndarray:
+        """``(N,)`` bool: the games that are over (and not yet reset)."""
+        return self.current_player == NO_PLAYER
+
+    @abstractmethod
+    def legal_mask(self) -> np.ndarray:
+        """``(N, num_actions)`` bool: each game's legal actions (all False where it is over)."""
+
+    @abstractmethod
+    def observe(self, players: np.ndarray | None = None) -> np.ndarray:
+        """``(N, observation_size)`` float32: game i as ``players[i]`` sees it (default: the player
+        to act; a finished game is observed by seat 0 unless told)."""
+
+    @abstractmethod
+    def step(self, actions: np.ndarray) -> None:
+        """Play ``actions[i]`` in every game still going (ignored where a game is over)."""
+
+    @abstractmethod
+    def scores(self) -> np.ndarray:
+        """``(N, num_players)`` float64: each player's score (final in the games that are over)."""
+
+    @abstractmethod
+    def winners(self) -> np.ndarray:
+        """``(N, num_players)`` bool: the winners of each finished game (all False while playing)."""
+
+    @abstractmethod
+    def _deal(self, where: np.ndarray) -> None:
+        """Start the games at indices ``where`` afresh from their ``seeds``."""
+
+    @abstractmethod
+    def state(self, index: int) -> GameState:
+        """Game ``index`` as a fresh per-game state (for tests, rendering and search)."""
+
+    def rewards(self, mode: str) -> np.ndarray:
+        """``(N, num_players)`` float32 final rewards in a reward mode of ``game.reward_modes``
+        (zero in the games still going): the per-game ``GameState.rewards``, batched."""
+        check_choice("mode", mode, self.game.reward_modes)
+        done = self.terminated
+        players = self.game.num_players
+        if mode == "win":
+            won = self.winners()
+            rewards = np.where(won, 1.0, -1.0)
+            rewards[won.all(axis=1)] = 0.0  # everyone shares the win
+        else:
+            scores = self.scores()
+            rewards = scores - (scores.sum(axis=1, keepdims=True) - scores) / (players - 1)
+        rewards[~done] = 0.0
+        return rewards.astype(np.float32)
+
+    def reset_done(self) -> np.ndarray:
+        """Start the next game wherever one is over (seed advanced by N); returns where."""
+        done = np.flatnonzero(self.terminated)
+        if done.size:
+            self.seeds[done] += self.num_games
+            self._deal(done)
+        return done
+
+    def check_actions(self, actions: np.ndarray) -> np.ndarray:
+        """``actions`` as an int64 vector of N, each legal in its game (ignored where a game is over);
+        an IllegalActionError names the first game whose action is not, before anything changes."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_games} ints, got {actions.dtype} of shape {actions.shape}")
+        going = ~self.terminated
+        mask = self.legal_mask()
+        in_range = (actions >= 0) & (actions < self.game.num_actions)
+        legal = in_range & mask[np.arange(self.num_games), np.where(in_range, actions, 0)]
+        bad = np.flatnonzero(going & ~legal)
+        if bad.size:
+            i = int(bad[0])
+            raise IllegalActionError(
+                f"action {int(actions[i])} is not legal in game {i}; legal: {np.flatnonzero(mask[i]).tolist()}"
+            )
+        return actions.astype(np.int64, copy=False)
+
+
+class StateBatch(BatchGames):
+    """The batch protocol over a list of per-game states: the reference for the fast engines,
+    and a batch for any game (at the per-game engine's speed)."""
+
+    def __init__(self, game: Game, num_games: int, seed: int):
+        super().__init__(game, num_games, seed)
+        self.states: list[GameState] = [new_game(game, int(s)) for s in self.seeds]
+        self._observer = game.observer()
+
+    @property
+    def current_player(self) -> np.ndarray:
+        return np.array(
+            [NO_PLAYER if s.current_player is None else s.current_player for s in self.states], dtype=np.int64
+        )
+
+    def legal_mask(self) -> np.ndarray:
+        return np.stack([s.legal_mask() for s in self.states]).astype(bool)
+
+    def observe(self, players: np.ndarray | None = None) -> np.ndarray:
+        if players is None:
+            players = np.maximum(self.current_player, 0)
+        return np.stack([self._observer.observe(s, int(p)) for s, p in zip(self.states, players)])
+
+    def step(self, actions: np.ndarray) -> None:
+        actions = self.check_actions(actions)
+        for state, action in zip(self.states, actions):
+            if state.current_player is not None:
+                state.apply(int(action))
+
+    def scores(self) -> np.ndarray:
+        return np.array([s.scores() for s in self.states], dtype=np.float64)
+
+    def winners(self) -> np.ndarray:
+        won = np.zeros((self.num_games, self.game.num_players), dtype=bool)
+        for i, state in enumerate(self.states):
+            if state.current_player is None:
+                won[i, state.winners()] = True
+        return won
+
+    def _deal(self, where: np.ndarray) -> None:
+        for i in where:
+            self.states[i] = new_game(self.game, int(self.seeds[i]))
+
+    def state(self, index: int) -> GameState:
+        return self.states[index].clone()
+
+
+__all__ = ["NO_PLAYER", "BatchGames", "StateBatch", "check_batch_args", "new_game"]
