@@ -340,9 +340,9 @@ class ISMCTSAgent(Agent):
         legal = list(view.legal_actions)
         start = time.process_time()
         states = [view.sample_determinization(self.np_rng) for _ in range(count)]
-        outcome = self._play_out(states, legal)
+        scores, winners = self._play_out(states, legal)
         self._simulation_seconds = (time.process_time() - start) / (count * len(legal))
-        rewards = self._batch_rewards(outcome.scores(), outcome.winners(), view.player).reshape(count, len(legal))
+        rewards = self._batch_rewards(scores.T, winners.T, view.player).reshape(count, len(legal))
         root.visits += count
         for action, column in zip(legal, rewards.T):
             edge = root.edges.get(action)

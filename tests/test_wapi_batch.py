@@ -143,7 +143,7 @@ def test_batch_heuristic_agrees_off_its_own_play():
 
 
 def test_play_out_plays_every_state_after_every_first_move():
-    """Column i * moves + j is state i after move j, then the heuristic to the end; states untouched."""
+    """Row i * moves + j is state i after move j, then the heuristic to the end; states untouched."""
     game = WapiGame(4, "full")
     state = game.new_state(np.random.default_rng(5))
     while len(state.legal_tuple()) < 3:
@@ -151,14 +151,15 @@ def test_play_out_plays_every_state_after_every_first_move():
     samples = [state.determinize(0, np.random.default_rng(k)) for k in range(3)]
     before = [sample.to_dict() for sample in samples]
     first = list(state.legal_tuple())
-    batch = heuristic.play_out(samples, first)
+    scores, winners = heuristic.play_out(samples, first)
     assert [sample.to_dict() for sample in samples] == before
     for i, j in itertools.product(range(len(samples)), range(len(first))):
         played = samples[i].clone()
         played.apply(first[j])
         while played.current_player is not None:
             played.apply(heuristic.policy(played))
-        assert batch.score_units()[0][:, i * len(first) + j].tolist() == played.score_units()[0]
+        assert scores[i * len(first) + j].tolist() == played.scores()
+        assert np.flatnonzero(winners[i * len(first) + j]).tolist() == played.winners()
 
 
 def test_an_illegal_action_is_refused_and_no_position_changes():

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -41,10 +40,11 @@ def rollout_policy_for(game: Game) -> Callable[[GameState], int]:
     return _module(game).policy
 
 
-def batch_play_out_for(game: Game) -> Callable[[list[GameState], list[int]], Any] | None:
+def batch_play_out_for(game: Game) -> Callable[[list[GameState], list[int]], tuple[np.ndarray, np.ndarray]] | None:
     """The heuristic's ``play_out(states, first_moves)`` where the game's module has one: every state
-    after each first move, played out by the heuristic all at once in a batch with ``scores()`` and
-    ``winners()`` arrays (players x games). None where it has none: ISMCTS then rolls out one by one."""
+    after each first move, played out by the heuristic all at once; returns the final scores and the
+    winners (bool), both ``games x players``, game ``i * len(first_moves) + j`` being ``states[i]`` after
+    ``first_moves[j]``. None where it has none: ISMCTS then rolls out one by one."""
     return getattr(_module(game), "play_out", None)
 
 

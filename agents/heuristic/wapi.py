@@ -141,14 +141,15 @@ def batch_policy(batch: WapiBatch) -> np.ndarray:
     return moves
 
 
-def play_out(states: list[WapiState], first_moves: list[int]) -> WapiBatch:
+def play_out(states: list[WapiState], first_moves: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """Every state after each of ``first_moves`` (legal in all of them), then played to the end with
-    this strategy in every seat, all at once: the paired rollouts of ISMCTS. Game ``i * len(first_moves)
-    + j`` of the batch is ``states[i]`` after ``first_moves[j]``."""
+    this strategy in every seat, all at once: the paired rollouts of ISMCTS. Returns the final scores and
+    the winners (bool), both ``games x players``; game ``i * len(first_moves) + j`` is ``states[i]`` after
+    ``first_moves[j]``."""
     batch = WapiBatch.from_states(states).repeat(len(first_moves))
     batch.apply(np.tile(first_moves, len(states)))
     batch.play_out(batch_policy)
-    return batch
+    return batch.scores().T, batch.winners().T
 
 
 def _batch_bag_facts(batch: WapiBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -18,6 +18,8 @@ The contract, the same for every implementation:
   :meth:`legal_mask` exactly the per-game state's mask.
 - :meth:`step` checks every action first: one illegal action raises
   :class:`~envs.core.engine.IllegalActionError` naming the game, and changes no game.
+- :meth:`BatchGames.from_states` makes a batch of given positions (a search's determinizations);
+  such a batch has no seeds (``seeds`` all -1), so it plays its games out but cannot deal new ones.
 - A finished game stays finished (``terminated``, ``current_player`` -1, an all-zero mask)
   until :meth:`reset_done` starts its next game.
 """
@@ -64,6 +66,11 @@ class BatchGames(ABC):
 
     def __len__(self) -> int:
         return self.num_games
+
+    @classmethod
+    @abstractmethod
+    def from_states(cls, states: list[GameState]) -> BatchGames:
+        """A batch of these positions (of one game configuration; copied, never changed), without seeds."""
 
     @property
     @abstractmethod
@@ -123,6 +130,8 @@ class BatchGames(ABC):
     def reset_done(self) -> np.ndarray:
         """Start the next game wherever one is over (seed advanced by N); returns where."""
         done = np.flatnonzero(self.terminated)
+        if (self.seeds[done] < 0).any():
+            raise ValueError("this batch was made from_states: it has no seeds to deal its next games from")
         if done.size:
             self.seeds[done] += self.num_games
             self._deal(done)
@@ -155,6 +164,15 @@ class StateBatch(BatchGames):
         super().__init__(game, num_games, seed)
         self.states: list[GameState] = [new_game(game, int(s)) for s in self.seeds]
         self._observer = game.observer()
+
+    @classmethod
+    def from_states(cls, states: list[GameState]) -> StateBatch:
+        batch = cls.__new__(cls)
+        BatchGames.__init__(batch, states[0].game, len(states), 0)
+        batch.seeds[:] = -1
+        batch.states = [state.clone() for state in states]
+        batch._observer = batch.game.observer()
+        return batch
 
     @property
     def current_player(self) -> np.ndarray:
