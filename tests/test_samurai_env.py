@@ -397,6 +397,9 @@ def test_load_state_dict_refuses_a_game_that_should_have_ended():
         ({"num_players": 1}, "num_players"),
         ({"num_players": 5}, "num_players"),
         ({"num_players": "2"}, "num_players"),
+        ({"num_players": 2.0}, "num_players must be one of \\[2, 3, 4\\], got 2.0"),  # types are checked, not compared
+        ({"num_players": np.int64(3)}, "num_players"),
+        ({"num_players": True}, "num_players"),
         ({"choose_hand": 1}, "choose_hand must be True or False"),
         ({"choose_hand": "yes"}, "choose_hand"),
         ({"figure_setup": "fixed"}, "figure_setup must be one of \\['random', 'draft'\\]"),

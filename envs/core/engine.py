@@ -40,10 +40,9 @@ def shown(value: Any, limit: int = 80) -> str:
 
 
 def check_choice(name: str, value: Any, allowed: tuple | list) -> None:
-    """Raise a ValueError naming ``name`` and the allowed values unless ``value`` is one."""
-    if isinstance(value, bool) and not any(isinstance(a, bool) for a in allowed):
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {shown(value)}")
-    if value not in allowed:
+    """Raise a ValueError naming ``name`` and the allowed values unless ``value`` is one, of the same
+    type: ``2.0``, ``True`` and ``numpy.int64(2)`` equal ``2`` but are not the int 2."""
+    if not any(type(value) is type(a) and value == a for a in allowed):
         raise ValueError(f"{name} must be one of {list(allowed)}, got {shown(value)}")
 
 

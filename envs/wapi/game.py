@@ -58,8 +58,6 @@ class WapiGame(Game):
     observation_size = OBSERVATION_SIZE
 
     def __init__(self, num_players: int = 4, scoring: str = "full", coins: dict[int, int] | None = None):
-        if not is_int(num_players):  # check_choice compares: 4.0 and numpy's 4 equal 4
-            raise ValueError(f"num_players must be one of {list(PLAYER_COUNTS)} (an int), got {shown(num_players)}")
         check_choice("num_players", num_players, PLAYER_COUNTS)
         check_choice("scoring", scoring, SCORINGS)
         self.num_players = num_players
