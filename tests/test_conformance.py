@@ -49,6 +49,7 @@ def test_pettingzoo_api_test(game, kwargs):
 def test_pettingzoo_seed_test(game, kwargs):
     mod = module(game)
     seed_test(lambda: mod.env(**kwargs), num_cycles=300)
+    seed_test(lambda: mod.raw_env(**kwargs), num_cycles=300)
 
 
 @pytest.mark.skipif(not hasattr(pettingzoo, "make"), reason="PettingZoo before 1.27 has no registry (pettingzoo.make)")

@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 import envs
 from envs import samurai_v0
@@ -121,18 +120,6 @@ def test_observation_is_relative_to_the_observer_and_shows_the_sub_step():
 
 
 # --- PettingZoo conformance ---------------------------------------------------------------
-@pytest.mark.parametrize("kwargs", CONFIGS)
-def test_pettingzoo_api_test(kwargs):
-    api_test(samurai_v0.env(**kwargs), num_cycles=200)
-    api_test(samurai_v0.raw_env(**kwargs), num_cycles=200)
-
-
-@pytest.mark.parametrize("kwargs", CONFIGS)
-def test_pettingzoo_seed_test(kwargs):
-    seed_test(lambda: samurai_v0.env(**kwargs), num_cycles=200)
-    seed_test(lambda: samurai_v0.raw_env(**kwargs), num_cycles=200)
-
-
 def test_registered_with_pettingzoo_make():
     env = pettingzoo.make("aec", envs.ENV_IDS["samurai"], num_players=3)
     env.reset(seed=0)

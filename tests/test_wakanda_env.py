@@ -13,7 +13,6 @@ import numpy as np
 import pettingzoo
 import pytest
 from gymnasium.spaces import Discrete
-from pettingzoo.test import api_test, seed_test
 
 import envs
 from envs import wakanda_v0
@@ -109,18 +108,6 @@ def test_observation_is_relative_to_the_observer_and_in_the_unit_box():
     assert env.observe("player_0")["action_mask"].sum() == 0, "no moves for the agent not to act"
     for obs in (own, other):
         assert obs.dtype == np.float32 and obs.min() >= 0 and obs.max() <= 1
-
-
-@pytest.mark.parametrize("advanced", MODES)
-def test_pettingzoo_api_test_env_and_raw_env(advanced):
-    api_test(wakanda_v0.env(advanced=advanced), num_cycles=200)
-    api_test(wakanda_v0.raw_env(advanced=advanced, reward="score"), num_cycles=200)
-
-
-@pytest.mark.parametrize("advanced", MODES)
-def test_pettingzoo_seed_test(advanced):
-    seed_test(lambda: wakanda_v0.env(advanced=advanced), num_cycles=200)
-    seed_test(lambda: wakanda_v0.raw_env(advanced=advanced), num_cycles=200)
 
 
 def test_registered_with_pettingzoo_make():
