@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, Agent, PlayerView, agent_kind, make_agent, play_game
-from agents.games import GAME_NAMES, add_game_options, game_config, make_game
+from agents.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
 from envs.core.engine import GameState, shown
 from envs.core.render import player_label
 
@@ -73,10 +73,8 @@ def board(state: GameState, seat: int) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m agents.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("game", choices=list(GAME_NAMES))
+    parser = argparse.ArgumentParser(prog="python -m agents.play", description=__doc__, formatter_class=HelpFormatter)
+    parser.add_argument("game", choices=list(GAME_NAMES), help="the game to play")
     parser.add_argument(
         "--opponents",
         nargs="+",
@@ -84,10 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"one agent per other seat: {', '.join(AGENT_NAMES)}, or any as {EPSILON_SPELLING} (heuristic~0.25: "
         "ε-greedy; default: the heuristic in every other seat)",
     )
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move (default 0)")
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move")
     parser.add_argument("--seed", type=int, default=None, help="fixes the deal and the agents (default: random)")
     parser.add_argument(
-        "--think-time", type=float, default=None, help="seconds per move for ismcts and best opponents (default 1)"
+        "--think-time",
+        type=float,
+        default=None,
+        help="CPU seconds per move for ismcts and best opponents, ε-greedy ones too (default: 1)",
     )
     add_game_options(parser)
     return parser

@@ -46,7 +46,7 @@ import numpy as np
 
 import envs
 from agents import agent_kind, make_agent, split_epsilon
-from agents.games import GAME_NAMES, make_game
+from agents.games import GAME_NAMES, HelpFormatter, make_game
 from benchmarks import backends, luck_report
 from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead
@@ -293,7 +293,7 @@ def collect(results: list[TaskResult]) -> tuple[list[PairData], list[str]]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.luck", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.luck", description=__doc__, formatter_class=HelpFormatter
     )
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), metavar="CONFIG", help=f"from {list(CONFIGS)}")
     parser.add_argument("--deals", type=int, default=60, help="deals per pair without ISMCTS (default 60)")

@@ -34,7 +34,7 @@ import numpy as np
 
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, agent_kind, make_agent, split_epsilon
-from agents.games import GAME_NAMES, add_game_options, game_config, make_game
+from agents.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
 from benchmarks import backends, tournament_report
 from benchmarks.backends import Backend
 from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, run_tasks, seatings
@@ -205,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.tournament",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--game", required=True, help=f"one of {', '.join(list(GAME_NAMES))}")
     parser.add_argument(
@@ -216,23 +216,24 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"from {', '.join(AGENT_NAMES)}, or any as {EPSILON_SPELLING} (heuristic~0.25: ε-greedy)",
     )
     parser.add_argument("--games", type=int, required=True, help="games per table (rounded up to whole deals)")
-    parser.add_argument("--seed", type=int, default=0, help="fixes every deal and every agent's seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="fixes every deal and every agent's seed")
     backends.add_arguments(parser)
     parser.add_argument(
         "--seating",
         choices=["auto", "rotations", "permutations"],
         default="auto",
-        help="seatings per deal: n rotations, or all n! permutations; auto (default): "
-        "permutations up to 3 players, rotations beyond",
+        help="seatings per deal: n rotations, or all n! permutations; auto: permutations up to 3 players, "
+        "rotations beyond",
     )
     parser.add_argument(
-        "--ismcts-iterations", type=int, default=100, help="ISMCTS (and best) iterations per move (default 100)"
+        "--ismcts-iterations",
+        type=int,
+        default=100,
+        help="ISMCTS (and best) iterations per move: a fixed budget, never a clock, so that a seed fixes the report",
     )
     add_game_options(parser)
-    parser.add_argument(
-        "--out", default="benchmarks/results", help="folder for the report (default benchmarks/results)"
-    )
-    parser.add_argument("--name", help="report file stem (default tournament_<game>[_<n>p][_<options>])")
+    parser.add_argument("--out", default="benchmarks/results", help="folder for the report")
+    parser.add_argument("--name", help="report file stem (default: tournament_<game>[_<n>p][_<options>])")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
