@@ -345,9 +345,10 @@ def validate(args: Args):
             f"{flags(mlp_sizes)} size the mlp network, not --network {args.network}: pass --network mlp to use them"
         )
     if args.network != "mlp" and args.backend == "rllib":
+        default = f" ({args.game}'s default)" if args.network == envs.describe(args.game).training["network"] else ""
         raise ValueError(
-            "--backend rllib trains MLPs only (--net-arch): pass --network mlp (samurai_graph, Samurai's default, "
-            "needs --backend sb3)"
+            f"--backend rllib trains MLPs only (--net-arch): pass --network mlp (--network {args.network}"
+            f"{default} needs --backend sb3)"
         )
     if args.reward not in game.reward_modes:
         raise ValueError(f"--reward must be one of {list(game.reward_modes)}, got {args.reward!r}")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from concurrent import futures
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -156,6 +158,57 @@ def test_an_unreachable_address_is_refused_at_once(capsys):
     for bad in ("nowhere", "host:port", "ray://127.0.0.1:10001"):
         with pytest.raises(ValueError, match="--ray-address"):
             ray_cluster.check_address(bad)
+
+
+@contextmanager
+def grpc_server(answer):
+    """A gRPC server on the loopback address that answers every call with ``answer(context)``; yields its
+    address. No handler at all (``answer`` None): a server of another kind, answering UNIMPLEMENTED."""
+    import grpc
+
+    class Everything(grpc.GenericRpcHandler):
+        def service(self, handler_call_details):
+            return grpc.unary_unary_rpc_method_handler(lambda request, context: answer(context))
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1), handlers=[Everything()] if answer else [])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.stop(None)
+
+
+def test_an_address_where_something_else_answers_is_refused_at_once():
+    """Ray's own ray.init would retry for 20 s, then say only that it failed to connect."""
+    with grpc_server(None) as address:
+        with pytest.raises(ValueError, match=rf"something at {address} answers, but not as a Ray cluster's head"):
+            ray_cluster.check_address(address)
+    assert not ray.is_initialized()
+
+
+def test_a_cluster_that_wants_a_token_says_how_to_send_it(monkeypatch, capsys):
+    """A head with token authentication refuses a process without RAY_AUTH_MODE=token (Ray sends no token
+    to an explicit address otherwise): the message says to copy the token and set the mode."""
+    import grpc
+
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    with grpc_server(lambda context: context.abort(grpc.StatusCode.UNAUTHENTICATED, "InvalidAuthToken")) as address:
+        argv = ["--game", "wakanda", "--agents", "random", "heuristic", "--games", "2", "--backend", "ray"]
+        assert tournament.main(argv + ["--ray-address", address, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"the Ray cluster at {address} uses token authentication and this process sends no token" in err
+    assert "~/.ray/auth_token" in err and "set RAY_AUTH_MODE=token" in err
+    assert not ray.is_initialized()
+
+
+def test_without_an_address_a_ray_of_its_own_starts_beside_a_running_cluster(cluster):
+    """As after 'ray start --head' on this machine: ray.init() would join that cluster, and refuse the CPU count
+    of a local Ray; the session starts its own instead (join that cluster with --ray-address auto)."""
+    with ray_session(num_cpus=1) as info:
+        assert info.address == "local" and info.cpus == 1
+        assert ray.get_runtime_context().gcs_address != cluster.address
+    assert not ray.is_initialized()
 
 
 def test_ray_options_need_the_ray_backend():

@@ -145,7 +145,14 @@ def test_an_option_of_another_game_is_refused(tmp_path):
         (["--game", "wapi", "--network", "samurai_graph"], "--network samurai_graph reads Samurai boards only"),
         (["--game", "wakanda", "--network", "wapi_mines"], "--network wapi_mines reads Wapi observations only"),
         (["--game", "samurai", "--net-arch", "64"], "--net-arch size the mlp network, not --network samurai_graph"),
-        (["--game", "samurai", "--backend", "rllib"], "rllib trains MLPs only (--net-arch): pass --network mlp"),
+        (
+            ["--game", "samurai", "--backend", "rllib"],
+            "MLPs only (--net-arch): pass --network mlp (--network samurai_graph (samurai's default) needs",
+        ),
+        (
+            ["--game", "wapi", "--backend", "rllib", "--network", "wapi_mines"],
+            "pass --network mlp (--network wapi_mines needs --backend sb3)",
+        ),
     ],
 )
 def test_bad_settings_are_refused(argv, expected):
