@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
+import socket
+import subprocess
 import sys
+import time
 from concurrent import futures
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +31,8 @@ from benchmarks import luck, strength, tournament
 from benchmarks.backends import LocalBackend, RayBackend
 from benchmarks.matches import play_task, run_tasks
 from benchmarks.tournament import plan_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # The helpers below run on the cluster's workers, which cannot import this test module: send them by value.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -263,3 +269,59 @@ def test_a_failed_check_stops_the_local_ray_it_started(monkeypatch):
     started = set(temp_dir.glob("session_2*")) - sessions_before
     assert len(started) == 1, "a local Ray was started for the session"
     assert our_ray_processes(str(started.pop())) == [], "and nothing of it is left running"
+
+
+def ray_start(args: list[str], env: dict) -> subprocess.Popen:
+    """``ray start ARGS --block`` in a process group of its own, on the loopback address: stopping the group
+    stops this node alone (``ray stop`` would stop every Ray on the machine)."""
+    command = [str(Path(sys.executable).parent / "ray"), "start", *args, "--node-ip-address", "127.0.0.1"]
+    return subprocess.Popen(
+        command + ["--num-cpus", "1", "--block"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+@pytest.mark.slow
+def test_the_documented_two_node_commands_with_a_token(tmp_path):
+    """docs/ray.md's cluster, both nodes on this machine: a head with token authentication, a worker given
+    its token and RAY_AUTH_MODE=token, and a command run with RAY_ADDRESS. Without RAY_AUTH_MODE=token the
+    command is refused at once, saying so; with it, deals are played on both nodes."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    env = {**os.environ, "RAY_AUTH_TOKEN": "0123456789abcdef" * 2, "RAY_ADDRESS": address}
+    env.pop("RAY_AUTH_MODE", None)
+    env.pop(
+        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None
+    )  # conftest's 0 keeps a single node; a cluster needs Ray's default
+    token = {**env, "RAY_AUTH_MODE": "token"}
+    command = [sys.executable, "-m", "benchmarks.tournament", "--game", "wakanda", "--agents", "random", "heuristic"]
+    command += ["--games", "8", "--backend", "ray", "--no-progress", "--out", str(tmp_path)]
+    nodes = [ray_start(["--head", "--port", address.rpartition(":")[2]], token)]
+    try:
+        check = [sys.executable, "-c", f"from agents.ray_cluster import check_address; check_address({address!r})"]
+        for _ in range(120):  # the head is up when it answers
+            if subprocess.run(check, env=token, cwd=ROOT, capture_output=True).returncode == 0:
+                break
+            time.sleep(1)
+        nodes.append(ray_start(["--address", address], token))
+        refused = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert refused.returncode == 2 and "this process sends no token" in refused.stderr
+        assert "set RAY_AUTH_MODE=token" in refused.stderr
+        for _ in range(30):  # until the worker node has joined
+            done = subprocess.run(command, env=token, cwd=ROOT, capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, done.stderr[-2000:]
+            if "on 2 node(s); deals played on 2 node(s)" in (tmp_path / "tournament_wakanda.md").read_text():
+                break
+            time.sleep(1)
+        else:
+            report = (tmp_path / "tournament_wakanda.md").read_text()
+            pytest.fail(f"the worker node never played a deal: {[x for x in report.splitlines() if 'ran on' in x]}")
+    finally:
+        for node in reversed(nodes):
+            os.killpg(node.pid, signal.SIGTERM)
+            node.wait(timeout=120)
+    assert our_ray_processes(os.environ["RAY_TMPDIR"]) == [], "nothing of either node is left running"
