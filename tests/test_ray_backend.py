@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent import futures
 from contextlib import contextmanager
@@ -292,7 +294,8 @@ def test_the_documented_two_node_commands_with_a_token(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         address = f"127.0.0.1:{probe.getsockname()[1]}"
-    env = {**os.environ, "RAY_AUTH_TOKEN": "0123456789abcdef" * 2, "RAY_ADDRESS": address}
+    temp_dir = tempfile.mkdtemp(prefix="drl-2n-")  # both nodes' own (short: Ray's socket paths have a limit)
+    env = {**os.environ, "RAY_AUTH_TOKEN": "0123456789abcdef" * 2, "RAY_ADDRESS": address, "RAY_TMPDIR": temp_dir}
     env.pop("RAY_AUTH_MODE", None)
     env.pop(
         "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None
@@ -324,4 +327,6 @@ def test_the_documented_two_node_commands_with_a_token(tmp_path):
         for node in reversed(nodes):
             os.killpg(node.pid, signal.SIGTERM)
             node.wait(timeout=120)
-    assert our_ray_processes(os.environ["RAY_TMPDIR"]) == [], "nothing of either node is left running"
+        left = our_ray_processes(temp_dir)
+        shutil.rmtree(temp_dir, ignore_errors=True)
+    assert left == [], "nothing of either node is left running"
