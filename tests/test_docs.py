@@ -35,7 +35,7 @@ COPIED = ["agents", "benchmarks", "envs", "web", "docs", "train.py", "README.md"
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 MARKER = re.compile(r"<!--\s*runnable(?::(.*?))?\s*-->\s*$")
 #: Fewer runnable blocks than this means the markers were lost, not that the docs got shorter.
-AT_LEAST = 7
+AT_LEAST = 8
 
 
 @dataclass(frozen=True)
