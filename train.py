@@ -70,6 +70,12 @@ def count_or_auto(text: str) -> int | str:
         raise argparse.ArgumentTypeError(f"must be a whole number or auto, got {text!r}") from None
 
 
+def whole_rollouts(timesteps: int, rollout: int) -> int:
+    """``--timesteps`` rounded up to whole rollouts of ``rollout`` learner steps: SB3 collects whole
+    rollouts, so that is what it trains, and its progress bar's total must say so (not 8,192/2,000)."""
+    return -(-timesteps // rollout) * rollout
+
+
 def auto_workers(n_envs: int) -> int:
     """``--workers auto``: one process per core (this one and the workers), each stepping at least 16 games
     so that its opponents' moves still batch. On the 2-core machine 1 worker beat 0 and 2 by 15-30%: more
@@ -117,7 +123,10 @@ class Args:
         },
     )
     seed: int = field(default=1, metadata={"help": "seeds everything: deals, seats, opponents, network init"})
-    out: str = field(default="", metadata={"help": "output directory (default: runs/<run name>)"})
+    out: str = field(
+        default="",
+        metadata={"help": "output directory (default: runs/<game>__maskppo__<seed>__<time>; rllib: __rllib_ppo__)"},
+    )
     eval_opponents: list[str] = field(
         default_factory=lambda: ["random", "heuristic"],
         metadata={"help": "baselines for the periodic evaluation and the final table", "nargs": "+"},
@@ -185,7 +194,8 @@ class Args:
 
 #: What each per-game setting means (its default comes from the game's description).
 PER_GAME_HELP = {
-    "timesteps": "learner steps to train",
+    "timesteps": "learner steps to train, rounded up to whole rollouts (--n-steps x --n-envs; --backend rllib: whole "
+    "training iterations); with --resume, steps to add to the file's",
     "opponents": "the league's baselines (random, heuristic, ismcts, ppo:PATH) and self (snapshots of the learner)",
     "warm_start": "imitate this agent's moves before PPO: heuristic, ismcts, rollouts (the heuristic, then fit to "
     "each move's value measured by paired rollouts) or none",
@@ -252,7 +262,8 @@ def build_parser(game: str) -> argparse.ArgumentParser:
             (t for name, t in (("bool", parse_bool), ("float", float), ("int", int)) if name in f.type), str
         )
         shown = " ".join(map(str, default)) if isinstance(default, list) else default
-        meta["help"] += f" (default{' for ' + game if per_game else ''}: {shown if shown != '' else 'none'})"
+        if "(default" not in meta["help"]:  # else the help says its default in words
+            meta["help"] += f" (default{' for ' + game if per_game else ''}: {shown if shown != '' else 'none'})"
         parser.add_argument("--" + f.name.replace("_", "-"), default=default, type=kind, **meta)
     add_game_options(parser)
     return parser
@@ -298,7 +309,8 @@ def kept_network(args: Args, option: str, path: str, kept: str, asked: str) -> s
     named = [name for name in NETWORK_OPTIONS if name in args.given]
     if named and asked != kept:
         raise ValueError(
-            f"{flags(named)} ask for the network {asked}, which contradicts {option} {path}: its network, {kept}, "
+            f"{flags(named)} {'asks' if len(named) == 1 else 'ask'} for the network {asked}, which contradicts "
+            f"{option} {path}: its network, {kept}, "
             f"is kept; leave the network options out"
         )
     return kept
@@ -333,9 +345,10 @@ def validate(args: Args):
             f"{flags(mlp_sizes)} size the mlp network, not --network {args.network}: pass --network mlp to use them"
         )
     if args.network != "mlp" and args.backend == "rllib":
+        default = f" ({args.game}'s default)" if args.network == envs.describe(args.game).training["network"] else ""
         raise ValueError(
-            "--backend rllib trains MLPs only (--net-arch): pass --network mlp (samurai_graph, Samurai's default, "
-            "needs --backend sb3)"
+            f"--backend rllib trains MLPs only (--net-arch): pass --network mlp (--network {args.network}"
+            f"{default} needs --backend sb3)"
         )
     if args.reward not in game.reward_modes:
         raise ValueError(f"--reward must be one of {list(game.reward_modes)}, got {args.reward!r}")
@@ -530,9 +543,12 @@ def main(argv: list[str] | None = None) -> dict:
 
     # --- training ---------------------------------------------------------------------
     started, start_steps = time.time(), model.num_timesteps
+    steps = whole_rollouts(args.timesteps, model.n_steps * model.n_envs)
+    if steps != args.timesteps:
+        print(f"training {steps:,} learner steps: --timesteps {args.timesteps:,} rounded up to whole rollouts")
     try:
         model.learn(
-            args.timesteps,
+            steps,  # what SB3 trains anyway; its progress bar then shows the true total
             callback=callbacks,
             progress_bar=args.progress_bar,
             tb_log_name=run_name,

@@ -3,8 +3,8 @@
 ``make_agent(name, game=..., **options)`` builds ``"random"``, ``"heuristic"``,
 ``"ismcts"`` (with ``network=...``: guided by a network), ``"ppo:PATH"`` (a model file),
 ``"rllib:PATH"`` (an RLlib checkpoint), ``"trained"`` (the model shipped for the game's configuration) or
-``"best"`` (the strongest agent measured for the configuration); ``play_game(game, agents, seed)`` plays one
-full game between them on the raw engine.
+``"best"`` (the strongest agent measured for the configuration), and any of them ε-greedy as ``"NAME~EPS"``;
+``play_game(game, agents, seed)`` plays one full game between them on the raw engine.
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ __all__ = [
     "GameResult",
     "PlayerView",
     "SEARCH_AGENTS",
+    "agent_kind",
     "agent_options",
     "make_agent",
     "parse_agent_options",
     "play_game",
+    "split_epsilon",
 ]
 
 #: The names ``make_agent`` knows; ``ppo`` and ``rllib`` are written with the path of what they play.
@@ -33,6 +35,42 @@ AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "rllib:PATH", "train
 SEARCH_AGENTS = ("ismcts", "best")
 #: The agents that play a file: ``KIND:PATH``.
 FILE_AGENTS = ("ppo", "rllib")
+#: Any agent made ε-greedy (:mod:`agents.epsilon_greedy`): NAME's move with probability 1 - EPS, else a random one.
+EPSILON_SPELLING = "NAME~EPS"
+EPSILON_SEPARATOR = "~"
+
+
+def split_epsilon(name: str) -> tuple[str, float | None]:
+    """``"heuristic~0.25"`` -> ``("heuristic", 0.25)``; a plain name -> ``(name, None)``.
+
+    EPS is the text after the last ``~``: a decimal number in [0, 1], else a ValueError. A file agent's
+    path may hold a ``~`` of its own (``ppo:runs/old~1/model.zip``): there a tail that is no number is
+    part of the path."""
+    if not isinstance(name, str):
+        raise ValueError(
+            f"agent name must be a str, one of {', '.join(AGENT_NAMES)} or {EPSILON_SPELLING}; got {shown(name)}"
+        )
+    base, separator, text = name.rpartition(EPSILON_SEPARATOR)
+    if not separator:
+        return name, None
+    try:
+        epsilon = float(text)
+    except ValueError:
+        epsilon = None
+    if epsilon is None and base.partition(":")[0] in FILE_AGENTS:
+        return name, None  # a path with a ~ in it
+    if epsilon is None or not base or not 0 <= epsilon <= 1:  # nan and inf fail the range
+        raise ValueError(
+            f"an ε-greedy agent is written {EPSILON_SPELLING} with NAME an agent and EPS a number in [0, 1] "
+            f"(heuristic~0.25), got {shown(name)}"
+        )
+    return base, epsilon
+
+
+def agent_kind(name: str) -> str:
+    """What an agent name builds, without its path or ε: ``"ismcts~0.1"`` -> ``"ismcts"``, ``"ppo:m.zip"`` -> ``"ppo"``;
+    what decides, say, whether it takes a search budget."""
+    return split_epsilon(name)[0].partition(":")[0]
 
 
 def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
@@ -64,12 +102,12 @@ def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
         from agents.rllib.policy import RLlibAgent
 
         return RLlibAgent
-    raise ValueError(f"unknown agent {shown(kind)}; available: {', '.join(AGENT_NAMES)}")
+    raise ValueError(f"unknown agent {shown(kind)}; available: {', '.join(AGENT_NAMES)} or {EPSILON_SPELLING}")
 
 
 def agent_options(name: str, guided: bool = False) -> list[str]:
     """The keyword options an agent accepts (besides ``game``); ``guided``: ISMCTS's with ``network=...``."""
-    kind = name.split(":", 1)[0]
+    kind = agent_kind(name)
     params = inspect.signature(_agent_class(kind, guided).__init__).parameters
     return [p for p in params if p not in ("self", "game", "path")]
 
@@ -100,17 +138,22 @@ def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
     ``options`` are the agent's keyword arguments (``seed`` for all; for
     ISMCTS ``iterations``, ``time_limit``, ``exploration``...; ISMCTS with
     ``network="trained" | "ppo:PATH"`` is the guided search of :mod:`agents.guided`). Unknown names
-    or options raise a ValueError listing the available ones.
+    or options raise a ValueError listing the available ones. ``"NAME~EPS"`` (``"heuristic~0.25"``) is
+    NAME's agent, built with these options, made ε-greedy (:class:`agents.epsilon_greedy.EpsilonGreedy`, its
+    random moves drawn from a stream of ``seed`` apart from NAME's).
     """
-    if not isinstance(name, str):
-        raise ValueError(f"agent name must be a str, one of {', '.join(AGENT_NAMES)}; got {shown(name)}")
+    base, epsilon = split_epsilon(name)
+    if epsilon is not None:
+        from agents.epsilon_greedy import EpsilonGreedy
+
+        return EpsilonGreedy(make_agent(base, game, **options), epsilon, options.get("seed"), name=name)
     kind, _, path = name.partition(":")
     if kind == "ppo" and not path:
         raise ValueError("the ppo agent is written 'ppo:PATH' with the path of a MaskablePPO model file")
     if kind == "rllib" and not path:
         raise ValueError("the rllib agent is written 'rllib:PATH' with a checkpoint of train.py --backend rllib")
     if kind not in FILE_AGENTS and path:
-        raise ValueError(f"unknown agent {shown(name)}; available: {', '.join(AGENT_NAMES)}")
+        raise ValueError(f"unknown agent {shown(name)}; available: {', '.join(AGENT_NAMES)} or {EPSILON_SPELLING}")
     guided = kind == "ismcts" and options.get("network") is not None
     cls = _agent_class(kind, guided)
     allowed = agent_options(kind, guided)

@@ -7,28 +7,21 @@ Mixing the heuristic with random moves gives a ladder whose rungs are
 ordered by construction, random = ``heuristic~1`` < ``heuristic~0.5`` <
 ``heuristic~0`` = heuristic, with gaps set by ε.
 
-An ε-greedy agent is written ``NAME~EPS`` (``heuristic~0.5``); any other
-name goes to :func:`agents.make_agent` unchanged. The wrapper draws its coin
-flips and random moves from its own generator, seeded apart from the wrapped
-agent's, so ``heuristic~0`` seeded s plays exactly as ``heuristic`` seeded s
-and a seed fixes every move.
-
-``benchmarks.matches.build_agent`` builds such names through :func:`make`,
-so the luck study can seat them (tournaments take plain agent names only).
-It lives with the agents because it is one: anything that builds agents by
-name can offer the spelling through :func:`make`.
+An ε-greedy agent is written ``NAME~EPS`` (``heuristic~0.5``) wherever agents
+are built by name: :func:`agents.make_agent` parses the spelling
+(:func:`agents.split_epsilon`) and wraps NAME's agent in :class:`EpsilonGreedy`,
+so ``agents.play``, the tournament and the luck study take it.
+The wrapper draws its coin flips and random moves from its own generator,
+seeded apart from the wrapped agent's, so ``heuristic~0`` seeded s plays
+exactly as ``heuristic`` seeded s and a seed fixes every move.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from agents import Agent, PlayerView, make_agent
+from agents import EPSILON_SEPARATOR, Agent, PlayerView
 from envs.core.engine import shown
-
-SEPARATOR = "~"
 
 
 class EpsilonGreedy(Agent):
@@ -43,7 +36,7 @@ class EpsilonGreedy(Agent):
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
             raise ValueError(f"epsilon must be a number in [0, 1], got {shown(epsilon)}")
         self.agent, self.epsilon = agent, float(epsilon)
-        self.name = name or f"{getattr(agent, 'name', type(agent).__name__)}{SEPARATOR}{epsilon:g}"
+        self.name = name or f"{getattr(agent, 'name', type(agent).__name__)}{EPSILON_SEPARATOR}{epsilon:g}"
         # a stream of its own (spawn key 1), so that the wrapped agent's seeded choices are untouched
         self.rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)) if seed is not None else None)
 
@@ -55,24 +48,3 @@ class EpsilonGreedy(Agent):
             legal = view.legal_actions
             return legal[int(self.rng.integers(len(legal)))]
         return self.agent.act(view)
-
-
-def parse(name: str) -> tuple[str, float | None]:
-    """``"heuristic~0.5"`` -> ``("heuristic", 0.5)``; a plain name -> ``(name, None)``."""
-    if not isinstance(name, str) or SEPARATOR not in name:
-        return name, None
-    base, _, text = name.rpartition(SEPARATOR)
-    try:
-        epsilon = float(text)
-    except ValueError:
-        epsilon = -1.0
-    if not base or not 0 <= epsilon <= 1:
-        raise ValueError(f"an ε-greedy agent is written NAME~EPS with EPS in [0, 1], got {shown(name)}")
-    return base, epsilon
-
-
-def make(name: str, game: Any = None, seed: int | None = None, **options: Any) -> Agent:
-    """Build ``NAME~EPS`` as an :class:`EpsilonGreedy` around ``make_agent(NAME, ...)``, or any plain name."""
-    base, epsilon = parse(name)
-    agent = make_agent(base, game, seed=seed, **options)
-    return agent if epsilon is None else EpsilonGreedy(agent, epsilon, seed, name=name)

@@ -44,6 +44,22 @@ def description_of(game: Game | None) -> GameDescription | None:
 
 
 # --- command lines -----------------------------------------------------------------------
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The help of every command: its description as written (the module docstring's examples keep their
+    lines) and each option's default after its help, as ``argparse.ArgumentDefaultsHelpFormatter`` adds it,
+    unless the help already says its default in words (``default: every core``) or the option is required."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text or action.required or action.default is argparse.SUPPRESS or not action.option_strings:
+            return text
+        default = action.default
+        if isinstance(default, (list, tuple)):
+            default = " ".join(map(str, default)) or "none"
+        shown_default = "none" if default is None else str(default)
+        return f"{text} (default: {shown_default.replace('%', '%%')})".lstrip()
+
+
 def _options_by_name() -> dict[str, list[tuple[str, Option]]]:
     """option name -> (game, option) for every game that takes it, in the order of ``envs.GAMES``."""
     found: dict[str, list[tuple[str, Option]]] = {}

@@ -22,8 +22,8 @@ import sys
 from collections.abc import Callable
 
 import envs
-from agents import AGENT_NAMES, SEARCH_AGENTS, Agent, PlayerView, make_agent, play_game
-from agents.games import GAME_NAMES, add_game_options, game_config, make_game
+from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, Agent, PlayerView, agent_kind, make_agent, play_game
+from agents.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
 from envs.core.engine import GameState, shown
 from envs.core.render import player_label
 
@@ -33,7 +33,11 @@ _MOVE_NUMBER = re.compile(r"[0-9]{1,6}")
 
 
 class Resign(Exception):
-    """The human typed q (or the input ended)."""
+    """The human typed q (a choice: exit status 0) or the input ended first (``ended``: status 1)."""
+
+    def __init__(self, ended: bool = False):
+        super().__init__("the input ended" if ended else "gave up")
+        self.ended = ended
 
 
 class HumanAgent(Agent):
@@ -53,7 +57,7 @@ class HumanAgent(Agent):
             try:
                 answer = self.read("> ").strip().lower()
             except EOFError:
-                raise Resign from None
+                raise Resign(ended=True) from None
             if answer in ("q", "quit", "exit"):
                 raise Resign
             if _MOVE_NUMBER.fullmatch(answer) and 1 <= int(answer) <= len(legal):
@@ -69,17 +73,22 @@ def board(state: GameState, seat: int) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m agents.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("game", choices=list(GAME_NAMES))
+    parser = argparse.ArgumentParser(prog="python -m agents.play", description=__doc__, formatter_class=HelpFormatter)
+    parser.add_argument("game", choices=list(GAME_NAMES), help="the game to play")
     parser.add_argument(
-        "--opponents", nargs="+", metavar="AGENT", help=f"one agent per other seat: {', '.join(AGENT_NAMES)}"
+        "--opponents",
+        nargs="+",
+        metavar="AGENT",
+        help=f"one agent per other seat: {', '.join(AGENT_NAMES)}, or any as {EPSILON_SPELLING} (heuristic~0.25: "
+        "ε-greedy; default: the heuristic in every other seat)",
     )
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move (default 0)")
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move")
     parser.add_argument("--seed", type=int, default=None, help="fixes the deal and the agents (default: random)")
     parser.add_argument(
-        "--think-time", type=float, default=None, help="seconds per move for ismcts and best opponents (default 1)"
+        "--think-time",
+        type=float,
+        default=None,
+        help="CPU seconds per move for ismcts and best opponents, ε-greedy ones too (default: 1)",
     )
     add_game_options(parser)
     return parser
@@ -108,18 +117,22 @@ def main(
         parser.error(f"{args.game} with {n} players needs {n - 1} opponents, got {len(opponents)}")
     if not 0 <= args.seat < n:
         parser.error(f"--seat must be in 0..{n - 1}, got {args.seat}")
-    if args.think_time is not None and not set(opponents) & set(SEARCH_AGENTS):
+    try:
+        kinds = [agent_kind(name) for name in opponents]  # a malformed NAME~EPS is refused here
+    except ValueError as error:
+        parser.error(f"--opponents: {error}")
+    if args.think_time is not None and not set(kinds) & set(SEARCH_AGENTS):
         searchers = " and ".join(sorted(SEARCH_AGENTS))
         parser.error(f"--think-time is for {searchers} opponents; none of {opponents} searches")
     agents: list[Agent] = []
-    names = iter(opponents)
+    names = iter(zip(opponents, kinds))
     for seat in range(n):
         if seat == args.seat:
             agents.append(HumanAgent(read, write))
             continue
-        name = next(names)
+        name, kind = next(names)
         options: dict = {"seed": None if args.seed is None else args.seed * 100 + seat}
-        if name in SEARCH_AGENTS:
+        if kind in SEARCH_AGENTS:
             options["time_limit"] = 1.0 if args.think_time is None else args.think_time
         try:
             agents.append(make_agent(name, game, **options))
@@ -134,9 +147,9 @@ def main(
     write(f"{args.game}: {seats}")
     try:
         result = play_game(game, agents, seed=args.seed, on_start=lambda s: write(board(s, args.seat)), on_move=show)
-    except Resign:
-        write("\nYou gave up. Game over.")
-        return 1
+    except Resign as resign:
+        write("\nThe input ended before the game. Game over." if resign.ended else "\nYou gave up. Game over.")
+        return 1 if resign.ended else 0
     write("\nFinal scores: " + ", ".join(f"{player_label(p)} {s:g}" for p, s in enumerate(result.scores)))
     winners = ", ".join("you" if p == args.seat else player_label(p) for p in result.winners) or "nobody"
     write(f"Winner{'s' if len(result.winners) > 1 else ''}: {winners}")

@@ -9,6 +9,14 @@ deals would not match the local backend), is refused by name. Every failure
 is a ValueError with a plain message (unreachable address, no cluster, another
 Ray or Python version, a node without the project) and leaves nothing
 running: a Ray started here is shut down, a cluster joined is left as found.
+
+An address is asked first whether it is a Ray cluster's head, in one short
+RPC to its GCS (:func:`check_address`): an address where nothing listens,
+where something else answers, or whose cluster wants a token this process
+does not send, is refused in well under a second with what to do, where
+``ray.init`` would retry for 20 s and then say only that it failed. Ray
+2.60 sends a token to an explicit address only under ``RAY_AUTH_MODE=token``
+(a node started with ``ray start --address`` too): the message says so.
 """
 
 from __future__ import annotations
@@ -16,7 +24,6 @@ from __future__ import annotations
 import builtins
 import hashlib
 import os
-import socket
 import sys
 import types
 from collections.abc import Iterator
@@ -30,9 +37,14 @@ from envs.core.engine import shown
 PROJECT_PACKAGES = ("envs", "agents", "benchmarks")
 #: Seconds to wait for the probe on every node (nodes busy with other work may take a while to start it).
 PROBE_TIMEOUT_S = 120.0
-#: Seconds to wait for a TCP connection to the cluster's address before calling it unreachable.
+#: Seconds to wait for the cluster's head to answer one RPC before calling it unreachable.
 CONNECT_TIMEOUT_S = 5.0
-INSTALL_HINT = "install the project on every node: pip install 'drawluck[ray]' (the same version as here)"
+#: What Ray needs to send its token to an explicit address (it reads the token only in this mode).
+TOKEN_HINT = (
+    "copy the head node's ~/.ray/auth_token to this machine (or set RAY_AUTH_TOKEN to its contents) and set "
+    "RAY_AUTH_MODE=token: Ray sends the token to an explicit address only in that mode"
+)
+INSTALL_HINT = "install the project on every node: pip install -e '.[ray]' from a checkout of the same version as here"
 
 
 @dataclass(frozen=True)
@@ -53,7 +65,7 @@ def require_ray():
     try:
         import ray
     except ImportError:
-        raise ValueError("the ray backend needs Ray: pip install 'drawluck[ray]'") from None
+        raise ValueError("the ray backend needs Ray: pip install -e '.[ray]' in the checkout") from None
     return ray
 
 
@@ -70,8 +82,8 @@ def project_fingerprint(root: str | None = None) -> str:
 
 
 def check_address(address: str) -> str:
-    """``"auto"`` or ``"HOST:PORT"``, reachable over TCP; ValueError otherwise (a quick refusal, not Ray's
-    long retry loop)."""
+    """``"auto"`` or ``"HOST:PORT"`` of a Ray cluster's head that accepts this process; ValueError otherwise,
+    saying what to do (a quick refusal, not Ray's 20 s retry loop)."""
     if not isinstance(address, str) or not address:
         raise ValueError(f"--ray-address must be 'auto' or HOST:PORT, got {shown(address)}")
     if address == "auto":
@@ -86,14 +98,40 @@ def check_address(address: str) -> str:
         raise ValueError(
             f"--ray-address must be 'auto' or HOST:PORT (the head node's port, 6379 by default), got {shown(address)}"
         )
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
-    except OSError as error:
-        raise ValueError(
-            f"cannot reach a Ray cluster at {address}: {error.strerror or error}. Start one with "
-            f"'ray start --head --port {port}' on {host}, or check the address"
-        ) from None
+    _ask_head(address, host, port)
     return address
+
+
+def _ask_head(address: str, host: str, port: str) -> None:
+    """One RPC to the GCS at ``address`` (its cluster id), with this process's token if Ray would send one;
+    a ValueError unless a Ray head answers it."""
+    import grpc
+    from ray._private.grpc_utils import init_grpc_channel
+    from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc
+
+    channel = init_grpc_channel(address)  # Ray's own channel: its TLS setting and its token, if it sends one
+    try:
+        gcs = gcs_service_pb2_grpc.NodeInfoGcsServiceStub(channel)
+        gcs.GetClusterId(gcs_service_pb2.GetClusterIdRequest(), timeout=CONNECT_TIMEOUT_S)
+    except grpc.RpcError as error:
+        code, details = error.code(), " ".join(str(error.details()).split())
+        if code == grpc.StatusCode.UNAUTHENTICATED:
+            sent = os.environ.get("RAY_AUTH_MODE", "").lower() == "token"
+            raise ValueError(
+                f"the Ray cluster at {address} uses token authentication and "
+                f"{'refused the token this process sent' if sent else 'this process sends no token'}: {TOKEN_HINT}"
+            ) from None
+        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            raise ValueError(
+                f"cannot reach a Ray cluster at {address}: {shown(details, 200)}. Start one with "
+                f"'ray start --head --port {port}' on {host}, or check the address"
+            ) from None
+        raise ValueError(
+            f"something at {address} answers, but not as a Ray cluster's head does ({code.name}: "
+            f"{shown(details, 200)}): give the head node's port (6379 by default)"
+        ) from None
+    finally:
+        channel.close()
 
 
 def _probe(packages: tuple[str, ...]) -> dict:
@@ -173,8 +211,8 @@ def _init(ray, address: str | None, num_cpus: int | None) -> None:
     """``ray.init`` with its failures turned into ValueErrors."""
     quiet = dict(include_dashboard=False, log_to_driver=False, logging_level="ERROR", configure_logging=True)
     try:
-        if address is None:
-            ray.init(num_cpus=num_cpus, **quiet)
+        if address is None:  # "local": a Ray of its own, even where 'ray start' runs one (join that with "auto")
+            ray.init(address="local", num_cpus=num_cpus, **quiet)
         else:
             ray.init(address=address, log_to_driver=False, logging_level="ERROR")
     except ConnectionError as error:
@@ -195,21 +233,22 @@ def _init(ray, address: str | None, num_cpus: int | None) -> None:
 
 @contextmanager
 def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iterator[ClusterInfo]:
-    """Start a local Ray (``address`` None; ``num_cpus`` workers, default all cores) or join the cluster at
-    ``address`` (``"auto"``, ``"HOST:PORT"``); check every node; always disconnect (and stop a local Ray).
+    """Start a local Ray (``address`` None; ``num_cpus`` workers, default all cores; a Ray of its own even
+    where a cluster started with ``ray start`` runs) or join the cluster at ``address`` (``"auto"``,
+    ``"HOST:PORT"``); check every node; always disconnect (and stop a local Ray).
 
     A Ray started here listens on the loopback address only (nothing is reachable from outside), unless
     the caller already imported Ray with other settings; Ray's usage reports stay off unless
     ``RAY_USAGE_STATS_ENABLED=1`` is set.
     """
-    if address is not None:
-        check_address(address)
-    elif "ray" not in sys.modules:
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # a local Ray binds to 127.0.0.1
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # Ray's usage reports: off unless the user turns them on
     if num_cpus is not None and (type(num_cpus) is not int or num_cpus < 1):
         raise ValueError(f"num_cpus must be a positive int, got {shown(num_cpus)}")
+    if address is None and "ray" not in sys.modules:
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # a local Ray binds to 127.0.0.1
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # Ray's usage reports: off unless the user turns them on
     ray = require_ray()
+    if address is not None:
+        check_address(address)
     if ray.is_initialized():
         raise ValueError("Ray is already initialized in this process: finish that session first")
     try:

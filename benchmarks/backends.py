@@ -190,19 +190,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--backend",
         choices=BACKENDS,
         default="local",
-        help="local: a process pool here (default); ray: Ray tasks on a cluster",
+        help="local: a process pool here; ray: Ray tasks on a cluster",
     )
     parser.add_argument(
         "--ray-address",
         metavar="ADDRESS",
         help="with --backend ray: the cluster to join, 'auto' (a cluster started on this machine "
-        "with 'ray start') or HOST:PORT; default $RAY_ADDRESS, else a local Ray for the run",
+        "with 'ray start') or HOST:PORT (default: $RAY_ADDRESS, else a local Ray for the run)",
     )
     parser.add_argument(
         "--processes",
         type=int,
-        help=f"local backend: worker processes (default {DEFAULT_PROCESSES}); ray backend: the CPUs "
-        f"of a local Ray (default every core; a cluster brings its own)",
+        help=f"local backend: worker processes (default: {DEFAULT_PROCESSES}); ray backend: the CPUs "
+        f"of a local Ray (default: every core; a cluster brings its own)",
     )
 
 

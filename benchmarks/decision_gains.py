@@ -123,26 +123,44 @@ def gains(values: np.ndarray, heuristic: np.ndarray, picks: np.ndarray) -> list[
 
 
 def main(argv: list[str] | None = None) -> None:
-    from agents.games import make_game
+    from agents.games import HelpFormatter, make_game
     from agents.network import load_network
     from agents.training.imitation import deal_chunks, in_processes
 
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.decision_gains", description=__doc__.split("\n")[0])
-    parser.add_argument("--game", default="wapi")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.decision_gains", description=__doc__.split("\n")[0], formatter_class=HelpFormatter
+    )
+    parser.add_argument("--game", default="wapi", help="the game")
     parser.add_argument(
-        "--config", type=json.loads, default={}, help='the game\'s options as JSON, e.g. {"num_players": 4}'
+        "--config",
+        type=json.loads,
+        default={},
+        help="the game's options as JSON, e.g. {\"num_players\": 4} (default: {}, the game's defaults)",
     )
     parser.add_argument("--games", type=int, default=60, help="games whose decisions are judged")
     parser.add_argument("--seed", type=int, default=DEAL_SEED, help="the first deal's seed")
-    parser.add_argument("--judge-samples", type=int, default=256)
-    parser.add_argument("--search-samples", type=int, nargs="*", default=[32, 256])
-    parser.add_argument("--models", nargs="*", default=[])
     parser.add_argument(
-        "--positions", default=None, help="a model playing one seat against heuristics: only its decisions are judged"
+        "--judge-samples", type=int, default=256, help="paired samples of the flat search that value every legal move"
     )
-    parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--out", default=None, help="write the table here (markdown) as well as printing it")
+    parser.add_argument(
+        "--search-samples",
+        type=int,
+        nargs="*",
+        default=[32, 256],
+        help="choosers search:N, the flat search's choice from N samples of its own (none: no search rows)",
+    )
+    parser.add_argument(
+        "--models", nargs="*", default=[], help="model files judged as choosers: their most probable legal move"
+    )
+    parser.add_argument(
+        "--positions",
+        default=None,
+        help="a model playing one seat against heuristics: only its decisions are judged, and only the --models "
+        "and --search-samples choosers are (default: none, the heuristic in every seat)",
+    )
+    parser.add_argument("--processes", type=int, default=2, help="worker processes")
+    parser.add_argument("--out", default=None, help="also write the table here, as markdown (default: printed only)")
     args = parser.parse_args(argv)
     for name in ("games", "judge_samples", "processes"):
         if getattr(args, name) < 1:

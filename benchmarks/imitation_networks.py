@@ -68,16 +68,20 @@ def candidates(game) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from agents.games import make_game
+    from agents.games import HelpFormatter, make_game
     from agents.training.imitation import clone, generate
 
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.imitation_networks", description=__doc__.split("\n")[0])
-    parser.add_argument("--game", choices=sorted(GAMES), default="samurai")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.imitation_networks",
+        description=__doc__.split("\n")[0],
+        formatter_class=HelpFormatter,
+    )
+    parser.add_argument("--game", choices=sorted(GAMES), default="samurai", help="the game whose heuristic is imitated")
     parser.add_argument("--games", type=int, default=1500, help="heuristic games imitated (one in ten held out)")
-    parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--out", default="benchmarks/results/imitation_networks.md")
+    parser.add_argument("--epochs", type=int, default=8, help="passes over the imitated moves, for each network")
+    parser.add_argument("--processes", type=int, default=2, help="worker processes playing the heuristic games")
+    parser.add_argument("--out", default="benchmarks/results/imitation_networks.md", help="the results file")
     args = parser.parse_args(argv)
     torch.manual_seed(0)
     config = GAMES[args.game].config

@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import envs
-from agents import epsilon_greedy
-from agents.games import GAME_NAMES, make_game
+from agents import agent_kind, make_agent, split_epsilon
+from agents.games import GAME_NAMES, HelpFormatter, make_game
 from benchmarks import backends, luck_report
 from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead
@@ -209,7 +209,7 @@ def plan_study(
             if len(pair) != 2 or pair[0] == pair[1]:
                 raise ValueError(f"--pairs are STRONG,WEAK with two different agents, got {shown(','.join(pair))}")
             for name in pair:
-                epsilon_greedy.parse(name)  # a malformed NAME~EPS fails here, before anything runs
+                split_epsilon(name)  # a malformed NAME~EPS fails here, before anything runs
     notes, expensive, cheap = [], [], []
     for config in configs:
         game_name, game_config = CONFIGS[config]
@@ -217,7 +217,7 @@ def plan_study(
         key_of_game = game_key(game_name, game_config)
         for p, (strong, weak) in enumerate(GAME_PAIRS.get(game_name, PAIRS) if pairs is None else pairs):
             table = [strong, weak] + [filler] * (game.num_players - 2)
-            base = {name: epsilon_greedy.parse(name)[0] for name in table}  # NAME~EPS -> NAME
+            base = {name: agent_kind(name) for name in table}  # NAME~EPS -> NAME
             uses_ismcts = "ismcts" in base.values()
             if uses_ismcts and (game_name not in ismcts_games or ismcts_deals == 0):
                 notes.append(
@@ -228,7 +228,7 @@ def plan_study(
             try:
                 for name in table:
                     options = (("iterations", ismcts_iterations),) if base[name] == "ismcts" else ()
-                    epsilon_greedy.make(name, game, seed=0, **dict(options))
+                    make_agent(name, game, seed=0, **dict(options))
                     specs.append(AgentSpec(name, name, options))
             except ValueError as error:
                 notes.append(f"{config}: {strong} vs {weak} skipped ({error})")
@@ -293,7 +293,7 @@ def collect(results: list[TaskResult]) -> tuple[list[PairData], list[str]]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.luck", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.luck", description=__doc__, formatter_class=HelpFormatter
     )
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), metavar="CONFIG", help=f"from {list(CONFIGS)}")
     parser.add_argument("--deals", type=int, default=60, help="deals per pair without ISMCTS (default 60)")

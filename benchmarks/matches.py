@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import Agent, PlayerView, epsilon_greedy, make_agent, play_game
+from agents import Agent, PlayerView, agent_kind, make_agent, play_game, split_epsilon
 from agents.games import make_game
 from benchmarks.backends import Backend, LocalBackend
 from benchmarks.ratings import finishing_ranks
@@ -160,10 +160,10 @@ def _shared_agent(spec: AgentSpec, game_key: tuple) -> Agent:
 
 def build_agent(spec: AgentSpec, game_key: tuple, seed: int) -> Agent:
     """A fresh agent seeded for one game (a cached one for ``ppo:``, ``rllib:`` and ``trained`` models, which
-    play deterministically)."""
-    if spec.name.startswith(("ppo:", "rllib:")) or spec.name == "trained":
+    play deterministically; made ε-greedy, ``NAME~EPS``, they draw random moves and are built afresh)."""
+    if agent_kind(spec.name) in ("ppo", "rllib", "trained") and split_epsilon(spec.name)[1] is None:
         return _shared_agent(spec, game_key)
-    return epsilon_greedy.make(spec.name, _game(*game_key), seed=seed, **dict(spec.options))  # NAME or NAME~EPS
+    return make_agent(spec.name, _game(*game_key), seed=seed, **dict(spec.options))
 
 
 def play_task(task: Task) -> TaskResult:

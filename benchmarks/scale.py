@@ -29,6 +29,7 @@ import sys
 import time
 from pathlib import Path
 
+from agents.games import HelpFormatter
 from benchmarks.backends import LocalBackend, RayBackend
 from benchmarks.matches import run_tasks
 from benchmarks.tournament import plan_tournament
@@ -173,16 +174,18 @@ def training_part(game_name: str, steps: int, seed: int) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.scale", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.scale", description=__doc__, formatter_class=HelpFormatter
     )
-    parser.add_argument("--part", choices=["both", "tournament", "training"], default="both")
-    parser.add_argument("--game", default="wakanda", help="tournament and training game (default wakanda)")
+    parser.add_argument(
+        "--part", choices=["both", "tournament", "training"], default="both", help="what to measure: one part or both"
+    )
+    parser.add_argument("--game", default="wakanda", help="tournament and training game")
     parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="tournament agents")
-    parser.add_argument("--games", type=int, default=2000, help="tournament games per table (default 2000)")
-    parser.add_argument("--steps", type=int, default=32768, help="learner steps per trainer (default 32768)")
-    parser.add_argument("--repeats", type=int, default=3, help="tournament runs per backend, in turn (default 3)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--games", type=int, default=2000, help="tournament games per table")
+    parser.add_argument("--steps", type=int, default=32768, help="learner steps per trainer")
+    parser.add_argument("--repeats", type=int, default=3, help="tournament runs per backend, in turn")
+    parser.add_argument("--seed", type=int, default=0, help="the tournament's deals and the trainers' seed")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="the results file")
     args = parser.parse_args(argv)
     if args.games < 1 or args.steps < 1 or args.repeats < 1:
         parser.error("--games, --steps and --repeats must be positive")

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
-from agents.games import available_games, flags, given_settings, make_game
+from agents.games import HelpFormatter, available_games, flags, given_settings, make_game
 from agents.stats import wilson_interval
 from benchmarks import backends
 from benchmarks.backends import Backend
@@ -209,11 +209,18 @@ def parse_networks(parser: argparse.ArgumentParser, entries: list[str]) -> dict[
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", nargs="+", choices=[m.name for m in MATCHUPS], help="run only these matchups")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    parser.add_argument(
+        "--only", nargs="+", choices=[m.name for m in MATCHUPS], help="run only these matchups (default: every one)"
+    )
     parser.add_argument("--games", type=int, default=1000, help="games per heuristic-vs-random matchup (default 1000)")
     parser.add_argument("--ismcts-games", type=int, default=100, help="games per ISMCTS matchup (default 100)")
-    parser.add_argument("--ismcts-iterations", type=int, default=None, help="ISMCTS iterations per move")
+    parser.add_argument(
+        "--ismcts-iterations",
+        type=int,
+        default=None,
+        help="ISMCTS iterations per move (default: none, budgeted by --ismcts-time)",
+    )
     parser.add_argument(
         "--ismcts-time",
         type=float,

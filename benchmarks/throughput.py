@@ -351,7 +351,9 @@ def report(section: str, previous: str | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from agents.games import HelpFormatter
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument(
         "--seconds",
         type=float,
@@ -359,9 +361,13 @@ def main(argv: list[str] | None = None) -> None:
         help="CPU time per subject and measurement, split into the rounds (default 5)",
     )
     parser.add_argument("--rounds", type=int, default=20, help="rounds of alternating bursts (default 20)")
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="measure only these subjects (and the reference)")
     parser.add_argument(
-        "--out", default=None, help="also write the table to this file, replacing its section for this Python version"
+        "--only", nargs="+", metavar="NAME", help="measure only these subjects (and the reference; default: every one)"
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="also write the table to this file, replacing its section for this Python version (default: printed only)",
     )
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

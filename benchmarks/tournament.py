@@ -2,7 +2,7 @@
 
     python -m benchmarks.tournament --game wapi --num-players 2 --agents random heuristic ismcts --games 40
     python -m benchmarks.tournament --game wapi --num-players 3 --agents random heuristic ismcts --games 30
-    python -m benchmarks.tournament --game wakanda --agents random ismcts ppo:models/wakanda --games 100
+    python -m benchmarks.tournament --game wakanda --agents random ismcts ppo:agents/models/wakanda.zip --games 100
     python -m benchmarks.tournament --game wapi --agents random heuristic ismcts --games 600 --backend ray
 
 Two-player games: every pairing of the agents plays. Three to five players:
@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from agents import AGENT_NAMES, SEARCH_AGENTS, make_agent
-from agents.games import GAME_NAMES, add_game_options, game_config, make_game
+from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, agent_kind, make_agent, split_epsilon
+from agents.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
 from benchmarks import backends, tournament_report
 from benchmarks.backends import Backend
 from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, run_tasks, seatings
@@ -66,10 +66,13 @@ class Plan:
 
 
 def agent_labels(names: list[str]) -> list[str]:
-    """Report labels: ``ppo:PATH`` shortened to the file stem; a repeated agent numbered (``heuristic#2``)."""
+    """Report labels: ``ppo:PATH`` shortened to the file stem (``ppo:wakanda~0.1`` made ε-greedy); a repeated
+    agent numbered (``heuristic#2``)."""
     labels, seen = [], defaultdict(int)
     for name in names:
-        base = "ppo:" + Path(name[4:]).stem if name.startswith("ppo:") else name
+        plain, epsilon = split_epsilon(name)
+        base = "ppo:" + Path(plain[4:]).stem if plain.startswith("ppo:") else plain
+        base += "" if epsilon is None else name[len(plain) :]
         seen[base] += 1
         labels.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
     return labels
@@ -104,8 +107,8 @@ def plan_tournament(
         raise ValueError(f"--agents must name at least {n} agents from {', '.join(AGENT_NAMES)}")
     specs = []
     for name, label in zip(agents, agent_labels(agents)):
-        options = (("iterations", ismcts_iterations),) if name in SEARCH_AGENTS else ()
         try:
+            options = (("iterations", ismcts_iterations),) if agent_kind(name) in SEARCH_AGENTS else ()
             make_agent(name, the_game, seed=0, **dict(options))
         except ValueError as error:
             raise ValueError(f"--agents: {shown(name)} cannot play {game}: {error}") from error
@@ -202,28 +205,35 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.tournament",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--game", required=True, help=f"one of {', '.join(list(GAME_NAMES))}")
-    parser.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help=f"from {', '.join(AGENT_NAMES)}")
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="AGENT",
+        help=f"from {', '.join(AGENT_NAMES)}, or any as {EPSILON_SPELLING} (heuristic~0.25: ε-greedy)",
+    )
     parser.add_argument("--games", type=int, required=True, help="games per table (rounded up to whole deals)")
-    parser.add_argument("--seed", type=int, default=0, help="fixes every deal and every agent's seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="fixes every deal and every agent's seed")
     backends.add_arguments(parser)
     parser.add_argument(
         "--seating",
         choices=["auto", "rotations", "permutations"],
         default="auto",
-        help="seatings per deal: n rotations, or all n! permutations; auto (default): "
-        "permutations up to 3 players, rotations beyond",
+        help="seatings per deal: n rotations, or all n! permutations; auto: permutations up to 3 players, "
+        "rotations beyond",
     )
     parser.add_argument(
-        "--ismcts-iterations", type=int, default=100, help="ISMCTS (and best) iterations per move (default 100)"
+        "--ismcts-iterations",
+        type=int,
+        default=100,
+        help="ISMCTS (and best) iterations per move: a fixed budget, never a clock, so that a seed fixes the report",
     )
     add_game_options(parser)
-    parser.add_argument(
-        "--out", default="benchmarks/results", help="folder for the report (default benchmarks/results)"
-    )
-    parser.add_argument("--name", help="report file stem (default tournament_<game>[_<n>p][_<options>])")
+    parser.add_argument("--out", default="benchmarks/results", help="folder for the report")
+    parser.add_argument("--name", help="report file stem (default: tournament_<game>[_<n>p][_<options>])")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 

@@ -28,6 +28,7 @@ import tempfile
 import time
 
 import envs
+from agents.games import HelpFormatter
 from agents.training.report import time_shares
 
 #: The configurations measured: the ones models are shipped for.
@@ -151,8 +152,17 @@ def report(rows: list[dict], argv: list[str], load: tuple[float, float]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.training_speed", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.training_speed", description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter
+    )
+    parser.add_argument(
+        "--games",
+        nargs="+",
+        default=list(CONFIGS),
+        choices=list(CONFIGS),
+        metavar="GAME",
+        help=f"which games to measure, by name ({', '.join(CONFIGS)}), not a count",
+    )
     parser.add_argument(
         "--timesteps", type=int, default=200_000, help="learner steps per train.py run (start-up weighs little)"
     )
@@ -161,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
         "--opponents", nargs="+", default=None, help="train.py --opponents (default: each game's own default opponents)"
     )
     parser.add_argument("--workers", nargs="+", type=int, default=[0, 1, 2], help="worker counts to run")
-    parser.add_argument("--out", default="benchmarks/results/training_speed.md")
+    parser.add_argument("--out", default="benchmarks/results/training_speed.md", help="the results file")
     args = parser.parse_args(argv)
     load_before = os.getloadavg()[0]
     rows = []

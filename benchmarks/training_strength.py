@@ -20,6 +20,8 @@ import shlex
 import sys
 import time
 
+from agents.games import HelpFormatter
+
 #: The target of each shipped configuration against the heuristic (issue 13), by game.
 TARGETS = {"wakanda": 0.80, "samurai": 0.55, "wapi": 0.30}
 
@@ -92,13 +94,17 @@ def report(results: list[dict], argv: list[str]) -> str:
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.training_strength", description=__doc__.split("\n\n")[0]
+        prog="python -m benchmarks.training_strength",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--models", nargs="+", default=["trained"], help="model files, or 'trained' (the shipped ones)")
-    parser.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=9_000_000)
-    parser.add_argument("--out", default=None, help="write the table here (markdown) as well as printing it")
+    parser.add_argument(
+        "--opponents", nargs="+", default=["random", "heuristic"], help="opponent kinds: random, heuristic, ismcts"
+    )
+    parser.add_argument("--games", type=int, default=1000, help="games per model and opponent kind, seats swapped")
+    parser.add_argument("--seed", type=int, default=9_000_000, help="game i deals from seed --seed + i // players")
+    parser.add_argument("--out", default=None, help="also write the table here, as markdown (default: printed only)")
     args = parser.parse_args(argv)
     try:
         check(model_paths(args.models), args.opponents, args.games)

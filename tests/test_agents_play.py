@@ -63,7 +63,7 @@ def test_anything_but_a_plain_move_number_is_refused_with_a_message(answer):
     digits) and other spellings of numbers are asked again, the answer quoted cut short."""
     read, _ = scripted(answer, then="q")
     code, text = run(["wapi", "--opponents", "random", "random", "--seed", "0"], read)
-    assert code == 1, "the game went on to the next answer (q)"
+    assert code == 0 and "You gave up" in text, "the game went on to the next answer (q)"
     refusal = next(line for line in text.splitlines() if "is not one of the moves" in line)
     assert refusal.startswith(repr(answer.strip())[:20]) and len(refusal) < 200
 
@@ -94,15 +94,31 @@ def test_every_option_of_every_game_is_settable(monkeypatch):
 
 
 def test_giving_up_and_end_of_input():
+    """q is the player's choice (exit status 0, as a finished game); input that ends first is status 1."""
     read, _ = scripted("q")
     code, text = run(["wapi", "--opponents", "random", "random"], read)
-    assert code == 1 and "You gave up" in text
+    assert code == 0 and "You gave up" in text
 
     def closed(prompt: str) -> str:
         raise EOFError
 
     code, text = run(["wapi", "--opponents", "random", "random"], closed)
-    assert code == 1
+    assert code == 1 and "The input ended" in text
+
+
+def test_epsilon_greedy_opponents_play_and_search_with_the_think_time(monkeypatch):
+    """NAME~EPS seats NAME's agent made ε-greedy; an ε-greedy searcher still gets --think-time."""
+    import agents.play
+
+    built = []
+    real = agents.play.make_agent
+    monkeypatch.setattr(
+        agents.play, "make_agent", lambda name, game, **o: built.append((name, o)) or real(name, game, **o)
+    )
+    argv = ["wakanda", "--opponents", "ismcts~0.5", "--think-time", "0.01", "--seed", "2"]
+    code, text = run(argv, scripted()[0])
+    assert code == 0 and "B (player_1) [ismcts~0.5]: " in text and "Final scores:" in text
+    assert built == [("ismcts~0.5", {"seed": 201, "time_limit": 0.01})]
 
 
 @pytest.mark.parametrize(
@@ -126,6 +142,8 @@ def test_giving_up_and_end_of_input():
             "--think-time is for best and ismcts opponents; none of ['heuristic'] searches",
         ),
         (["wakanda", "--opponents", "ismcts", "--think-time", "0"], "time_limit must be a positive"),
+        (["wakanda", "--opponents", "heuristic~2"], "NAME~EPS with NAME an agent and EPS a number in [0, 1]"),
+        (["wakanda", "--opponents", "heuristic~x", "--think-time", "1"], "--opponents: an ε-greedy agent"),
     ],
 )
 def test_bad_command_lines_are_refused_with_a_clear_message(argv, message, capsys):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agents import epsilon_greedy
+from agents import make_agent, split_epsilon
 from benchmarks import luck, luck_report
 from benchmarks.matches import run_tasks
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
@@ -116,7 +116,7 @@ def _moves(game_name: str, names: list[str], seed: int, **config) -> list[int]:
     from agents.games import make_game
 
     game = make_game(game_name, **config)
-    agents = [epsilon_greedy.make(name, game, seed=10 + seat) for seat, name in enumerate(names)]
+    agents = [make_agent(name, game, seed=10 + seat) for seat, name in enumerate(names)]
     return play_game(game, agents, seed=seed, record=True).actions
 
 
@@ -140,10 +140,32 @@ def test_an_epsilon_greedy_agent_is_reproducible_from_its_seed():
     assert first != _moves("samurai", ["heuristic", "heuristic"], seed=6, num_players=2)  # the noise does show
 
 
-@pytest.mark.parametrize("name", ["heuristic~", "heuristic~1.5", "heuristic~x", "~0.5"])
+def test_every_agent_name_may_be_made_epsilon_greedy_by_make_agent():
+    """make_agent parses NAME~EPS itself: a shipped model too, its options reaching NAME's agent."""
+    from agents.epsilon_greedy import EpsilonGreedy
+    from agents.games import make_game
+
+    game = make_game("wakanda")
+    trained = make_agent("trained~0.2", game, seed=1, deterministic=False)
+    assert isinstance(trained, EpsilonGreedy) and trained.epsilon == 0.2 and trained.name == "trained~0.2"
+    assert trained.agent.deterministic is False
+    with pytest.raises(ValueError, match="unknown options \\['depth'\\] for agent 'heuristic'"):
+        make_agent("heuristic~0.5", game, depth=2)
+
+
+def test_a_file_agent_path_may_hold_a_tilde_of_its_own():
+    assert split_epsilon("ppo:runs/old~1/model.zip") == ("ppo:runs/old~1/model.zip", None)
+    assert split_epsilon("ppo:runs/model.zip~0.5") == ("ppo:runs/model.zip", 0.5)
+    with pytest.raises(ValueError, match="EPS a number in \\[0, 1\\]"):
+        split_epsilon("ppo:runs/model.zip~2")
+    with pytest.raises(ValueError, match="agent name must be a str"):
+        split_epsilon(0.5)
+
+
+@pytest.mark.parametrize("name", ["heuristic~", "heuristic~1.5", "heuristic~x", "~0.5", "heuristic~nan", "random~-0.1"])
 def test_bad_epsilon_names_are_refused(name):
     with pytest.raises(ValueError, match="NAME~EPS"):
-        epsilon_greedy.parse(name)
+        split_epsilon(name)
     with pytest.raises(ValueError, match="--pairs|NAME~EPS"):
         luck.plan_study(
             ["samurai2"], deals=2, ismcts_deals=0, replays=1, ismcts_iterations=1, pairs=[("heuristic", name)]

@@ -78,6 +78,22 @@ def test_labels_number_repeated_agents_and_shorten_models():
         "random#2",
         "ppo:wapi_v3",
     ]
+    assert agent_labels(["ppo:models/wapi_v3.zip~0.1", "heuristic~0.25", "ppo:a~b/c.zip"]) == [
+        "ppo:wapi_v3~0.1",
+        "heuristic~0.25",
+        "ppo:c",
+    ]
+
+
+def test_epsilon_greedy_agents_play_a_tournament_with_the_search_budget():
+    """NAME~EPS seats NAME made ε-greedy; ismcts~EPS gets --ismcts-iterations as plain ismcts does."""
+    plan = plan_tournament("wakanda", ["heuristic~0.5", "ismcts~0.1"], games=2, ismcts_iterations=3)
+    assert [(a.label, a.name, a.options) for a in plan.agents] == [
+        ("heuristic~0.5", "heuristic~0.5", ()),
+        ("ismcts~0.1", "ismcts~0.1", (("iterations", 3),)),
+    ]
+    summary = run_tournament(plan, processes=1, progress=False)
+    assert len(summary.games) == 2 and not summary.failures
 
 
 # --- ratings -----------------------------------------------------------------
@@ -187,6 +203,8 @@ def test_an_engine_error_is_blamed_on_the_engine(monkeypatch):
     [
         (dict(game="chess", agents=["random", "random"], games=2), "--game must be one of"),
         (dict(game="wapi", agents=["random", "bogus"], games=2), "unknown agent 'bogus'"),
+        (dict(game="wapi", agents=["random", "heuristic~1.5"], games=2), "EPS a number in"),
+        (dict(game="wapi", agents=["random", "bogus~0.5"], games=2), "unknown agent 'bogus'"),
         (dict(game="wapi", agents=["random", "ppo:no/such/model"], games=2), "model file not found"),
         (dict(game="wapi", agents=["random", "heuristic"], games=2, config={"num_players": 3}), "at least 3 agents"),
         (dict(game="wapi", agents=[], games=2), "--agents"),

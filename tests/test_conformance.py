@@ -355,6 +355,31 @@ def test_bool_actions_are_refused_and_change_nothing(game):
         assert env.unwrapped.state_dict() != before
 
 
+class _Seat(int):
+    """An int subclass (as an IntEnum member would be): compared as an int, however large."""
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_huge_and_wrongly_typed_actions_are_refused_and_change_nothing(game):
+    """Every bad action gets the same error and leaves the game as it was: under raw_env() a ValueError
+    (an int beyond int64 such as 2**70 too, which gymnasium's Discrete.contains would turn into an
+    OverflowError), under env() the out-of-bounds assertion of PettingZoo's classic stack."""
+    huge = [2**70, -(2**70), 10**400, _Seat(2**70), np.uint64(2**64 - 1), np.int64(2**62), np.array(2**62)]
+    wrong_type = [1.0, np.float64(1), "1", [1], np.array([1]), 1 + 0j]
+    for make in (module(game).raw_env, module(game).env):
+        env = make()
+        env.reset(seed=3)
+        before = env.unwrapped.state_dict()
+        raw = make is module(game).raw_env
+        for bad in huge + wrong_type:
+            with pytest.raises(ValueError if raw else AssertionError, match="out of range" if raw else "action space"):
+                env.step(bad)
+            assert env.unwrapped.state_dict() == before and not any(env.terminations.values())
+        legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+        env.step(_Seat(legal))
+        assert env.unwrapped.state_dict() != before, "an int subclass in range is an action"
+
+
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_each_env_has_its_own_metadata(game):
     mod = module(game)

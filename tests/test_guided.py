@@ -514,7 +514,7 @@ def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files
             read=lambda _: "q",
             write=lines.append,
         )
-        == 1
+        == 0
     )
     assert lines[0] == "wakanda: A (player_0): you, B (player_1): best"
     summary = run_tournament(

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
+import signal
+import socket
+import subprocess
 import sys
+import tempfile
+import time
+from concurrent import futures
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,6 +33,8 @@ from benchmarks import luck, strength, tournament
 from benchmarks.backends import LocalBackend, RayBackend
 from benchmarks.matches import play_task, run_tasks
 from benchmarks.tournament import plan_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # The helpers below run on the cluster's workers, which cannot import this test module: send them by value.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -158,6 +168,57 @@ def test_an_unreachable_address_is_refused_at_once(capsys):
             ray_cluster.check_address(bad)
 
 
+@contextmanager
+def grpc_server(answer):
+    """A gRPC server on the loopback address that answers every call with ``answer(context)``; yields its
+    address. No handler at all (``answer`` None): a server of another kind, answering UNIMPLEMENTED."""
+    import grpc
+
+    class Everything(grpc.GenericRpcHandler):
+        def service(self, handler_call_details):
+            return grpc.unary_unary_rpc_method_handler(lambda request, context: answer(context))
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1), handlers=[Everything()] if answer else [])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.stop(None)
+
+
+def test_an_address_where_something_else_answers_is_refused_at_once():
+    """Ray's own ray.init would retry for 20 s, then say only that it failed to connect."""
+    with grpc_server(None) as address:
+        with pytest.raises(ValueError, match=rf"something at {address} answers, but not as a Ray cluster's head"):
+            ray_cluster.check_address(address)
+    assert not ray.is_initialized()
+
+
+def test_a_cluster_that_wants_a_token_says_how_to_send_it(monkeypatch, capsys):
+    """A head with token authentication refuses a process without RAY_AUTH_MODE=token (Ray sends no token
+    to an explicit address otherwise): the message says to copy the token and set the mode."""
+    import grpc
+
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    with grpc_server(lambda context: context.abort(grpc.StatusCode.UNAUTHENTICATED, "InvalidAuthToken")) as address:
+        argv = ["--game", "wakanda", "--agents", "random", "heuristic", "--games", "2", "--backend", "ray"]
+        assert tournament.main(argv + ["--ray-address", address, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"the Ray cluster at {address} uses token authentication and this process sends no token" in err
+    assert "~/.ray/auth_token" in err and "set RAY_AUTH_MODE=token" in err
+    assert not ray.is_initialized()
+
+
+def test_without_an_address_a_ray_of_its_own_starts_beside_a_running_cluster(cluster):
+    """As after 'ray start --head' on this machine: ray.init() would join that cluster, and refuse the CPU count
+    of a local Ray; the session starts its own instead (join that cluster with --ray-address auto)."""
+    with ray_session(num_cpus=1) as info:
+        assert info.address == "local" and info.cpus == 1
+        assert ray.get_runtime_context().gcs_address != cluster.address
+    assert not ray.is_initialized()
+
+
 def test_ray_options_need_the_ray_backend():
     with pytest.raises(SystemExit):
         tournament.main(
@@ -210,3 +271,62 @@ def test_a_failed_check_stops_the_local_ray_it_started(monkeypatch):
     started = set(temp_dir.glob("session_2*")) - sessions_before
     assert len(started) == 1, "a local Ray was started for the session"
     assert our_ray_processes(str(started.pop())) == [], "and nothing of it is left running"
+
+
+def ray_start(args: list[str], env: dict) -> subprocess.Popen:
+    """``ray start ARGS --block`` in a process group of its own, on the loopback address: stopping the group
+    stops this node alone (``ray stop`` would stop every Ray on the machine)."""
+    command = [str(Path(sys.executable).parent / "ray"), "start", *args, "--node-ip-address", "127.0.0.1"]
+    return subprocess.Popen(
+        command + ["--num-cpus", "1", "--block"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+@pytest.mark.slow
+def test_the_documented_two_node_commands_with_a_token(tmp_path):
+    """docs/ray.md's cluster, both nodes on this machine: a head with token authentication, a worker given
+    its token and RAY_AUTH_MODE=token, and a command run with RAY_ADDRESS. Without RAY_AUTH_MODE=token the
+    command is refused at once, saying so; with it, deals are played on both nodes."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    temp_dir = tempfile.mkdtemp(prefix="drl-2n-")  # both nodes' own (short: Ray's socket paths have a limit)
+    env = {**os.environ, "RAY_AUTH_TOKEN": "0123456789abcdef" * 2, "RAY_ADDRESS": address, "RAY_TMPDIR": temp_dir}
+    env.pop("RAY_AUTH_MODE", None)
+    env.pop(
+        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None
+    )  # conftest's 0 keeps a single node; a cluster needs Ray's default
+    token = {**env, "RAY_AUTH_MODE": "token"}
+    command = [sys.executable, "-m", "benchmarks.tournament", "--game", "wakanda", "--agents", "random", "heuristic"]
+    command += ["--games", "8", "--backend", "ray", "--no-progress", "--out", str(tmp_path)]
+    nodes = [ray_start(["--head", "--port", address.rpartition(":")[2]], token)]
+    try:
+        check = [sys.executable, "-c", f"from agents.ray_cluster import check_address; check_address({address!r})"]
+        for _ in range(120):  # the head is up when it answers
+            if subprocess.run(check, env=token, cwd=ROOT, capture_output=True).returncode == 0:
+                break
+            time.sleep(1)
+        nodes.append(ray_start(["--address", address], token))
+        refused = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert refused.returncode == 2 and "this process sends no token" in refused.stderr
+        assert "set RAY_AUTH_MODE=token" in refused.stderr
+        for _ in range(30):  # until the worker node has joined
+            done = subprocess.run(command, env=token, cwd=ROOT, capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, done.stderr[-2000:]
+            if "on 2 node(s); deals played on 2 node(s)" in (tmp_path / "tournament_wakanda.md").read_text():
+                break
+            time.sleep(1)
+        else:
+            report = (tmp_path / "tournament_wakanda.md").read_text()
+            pytest.fail(f"the worker node never played a deal: {[x for x in report.splitlines() if 'ran on' in x]}")
+    finally:
+        for node in reversed(nodes):
+            os.killpg(node.pid, signal.SIGTERM)
+            node.wait(timeout=120)
+        left = our_ray_processes(temp_dir)
+        shutil.rmtree(temp_dir, ignore_errors=True)
+    assert left == [], "nothing of either node is left running"

@@ -145,7 +145,14 @@ def test_an_option_of_another_game_is_refused(tmp_path):
         (["--game", "wapi", "--network", "samurai_graph"], "--network samurai_graph reads Samurai boards only"),
         (["--game", "wakanda", "--network", "wapi_mines"], "--network wapi_mines reads Wapi observations only"),
         (["--game", "samurai", "--net-arch", "64"], "--net-arch size the mlp network, not --network samurai_graph"),
-        (["--game", "samurai", "--backend", "rllib"], "rllib trains MLPs only (--net-arch): pass --network mlp"),
+        (
+            ["--game", "samurai", "--backend", "rllib"],
+            "MLPs only (--net-arch): pass --network mlp (--network samurai_graph (samurai's default) needs",
+        ),
+        (
+            ["--game", "wapi", "--backend", "rllib", "--network", "wapi_mines"],
+            "pass --network mlp (--network wapi_mines needs --backend sb3)",
+        ),
     ],
 )
 def test_bad_settings_are_refused(argv, expected):
@@ -234,6 +241,21 @@ def test_smoke_run_writes_everything_promised(smoke_run):
     assert 0 < seconds["games"] < seconds["rollouts"] and seconds["updates"] > 0
     assert seconds["rollouts"] + seconds["updates"] <= results["train_seconds"] + 0.15  # (rounded to 0.1 s)
     assert "stepping the games" in open(os.path.join(out, "results.md")).read()
+
+
+def test_timesteps_are_rounded_up_to_whole_rollouts_and_the_progress_bar_says_so(monkeypatch, tmp_path, capsys):
+    """SB3 trains whole rollouts (n_steps x n_envs = 512 here): --timesteps 100 trains 512 steps, and the
+    total SB3's progress bar shows (what learn is given) is 512, not 100."""
+    from sb3_contrib import MaskablePPO
+
+    given, learn = [], MaskablePPO.learn
+    monkeypatch.setattr(MaskablePPO, "learn", lambda self, total, **kw: given.append(total) or learn(self, total, **kw))
+    argv = [a if a != "1024" else "100" for a in NO_WARM_START] + ["--eval-games", "2", "--out", str(tmp_path)]
+    assert train.main(argv)["timesteps"] == 512
+    assert given == [512] and "training 512 learner steps: --timesteps 100 rounded up to whole rollouts" in (
+        capsys.readouterr().out
+    )
+    assert train.whole_rollouts(1024, 512) == 1024 and train.whole_rollouts(1025, 512) == 1536
 
 
 def test_saved_model_plays_legal_moves_as_a_ppo_agent(smoke_run):
@@ -333,4 +355,4 @@ def test_init_model_refuses_what_contradicts_it(smoke_run):
     message = run_error(NO_WARM_START + ["--reward", "score", "--init-model", model])
     assert "--init-model" in message and "was trained with --reward win, not score" in message
     message = run_error(NO_WARM_START + ["--net-arch", "64", "--init-model", model])
-    assert "ask for the network" in message and "contradicts --init-model" in message
+    assert "--net-arch, --shared-layers ask for the network" in message and "contradicts --init-model" in message

@@ -37,4 +37,4 @@ def test_the_ray_backend_says_how_to_install_ray():
                                   "--backend", "ray", "--no-progress"]))
     """)
     assert done.returncode == 2
-    assert "the ray backend needs Ray: pip install 'drawluck[ray]'" in done.stderr
+    assert "the ray backend needs Ray: pip install -e '.[ray]' in the checkout" in done.stderr

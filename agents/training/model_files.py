@@ -147,9 +147,37 @@ def export_model(source: str, destination: str, history: list[str] | None = None
     return save_network(network, destination)
 
 
-if __name__ == "__main__":  # python -m agents.training.model_files SOURCE DESTINATION [EARLIER_COMMAND ...]
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.training.model_files SOURCE DESTINATION [EARLIER_COMMAND ...]``: :func:`export_model`
+    on the command line; a file that cannot be read is refused with exit status 2."""
+    import argparse
+
+    from agents.games import HelpFormatter
+
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.training.model_files",
+        description="Copy a trained model without its optimizer state (for shipping: about a third of the size);\n"
+        "its card, with the command that made it, is kept.",
+        formatter_class=HelpFormatter,
+    )
+    parser.add_argument("source", metavar="SOURCE.zip", help="a model file of train.py (e.g. runs/RUN/last_model.zip)")
+    parser.add_argument("destination", metavar="DESTINATION.zip", help="where the copy is written")
+    parser.add_argument(
+        "history",
+        metavar="EARLIER_COMMAND",
+        nargs="*",
+        help="the commands that made the model SOURCE was resumed from, for a card written before cards "
+        "recorded them (default: none)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        print(export_model(args.source, args.destination, args.history))
+    except (ValueError, OSError) as error:
+        parser.error(str(error))
+    return 0
+
+
+if __name__ == "__main__":
     import sys
 
-    if len(sys.argv) < 3:
-        sys.exit("usage: python -m agents.training.model_files SOURCE.zip DESTINATION.zip [EARLIER_COMMAND ...]")
-    print(export_model(sys.argv[1], sys.argv[2], sys.argv[3:]))
+    sys.exit(main())

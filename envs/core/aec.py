@@ -123,12 +123,8 @@ class GameEnv(AECEnv):
             return
         if action is None:
             raise ValueError(f"{agent} is still playing: action None is only for finished agents")
-        if not (type(action) is int and 0 <= action < self._num_actions):  # the common case, without Discrete.contains
-            if isinstance(action, (bool, np.bool_)):
-                raise ValueError(f"action must be an int (a numpy integer will do), not a bool: got {shown(action)}")
-            if not self.action_spaces[agent].contains(action):
-                raise ValueError(f"action {shown(action)} is out of range: allowed 0..{self._num_actions - 1}")
-            action = int(action)  # a numpy integer
+        if not (type(action) is int and 0 <= action < self._num_actions):  # the common case first
+            action = self._checked_action(action)
         self._play(action)
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
@@ -183,6 +179,21 @@ class GameEnv(AECEnv):
         self._deads_step_first()
 
     # --- internals --------------------------------------------------------
+    def _checked_action(self, action: Any) -> int:
+        """``action`` as a Python int in range, or a ValueError naming it. Types are checked, not compared
+        (a bool or a float is no action), and the range in Python ints: Discrete.contains would convert
+        first and raise OverflowError on an int beyond int64, such as 2**70."""
+        if isinstance(action, (bool, np.bool_)):
+            raise ValueError(f"action must be an int (a numpy integer will do), not a bool: got {shown(action)}")
+        integer = isinstance(action, (int, np.integer)) or (
+            isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer)
+        )
+        if not integer:
+            raise ValueError(f"action {shown(action)} is out of range: allowed ints 0..{self._num_actions - 1}")
+        if not 0 <= int(action) < self._num_actions:
+            raise ValueError(f"action {shown(action)} is out of range: allowed 0..{self._num_actions - 1}")
+        return int(action)
+
     def _play(self, action: int) -> None:
         """Play ``action`` (an int in range) for the agent to act, who is not done: the common end of
         ``step`` and ``ClassicWrapper.step``, each of which checks the action its own way first.

@@ -132,6 +132,8 @@ class ClassicWrapper(BaseWrapper):
             return 0 <= action < self._num_actions
         if isinstance(action, (bool, np.bool_)):  # Discrete.contains takes True for 1: a bool is no action
             return False
+        if isinstance(action, int):  # an int subclass: compared as it is (Discrete.contains overflows past int64)
+            return 0 <= action < self._num_actions
         return self.env.action_spaces[self.env.agent_selection].contains(action)
 
     def __str__(self) -> str:
