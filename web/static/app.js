@@ -180,8 +180,21 @@ function renderResult(view) {
     + `Scores: ${scores}.`;
 }
 
-// The moves just played appear one by one, then the position with your moves.
+// The moves just played appear one by one, then the position with your moves; while the
+// opponents think (in the server's worker pool), the page asks for their moves again and again.
 async function show(view) {
+  const id = page.id;
+  await animate(view);
+  let wait = 50;
+  while (view.thinking && page.id === id) {
+    await sleep(wait);
+    wait = Math.min(wait * 2, 800);
+    view = await api("GET", `/api/games/${id}?since=${view.log.length}`);
+    if (page.id === id) await animate(view);
+  }
+}
+
+async function animate(view) {
   view.static = view.static || page.static;  // a move's answer leaves out what never changes
   page.static = view.static;
   const frames = view.frames || [];
@@ -208,11 +221,18 @@ function render(view) {
   $("moves").hidden = view.done;
   if (view.done) {
     $("status").textContent = "Game over";
+    setState("done");
+  } else if (view.error) {
+    $("status").textContent = `The game cannot go on: ${view.error}`;
+    setState("stuck");
+  } else if (!view.your_turn) {
+    $("status").textContent = `${who(view, view.to_act)} is thinking…`;
+    setState("thinking");
   } else {
     const hint = BOARDS[view.game].hint(view, context(view, view.legal));
     $("status").textContent = `Your turn. ${hint}`;
+    setState("your-turn");
   }
-  setState(view.done ? "done" : "your-turn");
 }
 
 function onBoardClick(event) {
