@@ -22,8 +22,9 @@ from playwright.sync_api import sync_playwright
 
 import envs
 from envs.core.render import PLAYER_COLORS
-from tests.web_helpers import Client, serve
+from tests.web_helpers import Client, serve, settle
 from web import create_app
+from web.limits import Limits
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
@@ -64,7 +65,7 @@ def browser():
 
 @pytest.fixture(scope="module")
 def base_url():
-    with serve(create_app()) as base:
+    with serve(create_app(limits=Limits(creates_per_minute=1000, live_per_client=1000))) as base:
         yield base
 
 
@@ -218,6 +219,7 @@ def test_a_downloaded_game_replays_from_a_file(page, base_url, tmp_path):
     view = data["view"]
     while not view["done"]:
         view = client.call("POST", f"/api/games/{data['id']}/moves", {"action": view["legal"][0]["action"]})[1]
+        view = settle(client, data["id"], view)
     path = tmp_path / "game.json"
     path.write_text(json.dumps(view["record"]))
     page.goto(f"{base_url}/?delay=0")

@@ -1,7 +1,8 @@
 """A bounded load test of ``python -m web`` on the loopback address: 50 games played at once
-by 50 threads (the three games in turn, against random opponents), every response checked,
-none slower than 1 s. It sends at most 50 x MAX_REQUESTS requests to 127.0.0.1 and stops by
-itself after DEADLINE seconds at the latest."""
+by 50 threads (the three games in turn, against random opponents, who think in the worker
+pool while the threads poll), every response checked, none slower than 1 s. It sends at
+most 50 x MAX_REQUESTS moves to 127.0.0.1 (and the polls between them) and stops by itself
+after DEADLINE seconds at the latest."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import time
 import pytest
 
 import envs
-from tests.web_helpers import Client, serve_cli
+from tests.web_helpers import Client, serve_cli, settle
 
 GAMES = 50
 MAX_REQUESTS = 400  # per game: far above a real game's moves (Samurai: about 100)
@@ -47,7 +48,8 @@ def play(base: str, index: int, start: threading.Barrier, times: list[float], fa
             "POST", "/api/games", {"game": game, "seat": seat, "seed": index, "opponents": ["random"] * (players - 1)}
         )
         assert status == 201, data
-        game_id, view = data["id"], data["view"]
+        game_id = data["id"]
+        view = settle(client, game_id, data["view"])
         check_view(view, seat)
         for _ in range(MAX_REQUESTS):
             if view["done"]:
@@ -55,6 +57,7 @@ def play(base: str, index: int, start: threading.Barrier, times: list[float], fa
             before = len(view["log"])
             status, view = call("POST", f"/api/games/{game_id}/moves", {"action": choose(view["legal"])["action"]})
             assert status == 200, view
+            view = settle(client, game_id, view)
             check_view(view, seat)
             assert len(view["log"]) == before + len(view["frames"]) and view["frames"][0]["player"] == seat
         assert view["done"], f"{game} did not end in {MAX_REQUESTS} moves"
@@ -70,7 +73,7 @@ def play(base: str, index: int, start: threading.Barrier, times: list[float], fa
 def test_fifty_games_at_once_every_response_correct_and_fast():
     times: list[float] = []
     failures: list[str] = []
-    with serve_cli() as base:
+    with serve_cli("--creates-per-minute", "100", "--live-per-client", "100") as base:
         start = threading.Barrier(GAMES)
         threads = [
             threading.Thread(target=play, args=(base, i, start, times, failures), daemon=True) for i in range(GAMES)

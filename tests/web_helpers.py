@@ -57,12 +57,16 @@ def serve_cli(*args: str) -> Iterator[str]:
     port = free_port()
     with tempfile.TemporaryDirectory() as folder:
         db = [] if "--db" in args else ["--db", str(Path(folder) / "web.sqlite3")]
-        with _cli_process(port, [*db, *args]) as base:
-            yield base
+        process = start_cli(port, [*db, *args])
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
 
 
-@contextlib.contextmanager
-def _cli_process(port: int, args: list[str]) -> Iterator[str]:
+def start_cli(port: int, args: list[str]) -> subprocess.Popen:
+    """``python -m web --port P ARGS`` in a child process, once it answers (stopped by the caller)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "web", "--port", str(port), *args],
         cwd=ROOT,
@@ -70,21 +74,17 @@ def _cli_process(port: int, args: list[str]) -> Iterator[str]:
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                Client(base).call("GET", "/api/catalog")
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    output = process.stdout.read().decode() if process.poll() is not None else ""
-                    raise RuntimeError(f"python -m web did not start: {output}") from None
-                time.sleep(0.1)
-        yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            Client(base).call("GET", "/api/catalog")
+            return process
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                output = process.stdout.read().decode() if process.poll() is not None else ""
+                raise RuntimeError(f"python -m web did not start: {output}") from None
+            time.sleep(0.1)
 
 
 def settle(client: Client, game_id: str, view: dict, timeout: float = 60) -> dict:
