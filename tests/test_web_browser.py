@@ -235,3 +235,25 @@ def test_a_downloaded_game_replays_from_a_file(page, base_url, tmp_path):
     page.click("#replay-close")
     page.set_input_files("#record-file", str(path))
     page.wait_for_function("document.getElementById('message').textContent.startsWith('not a game record')")
+
+
+def test_the_page_says_the_opponents_are_thinking(page, base_url):
+    """The opponents think in the server's worker pool: meanwhile the page says so and asks
+    for their moves (GET ?since=N) until they are in, then shows them."""
+    page.goto(f"{base_url}/?delay=0")
+    page.wait_for_selector("body[data-state=setup]")
+    page.select_option("#game", "wakanda")
+    page.select_option("select.opponent", "ismcts")
+    page.fill(".think", "0.5")
+    page.fill("#seed", "5")
+    page.click("#start")
+    page.wait_for_selector(SETTLED)
+    polls = []
+    page.on("request", lambda request: polls.append(request.url) if "since=" in request.url else None)
+    page.locator("#legal button").first.click()
+    page.wait_for_selector("body[data-state=thinking]")
+    assert page.inner_text("#status") == "B (ismcts) is thinking…"
+    page.wait_for_selector(SETTLED, timeout=30_000)
+    view = Client(base_url).call("GET", f"/api/games/{game_id(page)}")[1]
+    assert view["your_turn"] and [entry["player"] for entry in view["log"]][:2] == [0, 1]
+    assert page.locator("#log li").count() == len(view["log"]) and polls
