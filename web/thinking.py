@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import time
 from collections import OrderedDict
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -36,6 +37,8 @@ from web.opponents import build_agent
 
 #: CPU seconds a sub-action still gets once its turn's budget is spent (a search decides on something).
 MIN_SLICE = 0.01
+#: How much lower a worker's scheduling priority is than the server's (``os.nice``).
+WORKER_NICENESS = 10
 #: Agents a worker keeps built (by agent, game configuration and options).
 CACHED_AGENTS = 8
 
@@ -132,32 +135,46 @@ def opponent_turn(task: TurnTask, cache: OrderedDict | None = None) -> TurnResul
     return TurnResult(player, actions, time.process_time() - start)
 
 
+def _worker_start() -> None:
+    """A worker yields the CPU to the server's own process, so that requests answer at once
+    while every worker searches (its budget is CPU time: a lower priority does not shorten it)."""
+    os.nice(WORKER_NICENESS)
+
+
 class Thinkers:
-    """The pool: ``workers`` processes (spawned: no state of the server is copied into them),
-    or, with ``workers=0``, one thread of the server's own process (for tests and debugging)."""
+    """The pool: ``workers`` processes for the opponents that search (spawned: no state of the
+    server is copied into them), and one more for those that answer at once (random, heuristic,
+    trained models), so that their turns never wait behind searches. With ``workers=0`` both
+    lanes are one thread of the server's own process (for tests and debugging)."""
 
     def __init__(self, workers: int):
         if not isinstance(workers, int) or workers < 0:
             raise ValueError(f"workers must be a non-negative int, got {workers!r}")
         self.workers = workers
-        self._executor = self._start()
+        self._search = self._start(workers)
+        self._quick = self._search if workers == 0 else self._start(1)
 
-    def _start(self) -> Executor:
-        if self.workers == 0:
+    def _start(self, workers: int) -> Executor:
+        if workers == 0:
             return ThreadPoolExecutor(1, thread_name_prefix="drawluck-thinker")
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        context = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start)
 
     async def turn(self, task: TurnTask) -> TurnResult:
-        """The turn, played by a free worker (tasks wait in order for one)."""
+        """The turn, played by a free worker of its lane (tasks wait in order for one)."""
         run = partial(opponent_turn, cache=OrderedDict()) if self.workers == 0 else opponent_turn
-        executor = self._executor
+        searches = "time_limit" in task.options
+        executor = self._search if searches else self._quick
         try:
             return await asyncio.wrap_future(executor.submit(run, task))
         except BrokenProcessPool:  # a worker died (killed, out of memory): start a new pool, once
-            if self._executor is executor:
-                executor.shutdown(wait=False, cancel_futures=True)
-                self._executor = self._start()
+            if searches and self._search is executor:
+                self._search = self._start(self.workers)
+            elif not searches and self._quick is executor:
+                self._quick = self._start(1)
+            executor.shutdown(wait=False, cancel_futures=True)
             raise
 
     def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        for executor in {self._search, self._quick}:
+            executor.shutdown(wait=False, cancel_futures=True)
