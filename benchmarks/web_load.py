@@ -2,7 +2,8 @@
 
 ``--visitors`` simulated visitors (threads, each with its own keep-alive connection and its
 own client address, named by ``X-Forwarded-For`` to a server that trusts 127.0.0.1 as its
-proxy) play for ``--seconds``: each starts a game (one of the three, default configuration,
+proxy) arrive over the first 10 s (or quarter of the run) and play until ``--seconds``
+have passed: each starts a game (one of the three, default configuration,
 a random seat), then moves at a person's pace (``--pace`` seconds between moves, drawn
 uniformly) and, while the opponents think, polls ``GET ?since=N`` as the page does (50 ms,
 then twice as long each time, up to 800 ms). A ``--best-share`` of the visitors play against
@@ -47,6 +48,8 @@ from benchmarks.search_speed import write_results
 
 RESULTS = Path(__file__).parent / "results"
 GAMES = {"wapi": 4, "wakanda": 2, "samurai": 2}  # players in the default configuration
+#: Seconds over which the visitors arrive (at most a quarter of the run).
+RAMP = 10.0
 #: Targets of issue 36 on the project's 2-core machine.
 TARGETS = {"get_p99_ms": 100, "peak_rss_mb": 2048, "server_errors": 0, "lost": 0, "changed": 0}
 
@@ -78,8 +81,11 @@ class Connection:
 class Visitor(threading.Thread):
     """Plays games one after another until ``stop`` is set; keeps its timings and statuses."""
 
-    def __init__(self, index: int, port: int, best: bool, pace: tuple[float, float], stop: threading.Event):
+    def __init__(
+        self, index: int, port: int, best: bool, pace: tuple[float, float], ramp: float, stop: threading.Event
+    ):
         super().__init__(daemon=True)
+        self.ramp = ramp
         self.rng = random.Random(index)
         self.connection = Connection(port, f"10.{index // 200}.{index % 200}.1")
         self.best, self.pace, self.stop = best, pace, stop
@@ -132,6 +138,7 @@ class Visitor(threading.Thread):
             view = self.follow(game_id, view)
 
     def run(self) -> None:
+        self.stop.wait(self.rng.uniform(0, self.ramp))  # visitors arrive over the first seconds, not at once
         while not self.stop.is_set():
             try:
                 self.play_one()
@@ -220,6 +227,7 @@ def run(visitors: int, seconds: float, best_share: float, pace: tuple[float, flo
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
+    load_before = os.getloadavg()[0]
     folder = tempfile.mkdtemp(prefix="web_load_")
     db = str(Path(folder) / "web.sqlite3")
     server = start_server(port, db, workers)
@@ -227,7 +235,8 @@ def run(visitors: int, seconds: float, best_share: float, pace: tuple[float, flo
     sampler = threading.Thread(target=sample_memory, args=(server.pid, sampling, peak), daemon=True)
     sampler.start()
     best = round(visitors * best_share)
-    crowd = [Visitor(i, port, i < best, pace, stop) for i in range(visitors)]
+    ramp = min(RAMP, seconds / 4)
+    crowd = [Visitor(i, port, i < best, pace, ramp, stop) for i in range(visitors)]
     begin = time.monotonic()
     for visitor in crowd:
         visitor.start()
@@ -236,6 +245,7 @@ def run(visitors: int, seconds: float, best_share: float, pace: tuple[float, flo
     for visitor in crowd:
         visitor.join(timeout=30)
     played = time.monotonic() - begin
+    load_during = os.getloadavg()[0]
     ids = [game_id for visitor in crowd for game_id in visitor.games]
     before = read_games(port, ids)
     sampling.set()
@@ -257,6 +267,7 @@ def run(visitors: int, seconds: float, best_share: float, pace: tuple[float, flo
         "pace_s": list(pace),
         "workers": workers if workers is not None else os.cpu_count(),
         "cpus": os.cpu_count(),
+        "load_average": [round(load_before, 1), round(load_during, 1)],  # 1-minute, before and at the end
         "get": percentiles([t for v in crowd for t in v.gets]),
         "ack": percentiles([t for v in crowd for t in v.acks]),
         "create": percentiles([t for v in crowd for t in v.creates]),
@@ -298,7 +309,9 @@ def report(record: dict, argv: list[str], out: Path) -> None:
         f"{record['cpus']} CPUs, {record['workers']} search workers (and one for quick opponents). "
         f"{record['visitors']} visitors ({record['best_visitors']} against `best`) for {record['seconds']:g} s, "
         f"a move every {record['pace_s'][0]:g}-{record['pace_s'][1]:g} s; the visitors run on the same machine "
-        "as the server (threads of one process), so their own CPU use is in every latency."
+        "as the server (threads of one process), so their own CPU use is in every latency. "
+        f"Load average (1 min) {record['load_average'][0]:g} before the run, {record['load_average'][1]:g} at its end "
+        "(other work on the machine shares its CPUs)."
     )
     write_results(out, "The browser server under load, killed and restarted", "benchmarks.web_load", argv, about, table)
 
