@@ -81,12 +81,16 @@ def page(browser):
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def start(page, base_url: str, game: str, seed: int, delay: int = 0, opponent: str = "random") -> None:
+def start(
+    page, base_url: str, game: str, seed: int, delay: int = 0, opponent: str = "random", think: float | None = None
+) -> None:
     page.goto(f"{base_url}/?delay={delay}")
     page.wait_for_selector("body[data-state=setup]")
     page.select_option("#game", game)
     for select in page.locator("select.opponent").all():
         select.select_option(opponent)
+    for seconds in page.locator(".think").all() if think is not None else []:
+        seconds.fill(str(think))
     page.fill("#seed", str(seed))
     page.click("#start")
     page.wait_for_selector(SETTLED)
@@ -240,14 +244,7 @@ def test_a_downloaded_game_replays_from_a_file(page, base_url, tmp_path):
 def test_the_page_says_the_opponents_are_thinking(page, base_url):
     """The opponents think in the server's worker pool: meanwhile the page says so and asks
     for their moves (GET ?since=N) until they are in, then shows them."""
-    page.goto(f"{base_url}/?delay=0")
-    page.wait_for_selector("body[data-state=setup]")
-    page.select_option("#game", "wakanda")
-    page.select_option("select.opponent", "ismcts")
-    page.fill(".think", "0.5")
-    page.fill("#seed", "5")
-    page.click("#start")
-    page.wait_for_selector(SETTLED)
+    start(page, base_url, "wakanda", seed=5, opponent="ismcts", think=0.3)
     polls = []
     page.on("request", lambda request: polls.append(request.url) if "since=" in request.url else None)
     page.locator("#legal button").first.click()
