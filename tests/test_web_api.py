@@ -102,7 +102,7 @@ def test_a_trained_model_named_on_the_command_line_plays(tmp_path):
     from tests.test_agents_ppo import save_model
 
     path = save_model(tmp_path / "tiny.zip", make_game("wakanda"))
-    with serve(create_app({"tiny": path})) as base:
+    with serve(create_app({"tiny": path}, limits=Limits(workers=0))) as base:  # no worker to start
         client = Client(base)
         assert "tiny" in [o["name"] for o in client.call("GET", "/api/catalog")[1]["opponents"]]
         game_id, view = new_game(client, "wakanda", opponents=["tiny"])

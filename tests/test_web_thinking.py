@@ -101,20 +101,24 @@ def test_a_refused_create_costs_no_search(monkeypatch):
     Now a create refused by a limit builds no agent and sends no turn to the pool."""
     import web.opponents
 
-    built = []
+    built, turns = [], []
     real = web.opponents.make_agent
     monkeypatch.setattr(web.opponents, "make_agent", lambda *a, **k: built.append(a) or real(*a, **k))
-    with serve(create_app(limits=Limits(workers=0, max_games=1))) as base:
+    app = create_app(limits=Limits(workers=0, max_games=1))
+    thinkers = app.state.games.thinkers
+    real_turn = thinkers.turn
+    monkeypatch.setattr(thinkers, "turn", lambda task: turns.append(task) or real_turn(task))
+    with serve(app) as base:
         client = Client(base)
-        body = {"game": "wapi", "seat": 3, "opponents": ["heuristic"] * 3}
-        status, data = client.call("POST", "/api/games", body)
+        status, data = client.call("POST", "/api/games", {"game": "wapi", "seat": 3, "opponents": ["heuristic"] * 3})
         assert status == 201
         settle(client, data["id"], data["view"])
-        assert len(built) == 3
+        assert len(turns) == 3 and built
+        body = {"game": "wapi", "seat": 3, "opponents": [{"name": "ismcts", "time_limit": 10}] * 3}
         status, data = client.call("POST", "/api/games", body)
         assert status == 429 and "--max-games" in data["error"]
         time.sleep(0.2)
-        assert len(built) == 3
+        assert len(turns) == 3 and all(name == "heuristic" for name, *_ in built)
 
 
 @pytest.mark.alone  # times responses

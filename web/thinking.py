@@ -151,6 +151,7 @@ class Thinkers:
         if not isinstance(workers, int) or workers < 0:
             raise ValueError(f"workers must be a non-negative int, got {workers!r}")
         self.workers = workers
+        self._cache: OrderedDict = OrderedDict()  # the agents of the thread, with workers=0
         self._search = self._start(workers)
         self._quick = self._search if workers == 0 else self._start(1)
 
@@ -162,7 +163,7 @@ class Thinkers:
 
     async def turn(self, task: TurnTask) -> TurnResult:
         """The turn, played by a free worker of its lane (tasks wait in order for one)."""
-        run = partial(opponent_turn, cache=OrderedDict()) if self.workers == 0 else opponent_turn
+        run = partial(opponent_turn, cache=self._cache) if self.workers == 0 else opponent_turn
         searches = "time_limit" in task.options
         executor = self._search if searches else self._quick
         try:
