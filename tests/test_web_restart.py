@@ -127,3 +127,26 @@ def test_python_m_web_killed_with_sigkill_loses_nothing(tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_a_move_that_cannot_be_stored_is_refused_and_changes_nothing(monkeypatch):
+    """A full disk or a locked file: the move is answered 500 and the game is as it was on disk."""
+    import sqlite3
+
+    app = create_app(limits=ROOMY)
+    database = app.state.games.database
+    with serve(app) as base:
+        client = Client(base)
+        status, data = client.call("POST", "/api/games", {"game": "wakanda", "opponents": ["random"], "seed": 6})
+        game_id, view = data["id"], settle(client, data["id"], data["view"])
+        before = client.call("GET", f"/api/games/{game_id}")
+
+        def full(*args, **kwargs):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(database, "add_moves", full)
+        status, data = client.call("POST", f"/api/games/{game_id}/moves", {"action": view["legal"][0]["action"]})
+        assert status == 500 and data == {"error": "the server failed: OperationalError"}
+        monkeypatch.undo()
+        assert client.call("GET", f"/api/games/{game_id}") == before
+        assert play(client, game_id, view["legal"][0]["action"])["log"][0]["player"] == 0  # and it goes on

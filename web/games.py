@@ -124,9 +124,16 @@ class Games:
         self._schedule(session)
 
     def _save(self, session: GameSession) -> None:
+        """The session's new moves to disk; if that fails, the session leaves memory (its next
+        request loads it from disk again, as it was before those moves) and the error goes on."""
         first, moves = session.unsaved()
         if moves:
-            self.database.add_moves(session.record.id, first, moves, session.done, self.clock())
+            try:
+                self.database.add_moves(session.record.id, first, moves, session.done, self.clock())
+            except Exception:
+                self.live.pop(session.record.id, None)
+                self._last_used.pop(session.record.id, None)
+                raise
             session.mark_saved()
 
     def sweep(self) -> None:

@@ -162,19 +162,23 @@ class Thinkers:
         return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start)
 
     async def turn(self, task: TurnTask) -> TurnResult:
-        """The turn, played by a free worker of its lane (tasks wait in order for one)."""
+        """The turn, played by a free worker of its lane (tasks wait in order for one). If a
+        worker dies (killed, out of memory), the lane starts again and the turn is tried once more."""
         run = partial(opponent_turn, cache=self._cache) if self.workers == 0 else opponent_turn
         searches = "time_limit" in task.options
-        executor = self._search if searches else self._quick
-        try:
-            return await asyncio.wrap_future(executor.submit(run, task))
-        except BrokenProcessPool:  # a worker died (killed, out of memory): start a new pool, once
-            if searches and self._search is executor:
-                self._search = self._start(self.workers)
-            elif not searches and self._quick is executor:
-                self._quick = self._start(1)
-            executor.shutdown(wait=False, cancel_futures=True)
-            raise
+        for attempt in range(2):
+            executor = self._search if searches else self._quick
+            try:
+                return await asyncio.wrap_future(executor.submit(run, task))
+            except BrokenProcessPool:
+                if searches and self._search is executor:
+                    self._search = self._start(self.workers)
+                elif not searches and self._quick is executor:
+                    self._quick = self._start(1)
+                executor.shutdown(wait=False, cancel_futures=True)
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         for executor in {self._search, self._quick}:

@@ -11,7 +11,7 @@ async function api(method, path, body) {
   const response = await fetch(path, {method: method, headers: {"Content-Type": "application/json"},
     body: body === undefined ? undefined : JSON.stringify(body)});
   const data = await response.json();
-  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  if (!response.ok) throw Object.assign(new Error(data.error || `HTTP ${response.status}`), {status: response.status});
   return data;
 }
 
@@ -189,7 +189,16 @@ async function show(view) {
   while (view.thinking && page.id === id) {
     await sleep(wait);
     wait = Math.min(wait * 2, 800);
-    view = await api("GET", `/api/games/${id}?since=${view.log.length}`);
+    let next;
+    try {
+      next = await api("GET", `/api/games/${id}?since=${view.log.length}`);
+    } catch (error) {  // the network or the server out for a moment: ask again (a game gone: stop)
+      if (error.status === 404) throw error;
+      message(`${error.message}; asking again`);
+      continue;
+    }
+    message("");
+    view = next;
     if (page.id === id) await animate(view);
   }
 }
