@@ -129,7 +129,7 @@ def create_app(
             except ValueError as error:
                 raise BadRequest(str(error)) from None
 
-        if any(choice.agent == "trained" or choice.agent.startswith("ppo:") for choice, _ in new.opponents):
+        if any(choice.plays_a_model for choice, _ in new.opponents):
             await run_in_threadpool(check_models)
         game_id, session = games.create(new, client)
         return JSONResponse({"id": game_id, "view": session.view(since=0)}, status_code=201)

@@ -18,7 +18,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 
-from web.bodies import NewGame
+from web.bodies import SEED_LIMIT, NewGame
 from web.database import Database, GameRecord
 from web.limits import LimitReached, Limits, RateWindow
 from web.opponents import OpponentChoice
@@ -75,7 +75,7 @@ class Games:
         self.sweep()
         self.check_create(client)
         now = self.clock()
-        seed = new.seed if new.seed is not None else secrets.randbelow(2**63)
+        seed = new.seed if new.seed is not None else secrets.randbelow(SEED_LIMIT)
         record = GameRecord(
             id=secrets.token_urlsafe(16),
             client=client,

@@ -47,10 +47,15 @@ class OpponentChoice:
             values["time_limit"] = float(limit)
         return values
 
+    @property
+    def plays_a_model(self) -> bool:
+        """Whether this opponent is a trained model (made for one game configuration)."""
+        return self.agent == "trained" or self.agent.startswith("ppo:")
+
     def check_game(self, game: Game) -> None:
         """ValueError unless this opponent can play ``game``'s configuration (a trained model is
         made for one): read from the model's card, without loading the model."""
-        if self.agent != "trained" and not self.agent.startswith("ppo:"):
+        if not self.plays_a_model:
             return
         from agents.network import check_card, read_card, shipped_model_path
 
