@@ -4,11 +4,13 @@ whole turn, no search tree kept after its turn; meanwhile every request answers 
 Regressions of issue 36: a Samurai turn took 43.5 s (the budget applied to each sub-action);
 a GET of a game whose opponent thought waited on the game's lock (9.4 s); a ``best`` opponent
 kept its tree in the game for up to an hour (+134 MB for one move); a create on a full server
-played the opponents' moves before answering.
+played the opponents' moves before answering; searches at the same time shortened each
+other's thinking (budgets in the whole process's CPU time).
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 import tracemalloc
@@ -23,7 +25,7 @@ from web.database import GameRecord
 from web.limits import Limits
 from web.opponents import offered_opponents
 from web.session import GameSession
-from web.thinking import MIN_SLICE, TurnTask, new_state, opponent_turn
+from web.thinking import MIN_SLICE, Thinkers, TurnTask, new_state, opponent_turn
 
 
 def random_moves(name: str, seed: int, count: int) -> tuple[int, ...]:
@@ -142,3 +144,23 @@ def test_get_and_catalog_answer_at_once_while_every_worker_thinks():
                 slowest = max(slowest, time.perf_counter() - begin)
                 assert status == 200 and data.get("thinking", True)
         assert slowest < 0.05, f"the slowest answer took {slowest * 1000:.0f} ms"
+
+
+@pytest.mark.alone  # CPU time: measured alone
+def test_searches_at_the_same_time_each_get_their_whole_budget():
+    """Issue 36: budgets were counted in the whole server's CPU time, so two searches at once
+    each got about half of theirs. Each worker now counts its own: two turns thought at once,
+    in the two workers, each use all of their budget."""
+    budget = 0.4
+    task = TurnTask("wakanda", {}, 1, random_moves("wakanda", 1, 5), "ismcts", {"time_limit": budget})
+    thinkers = Thinkers(2)
+
+    async def both():
+        return await asyncio.gather(thinkers.turn(task), thinkers.turn(task))
+
+    try:
+        results = asyncio.run(both())
+    finally:
+        thinkers.close()
+    assert [len(result.actions) for result in results] == [1, 1]
+    assert all(result.cpu >= budget for result in results), results
