@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import random
 import signal
+import time
+from pathlib import Path
 
 from tests.web_helpers import Client, free_port, serve, settle, start_cli
 from web import create_app
@@ -107,8 +109,21 @@ def test_a_move_is_stored_before_its_answer_and_a_turn_cut_by_a_restart_is_playe
         assert view["your_turn"] and view["log"][1]["player"] == 1
 
 
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
 def test_python_m_web_killed_with_sigkill_loses_nothing(tmp_path):
-    """The server process killed outright (no shutdown at all), then started again on its database."""
+    """The server process killed outright (no shutdown at all; its workers end by themselves),
+    then started again on its database."""
     db = str(tmp_path / "web.sqlite3")
     port = free_port()
     args = ["--db", db, "--creates-per-minute", "100", "--workers", "1"]
@@ -117,9 +132,15 @@ def test_python_m_web_killed_with_sigkill_loses_nothing(tmp_path):
         client = Client(f"http://127.0.0.1:{port}")
         ids = start_games(client)
         before = {game_id: client.call("GET", f"/api/games/{game_id}") for game_id in ids}
+        workers = children(process.pid)
+        assert workers  # the quick opponents' worker (and multiprocessing's resource tracker)
     finally:
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in workers):  # the workers end with their server
+        assert time.monotonic() < deadline, "the workers outlived their server"
+        time.sleep(0.1)
     process = start_cli(port, args)
     try:
         client = Client(f"http://127.0.0.1:{port}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -135,10 +136,18 @@ def opponent_turn(task: TurnTask, cache: OrderedDict | None = None) -> TurnResul
     return TurnResult(player, actions, time.process_time() - start)
 
 
-def _worker_start() -> None:
+def _worker_start(server: int) -> None:
     """A worker yields the CPU to the server's own process, so that requests answer at once
-    while every worker searches (its budget is CPU time: a lower priority does not shorten it)."""
+    while every worker searches (its budget is CPU time: a lower priority does not shorten it),
+    and ends when the server is gone, even killed outright (its pool could not tell it)."""
     os.nice(WORKER_NICENESS)
+    threading.Thread(target=_end_with, args=(server,), daemon=True, name="drawluck-watch").start()
+
+
+def _end_with(server: int) -> None:
+    while os.getppid() == server:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 class Thinkers:
@@ -159,7 +168,7 @@ class Thinkers:
         if workers == 0:
             return ThreadPoolExecutor(1, thread_name_prefix="drawluck-thinker")
         context = multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start)
+        return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),))
 
     async def turn(self, task: TurnTask) -> TurnResult:
         """The turn, played by a free worker of its lane (tasks wait in order for one). If a
