@@ -132,6 +132,21 @@ def test_same_seed_same_game_and_ids_differ(client):
     assert new_game(client, "wapi", seed=6)[1]["board"] != view1["board"]
 
 
+def test_same_seed_and_moves_same_answers_from_random_and_heuristic_opponents(client):
+    """Opponents that neither search nor load a model are seeded by the game's seed, seat and
+    move number: two games of the same seed and the same moves are the same game."""
+    body = {"seat": 1, "opponents": ["random", "heuristic", "random"], "seed": 12}
+    games = [new_game(client, "wapi", **body) for _ in range(2)]
+    logs = []
+    for game_id, view in games:
+        for _ in range(4):
+            view = move(client, game_id, view["legal"][-1]["action"])
+        logs.append(view["log"])
+    assert logs[0] == logs[1] and len(logs[0]) > 12
+    other, view = new_game(client, "wapi", **{**body, "seed": 13})
+    assert view["log"] != games[0][1]["log"]
+
+
 def test_a_seed_drawn_by_the_server_stays_hidden_until_the_end(client):
     game_id, view = new_game(client, "wakanda", seed=None)
     assert view["seed"] is None and "record" not in view  # the seed would reveal the deal

@@ -50,7 +50,7 @@ class OpponentChoice:
     @property
     def plays_a_model(self) -> bool:
         """Whether this opponent is a trained model (made for one game configuration)."""
-        return self.agent == "trained" or self.agent.startswith("ppo:")
+        return is_model(self.agent)
 
     def check_game(self, game: Game) -> None:
         """ValueError unless this opponent can play ``game``'s configuration (a trained model is
@@ -89,6 +89,11 @@ def offered_opponents(models: Mapping[str, str] | None = None) -> dict[str, Oppo
             raise ValueError(f"model name {name!r} is taken by an agent; taken names: {sorted(choices)}")
         choices[name] = OpponentChoice(name, f"ppo:{path}", f"a trained model ({Path(path).name})")
     return choices
+
+
+def is_model(agent: str) -> bool:
+    """Whether the agent named ``agent`` (an :attr:`OpponentChoice.agent`) plays a trained model."""
+    return agent == "trained" or agent.startswith("ppo:")
 
 
 def build_agent(agent: str, game: Game, options: Mapping[str, Any]) -> Agent:

@@ -10,8 +10,10 @@ process only, so searches in other workers do not shorten it): each sub-action g
 budget left divided by the sub-actions this seat played in its previous turn, and at least
 :data:`MIN_SLICE`.
 
-Each worker keeps the agents it has built (a network loads in about a second) in a small
-cache, and resets an agent before and after each turn (a kept tree is dropped).
+Each worker keeps the searching and model agents it has built (a network loads in about a
+second) in a small cache, and resets an agent before and after each turn (a kept tree is
+dropped); random and heuristic opponents are built for each turn from the game's seed, so
+that they play the same game the same way.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import envs
 from agents import Agent, PlayerView
 from agents.ismcts import ISMCTSAgent
 from envs.core.engine import GameState, IllegalActionError
-from web.opponents import build_agent
+from web.opponents import build_agent, is_model
 
 #: CPU seconds a sub-action still gets once its turn's budget is spent (a search decides on something).
 MIN_SLICE = 0.01
@@ -86,7 +88,13 @@ def _search(agent: Agent) -> ISMCTSAgent | None:
     return inner if isinstance(inner, ISMCTSAgent) and inner.time_limit is not None else None
 
 
-def _agent(task: TurnTask, game, cache: OrderedDict) -> Agent:
+def _agent(task: TurnTask, game, player: int, cache: OrderedDict) -> Agent:
+    """The agent of the turn. One that neither searches nor loads a model (random, heuristic) is
+    built afresh, seeded by the game's seed, its seat and the move number: the same game gets
+    the same answers, also after a restart. The others are kept built in ``cache``."""
+    if "time_limit" not in task.options and not is_model(task.agent):
+        seed = int(np.random.SeedSequence([task.seed, player, len(task.actions)]).generate_state(1)[0])
+        return build_agent(task.agent, game, {**task.options, "seed": seed})
     key = (task.agent, game.name, repr(sorted(game.config().items())), repr(sorted(task.options.items())))
     agent = cache.pop(key, None)
     if agent is None:
@@ -113,7 +121,7 @@ def opponent_turn(task: TurnTask, cache: OrderedDict | None = None) -> TurnResul
     if player is None:
         raise ValueError("the game is over: no turn to play")
     rng = np.random.default_rng(np.random.SeedSequence([task.seed, len(task.actions)]))
-    agent = _agent(task, game, cache)
+    agent = _agent(task, game, player, cache)
     search = _search(agent)
     budget = task.options.get("time_limit")
     expected = _previous_turn_length(players, player)
