@@ -82,6 +82,9 @@ def test_thinking_time_per_turn_is_bounded():
         assert status == 201
         choice, options = app.state.games.get(data["id"]).opponents[1]
         assert choice.name == "ismcts" and options == {"time_limit": 0.5}
+        listing = client.call("GET", "/api/catalog")[1]  # the page offers what the server allows
+        assert listing["max_think"] == 0.5
+        assert next(o for o in listing["opponents"] if o["name"] == "best")["options"] == {"time_limit": 0.5}
 
 
 @pytest.mark.parametrize(

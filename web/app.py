@@ -56,8 +56,9 @@ from web.thinking import Thinkers
 STATIC = Path(__file__).parent / "static"
 
 
-def catalog(offered: Mapping[str, OpponentChoice]) -> dict[str, Any]:
-    """Every game with its options (from ``envs.describe``) and player counts, and the opponents."""
+def catalog(offered: Mapping[str, OpponentChoice], max_think: float) -> dict[str, Any]:
+    """Every game with its options (from ``envs.describe``) and player counts, the opponents (a
+    default thinking time at most ``max_think``) and ``max_think``, the most a turn may be given."""
     games = []
     for name in envs.GAMES:
         description = envs.describe(name)
@@ -72,8 +73,8 @@ def catalog(offered: Mapping[str, OpponentChoice]) -> dict[str, Any]:
             for o in description.options
         ]
         games.append({"name": name, "options": options, "num_players": description.make().num_players})
-    opponents = [{"name": c.name, "help": c.help, "options": c.options} for c in offered.values()]
-    return {"games": games, "opponents": opponents}
+    opponents = [{"name": c.name, "help": c.help, "options": c.check_options({}, max_think)} for c in offered.values()]
+    return {"games": games, "opponents": opponents, "max_think": max_think}
 
 
 def parse_since(text: str | None) -> int | None:
@@ -98,7 +99,7 @@ def create_app(
     offered = offered_opponents(models)
     limits = limits or Limits()
     games = Games(Database(db), offered, limits, Thinkers(limits.workers), clock)
-    listing = catalog(offered)
+    listing = catalog(offered, limits.max_think)
 
     def session_of(request: Request):
         session = games.get(request.path_params["game_id"])

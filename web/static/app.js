@@ -76,7 +76,8 @@ function renderSeats() {
     const names = page.catalog.opponents.map(c => c.name);
     select.value = names.includes("heuristic") ? "heuristic" : names[0];
     const think = document.createElement("input");
-    Object.assign(think, {type: "number", min: "0.05", max: "10", step: "0.05", value: "1", title: "seconds per move"});
+    Object.assign(think, {type: "number", min: "0.05", max: String(page.catalog.max_think), step: "0.05", value: "1",
+      title: "seconds of thinking per turn"});
     think.className = "think";
     const sync = () => {
       const options = page.catalog.opponents.find(c => c.name === select.value).options;
