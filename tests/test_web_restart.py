@@ -8,8 +8,11 @@ from __future__ import annotations
 import os
 import random
 import signal
+import sqlite3
 import time
 from pathlib import Path
+
+import pytest
 
 from tests.web_helpers import Client, free_port, serve, settle, start_cli
 from web import create_app
@@ -152,8 +155,6 @@ def test_python_m_web_killed_with_sigkill_loses_nothing(tmp_path):
 
 def test_a_move_that_cannot_be_stored_is_refused_and_changes_nothing(monkeypatch):
     """A full disk or a locked file: the move is answered 500 and the game is as it was on disk."""
-    import sqlite3
-
     app = create_app(limits=ROOMY)
     database = app.state.games.database
     with serve(app) as base:
@@ -171,3 +172,12 @@ def test_a_move_that_cannot_be_stored_is_refused_and_changes_nothing(monkeypatch
         monkeypatch.undo()
         assert client.call("GET", f"/api/games/{game_id}") == before
         assert play(client, game_id, view["legal"][0]["action"])["log"][0]["player"] == 0  # and it goes on
+
+
+def test_a_database_of_a_newer_version_is_refused(tmp_path):
+    path = tmp_path / "web.sqlite3"
+    Database(path).close()
+    with sqlite3.connect(path) as connection:
+        connection.execute("PRAGMA user_version = 99")
+    with pytest.raises(ValueError, match="newer drawluck"):
+        Database(path)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+#: The version of the tables below (``PRAGMA user_version``); a file of a newer one is refused.
+SCHEMA_VERSION = 1
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
@@ -78,10 +80,17 @@ class Database:
         self._connection = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         with self._lock:
+            version = self._connection.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                self._connection.close()
+                raise ValueError(
+                    f"{path} holds games of a newer drawluck (schema {version}, this one reads {SCHEMA_VERSION})"
+                )
             self._connection.execute("PRAGMA journal_mode = WAL")
             self._connection.execute("PRAGMA synchronous = NORMAL")
             self._connection.execute("PRAGMA foreign_keys = ON")
             self._connection.executescript(SCHEMA)
+            self._connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         with self._lock:
