@@ -224,12 +224,17 @@ def percentiles(times: list[float]) -> dict:
 
 
 def run(visitors: int, seconds: float, best_share: float, pace: tuple[float, float], workers: int | None) -> dict:
+    with tempfile.TemporaryDirectory(prefix="web_load_") as folder:
+        return _run(visitors, seconds, best_share, pace, workers, str(Path(folder) / "web.sqlite3"))
+
+
+def _run(
+    visitors: int, seconds: float, best_share: float, pace: tuple[float, float], workers: int | None, db: str
+) -> dict:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     load_before = os.getloadavg()[0]
-    folder = tempfile.mkdtemp(prefix="web_load_")
-    db = str(Path(folder) / "web.sqlite3")
     server = start_server(port, db, workers)
     stop, sampling, peak = threading.Event(), threading.Event(), [0]
     sampler = threading.Thread(target=sample_memory, args=(server.pid, sampling, peak), daemon=True)

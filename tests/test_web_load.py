@@ -92,3 +92,25 @@ def test_fifty_games_at_once_every_response_correct_and_fast():
         f"mean {sum(times) / len(times) * 1000:.1f} ms, {time.monotonic() - begin:.1f} s in all"
     )
     assert slowest < SLOWEST, f"the slowest response took {slowest:.2f} s"
+
+
+def test_the_load_benchmark_tells_lost_and_changed_games():
+    """benchmarks/web_load.py's verdict on the kill: a game gone is lost; a game whose start,
+    seed or moves read before the kill differ, or that has a move of the human's it never
+    sent, is changed; the opponents' moves that were being thought at the kill are allowed."""
+    from benchmarks.web_load import compare
+
+    view = {"game": "wapi", "config": {}, "seat": 1, "players": ["random", "you"], "seed": None,
+            "log": [{"player": 0, "text": "a"}, {"player": 1, "text": "b"}]}  # fmt: skip
+    later = {**view, "log": [*view["log"], {"player": 0, "text": "c"}]}
+    before = {"same": (200, view), "opponent moved": (200, view), "gone": (200, view), "other seed": (200, view)}
+    before.update({"rewritten": (200, view), "human moved": (200, view)})
+    after = {
+        "same": (200, view),
+        "opponent moved": (200, later),
+        "gone": (404, {"error": "no such game"}),
+        "other seed": (200, {**view, "seed": 5, "players": ["heuristic", "you"]}),
+        "rewritten": (200, {**view, "log": view["log"][:1]}),
+        "human moved": (200, {**view, "log": [*view["log"], {"player": 1, "text": "d"}]}),
+    }
+    assert compare(before, after) == (1, 3)
