@@ -1,5 +1,7 @@
 """The JSON API of the page (``web.app``), over real HTTP on a loopback port: every endpoint,
-every refusal (which changes nothing), unguessable ids, independent games and expiry."""
+every refusal (which changes nothing), unguessable ids, independent games and expiry.
+(Limits, hygiene, the database and the worker pool: test_web_limits, test_web_hygiene,
+test_web_restart, test_web_thinking.)"""
 
 from __future__ import annotations
 
@@ -12,29 +14,42 @@ import envs
 from agents import AGENT_NAMES, PlayerView
 from agents.games import make_game
 from tests.test_web_views import CASES
-from tests.web_helpers import Client, serve, serve_cli
+from tests.web_helpers import Client, serve, serve_cli, settle
 from web import create_app
+from web.limits import Limits
 from web.opponents import offered_opponents, parse_model
-from web.session import new_state
-from web.store import GameStore
+from web.thinking import new_state
 from web.views import public_view
 
 NUM_PLAYERS = {name: envs.describe(name).make().num_players for name in envs.GAMES}
 
 
+#: Limits that the many games of these tests, all from one address, stay under.
+ROOMY = Limits(creates_per_minute=10_000, live_per_client=10_000)
+
+
 @pytest.fixture(scope="module")
 def client():
-    with serve(create_app()) as base:
+    with serve(create_app(limits=ROOMY)) as base:
         client = Client(base)
         yield client
         client.close()
 
 
 def new_game(client, game="wakanda", **body):
+    """A new game, once the opponents that move first have moved."""
     body = {"game": game, "opponents": ["random"] * (NUM_PLAYERS[game] - 1), "seed": 1, **body}
     status, data = client.call("POST", "/api/games", body)
     assert status == 201, data
-    return data["id"], data["view"]
+    return data["id"], settle(client, data["id"], data["view"])
+
+
+def move(client, game_id, action):
+    """A move, acknowledged at once (its own frame only), then followed until the opponents answered."""
+    status, view = client.call("POST", f"/api/games/{game_id}/moves", {"action": action})
+    assert status == 200, view
+    assert [frame["player"] for frame in view["frames"]] == [view["seat"]]
+    return settle(client, game_id, view)
 
 
 def play_out(client, game_id, view, seed=0):
@@ -43,8 +58,7 @@ def play_out(client, game_id, view, seed=0):
     while not view["done"]:
         assert view["your_turn"] and view["legal"]
         before = len(view["log"])
-        status, view = client.call("POST", f"/api/games/{game_id}/moves", {"action": choose(view["legal"])["action"]})
-        assert status == 200, view
+        view = move(client, game_id, choose(view["legal"])["action"])
         assert len(view["log"]) == before + len(view["frames"]) and view["frames"][0]["player"] == view["seat"]
         assert "static" not in view  # what never changes comes with the game's first view (and GET) only
     return view
@@ -88,7 +102,7 @@ def test_a_trained_model_named_on_the_command_line_plays(tmp_path):
     from tests.test_agents_ppo import save_model
 
     path = save_model(tmp_path / "tiny.zip", make_game("wakanda"))
-    with serve(create_app({"tiny": path})) as base:
+    with serve(create_app({"tiny": path}, limits=Limits(workers=0))) as base:  # no worker to start
         client = Client(base)
         assert "tiny" in [o["name"] for o in client.call("GET", "/api/catalog")[1]["opponents"]]
         game_id, view = new_game(client, "wakanda", opponents=["tiny"])
@@ -118,6 +132,21 @@ def test_same_seed_same_game_and_ids_differ(client):
     assert new_game(client, "wapi", seed=6)[1]["board"] != view1["board"]
 
 
+def test_same_seed_and_moves_same_answers_from_random_and_heuristic_opponents(client):
+    """Opponents that neither search nor load a model are seeded by the game's seed, seat and
+    move number: two games of the same seed and the same moves are the same game."""
+    body = {"seat": 1, "opponents": ["random", "heuristic", "random"], "seed": 12}
+    games = [new_game(client, "wapi", **body) for _ in range(2)]
+    logs = []
+    for game_id, view in games:
+        for _ in range(4):
+            view = move(client, game_id, view["legal"][-1]["action"])
+        logs.append(view["log"])
+    assert logs[0] == logs[1] and len(logs[0]) > 12
+    other, view = new_game(client, "wapi", **{**body, "seed": 13})
+    assert view["log"] != games[0][1]["log"]
+
+
 def test_a_seed_drawn_by_the_server_stays_hidden_until_the_end(client):
     game_id, view = new_game(client, "wakanda", seed=None)
     assert view["seed"] is None and "record" not in view  # the seed would reveal the deal
@@ -136,8 +165,8 @@ def test_defaults_and_ismcts_with_a_time_budget(client):
     status, data = client.call("POST", "/api/games", {"game": "wakanda"})
     assert status == 201 and data["view"]["players"] == ["you", "heuristic"]
     game_id, view = new_game(client, "wakanda", opponents=[{"name": "ismcts", "time_limit": 0.05}])
-    status, view = client.call("POST", f"/api/games/{game_id}/moves", {"action": view["legal"][0]["action"]})
-    assert status == 200 and view["players"] == ["you", "ismcts"] and len(view["frames"]) >= 2
+    view = move(client, game_id, view["legal"][0]["action"])
+    assert view["players"] == ["you", "ismcts"] and len(view["frames"]) >= 2
 
 
 BAD_GAMES = [
@@ -280,8 +309,7 @@ def test_bad_records_are_refused_with_422(client):
 
 def test_games_are_independent(client):
     (id1, view1), (id2, view2) = new_game(client, "wapi", seed=2), new_game(client, "wapi", seed=2)
-    status, after = client.call("POST", f"/api/games/{id1}/moves", {"action": view1["legal"][0]["action"]})
-    assert status == 200
+    move(client, id1, view1["legal"][0]["action"])
     assert client.call("GET", f"/api/games/{id2}")[1]["log"] == view2["log"]
 
 
@@ -297,15 +325,15 @@ def test_opponents_act_through_player_views(monkeypatch):
             seen.append(type(view))
             return super().act(view)
 
-    monkeypatch.setattr(web.opponents, "make_agent", lambda name, game, **options: Spy(game, options["seed"]))
-    with serve(create_app()) as base:
+    monkeypatch.setattr(web.opponents, "make_agent", lambda name, game, **options: Spy(game, 0))
+    with serve(create_app(limits=Limits(workers=0))) as base:  # thinking in a thread: the spy is seen
         client = Client(base)
         game_id, view = new_game(client, "samurai", seat=1)
         play_out(client, game_id, view)
     assert seen and set(seen) == {PlayerView}
 
 
-def test_an_agent_that_fails_gives_a_json_500_and_the_game_refuses_moves_out_of_turn(monkeypatch):
+def test_an_agent_that_fails_stops_the_game_saying_so_and_refuses_moves_out_of_turn(monkeypatch):
     import web.opponents
     from agents.random_agent import RandomAgent
 
@@ -313,58 +341,54 @@ def test_an_agent_that_fails_gives_a_json_500_and_the_game_refuses_moves_out_of_
         def act(self, view):
             raise RuntimeError("out of order")
 
-    monkeypatch.setattr(web.opponents, "make_agent", lambda name, game, **options: Broken(game, options["seed"]))
-    with serve(create_app()) as base:
+    monkeypatch.setattr(web.opponents, "make_agent", lambda name, game, **options: Broken(game, 0))
+    with serve(create_app(limits=Limits(workers=0))) as base:
         client = Client(base)
         game_id, view = new_game(client, "wakanda")
-        status, data = client.call("POST", f"/api/games/{game_id}/moves", {"action": view["legal"][0]["action"]})
-        assert status == 500 and data == {"error": "the server failed: RuntimeError"}
-        before = client.call("GET", f"/api/games/{game_id}")[1]
+        before = move(client, game_id, view["legal"][0]["action"])
+        assert before["error"] == "random in seat 1 could not play: RuntimeError" and not before["thinking"]
         assert before["to_act"] == 1 and before["legal"] == []
         for action in range(42):  # not even a move legal for the opponent is taken from the human
             status, data = client.call("POST", f"/api/games/{game_id}/moves", {"action": action})
             assert status == 400 and ("not your turn" in data["error"])
-        assert client.call("GET", f"/api/games/{game_id}")[1] == before
+        assert client.call("GET", f"/api/games/{game_id}?since=0")[1] == before
 
 
 # --- expiry and limits ---------------------------------------------------------------------------
 class Clock:
     def __init__(self):
-        self.now = 0.0
+        self.now = 1000.0
 
     def __call__(self) -> float:
         return self.now
 
 
-def test_finished_and_abandoned_games_are_freed_after_their_time():
+def test_idle_games_leave_memory_then_finished_and_abandoned_ones_are_deleted():
+    """A game leaves memory after ``memory_idle`` (and comes back on its next request, the same),
+    is deleted ``finished_ttl`` after its last request once over, ``idle_ttl`` after if abandoned."""
     clock = Clock()
-    store = GameStore(finished_ttl=60, idle_ttl=600, clock=clock)
-    with serve(create_app(store=store)) as base:
+    limits = Limits(workers=0, memory_idle=30, finished_ttl=60, idle_ttl=600)
+    app = create_app(limits=limits, clock=clock)
+    games = app.state.games
+    with serve(app) as base:
         client = Client(base)
         finished, view = new_game(client, "wakanda")
-        play_out(client, finished, view)
-        idle, _ = new_game(client, "wakanda")
-        clock.now = 59
+        done = play_out(client, finished, view)
+        idle, idle_view = new_game(client, "wakanda")
+        clock.now += 31
+        client.call("GET", "/api/games/unknown")  # any request sweeps
+        assert set(games.live) == set()  # both left memory...
+        assert client.call("GET", f"/api/games/{idle}")[1] == {k: v for k, v in idle_view.items() if k != "frames"}
+        assert client.call("GET", f"/api/games/{finished}")[1]["record"] == done["record"]  # ...and came back
+        clock.now += 59
         assert client.call("GET", f"/api/games/{finished}")[0] == 200  # a request restarts its clock
-        clock.now = 59 + 61
-        assert client.call("GET", f"/api/games/{finished}")[0] == 404  # finished: freed after 60 s
+        clock.now += 61 + 31
+        assert client.call("GET", f"/api/games/{finished}")[0] == 404  # finished: deleted after 60 s
         assert client.call("GET", f"/api/games/{idle}")[0] == 200
-        clock.now += 601
-        assert client.call("GET", f"/api/games/{idle}")[0] == 404  # abandoned: freed after 600 s
-        assert len(store) == 0
-
-
-def test_a_full_server_refuses_new_games_with_503():
-    store = GameStore(max_games=2)
-    with serve(create_app(store=store)) as base:
-        client = Client(base)
-        new_game(client), new_game(client)
-        status, data = client.call("POST", "/api/games", {"game": "wakanda"})
-        assert status == 503 and "2 games" in data["error"]
-    with pytest.raises(ValueError, match="max_games"):
-        GameStore(max_games=0)
-    with pytest.raises(ValueError, match="ttl"):
-        GameStore(finished_ttl=0)
+        clock.now += 601 + 31
+        client.call("GET", "/api/games/unknown")
+        assert client.call("GET", f"/api/games/{idle}")[0] == 404  # abandoned: deleted after 600 s
+        assert games.database.count() == 0 and not games.live
 
 
 # --- python -m web ---------------------------------------------------------------------------------

@@ -22,8 +22,9 @@ from playwright.sync_api import sync_playwright
 
 import envs
 from envs.core.render import PLAYER_COLORS
-from tests.web_helpers import Client, serve
+from tests.web_helpers import Client, serve, settle
 from web import create_app
+from web.limits import Limits
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
@@ -64,7 +65,7 @@ def browser():
 
 @pytest.fixture(scope="module")
 def base_url():
-    with serve(create_app()) as base:
+    with serve(create_app(limits=Limits(creates_per_minute=1000, live_per_client=1000))) as base:
         yield base
 
 
@@ -80,12 +81,16 @@ def page(browser):
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def start(page, base_url: str, game: str, seed: int, delay: int = 0, opponent: str = "random") -> None:
+def start(
+    page, base_url: str, game: str, seed: int, delay: int = 0, opponent: str = "random", think: float | None = None
+) -> None:
     page.goto(f"{base_url}/?delay={delay}")
     page.wait_for_selector("body[data-state=setup]")
     page.select_option("#game", game)
     for select in page.locator("select.opponent").all():
         select.select_option(opponent)
+    for seconds in page.locator(".think").all() if think is not None else []:
+        seconds.fill(str(think))
     page.fill("#seed", str(seed))
     page.click("#start")
     page.wait_for_selector(SETTLED)
@@ -205,7 +210,8 @@ def test_opponents_moves_appear_one_by_one(page, base_url):
     page.wait_for_selector("body[data-state=animating]")
     page.wait_for_selector(SETTLED)
     view = Client(base_url).call("GET", f"/api/games/{game_id(page)}")[1]
-    shown = [text for text in page.evaluate("window.seen") if not text.startswith("Your turn")]
+    seen = page.evaluate("window.seen")  # moves, and "X is thinking…" while the next turn is in the pool
+    shown = [text for text in seen if not text.startswith("Your turn") and not text.endswith("is thinking…")]
     expected = [entry for entry in view["log"] if entry["player"] != 0][-3:]
     assert [text.split(": ", 1)[1] for text in shown[-3:]] == [entry["text"] for entry in expected]
     assert [text[0] for text in shown[-3:]] == ["B", "C", "D"]
@@ -218,6 +224,7 @@ def test_a_downloaded_game_replays_from_a_file(page, base_url, tmp_path):
     view = data["view"]
     while not view["done"]:
         view = client.call("POST", f"/api/games/{data['id']}/moves", {"action": view["legal"][0]["action"]})[1]
+        view = settle(client, data["id"], view)
     path = tmp_path / "game.json"
     path.write_text(json.dumps(view["record"]))
     page.goto(f"{base_url}/?delay=0")
@@ -233,3 +240,18 @@ def test_a_downloaded_game_replays_from_a_file(page, base_url, tmp_path):
     page.click("#replay-close")
     page.set_input_files("#record-file", str(path))
     page.wait_for_function("document.getElementById('message').textContent.startsWith('not a game record')")
+
+
+def test_the_page_says_the_opponents_are_thinking(page, base_url):
+    """The opponents think in the server's worker pool: meanwhile the page says so and asks
+    for their moves (GET ?since=N) until they are in, then shows them."""
+    start(page, base_url, "wakanda", seed=5, opponent="ismcts", think=0.3)
+    polls = []
+    page.on("request", lambda request: polls.append(request.url) if "since=" in request.url else None)
+    page.locator("#legal button").first.click()
+    page.wait_for_selector("body[data-state=thinking]")
+    assert page.inner_text("#status") == "B (ismcts) is thinking…"
+    page.wait_for_selector(SETTLED, timeout=30_000)
+    view = Client(base_url).call("GET", f"/api/games/{game_id(page)}")[1]
+    assert view["your_turn"] and [entry["player"] for entry in view["log"]][:2] == [0, 1]
+    assert page.locator("#log li").count() == len(view["log"]) and polls

@@ -1,7 +1,8 @@
 """A bounded load test of ``python -m web`` on the loopback address: 50 games played at once
-by 50 threads (the three games in turn, against random opponents), every response checked,
-none slower than 1 s. It sends at most 50 x MAX_REQUESTS requests to 127.0.0.1 and stops by
-itself after DEADLINE seconds at the latest."""
+by 50 threads (the three games in turn, against random opponents, who think in the worker
+pool while the threads poll), every response checked, none slower than 1 s. It sends at
+most 50 x MAX_REQUESTS moves to 127.0.0.1 (and the polls between them) and stops by itself
+after DEADLINE seconds at the latest."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import time
 import pytest
 
 import envs
-from tests.web_helpers import Client, serve_cli
+from tests.web_helpers import Client, serve_cli, settle
 
 GAMES = 50
 MAX_REQUESTS = 400  # per game: far above a real game's moves (Samurai: about 100)
@@ -47,7 +48,8 @@ def play(base: str, index: int, start: threading.Barrier, times: list[float], fa
             "POST", "/api/games", {"game": game, "seat": seat, "seed": index, "opponents": ["random"] * (players - 1)}
         )
         assert status == 201, data
-        game_id, view = data["id"], data["view"]
+        game_id = data["id"]
+        view = settle(client, game_id, data["view"])
         check_view(view, seat)
         for _ in range(MAX_REQUESTS):
             if view["done"]:
@@ -55,6 +57,7 @@ def play(base: str, index: int, start: threading.Barrier, times: list[float], fa
             before = len(view["log"])
             status, view = call("POST", f"/api/games/{game_id}/moves", {"action": choose(view["legal"])["action"]})
             assert status == 200, view
+            view = settle(client, game_id, view)
             check_view(view, seat)
             assert len(view["log"]) == before + len(view["frames"]) and view["frames"][0]["player"] == seat
         assert view["done"], f"{game} did not end in {MAX_REQUESTS} moves"
@@ -70,7 +73,7 @@ def play(base: str, index: int, start: threading.Barrier, times: list[float], fa
 def test_fifty_games_at_once_every_response_correct_and_fast():
     times: list[float] = []
     failures: list[str] = []
-    with serve_cli() as base:
+    with serve_cli("--creates-per-minute", "100", "--live-per-client", "100") as base:
         start = threading.Barrier(GAMES)
         threads = [
             threading.Thread(target=play, args=(base, i, start, times, failures), daemon=True) for i in range(GAMES)
@@ -89,3 +92,25 @@ def test_fifty_games_at_once_every_response_correct_and_fast():
         f"mean {sum(times) / len(times) * 1000:.1f} ms, {time.monotonic() - begin:.1f} s in all"
     )
     assert slowest < SLOWEST, f"the slowest response took {slowest:.2f} s"
+
+
+def test_the_load_benchmark_tells_lost_and_changed_games():
+    """benchmarks/web_load.py's verdict on the kill: a game gone is lost; a game whose start,
+    seed or moves read before the kill differ, or that has a move of the human's it never
+    sent, is changed; the opponents' moves that were being thought at the kill are allowed."""
+    from benchmarks.web_load import compare
+
+    view = {"game": "wapi", "config": {}, "seat": 1, "players": ["random", "you"], "seed": None,
+            "log": [{"player": 0, "text": "a"}, {"player": 1, "text": "b"}]}  # fmt: skip
+    later = {**view, "log": [*view["log"], {"player": 0, "text": "c"}]}
+    before = {"same": (200, view), "opponent moved": (200, view), "gone": (200, view), "other seed": (200, view)}
+    before.update({"rewritten": (200, view), "human moved": (200, view)})
+    after = {
+        "same": (200, view),
+        "opponent moved": (200, later),
+        "gone": (404, {"error": "no such game"}),
+        "other seed": (200, {**view, "seed": 5, "players": ["heuristic", "you"]}),
+        "rewritten": (200, {**view, "log": view["log"][:1]}),
+        "human moved": (200, {**view, "log": [*view["log"], {"player": 1, "text": "d"}]}),
+    }
+    assert compare(before, after) == (1, 3)

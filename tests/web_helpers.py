@@ -13,6 +13,7 @@ import json
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -51,8 +52,21 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def serve_cli(*args: str) -> Iterator[str]:
-    """``python -m web --port P ARGS`` in a child process; yields its base URL once it answers."""
+    """``python -m web --port P ARGS`` in a child process (with a database of its own in a
+    temporary folder unless ARGS name one); yields its base URL once it answers."""
     port = free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        db = [] if "--db" in args else ["--db", str(Path(folder) / "web.sqlite3")]
+        process = start_cli(port, [*db, *args])
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def start_cli(port: int, args: list[str]) -> subprocess.Popen:
+    """``python -m web --port P ARGS`` in a child process, once it answers (stopped by the caller)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "web", "--port", str(port), *args],
         cwd=ROOT,
@@ -60,21 +74,31 @@ def serve_cli(*args: str) -> Iterator[str]:
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                Client(base).call("GET", "/api/catalog")
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    output = process.stdout.read().decode() if process.poll() is not None else ""
-                    raise RuntimeError(f"python -m web did not start: {output}") from None
-                time.sleep(0.1)
-        yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            Client(base).call("GET", "/api/catalog")
+            return process
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                output = process.stdout.read().decode() if process.poll() is not None else ""
+                raise RuntimeError(f"python -m web did not start: {output}") from None
+            time.sleep(0.1)
+
+
+def settle(client: Client, game_id: str, view: dict, timeout: float = 60) -> dict:
+    """``view`` followed while the opponents think, as the page does (``GET ?since=N``): the
+    last view, its ``frames`` being every frame since ``view``'s own."""
+    frames = list(view.get("frames", []))
+    deadline = time.monotonic() + timeout
+    while view["thinking"]:
+        assert time.monotonic() < deadline, f"the opponents still think after {timeout} s"
+        time.sleep(0.005)
+        status, view = client.call("GET", f"/api/games/{game_id}?since={len(view['log'])}")
+        assert status == 200, view
+        frames += view["frames"]
+    return {**view, "frames": frames}
 
 
 class Client:
@@ -84,9 +108,11 @@ class Client:
         host, port = base.removeprefix("http://").split(":")
         self.connection = http.client.HTTPConnection(host, int(port), timeout=timeout)
 
-    def call(self, method: str, path: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
+    def call(
+        self, method: str, path: str, body: Any = None, raw: bytes | None = None, headers: dict | None = None
+    ) -> tuple[int, Any]:
         data = raw if raw is not None else None if body is None else json.dumps(body).encode()
-        headers = {"Content-Type": "application/json"} if data is not None else {}
+        headers = {**({"Content-Type": "application/json"} if data is not None else {}), **(headers or {})}
         try:
             self.connection.request(method, path, body=data, headers=headers)
             response = self.connection.getresponse()
@@ -96,6 +122,7 @@ class Client:
             self.connection.request(method, path, body=data, headers=headers)
             response = self.connection.getresponse()
         payload = response.read()
+        self.headers = dict(response.getheaders())
         kind = response.getheader("Content-Type", "")
         return response.status, json.loads(payload) if "json" in kind else payload.decode()
 

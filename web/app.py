@@ -5,46 +5,60 @@
 ``GET  /api/catalog``                  games with their options, and the opponents offered
 ``POST /api/games``                    ``{"game", "config", "seat", "opponents", "seed"}``
                                        -> 201 ``{"id", "view"}``
-``GET  /api/games/{id}``               the view
-``POST /api/games/{id}/moves``         ``{"action": int}`` -> the view after the opponents
-                                       have answered, with their moves as ``frames`` (and
-                                       without ``static``, which never changes)
+``GET  /api/games/{id}[?since=N]``     the view; with ``since``, the frames of the moves
+                                       from number N on (what the page has not shown yet)
+``POST /api/games/{id}/moves``         ``{"action": int}`` -> the view after the move, its
+                                       frame in ``frames`` (without ``static``, which never
+                                       changes); ``thinking`` while the opponents answer
 ``POST /api/replays``                  a finished game's record -> every position as frames
 =====================================  ==================================================
 
+No request waits for a search: the opponents think in a pool of processes
+(``web.thinking``) and the view says ``"thinking": true`` until their moves are in; the
+page polls ``GET ?since=N`` meanwhile. Every game is in the database (``web.database``)
+before a response reports it, so a restarted server goes on with every game.
+
 A view holds only what the human player may see (``web.views``). Errors are JSON
-``{"error": message}``: 400 for a body that is not JSON or a move not legal now, 422 for
-JSON of the wrong shape, 404 for an unknown or expired game, 413 for a body too large,
-503 when the server holds as many games as it may. A refused request changes nothing.
+``{"error": message}``: 400 for a body that is not JSON, a move not legal now or a Host
+not served, 403 for another site's page, 404 for an unknown or expired game, 408 for a body
+too slow, 413 for a body too large, 415 for a body that is not ``application/json``, 422
+for JSON of the wrong shape, 429 (with ``Retry-After``) when a limit of ``web.limits`` is
+reached. A refused request changes nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import envs
-from web.bodies import BadRequest, parse_json, parse_move, parse_new_game
+from web.bodies import BadRequest, parse_config, parse_move, parse_new_game
+from web.database import MEMORY, Database
+from web.games import Games
+from web.guard import Guard, default_hosts, read_json
+from web.limits import LimitReached, Limits
 from web.opponents import OpponentChoice, offered_opponents
-from web.session import GameSession, replay
-from web.store import GameStore
+from web.session import replay
+from web.thinking import Thinkers
 
 STATIC = Path(__file__).parent / "static"
-#: The largest request body read (a record of a long game is well under it).
-MAX_BODY = 1_000_000
 
 
-def catalog(offered: Mapping[str, OpponentChoice]) -> dict[str, Any]:
-    """Every game with its options (from ``envs.describe``) and player counts, and the opponents."""
+def catalog(offered: Mapping[str, OpponentChoice], max_think: float) -> dict[str, Any]:
+    """Every game with its options (from ``envs.describe``) and player counts, the opponents (a
+    default thinking time at most ``max_think``) and ``max_think``, the most a turn may be given."""
     games = []
     for name in envs.GAMES:
         description = envs.describe(name)
@@ -59,79 +73,99 @@ def catalog(offered: Mapping[str, OpponentChoice]) -> dict[str, Any]:
             for o in description.options
         ]
         games.append({"name": name, "options": options, "num_players": description.make().num_players})
-    opponents = [{"name": c.name, "help": c.help, "options": c.options} for c in offered.values()]
-    return {"games": games, "opponents": opponents}
+    opponents = [{"name": c.name, "help": c.help, "options": c.check_options({}, max_think)} for c in offered.values()]
+    return {"games": games, "opponents": opponents, "max_think": max_think}
 
 
-async def _body(request: Request) -> Any:
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise BadRequest(f"the request body is larger than {MAX_BODY} bytes", status=413)
-    return parse_json(body)
+def parse_since(text: str | None) -> int | None:
+    """The ``since`` query parameter: a move number (a non-negative integer), or absent."""
+    if text is None:
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= 6):
+        raise BadRequest(f"since must be a move number (a non-negative integer), got {text[:40]!r}")
+    return int(text)
 
 
-def create_app(models: Mapping[str, str] | None = None, store: GameStore | None = None) -> Starlette:
-    """The application; ``models`` are the trained models offered (``NAME -> PATH``)."""
+def create_app(
+    models: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    db: str | Path = MEMORY,
+    allowed_hosts: Iterable[str] | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Starlette:
+    """The application; ``models`` are the trained models offered (``NAME -> PATH``), ``db`` the
+    database file (by default one in memory, which a restart loses), ``allowed_hosts`` the names
+    of this server (by default the loopback names). ``app.state.games`` holds the games."""
     offered = offered_opponents(models)
-    games = store if store is not None else GameStore()
+    limits = limits or Limits()
+    games = Games(Database(db), offered, limits, Thinkers(limits.workers), clock)
+    listing = catalog(offered, limits.max_think)
 
-    def session_of(request: Request) -> GameSession:
+    def session_of(request: Request):
         session = games.get(request.path_params["game_id"])
         if session is None:
             raise HTTPException(404, "no such game: unknown id, or the game has expired")
         return session
 
+    async def body(request: Request) -> Any:
+        return await read_json(request, limits.max_body, limits.body_timeout)
+
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
     async def get_catalog(request: Request) -> Response:
-        return JSONResponse(catalog(offered))
+        return JSONResponse(listing)
 
     async def create_game(request: Request) -> Response:
-        new = parse_new_game(await _body(request), offered)
+        new = parse_new_game(await body(request), offered, limits.max_think)
+        client = request.client.host if request.client else "unknown"
+        games.check_create(client)  # before anything is built
 
-        def start() -> dict[str, Any]:
+        def check_models() -> None:  # a trained model plays one configuration: read from its card
+            description = envs.describe(new.game)
+            game = description.make(**parse_config(description, new.config))
             try:
-                session = GameSession(new)
-            except ValueError as error:  # an agent refused its options or model
+                for choice, _ in new.opponents:
+                    choice.check_game(game)
+            except ValueError as error:
                 raise BadRequest(str(error)) from None
-            with session.lock:
-                frames = session.advance()
-                game_id = games.add(session)
-                if game_id is None:
-                    raise HTTPException(503, f"the server holds {games.max_games} games: try again later")
-                return {"id": game_id, "view": session.view(frames)}
 
-        return JSONResponse(await run_in_threadpool(start), status_code=201)
+        if any(choice.plays_a_model for choice, _ in new.opponents):
+            await run_in_threadpool(check_models)
+        game_id, session = games.create(new, client)
+        return JSONResponse({"id": game_id, "view": session.view(since=0)}, status_code=201)
 
     async def get_game(request: Request) -> Response:
+        since = parse_since(request.query_params.get("since"))
         session = session_of(request)
-
-        def view() -> dict[str, Any]:
-            with session.lock:
-                return session.view()
-
-        return JSONResponse(await run_in_threadpool(view))
+        return JSONResponse(session.view(since=since, static=since is None))
 
     async def post_move(request: Request) -> Response:
         session = session_of(request)
-        action = parse_move(await _body(request))
-
-        def move() -> dict[str, Any]:
-            with session.lock:
-                return session.view(session.play(action), static=False)
-
-        return JSONResponse(await run_in_threadpool(move))
+        action = parse_move(await body(request))
+        before = len(session.moves)
+        games.play(session, action)
+        return JSONResponse(session.view(since=before, static=False))
 
     async def post_replay(request: Request) -> Response:
-        record = await _body(request)
-        return JSONResponse(await run_in_threadpool(replay, record))
+        record = await body(request)
+        result = await run_in_threadpool(replay, record)
+        if games.seed_in_play(result["game"], record["seed"]):
+            raise BadRequest(
+                f"a {result['game']} game dealt from seed {record['seed']} is being played: "
+                "its replay waits until it is over (it would show what its players cannot see)"
+            )
+        return JSONResponse(result)
 
     async def refused(request: Request, error: Exception) -> Response:
         assert isinstance(error, BadRequest)
-        return JSONResponse({"error": str(error)}, status_code=error.status)
+        headers = {"Connection": "close"} if error.status == 408 else None
+        return JSONResponse({"error": str(error)}, status_code=error.status, headers=headers)
+
+    async def limited(request: Request, error: Exception) -> Response:
+        assert isinstance(error, LimitReached)
+        headers = {"Retry-After": str(error.retry_after)}
+        return JSONResponse({"error": f"limit reached: {error}"}, status_code=429, headers=headers)
 
     async def server_error(request: Request, error: Exception) -> Response:
         return JSONResponse({"error": f"the server failed: {type(error).__name__}"}, status_code=500)
@@ -139,6 +173,11 @@ def create_app(models: Mapping[str, str] | None = None, store: GameStore | None 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
         return JSONResponse({"error": error.detail}, status_code=error.status_code, headers=error.headers)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):
+        yield
+        games.close()
 
     routes = [
         Route("/", index),
@@ -151,7 +190,16 @@ def create_app(models: Mapping[str, str] | None = None, store: GameStore | None 
     ]
     handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
         BadRequest: refused,
+        LimitReached: limited,
         HTTPException: http_error,
         Exception: server_error,
     }
-    return Starlette(routes=routes, exception_handlers=handlers)
+    hosts = list(allowed_hosts) if allowed_hosts is not None else default_hosts("127.0.0.1")
+    app = Starlette(
+        routes=routes,
+        exception_handlers=handlers,
+        middleware=[Middleware(Guard, allowed_hosts=hosts)],
+        lifespan=lifespan,
+    )
+    app.state.games = games
+    return app

@@ -15,7 +15,7 @@ from typing import Any
 import envs
 from envs.core.description import GameDescription
 from envs.core.engine import is_int, shown
-from web.opponents import OpponentChoice
+from web.opponents import TIME_LIMIT_RANGE, OpponentChoice
 
 #: Seeds are what ``numpy.random.SeedSequence`` takes, bounded so a record stays small.
 SEED_LIMIT = 2**63
@@ -50,6 +50,14 @@ def check_object(name: str, value: Any, allowed: set[str], required: set[str] = 
     return value
 
 
+def make_game(description: GameDescription, config: dict[str, Any]):
+    """The game of a parsed configuration; 422 naming the reason when the game refuses it."""
+    try:
+        return description.make(**config)
+    except (ValueError, TypeError, OverflowError, RecursionError) as error:
+        raise BadRequest(brief(str(error))) from None
+
+
 def check_int(name: str, value: Any, low: int, high: int) -> int:
     """An int (not a bool, not a float) in ``low..high-1``."""
     if not is_int(value) or not low <= value < high:
@@ -69,7 +77,7 @@ def parse_config(description: GameDescription, config: Any) -> dict[str, Any]:
     for name, value in config.items():
         option = description.option(name)
         if option.kind == "json":
-            parsed[name] = option.parse(json.dumps(value))
+            parsed[name] = _parse_json_option(option, value)
             continue
         if not _KINDS[option.kind](value):
             choices = f", one of {list(option.choices)}" if option.choices else ""
@@ -78,19 +86,55 @@ def parse_config(description: GameDescription, config: Any) -> dict[str, Any]:
     return parsed
 
 
+#: How deep a JSON option may nest (Wapi's coins: one level).
+MAX_OPTION_DEPTH = 8
+
+
+def _depth(value: Any) -> int:
+    """How deep ``value`` nests in lists and objects (a scalar: 0), counted level by level without
+    recursion and stopping once past :data:`MAX_OPTION_DEPTH`."""
+    depth, level = 0, [value]
+    while depth <= MAX_OPTION_DEPTH:
+        containers = [x for x in level if isinstance(x, (dict, list))]
+        if not containers:
+            break
+        depth += 1
+        level = [v for x in containers for v in (x.values() if isinstance(x, dict) else x)]
+    return depth
+
+
+def brief(text: str, limit: int = 300) -> str:
+    """A message cut to about ``limit`` characters."""
+    return text if len(text) <= limit else text[: limit - 4] + " ..."
+
+
+def _parse_json_option(option, value: Any) -> Any:
+    """A ``json`` option through ``Option.parse`` (object keys written as ints become ints); any
+    failure is a 422 naming the option, never a 500."""
+    where = f"config[{option.name!r}]"
+    if _depth(value) > MAX_OPTION_DEPTH:
+        raise BadRequest(f"{where} nests deeper than {MAX_OPTION_DEPTH} levels")
+    try:
+        return option.parse(json.dumps(value))
+    except (ValueError, RecursionError) as error:  # e.g. keys such as "--5", "²" or 5,000 digits
+        raise BadRequest(f"{where} is not a valid value: {brief(str(error))}") from None
+
+
 @dataclass(frozen=True)
 class NewGame:
     """A checked ``POST /api/games`` body."""
 
     game: str
-    config: dict[str, Any]
+    config: dict[str, Any]  # as the body wrote it (JSON; what is stored and parsed again on load)
     seat: int
-    opponents: list[tuple[OpponentChoice, dict[str, Any]]]  # one per other seat, in seat order
+    opponents: list[tuple[OpponentChoice, dict[str, Any]]]  # one per other seat, in seat order; options checked
     seed: int | None
 
 
-def _opponent(index: int, entry: Any, offered: Mapping[str, OpponentChoice]) -> tuple[OpponentChoice, dict]:
-    """``"heuristic"`` or ``{"name": "ismcts", "time_limit": 2}``."""
+def _opponent(
+    index: int, entry: Any, offered: Mapping[str, OpponentChoice], max_think: float
+) -> tuple[OpponentChoice, dict]:
+    """``"heuristic"`` or ``{"name": "ismcts", "time_limit": 2}``: the choice and its checked options."""
     where = f"opponents[{index}]"
     if isinstance(entry, dict):
         check_object(where, entry, {"name"} | {key for choice in offered.values() for key in choice.options}, {"name"})
@@ -99,28 +143,30 @@ def _opponent(index: int, entry: Any, offered: Mapping[str, OpponentChoice]) -> 
         name, options = entry, {}
     if not isinstance(name, str) or name not in offered:
         raise BadRequest(f"{where} must name one of the offered opponents {sorted(offered)}, got {shown(name)}")
-    return offered[name], options
+    try:
+        return offered[name], offered[name].check_options(options, max_think)
+    except ValueError as error:
+        raise BadRequest(f"{where}: {error}") from None
 
 
-def parse_new_game(body: Any, offered: Mapping[str, OpponentChoice]) -> NewGame:
+def parse_new_game(body: Any, offered: Mapping[str, OpponentChoice], max_think: float = TIME_LIMIT_RANGE[1]) -> NewGame:
     """``{"game", "config", "seat", "opponents", "seed"}``: only ``game`` is required; by default
-    the game's own options, seat 0, the heuristic in every other seat and a seed drawn by the server."""
+    the game's own options, seat 0, the heuristic in every other seat and a seed drawn by the server.
+    An opponent's ``time_limit`` is at most ``max_think`` seconds."""
     check_object("the body", body, {"game", "config", "seat", "opponents", "seed"}, {"game"})
     if not isinstance(body["game"], str) or body["game"] not in envs.GAMES:
         raise BadRequest(f"game must be one of {list(envs.GAMES)}, got {shown(body['game'])}")
     description = envs.describe(body["game"])
-    config = parse_config(description, body.get("config", {}))
-    try:
-        num_players = description.make(**config).num_players
-    except ValueError as error:
-        raise BadRequest(str(error)) from None
+    config = body.get("config", {})
+    game = make_game(description, parse_config(description, config))
+    num_players = game.num_players
     seat = check_int("seat", body.get("seat", 0), 0, num_players)
     entries = body.get("opponents", ["heuristic"] * (num_players - 1))
     if not isinstance(entries, list) or len(entries) != num_players - 1:
         raise BadRequest(
             f"opponents must be a list of {num_players - 1} (one per other seat of {num_players}), got {shown(entries)}"
         )
-    opponents = [_opponent(i, entry, offered) for i, entry in enumerate(entries)]
+    opponents = [_opponent(i, entry, offered, max_think) for i, entry in enumerate(entries)]
     seed = body.get("seed")
     if seed is not None:
         check_int("seed", seed, 0, SEED_LIMIT)

@@ -16,7 +16,8 @@ from typing import Any
 from agents import AGENT_NAMES, SEARCH_AGENTS, Agent, make_agent
 from envs.core.engine import Game, is_int, shown
 
-#: Thinking time an ISMCTS opponent may be given from the page, in seconds per move.
+#: Thinking time a searching opponent may be given from the page, in CPU seconds per turn
+#: (every sub-action of the turn together); the server's ``--max-think`` may lower the top.
 TIME_LIMIT_RANGE = (0.05, 10.0)
 TIME_LIMIT_DEFAULT = 1.0
 
@@ -31,27 +32,46 @@ class OpponentChoice:
     #: options the page may set, with their default: {"time_limit": 1.0} for the searchers
     options: dict[str, float] = field(default_factory=dict)
 
-    def build(self, game: Game, seed: int | None, options: Mapping[str, Any]) -> Agent:
-        """The agent for one seat; ``options`` are checked against :attr:`options` first."""
+    def check_options(self, options: Mapping[str, Any], max_think: float = TIME_LIMIT_RANGE[1]) -> dict[str, Any]:
+        """``options`` with the defaults filled in; ValueError naming a wrong one. ``time_limit``
+        is a number of seconds in ``[0.05, max_think]``."""
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             raise ValueError(f"opponent {self.name!r} has no options {unknown}; its options: {sorted(self.options)}")
         values = {**self.options, **options}
         if "time_limit" in values:
-            low, high = TIME_LIMIT_RANGE
-            limit = values["time_limit"]
+            low, high = TIME_LIMIT_RANGE[0], max_think
+            limit = options["time_limit"] if "time_limit" in options else min(self.options["time_limit"], high)
             if not (isinstance(limit, float) or is_int(limit)) or not low <= limit <= high:
                 raise ValueError(f"time_limit must be a number of seconds in [{low}, {high}], got {shown(limit)}")
             values["time_limit"] = float(limit)
-        return make_agent(self.agent, game, seed=seed, **values)
+        return values
+
+    @property
+    def plays_a_model(self) -> bool:
+        """Whether this opponent is a trained model (made for one game configuration)."""
+        return is_model(self.agent)
+
+    def check_game(self, game: Game) -> None:
+        """ValueError unless this opponent can play ``game``'s configuration (a trained model is
+        made for one): read from the model's card, without loading the model."""
+        if not self.plays_a_model:
+            return
+        from agents.network import check_card, read_card, shipped_model_path
+
+        if self.agent == "trained":
+            shipped_model_path(game)
+        else:
+            path = self.agent.removeprefix("ppo:")
+            check_card(read_card(path), game, f"model {self.name!r} ({Path(path).name})")
 
 
 _HELP = {
     "random": "plays a legal move at random",
     "heuristic": "the game's hand-written strategy",
-    "ismcts": "information-set Monte Carlo tree search, with a thinking time per move",
+    "ismcts": "information-set Monte Carlo tree search, with a thinking time per turn",
     "trained": "the model trained and shipped for this configuration (refused where none is shipped)",
-    "best": "the strongest agent measured for this configuration (a search), with a thinking time per move",
+    "best": "the strongest agent measured for this configuration (a search), with a thinking time per turn",
 }
 
 
@@ -69,6 +89,16 @@ def offered_opponents(models: Mapping[str, str] | None = None) -> dict[str, Oppo
             raise ValueError(f"model name {name!r} is taken by an agent; taken names: {sorted(choices)}")
         choices[name] = OpponentChoice(name, f"ppo:{path}", f"a trained model ({Path(path).name})")
     return choices
+
+
+def is_model(agent: str) -> bool:
+    """Whether the agent named ``agent`` (an :attr:`OpponentChoice.agent`) plays a trained model."""
+    return agent == "trained" or agent.startswith("ppo:")
+
+
+def build_agent(agent: str, game: Game, options: Mapping[str, Any]) -> Agent:
+    """The agent named ``agent`` (an :attr:`OpponentChoice.agent`) for ``game``, with checked options."""
+    return make_agent(agent, game, **options)
 
 
 def parse_model(text: str) -> tuple[str, str]:

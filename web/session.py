@@ -1,9 +1,10 @@
 """One game played in the browser, and the replay of a downloaded one.
 
-The server holds the true state; the page gets only :func:`web.views.public_view` of it
-for the human's seat. The other seats are agents that act through ``agents.PlayerView``
-(never the true state), exactly as in ``agents.play_game``: the same seed deals the same
-game here, in ``python -m agents.play`` and in ``play_game``.
+The server holds the true state, played again from the game's record (seed and moves,
+``web.database``) whenever the game comes into memory; the page gets only
+:func:`web.views.public_view` of it for the human's seat. The other seats are agents that
+think in the worker pool (``web.thinking``) through ``agents.PlayerView``, never the true
+state; their turns come back as actions, which are checked here like the human's.
 
 A seed the server draws is kept out of every view until the game is over (it would
 reveal the deal); the finished game's record holds it, so the game can be replayed.
@@ -11,27 +12,20 @@ reveal the deal); the finished game's record holds it, so the game can be replay
 
 from __future__ import annotations
 
-import secrets
-import threading
+from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 import envs
-from agents import Agent, PlayerView
 from envs.core.engine import GameState, IllegalActionError, is_int, shown
-from web.bodies import SEED_LIMIT, BadRequest, NewGame, check_int, check_object, parse_config
+from web.bodies import SEED_LIMIT, BadRequest, brief, check_int, check_object, make_game, parse_config
+from web.database import GameRecord
+from web.opponents import OpponentChoice
+from web.thinking import TurnResult, TurnTask, new_state
 from web.views import board_view, move_text, public_view, static_view
 
 RECORD_FORMAT = "drawluck-web-game"
 #: The longest game a record may hold (the longest real games have a few hundred moves).
 MAX_RECORD_MOVES = 5000
-
-
-def new_state(game, seed: int) -> tuple[GameState, np.random.Generator]:
-    """The deal and the generator of the agents' views, from one seed, as ``play_game`` draws them."""
-    game_seq, view_seq = np.random.SeedSequence(seed).spawn(2)
-    return game.new_state(np.random.default_rng(game_seq)), np.random.default_rng(view_seq)
 
 
 def frame(state: GameState, seat: int, player: int | None, text: str) -> dict[str, Any]:
@@ -40,72 +34,105 @@ def frame(state: GameState, seat: int, player: int | None, text: str) -> dict[st
 
 
 class GameSession:
-    """A game between one person (``seat``) and agents; ``lock`` serialises its requests."""
+    """A game between one person (``record.seat``) and agents, rebuilt from its record.
 
-    def __init__(self, request: NewGame):
-        description = envs.describe(request.game)
-        self.game = description.make(**request.config)
-        self.seat = request.seat
-        self.seed_given = request.seed is not None
-        self.seed = request.seed if request.seed is not None else secrets.randbelow(SEED_LIMIT)
-        self.state, self.view_rng = new_state(self.game, self.seed)
-        others = iter(request.opponents)
-        self.agents: dict[int, Agent] = {}
+    ``thinking`` is set by the server while an opponent's turn is in the pool; ``failure``
+    says why an opponent could not play (the game then waits; a restart tries again)."""
+
+    def __init__(self, record: GameRecord, offered: Mapping[str, OpponentChoice]):
+        self.record = record
+        description = envs.describe(record.game)
+        self.config = parse_config(description, record.config)
+        self.game = description.make(**self.config)
+        self.seat = record.seat
+        self.state, _ = new_state(self.game, record.seed)
+        self.opponents: dict[int, tuple[OpponentChoice | None, dict[str, Any]]] = {}
         self.players = []
+        others = iter(record.opponents)
         for seat in range(self.game.num_players):
             if seat == self.seat:
                 self.players.append("you")
                 continue
-            choice, options = next(others)
-            self.agents[seat] = choice.build(self.game, self.seed * 100 + seat, options)  # as agents.play seeds them
-            self.agents[seat].reset()
-            self.players.append(choice.name)
+            entry = next(others)
+            self.opponents[seat] = (offered.get(entry["name"]), entry["options"])
+            self.players.append(entry["name"])
         self.moves: list[tuple[int, int]] = []
         self.log: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
+        self.frames: list[tuple[int, dict[str, Any]]] = []  # (move number, frame) since the human's last move
+        for player, action in record.moves:
+            self._apply(player, action, with_frame=False)
+        self.saved = len(self.moves)  # moves already in the database
+        self.thinking = False
+        self.failure: str | None = None
 
     @property
     def done(self) -> bool:
         return self.state.current_player is None
 
-    def _apply(self, player: int, action: int) -> dict[str, Any]:
+    @property
+    def opponent_to_act(self) -> bool:
+        return not self.done and self.state.current_player != self.seat
+
+    def _apply(self, player: int, action: int, with_frame: bool = True) -> None:
+        if player != self.state.current_player or not is_int(action) or action not in self.state.legal_tuple():
+            raise IllegalActionError(f"move {len(self.moves)} ({player}, {action!r}) is not legal in this game")
         text = move_text(self.state, player, action, self.seat)
         self.state.apply(action)
         self.moves.append((player, action))
         self.log.append({"player": player, "text": text})
-        return frame(self.state, self.seat, player, text)
+        if with_frame:
+            self.frames.append((len(self.moves) - 1, frame(self.state, self.seat, player, text)))
 
-    def advance(self) -> list[dict[str, Any]]:
-        """The agents play until it is the human's turn or the game is over; their moves as frames."""
-        frames = []
-        while self.state.current_player is not None and self.state.current_player != self.seat:
-            player = self.state.current_player
-            view = PlayerView(self.state, self.view_rng)
-            action = self.agents[player].act(view)
-            if action not in view.legal_actions:
-                raise IllegalActionError(f"{self.players[player]} in seat {player} chose the illegal action {action!r}")
-            frames.append(self._apply(player, int(action)))
-        return frames
+    def unsaved(self) -> tuple[int, list[tuple[int, int]]]:
+        """The moves not yet in the database, with the number of the first."""
+        return self.saved, self.moves[self.saved :]
 
-    def play(self, action: int) -> list[dict[str, Any]]:
-        """The human's move, then the agents' answers; 400 (nothing changed) unless it is legal now."""
+    def mark_saved(self) -> None:
+        """Every move is now in the database."""
+        self.saved = len(self.moves)
+
+    def play(self, action: int) -> None:
+        """The human's move; 400 (nothing changed) unless it is legal now."""
         if self.done:
             raise BadRequest("the game is over: no move is legal", status=400)
-        if self.state.current_player != self.seat:  # only after an opponent failed to answer
-            raise BadRequest(f"it is not your turn: seat {self.state.current_player} is to move", status=400)
+        if self.state.current_player != self.seat:
+            reason = "the opponents are thinking" if self.thinking else f"seat {self.state.current_player} is to move"
+            raise BadRequest(f"it is not your turn: {reason}", status=400)
         if action not in self.state.legal_tuple():
             try:
                 self.state.check_action(action)
                 reason = f"action {action} is not legal now"
             except (IllegalActionError, ValueError) as error:
                 reason = str(error)
-            raise BadRequest(f"refused: {reason if len(reason) <= 300 else reason[:296] + ' ...'}", status=400)
-        return [self._apply(self.seat, action)] + self.advance()
+            raise BadRequest(f"refused: {brief(reason)}", status=400)
+        self.frames = []
+        self._apply(self.seat, action)
 
-    def view(self, frames: list[dict[str, Any]] | None = None, static: bool = True) -> dict[str, Any]:
-        """The view of the human's seat, with the moves just played as ``frames`` when given.
-        ``static`` (what never changes, such as Samurai's map) may be left out of a move's
-        answer: the page keeps it from the game's first view."""
+    def turn_task(self) -> TurnTask:
+        """The opponent to act, and what a worker needs to play its turn."""
+        choice, options = self.opponents[self.state.current_player]
+        if choice is None:
+            raise ValueError(f"opponent {self.players[self.state.current_player]!r} is no longer offered")
+        actions = tuple(action for _, action in self.moves)
+        return TurnTask(self.game.name, self.config, self.record.seed, actions, choice.agent, options)
+
+    def apply_turn(self, result: TurnResult) -> None:
+        """An opponent's turn from a worker, checked move by move like the human's."""
+        if not result.actions:
+            raise IllegalActionError(f"seat {result.player}'s turn came back without a move")
+        trial = self.state.clone()  # all or nothing: every action is checked before one is applied
+        for action in result.actions:
+            if trial.current_player != result.player or not is_int(action) or action not in trial.legal_tuple():
+                raise IllegalActionError(f"seat {result.player}'s turn {result.actions} is not legal here")
+            trial.apply(action)
+        for action in result.actions:
+            self._apply(result.player, action)
+
+    def view(self, since: int | None = None, static: bool = True) -> dict[str, Any]:
+        """The view of the human's seat; with ``since``, the frames of the moves from that
+        number on that the server still holds (those since the human's last move).
+        ``static`` (what never changes, such as Samurai's map) may be left out: the page keeps
+        it from the game's first view."""
         view = public_view(self.state, self.seat)
         view.update(
             game=self.game.name,
@@ -113,17 +140,20 @@ class GameSession:
             seat=self.seat,
             players=self.players,
             log=list(self.log),
-            seed=self.seed if self.seed_given or self.done else None,
+            seed=self.record.seed if self.record.seed_given or self.done else None,
+            thinking=self.thinking,
         )
+        if self.failure is not None:
+            view["error"] = self.failure
         if static:
             view["static"] = static_view(self.game)
-        if frames is not None:
-            view["frames"] = frames
+        if since is not None:
+            view["frames"] = [f for number, f in self.frames if number >= since]
         if self.done:
-            view["record"] = self.record()
+            view["record"] = self.to_record()
         return view
 
-    def record(self) -> dict[str, Any]:
+    def to_record(self) -> dict[str, Any]:
         """The finished game as JSON: seed, configuration and moves (what :func:`replay` reads)."""
         return {
             "format": RECORD_FORMAT,
@@ -131,7 +161,7 @@ class GameSession:
             "config": self.game.config(),
             "seat": self.seat,
             "players": self.players,
-            "seed": self.seed,
+            "seed": self.record.seed,
             "moves": [{"player": p, "action": a, "text": entry["text"]} for (p, a), entry in zip(self.moves, self.log)],
             "scores": self.state.scores(),
             "winners": self.state.winners(),
@@ -149,10 +179,7 @@ def replay(record: Any) -> dict[str, Any]:
         raise BadRequest(f"the record's game must be one of {list(envs.GAMES)}, got {shown(record['game'])}")
     description = envs.describe(record["game"])
     config = parse_config(description, record["config"])
-    try:
-        game = description.make(**config)
-    except ValueError as error:
-        raise BadRequest(str(error)) from None
+    game = make_game(description, config)
     seat = check_int("the record's seat", record["seat"], 0, game.num_players)
     seed = check_int("the record's seed", record["seed"], 0, SEED_LIMIT)
     players = record.get("players", [f"player_{p}" for p in range(game.num_players)])

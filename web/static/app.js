@@ -11,7 +11,7 @@ async function api(method, path, body) {
   const response = await fetch(path, {method: method, headers: {"Content-Type": "application/json"},
     body: body === undefined ? undefined : JSON.stringify(body)});
   const data = await response.json();
-  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  if (!response.ok) throw Object.assign(new Error(data.error || `HTTP ${response.status}`), {status: response.status});
   return data;
 }
 
@@ -76,7 +76,8 @@ function renderSeats() {
     const names = page.catalog.opponents.map(c => c.name);
     select.value = names.includes("heuristic") ? "heuristic" : names[0];
     const think = document.createElement("input");
-    Object.assign(think, {type: "number", min: "0.05", max: "10", step: "0.05", value: "1", title: "seconds per move"});
+    Object.assign(think, {type: "number", min: "0.05", max: String(page.catalog.max_think), step: "0.05", value: "1",
+      title: "seconds of thinking per turn"});
     think.className = "think";
     const sync = () => {
       const options = page.catalog.opponents.find(c => c.name === select.value).options;
@@ -180,8 +181,30 @@ function renderResult(view) {
     + `Scores: ${scores}.`;
 }
 
-// The moves just played appear one by one, then the position with your moves.
+// The moves just played appear one by one, then the position with your moves; while the
+// opponents think (in the server's worker pool), the page asks for their moves again and again.
 async function show(view) {
+  const id = page.id;
+  await animate(view);
+  let wait = 50;
+  while (view.thinking && page.id === id) {
+    await sleep(wait);
+    wait = Math.min(wait * 2, 800);
+    let next;
+    try {
+      next = await api("GET", `/api/games/${id}?since=${view.log.length}`);
+    } catch (error) {  // the network or the server out for a moment: ask again (a game gone: stop)
+      if (error.status === 404) throw error;
+      message(`${error.message}; asking again`);
+      continue;
+    }
+    message("");
+    view = next;
+    if (page.id === id) await animate(view);
+  }
+}
+
+async function animate(view) {
   view.static = view.static || page.static;  // a move's answer leaves out what never changes
   page.static = view.static;
   const frames = view.frames || [];
@@ -208,11 +231,18 @@ function render(view) {
   $("moves").hidden = view.done;
   if (view.done) {
     $("status").textContent = "Game over";
+    setState("done");
+  } else if (view.error) {
+    $("status").textContent = `The game cannot go on: ${view.error}`;
+    setState("stuck");
+  } else if (!view.your_turn) {
+    $("status").textContent = `${who(view, view.to_act)} is thinking…`;
+    setState("thinking");
   } else {
     const hint = BOARDS[view.game].hint(view, context(view, view.legal));
     $("status").textContent = `Your turn. ${hint}`;
+    setState("your-turn");
   }
-  setState(view.done ? "done" : "your-turn");
 }
 
 function onBoardClick(event) {
