@@ -8,13 +8,16 @@ import random
 
 import numpy as np
 import pytest
+from conftest import config_id
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import envs
 from agents.heuristic import wapi as heuristic
 from agents.ismcts import ISMCTSAgent
 from agents.protocol import PlayerView
 from envs.core import IllegalActionError
+from envs.core.batch import new_game
 from envs.wakanda import WakandaGame
 from envs.wapi import WapiGame
 from envs.wapi.batch import WapiBatch
@@ -262,3 +265,63 @@ def test_a_batch_search_on_a_time_budget_sizes_its_batches_to_the_time_left():
         spent = time.process_time() - start
         assert search.last_iterations > FIRST_BATCH * len(view.legal_actions)
         assert spent < 2 * 0.3, spent
+
+
+# --- the differential test: the batch engine against the per-game engine, game for game ---------------
+def differential(game, num_games: int, games: int, seed: int) -> int:
+    """Seeded games of random moves in a :class:`WapiBatch` of ``num_games`` (a tenth waiting each step,
+    dealt anew as they end) and on per-game states followed by their own observers, as ``env()`` keeps
+    them: after every step every player to act, mask and observation; as each game ends its final scores,
+    winners, both reward modes and every seat's observation; then the deal of the next. Returns the games ended."""
+    rng = np.random.default_rng(seed)
+    batch = WapiBatch(game, num_games, seed)
+    states = [new_game(game, seed + i) for i in range(num_games)]
+    observers = [game.observer() for _ in states]
+    for state, observer in zip(states, observers):
+        observer.follow(state)
+    ended = 0
+    while ended < games:
+        players = [-1 if s.current_player is None else s.current_player for s in states]
+        assert batch.current_player.tolist() == players
+        mask = batch.legal_mask()
+        assert np.array_equal(mask, np.stack([s.legal_mask() for s in states]).astype(bool))
+        seen = [o.observe(s, max(p, 0)) for s, o, p in zip(states, observers, players)]
+        assert np.array_equal(batch.observe(), np.stack(seen))
+        actions, where = np.where(mask, rng.random(mask.shape), -1).argmax(axis=1), rng.random(num_games) < 0.9
+        batch.step_where(actions, where)
+        for i in np.flatnonzero(where & (np.array(players) >= 0)):
+            states[i].apply(int(actions[i]))
+            observers[i].applied(states[i], int(actions[i]))
+        done = np.flatnonzero(batch.terminated)
+        assert done.tolist() == [i for i, s in enumerate(states) if s.current_player is None]
+        if done.size:
+            assert batch.scores()[done].tolist() == [states[i].scores() for i in done]
+            assert [np.flatnonzero(w).tolist() for w in batch.winners()[done]] == [states[i].winners() for i in done]
+            for mode in game.reward_modes:
+                expected = np.array([states[i].rewards(mode) for i in done], dtype=np.float32)
+                assert np.array_equal(batch.rewards(mode)[done], expected)
+            for seat in range(game.num_players):
+                seen = np.stack([observers[i].observe(states[i], seat) for i in done])
+                assert np.array_equal(batch.observe(np.full(num_games, seat))[done], seen)
+        assert batch.reset_done().tolist() == done.tolist()
+        for i in done:
+            states[i] = new_game(game, int(batch.seeds[i]))
+            observers[i].follow(states[i])
+        ended += done.size
+    return ended
+
+
+WAPI_CONFIGS = [pytest.param(config, id=config_id("wapi", config)) for config in envs.describe("wapi").configurations()]
+
+
+@pytest.mark.parametrize("config", WAPI_CONFIGS)
+def test_batch_engine_plays_seeded_games_as_the_engine(config):
+    """The differential test, short: 600 seeded games per configuration (the full count below)."""
+    assert differential(WapiGame(**config), num_games=200, games=600, seed=1) >= 600
+
+
+@pytest.mark.alone
+@pytest.mark.parametrize("config", WAPI_CONFIGS)
+def test_batch_engine_plays_ten_thousand_seeded_games_as_the_engine(config):
+    """The differential test, full: at least 10,000 seeded games per configuration."""
+    assert differential(WapiGame(**config), num_games=1000, games=10_000, seed=2) >= 10_000
