@@ -283,3 +283,14 @@ def test_the_ppo_example_trains_on_the_vector_env(monkeypatch):
     assert run["steps"] == 512 and run["games"] > 0
     assert set(run["rewards"]) <= {-1.0, 0.0, 1.0}
     assert run["run_name"].startswith("wapi__ppo_batch__1__")
+
+
+def test_the_python_blocks_of_docs_batch_md_run():
+    """docs/batch.md's examples run as they are (its ```python blocks; the ```text excerpt is not code)."""
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "batch.md").read_text()
+    blocks = [block.split("```")[0] for block in text.split("```python\n")[1:]]
+    assert len(blocks) == 3
+    for block in blocks:
+        exec(compile(block, "docs/batch.md", "exec"), {})
