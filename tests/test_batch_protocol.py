@@ -200,3 +200,21 @@ def test_batch_games_is_the_fast_engine_where_a_game_has_one():
             module = None
         expected = getattr(module, "BATCH_CLASS", StateBatch)
         assert type(batch_games(game, 2, 0)) is expected, name
+
+
+def test_many_seeds_get_the_generators_np_random_gives_them():
+    """envs.core.seeding (the batch engines' deals): every seed's generator state, and its draws, are
+    gymnasium's ``np_random(seed)``'s, for small and huge seeds, one at a time or many together."""
+    from gymnasium.utils import seeding as gym_seeding
+
+    from envs.core.seeding import pcg64_states, seeded
+
+    rng = np.random.default_rng(0)
+    seeds = [0, 1, 2**32 - 1, 2**32, 2**63, 2**64 - 1, 2**64, 2**96 + 7, 2**200 + 1]
+    seeds += [int(s) for s in rng.integers(0, 2**62, 500)] + list(range(2, 300))
+    expected = [gym_seeding.np_random(seed)[0] for seed in seeds]
+    assert pcg64_states(seeds) == [generator.bit_generator.state for generator in expected]
+    assert pcg64_states(seeds[3:4]) == [expected[3].bit_generator.state]
+    for generator, reference in zip(seeded(seeds), expected):
+        assert generator.permutation(75).tolist() == reference.permutation(75).tolist()
+        assert generator.random() == reference.random()

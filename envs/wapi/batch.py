@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from gymnasium.utils import seeding
 
 from envs.core.batch import NO_PLAYER, BatchGames, check_where
 from envs.core.engine import IllegalActionError, shown
+from envs.core.seeding import seeded
 from envs.wapi import observation as layout
 from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM
 from envs.wapi.components import (
@@ -97,9 +97,10 @@ class WapiBatch(BatchGames):
         self._rows: np.ndarray | None = None
 
     def _deal(self, where: np.ndarray) -> None:
-        """New games in the columns ``where``, each from its seed: the deal ``env().reset(seed)`` draws."""
+        """New games in the columns ``where``, each from its seed: the deal ``env().reset(seed)`` draws (its
+        generator ``np_random(seed)``'s state, set by ``envs.core.seeding``, which is several times faster)."""
         game = self.game
-        orders = np.stack([game.draw_order(seeding.np_random(int(seed))[0]) for seed in self.seeds[where]], axis=1)
+        orders = np.stack([game.draw_order(rng) for rng in seeded(self.seeds[where].tolist())], axis=1)
         first = orders[0]
         self.bag[:, where] = orders[1:]
         self.taken[where] = 0
