@@ -41,8 +41,8 @@ from envs.wapi.rules import SHARE_UNIT, WapiState
 #: A coin tile's value, by tile (masks: 0); a game's ``drawn`` of -1 (game over) reads the last entry.
 TILE_VALUE = np.array(COIN_VALUES + (0,) * (NUM_TILE_KINDS - FIRST_MASK) + (0,))
 NO_TILE = -1
-#: Each player count's observation rotations (``observation.ROTATIONS``) as one array: ``[observer]``.
-ROTATIONS = {n: np.array(rotations) for n, rotations in layout.ROTATIONS.items()}
+#: The observation rows of seat slot 0's poles in each mine (slot s: these + s).
+POLE_ROWS = np.array([layout.MINES + mine * layout.MINE_BLOCK + layout.MINE_POLES for mine in range(NUM_MINES)])
 
 
 class WapiBatch(BatchGames):
@@ -273,44 +273,43 @@ class WapiBatch(BatchGames):
     # --- what the players see --------------------------------------------------
     def observe(self, players: np.ndarray | None = None) -> np.ndarray:
         """``(N, 92)`` float32: the observer's vector (``envs/wapi/observation.py``) of every game, the same
-        float operations on the same counts; everything in Wapi is public, so one vector rotated per player."""
+        float operations on the same counts. Built an entry (a row of all games) at a time, each seat slot
+        read from the seat it shows in each game, and returned as the transpose of those rows (a view)."""
+        count = self.game.num_players
         if players is None:
             players = np.maximum(self.player, 0)
         players = np.asarray(players)
-        if players.shape != (self.num_games,) or not ((players >= 0) & (players < self.game.num_players)).all():
-            raise ValueError(f"players must be {self.num_games} seats in 0..{self.game.num_players - 1}")
-        public = np.ascontiguousarray(self._public_vectors())
-        observed = np.empty_like(public)
-        for player, rotation in enumerate(ROTATIONS[self.game.num_players]):  # a take per seat: the fastest way
-            games = np.flatnonzero(players == player)
-            observed[games] = np.take(public[games], rotation, axis=1)
-        return observed
+        if players.shape != (self.num_games,) or not ((players >= 0) & (players < count)).all():
+            raise ValueError(f"players must be {self.num_games} seats in 0..{count - 1}")
+        rows = self._public_rows()
+        poles, totems = self.poles / TOTEMS_PER_PLAYER, self.totems_left / TOTEMS_PER_PLAYER
+        units, unit = self.score_units()
+        scores = units / unit / MAX_SCORE
+        for slot in range(count):
+            seat = (players + slot) % count
+            rows[POLE_ROWS + slot] = np.take_along_axis(poles, seat[None, None], axis=0)[0]
+            rows[layout.TOTEMS_LEFT + slot] = np.take_along_axis(totems, seat[None], axis=0)[0]
+            rows[layout.SCORES + slot] = np.take_along_axis(scores, seat[None], axis=0)[0]
+        going = np.flatnonzero(self.player >= 0)
+        rows[layout.TO_ACT + (self.player[going] - players[going]) % count, going] = 1.0
+        return rows.T
 
-    def _public_vectors(self) -> np.ndarray:
-        """``(N, 92)`` float32 public vectors, absolute seats (``observation.public_vector`` of every game),
-        written an entry (a row of games) at a time and transposed once."""
+    def _public_rows(self) -> np.ndarray:
+        """``(92, N)`` float32: every entry that is no seat's (``observation.public_vector``), a row each."""
         game, n, columns = self.game, self.num_games, self.columns
-        players = game.num_players
-        public = np.zeros((layout.OBSERVATION_SIZE, n), dtype=np.float32)
+        rows = np.zeros((layout.OBSERVATION_SIZE, n), dtype=np.float32)
         for mine in range(NUM_MINES):
             start = layout.MINES + mine * layout.MINE_BLOCK
-            public[start + layout.MINE_COINS] = self.coins[mine] / SILVER_FIELDS
-            public[start + layout.MINE_SILVER] = self.silver[mine] / MAX_MINE_VALUE
-            public[start + layout.MINE_MASKS] = self.masks[mine] / MASK_FIELDS
-            public[start + layout.MINE_POLES : start + layout.MINE_POLES + players] = (
-                self.poles[:, mine] / TOTEMS_PER_PLAYER
-            )
+            rows[start + layout.MINE_COINS] = self.coins[mine] / SILVER_FIELDS
+            rows[start + layout.MINE_SILVER] = self.silver[mine] / MAX_MINE_VALUE
+            rows[start + layout.MINE_MASKS] = self.masks[mine] / MASK_FIELDS
         going = self.player >= 0
-        public[layout.DRAWN + self.drawn[going], columns[going]] = 1.0
-        public[layout.TO_ACT + self.player[going], columns[going]] = 1.0
-        public[layout.TOTEMS_LEFT : layout.TOTEMS_LEFT + players] = self.totems_left / TOTEMS_PER_PLAYER
-        public[layout.BAG : layout.BAG + NUM_TILE_KINDS] = self.bag_counts * self._tile_scale
-        public[layout.COINS_PLACED] = self.coins_placed / COINS_TO_END
-        public[layout.SCORING] = 1.0 if game.scoring == "shared" else 0.0
-        units, unit = self.score_units()
-        public[layout.SCORES : layout.SCORES + players] = units / unit / MAX_SCORE
-        public[layout.PRESENT : layout.PRESENT + players] = 1.0
-        return public.T
+        rows[layout.DRAWN + self.drawn[going], columns[going]] = 1.0
+        rows[layout.BAG : layout.BAG + NUM_TILE_KINDS] = self.bag_counts * self._tile_scale
+        rows[layout.COINS_PLACED] = self.coins_placed / COINS_TO_END
+        rows[layout.SCORING] = 1.0 if game.scoring == "shared" else 0.0
+        rows[layout.PRESENT : layout.PRESENT + game.num_players] = 1.0
+        return rows
 
     def state(self, index: int) -> WapiState:
         """Game ``index`` as a fresh per-game state, through the checked loader (``WapiGame.state_from_dict``)."""
