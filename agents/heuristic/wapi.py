@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 #: Extra expected value per free silver field of a mine I hold a pole in (I can feed it).
 CONTROL_BONUS = 0.4
+#: The coin values as a row, for the batch form's mean coin.
+COIN_VALUE_ROW = np.array(COIN_VALUES, dtype=float)
 #: How much the leading opponent counts, against the average opponent, when placing coins.
 LEADER_WEIGHT = 0.5
 
@@ -173,7 +175,7 @@ def _batch_bag_facts(batch: WapiBatch) -> tuple[np.ndarray, np.ndarray, np.ndarr
     """:func:`bag_facts` for every game: ``(N,)``, ``(N,)`` and ``(6, N)`` (sums of whole numbers: exact)."""
     coins = batch.bag_counts[:FIRST_MASK]
     left = coins.sum(axis=0)
-    mean = (np.array(COIN_VALUES, dtype=float) @ coins) / np.maximum(left, 1)  # 0 without coins, as bag_facts
+    mean = (COIN_VALUE_ROW @ coins) / np.maximum(left, 1)  # 0 without coins, as bag_facts
     return mean, left, batch.bag_counts[FIRST_MASK:]
 
 
@@ -182,10 +184,9 @@ def _batch_place_coin(batch: WapiBatch, values: np.ndarray, mean: np.ndarray, me
     order, ties alike."""
     players = batch.game.num_players
     weights = batch.poles / np.maximum(batch.pole_count, 1) if batch.game.scoring == "shared" else batch.poles
-    product = weights * values
-    expected = product[:, 0]
-    for k in range(1, NUM_MINES):  # mine by mine, as sum() adds
-        expected = expected + product[:, k]
+    # mine by mine, as sum() adds: numpy sums an axis that is not the fastest in memory in order, and
+    # pairwise only along the fastest ("Notes" of numpy.sum)
+    expected = (weights * values).sum(axis=1)
     if isinstance(me, int):
         expected[me] = -np.inf
     else:

@@ -93,6 +93,7 @@ class WapiBatch(BatchGames):
         self.coin_values = np.full((NUM_MINES, SILVER_FIELDS, size), -1, dtype=np.int8) if placements else None
         self.pole_owners = np.full((NUM_MINES, MASK_FIELDS, size), -1, dtype=np.int8) if placements else None
         self.columns = np.arange(size)
+        self._next_player = np.roll(np.arange(players), -1)  # clockwise: seat p is followed by _next_player[p]
         self._tile_scale = np.array(self.game.tile_scale)[:, None]
         self._rows: np.ndarray | None = None
 
@@ -183,7 +184,7 @@ class WapiBatch(BatchGames):
             with_pole = free & (self.pole_count > 0)
             rows[:NUM_MINES] = (with_pole | (free & ~with_pole.any(axis=0))) & self.holds_coin()
             rows[DECLINE] = self.drawn >= FIRST_MASK
-            totems = np.take_along_axis(self.totems_left, self.player[None], axis=0)[0]  # -1: over, masked
+            totems = self.totems_left[self.player, self.columns]  # a game over reads seat -1: masked
             rows[PLACE_TOTEM] = rows[DECLINE] & (totems > 0)
             self._rows = rows
         return self._rows
@@ -244,7 +245,7 @@ class WapiBatch(BatchGames):
         self.player[going[ended]] = NO_PLAYER
         self.drawn[going[ended]] = NO_TILE
         going = going[~ended]
-        self.player[going] = (self.player[going] + 1) % self.game.num_players
+        self.player[going] = self._next_player[self.player[going]]
         tiles = self.bag[self.taken[going], going]
         self.drawn[going] = tiles
         self.taken[going] += 1
