@@ -325,3 +325,20 @@ def test_batch_engine_plays_seeded_games_as_the_engine(config):
 def test_batch_engine_plays_ten_thousand_seeded_games_as_the_engine(config):
     """The differential test, full: at least 10,000 seeded games per configuration."""
     assert differential(WapiGame(**config), num_games=1000, games=10_000, seed=2) >= 10_000
+
+
+def test_repeat_copies_every_game_and_plays_each_copy_alike():
+    """``repeat(k)``: game c's copies at c*k ...; each copy shows, and plays on, as its original."""
+    batch, rng = WapiBatch(WapiGame(3, "shared"), 4, 8), np.random.default_rng(0)
+    for _ in range(7):
+        batch.step(np.where(batch.legal_mask(), rng.random((4, 8)), -1).argmax(axis=1))
+    copies = batch.repeat(3)
+    assert len(copies) == 12 and copies.seeds.tolist() == [-1] * 12
+    for field in ("legal_mask", "observe", "scores"):
+        assert np.array_equal(getattr(copies, field)(), np.repeat(getattr(batch, field)(), 3, axis=0)), field
+    assert [copies.state(i).to_dict() for i in range(12)] == [batch.state(i // 3).to_dict() for i in range(12)]
+    while not batch.terminated.all():
+        moves = heuristic.batch_policy(batch)
+        batch.step(moves)
+        copies.step(np.repeat(moves, 3))
+    assert np.array_equal(copies.scores(), np.repeat(batch.scores(), 3, axis=0))

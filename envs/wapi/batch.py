@@ -31,6 +31,7 @@ from envs.wapi.components import (
     MAX_SCORE,
     NUM_MINES,
     NUM_TILE_KINDS,
+    PLAYER_COUNTS,
     SILVER_FIELDS,
     TILE_CODES,
     TOTEMS_PER_PLAYER,
@@ -41,6 +42,8 @@ from envs.wapi.rules import SHARE_UNIT, WapiState
 #: A coin tile's value, by tile (masks: 0); a game's ``drawn`` of -1 (game over) reads the last entry.
 TILE_VALUE = np.array(COIN_VALUES + (0,) * (NUM_TILE_KINDS - FIRST_MASK) + (0,))
 NO_TILE = -1
+#: Clockwise: seat p is followed by ``NEXT_PLAYER[num_players][p]``.
+NEXT_PLAYER = {n: np.roll(np.arange(n), -1) for n in PLAYER_COUNTS}
 #: The observation rows of seat slot 0's poles in each mine (slot s: these + s).
 POLE_ROWS = np.array([layout.MINES + mine * layout.MINE_BLOCK + layout.MINE_POLES for mine in range(NUM_MINES)])
 
@@ -93,7 +96,6 @@ class WapiBatch(BatchGames):
         self.coin_values = np.full((NUM_MINES, SILVER_FIELDS, size), -1, dtype=np.int8) if placements else None
         self.pole_owners = np.full((NUM_MINES, MASK_FIELDS, size), -1, dtype=np.int8) if placements else None
         self.columns = np.arange(size)
-        self._next_player = np.roll(np.arange(players), -1)  # clockwise: seat p is followed by _next_player[p]
         self._tile_scale = np.array(self.game.tile_scale)[:, None]
         self._rows: np.ndarray | None = None
 
@@ -160,7 +162,8 @@ class WapiBatch(BatchGames):
         """A new batch with each game ``times`` times in a row (column c's copies at c*times ...), no seeds."""
         other = object.__new__(WapiBatch)
         for name, value in vars(self).items():
-            setattr(other, name, np.repeat(value, times, axis=-1) if isinstance(value, np.ndarray) else value)
+            per_game = isinstance(value, np.ndarray) and name != "_tile_scale"
+            setattr(other, name, np.repeat(value, times, axis=-1) if per_game else value)
         other.num_games = self.num_games * times
         other.seeds[:] = -1
         other.columns, other._rows = np.arange(other.num_games), None
@@ -245,7 +248,7 @@ class WapiBatch(BatchGames):
         self.player[going[ended]] = NO_PLAYER
         self.drawn[going[ended]] = NO_TILE
         going = going[~ended]
-        self.player[going] = self._next_player[self.player[going]]
+        self.player[going] = NEXT_PLAYER[self.game.num_players][self.player[going]]
         tiles = self.bag[self.taken[going], going]
         self.drawn[going] = tiles
         self.taken[going] += 1
