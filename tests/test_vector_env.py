@@ -294,3 +294,23 @@ def test_the_python_blocks_of_docs_batch_md_run():
     assert len(blocks) == 3
     for block in blocks:
         exec(compile(block, "docs/batch.md", "exec"), {})
+
+
+def test_an_engine_that_cannot_let_games_wait_is_replaced_by_state_batch_with_a_warning(monkeypatch):
+    """The vector env needs step_where; a fast engine without it (yet) is not used: StateBatch is, and a
+    warning says so (the protocol tests fail for such an engine, so it gets one)."""
+    import envs.core.vector as vector
+    from envs.core.batch import BatchGames, StateBatch
+
+    class NoWaiting(StateBatch):
+        step_where = BatchGames.step_where
+
+    monkeypatch.setattr(vector, "batch_class", lambda game: NoWaiting)
+    with pytest.warns(UserWarning, match="NoWaiting has no step_where yet: the vector env plays wapi on StateBatch"):
+        venv = vector_env("wapi", 2, seed=0)
+    venv.reset()
+    assert type(venv.batch) is StateBatch
+    monkeypatch.setattr(vector, "batch_class", lambda game: StateBatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert vector.waiting_engine(envs.describe("wapi").make()) is StateBatch

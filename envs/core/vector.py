@@ -23,10 +23,13 @@ Choices (``docs/batch.md`` says the same for users):
   of each game's seed (rotating: every seat equally over the batch), or the fixed ``seat``.
 - An illegal learner action raises :class:`~envs.core.engine.IllegalActionError` and changes no game
   (as ``raw_env()``; a masked learner never plays one).
+- The single-agent view needs ``step_where`` (the learner's games wait while opponents move): a fast
+  engine without it is replaced by ``StateBatch``, with a warning (:func:`waiting_engine`).
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import gymnasium
@@ -35,7 +38,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from envs.core.batch import NO_PLAYER, BatchGames, batch_games, check_batch_args
+from envs.core.batch import NO_PLAYER, BatchGames, StateBatch, batch_class, batch_games, check_batch_args
 from envs.core.engine import Game, check_choice, is_int, shown
 from envs.core.opponents import BatchOpponent, batch_opponent
 
@@ -49,6 +52,18 @@ def first_seed(seed: int | None, given: int | None, batch: BatchGames | None) ->
     if batch is None:
         return given if given is not None else int(np.random.SeedSequence().entropy % 2**62)
     return int(batch.seeds.max()) + 1
+
+
+def waiting_engine(game: Game) -> type[BatchGames]:
+    """The game's batch engine if it can let games wait (``step_where``), else ``StateBatch``, with a warning:
+    the single-agent view moves the opponents while the learner's games wait."""
+    engine = batch_class(game)
+    if engine.step_where is BatchGames.step_where:
+        warnings.warn(
+            f"{engine.__name__} has no step_where yet: the vector env plays {game.name} on StateBatch", stacklevel=3
+        )
+        return StateBatch
+    return engine
 
 
 class BatchEnv:
@@ -112,6 +127,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"seat must be None (rotating) or a seat in 0..{game.num_players - 1}, got {shown(seat)}")
         self.game, self.num_envs, self.reward, self.fixed_seat, self._seed = game, num_envs, reward, seat, seed
         self.opponent = batch_opponent(opponents, game)
+        self._engine = waiting_engine(game)
         self.metadata = {**GameVectorEnv.metadata, "name": f"{game.name}_v0"}
         self.single_observation_space = spaces.Box(0.0, 1.0, (game.observation_size,), np.float32)
         self.single_action_space = spaces.Discrete(game.num_actions)
@@ -126,7 +142,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"options must be None (the vector env takes none), got {shown(options)}")
         first = first_seed(seed, self._seed, self.batch)
         super().reset(seed=first)  # the opponents' generator
-        self.batch = batch_games(self.game, self.num_envs, first)
+        self.batch = self._engine(self.game, self.num_envs, first)
         self._seat(np.arange(self.num_envs))
         self._advance()
         self._deal_finished()
@@ -194,4 +210,4 @@ def make_vector_env(name: str, num_envs: int, opponents="random", seed=None, rew
     return GameVectorEnv(game, num_envs, opponents=opponents, seed=seed, reward=reward, seat=seat)
 
 
-__all__ = ["BatchEnv", "GameVectorEnv", "first_seed", "make_vector_env"]
+__all__ = ["BatchEnv", "GameVectorEnv", "first_seed", "make_vector_env", "waiting_engine"]
