@@ -152,11 +152,13 @@ def _players_to_act(batch: WapiBatch) -> int | np.ndarray:
     return np.maximum(player, 0)
 
 
-def _seat(array: np.ndarray, me: int | np.ndarray) -> np.ndarray:
+def _seat(array: np.ndarray, me: int | np.ndarray, columns: np.ndarray) -> np.ndarray:
     """``array[me[c], ..., c]`` for every game c (an array whose first axis is the seat, last the game)."""
     if isinstance(me, int):
         return array[me]
-    return np.take_along_axis(array, me.reshape((1,) * (array.ndim - 1) + (-1,)), axis=0)[0]
+    if array.ndim == 2:
+        return array[me, columns]
+    return array[me, :, columns].T  # numpy puts the indexed axis first
 
 
 def play_out(states: list[WapiState], first_moves: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -199,8 +201,9 @@ def _batch_place_coin(batch: WapiBatch, values: np.ndarray, mean: np.ndarray, me
     total = others[0]
     for weight in others[1:]:  # in seat order, as sum() adds (adding my 0.0 changes no sum)
         total = total + weight
-    opp = (1 - LEADER_WEIGHT) * total / (players - 1) + LEADER_WEIGHT * _seat(weights, leader)
-    gain = np.where(batch.coin_mines(), (TILE_VALUE[batch.drawn] - mean) * (_seat(weights, me) - opp), -np.inf)
+    opp = (1 - LEADER_WEIGHT) * total / (players - 1) + LEADER_WEIGHT * _seat(weights, leader, batch.columns)
+    mine = _seat(weights, me, batch.columns)
+    gain = np.where(batch.coin_mines(), (TILE_VALUE[batch.drawn] - mean) * (mine - opp), -np.inf)
     return gain.argmax(axis=0)  # ties: the lowest mine
 
 
@@ -215,5 +218,5 @@ def _batch_take_totem(
     mine_share = (COINS_TO_END - batch.coins_placed) * masks_left / (coins_left + 1) / batch.game.num_players
     better = (masks * (pole_value > now)).sum(axis=0)
     expected_better = mine_share * better / np.maximum(masks_left, 1)
-    left = _seat(batch.totems_left, me)
+    left = _seat(batch.totems_left, me, batch.columns)
     return (left > 0) & ((masks_left == 0) | (mine_share <= 0) | (expected_better < left))
