@@ -291,9 +291,9 @@ class WapiBatch(BatchGames):
         scores = units / unit / MAX_SCORE
         for slot in range(count):
             seat = (players + slot) % count
-            rows[POLE_ROWS + slot] = np.take_along_axis(poles, seat[None, None], axis=0)[0]
-            rows[layout.TOTEMS_LEFT + slot] = np.take_along_axis(totems, seat[None], axis=0)[0]
-            rows[layout.SCORES + slot] = np.take_along_axis(scores, seat[None], axis=0)[0]
+            rows[POLE_ROWS + slot] = poles[seat, :, self.columns].T  # numpy puts the indexed axis first
+            rows[layout.TOTEMS_LEFT + slot] = totems[seat, self.columns]
+            rows[layout.SCORES + slot] = scores[seat, self.columns]
         going = np.flatnonzero(self.player >= 0)
         rows[layout.TO_ACT + (self.player[going] - players[going]) % count, going] = 1.0
         return rows.T
