@@ -172,6 +172,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{os.cpu_count()} cores, load average {load} at the start and {load_average()} at the end. "
         f"Default configuration of each game; {args.rounds} rounds of {args.seconds:g} CPU-s bursts per side. "
         "Per-game sides: random play on the raw engine, env()'s PettingZoo loop, the heuristic's policy(state). "
+        "A learner step of the vector env is the learner's turn and every opponent turn up to its next one "
+        "(about num_players turns), env()'s rate counts every turn. "
         "Engine (reference): no fast engine yet, the batch runs on StateBatch over per-game states."
     )
     title = "Batched engines and the vector env against the per-game engines"
