@@ -314,3 +314,19 @@ def test_an_engine_that_cannot_let_games_wait_is_replaced_by_state_batch_with_a_
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert vector.waiting_engine(envs.describe("wapi").make()) is StateBatch
+
+
+def test_gymnasium_vector_wrappers_see_each_games_return():
+    """Gymnasium's RecordEpisodeStatistics on the vector env: each ended game's return is its final reward.
+    (Its lengths count a game's first step only when it follows a reset() - its bookkeeping is next-step
+    autoreset's - so they are not checked here.)"""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    venv = RecordEpisodeStatistics(vector_env("wapi", 3, seed=1))
+    venv.reset(seed=2)
+    ended = 0
+    while ended < 6:
+        _, rewards, terminated, _, infos = venv.step(venv.env.action_masks().argmax(axis=1))
+        if terminated.any():
+            assert infos["episode"]["r"][terminated].tolist() == rewards[terminated].tolist()
+            ended += int(terminated.sum())
