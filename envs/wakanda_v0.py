@@ -86,9 +86,10 @@ Version history
 from __future__ import annotations
 
 from envs.core import ClassicWrapper, GameEnv, make_env
+from envs.core.vector import GameVectorEnv, make_vector_env
 from envs.wakanda import WakandaGame
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "raw_env", "vector_env"]
 
 
 def raw_env(advanced: bool = False, reward: str = "win", render_mode: str | None = None) -> GameEnv:
@@ -97,3 +98,9 @@ def raw_env(advanced: bool = False, reward: str = "win", render_mode: str | None
 
 def env(advanced: bool = False, reward: str = "win", render_mode: str | None = None) -> ClassicWrapper:
     return make_env(WakandaGame(advanced), reward=reward, render_mode=render_mode)
+
+
+def vector_env(num_envs: int, **options) -> GameVectorEnv:
+    """``num_envs`` games as a Gymnasium VectorEnv of one learner's seat (``docs/batch.md``); ``options``: those of
+    ``envs.core.vector.GameVectorEnv`` (opponents, seed, reward, seat) and of ``env()`` (the game's configuration)."""
+    return make_vector_env("wakanda", num_envs, **options)

@@ -74,9 +74,10 @@ Version history
 from __future__ import annotations
 
 from envs.core import GameEnv, make_env
+from envs.core.vector import GameVectorEnv, make_vector_env
 from envs.wapi import WapiGame
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "raw_env", "vector_env"]
 
 
 def raw_env(num_players=4, scoring="full", coins=None, reward="win", render_mode=None) -> GameEnv:
@@ -85,3 +86,9 @@ def raw_env(num_players=4, scoring="full", coins=None, reward="win", render_mode
 
 def env(num_players=4, scoring="full", coins=None, reward="win", render_mode=None):
     return make_env(WapiGame(num_players, scoring, coins), reward=reward, render_mode=render_mode)
+
+
+def vector_env(num_envs: int, **options) -> GameVectorEnv:
+    """``num_envs`` games as a Gymnasium VectorEnv of one learner's seat (``docs/batch.md``); ``options``: those of
+    ``envs.core.vector.GameVectorEnv`` (opponents, seed, reward, seat) and of ``env()`` (the game's configuration)."""
+    return make_vector_env("wapi", num_envs, **options)

@@ -8,13 +8,16 @@ import random
 
 import numpy as np
 import pytest
+from conftest import config_id
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import envs
 from agents.heuristic import wapi as heuristic
 from agents.ismcts import ISMCTSAgent
 from agents.protocol import PlayerView
 from envs.core import IllegalActionError
+from envs.core.batch import new_game
 from envs.wakanda import WakandaGame
 from envs.wapi import WapiGame
 from envs.wapi.batch import WapiBatch
@@ -24,9 +27,9 @@ CONFIGS = list(itertools.product((2, 3, 4, 5), ("full", "shared")))
 
 def batch_facts(batch: WapiBatch, column: int) -> dict:
     """What one column of the batch says of its position, in the engine's terms."""
-    going = not batch.over[column]
+    going = not batch.terminated[column]
     return {
-        "player": batch.player if going else None,
+        "player": int(batch.player[column]) if going else None,
         "drawn": int(batch.drawn[column]) if going else None,
         "bag": [int(t) for t in batch.bag[batch.taken[column] :, column] if t >= 0],
         "bag_counts": batch.bag_counts[:, column].astype(int).tolist(),
@@ -61,10 +64,10 @@ def assert_same(batch: WapiBatch, states: list) -> None:
     units, unit = batch.score_units()
     for column, state in enumerate(states):
         assert batch_facts(batch, column) == state_facts(state), column
-        assert mask[:, column].astype(np.int8).tolist() == state.legal_mask().tolist(), column
+        assert mask[column].astype(np.int8).tolist() == state.legal_mask().tolist(), column
         assert (units[:, column].tolist(), unit) == state.score_units(), column
-        assert batch.scores()[:, column].tolist() == state.scores()
-        assert np.flatnonzero(batch.winners()[:, column]).tolist() == state.winners()
+        assert batch.scores()[column].tolist() == state.scores()
+        assert np.flatnonzero(batch.winners()[column]).tolist() == state.winners()
 
 
 @pytest.mark.parametrize("num_players,scoring", CONFIGS)
@@ -77,14 +80,14 @@ def test_random_games_in_a_batch_follow_the_rules_of_the_engine(num_players, sco
     states = [game.new_state(np.random.default_rng([seed, k])) for k in range(40)]
     batch = WapiBatch.from_states(states)
     choose = random.Random(seed).choice
-    while not batch.over.all():
+    while not batch.terminated.all():
         assert_same(batch, states)
         actions = np.full(len(states), -1)
         for column, state in enumerate(states):
             if state.current_player is not None:
                 actions[column] = choose(state.legal_actions())
                 state.apply(int(actions[column]))
-        batch.apply(actions)
+        batch.step(actions)
     assert_same(batch, states)
     assert all(state.current_player is None for state in states)
 
@@ -96,7 +99,7 @@ def test_batch_heuristic_chooses_every_move_the_heuristic_chooses(num_players, s
     game = WapiGame(num_players, scoring)
     states = [game.new_state(np.random.default_rng(seed)) for seed in range(200)]
     batch = WapiBatch.from_states(states)
-    while not batch.over.all():
+    while not batch.terminated.all():
         moves = heuristic.batch_policy(batch)
         for column, state in enumerate(states):
             if state.current_player is None:
@@ -104,7 +107,7 @@ def test_batch_heuristic_chooses_every_move_the_heuristic_chooses(num_players, s
             else:
                 assert moves[column] == heuristic.policy(state), (column, state.to_dict())
                 state.apply(int(moves[column]))
-        batch.apply(moves)
+        batch.step(moves)
     assert_same(batch, states)
 
 
@@ -115,7 +118,7 @@ def test_batch_plays_bags_of_other_coins_as_the_engine(coins):
     game = WapiGame(3, "full", coins=coins)
     states = [game.new_state(np.random.default_rng(seed)) for seed in range(30)]
     batch, choose = WapiBatch.from_states(states), random.Random(len(coins)).choice
-    while not batch.over.all():
+    while not batch.terminated.all():
         assert_same(batch, states)
         moves = heuristic.batch_policy(batch)
         for column, state in enumerate(states):
@@ -123,23 +126,25 @@ def test_batch_plays_bags_of_other_coins_as_the_engine(coins):
                 assert moves[column] == heuristic.policy(state)
                 moves[column] = choose(state.legal_actions()) if column % 2 else moves[column]
                 state.apply(int(moves[column]))
-        batch.apply(moves)
+        batch.step(moves)
     assert_same(batch, states)
 
 
 def test_batch_heuristic_agrees_off_its_own_play():
-    """Positions that random moves lead to (odd pole placements, full mines, no poles left): the
-    batch form still picks the heuristic's move in every one of them."""
+    """Positions that random moves lead to (odd pole placements, full mines, no poles left), with one
+    player to act in all of them and with each its own: the batch form still picks the heuristic's move
+    in every one of them."""
     game = WapiGame(4, "full")
     positions = []
     for seed in range(60):
         state, choose = game.new_state(np.random.default_rng(seed)), random.Random(seed).choice
         while state.current_player is not None:
-            if state.current_player == 0:
-                positions.append(state.clone())
+            positions.append(state.clone())
             state.apply(choose(state.legal_actions()))
-    moves = heuristic.batch_policy(WapiBatch.from_states(positions))
-    assert moves.tolist() == [heuristic.policy(state) for state in positions]
+    seat_0 = [state for state in positions if state.current_player == 0]
+    for chosen in (seat_0, positions):
+        moves = heuristic.batch_policy(WapiBatch.from_states(chosen))
+        assert moves.tolist() == [heuristic.policy(state) for state in chosen]
 
 
 def test_play_out_plays_every_state_after_every_first_move():
@@ -171,24 +176,20 @@ def test_an_illegal_action_is_refused_and_no_position_changes():
     for bad in (8, -1, 6 if states[2].drawn < 5 else 0):
         actions = legal.copy()
         actions[2] = bad
-        with pytest.raises(IllegalActionError, match=r"positions \[2\]"):
-            batch.apply(actions)
+        with pytest.raises(IllegalActionError, match=r"not legal in game 2"):
+            batch.step(actions)
         assert [batch_facts(batch, column) for column in range(len(batch))] == before
-    with pytest.raises(ValueError, match=r"actions must be an int array of shape \(6,\)"):
-        batch.apply(legal.astype(float))
-    with pytest.raises(ValueError, match=r"shape \(6,\)"):
-        batch.apply(legal[:5])
+    with pytest.raises(ValueError, match=r"actions must be 6 ints, got float64 of shape \(6,\)"):
+        batch.step(legal.astype(float))
+    with pytest.raises(ValueError, match=r"shape \(5,\)"):
+        batch.step(legal[:5])
 
 
 def test_from_states_refuses_what_one_batch_cannot_hold():
     game = WapiGame(4, "full")
     first = game.new_state(np.random.default_rng(0))
-    second = first.clone()
-    second.apply(heuristic.policy(second))
     with pytest.raises(ValueError, match="at least one"):
         WapiBatch.from_states([])
-    with pytest.raises(ValueError, match="same player to act"):
-        WapiBatch.from_states([first, second])
     with pytest.raises(ValueError, match="one configuration"):
         WapiBatch.from_states([first, WapiGame(4, "shared").new_state(np.random.default_rng(0))])
 
@@ -204,9 +205,10 @@ def test_finished_positions_stay_as_they_are():
         going.apply(heuristic.policy(going))
     batch = WapiBatch.from_states([done, going])
     finished = batch_facts(batch, 0)
-    batch.play_out(heuristic.batch_policy)
-    assert batch_facts(batch, 0) == finished
-    assert batch.over.all() and batch.player == -1
+    while not batch.terminated.all():
+        batch.step(heuristic.batch_policy(batch))
+        assert batch_facts(batch, 0) == finished
+    assert (batch.current_player == -1).all() and not batch.legal_mask().any()
 
 
 def search_positions(game, games: int):
@@ -263,3 +265,80 @@ def test_a_batch_search_on_a_time_budget_sizes_its_batches_to_the_time_left():
         spent = time.process_time() - start
         assert search.last_iterations > FIRST_BATCH * len(view.legal_actions)
         assert spent < 2 * 0.3, spent
+
+
+# --- the differential test: the batch engine against the per-game engine, game for game ---------------
+def differential(game, num_games: int, games: int, seed: int) -> int:
+    """Seeded games of random moves in a :class:`WapiBatch` of ``num_games`` (a tenth waiting each step,
+    dealt anew as they end) and on per-game states followed by their own observers, as ``env()`` keeps
+    them: after every step every player to act, mask and observation; as each game ends its final scores,
+    winners, both reward modes and every seat's observation; then the deal of the next. Returns the games ended."""
+    rng = np.random.default_rng(seed)
+    batch = WapiBatch(game, num_games, seed)
+    states = [new_game(game, seed + i) for i in range(num_games)]
+    observers = [game.observer() for _ in states]
+    for state, observer in zip(states, observers):
+        observer.follow(state)
+    ended = 0
+    while ended < games:
+        players = [-1 if s.current_player is None else s.current_player for s in states]
+        assert batch.current_player.tolist() == players
+        mask = batch.legal_mask()
+        assert np.array_equal(mask, np.stack([s.legal_mask() for s in states]).astype(bool))
+        seen = [o.observe(s, max(p, 0)) for s, o, p in zip(states, observers, players)]
+        assert np.array_equal(batch.observe(), np.stack(seen))
+        actions, where = np.where(mask, rng.random(mask.shape), -1).argmax(axis=1), rng.random(num_games) < 0.9
+        batch.step_where(actions, where)
+        for i in np.flatnonzero(where & (np.array(players) >= 0)):
+            states[i].apply(int(actions[i]))
+            observers[i].applied(states[i], int(actions[i]))
+        done = np.flatnonzero(batch.terminated)
+        assert done.tolist() == [i for i, s in enumerate(states) if s.current_player is None]
+        if done.size:
+            assert batch.scores()[done].tolist() == [states[i].scores() for i in done]
+            assert [np.flatnonzero(w).tolist() for w in batch.winners()[done]] == [states[i].winners() for i in done]
+            for mode in game.reward_modes:
+                expected = np.array([states[i].rewards(mode) for i in done], dtype=np.float32)
+                assert np.array_equal(batch.rewards(mode)[done], expected)
+            for seat in range(game.num_players):
+                seen = np.stack([observers[i].observe(states[i], seat) for i in done])
+                assert np.array_equal(batch.observe(np.full(num_games, seat))[done], seen)
+        assert batch.reset_done().tolist() == done.tolist()
+        for i in done:
+            states[i] = new_game(game, int(batch.seeds[i]))
+            observers[i].follow(states[i])
+        ended += done.size
+    return ended
+
+
+WAPI_CONFIGS = [pytest.param(config, id=config_id("wapi", config)) for config in envs.describe("wapi").configurations()]
+
+
+@pytest.mark.parametrize("config", WAPI_CONFIGS)
+def test_batch_engine_plays_seeded_games_as_the_engine(config):
+    """The differential test, short: 600 seeded games per configuration (the full count below)."""
+    assert differential(WapiGame(**config), num_games=200, games=600, seed=1) >= 600
+
+
+@pytest.mark.alone
+@pytest.mark.parametrize("config", WAPI_CONFIGS)
+def test_batch_engine_plays_ten_thousand_seeded_games_as_the_engine(config):
+    """The differential test, full: at least 10,000 seeded games per configuration."""
+    assert differential(WapiGame(**config), num_games=1000, games=10_000, seed=2) >= 10_000
+
+
+def test_repeat_copies_every_game_and_plays_each_copy_alike():
+    """``repeat(k)``: game c's copies at c*k ...; each copy shows, and plays on, as its original."""
+    batch, rng = WapiBatch(WapiGame(3, "shared"), 4, 8), np.random.default_rng(0)
+    for _ in range(7):
+        batch.step(np.where(batch.legal_mask(), rng.random((4, 8)), -1).argmax(axis=1))
+    copies = batch.repeat(3)
+    assert len(copies) == 12 and copies.seeds.tolist() == [-1] * 12
+    for field in ("legal_mask", "observe", "scores"):
+        assert np.array_equal(getattr(copies, field)(), np.repeat(getattr(batch, field)(), 3, axis=0)), field
+    assert [copies.state(i).to_dict() for i in range(12)] == [batch.state(i // 3).to_dict() for i in range(12)]
+    while not batch.terminated.all():
+        moves = heuristic.batch_policy(batch)
+        batch.step(moves)
+        copies.step(np.repeat(moves, 3))
+    assert np.array_equal(copies.scores(), np.repeat(batch.scores(), 3, axis=0))

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 #: Extra expected value per free silver field of a mine I hold a pole in (I can feed it).
 CONTROL_BONUS = 0.4
+#: The coin values as a row, for the batch form's mean coin.
+COIN_VALUE_ROW = np.array(COIN_VALUES, dtype=float)
 #: How much the leading opponent counts, against the average opponent, when placing coins.
 LEADER_WEIGHT = 0.5
 
@@ -123,22 +125,40 @@ def _take_totem(state: WapiState, me: int) -> bool:
     return expected_better < state.totems_left[me]
 
 
-# --- the same strategy over a batch of positions (envs/wapi/batch.py) ------------------------
+# --- the same strategy over a batch of games (envs/wapi/batch.py) ------------------------
 # Every float is computed in the order the functions above compute it, so that the two forms
 # choose alike to the last tie (tests/test_wapi_batch.py plays seeded games both ways).
 
 
 def batch_policy(batch: WapiBatch) -> np.ndarray:
-    """The move of the player to act in every position of ``batch`` (-1 where its game is over)."""
-    if batch.player < 0:
-        return np.full(len(batch), -1)
+    """The move of the player to act in every game of ``batch`` (-1 where its game is over)."""
     mean, coins_left, masks = _batch_bag_facts(batch)
     values = batch.silver + (SILVER_FIELDS - batch.coins) * mean
-    coin = _batch_place_coin(batch, values, mean)
-    take = _batch_take_totem(batch, values, coins_left, masks)
+    me = _players_to_act(batch)
+    coin = _batch_place_coin(batch, values, mean, me)
+    take = _batch_take_totem(batch, values, coins_left, masks, me)
     moves = np.where(batch.holds_coin(), coin, np.where(take, PLACE_TOTEM, DECLINE))
-    moves[batch.over] = -1
+    moves[batch.player < 0] = -1
     return moves
+
+
+def _players_to_act(batch: WapiBatch) -> int | np.ndarray:
+    """Each game's player to act (0 where over), or one int where every game still going has the same one
+    (a search's rollouts: then every seat's arrays are read as views, which is faster)."""
+    player = batch.player
+    top = int(player.max())
+    if ((player == top) | (player < 0)).all():
+        return max(top, 0)
+    return np.maximum(player, 0)
+
+
+def _seat(array: np.ndarray, me: int | np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """``array[me[c], ..., c]`` for every game c (an array whose first axis is the seat, last the game)."""
+    if isinstance(me, int):
+        return array[me]
+    if array.ndim == 2:
+        return array[me, columns]
+    return array[me, :, columns].T  # numpy puts the indexed axis first
 
 
 def play_out(states: list[WapiState], first_moves: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -146,47 +166,57 @@ def play_out(states: list[WapiState], first_moves: list[int]) -> tuple[np.ndarra
     this strategy in every seat, all at once: the paired rollouts of ISMCTS. Returns the final scores and
     the winners (bool), both ``games x players``; game ``i * len(first_moves) + j`` is ``states[i]`` after
     ``first_moves[j]``."""
-    batch = WapiBatch.from_states(states).repeat(len(first_moves))
-    batch.apply(np.tile(first_moves, len(states)))
-    batch.play_out(batch_policy)
-    return batch.scores().T, batch.winners().T
+    batch = WapiBatch.from_states(states, placements=False).repeat(len(first_moves))
+    batch.step(np.tile(first_moves, len(states)))
+    while batch.player.max() >= 0:
+        batch.step(batch_policy(batch))
+    return batch.scores(), batch.winners()
 
 
 def _batch_bag_facts(batch: WapiBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`bag_facts` for every position: ``(N,)``, ``(N,)`` and ``(6, N)`` (sums of whole numbers: exact)."""
+    """:func:`bag_facts` for every game: ``(N,)``, ``(N,)`` and ``(6, N)`` (sums of whole numbers: exact)."""
     coins = batch.bag_counts[:FIRST_MASK]
     left = coins.sum(axis=0)
-    mean = (np.array(COIN_VALUES, dtype=float) @ coins) / np.maximum(left, 1)  # 0 without coins, as bag_facts
+    mean = (COIN_VALUE_ROW @ coins) / np.maximum(left, 1)  # 0 without coins, as bag_facts
     return mean, left, batch.bag_counts[FIRST_MASK:]
 
 
-def _batch_place_coin(batch: WapiBatch, values: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    """:func:`_place_coin` for every position: the float operations in the same order, ties alike."""
-    me, columns = batch.player, np.arange(len(batch))
+def _batch_place_coin(batch: WapiBatch, values: np.ndarray, mean: np.ndarray, me: int | np.ndarray) -> np.ndarray:
+    """:func:`_place_coin` for every game (``me``: its player to act): the float operations in the same
+    order, ties alike."""
+    players = batch.game.num_players
     weights = batch.poles / np.maximum(batch.pole_count, 1) if batch.game.scoring == "shared" else batch.poles
-    product = weights * values
-    expected = product[:, 0]
-    for k in range(1, NUM_MINES):  # mine by mine, as sum() adds
-        expected = expected + product[:, k]
-    expected[me] = -np.inf
+    # mine by mine, as sum() adds: numpy sums an axis that is not the fastest in memory in order, and
+    # pairwise only along the fastest ("Notes" of numpy.sum)
+    expected = (weights * values).sum(axis=1)
+    if isinstance(me, int):
+        expected[me] = -np.inf
+    else:
+        expected[me, batch.columns] = -np.inf
     leader = expected.argmax(axis=0)  # the first of equals, as max() picks
-    others = [p for p in range(batch.game.num_players) if p != me]
-    total = weights[others[0]]
-    for p in others[1:]:  # in seat order, as sum() adds
-        total = total + weights[p]
-    opp = (1 - LEADER_WEIGHT) * total / len(others) + LEADER_WEIGHT * weights[leader, :, columns].T
-    gain = np.where(batch.coin_mines(), (TILE_VALUE[batch.drawn] - mean) * (weights[me] - opp), -np.inf)
+    if isinstance(me, int):
+        others = [weights[p] for p in range(players) if p != me]
+    else:
+        others = [weights[p] * (me != p) for p in range(players)]  # x * True is x, x * False is 0.0
+    total = others[0]
+    for weight in others[1:]:  # in seat order, as sum() adds (adding my 0.0 changes no sum)
+        total = total + weight
+    opp = (1 - LEADER_WEIGHT) * total / (players - 1) + LEADER_WEIGHT * _seat(weights, leader, batch.columns)
+    mine = _seat(weights, me, batch.columns)
+    gain = np.where(batch.coin_mines(), (TILE_VALUE[batch.drawn] - mean) * (mine - opp), -np.inf)
     return gain.argmax(axis=0)  # ties: the lowest mine
 
 
-def _batch_take_totem(batch: WapiBatch, values: np.ndarray, coins_left: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """:func:`_take_totem` for every position (False where the player has no totem left)."""
+def _batch_take_totem(
+    batch: WapiBatch, values: np.ndarray, coins_left: np.ndarray, masks: np.ndarray, me: int | np.ndarray
+) -> np.ndarray:
+    """:func:`_take_totem` for every game (False where the player has no totem left)."""
     worth = values / (batch.pole_count + 1) if batch.game.scoring == "shared" else values
     pole_value = worth + CONTROL_BONUS * (SILVER_FIELDS - batch.coins)
-    now = pole_value[np.maximum(batch.drawn - FIRST_MASK, 0), np.arange(len(batch))]
+    now = pole_value[np.maximum(batch.drawn - FIRST_MASK, 0), batch.columns]
     masks_left = masks.sum(axis=0)
     mine_share = (COINS_TO_END - batch.coins_placed) * masks_left / (coins_left + 1) / batch.game.num_players
     better = (masks * (pole_value > now)).sum(axis=0)
     expected_better = mine_share * better / np.maximum(masks_left, 1)
-    left = batch.totems_left[batch.player]
+    left = _seat(batch.totems_left, me, batch.columns)
     return (left > 0) & ((masks_left == 0) | (mine_share <= 0) | (expected_better < left))

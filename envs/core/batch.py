@@ -22,10 +22,17 @@ The contract, the same for every implementation:
   such a batch has no seeds (``seeds`` all -1), so it plays its games out but cannot deal new ones.
 - A finished game stays finished (``terminated``, ``current_player`` -1, an all-zero mask)
   until :meth:`reset_done` starts its next game.
+- :meth:`BatchGames.step_where` plays only some games and the others wait (a learner's
+  games while its opponents move): engines override it; the same checks as :meth:`step`.
+
+:func:`batch_games` gives a game's fast engine (``BATCH_CLASS`` of ``envs/<game>/batch.py``)
+where it has one, else :class:`StateBatch`.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -49,6 +56,14 @@ def check_batch_args(num_games, seed) -> None:
         raise ValueError(f"num_games must be a positive int, got {shown(num_games)}")
     if not is_int(seed) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {shown(seed)}")
+
+
+def check_where(where, num_games: int) -> np.ndarray:
+    """``where`` as a ``(num_games,)`` bool vector (numpy bools only: ints and floats are refused)."""
+    where = np.asarray(where)
+    if where.shape != (num_games,) or where.dtype != bool:
+        raise ValueError(f"where must be {num_games} bools, got {where.dtype} of shape {where.shape}")
+    return where
 
 
 class BatchGames(ABC):
@@ -95,6 +110,14 @@ class BatchGames(ABC):
     def step(self, actions: np.ndarray) -> None:
         """Play ``actions[i]`` in every game still going (ignored where a game is over)."""
 
+    def step_where(self, actions: np.ndarray, where: np.ndarray) -> None:
+        """Play ``actions[i]`` only in the games where ``where[i]`` (a ``(N,)`` bool) and the game is still
+        going; the other games wait, their entries ignored. Checked as :meth:`step` (nothing changes on an
+        illegal action). An engine that cannot yet says so: the single-agent vector env needs it."""
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot play some of its games while the others wait: it needs step_where"
+        )
+
     @abstractmethod
     def scores(self) -> np.ndarray:
         """``(N, num_players)`` float64: each player's score (final in the games that are over)."""
@@ -137,13 +160,14 @@ class BatchGames(ABC):
             self._deal(done)
         return done
 
-    def check_actions(self, actions: np.ndarray) -> np.ndarray:
-        """``actions`` as an int64 vector of N, each legal in its game (ignored where a game is over);
-        an IllegalActionError names the first game whose action is not, before anything changes."""
+    def check_actions(self, actions: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+        """``actions`` as an int64 vector of N, each legal in its game (ignored where a game is over, or
+        outside ``where`` when given); an IllegalActionError names the first game whose action is not,
+        before anything changes."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_games} ints, got {actions.dtype} of shape {actions.shape}")
-        going = ~self.terminated
+        going = ~self.terminated if where is None else ~self.terminated & check_where(where, self.num_games)
         mask = self.legal_mask()
         in_range = (actions >= 0) & (actions < self.game.num_actions)
         legal = in_range & mask[np.arange(self.num_games), np.where(in_range, actions, 0)]
@@ -189,9 +213,12 @@ class StateBatch(BatchGames):
         return np.stack([self._observer.observe(s, int(p)) for s, p in zip(self.states, players)])
 
     def step(self, actions: np.ndarray) -> None:
-        actions = self.check_actions(actions)
-        for state, action in zip(self.states, actions):
-            if state.current_player is not None:
+        self.step_where(actions, np.ones(self.num_games, dtype=bool))
+
+    def step_where(self, actions: np.ndarray, where: np.ndarray) -> None:
+        actions = self.check_actions(actions, where)
+        for state, action, moves in zip(self.states, actions, where):
+            if moves and state.current_player is not None:
                 state.apply(int(action))
 
     def scores(self) -> np.ndarray:
@@ -212,4 +239,28 @@ class StateBatch(BatchGames):
         return self.states[index].clone()
 
 
-__all__ = ["NO_PLAYER", "BatchGames", "StateBatch", "check_batch_args", "new_game"]
+def batch_class(game: Game) -> type[BatchGames]:
+    """The batch engine of ``game``: ``BATCH_CLASS`` of ``envs/<game.name>/batch.py`` where that module
+    defines one, else :class:`StateBatch`. A module that exists but fails to import raises."""
+    module_name = f"envs.{game.name}.batch"
+    if importlib.util.find_spec(module_name) is None:
+        return StateBatch
+    return getattr(importlib.import_module(module_name), "BATCH_CLASS", StateBatch)
+
+
+def batch_games(game: Game, num_games: int, seed: int) -> BatchGames:
+    """``num_games`` games of ``game`` (game ``i`` the per-game engine's game with seed ``seed + i``), on
+    the game's fast engine where it has one (:func:`batch_class`)."""
+    return batch_class(game)(game, num_games, seed)
+
+
+__all__ = [
+    "NO_PLAYER",
+    "BatchGames",
+    "StateBatch",
+    "batch_class",
+    "batch_games",
+    "check_batch_args",
+    "check_where",
+    "new_game",
+]

@@ -1,75 +1,88 @@
-"""Many Wapi games at once: the rules of ``rules.py`` over numpy arrays, one column a position.
+"""Many Wapi games at once: the rules of ``rules.py`` over numpy arrays, one column a game.
 
-Why: a search's rollouts and the warm start's move measurements play hundreds of
-thousands of games to the end. One Python turn with the heuristic costs about
-6 µs; one numpy turn of a thousand games costs about what a hundred of those do
-(Wapi's search gets 6.4 times the simulations a CPU second:
-``benchmarks/results/batch_rollouts.md``). So the batch is for playing many
-positions out, not a second engine to play on: it starts from
-:class:`~envs.wapi.rules.WapiState` positions and holds exactly what they hold
-(``tests/test_wapi_batch.py`` plays seeded games both ways and checks that every
-position, legal mask and score agrees).
-
-The positions advance together, one turn a step (:meth:`WapiBatch.apply`); one whose
-game is over stays as it is. Each has its own bag, so each can be a different
-determinization of one position.
+Why: search rollouts, training and studies play millions of games, and one numpy turn
+of a thousand games costs about what a hundred Python turns do. :class:`WapiBatch` is
+Wapi's engine of the batch protocol (:mod:`envs.core.batch`, whose contract it keeps:
+game ``i`` of a batch seeded ``s`` is the per-game engine's game with seed ``s + i``,
+each game has its own player to act, finished games are dealt again in place). It is
+also the search's rollout engine (:meth:`WapiBatch.from_states` of determinizations,
+:meth:`WapiBatch.repeat`, the heuristic's ``batch_policy``). ``tests/test_wapi_batch.py``
+plays seeded games both ways and checks that every position, mask, observation and
+score agrees.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from envs.core.batch import NO_PLAYER, BatchGames, check_where
 from envs.core.engine import IllegalActionError, shown
+from envs.core.seeding import seeded
+from envs.wapi import observation as layout
 from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM
 from envs.wapi.components import (
     COIN_VALUES,
     COINS_TO_END,
     FIRST_MASK,
+    MASK_FIELDS,
+    MAX_MINE_VALUE,
+    MAX_SCORE,
     NUM_MINES,
     NUM_TILE_KINDS,
+    PLAYER_COUNTS,
     SILVER_FIELDS,
+    TILE_CODES,
+    TOTEMS_PER_PLAYER,
 )
 from envs.wapi.game import WapiGame
 from envs.wapi.rules import SHARE_UNIT, WapiState
 
-#: A coin tile's value, by tile (masks: 0); a row's ``drawn`` of -1 (game over) reads the last entry.
+#: A coin tile's value, by tile (masks: 0); a game's ``drawn`` of -1 (game over) reads the last entry.
 TILE_VALUE = np.array(COIN_VALUES + (0,) * (NUM_TILE_KINDS - FIRST_MASK) + (0,))
 NO_TILE = -1
+#: Clockwise: seat p is followed by ``NEXT_PLAYER[num_players][p]``.
+NEXT_PLAYER = {n: np.roll(np.arange(n), -1) for n in PLAYER_COUNTS}
+#: The observation rows of seat slot 0's poles in each mine (slot s: these + s).
+POLE_ROWS = np.array([layout.MINES + mine * layout.MINE_BLOCK + layout.MINE_POLES for mine in range(NUM_MINES)])
 
 
-class WapiBatch:
-    """``len(batch)`` Wapi positions of one configuration, at the same turn, as arrays.
+class WapiBatch(BatchGames):
+    """``len(batch)`` Wapi games of one configuration as arrays (see :mod:`envs.core.batch`).
 
-    The rows are positions in which the same player is to act (determinizations of one
-    position, say). Every row's turn passes to the same next player, so the player to act
-    is one number for the whole batch and a strategy reads one seat's arrays.
+    Layout: a game is a *column*; the row index of every array is the mine, the seat or the
+    tile kind, so that a sum over the six mines adds six contiguous vectors (numpy reduces
+    short inner axes slowly). Counts are float64 (exact small integers): numpy's arithmetic
+    that mixes ints and floats is several times slower than on floats alone.
 
-    Layout: a position is a *column*; the row index of every array is the mine, the seat or
-    the tile kind, so that a sum over the six mines adds six contiguous vectors (numpy
-    reduces short inner axes slowly). Counts are float64 (exact small integers): numpy's
-    arithmetic that mixes ints and floats is several times slower than on floats alone.
-
-    Fields (the facts of :class:`~envs.wapi.rules.WapiState`; N positions):
-        player: the player to act in every position still going (-1 once all are over);
-        over: ``(N,)`` whether the position's game is over;
-        bag: ``(L, N)`` int8, the tiles each bag held when the batch was made, in draw order
+    Fields (the facts of :class:`~envs.wapi.rules.WapiState`; N games):
+        player: ``(N,)`` the player to act in each game (-1 once over);
+        bag: ``(L, N)`` int8, the tiles each bag held when dealt (or made), in draw order
             (shorter bags padded with -1); taken: ``(N,)`` int, how many of them have been drawn since;
         bag_counts: ``(11, N)`` the tiles left per kind; drawn: ``(N,)`` int, the tile the player
             to act holds (-1 once over);
         coins, silver, masks, pole_count: ``(6, N)`` per mine: coins, silver total, masks, poles;
         poles: ``(players, 6, N)`` each player's poles per mine; totems_left: ``(players, N)``;
-        coins_placed: ``(N,)``.
+        coins_placed: ``(N,)``; columns: ``arange(N)``, the games' indices;
+        coin_values ``(6, 5, N)`` and pole_owners ``(6, 4, N)`` int8: each mine's coins and poles' owners in
+        placement order (for :meth:`state`; -1 where empty), or None where nobody will ask (a search's rollouts).
     """
 
-    def __init__(self, game: WapiGame, size: int, bag_length: int):
-        """An empty batch of ``size`` positions; :meth:`from_states` fills one."""
-        players = game.num_players
-        self.game = game
-        self.player = NO_TILE
+    game: WapiGame
+
+    def __init__(self, game: WapiGame, num_games: int, seed: int):
+        """``num_games`` new games, game ``i`` dealt from seed ``seed + i``."""
+        if not isinstance(game, WapiGame):
+            raise ValueError(f"game must be a WapiGame, got {shown(game)}")
+        super().__init__(game, num_games, seed)
+        self._allocate(len(game.tiles) - 1, placements=True)
+        self._deal(np.arange(num_games))
+
+    def _allocate(self, bag_length: int, placements: bool) -> None:
+        size, players = self.num_games, self.game.num_players
+        self.player = np.full(size, NO_PLAYER, dtype=np.int64)
         self.taken = np.zeros(size, dtype=np.int64)
-        self.over = np.ones(size, dtype=bool)
         self.bag = np.full((bag_length, size), NO_TILE, dtype=np.int8)
         self.drawn = np.full(size, NO_TILE, dtype=np.int64)
         self.bag_counts = np.zeros((NUM_TILE_KINDS, size))
@@ -80,11 +93,37 @@ class WapiBatch:
         self.poles = np.zeros((players, NUM_MINES, size))
         self.totems_left = np.zeros((players, size))
         self.coins_placed = np.zeros(size)
-        self._coin_mines: np.ndarray | None = None
+        self.coin_values = np.full((NUM_MINES, SILVER_FIELDS, size), -1, dtype=np.int8) if placements else None
+        self.pole_owners = np.full((NUM_MINES, MASK_FIELDS, size), -1, dtype=np.int8) if placements else None
+        self.columns = np.arange(size)
+        self._tile_scale = np.array(self.game.tile_scale)[:, None]
+        self._rows: np.ndarray | None = None
+
+    def _deal(self, where: np.ndarray) -> None:
+        """New games in the columns ``where``, each from its seed: the deal ``env().reset(seed)`` draws (its
+        generator ``np_random(seed)``'s state, set by ``envs.core.seeding``, which is several times faster)."""
+        game = self.game
+        orders = np.stack([game.draw_order(rng) for rng in seeded(self.seeds[where].tolist())], axis=1)
+        first = orders[0]
+        self.bag[:, where] = orders[1:]
+        self.taken[where] = 0
+        self.drawn[where] = first
+        self.bag_counts[:, where] = np.array(game.tile_counts, dtype=float)[:, None]
+        self.bag_counts[first, where] -= 1
+        for field in (self.coins, self.silver, self.masks, self.pole_count, self.poles):
+            field[..., where] = 0.0
+        self.totems_left[:, where] = TOTEMS_PER_PLAYER
+        self.coins_placed[where] = 0.0
+        self.coin_values[..., where] = -1  # a seeded batch always records them
+        self.pole_owners[..., where] = -1
+        self.player[where] = 0
+        self._rows = None
 
     @classmethod
-    def from_states(cls, states: Sequence[WapiState]) -> WapiBatch:
-        """The positions ``states`` (one configuration, the same player to act), a column each, read only."""
+    def from_states(cls, states: Sequence[WapiState], placements: bool = True) -> WapiBatch:
+        """The positions ``states`` (one configuration), a column each, read only; no seeds. Without
+        ``placements`` the batch does not record the order of each mine's coins and poles, which only
+        :meth:`state` needs (a search's rollouts skip that cost)."""
         if not states:
             raise ValueError("states must hold at least one WapiState")
         game = states[0].game
@@ -92,74 +131,92 @@ class WapiBatch:
             not isinstance(s, WapiState) or (s.game is not game and s.game.config() != game.config()) for s in states
         ):
             raise ValueError(f"states must all be WapiStates of one configuration, {game.config()}")
-        to_act = {s.current_player for s in states} - {None}
-        if len(to_act) > 1:
-            raise ValueError(f"states must have the same player to act, got players {sorted(to_act)}")
-        batch = cls(game, len(states), max(len(s.bag) for s in states))
-        batch.player = to_act.pop() if to_act else NO_TILE
-        for column, state in enumerate(states):
-            batch.bag[: len(state.bag), column] = state.bag
-            batch.bag_counts[:, column] = state.bag_counts
-            batch.coins[:, column] = [len(coins) for coins in state.silver]
-            batch.silver[:, column] = [sum(coins) for coins in state.silver]
-            batch.masks[:, column] = state.masks
-            for mine, owners in enumerate(state.totems):
-                for owner in owners:
-                    batch.poles[owner, mine, column] += 1
-            batch.totems_left[:, column] = state.totems_left
-            batch.coins_placed[column] = state.coins_placed
-            if state.current_player is not None:
-                batch.drawn[column], batch.over[column] = state.drawn, False
-        batch.pole_count = batch.poles.sum(axis=0)
+        batch = cls.__new__(cls)
+        BatchGames.__init__(batch, game, len(states), 0)
+        batch.seeds[:] = -1
+        batch._allocate(max(len(s.bag) for s in states), placements)
+        batch._copy(states)
         return batch
 
+    def _copy(self, states: Sequence[WapiState]) -> None:
+        """Every column from its state, a field at a time (one array per field, built from lists)."""
+        length, going = len(self.bag), [s.current_player is not None for s in states]
+        self.bag[:] = np.array([s.bag + [NO_TILE] * (length - len(s.bag)) for s in states], dtype=np.int8).T
+        self.bag_counts[:] = np.array([s.bag_counts for s in states]).T
+        self.coins[:] = np.array([[len(coins) for coins in s.silver] for s in states]).T
+        self.silver[:] = np.array([[sum(coins) for coins in s.silver] for s in states]).T
+        self.masks[:] = np.array([s.masks for s in states]).T
+        if self.coin_values is not None:
+            self.coin_values[:] = _padded([s.silver for s in states], SILVER_FIELDS)
+            self.pole_owners[:] = _padded([s.totems for s in states], MASK_FIELDS)
+        poles = [(o, k, c) for c, s in enumerate(states) for k, owners in enumerate(s.totems) for o in owners]
+        if poles:
+            np.add.at(self.poles, tuple(np.array(poles).T), 1.0)
+        self.pole_count[:] = self.poles.sum(axis=0)
+        self.totems_left[:] = np.array([s.totems_left for s in states]).T
+        self.coins_placed[:] = [s.coins_placed for s in states]
+        self.player[:] = [s.current_player if g else NO_PLAYER for s, g in zip(states, going)]
+        self.drawn[:] = [s.drawn if g else NO_TILE for s, g in zip(states, going)]
+
     def repeat(self, times: int) -> WapiBatch:
-        """A new batch with each position ``times`` times in a row (column c's copies at c*times ...)."""
+        """A new batch with each game ``times`` times in a row (column c's copies at c*times ...), no seeds."""
         other = object.__new__(WapiBatch)
         for name, value in vars(self).items():
-            setattr(other, name, np.repeat(value, times, axis=-1) if isinstance(value, np.ndarray) else value)
+            per_game = isinstance(value, np.ndarray) and name != "_tile_scale"
+            setattr(other, name, np.repeat(value, times, axis=-1) if per_game else value)
+        other.num_games = self.num_games * times
+        other.seeds[:] = -1
+        other.columns, other._rows = np.arange(other.num_games), None
         return other
 
-    def __len__(self) -> int:
-        return len(self.over)
-
     # --- turn structure ------------------------------------------------------
+    @property
+    def current_player(self) -> np.ndarray:
+        return self.player
+
     def holds_coin(self) -> np.ndarray:
         """``(N,)``: the player to act holds a silver coin."""
         return (self.drawn >= 0) & (self.drawn < FIRST_MASK)
 
-    def coin_mines(self) -> np.ndarray:
-        """``(6, N)``: the mines a drawn coin may go to (a mine with a pole and room, if there is one)."""
-        if self._coin_mines is None:
+    def legal_rows(self) -> np.ndarray:
+        """``(8, N)`` bool: each game's legal actions, an action a row (cached until the next move; read only).
+        A coin goes to a mine with a pole and room if there is one, else to any mine with room."""
+        if self._rows is None:
+            rows = np.zeros((NUM_ACTIONS, self.num_games), dtype=bool)
             free = self.coins < SILVER_FIELDS
             with_pole = free & (self.pole_count > 0)
-            self._coin_mines = with_pole | (free & ~with_pole.any(axis=0))
-        return self._coin_mines
+            rows[:NUM_MINES] = (with_pole | (free & ~with_pole.any(axis=0))) & self.holds_coin()
+            rows[DECLINE] = self.drawn >= FIRST_MASK
+            totems = self.totems_left[self.player, self.columns]  # a game over reads seat -1: masked
+            rows[PLACE_TOTEM] = rows[DECLINE] & (totems > 0)
+            self._rows = rows
+        return self._rows
+
+    def coin_mines(self) -> np.ndarray:
+        """``(6, N)``: the mines a drawn coin may go to (none where no coin is held)."""
+        return self.legal_rows()[:NUM_MINES]
 
     def legal_mask(self) -> np.ndarray:
-        """``(8, N)`` bool: each position's legal actions (none once its game is over)."""
-        mask = np.zeros((NUM_ACTIONS, len(self)), dtype=bool)
-        coin = self.holds_coin()
-        mask[:NUM_MINES] = self.coin_mines() & coin
-        mask[DECLINE] = ~self.over & ~coin
-        if self.player >= 0:
-            mask[PLACE_TOTEM] = mask[DECLINE] & (self.totems_left[self.player] > 0)
-        return mask
+        return self.legal_rows().T.copy()
 
-    def apply(self, actions: np.ndarray) -> None:
-        """Play ``actions[c]`` in every position c whose game is not over (the others' entries are
-        ignored). An illegal action raises IllegalActionError naming its positions; none changes."""
+    def step(self, actions: np.ndarray) -> None:
+        self._play(actions, np.flatnonzero(self.player >= 0))
+
+    def step_where(self, actions: np.ndarray, where: np.ndarray) -> None:
+        self._play(actions, np.flatnonzero((self.player >= 0) & check_where(where, self.num_games)))
+
+    def _play(self, actions: np.ndarray, going: np.ndarray) -> None:
+        """Play ``actions`` in the games ``going`` (all still going), after checking every one of them."""
         actions = np.asarray(actions)
-        if actions.shape != (len(self),) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be an int array of shape ({len(self)},), got {shown(actions)}")
-        going = np.nonzero(~self.over)[0]
+        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_games} ints, got {actions.dtype} of shape {actions.shape}")
         chosen = actions[going]
         ok = (chosen >= 0) & (chosen < NUM_ACTIONS)
-        ok[ok] = self.legal_mask()[chosen[ok], going[ok]]
+        ok[ok] = self.legal_rows()[chosen[ok], going[ok]]
         if not ok.all():
-            bad = going[~ok]
-            moves = shown(actions[bad].tolist())
-            raise IllegalActionError(f"illegal actions in positions {shown(bad.tolist())}: {moves}")
+            i = int(going[~ok][0])
+            legal = np.flatnonzero(self.legal_rows()[:, i]).tolist()
+            raise IllegalActionError(f"action {int(actions[i])} is not legal in game {i}; legal: {legal}")
         self._place_coins(going, chosen)
         self._place_masks(going, chosen)
         self._next_turn(going)
@@ -167,36 +224,36 @@ class WapiBatch:
     def _place_coins(self, going: np.ndarray, chosen: np.ndarray) -> None:
         coin = chosen < NUM_MINES
         columns, mines = going[coin], chosen[coin]
+        values = TILE_VALUE[self.drawn[columns]]
+        if self.coin_values is not None:
+            self.coin_values[mines, self.coins[mines, columns].astype(np.int64), columns] = values
         self.coins[mines, columns] += 1
-        self.silver[mines, columns] += TILE_VALUE[self.drawn[columns]]
+        self.silver[mines, columns] += values
         self.coins_placed[columns] += 1
 
     def _place_masks(self, going: np.ndarray, chosen: np.ndarray) -> None:
         masked = going[chosen >= NUM_MINES]
         self.masks[self.drawn[masked] - FIRST_MASK, masked] += 1
         columns = going[chosen == PLACE_TOTEM]
-        mines = self.drawn[columns] - FIRST_MASK
-        self.poles[self.player, mines, columns] += 1
+        mines, owners = self.drawn[columns] - FIRST_MASK, self.player[columns]
+        if self.pole_owners is not None:
+            self.pole_owners[mines, self.pole_count[mines, columns].astype(np.int64), columns] = owners
+        self.poles[owners, mines, columns] += 1
         self.pole_count[mines, columns] += 1
-        self.totems_left[self.player, columns] -= 1
+        self.totems_left[owners, columns] -= 1
 
     def _next_turn(self, going: np.ndarray) -> None:
         """A game ends with the 30th coin; in the others the next player draws the top tile."""
         ended = self.coins_placed[going] == COINS_TO_END
-        self.over[going[ended]] = True
+        self.player[going[ended]] = NO_PLAYER
         self.drawn[going[ended]] = NO_TILE
         going = going[~ended]
-        self.player = (self.player + 1) % self.game.num_players if len(going) else NO_TILE
+        self.player[going] = NEXT_PLAYER[self.game.num_players][self.player[going]]
         tiles = self.bag[self.taken[going], going]
         self.drawn[going] = tiles
         self.taken[going] += 1
         self.bag_counts[tiles, going] -= 1
-        self._coin_mines = None
-
-    def play_out(self, policy: Callable[[WapiBatch], np.ndarray]) -> None:
-        """Play every position to its end, ``policy(batch)`` choosing every move of each turn."""
-        while not self.over.all():
-            self.apply(policy(self))
+        self._rows = None
 
     # --- scoring -------------------------------------------------------------
     def score_units(self) -> tuple[np.ndarray, int]:
@@ -208,11 +265,89 @@ class WapiBatch:
         return (self.poles * per_pole).sum(axis=1).astype(np.int64), unit
 
     def scores(self) -> np.ndarray:
-        """``(players, N)`` float scores (exact twelfths under shared scoring, correctly rounded)."""
+        """``(N, players)`` float scores (exact twelfths under shared scoring, correctly rounded)."""
         units, unit = self.score_units()
-        return units / unit
+        return (units / unit).T
 
     def winners(self) -> np.ndarray:
-        """``(players, N)`` bool: the players with the top score of each finished game (none while playing)."""
+        """``(N, players)`` bool: the players with the top score of each finished game (none while playing)."""
         units, _ = self.score_units()
-        return (units == units.max(axis=0)) & self.over
+        return ((units == units.max(axis=0)) & (self.player < 0)).T
+
+    # --- what the players see --------------------------------------------------
+    def observe(self, players: np.ndarray | None = None) -> np.ndarray:
+        """``(N, 92)`` float32: the observer's vector (``envs/wapi/observation.py``) of every game, the same
+        float operations on the same counts. Built an entry (a row of all games) at a time, each seat slot
+        read from the seat it shows in each game, and returned as the transpose of those rows (a view)."""
+        count = self.game.num_players
+        if players is None:
+            players = np.maximum(self.player, 0)
+        players = np.asarray(players)
+        if players.shape != (self.num_games,) or not ((players >= 0) & (players < count)).all():
+            raise ValueError(f"players must be {self.num_games} seats in 0..{count - 1}")
+        rows = self._public_rows()
+        poles, totems = self.poles / TOTEMS_PER_PLAYER, self.totems_left / TOTEMS_PER_PLAYER
+        units, unit = self.score_units()
+        scores = units / unit / MAX_SCORE
+        for slot in range(count):
+            seat = (players + slot) % count
+            rows[POLE_ROWS + slot] = poles[seat, :, self.columns].T  # numpy puts the indexed axis first
+            rows[layout.TOTEMS_LEFT + slot] = totems[seat, self.columns]
+            rows[layout.SCORES + slot] = scores[seat, self.columns]
+        going = np.flatnonzero(self.player >= 0)
+        rows[layout.TO_ACT + (self.player[going] - players[going]) % count, going] = 1.0
+        return rows.T
+
+    def _public_rows(self) -> np.ndarray:
+        """``(92, N)`` float32: every entry that is no seat's (``observation.public_vector``), a row each."""
+        game, n, columns = self.game, self.num_games, self.columns
+        rows = np.zeros((layout.OBSERVATION_SIZE, n), dtype=np.float32)
+        for mine in range(NUM_MINES):
+            start = layout.MINES + mine * layout.MINE_BLOCK
+            rows[start + layout.MINE_COINS] = self.coins[mine] / SILVER_FIELDS
+            rows[start + layout.MINE_SILVER] = self.silver[mine] / MAX_MINE_VALUE
+            rows[start + layout.MINE_MASKS] = self.masks[mine] / MASK_FIELDS
+        going = self.player >= 0
+        rows[layout.DRAWN + self.drawn[going], columns[going]] = 1.0
+        rows[layout.BAG : layout.BAG + NUM_TILE_KINDS] = self.bag_counts * self._tile_scale
+        rows[layout.COINS_PLACED] = self.coins_placed / COINS_TO_END
+        rows[layout.SCORING] = 1.0 if game.scoring == "shared" else 0.0
+        rows[layout.PRESENT : layout.PRESENT + game.num_players] = 1.0
+        return rows
+
+    def state(self, index: int) -> WapiState:
+        """Game ``index`` as a fresh per-game state, through the checked loader (``WapiGame.state_from_dict``)."""
+        if self.coin_values is None:
+            raise ValueError("this batch was made with placements=False: it cannot give per-game states")
+        going = self.player[index] >= 0
+        mines = [
+            {
+                "silver": self.coin_values[k, : int(self.coins[k, index]), index].tolist(),
+                "masks": int(self.masks[k, index]),
+                "totems": self.pole_owners[k, : int(self.pole_count[k, index]), index].tolist(),
+            }
+            for k in range(NUM_MINES)
+        ]
+        data = {
+            "game": "wapi",
+            "num_players": self.game.num_players,
+            "scoring": self.game.scoring,
+            "current_player": int(self.player[index]) if going else None,
+            "drawn": TILE_CODES[self.drawn[index]] if going else None,
+            "mines": mines,
+            "totems_left": self.totems_left[:, index].astype(int).tolist(),
+            "bag": [TILE_CODES[t] for t in self.bag[self.taken[index] :, index] if t >= 0],
+            "scores": self.scores()[index].tolist(),
+            "terminal": not going,
+        }
+        return self.game.state_from_dict(data)
+
+
+def _padded(lists: list[list[list[int]]], width: int) -> np.ndarray:
+    """``(6, width, N)`` int8: per game and mine, a list of up to ``width`` ints, padded with -1."""
+    rows = [[items + [-1] * (width - len(items)) for items in per_mine] for per_mine in lists]
+    return np.array(rows, dtype=np.int8).transpose(1, 2, 0)
+
+
+#: The batch engine of this game (``envs.core.batch.batch_class``).
+BATCH_CLASS = WapiBatch

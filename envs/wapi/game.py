@@ -68,6 +68,7 @@ class WapiGame(Game):
         self.tiles += [FIRST_MASK + k for k in range(NUM_MINES) for _ in range(MASK_FIELDS)]
         self.tile_counts = [self.tiles.count(t) for t in range(NUM_TILE_KINDS)]
         self.tile_scale = [1 / c if c else 0.0 for c in self.tile_counts]  # bag counts into [0, 1]
+        self._tile_array = np.array(self.tiles, dtype=np.int64)
 
     def config(self) -> dict[str, Any]:
         return {"num_players": self.num_players, "scoring": self.scoring, "coins": dict(self.coins)}
@@ -80,8 +81,13 @@ class WapiGame(Game):
             codes = check_permutation("options['bag']", options["bag"], [TILE_CODES[t] for t in self.tiles])
             deal = [TILE_OF_CODE[code] for code in codes]
         else:
-            deal = [self.tiles[i] for i in rng.permutation(len(self.tiles))]
+            deal = self.draw_order(rng).tolist()
         return WapiState(self, deal)
+
+    def draw_order(self, rng: np.random.Generator) -> np.ndarray:
+        """A new game's bag, in draw order: the tiles shuffled once from ``rng`` (the one deal rule,
+        shared by :meth:`new_state` and the batch engine, ``envs/wapi/batch.py``)."""
+        return self._tile_array[rng.permutation(len(self.tiles))]
 
     # --- the layers ----------------------------------------------------------
     def observer(self) -> WapiObserver:

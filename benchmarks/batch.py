@@ -1,0 +1,187 @@
+"""The batched engines against the per-game ones, in the same run: three ratios per game.
+
+- **random play**: a batch of 4,096 games (``envs.core.batch.batch_games``: the game's fast engine,
+  or ``StateBatch`` where it has none; rows say which) stepped with uniformly random legal moves,
+  finished games dealt again in place, against the per-game engine's random play
+  (``benchmarks.throughput``'s engine loop: ``legal_actions`` + ``apply``, a new game at each end):
+  decisions per CPU second.
+- **vector env**: ``envs.<game>_v0.vector_env`` with 1,024 games and random opponents, a random legal
+  learner move per game a step (observations and masks included), against ``env()``'s random-play
+  turns per CPU second (``benchmarks.throughput``'s PettingZoo loop): learner steps per CPU second.
+- **heuristic**: 4,096 games with the heuristic in every seat (``envs.core.opponents``: the game's
+  ``batch_policy`` where it has one, else game by game), against the per-game ``policy(state)`` +
+  ``apply``: decisions per CPU second.
+
+Rates are per CPU second of this one process (one core). The two sides of a ratio run in alternating
+bursts; each round's ratio is the batched rate over the per-game rate of that round, and the figure is
+the median over the rounds with their range, so a loaded machine shows as a wide range, not a bias.
+The random-play row also says what share of the batched time went to dealing new games (each deal
+builds the per-game seed's generator: ``gymnasium.utils.seeding.np_random``, as ``env().reset(seed)``).
+
+    python -m benchmarks.batch [--games wapi ...] [--rounds 5] [--seconds 0.5] [--out benchmarks/results/batch.md]
+
+Without ``--out`` the report is only printed; ``benchmarks/results/batch.md`` is this command's output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+import envs
+from benchmarks.search_speed import write_results
+from benchmarks.throughput import EngineRunner, EnvRunner, load_average
+from envs.core.batch import StateBatch, batch_games
+from envs.core.opponents import batch_opponent, random_moves
+
+BATCH, VECTOR = 4096, 1024
+
+
+class BatchRunner:
+    """A batch of games played by ``policy(batch, where, rng)`` in bursts of CPU time, dealt again as they end."""
+
+    def __init__(self, game, size: int, policy):
+        self.batch, self.policy, self.rng = batch_games(game, size, 0), policy, np.random.default_rng(0)
+        self.dealing = 0.0
+
+    def burst(self, seconds: float) -> tuple[int, int, float]:
+        batch, decisions, games = self.batch, 0, 0
+        start = time.process_time()
+        while (elapsed := time.process_time() - start) < seconds:
+            going = ~batch.terminated
+            decisions += int(going.sum())
+            batch.step(np.asarray(self.policy(batch, going, self.rng)))
+            dealt_at = time.process_time()
+            games += len(batch.reset_done())
+            self.dealing += time.process_time() - dealt_at
+        return decisions, games, elapsed
+
+
+class VectorRunner:
+    """The vector env with random opponents, a random legal learner move in every game a step."""
+
+    def __init__(self, name: str, size: int):
+        self.env = importlib.import_module(f"envs.{name}_v0").vector_env(size, opponents="random", seed=0)
+        self.env.reset()
+        self.rng = np.random.default_rng(0)
+
+    def burst(self, seconds: float) -> tuple[int, int, float]:
+        env, steps, games = self.env, 0, 0
+        start = time.process_time()
+        while (elapsed := time.process_time() - start) < seconds:
+            masks = env.action_masks()
+            _, _, terminated, _, _ = env.step(np.where(masks, self.rng.random(masks.shape), -1.0).argmax(axis=1))
+            steps += env.num_envs
+            games += int(terminated.sum())
+        return steps, games, elapsed
+
+
+class HeuristicRunner:
+    """The per-game heuristic (``policy(state)``) in every seat, whole games in bursts of CPU time."""
+
+    def __init__(self, game):
+        self.game, self.rng = game, np.random.default_rng(0)
+        self.policy = importlib.import_module(envs.describe(game.name).heuristic).policy
+
+    def burst(self, seconds: float) -> tuple[int, int, float]:
+        decisions = games = 0
+        start = time.process_time()
+        while (elapsed := time.process_time() - start) < seconds:
+            state = self.game.new_state(self.rng)
+            while state.current_player is not None:
+                state.apply(self.policy(state))
+                decisions += 1
+            games += 1
+        return decisions, games, elapsed
+
+
+def compare(batched, reference, rounds: int, seconds: float) -> dict:
+    """Alternating bursts: each round's rates and ratio; the medians and the ratios' range."""
+    mine, theirs, ratios = [], [], []
+    for _ in range(rounds):
+        count, _, spent = reference.burst(seconds)
+        theirs.append(count / spent)
+        count, _, spent = batched.burst(seconds)
+        mine.append(count / spent)
+        ratios.append(mine[-1] / theirs[-1])
+    return {
+        "batched": statistics.median(mine),
+        "per_game": statistics.median(theirs),
+        "ratio": statistics.median(ratios),
+        "low": min(ratios),
+        "high": max(ratios),
+    }
+
+
+def measure(name: str, rounds: int, seconds: float) -> list[dict]:
+    """The three rows of game ``name`` (its default configuration)."""
+    module = importlib.import_module(f"envs.{name}_v0")
+    game = envs.describe(name).make()
+    engine = type(batch_games(game, 1, 0)).__name__
+    fallback = " (reference)" if engine == StateBatch.__name__ else ""
+    random_play = BatchRunner(game, BATCH, random_moves)
+    rows = [{"what": "random play", "size": BATCH, "engine": engine + fallback}]
+    rows[-1].update(compare(random_play, EngineRunner(game), rounds, seconds))
+    rows[-1]["dealing"] = random_play.dealing / (rounds * seconds)
+    rows.append({"what": "vector env, random opponents", "size": VECTOR, "engine": engine + fallback})
+    rows[-1].update(compare(VectorRunner(name, VECTOR), EnvRunner(module.env), rounds, seconds))
+    heuristic = importlib.import_module(envs.describe(name).heuristic)
+    how = "batch_policy" if hasattr(heuristic, "batch_policy") and not fallback else "game by game"
+    rows.append({"what": f"heuristic ({how})", "size": BATCH, "engine": engine + fallback})
+    batched = BatchRunner(game, BATCH, batch_opponent("heuristic", game))
+    rows[-1].update(compare(batched, HeuristicRunner(game), rounds, seconds))
+    for row in rows:
+        row["game"] = envs.describe(name).label({})
+        print(row, flush=True)
+    return rows
+
+
+def table(rows: list[dict]) -> list[str]:
+    header = (
+        "| game | measure | games | engine | batched /CPU-s | per-game /CPU-s | batched / per-game | range |\n"
+        "|---|---|---:|---|---:|---:|---:|---|"
+    )
+    lines = [header]
+    for r in rows:
+        dealing = f"; {r['dealing']:.0%} of its time dealing" if "dealing" in r else ""
+        lines.append(
+            f"| {r['game']} | {r['what']}{dealing} | {r['size']:,} | {r['engine']} | {r['batched']:,.0f} "
+            f"| {r['per_game']:,.0f} | **{r['ratio']:.1f}** | {r['low']:.1f}-{r['high']:.1f} |"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="+", default=list(envs.GAMES), choices=envs.GAMES, help="default: all")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
+    parser.add_argument("--seconds", type=float, default=0.5, help="CPU seconds a burst (default 0.5)")
+    parser.add_argument("--out", type=Path, help="write the report there (e.g. benchmarks/results/batch.md)")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.seconds <= 0:
+        parser.error("--rounds must be at least 1 and --seconds positive")
+    load = load_average()
+    rows = [row for name in args.games for row in measure(name, args.rounds, args.seconds)]
+    about = (
+        f"{os.cpu_count()} cores, load average {load} at the start and {load_average()} at the end. "
+        f"Default configuration of each game; {args.rounds} rounds of {args.seconds:g} CPU-s bursts per side. "
+        "Per-game sides: random play on the raw engine, env()'s PettingZoo loop, the heuristic's policy(state). "
+        "A learner step of the vector env is the learner's turn and every opponent turn up to its next one "
+        "(about num_players turns), env()'s rate counts every turn. "
+        "Engine (reference): no fast engine yet, the batch runs on StateBatch over per-game states."
+    )
+    title = "Batched engines and the vector env against the per-game engines"
+    if args.out is not None:
+        write_results(args.out, title, "benchmarks.batch", argv, about, table(rows))
+    else:
+        print("\n".join([f"# {title}", "", about, "", *table(rows)]))
+
+
+if __name__ == "__main__":
+    main()

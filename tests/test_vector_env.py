@@ -1,0 +1,332 @@
+"""``envs.<game>_v0.vector_env`` (a Gymnasium VectorEnv of the learner's seat) and the self-play
+``BatchEnv``: Gymnasium's own checks where they apply, and game for game against ``env()`` on the
+same seeds (the learner's observations, masks and rewards; the opponents' moves replayed)."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from conftest import config_id, game_configs
+from gymnasium.utils.env_checker import data_equivalence
+from gymnasium.utils.passive_env_checker import (
+    _check_box_observation_space,
+    check_obs,
+    check_space,
+    env_reset_passive_checker,
+)
+from gymnasium.vector import AutoresetMode
+
+import envs
+from envs.core.batch import new_game
+from envs.core.engine import IllegalActionError
+from envs.core.opponents import random_moves
+from envs.core.vector import BatchEnv, GameVectorEnv
+
+CONFIGS = [pytest.param(name, config, id=config_id(name, config)) for name, config in game_configs()]
+GAMES = [pytest.param(name, {}, id=name) for name in envs.GAMES]
+
+
+def vector_env(name: str, num_envs: int, **options) -> GameVectorEnv:
+    return importlib.import_module(f"envs.{name}_v0").vector_env(num_envs, **options)
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
+
+
+class Recorder:
+    """A batch opponent that plays ``opponent`` and notes each game slot's moves in order."""
+
+    def __init__(self, opponent, num_envs: int):
+        self.opponent, self.moves = opponent, [[] for _ in range(num_envs)]
+
+    def __call__(self, batch, where, rng):
+        actions = np.asarray(self.opponent(batch, where, rng))
+        for i in np.flatnonzero(where):
+            self.moves[i].append(int(actions[i]))
+        return actions
+
+
+def record(name: str, config: dict, opponent, num_envs: int, steps: int, seed: int, reward: str = "win"):
+    """Play random learner moves in a vector env for ``steps`` steps and on until every slot has finished a
+    game; per slot: the learner's views (observation, mask) and moves, each finished game's final
+    observation, reward and scores, and the opponents' moves."""
+    recorder = Recorder(opponent, num_envs)
+    venv = vector_env(name, num_envs, opponents=recorder, seed=seed, reward=reward, **config)
+    obs, infos = venv.reset()
+    views = [[(obs[i], infos["action_mask"][i])] for i in range(num_envs)]
+    learner = [[] for _ in range(num_envs)]
+    finals = [[] for _ in range(num_envs)]
+    rng = np.random.default_rng(seed)
+    step = 0
+    while step < steps or not all(finals):
+        step += 1
+        assert np.array_equal(venv.action_masks(), infos["action_mask"])
+        actions = random_legal(infos["action_mask"], rng)
+        obs, rewards, terminated, truncated, infos = venv.step(actions)
+        assert not truncated.any() and (rewards[~terminated] == 0).all()
+        for i in range(num_envs):
+            learner[i].append(int(actions[i]))
+            if terminated[i]:
+                assert infos["_final_obs"][i]
+                finals[i].append((infos["final_obs"][i], rewards[i], infos["final_scores"][i]))
+            views[i].append((obs[i], infos["action_mask"][i]))
+    return views, learner, finals, recorder.moves
+
+
+def replay(name: str, config: dict, slot: int, num_envs: int, seed: int, record_of_slot, reward: str, check=None):
+    """Replay one slot's finished games in ``env()`` and compare the learner's every view and reward."""
+    views, learner, finals, opponents = record_of_slot
+    views, learner, opponents = iter(views), iter(learner), iter(opponents)
+    module = importlib.import_module(f"envs.{name}_v0")
+    env = module.env(reward=reward, **config)
+    num_players = envs.describe(name).make(**config).num_players
+    for k, (final_obs, final_reward, final_scores) in enumerate(finals):
+        game_seed = seed + slot + k * num_envs
+        env.reset(seed=game_seed)
+        me = f"player_{game_seed % num_players}"
+        for agent in env.agent_iter():
+            observation, reward_now, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                if agent == me:
+                    assert np.array_equal(observation["observation"], final_obs)
+                    assert np.float32(reward_now) == final_reward
+                    assert info["score"] == final_scores[game_seed % num_players]
+                env.step(None)
+                continue
+            if agent == me:
+                seen, mask = next(views)
+                assert np.array_equal(observation["observation"], seen)
+                assert np.array_equal(observation["action_mask"].astype(bool), mask)
+                action = next(learner)
+            else:
+                action = next(opponents)
+                if check is not None:
+                    check(env, action)
+                assert observation["action_mask"][action], "the opponents play legal moves"
+            env.step(action)
+    return len(finals)
+
+
+@pytest.mark.parametrize("name,config", CONFIGS)
+def test_the_learner_sees_and_earns_what_env_shows_on_the_same_seeds(name, config):
+    """Every learner observation, mask and final reward (and the last observation and score of each
+    game) is env()'s for the game of that seed, the learner in seat seed % players, the opponents'
+    moves replayed; games end at different steps and are dealt anew in place."""
+    modes = envs.describe(name).game_class.reward_modes
+    num_envs, seed, reward = 5, 30, modes[len(config) % len(modes)]
+    records = record(name, config, random_moves, num_envs, steps=40, seed=seed, reward=reward)
+    games = sum(
+        replay(name, config, slot, num_envs, seed, [r[slot] for r in records], reward) for slot in range(num_envs)
+    )
+    assert games >= num_envs
+
+
+def test_heuristic_opponents_play_the_heuristics_moves_batched():
+    """Wapi's heuristic opponents move through the batch heuristic: every move is the per-game
+    heuristic's in that position of env()'s game (its strategy reads only public facts)."""
+    from agents.heuristic import wapi as heuristic
+
+    venv = vector_env("wapi", 4, opponents="heuristic", seed=5)
+    venv.reset()
+    opponent = venv.opponent
+    records = record("wapi", {}, opponent, 4, steps=40, seed=5)
+
+    def same_as_heuristic(env, action):
+        assert action == heuristic.policy(env.unwrapped.game_state)
+
+    for slot in range(4):
+        replay("wapi", {}, slot, 4, 5, [r[slot] for r in records], "win", check=same_as_heuristic)
+
+
+@pytest.mark.parametrize("name,config", GAMES)
+def test_heuristic_opponents_play_every_game(name, config):
+    """Heuristic opponents (batched where the game's heuristic plays batches, else game by game on a
+    determinization) play legal moves that env() accepts, game after game."""
+    from envs.core.opponents import batch_opponent
+
+    game = envs.describe(name).make()
+    records = record(name, config, batch_opponent("heuristic", game), 3, steps=25, seed=8)
+    for slot in range(3):
+        replay(name, config, slot, 3, 8, [r[slot] for r in records], "win")
+
+
+@pytest.mark.parametrize("name,config", GAMES)
+def test_gymnasium_checks_spaces_resets_and_determinism(name, config):
+    venv = vector_env(name, 4, seed=3)
+    assert venv.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert isinstance(venv, gymnasium.vector.VectorEnv) and venv.num_envs == 4
+    game = envs.describe(name).make()
+    assert venv.single_observation_space.shape == (game.observation_size,)
+    assert venv.single_action_space == gymnasium.spaces.Discrete(game.num_actions)
+    assert venv.action_space == gymnasium.spaces.MultiDiscrete([game.num_actions] * 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every complaint of Gymnasium's checker fails the test
+        for space in (venv.observation_space, venv.single_observation_space):
+            check_space(space, "observation", _check_box_observation_space)
+        first, infos = env_reset_passive_checker(venv, seed=11)
+        rng = np.random.default_rng(0)
+        for _ in range(30):
+            obs, rewards, terminated, truncated, infos = venv.step(random_legal(venv.action_masks(), rng))
+            check_obs(obs, venv.observation_space, "step")
+            for row in obs:
+                check_obs(row, venv.single_observation_space, "step")
+            assert rewards.shape == terminated.shape == truncated.shape == (4,)
+    again, infos_again = venv.reset(seed=11)
+    assert data_equivalence(first, again, exact=True), "the same seed, the same games"
+    assert data_equivalence(infos, infos) and np.array_equal(
+        infos_again["seat"], (11 + np.arange(4)) % game.num_players
+    )
+    other, _ = venv.reset(seed=12)
+    assert not np.array_equal(other, first), "another seed, other games"
+
+
+def test_seats_rotate_with_the_seed_or_stay_fixed():
+    venv = vector_env("wapi", 8, seed=0)
+    _, infos = venv.reset()
+    assert infos["seat"].tolist() == [i % 4 for i in range(8)]
+    _, infos = vector_env("wapi", 8, seed=0, seat=2).reset()
+    assert infos["seat"].tolist() == [2] * 8
+    _, infos = venv.reset()  # a reset without a seed deals the next games: seeds 8..15
+    assert venv.batch.seeds.tolist() == list(range(8, 16))
+
+
+def test_an_illegal_learner_action_raises_and_changes_nothing():
+    venv = vector_env("wapi", 3, seed=1)
+    obs, infos = venv.reset()
+    before = [venv.batch.state(i).to_dict() for i in range(3)]
+    actions = random_legal(infos["action_mask"], np.random.default_rng(0))
+    actions[1] = int(np.flatnonzero(~infos["action_mask"][1])[0])
+    with pytest.raises(IllegalActionError, match="in game 1"):
+        venv.step(actions)
+    assert [venv.batch.state(i).to_dict() for i in range(3)] == before
+
+
+def test_bad_arguments_are_refused_by_name():
+    for bad, match in [
+        ({"reward": "points"}, "reward must be one of"),
+        ({"seat": 4}, "seat must be None"),
+        ({"seat": 1.0}, "seat must be None"),
+        ({"opponents": "ismcts"}, "opponents must be one of"),
+        ({"seed": -1}, "seed must be a non-negative int"),
+        ({"num_players": 7}, "num_players must be one of"),
+        ({"colour": "red"}, "wapi has no options"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            vector_env("wapi", 2, **bad)
+    for bad in (0, 2.0, True):
+        with pytest.raises(ValueError, match="num_games must be a positive int"):
+            vector_env("wapi", bad)
+    with pytest.raises(ValueError, match="options must be None"):
+        vector_env("wapi", 2).reset(options={"seat": 1})
+    with pytest.raises(RuntimeError, match="reset"):
+        vector_env("wapi", 2).step(np.zeros(2, dtype=int))
+
+
+@pytest.mark.parametrize("name,config", GAMES)
+def test_self_play_batch_env_gives_every_seat_its_per_game_reward(name, config):
+    """BatchEnv: the player to act, observation and mask of every game are the per-game state's;
+    when a game ends, every seat's reward is the per-game reward, and its next game is dealt at once."""
+    game = envs.describe(name).make()
+    mode = game.reward_modes[-1]
+    batch_env, rng = BatchEnv(game, 4, seed=20, reward=mode), np.random.default_rng(3)
+    obs, masks, players = batch_env.reset()
+    states, ended = [new_game(game, 20 + i) for i in range(4)], 0
+    while ended < 6:
+        assert players.tolist() == [s.current_player for s in states]
+        assert np.array_equal(obs, np.stack([s.observation(s.current_player) for s in states]))
+        assert np.array_equal(masks, np.stack([s.legal_mask() for s in states]).astype(bool))
+        actions = random_legal(masks, rng)
+        obs, masks, players, rewards, terminated, infos = batch_env.step(actions)
+        for i, state in enumerate(states):
+            state.apply(int(actions[i]))
+            if terminated[i]:
+                assert rewards[i].tolist() == np.float32(state.rewards(mode)).tolist()
+                assert infos["final_scores"][i].tolist() == state.scores()
+                states[i] = new_game(game, int(batch_env.batch.seeds[i]))
+                ended += 1
+            else:
+                assert not rewards[i].any() and state.current_player is not None
+
+
+def test_envs_imports_no_agents():
+    """envs knows nothing of the agents: making and stepping a vector env with random opponents imports
+    no agents module; only asking for "heuristic" imports the game's heuristic, by its description's name."""
+    code = (
+        "import sys, numpy as np, envs.wapi_v0 as w\n"
+        "v = w.vector_env(2, seed=0); v.reset(); v.step(v.action_masks().argmax(1))\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'agents'], 'agents imported'\n"
+        "w.vector_env(2, opponents='heuristic', seed=0).reset()\n"
+        "assert 'agents.heuristic.wapi' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_ppo_example_trains_on_the_vector_env(monkeypatch):
+    """examples/ppo_batch.py (docs/batch.md's PPO loop) runs a tiny training end to end: every step is a
+    learner step, games end with env()'s win rewards, and the run is named game__algo__seed__time."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "examples" / "ppo_batch.py"
+    spec = importlib.util.spec_from_file_location("ppo_batch", path)
+    example = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "ppo_batch", example)  # dataclasses look their module up there
+    spec.loader.exec_module(example)
+    run = example.main(["--total-timesteps", "512", "--num-envs", "32", "--num-steps", "8", "--update-epochs", "1"])
+    assert run["steps"] == 512 and run["games"] > 0
+    assert set(run["rewards"]) <= {-1.0, 0.0, 1.0}
+    assert run["run_name"].startswith("wapi__ppo_batch__1__")
+
+
+def test_the_python_blocks_of_docs_batch_md_run():
+    """docs/batch.md's examples run as they are (its ```python blocks; the ```text excerpt is not code)."""
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "batch.md").read_text()
+    blocks = [block.split("```")[0] for block in text.split("```python\n")[1:]]
+    assert len(blocks) == 3
+    for block in blocks:
+        exec(compile(block, "docs/batch.md", "exec"), {})
+
+
+def test_an_engine_that_cannot_let_games_wait_is_replaced_by_state_batch_with_a_warning(monkeypatch):
+    """The vector env needs step_where; a fast engine without it (yet) is not used: StateBatch is, and a
+    warning says so (the protocol tests fail for such an engine, so it gets one)."""
+    import envs.core.vector as vector
+    from envs.core.batch import BatchGames, StateBatch
+
+    class NoWaiting(StateBatch):
+        step_where = BatchGames.step_where
+
+    monkeypatch.setattr(vector, "batch_class", lambda game: NoWaiting)
+    with pytest.warns(UserWarning, match="NoWaiting has no step_where yet: the vector env plays wapi on StateBatch"):
+        venv = vector_env("wapi", 2, seed=0)
+    venv.reset()
+    assert type(venv.batch) is StateBatch
+    monkeypatch.setattr(vector, "batch_class", lambda game: StateBatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert vector.waiting_engine(envs.describe("wapi").make()) is StateBatch
+
+
+def test_gymnasium_vector_wrappers_see_each_games_return():
+    """Gymnasium's RecordEpisodeStatistics on the vector env: each ended game's return is its final reward.
+    (Its lengths count a game's first step only when it follows a reset() - its bookkeeping is next-step
+    autoreset's - so they are not checked here.)"""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    venv = RecordEpisodeStatistics(vector_env("wapi", 3, seed=1))
+    venv.reset(seed=2)
+    ended = 0
+    while ended < 6:
+        _, rewards, terminated, _, infos = venv.step(venv.env.action_masks().argmax(axis=1))
+        if terminated.any():
+            assert infos["episode"]["r"][terminated].tolist() == rewards[terminated].tolist()
+            ended += int(terminated.sum())
