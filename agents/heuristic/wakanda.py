@@ -224,8 +224,7 @@ class _Root:
         self.unclaimed = NUM_SLOTS - batch.finished[rows]
         owns = batch.owner[rows][:, None, :] == np.arange(2)[:, None]  # (rows, player, slot)
         self.owns = owns
-        self.held = np.einsum("rps,rsk->rpk", owns.astype(np.int64), self.totem_counts)
-        self.held_tallest = np.where(owns, self.heights[:, None, :], 0).max(axis=2)
+        self.held, self.held_tallest = batch.held[rows], batch.held_tallest[rows]
         self.sun_owned = (owns & (self.villages[:, None, :] == SUN)).any(axis=2)
         on_open = (self.totem_counts * self.open[:, :, None]).sum(axis=1)
         remaining = batch.bag_counts[rows] + self.supplies.sum(axis=1) + on_open  # exact ints
