@@ -61,6 +61,13 @@ def bits_of(flags: np.ndarray) -> np.ndarray:
     return flags.astype(np.int64) @ BIT
 
 
+def count_kinds(pieces: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """``(..., 6)``: how many of the ``present`` entries of ``pieces`` (``(..., L)``) are of each kind."""
+    lines = np.arange(present[..., 0].size).reshape(present.shape[:-1])
+    at = (lines[..., None] * NUM_PIECE_KINDS + pieces)[present]
+    return np.bincount(at, minlength=lines.size * NUM_PIECE_KINDS).reshape(*lines.shape, NUM_PIECE_KINDS)
+
+
 def village_points(counts: np.ndarray, tallest: np.ndarray) -> np.ndarray:
     """``(..., 8)`` int: what owning each village kind pays over totems holding ``counts`` (``(..., 6)``)
     pieces per kind, the tallest ``tallest`` high (the scoring table of ``docs/rules/wakanda.md``)."""
@@ -82,7 +89,8 @@ class WakandaBatch(BatchGames):
         totem's pieces bottom up (``heights`` of them); totem_counts: ``(N, 6, 6)`` per slot and kind;
         supplies: ``(N, 2, 6)`` per player and kind; headdresses: ``(N, 2)``; third_first: ``(N,)`` who
         placed a third headdress first (-1: nobody); held: ``(N, 2, 6)`` the pieces on each player's
-        totems, held_tallest: ``(N, 2)`` their tallest; score: ``(N, 2)`` the scores now;
+        totems, held_tallest: ``(N, 2)`` their tallest, owned_kinds: ``(N, 2, 8)`` the village kinds
+        each owns; score: ``(N, 2)`` the scores now;
         open_bits, nonempty_bits: ``(N,)`` the open villages and the totems with a piece, as sets;
         supply_bits: ``(N, 2)`` the kinds in each supply, as sets.
     """
@@ -107,6 +115,7 @@ class WakandaBatch(BatchGames):
         self.supplies, self.headdresses = zeros(NUM_PLAYERS, NUM_PIECE_KINDS), zeros(NUM_PLAYERS)
         self.third_first = zeros()
         self.held, self.held_tallest = zeros(NUM_PLAYERS, NUM_PIECE_KINDS), zeros(NUM_PLAYERS)
+        self.owned_kinds = np.zeros((n, NUM_PLAYERS, NUM_VILLAGE_KINDS), dtype=bool)
         self.score = zeros(NUM_PLAYERS)
         self.open_bits, self.nonempty_bits, self.supply_bits = zeros(), zeros(), zeros(NUM_PLAYERS)
         self._rows = np.arange(n)
@@ -157,40 +166,46 @@ class WakandaBatch(BatchGames):
         self.player[rows] = [NO_PLAYER if s.current_player is None else s.current_player for s in states]
         self.next_draw[rows] = [NUM_PIECES - len(s.bag) for s in states]
         self.heights[rows] = [[len(totem) for totem in s.totems] for s in states]
-        self.bag[rows] = 0
+        self.bag[rows] = [[0] * (NUM_PIECES - len(s.bag)) + s.bag for s in states]
         self.totems[rows] = 0
-        for row, state in zip(rows, states):
-            self.bag[row, NUM_PIECES - len(state.bag) :] = state.bag
-            for slot, totem in enumerate(state.totems):
-                self.totems[row, slot, : len(totem)] = totem
+        pieces = [
+            (row, slot, height, kind)
+            for row, state in zip(rows.tolist(), states)
+            for slot, totem in enumerate(state.totems)
+            for height, kind in enumerate(totem)
+        ]
+        if pieces:
+            row, slot, height, kind = np.array(pieces).T
+            self.totems[row, slot, height] = kind
         self._derive(rows)
 
     def _derive(self, rows: np.ndarray) -> None:
         """Everything kept that follows from the position of ``rows``: counts, sets, holdings, scores."""
-        kinds = np.arange(NUM_PIECE_KINDS)
         left = np.arange(NUM_PIECES) >= self.next_draw[rows, None]
-        self.bag_counts[rows] = ((self.bag[rows, :, None] == kinds) & left[:, :, None]).sum(axis=1)
+        self.bag_counts[rows] = count_kinds(self.bag[rows], left)
         built = np.arange(NUM_PIECES) < self.heights[rows, :, None]
-        self.totem_counts[rows] = ((self.totems[rows, :, :, None] == kinds) & built[..., None]).sum(axis=2)
+        self.totem_counts[rows] = count_kinds(self.totems[rows], built)
         self.open_bits[rows] = bits_of(AVAILABLE_SLOTS[self.revealed[rows]] & (self.owner[rows] == NO_OWNER))
         self.nonempty_bits[rows] = bits_of(self.heights[rows] > 0)
         self.supply_bits[rows] = bits_of(self.supplies[rows].reshape(-1, NUM_PIECE_KINDS) > 0).reshape(-1, 2)
         owns = (self.owner[rows, None, :] == np.arange(NUM_PLAYERS)[:, None]).astype(np.int64)
         self.held[rows] = np.einsum("rps,rsk->rpk", owns, self.totem_counts[rows])
         self.held_tallest[rows] = (owns * self.heights[rows, None, :]).max(axis=2)
-        self._rescore(rows)
+        kinds_owned = np.einsum("rps,rsu->rpu", owns, (self.villages[rows, :, None] == np.arange(NUM_VILLAGE_KINDS)))
+        self.owned_kinds[rows] = kinds_owned > 0
+        for seat in range(NUM_PLAYERS):
+            self._rescore(rows, np.full(len(rows), seat))
         self._mask = None
         if self._views is not None:
             self._views.encode(self, rows)
 
-    def _rescore(self, rows: np.ndarray) -> None:
-        """Both scores of ``rows``: each owned village over all its owner's totems; then the sun penalty."""
-        points = village_points(self.held[rows], self.held_tallest[rows])  # (rows, player, village kind)
-        owns = self.owner[rows, None, :] == np.arange(NUM_PLAYERS)[:, None]
-        by_slot = np.take_along_axis(points, np.broadcast_to(self.villages[rows, None, :], owns.shape), axis=2)
-        sun_owned = (owns & (self.villages[rows, None, :] == SUN)).any(axis=2)
-        penalty = np.where(sun_owned, 0, SUN_PENALTY * self.held[rows, :, SUN])
-        self.score[rows] = np.where(owns, by_slot, 0).sum(axis=2) - penalty
+    def _rescore(self, rows: np.ndarray, player: np.ndarray) -> None:
+        """``player``'s score in each of ``rows``: each village they own scores over all their totems;
+        then the sun penalty unless they own the sun village."""
+        held, owned = self.held[rows, player], self.owned_kinds[rows, player]
+        points = village_points(held, self.held_tallest[rows, player])
+        penalty = np.where(owned[:, SUN], 0, SUN_PENALTY * held[:, SUN])
+        self.score[rows, player] = (points * owned).sum(axis=1) - penalty
 
     # --- the protocol -----------------------------------------------------------------------
     @property
@@ -256,7 +271,8 @@ class WakandaBatch(BatchGames):
         self.third_first[rows[third]] = mover[third]
         self.held[rows, mover] += self.totem_counts[rows, slot]
         self.held_tallest[rows, mover] = np.maximum(self.held_tallest[rows, mover], self.heights[rows, slot])
-        self._rescore(rows)
+        self.owned_kinds[rows, mover, self.villages[rows, slot]] = True
+        self._rescore(rows, mover)
         tilted = rows[self.revealed[rows] < NUM_SLOTS]
         self.open_bits[tilted] |= BIT[self.revealed[tilted]]
         self.revealed[tilted] += 1
