@@ -230,8 +230,16 @@ class WakandaBatch(BatchGames):
         return self._mask.copy()
 
     def step(self, actions: np.ndarray) -> None:
-        actions = self.check_actions(actions)
-        rows = np.flatnonzero(self.player >= 0)
+        self._play(self.check_actions(actions), np.flatnonzero(self.player >= 0))
+
+    def step_where(self, actions: np.ndarray, where: np.ndarray) -> None:
+        """Play only the games ``where`` (the vector env's learner waits while its opponents move). It needs
+        the protocol's ``check_actions(actions, where)`` (the vector env's change to ``envs/core/batch.py``)."""
+        actions = self.check_actions(actions, where)
+        self._play(actions, np.flatnonzero((self.player >= 0) & where))
+
+    def _play(self, actions: np.ndarray, rows: np.ndarray) -> None:
+        """Play the checked ``actions`` in the games ``rows`` (all still going)."""
         if not rows.size:
             return
         chosen, mover = actions[rows], self.player[rows]
