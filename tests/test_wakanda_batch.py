@@ -38,53 +38,85 @@ def mixed_moves(fast: WakandaBatch, rng: np.random.Generator, heuristic_share: f
     return np.where(rng.random(len(fast)) < heuristic_share, chosen, random_legal(fast.legal_mask(), rng))
 
 
-def assert_same(fast: WakandaBatch, reference: StateBatch, every_seat: bool) -> None:
+class Followed:
+    """Per-game observers as ``env()`` keeps them: one per game of a reference batch, following its state
+    and told of every move (incremental, unlike the reference's own observer, which encodes from scratch)."""
+
+    def __init__(self, reference: StateBatch):
+        self.reference = reference
+        self.observers = [reference.game.observer() for _ in reference.states]
+        self.dealt(range(len(reference.states)))
+
+    def dealt(self, rows) -> None:
+        for i in rows:
+            self.observers[i].follow(self.reference.states[i])
+
+    def applied(self, actions: np.ndarray, moved: np.ndarray) -> None:
+        for i in moved:
+            self.observers[i].applied(self.reference.states[i], int(actions[i]))
+
+    def observe(self, players: np.ndarray | None = None) -> np.ndarray:
+        if players is None:
+            players = np.maximum(self.reference.current_player, 0)
+        states = self.reference.states
+        return np.stack([observer.observe(s, int(p)) for observer, s, p in zip(self.observers, states, players)])
+
+
+def assert_same(fast: WakandaBatch, reference: StateBatch, views, every_seat: bool) -> None:
     """Player to act, seeds, masks, the observation of the player to act (with ``every_seat``, of each
-    seat) and scores: all identical."""
+    seat) as ``views`` shows it, and scores: all identical."""
     assert np.array_equal(fast.current_player, reference.current_player)
     assert np.array_equal(fast.seeds, reference.seeds)
     assert np.array_equal(fast.legal_mask(), reference.legal_mask())
-    assert np.array_equal(fast.observe(), reference.observe())
+    assert np.array_equal(fast.observe(), views.observe())
     if every_seat:
         for seat in (0, 1):
             seats = np.full(len(fast), seat)
-            assert np.array_equal(fast.observe(seats), reference.observe(seats)), seat
+            assert np.array_equal(fast.observe(seats), views.observe(seats)), seat
     assert np.array_equal(fast.scores(), reference.scores())
 
 
-def assert_same_ends(fast: WakandaBatch, reference: StateBatch) -> None:
-    """Where games have just ended: final scores, winners, both reward modes, and each seat's last view."""
-    over = fast.terminated
-    assert np.array_equal(over, reference.terminated)
-    assert np.array_equal(fast.scores(), reference.scores())
-    assert np.array_equal(fast.winners(), reference.winners())
+def assert_same_ends(fast: WakandaBatch, reference: StateBatch, views) -> None:
+    """Where games have ended: final scores, winners, both reward modes (the reference read from those
+    games' states alone), and each seat's last view."""
+    over = np.flatnonzero(fast.terminated)
+    assert np.array_equal(fast.terminated, reference.terminated)
+    states = [reference.states[i] for i in over]
+    assert fast.scores()[over].tolist() == [state.scores() for state in states]
+    assert [np.flatnonzero(won).tolist() for won in fast.winners()[over]] == [state.winners() for state in states]
     for mode in ("win", "score"):
-        assert np.array_equal(fast.rewards(mode), reference.rewards(mode)), mode
+        assert fast.rewards(mode)[over].tolist() == [state.rewards(mode) for state in states], mode
     for seat in (0, 1):
         seats = np.full(len(fast), seat)
-        assert np.array_equal(fast.observe(seats)[over], reference.observe(seats)[over]), seat
+        assert np.array_equal(fast.observe(seats)[over], views.observe(seats)[over]), seat
 
 
-def play_both(advanced: bool, num_games: int, games: int, seed: int, every_seat: int) -> int:
+def play_both(advanced: bool, num_games: int, games: int, seed: int, every_seat: int, followed: bool) -> int:
     """``num_games`` seeded games at once in the batch and in per-game states, with the same moves (half
     heuristic, half random in each game on average), reset in place as they end, until ``games`` have
     ended. Every step is compared (every ``every_seat`` steps, each seat's view too), every end, and the
-    state dicts of a few games now and then. Returns how many games ended."""
+    state dicts of a few games now and then; the views against fresh observers encoding from scratch, or
+    (``followed``) against observers following the games as ``env()``'s do. Returns how many games ended."""
     game = WakandaGame(advanced)
     fast, reference = WakandaBatch(game, num_games, seed), StateBatch(game, num_games, seed)
+    views = Followed(reference) if followed else reference
     rng, ended, steps = np.random.default_rng(seed), 0, 0
     while ended < games:
-        assert_same(fast, reference, steps % every_seat == 0)
+        assert_same(fast, reference, views, steps % every_seat == 0)
         if steps % 9 == 0:
             for i in rng.choice(num_games, size=min(8, num_games), replace=False):
                 assert fast.state(i).to_dict() == reference.state(i).to_dict()
-        actions = mixed_moves(fast, rng, 0.5)
+        actions, moved = mixed_moves(fast, rng, 0.5), np.flatnonzero(~fast.terminated)
         fast.step(actions)
         reference.step(actions)
+        if followed:
+            views.applied(actions, moved)
         if fast.terminated.any():
-            assert_same_ends(fast, reference)
+            assert_same_ends(fast, reference, views)
         done = fast.reset_done()
         assert np.array_equal(done, reference.reset_done())
+        if followed:
+            views.dealt(done)
         ended, steps = ended + len(done), steps + 1
     return ended
 
@@ -94,15 +126,16 @@ def test_seeded_games_in_the_batch_are_the_per_game_engines_games(advanced):
     """Rules (docs/rules/wakanda.md, "Turn", "End", "Scoring", "Information"): 500 seeded games per
     configuration, random and heuristic moves, stay identical to the per-game engine's at every step:
     masks, both seats' observations, scores, winners, rewards and state dicts; deals in place from seed s+i+N."""
-    assert play_both(advanced, num_games=250, games=500, seed=17, every_seat=4) >= 500
+    assert play_both(advanced, num_games=250, games=500, seed=17, every_seat=4, followed=False) >= 500
 
 
 @pytest.mark.alone
 @pytest.mark.parametrize("advanced", ADVANCED)
 def test_ten_thousand_seeded_games_in_the_batch_are_the_per_game_engines_games(advanced):
     """The same as the test above on 10,000 games per configuration (the issue's count), in batches of
-    2,500: the observation of the player to act at every step, of each seat every tenth step and at the ends."""
-    assert play_both(advanced, num_games=2500, games=10_000, seed=1_000, every_seat=10) >= 10_000
+    2,500, the views compared with per-game observers that follow each game as env()'s do (the observation
+    of the player to act at every step, of each seat every tenth step and at every end)."""
+    assert play_both(advanced, num_games=2500, games=10_000, seed=1_000, every_seat=10, followed=True) >= 10_000
 
 
 @pytest.mark.parametrize("advanced", ADVANCED)
@@ -131,8 +164,8 @@ def test_games_that_end_at_different_steps_mix_with_resets_at_any_time(advanced,
         assert not fast.legal_mask()[fast.terminated].any()
         if reset:
             assert np.array_equal(fast.reset_done(), reference.reset_done())
-        assert_same(fast, reference, every_seat=True)
-        assert_same_ends(fast, reference)
+        assert_same(fast, reference, reference, every_seat=True)
+        assert_same_ends(fast, reference, reference)
     for i in range(num_games):
         assert fast.state(i).to_dict() == reference.state(i).to_dict()
 
