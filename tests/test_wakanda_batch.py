@@ -63,17 +63,17 @@ class Followed:
 
 
 def assert_same(fast: WakandaBatch, reference: StateBatch, views, every_seat: bool) -> None:
-    """Player to act, seeds, masks, the observation of the player to act (with ``every_seat``, of each
-    seat) as ``views`` shows it, and scores: all identical."""
+    """Player to act, seeds, masks, the observation of the player to act as ``views`` shows it (with
+    ``every_seat``, of each seat, and the scores): all identical."""
     assert np.array_equal(fast.current_player, reference.current_player)
     assert np.array_equal(fast.seeds, reference.seeds)
     assert np.array_equal(fast.legal_mask(), reference.legal_mask())
     assert np.array_equal(fast.observe(), views.observe())
-    if every_seat:
+    if every_seat:  # (the views show the scores exactly: every step compares them too)
         for seat in (0, 1):
             seats = np.full(len(fast), seat)
             assert np.array_equal(fast.observe(seats), views.observe(seats)), seat
-    assert np.array_equal(fast.scores(), reference.scores())
+        assert np.array_equal(fast.scores(), reference.scores())
 
 
 def assert_same_ends(fast: WakandaBatch, reference: StateBatch, views) -> None:
