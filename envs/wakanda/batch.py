@@ -51,6 +51,8 @@ BIT = 1 << np.arange(NUM_SLOTS, dtype=np.int64)
 BITS = (np.arange(1 << NUM_SLOTS)[:, None] & BIT) > 0
 #: ``BUILD_MASKS[supply kinds * 64 + open slots]``: the legal builds (kind-major, as the action map).
 BUILD_MASKS = (BITS[:, None, :, None] & BITS[None, :, None, :]).reshape(1 << 2 * NUM_SLOTS, FINISH)
+#: Points per piece of a village's own kind, for the six piece villages.
+PER_PIECE = np.array(POINTS_PER_PIECE, dtype=np.int64)
 #: ``AVAILABLE_SLOTS[revealed]``: the slots available once ``revealed`` are.
 AVAILABLE_SLOTS = np.arange(NUM_SLOTS) < np.arange(NUM_SLOTS + 1)[:, None]
 NO_OWNER = -1
@@ -66,16 +68,6 @@ def count_kinds(pieces: np.ndarray, present: np.ndarray) -> np.ndarray:
     lines = np.arange(present[..., 0].size).reshape(present.shape[:-1])
     at = (lines[..., None] * NUM_PIECE_KINDS + pieces)[present]
     return np.bincount(at, minlength=lines.size * NUM_PIECE_KINDS).reshape(*lines.shape, NUM_PIECE_KINDS)
-
-
-def village_points(counts: np.ndarray, tallest: np.ndarray) -> np.ndarray:
-    """``(..., 8)`` int: what owning each village kind pays over totems holding ``counts`` (``(..., 6)``)
-    pieces per kind, the tallest ``tallest`` high (the scoring table of ``docs/rules/wakanda.md``)."""
-    points = np.empty(counts.shape[:-1] + (NUM_VILLAGE_KINDS,), dtype=np.int64)
-    points[..., :NUM_PIECE_KINDS] = np.array(POINTS_PER_PIECE) * counts
-    points[..., VARIETY] = VARIETY_POINTS * (counts > 0).sum(axis=-1)
-    points[..., HEIGHT] = HEIGHT_POINTS * tallest
-    return points
 
 
 class WakandaBatch(BatchGames):
@@ -200,12 +192,16 @@ class WakandaBatch(BatchGames):
             self._views.encode(self, rows)
 
     def _rescore(self, rows: np.ndarray, player: np.ndarray) -> None:
-        """``player``'s score in each of ``rows``: each village they own scores over all their totems;
-        then the sun penalty unless they own the sun village."""
-        held, owned = self.held[rows, player], self.owned_kinds[rows, player]
-        points = village_points(held, self.held_tallest[rows, player])
-        penalty = np.where(owned[:, SUN], 0, SUN_PENALTY * held[:, SUN])
-        self.score[rows, player] = (points * owned).sum(axis=1) - penalty
+        """``player``'s score in each of ``rows``: each village they own scores over all their totems
+        (the scoring table of ``docs/rules/wakanda.md``); then the sun penalty unless they own the sun."""
+        seat = rows * NUM_PLAYERS + player
+        held = np.take(self.held.reshape(-1, NUM_PIECE_KINDS), seat, axis=0)
+        owned = np.take(self.owned_kinds.reshape(-1, NUM_VILLAGE_KINDS), seat, axis=0)
+        score = (held * owned[:, :NUM_PIECE_KINDS]) @ PER_PIECE
+        score += np.where(owned[:, VARIETY], VARIETY_POINTS * (held > 0).sum(axis=1), 0)
+        score += np.where(owned[:, HEIGHT], HEIGHT_POINTS * self.held_tallest.reshape(-1)[seat], 0)
+        score -= np.where(owned[:, SUN], 0, SUN_PENALTY * held[:, SUN])
+        self.score.reshape(-1)[seat] = score
 
     # --- the protocol -----------------------------------------------------------------------
     @property
@@ -270,16 +266,22 @@ class WakandaBatch(BatchGames):
             self._views.built(self, rows, mover, kind, slot)
 
     def _finish(self, rows: np.ndarray, mover: np.ndarray, slot: np.ndarray) -> None:
-        """A headdress claims the totem and its village; the next tilted village becomes available."""
-        self.owner[rows, slot] = mover
+        """A headdress claims the totem and its village; the next tilted village becomes available
+        (flat indices: one row each)."""
+        on, seat = rows * NUM_SLOTS + slot, rows * NUM_PLAYERS + mover
+        self.owner.reshape(-1)[on] = mover
         self.open_bits[rows] &= ~BIT[slot]
-        self.headdresses[rows, mover] -= 1
+        headdresses = self.headdresses.reshape(-1)
+        headdresses[seat] -= 1
         self.finished[rows] += 1
-        third = (self.headdresses[rows, mover] == 0) & (self.third_first[rows] == NO_PLAYER)
+        third = (headdresses[seat] == 0) & (self.third_first[rows] == NO_PLAYER)
         self.third_first[rows[third]] = mover[third]
-        self.held[rows, mover] += self.totem_counts[rows, slot]
-        self.held_tallest[rows, mover] = np.maximum(self.held_tallest[rows, mover], self.heights[rows, slot])
-        self.owned_kinds[rows, mover, self.villages[rows, slot]] = True
+        self.held.reshape(-1, NUM_PIECE_KINDS)[seat] += np.take(
+            self.totem_counts.reshape(-1, NUM_PIECE_KINDS), on, axis=0
+        )
+        tallest = self.held_tallest.reshape(-1)
+        tallest[seat] = np.maximum(tallest[seat], self.heights.reshape(-1)[on])
+        self.owned_kinds.reshape(-1, NUM_VILLAGE_KINDS)[seat, self.villages.reshape(-1)[on]] = True
         self._rescore(rows, mover)
         tilted = rows[self.revealed[rows] < NUM_SLOTS]
         self.open_bits[tilted] |= BIT[self.revealed[tilted]]
@@ -385,4 +387,4 @@ class WakandaBatch(BatchGames):
 
 BATCH_CLASS = WakandaBatch
 
-__all__ = ["BATCH_CLASS", "BIT", "BITS", "WakandaBatch", "bits_of", "village_points"]
+__all__ = ["BATCH_CLASS", "BIT", "BITS", "WakandaBatch", "bits_of", "count_kinds"]
