@@ -20,6 +20,10 @@ the most. In words:
 Only public facts are read: the visible villages, totems, supplies and
 headdresses. The bag's order (and, in the advanced game, face-down villages)
 are never looked at: the next draw is ignored.
+
+``batch_policy`` is the same strategy over a :class:`~envs.wakanda.batch.WakandaBatch`
+(the same choices to the last tie), and ``play_out`` plays many positions out with it at
+once: ISMCTS's batch rollouts (``tests/test_wakanda_batch.py``).
 """
 
 from __future__ import annotations
