@@ -263,7 +263,7 @@ def test_bad_arguments_are_refused_by_name():
 
 def test_from_states_plays_given_positions_and_deals_none():
     """A batch of given positions (copied: the states are not changed) is those positions, has no seeds,
-    plays them out and refuses to deal."""
+    plays them out and refuses to deal; so does a batch repeating each game of another."""
     game = WakandaGame(True)
     states = []
     for seed in range(12):
@@ -281,6 +281,9 @@ def test_from_states_plays_given_positions_and_deals_none():
     assert [state.to_dict() for state in states] == before
     with pytest.raises(ValueError, match="no seeds"):
         fast.reset_done()
+    twice = WakandaBatch(game, 3, 0).repeat(2)
+    assert (twice.seeds == -1).all() and len(twice) == 6
+    assert [twice.state(i).to_dict() for i in range(6)] == [new_game(game, i // 2).to_dict() for i in range(6)]
 
 
 @pytest.mark.parametrize("advanced", ADVANCED)

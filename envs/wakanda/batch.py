@@ -129,13 +129,15 @@ class WakandaBatch(BatchGames):
         return batch
 
     def repeat(self, times: int) -> WakandaBatch:
-        """A new batch holding each game ``times`` times in a row (game i's copies at i*times ...),
-        without observations (rollouts need none)."""
+        """A new batch holding each game ``times`` times in a row (game i's copies at i*times ...), for
+        playing positions out: like a batch made ``from_states``, it has no seeds (and no observations
+        until asked for)."""
         other = object.__new__(WakandaBatch)
         for name, value in vars(self).items():
             setattr(other, name, np.repeat(value, times, axis=0) if isinstance(value, np.ndarray) else value)
         other.num_games, other._mask, other._views = times * self.num_games, None, None
         other._rows = np.arange(other.num_games)
+        other.seeds[:] = -1
         return other
 
     # --- the deal ---------------------------------------------------------------------------
