@@ -262,7 +262,7 @@ class ISMCTSAgent(Agent):
         if wanted is True and play_out is None:
             raise ValueError(
                 "batch_rollouts=True needs paired_root=True, tree_depth=1, rollout_epsilon=0, rollout_depth=None "
-                "and heuristic rollouts of a game whose heuristic plays batches (Wapi)"
+                "and heuristic rollouts of a game whose heuristic plays batches (Wapi, Wakanda, Samurai)"
             )
         return play_out
 

@@ -18,7 +18,7 @@ from agents.ismcts import ISMCTSAgent
 from agents.protocol import PlayerView
 from envs.core import IllegalActionError
 from envs.core.batch import new_game
-from envs.wakanda import WakandaGame
+from envs.samurai import SamuraiGame
 from envs.wapi import WapiGame
 from envs.wapi.batch import WapiBatch
 
@@ -241,8 +241,8 @@ def test_batch_rollouts_are_the_wapi_default_and_refused_where_they_cannot_apply
     for refused in ({"tree_depth": None}, {"rollout_epsilon": 0.1}, {"rollout": "random"}):
         with pytest.raises(ValueError, match="batch_rollouts=True needs"):
             ISMCTSAgent(wapi, batch_rollouts=True, **refused)
-    with pytest.raises(ValueError, match="batch_rollouts=True needs"):
-        ISMCTSAgent(WakandaGame(), batch_rollouts=True, paired_root=True, tree_depth=1, rollout_epsilon=0.0)
+    with pytest.raises(ValueError, match="batch_rollouts=True needs"):  # Samurai's search values its leaves
+        ISMCTSAgent(SamuraiGame(), batch_rollouts=True, paired_root=True, tree_depth=1, rollout_epsilon=0.0)
     for bad in ("yes", 1, None):
         with pytest.raises(ValueError, match="batch_rollouts must be 'auto', True or False"):
             ISMCTSAgent(wapi, batch_rollouts=bad)

@@ -3,7 +3,7 @@
 Each game names its module in its description (``GameDescription.heuristic``);
 the module offers ``choose(view, rng) -> action`` and ``policy(state) -> action``, and
 may offer ``play_out(states, first_moves)``: the same strategy over many games at once,
-for search rollouts (Wapi's, in numpy). A strategy sees the game only through its
+for search rollouts (in numpy, over the game's batch engine). A strategy sees the game only through its
 :class:`~agents.protocol.PlayerView`: the observation, the legal actions, or one
 determinized copy of the position from which it reads public facts only (the
 anti-cheat tests check that hidden facts never change its choice). It is deterministic given its seed.
