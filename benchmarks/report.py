@@ -1,0 +1,162 @@
+"""Reports made from records only: ratings, win shares and move times per configuration.
+
+    python -m benchmarks.report RECORD [RECORD...] --out FILE [--title TEXT]
+
+The report is a pure function of the records (their runs, games and
+failures, in the order given): the same records give the same bytes, and no
+timing of the machine that writes the report enters it. Nothing is written
+but ``--out``. ``benchmarks.rate`` prints the same sections; the leaderboard
+page (``docs/leaderboard.md``) is this report with the leaderboard's title
+and introduction (``--leaderboard``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+import envs
+from benchmarks import records
+from benchmarks.protocol import ANCHORS, PROTOCOL, config_label
+from benchmarks.rating import anchored_ratings, win_shares
+from benchmarks.records import Record
+
+MAX_FAILURES_LISTED = 10
+
+LEADERBOARD_INTRO = f"""The reference agents of the benchmark protocol `{PROTOCOL}` (`docs/benchmark.md`) at their
+budgets, rated on every configuration played: random is 0 and the heuristic 1,000 by definition;
+95% intervals by bootstrap over deals. Generated from the records listed under "Runs" by
+`python -m benchmarks.report --leaderboard RECORD... --out docs/leaderboard.md`
+(`python -m benchmarks.leaderboard` plays them); never edited by hand."""
+
+
+def _num(x: float, digits: int = 0) -> str:
+    return ("-∞" if x < 0 else "∞") if math.isinf(x) else f"{x:,.{digits}f}"
+
+
+def _options(spec: dict) -> str:
+    options = ", ".join(f"{k}={v}" for k, v in sorted(spec["options"].items()))
+    return f"`{spec['name']}`" + (f" ({options})" if options else "")
+
+
+def by_configuration(games: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
+    """Games grouped by (game, configuration as JSON), in the order of ``envs.GAMES`` then of first appearance."""
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for game in games:
+        groups[(game["game"], json.dumps(game["config"], sort_keys=True))].append(game)
+    order = {name: i for i, name in enumerate(envs.GAMES)}
+    return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0][0], len(order))))
+
+
+def label_of(game: str, config_json: str) -> str:
+    """The configuration's short name: the options with choices that differ from their default, and any
+    other option (Wapi's coins) only where the game would not have chosen that value itself."""
+    description = envs.describe(game)
+    config = description.make_from_json(json.loads(config_json)).config()
+    given = {o.name: config[o.name] for o in description.options if o.choices and config[o.name] != o.default}
+    for option in description.options:
+        if description.make(**given).config()[option.name] != config[option.name]:
+            given[option.name] = config[option.name]
+    return config_label(game, given)
+
+
+def cpu_per_move(games: Sequence[dict]) -> dict[str, tuple[int, float, float]]:
+    """Per agent: moves timed, mean and 99th-percentile CPU milliseconds a move."""
+    times: dict[str, list[int]] = defaultdict(list)
+    for game in games:
+        for label, cpu in zip(game["seats"], game["cpu_us"]):
+            times[label] += cpu
+    return {
+        label: (len(t), float(np.mean(t)) / 1000, float(np.percentile(t, 99)) / 1000) for label, t in times.items() if t
+    }
+
+
+def configuration_section(games: Sequence[dict], agents: dict[str, dict], heading: str) -> list[str]:
+    """The ratings, the win shares and the move times of one configuration's games."""
+    deals = {g["seed"] for g in games}
+    sets = sorted({g["deal_set"] for g in games})
+    lines = [f"## {heading}", "", f"{len(games)} games on {len(deals)} deals of the {' and '.join(sets)} set."]
+    lines += [""]
+    if all(anchor in {s for g in games for s in g["seats"]} for anchor in ANCHORS):
+        lines += ["| agent | plays | rating | 95% interval | games |", "|---|---|---:|---|---:|"]
+        for r in anchored_ratings(games):
+            interval = f"[{_num(r.low)}, {_num(r.high)}]"
+            lines.append(f"| {r.name} | {_options(agents[r.name])} | {_num(r.value)} | {interval} | {r.games} |")
+    else:
+        lines.append(f"(no rating: the anchors {list(ANCHORS)} did not both play)")
+    n = len(games[0]["seats"])
+    lines += ["", f"Win share of the hero at its table (shared wins count 1/k; an even share is {1 / n:.3f}):", ""]
+    lines += ["| hero | opponents | win share | 95% interval | games | deals |", "|---|---|---:|---|---:|---:|"]
+    for s in win_shares(games):
+        lines.append(
+            f"| {s.hero} | {s.opponent} | {s.value:.3f} | [{s.low:.3f}, {s.high:.3f}] | {s.games} | {s.deals} |"
+        )
+    lines += ["", "CPU time a move (milliseconds, as recorded on the machine that played):", ""]
+    lines += ["| agent | moves | mean | 99th percentile |", "|---|---:|---:|---:|"]
+    for label, (moves, mean, p99) in sorted(cpu_per_move(games).items()):
+        lines.append(f"| {label} | {moves} | {mean:.2f} | {p99:.2f} |")
+    return lines + [""]
+
+
+def failure_lines(failures: Sequence[dict]) -> list[str]:
+    """One line per game stopped because an agent broke the protocol."""
+    out = []
+    for f in failures[:MAX_FAILURES_LISTED]:
+        where = label_of(f["game"], json.dumps(f["config"], sort_keys=True))
+        out.append(
+            f"- {f['agent']} broke the protocol in {where}, seat {f['seat']}, {f['deal_set']} deal {f['deal']} "
+            f"(seed {f['seed']}), rotation {f['seating']}: {f['message']}"
+        )
+    if len(failures) > MAX_FAILURES_LISTED:
+        out.append(f"- ... and {len(failures) - MAX_FAILURES_LISTED} more")
+    return out
+
+
+def markdown(record: Record, title: str, intro: str = "") -> str:
+    """The report of a record (see the module docstring)."""
+    agents = record.agents()
+    lines = [f"# {title}", ""] + ([intro, ""] if intro else [])
+    lines += ["## Runs", ""]
+    for run in record.runs:
+        count = sum(1 for g in record.games if g["run"] == run["run"])
+        lines.append(f"- `{run['command']}` ({run['protocol']}, {run['version']}, {run['started']}): {count} games")
+    if record.failures:
+        lines += ["", "## Protocol violations", ""] + failure_lines(record.failures)
+    lines.append("")
+    for (game, config_json), games in by_configuration(record.games).items():
+        lines += configuration_section(games, agents, label_of(game, config_json))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("records", nargs="+", metavar="RECORD", help="record files (.jsonl or .jsonl.gz), pooled")
+    parser.add_argument("--out", required=True, type=Path, help="the markdown file to write")
+    parser.add_argument("--title", default="Benchmark report", help="the report's title")
+    parser.add_argument("--leaderboard", action="store_true", help="the leaderboard page's title and introduction")
+    args = parser.parse_args(argv)
+    try:
+        record = records.read(args.records)
+    except (OSError, ValueError) as error:
+        parser.error(str(error))
+    if args.leaderboard:
+        text = markdown(record, "Leaderboard", LEADERBOARD_INTRO)
+    else:
+        text = markdown(record, args.title)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(f"wrote {args.out} from {len(record.games)} games")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
