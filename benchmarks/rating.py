@@ -66,21 +66,22 @@ def cluster_wins(games: Sequence[dict], names: Sequence[str], cluster: str = "de
     if cluster not in ("deal", "game"):
         raise ValueError(f"cluster must be 'deal' or 'game', got {cluster!r}")
     index = {name: i for i, name in enumerate(names)}
-    keys: dict[str, int] = {}
-    rows: list[np.ndarray] = []
-    for g, game in enumerate(games):
-        key = deal_of(game) if cluster == "deal" else str(g)
-        if key not in keys:
-            keys[key] = len(rows)
-            rows.append(np.zeros((len(names), len(names))))
-        wins = rows[keys[key]]
+    rows: dict[str, np.ndarray] = {}
+    seen: dict[str, int] = defaultdict(int)
+    for game in games:
+        key = deal_of(game)
+        if cluster == "game":  # each game its own cluster (identical lines in any order stay apart)
+            key = json.dumps(game, sort_keys=True)
+            seen[key] += 1
+            key += f" #{seen[key]}"
+        wins = rows.setdefault(key, np.zeros((len(names), len(names))))
         ranks = finishing_ranks(game["scores"], game["winners"])
         seats = game["seats"]
         for a in range(len(seats)):
             for b in range(len(seats)):
                 if seats[a] != seats[b]:
                     wins[index[seats[a]], index[seats[b]]] += ahead(ranks, a, b)
-    return np.array(rows)
+    return np.array([rows[key] for key in sorted(rows)])  # a canonical order: the same games, the same draws
 
 
 def _strengths(names: Sequence[str], wins: np.ndarray) -> np.ndarray:
@@ -93,7 +94,10 @@ def anchor(names: Sequence[str], theta: np.ndarray) -> np.ndarray:
     low, high = theta[list(names).index(low_name)], theta[list(names).index(high_name)]
     if not high > low:
         return np.full(len(names), np.nan)
-    return low_value + (theta - low) * (high_value - low_value) / (high - low)
+    out = low_value + (theta - low) * (high_value - low_value) / (high - low)
+    for name, value in ANCHORS.items():  # exactly, not to rounding
+        out[list(names).index(name)] = value
+    return out
 
 
 def anchored_ratings(

@@ -25,11 +25,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import gzip
-import hashlib
 import json
 import shlex
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,7 +109,7 @@ def new_run(command: list[str], agents: dict[str, dict]) -> dict:
     """A run header for ``command`` (argv of a ``python -m`` command) playing ``agents``."""
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     text = shlex.join(command)
-    run_id = hashlib.sha1(f"{started} {text}".encode()).hexdigest()[:12]
+    run_id = uuid.uuid4().hex[:12]
     return {
         "kind": "run",
         "run": run_id,
@@ -119,6 +119,13 @@ def new_run(command: list[str], agents: dict[str, dict]) -> dict:
         "started": started,
         "agents": agents,
     }
+
+
+def run_file(stem: str, suffix: str) -> Path:
+    """A new file for a run's output, ``runs/bench/<stem>-<UTC time><suffix>``: the default of every
+    benchmark's output, so that only an explicit ``--out`` ever writes over a committed report."""
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
+    return ROOT / "runs" / "bench" / f"{stem}-{stamp}{suffix}"
 
 
 def _open(path: Path, mode: str):
@@ -132,7 +139,7 @@ def write(record: Record, path: str | Path, overwrite: bool = False) -> Path:
         raise ValueError(f"{path} exists; records are not overwritten (choose another --record)")
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".gz":  # mtime 0: the same record gives the same bytes
-        with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+        with open(path, "wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as f:
             f.write("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in record.lines()).encode())
     else:
         with _open(path, "w") as f:

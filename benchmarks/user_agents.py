@@ -63,11 +63,11 @@ def agent_class(name: str) -> type:
 def build(name: str, game: Game, seed: int | None, options: dict[str, Any]) -> Agent:
     """An instance of the user's class for one game; its options checked against its ``__init__``."""
     cls = agent_class(name)
-    params = inspect.signature(cls.__init__).parameters
+    params = inspect.signature(cls).parameters  # of __init__ without self; () when it has none
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     unknown = sorted(set(options) - set(params)) if not takes_any else []
     if unknown:
-        raise ValueError(f"unknown options {shown(unknown)} for {name}; its __init__ takes {list(params)[1:]}")
+        raise ValueError(f"unknown options {shown(unknown)} for {name}; its __init__ takes {list(params)}")
     given = {"game": game, "seed": seed}
     kwargs = {k: v for k, v in given.items() if k in params or takes_any}
     return cls(**kwargs, **options)
