@@ -18,7 +18,6 @@ as ``python -m benchmarks.report --leaderboard`` makes it, and written to
 from __future__ import annotations
 
 import argparse
-import datetime
 import re
 import sys
 import time
@@ -28,8 +27,6 @@ from agents.games import make_game
 from benchmarks import arena, backends, records, report
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import LADDERS, config_label, configurations, parse_config_label, reference_tables
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def record_name(game: str, config: dict, ladder: str) -> str:
@@ -72,9 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         deals = LADDERS[ladder].deals if args.deals is None else args.deals
         if deals < 2:
             raise ValueError(f"--deals must be at least 2 (an interval needs two deals), got {deals}")
-        folder = args.records or ROOT / "runs" / "bench" / (
-            "leaderboard-" + datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
-        )
+        folder = args.records or records.run_file("leaderboard", "")
         paths = [folder / record_name(game, config, ladder) for game, config in chosen]
         existing = [str(p) for p in paths if p.exists()]
         if existing:

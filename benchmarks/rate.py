@@ -27,7 +27,6 @@ the configuration, seat, deal and move (exit status 1).
 from __future__ import annotations
 
 import argparse
-import datetime
 import glob
 import hashlib
 import re
@@ -77,9 +76,7 @@ def agent_entry(spec: AgentSpec) -> dict:
 
 
 def default_record(label: str, game_label: str) -> Path:
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", f"rate-{label}-{game_label}")
-    return ROOT / "runs" / "bench" / f"{safe}-{stamp}.jsonl.gz"
+    return records.run_file(re.sub(r"[^A-Za-z0-9._-]+", "_", f"rate-{label}-{game_label}"), ".jsonl.gz")
 
 
 def build_parser() -> argparse.ArgumentParser:
