@@ -126,7 +126,14 @@ def main(argv: list[str] | None = None) -> int:
         rungs = ladder.for_game(game)
         if spec.label in {rung.label for rung in rungs}:
             raise ValueError(f"--label {spec.label!r} is a rung's label; choose another")
-        check_agent(spec, game)
+        try:
+            check_agent(spec, game)
+        except ValueError:
+            raise
+        except Exception as error:  # a user's class whose construction fails: say so, without a traceback
+            raise ValueError(f"{args.agent} cannot be built: {type(error).__name__}: {error}") from error
+        if args.record is not None and args.record.exists():
+            raise ValueError(f"--record {args.record} exists; records are not overwritten")
         backend = backends.from_args(args)
         paths = sorted(glob.glob(str(LEADERBOARD_RECORDS / "*.jsonl*"))) if args.reference is None else args.reference
         reuse = records.read(paths) if paths else None

@@ -50,6 +50,12 @@ BROKEN = textwrap.dedent(
         def act(self, view):
             raise RuntimeError("no idea")
 
+    class Needy(Agent):
+        def __init__(self, game, seed, something):
+            pass
+        def act(self, view):
+            return view.legal_actions[0]
+
     class Slow(Agent):
         def act(self, view):
             start = time.process_time()
@@ -85,17 +91,22 @@ def test_an_agent_that_breaks_the_protocol_is_stopped_with_a_report(tmp_path, ca
 
 
 def test_bad_agent_names_and_options_are_refused_before_anything_is_played(tmp_path, capsys):
+    (tmp_path / "broken.py").write_text(BROKEN)
     for argv, message in [
         (["nosuch.py:Agent", *WAPI_2P], "agent file nosuch.py does not exist"),
         (["examples/my_agent.py:Nope", *WAPI_2P], "has no class 'Nope'"),
         (["examples/my_agent.py:MyAgent", *WAPI_2P, "--option", "depth=2"], "unknown options ['depth']"),
         (["heuristic", *WAPI_2P, "--label", "heuristic"], "is a rung's label"),
         (["heuristic", *WAPI_2P, "--deals", "1"], "--deals must be at least 2"),
+        ([f"{tmp_path / 'broken.py'}:Needy", *WAPI_2P], "cannot be built: TypeError"),
     ]:
         with pytest.raises(SystemExit):
             rate.main([*argv, "--record", str(tmp_path / "never.jsonl")])
         assert message in capsys.readouterr().err
     assert not (tmp_path / "never.jsonl").exists()
+    with pytest.raises(SystemExit):
+        rate.main(["heuristic", *WAPI_2P, "--record", str(tmp_path / "broken.py")])
+    assert "exists; records are not overwritten" in capsys.readouterr().err
 
 
 def test_rating_the_heuristic_reproduces_its_anchor_within_the_interval(tmp_path):
