@@ -33,13 +33,14 @@ class Refereed(Guarded):
         super().__init__(agent, label)
         self.budget = budget
         self.cpu: list[float] = []
+        self.move = 0  # the agent's own move number in this game, 1 at its first
 
     def reset(self) -> None:
         super().reset()
         self.cpu = []
 
     def act(self, view: PlayerView) -> int:
-        move = len(self.cpu) + 1
+        self.move = move = len(self.cpu) + 1
         start = time.process_time()
         try:
             action = super().act(view)
@@ -110,7 +111,7 @@ def play_deal(task: DealTask) -> tuple[list[dict], list[dict]]:
                 agents.append(Refereed(agent, spec.label, budgets.get(spec.label)))
             outcome = play_game(game, agents, seed=task.seed)
         except AgentFailure as error:
-            move = len(agents[error.seat].cpu) + 1 if error.seat < len(agents) else 0
+            move = agents[error.seat].move if error.seat < len(agents) else 0
             failures.append(line | {"kind": "failure", "agent": error.label, "seat": error.seat, "move": move,
                                     "message": error.message})  # fmt: skip
             break

@@ -33,13 +33,11 @@ def record_name(game: str, config: dict, ladder: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{config_label(game, config)}_{ladder}") + ".jsonl.gz"
 
 
-def play_configuration(game: str, config: dict, ladder_name: str, deals: int, argv: list[str], backend, progress: bool):
-    """The ladder's tables on one configuration, as a record."""
+def play_configuration(game: str, config: dict, ladder_name: str, deals: int, run: dict, backend, progress: bool):
+    """The ladder's tables on one configuration, as a record of ``run``."""
     rungs = LADDERS[ladder_name].for_game(make_game(game, **config))
     specs = {rung.label: AgentSpec(rung.label, rung.name, rung.options) for rung in rungs}
     tables = [(specs[hero.label], specs[opponent.label]) for hero, opponent in reference_tables(rungs)]
-    agents = {label: {"name": s.name, "options": dict(s.options)} for label, s in specs.items()}
-    run = records.new_run(["python", "-m", "benchmarks.leaderboard", *argv], agents)
     return arena.play(arena.plan(game, config, tables, "test", deals), run, backend, progress)
 
 
@@ -78,15 +76,17 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     start = time.perf_counter()
+    agents = {rung.label: {"name": rung.name, "options": dict(rung.options)} for rung in LADDERS[ladder].rungs}
+    run = records.new_run(["python", "-m", "benchmarks.leaderboard", *argv], agents)  # one run, every record
     with backend:
         for (game, config), path in zip(chosen, paths):
             print(f"{config_label(game, config)}: {ladder} ladder, {deals} test deals", file=sys.stderr)
-            record = play_configuration(game, config, ladder, deals, argv, backend, not args.no_progress)
+            record = play_configuration(game, config, ladder, deals, run, backend, not args.no_progress)
             records.write(record, path)
     every = sorted(folder.glob("*.jsonl*"))
     out = args.out or folder / "leaderboard.md"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report.markdown(records.read(every), "Leaderboard", report.LEADERBOARD_INTRO))
+    out.write_text(report.markdown(records.read(every), "Leaderboard", report.LEADERBOARD_INTRO, every))
     print(f"played {len(chosen)} configuration(s) in {time.perf_counter() - start:.0f} s; wrote {out}", file=sys.stderr)
     return 0
 

@@ -117,7 +117,7 @@ def _ladder(name: str, deals: int, low: int, high: int) -> Ladder:
     return Ladder(name, deals, rungs)
 
 
-LADDERS = {"full": _ladder("full", 100, 100, 1000), "quick": _ladder("quick", 8, 20, 100)}
+LADDERS = {"full": _ladder("full", 100, 100, 1000), "quick": _ladder("quick", 8, 20, 50)}
 
 
 def reference_tables(rungs: list[Rung]) -> list[tuple[Rung, Rung]]:

@@ -26,13 +26,13 @@ import envs
 from benchmarks import records
 from benchmarks.protocol import ANCHORS, PROTOCOL, config_label
 from benchmarks.rating import anchored_ratings, win_shares
-from benchmarks.records import Record
+from benchmarks.records import ROOT, Record
 
 MAX_FAILURES_LISTED = 10
 
 LEADERBOARD_INTRO = f"""The reference agents of the benchmark protocol `{PROTOCOL}` (`docs/benchmark.md`) at their
 budgets, rated on every configuration played: random is 0 and the heuristic 1,000 by definition;
-95% intervals by bootstrap over deals. Generated from the records listed under "Runs" by
+95% intervals by bootstrap over deals. Generated from the records listed below by
 `python -m benchmarks.report --leaderboard RECORD... --out docs/leaderboard.md`
 (`python -m benchmarks.leaderboard` plays them); never edited by hand."""
 
@@ -119,10 +119,18 @@ def failure_lines(failures: Sequence[dict]) -> list[str]:
     return out
 
 
-def markdown(record: Record, title: str, intro: str = "") -> str:
-    """The report of a record (see the module docstring)."""
+def shown_path(path: str | Path) -> str:
+    """A record's path as a report shows it: relative to the repository when inside it."""
+    path = Path(path).resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def markdown(record: Record, title: str, intro: str = "", sources: Sequence[str | Path] = ()) -> str:
+    """The report of a record (see the module docstring); ``sources``: the record files, to name them."""
     agents = record.agents()
     lines = [f"# {title}", ""] + ([intro, ""] if intro else [])
+    if sources:
+        lines += ["Records: " + ", ".join(f"`{shown_path(p)}`" for p in sources) + ".", ""]
     lines += ["## Runs", ""]
     for run in record.runs:
         count = sum(1 for g in record.games if g["run"] == run["run"])
@@ -149,9 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         parser.error(str(error))
     if args.leaderboard:
-        text = markdown(record, "Leaderboard", LEADERBOARD_INTRO)
+        text = markdown(record, "Leaderboard", LEADERBOARD_INTRO, args.records)
     else:
-        text = markdown(record, args.title)
+        text = markdown(record, args.title, sources=args.records)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     print(f"wrote {args.out} from {len(record.games)} games")

@@ -18,11 +18,11 @@ def test_the_leaderboard_plays_the_ladder_into_records_and_makes_its_page_from_t
     assert tables == {
         ("heuristic", "random"),
         ("ismcts-20", "heuristic"),
-        ("ismcts-100", "heuristic"),
-        ("ismcts-100", "ismcts-20"),
+        ("ismcts-50", "heuristic"),
+        ("ismcts-50", "ismcts-20"),
     }
     assert len(record.games) == len(tables) * 2 * 2 and {g["deal"] for g in record.games} == {0, 1}
-    assert page.read_text() == report.markdown(record, "Leaderboard", report.LEADERBOARD_INTRO)
+    assert page.read_text() == report.markdown(record, "Leaderboard", report.LEADERBOARD_INTRO, [path])
     assert "--configs 'wapi 2p' --deals 2" in page.read_text()
     with pytest.raises(SystemExit):  # the same folder again: the record would be replaced
         leaderboard.main([*argv, "--no-progress"])

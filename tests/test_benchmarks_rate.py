@@ -27,7 +27,7 @@ def test_the_example_agent_is_rated_from_the_command_line(tmp_path):
     assert mine["options"] == {"explore": 0.2} and len(mine["sha256"]) == 64
     played = [g for g in saved.games if "rated:MyAgent" in g["seats"]]
     rungs = {g["table"][1] for g in played}
-    assert rungs == {"random", "heuristic", "ismcts-20", "ismcts-100"}  # no model is shipped for wapi 2p
+    assert rungs == {"random", "heuristic", "ismcts-20", "ismcts-50"}  # no model is shipped for wapi 2p
     assert len(played) == len(rungs) * 2 * 2  # 2 deals x 2 rotations per rung
     assert {g["deal_set"] for g in saved.games} == {"test"}
 
@@ -88,6 +88,7 @@ def test_an_agent_that_breaks_the_protocol_is_stopped_with_a_report(tmp_path, ca
         assert "over its budget of 0.01 s (the protocol allows 0.065 s a move)" in first
     failures = records.read([tmp_path / "r.jsonl"]).failures
     assert failures and all(f["agent"] == f"rated:{name}" for f in failures)
+    assert all(f"its move {f['move']}: " in f["message"] for f in failures)
 
 
 def test_bad_agent_names_and_options_are_refused_before_anything_is_played(tmp_path, capsys):

@@ -109,7 +109,7 @@ def test_a_report_is_made_from_the_record_alone_byte_for_byte(tmp_path):
 
 def test_the_committed_leaderboard_page_is_generated_from_the_committed_records():
     assert LEADERBOARD, "the leaderboard's records are committed under benchmarks/records/leaderboard"
-    text = report.markdown(records.read(LEADERBOARD), "Leaderboard", report.LEADERBOARD_INTRO)
+    text = report.markdown(records.read(LEADERBOARD), "Leaderboard", report.LEADERBOARD_INTRO, LEADERBOARD)
     assert (ROOT / "docs" / "leaderboard.md").read_text() == text
 
 
