@@ -19,8 +19,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents import PlayerView, play_game
-from benchmarks.backends import Backend, LocalBackend
-from benchmarks.matches import AgentFailure, AgentSpec, Guarded, agent_seed, build_agent, configured_game, game_key
+from benchmarks.backends import Backend
+from benchmarks.matches import (
+    AgentFailure,
+    AgentSpec,
+    Guarded,
+    agent_seed,
+    build_agent,
+    configured_game,
+    game_key,
+    run_tasks,
+)
 from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, deal_seeds, protocol_seatings
 from benchmarks.records import Record, game_identity
 
@@ -156,39 +165,25 @@ def play(
     progress: bool = True,
     reuse: Record | None = None,
 ) -> Record:
-    """Play ``tasks`` (reusing the games of ``reuse`` whose agents mean the same) into a record of ``run``."""
-    from tqdm import tqdm
-
-    record = Record(runs=[run])
-    known, reused_runs = {}, set()
+    """Play ``tasks`` into a record of ``run``, taking from ``reuse`` every deal it holds in full with agents
+    that mean the same (and the headers of the runs that played them)."""
+    known = {}
     if reuse is not None:
-        specs = reuse.agents()
-        same = {label for label, spec in specs.items() if run["agents"].get(label) == spec}
+        same = {label for label, spec in reuse.agents().items() if run["agents"].get(label) == spec}
         known = {game_identity(g): g for g in reuse.games if set(g["seats"]) <= same}
-    results: list[tuple[list[dict], list[dict]] | None] = []
-    to_play = []
-    for task in tasks:
-        found = _known_games(task, known) if known else None
-        results.append((found, []) if found is not None else None)
-        if found is None:
-            to_play.append(task)
-    backend = backend or LocalBackend(1)
-    bar = tqdm(total=len(to_play), desc="deals", unit="deal", disable=not progress or not to_play, dynamic_ncols=True)
-    try:
-        played = iter(backend.map(play_deal, to_play, bar.update))
-    finally:
-        bar.close()
-    for result in results:
-        games, failures = result if result is not None else next(played)
-        for line in games:
-            if result is not None:
-                reused_runs.add(line["run"])
-            else:
+    found = [_known_games(task, known) if known else None for task in tasks]
+    to_play = [task for task, games in zip(tasks, found) if games is None]
+    played = iter(
+        run_tasks(to_play, progress=progress and bool(to_play), desc="deals", play=play_deal, backend=backend)
+    )
+    record = Record(runs=[run])
+    for games in found:
+        if games is None:
+            games, failures = next(played)
+            for line in games + failures:
                 line["run"] = run["run"]
-        for line in failures:
-            line["run"] = run["run"]
+            record.failures += failures
         record.games += games
-        record.failures += failures
-    if reuse is not None:
-        record.runs += [r for r in reuse.runs if r["run"] in reused_runs]
+    reused = {game["run"] for game in record.games} - {run["run"]}
+    record.runs += [r for r in reuse.runs if r["run"] in reused] if reuse is not None else []
     return record

@@ -34,3 +34,22 @@ def test_configurations_are_named_by_their_labels():
     assert parse_config_label("samurai") == ("samurai", {})
     with pytest.raises(ValueError, match="unknown configuration 'wapi 9p'"):
         parse_config_label("wapi 9p")
+
+
+def test_the_ladder_plays_the_same_games_on_the_ray_backend():
+    from benchmarks import arena, records
+    from benchmarks.backends import RayBackend
+    from benchmarks.matches import AgentSpec
+
+    tables = [(AgentSpec("heuristic", "heuristic"), AgentSpec("random", "random"))]
+    tasks = arena.plan("wakanda", {}, tables, "test", 3)
+    run = records.new_run(["test"], {"heuristic": {"name": "heuristic", "options": {}}})
+    with RayBackend(None, 1) as backend:
+        on_ray = arena.play(tasks, run, backend, progress=False)
+        assert "ray backend" in backend.describe()
+    local = arena.play(tasks, run, progress=False)
+
+    def games(record):
+        return [{k: v for k, v in g.items() if k != "cpu_us"} for g in record.games]
+
+    assert games(on_ray) == games(local) and len(local.games) == 6

@@ -115,3 +115,10 @@ def test_rating_the_heuristic_reproduces_its_anchor_within_the_interval(tmp_path
     assert rate.main(["heuristic", *WAPI_2P, "--deals", "8", "--record", str(record), "--processes", "1"]) == 0
     (rated,) = [r for r in anchored_ratings(records.read([record]).games) if r.name == "rated:heuristic"]
     assert rated.low <= 1000 <= rated.high
+
+
+def test_the_example_agent_in_the_protocol_page_is_the_example_file():
+    page = (ROOT / "docs" / "benchmark.md").read_text()
+    shown = page.split("```python\n", 1)[1].split("```", 1)[0]
+    assert shown in (ROOT / "examples" / "my_agent.py").read_text()
+    assert len(shown.splitlines()) <= 20
