@@ -25,7 +25,7 @@ import numpy as np
 import envs
 from benchmarks import records
 from benchmarks.protocol import ANCHORS, PROTOCOL, config_label
-from benchmarks.rating import anchored_ratings, win_shares
+from benchmarks.rating import AnchoredRating, anchored_ratings, win_shares
 from benchmarks.records import ROOT, Record
 
 MAX_FAILURES_LISTED = 10
@@ -78,15 +78,37 @@ def cpu_per_move(games: Sequence[dict]) -> dict[str, tuple[int, float, float]]:
     }
 
 
-def configuration_section(games: Sequence[dict], agents: dict[str, dict], heading: str) -> list[str]:
+def ratings_of(games: Sequence[dict]) -> list[AnchoredRating] | None:
+    """The configuration's anchored ratings, or None when the anchors did not both play."""
+    seated = {label for game in games for label in game["seats"]}
+    return anchored_ratings(games) if all(anchor in seated for anchor in ANCHORS) else None
+
+
+def _cell(r: AnchoredRating) -> str:
+    return f"{_num(r.value)} [{_num(r.low)}, {_num(r.high)}]"
+
+
+def summary_table(sections: dict[str, list[AnchoredRating] | None], order: Sequence[str]) -> list[str]:
+    """One row per configuration, one column per agent (in ``order``): the ratings at a glance."""
+    shown = [label for label in order if any(r.name == label for rs in sections.values() for r in rs or ())]
+    lines = ["| configuration | " + " | ".join(shown) + " |", "|---|" + "---:|" * len(shown)]
+    for heading, ratings in sections.items():
+        by_name = {r.name: r for r in ratings or ()}
+        lines.append(f"| {heading} | " + " | ".join(_cell(by_name[s]) if s in by_name else "" for s in shown) + " |")
+    return lines + [""]
+
+
+def configuration_section(
+    games: Sequence[dict], agents: dict[str, dict], heading: str, ratings: list[AnchoredRating] | None
+) -> list[str]:
     """The ratings, the win shares and the move times of one configuration's games."""
     deals = {g["seed"] for g in games}
     sets = sorted({g["deal_set"] for g in games})
     lines = [f"## {heading}", "", f"{len(games)} games on {len(deals)} deals of the {' and '.join(sets)} set."]
     lines += [""]
-    if all(anchor in {s for g in games for s in g["seats"]} for anchor in ANCHORS):
+    if ratings is not None:
         lines += ["| agent | plays | rating | 95% interval | games |", "|---|---|---:|---|---:|"]
-        for r in anchored_ratings(games):
+        for r in ratings:
             interval = f"[{_num(r.low)}, {_num(r.high)}]"
             lines.append(f"| {r.name} | {_options(agents[r.name])} | {_num(r.value)} | {interval} | {r.games} |")
     else:
@@ -138,8 +160,18 @@ def markdown(record: Record, title: str, intro: str = "", sources: Sequence[str 
     if record.failures:
         lines += ["", "## Protocol violations", ""] + failure_lines(record.failures)
     lines.append("")
-    for (game, config_json), games in by_configuration(record.games).items():
-        lines += configuration_section(games, agents, label_of(game, config_json))
+    groups = {label_of(game, config): games for (game, config), games in by_configuration(record.games).items()}
+    ratings = {heading: ratings_of(games) for heading, games in groups.items()}
+    if len(groups) > 1:
+        lines += [
+            "## Ratings at a glance",
+            "",
+            "Rating [95% interval] by configuration (random 0, heuristic 1,000).",
+            "",
+        ]
+        lines += summary_table(ratings, list(agents))
+    for heading, games in groups.items():
+        lines += configuration_section(games, agents, heading, ratings[heading])
     return "\n".join(lines).rstrip() + "\n"
 
 
