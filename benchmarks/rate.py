@@ -21,7 +21,8 @@ goes into a record (``--record``, by default under ``runs/bench/``); the
 printed report is made from that record, and ``python -m benchmarks.report``
 makes it again. An agent that raises, returns an illegal action or thinks
 longer than its ``--budget`` allows on a move is stopped, with a report naming
-the configuration, seat, deal and move (exit status 1).
+the configuration, seat, deal and move (exit status 1); the first deal is
+played alone first, so that an agent broken from the start stops at once.
 """
 
 from __future__ import annotations
@@ -149,7 +150,13 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     with backend:
         print(f"{PROTOCOL}: {spec.label} on {where}, {len(tables)} tables x {deals} test deals", file=sys.stderr)
-        record = arena.play(tasks, run, backend, progress=not args.no_progress, reuse=reuse)
+        # the first deal against the first rung here first: an agent that breaks the protocol is stopped at once
+        record = arena.play(tasks[:1], run, progress=False)
+        if not record.failures:
+            rest = arena.play(tasks[1:], run, backend, progress=not args.no_progress, reuse=reuse)
+            record.games += rest.games
+            record.failures += rest.failures
+            record.runs += rest.runs[1:]
     path = records.write(record, args.record or default_record(spec.label, where))
     elapsed = time.perf_counter() - start
     if record.failures:
