@@ -24,7 +24,7 @@ import numpy as np
 
 import envs
 from benchmarks import records
-from benchmarks.protocol import ANCHORS, PROTOCOL, config_label
+from benchmarks.protocol import ANCHORS, PROTOCOL, config_label, configurations
 from benchmarks.rating import AnchoredRating, anchored_ratings, win_shares
 from benchmarks.records import ROOT, Record
 
@@ -34,7 +34,10 @@ LEADERBOARD_INTRO = f"""The reference agents of the benchmark protocol `{PROTOCO
 budgets, rated on every configuration played: random is 0 and the heuristic 1,000 by definition;
 95% intervals by bootstrap over deals. Generated from the records listed below by
 `python -m benchmarks.report --leaderboard RECORD... --out docs/leaderboard.md`
-(`python -m benchmarks.leaderboard` plays them); never edited by hand."""
+(`python -m benchmarks.leaderboard` plays them); never edited by hand. Each section says how many
+test deals were played; each agent's budget is in its "plays" column. A quick run (the quick
+ladder, 8 test deals a table) is an estimate: its intervals are wide, and rungs whose intervals
+overlap are not ordered by it."""
 
 
 def _num(x: float, digits: int = 0) -> str:
@@ -46,13 +49,18 @@ def _options(spec: dict) -> str:
     return f"`{spec['name']}`" + (f" ({options})" if options else "")
 
 
+def _config_json(game: str, config: dict) -> str:
+    return json.dumps(json.loads(json.dumps(envs.describe(game).make(**config).config())), sort_keys=True)
+
+
 def by_configuration(games: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
-    """Games grouped by (game, configuration as JSON), in the order of ``envs.GAMES`` then of first appearance."""
+    """Games grouped by (game, configuration as JSON), in the protocol's order of configurations
+    (``benchmarks.protocol.configurations``; any other configuration after them)."""
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for game in games:
         groups[(game["game"], json.dumps(game["config"], sort_keys=True))].append(game)
-    order = {name: i for i, name in enumerate(envs.GAMES)}
-    return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0][0], len(order))))
+    order = {(game, _config_json(game, config)): i for i, (game, config) in enumerate(configurations())}
+    return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order))))
 
 
 def label_of(game: str, config_json: str) -> str:
