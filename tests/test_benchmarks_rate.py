@@ -18,7 +18,7 @@ WAPI_2P = ["--game", "wapi", "--num-players", "2", "--quick", "--no-progress"]
 def test_the_example_agent_is_rated_from_the_command_line(tmp_path):
     record = tmp_path / "mine.jsonl.gz"
     command = [sys.executable, "-m", "benchmarks.rate", "examples/my_agent.py:MyAgent", *WAPI_2P]
-    command += ["--deals", "2", "--option", "explore=0.2", "--record", str(record)]
+    command += ["--deals", "2", "--option", "explore=0.2", "--record", str(record), "--processes", "1"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "rated:MyAgent: " in done.stdout and "on wapi 2p (random 0, heuristic 1,000)" in done.stdout
@@ -30,6 +30,10 @@ def test_the_example_agent_is_rated_from_the_command_line(tmp_path):
     assert rungs == {"random", "heuristic", "ismcts-20", "ismcts-50"}  # no model is shipped for wapi 2p
     assert len(played) == len(rungs) * 2 * 2  # 2 deals x 2 rotations per rung
     assert {g["deal_set"] for g in saved.games} == {"test"}
+    # the ladder's own games come from the committed leaderboard record, copied with its run's header
+    (ladder_run,) = [r for r in saved.runs if r["command"].startswith("python -m benchmarks.leaderboard")]
+    reused = [g for g in saved.games if g["run"] == ladder_run["run"]]
+    assert len(reused) == len(saved.games) - len(played) == 4 * 2 * 2  # 4 ladder tables, 2 deals, 2 rotations
 
 
 BROKEN = textwrap.dedent(
