@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--budget must be a positive number of CPU seconds, got {args.budget}")
         spec = rated_spec(args.agent, parse_agent_options(args.option, "--option"), args.label)
         rungs = ladder.for_game(game)
-        if spec.label in {rung.label for rung in rungs}:
+        if spec.label in {rung.label for ladder_ in LADDERS.values() for rung in ladder_.rungs}:
             raise ValueError(f"--label {spec.label!r} is a rung's label; choose another")
         try:
             check_agent(spec, game)

@@ -102,6 +102,7 @@ def test_bad_agent_names_and_options_are_refused_before_anything_is_played(tmp_p
         (["examples/my_agent.py:Nope", *WAPI_2P], "has no class 'Nope'"),
         (["examples/my_agent.py:MyAgent", *WAPI_2P, "--option", "depth=2"], "unknown options ['depth']"),
         (["heuristic", *WAPI_2P, "--label", "heuristic"], "is a rung's label"),
+        (["heuristic", *WAPI_2P, "--label", "trained"], "is a rung's label"),  # a rung elsewhere, not in wapi 2p
         (["heuristic", *WAPI_2P, "--deals", "1"], "--deals must be at least 2"),
         ([f"{tmp_path / 'broken.py'}:Needy", *WAPI_2P], "cannot be built: TypeError"),
     ]:
