@@ -14,8 +14,8 @@ games (and failures, if any), every line a JSON object with a ``kind``:
   ``seat``, ``move``, ``message``: a game stopped because an agent broke the protocol.
 
 Reports are made from records only; pooling runs is concatenating records
-(``python -m benchmarks.records pool A B --out C``), refused when two runs
-give one label two different agents or when a game appears twice.
+(``python -m benchmarks.records pool A B --out C``), refused when the runs
+are of different protocol versions, give one label two agents, or hold a game twice.
 
     python -m benchmarks.records pool runs/a.jsonl.gz runs/b.jsonl.gz --out runs/pooled.jsonl.gz
 """
@@ -81,7 +81,11 @@ class Record:
         self.failures += other.failures
 
     def check(self) -> None:
-        """ValueError on a record that cannot be pooled: conflicting labels, or a game played twice."""
+        """ValueError on a record that cannot be pooled: runs of two protocol versions, conflicting labels,
+        or a game played twice."""
+        protocols = sorted({run["protocol"] for run in self.runs})
+        if len(protocols) > 1:
+            raise ValueError(f"runs of different protocols cannot be pooled: {protocols}")
         self.agents()
         seen = set()
         for game in self.games:

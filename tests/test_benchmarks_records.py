@@ -82,6 +82,11 @@ def test_pooling_refuses_a_game_played_twice_and_a_label_meaning_two_agents(tmp_
     b = records.write(other, tmp_path / "b.jsonl")
     with pytest.raises(ValueError, match="'heuristic' means"):
         records.read([a, b])
+    other.runs[0]["agents"]["heuristic"] = record.runs[0]["agents"]["heuristic"]
+    other.runs[0]["protocol"] = "drawluck-bench v2"
+    c = records.write(other, tmp_path / "c.jsonl")
+    with pytest.raises(ValueError, match="different protocols"):
+        records.read([a, c])
 
 
 def test_pool_command_concatenates_runs(tmp_path):
