@@ -147,7 +147,8 @@ def game_key(name: str, config: dict) -> tuple:
 
 
 @functools.cache
-def _game(name: str, config: tuple) -> Any:
+def configured_game(name: str, config: tuple) -> Any:
+    """The game of a task's ``game_key``, built once per process."""
     thawed = {k: dict(v[1]) if isinstance(v, tuple) and v[:1] == ("dict",) else v for k, v in config}
     return make_game(name, **thawed)
 
@@ -155,15 +156,20 @@ def _game(name: str, config: tuple) -> Any:
 @functools.cache
 def _shared_agent(spec: AgentSpec, game_key: tuple) -> Agent:
     """Agents that are slow to build and keep no random state (trained models) are built once per process."""
-    return make_agent(spec.name, _game(*game_key), **dict(spec.options))
+    return make_agent(spec.name, configured_game(*game_key), **dict(spec.options))
 
 
 def build_agent(spec: AgentSpec, game_key: tuple, seed: int) -> Agent:
     """A fresh agent seeded for one game (a cached one for ``ppo:``, ``rllib:`` and ``trained`` models, which
-    play deterministically; made ε-greedy, ``NAME~EPS``, they draw random moves and are built afresh)."""
+    play deterministically; made ε-greedy, ``NAME~EPS``, they draw random moves and are built afresh; a user's
+    ``module:Class``, see :mod:`benchmarks.user_agents`)."""
+    from benchmarks import user_agents
+
+    if user_agents.is_user_agent(spec.name):
+        return user_agents.build(spec.name, configured_game(*game_key), seed, dict(spec.options))
     if agent_kind(spec.name) in ("ppo", "rllib", "trained") and split_epsilon(spec.name)[1] is None:
         return _shared_agent(spec, game_key)
-    return make_agent(spec.name, _game(*game_key), seed=seed, **dict(spec.options))
+    return make_agent(spec.name, configured_game(*game_key), seed=seed, **dict(spec.options))
 
 
 def play_task(task: Task) -> TaskResult:
@@ -172,7 +178,7 @@ def play_task(task: Task) -> TaskResult:
     seed = deal_seed(task.seed, task.deal)
     result = TaskResult(task)
     try:
-        game = _game(*task.game)
+        game = configured_game(*task.game)
     except Exception as error:  # a game that cannot be built here must not end the run either
         labels = tuple(spec.label for spec in task.table)
         message = f"cannot build the game: {type(error).__name__}: {error}"

@@ -11,8 +11,8 @@ Each matchup puts one *hero* agent at a table of identical opponents. Deals
 are duplicated: every deal (seed) is played once with the hero in each seat,
 so the luck of the draw is the same for hero and opponents. A shared win
 counts as 1/k of a win for each of the k winners. The script prints a
-markdown table and writes it, with the command, to
-``benchmarks/results/strength.md``.
+markdown table and writes it, with the command, to ``--out`` (by default a new file
+under ``runs/bench/``: the curated ``benchmarks/results/strength.md`` is written only when named).
 
 Targets (issue 5): heuristic vs random >= 80% in Wakanda and two-player
 Samurai; the heuristic >= 45% at a four-player Wapi table of three random
@@ -39,11 +39,9 @@ from pathlib import Path
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
 from agents.games import HelpFormatter, available_games, flags, given_settings, make_game
 from agents.stats import wilson_interval
-from benchmarks import backends
+from benchmarks import backends, records
 from benchmarks.backends import Backend
 from benchmarks.matches import run_tasks
-
-RESULTS = Path(__file__).parent / "results" / "strength.md"
 
 
 @dataclass(frozen=True)
@@ -263,8 +261,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     backends.add_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, help="first deal (default 0)")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"markdown report (default {RESULTS})")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="markdown report (default runs/bench/strength-TIME.md; the curated results file only when named)",
+    )
     args = parser.parse_args(argv)
+    args.out = args.out or records.run_file("strength", ".md")
     for flag in ("games", "ismcts_games"):
         if getattr(args, flag) < 1:
             parser.error(f"{flags([flag])} must be at least 1")

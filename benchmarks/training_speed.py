@@ -12,7 +12,7 @@ periodic snapshots and league updates included) and of the whole command
 (start-up, evaluations and report included), each as a share of env()
 turns/s; and 2 workers against 1.
 
-    python -m benchmarks.training_speed [--timesteps 200000] [--seconds 5] [--out benchmarks/results/training_speed.md]
+    python -m benchmarks.training_speed [--timesteps 200000] [--seconds 5] [--out FILE]
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import envs
 from agents.games import HelpFormatter
 from agents.training.report import time_shares
+from benchmarks import records
 
 #: The configurations measured: the ones models are shipped for.
 CONFIGS = {"wakanda": {}, "wapi": {"num_players": 4}, "samurai": {"num_players": 2}}
@@ -171,8 +173,10 @@ def main(argv: list[str] | None = None) -> None:
         "--opponents", nargs="+", default=None, help="train.py --opponents (default: each game's own default opponents)"
     )
     parser.add_argument("--workers", nargs="+", type=int, default=[0, 1, 2], help="worker counts to run")
-    parser.add_argument("--out", default="benchmarks/results/training_speed.md", help="the results file")
+    parser.add_argument("--out", help="markdown report (default runs/bench/training_speed-TIME.md)")
     args = parser.parse_args(argv)
+    args.out = Path(args.out) if args.out else records.run_file("training_speed", ".md")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()[0]
     rows = []
     for game in args.games:

@@ -311,4 +311,4 @@ def test_every_game_option_reaches_a_tournament_and_names_its_report():
     assert tournament.default_name(plan) == "tournament_wapi_2p_coins"
     (result,) = [matches.play_task(task) for task in plan.tasks()[:1]]
     assert not result.failures and result.games
-    assert matches._game(*plan.tasks()[0].game).config()["coins"] == coins
+    assert matches.configured_game(*plan.tasks()[0].game).config()["coins"] == coins

@@ -1,0 +1,189 @@
+"""Playing the protocol's games: one deal at one table in every rotation, refereed, as record lines.
+
+A *table* is a hero against copies of one opponent (two players: a match;
+more: the hero at a table of identical opponents). :func:`play_deal` plays a
+deal in every rotation of the seats, times every move in CPU seconds of the
+agent's process, and stops a game at the first move that breaks the protocol
+(an exception, an illegal action, a move over the agent's budget), naming the
+agent, its seat, the deal and the move. Games already in a record (the same
+configuration, deal, seats and agents) are reused instead of played again: the
+reference ladder's games are a pure function of the protocol, so a committed
+leaderboard record saves ``rate`` from replaying them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agents import PlayerView, play_game
+from benchmarks.backends import Backend
+from benchmarks.matches import (
+    AgentFailure,
+    AgentSpec,
+    Guarded,
+    agent_seed,
+    build_agent,
+    configured_game,
+    game_key,
+    run_tasks,
+)
+from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, deal_seeds, protocol_seatings
+from benchmarks.records import Record, game_identity
+
+
+class Refereed(Guarded):
+    """:class:`~benchmarks.matches.Guarded` that also times each move (CPU seconds of this process) and
+    stops a move over ``budget`` x ``BUDGET_MARGIN`` + ``BUDGET_SLACK`` (no limit when ``budget`` is None)."""
+
+    def __init__(self, agent, label: str, budget: float | None):
+        super().__init__(agent, label)
+        self.budget = budget
+        self.cpu: list[float] = []
+        self.move = 0  # the agent's own move number in this game, 1 at its first
+
+    def reset(self) -> None:
+        super().reset()
+        self.cpu = []
+
+    def act(self, view: PlayerView) -> int:
+        self.move = move = len(self.cpu) + 1
+        start = time.process_time()
+        try:
+            action = super().act(view)
+        except AgentFailure as error:
+            raise AgentFailure(self.label, error.seat, f"its move {move}: {error.message}") from error
+        spent = time.process_time() - start
+        self.cpu.append(spent)
+        if self.budget is not None and spent > self.budget * BUDGET_MARGIN + BUDGET_SLACK:
+            limit = self.budget * BUDGET_MARGIN + BUDGET_SLACK
+            raise AgentFailure(
+                self.label,
+                view.player,
+                f"its move {move}: {spent:.3f} CPU s, over its budget of {self.budget} s "
+                f"(the protocol allows {limit:.3f} s a move)",
+            )
+        return action
+
+
+@dataclass(frozen=True)
+class DealTask:
+    """One deal at one table, to be played in every rotation. ``budgets``: CPU seconds a move by label."""
+
+    game: str
+    config: tuple  # matches.game_key's frozen config
+    hero: AgentSpec
+    opponent: AgentSpec
+    deal_set: str
+    deal: int
+    seed: int
+    budgets: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def config_dict(self) -> dict:
+        return json.loads(json.dumps(dict(configured_game(self.game, self.config).config())))
+
+    def seats(self, seating: tuple[int, ...]) -> list[AgentSpec]:
+        table = [self.hero] + [self.opponent] * (len(seating) - 1)
+        return [table[i] for i in seating]
+
+
+def plan(
+    game: str, config: dict, tables: Sequence[tuple[AgentSpec, AgentSpec]], deal_set: str, deals: int, budgets=()
+) -> list[DealTask]:
+    """Every table on the first ``deals`` deals of ``deal_set``."""
+    key = game_key(game, config)
+    seeds = deal_seeds(deal_set, deals)
+    return [
+        DealTask(game, key[1], hero, opponent, deal_set, d, seed, tuple(budgets))
+        for hero, opponent in tables
+        for d, seed in enumerate(seeds)
+    ]
+
+
+def play_deal(task: DealTask) -> tuple[list[dict], list[dict]]:
+    """The deal's games in every rotation, as record lines (without a run id); a failure ends the deal."""
+    game = configured_game(task.game, task.config)
+    config, budgets = task.config_dict, dict(task.budgets)
+    games, failures = [], []
+    for s, seating in enumerate(protocol_seatings(game.num_players)):
+        specs = task.seats(seating)
+        labels = [spec.label for spec in specs]
+        line = {"game": task.game, "config": config, "deal_set": task.deal_set, "deal": task.deal, "seed": task.seed}
+        line |= {"seating": s, "seats": labels, "table": [task.hero.label, task.opponent.label]}
+        agents = []
+        try:
+            for seat, spec in enumerate(specs):
+                agent = build_agent(spec, (task.game, task.config), agent_seed(0, task.seed, s, seat))
+                agents.append(Refereed(agent, spec.label, budgets.get(spec.label)))
+            outcome = play_game(game, agents, seed=task.seed)
+        except AgentFailure as error:
+            move = agents[error.seat].move if error.seat < len(agents) else 0
+            failures.append(line | {"kind": "failure", "agent": error.label, "seat": error.seat, "move": move,
+                                    "message": error.message})  # fmt: skip
+            break
+        except Exception as error:  # an agent that cannot be built, or an engine bug: blame it plainly
+            seat = len(agents)
+            label = labels[seat] if seat < len(labels) else "engine"
+            message = f"{type(error).__name__}: {error}"
+            failures.append(line | {"kind": "failure", "agent": label, "seat": seat, "move": 0, "message": message})
+            break
+        cpu = [[round(t * 1e6) for t in agent.cpu] for agent in agents]
+        games.append(
+            line
+            | {
+                "kind": "game",
+                "scores": [float(x) for x in outcome.scores],
+                "winners": list(outcome.winners),
+                "moves": outcome.moves,
+                "cpu_us": cpu,
+            }  # fmt: skip
+        )
+    return games, failures
+
+
+def _known_games(task: DealTask, known: dict[tuple, dict]) -> list[dict] | None:
+    """The task's games from ``known`` (by identity) when every rotation is there, else None."""
+    game = configured_game(task.game, task.config)
+    found = []
+    for seating in protocol_seatings(game.num_players):
+        line = {"game": task.game, "config": task.config_dict, "seed": task.seed}
+        line["seats"] = [spec.label for spec in task.seats(seating)]
+        match = known.get(game_identity(line))
+        if match is None or match["table"] != [task.hero.label, task.opponent.label]:
+            return None
+        found.append(match)
+    return found
+
+
+def play(
+    tasks: Sequence[DealTask],
+    run: dict,
+    backend: Backend | None = None,
+    progress: bool = True,
+    reuse: Record | None = None,
+) -> Record:
+    """Play ``tasks`` into a record of ``run``, taking from ``reuse`` every deal it holds in full with agents
+    that mean the same (and the headers of the runs that played them)."""
+    known = {}
+    if reuse is not None:
+        same = {label for label, spec in reuse.agents().items() if run["agents"].get(label) == spec}
+        known = {game_identity(g): g for g in reuse.games if set(g["seats"]) <= same}
+    found = [_known_games(task, known) if known else None for task in tasks]
+    to_play = [task for task, games in zip(tasks, found) if games is None]
+    played = iter(
+        run_tasks(to_play, progress=progress and bool(to_play), desc="deals", play=play_deal, backend=backend)
+    )
+    record = Record(runs=[run])
+    for games in found:
+        if games is None:
+            games, failures = next(played)
+            for line in games + failures:
+                line["run"] = run["run"]
+            record.failures += failures
+        record.games += games
+    reused = {game["run"] for game in record.games} - {run["run"]}
+    record.runs += [r for r in reuse.runs if r["run"] in reused] if reuse is not None else []
+    return record

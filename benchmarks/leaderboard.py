@@ -1,0 +1,95 @@
+"""The leaderboard: the reference agents at their budgets, rated on every configuration.
+
+    python -m benchmarks.leaderboard --quick --configs "wapi 4p" wakanda "samurai 2p"
+    python -m benchmarks.leaderboard --backend ray --ray-address HEAD:6379
+    python -m benchmarks.leaderboard --quick --records benchmarks/records/leaderboard --out docs/leaderboard.md
+
+For each configuration (``--configs``, by label; default every player count
+and variant of every game) the ladder's tables of ``drawluck-bench v1``
+(``benchmarks.protocol.reference_tables``) are played on the test deals, each
+deal in every rotation, into one record per configuration in ``--records``
+(default a new folder under ``runs/bench/``; an existing record is never
+replaced). The page is then made from every record in that folder, exactly
+as ``python -m benchmarks.report --leaderboard`` makes it, and written to
+``--out`` (default ``leaderboard.md`` in the records folder: the committed
+``docs/leaderboard.md`` is written only when ``--out`` names it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+from agents.games import make_game
+from benchmarks import arena, backends, records, report
+from benchmarks.matches import AgentSpec
+from benchmarks.protocol import LADDERS, config_label, configurations, parse_config_label, reference_tables
+
+
+def record_name(game: str, config: dict, ladder: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{config_label(game, config)}_{ladder}") + ".jsonl.gz"
+
+
+def play_configuration(game: str, config: dict, ladder_name: str, deals: int, run: dict, backend, progress: bool):
+    """The ladder's tables on one configuration, as a record of ``run``."""
+    rungs = LADDERS[ladder_name].for_game(make_game(game, **config))
+    specs = {rung.label: AgentSpec(rung.label, rung.name, rung.options) for rung in rungs}
+    tables = [(specs[hero.label], specs[opponent.label]) for hero, opponent in reference_tables(rungs)]
+    return arena.play(arena.plan(game, config, tables, "test", deals), run, backend, progress)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.leaderboard",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--quick", action="store_true", help="the quick ladder: fewer deals, cheaper rungs")
+    parser.add_argument("--configs", nargs="+", metavar="LABEL", help="configurations by label (default all)")
+    parser.add_argument("--deals", type=int, help="test deals per table (default: the ladder's)")
+    parser.add_argument("--records", type=Path, help="folder of the records (default runs/bench/leaderboard-TIME)")
+    parser.add_argument("--out", type=Path, help="the page to write (default leaderboard.md in --records)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    backends.add_arguments(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    ladder = "quick" if args.quick else "full"
+    try:
+        chosen = [parse_config_label(text) for text in args.configs] if args.configs else configurations()
+        deals = LADDERS[ladder].deals if args.deals is None else args.deals
+        if deals < 2:
+            raise ValueError(f"--deals must be at least 2 (an interval needs two deals), got {deals}")
+        folder = args.records or records.run_file("leaderboard", "")
+        paths = [folder / record_name(game, config, ladder) for game, config in chosen]
+        existing = [str(p) for p in paths if p.exists()]
+        if existing:
+            raise ValueError(f"records exist and are never replaced: {existing}; choose another --records")
+        backend = backends.from_args(args)
+    except ValueError as error:
+        parser.error(str(error))
+    start = time.perf_counter()
+    agents = {rung.label: {"name": rung.name, "options": dict(rung.options)} for rung in LADDERS[ladder].rungs}
+    run = records.new_run(["python", "-m", "benchmarks.leaderboard", *argv], agents)  # one run, every record
+    with backend:
+        for (game, config), path in zip(chosen, paths):
+            print(f"{config_label(game, config)}: {ladder} ladder, {deals} test deals", file=sys.stderr)
+            record = play_configuration(game, config, ladder, deals, run, backend, not args.no_progress)
+            records.write(record, path)
+    every = sorted(folder.glob("*.jsonl*"))
+    out = args.out or folder / "leaderboard.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(report.markdown(records.read(every), "Leaderboard", report.LEADERBOARD_INTRO, every))
+    print(f"played {len(chosen)} configuration(s) in {time.perf_counter() - start:.0f} s; wrote {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

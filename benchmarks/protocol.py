@@ -1,0 +1,158 @@
+"""The benchmark protocol ``drawluck-bench v1`` as data: deal sets, seating, the reference ladder, budgets.
+
+Everything a rating depends on is fixed here, in one place, so that a figure
+computed today and one computed next year on the same protocol version are
+comparable (``docs/benchmark.md`` explains each choice):
+
+- **Deal sets.** A deal is a game seed. The *tuning* set is every seed below
+  2**32, in the order 0, 1, 2...: anyone may tune on it, and every seed the
+  older benchmarks drew (:func:`benchmarks.matches.deal_seed` gives 32-bit
+  seeds) lies in it. The *test* set starts at 2**40, far from every 32-bit
+  seed, and is used only to report. The same seeds serve every configuration.
+- **Seating.** Each deal is played in every rotation of the seats.
+- **The ladder.** The reference agents (rungs), each at a fixed budget of
+  search iterations so that their games reproduce exactly; ``quick`` is a
+  cheaper ladder with its own labels, so its games never pool with the full one's.
+- **Budgets** of a rated agent: CPU seconds of its process during its own
+  moves; a move over ``BUDGET_MARGIN`` x budget + ``BUDGET_SLACK`` breaks the protocol.
+
+Changing any of these makes a new protocol version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import envs
+from agents.games import make_game
+from benchmarks.matches import seatings
+from envs.core.engine import Game, is_int, shown
+
+PROTOCOL = "drawluck-bench v1"
+
+#: Deal sets: name -> (first seed, number of seeds). Disjoint by construction (checked by a test).
+DEAL_SETS = {"tuning": (0, 2**32), "test": (2**40, 2**20)}
+#: A rated agent's move may take this multiple of its budget plus ``BUDGET_SLACK`` CPU seconds
+#: (a search checks its clock between simulations; the slack absorbs one slow simulation and timer noise).
+BUDGET_MARGIN = 1.5
+BUDGET_SLACK = 0.05
+#: The rated agent's CPU budget per move when the command line gives none.
+DEFAULT_BUDGET = 1.0
+#: The anchors of the rating scale: the rung and the rating it is given.
+ANCHORS = {"random": 0.0, "heuristic": 1000.0}
+
+
+def deal_seeds(deal_set: str, count: int, first: int = 0) -> list[int]:
+    """Seeds ``first .. first + count - 1`` of a deal set (the deal numbers are positions in the set)."""
+    if deal_set not in DEAL_SETS:
+        raise ValueError(f"deal set must be one of {list(DEAL_SETS)}, got {shown(deal_set)}")
+    start, size = DEAL_SETS[deal_set]
+    if not is_int(count) or count < 1 or not is_int(first) or first < 0 or first + count > size:
+        raise ValueError(f"deals {shown(first)}..+{shown(count)} are not within the {deal_set} set of {size}")
+    return [start + first + i for i in range(count)]
+
+
+def deal_set_of(seed: int) -> str | None:
+    """The set a seed belongs to, or None for a seed in neither."""
+    for name, (start, size) in DEAL_SETS.items():
+        if start <= seed < start + size:
+            return name
+    return None
+
+
+def protocol_seatings(num_players: int) -> list[tuple[int, ...]]:
+    """Every rotation of the seats: ``seating[seat]`` = index of the table's agent there."""
+    return seatings(num_players, "rotations")
+
+
+@dataclass(frozen=True)
+class Rung:
+    """A reference agent: its label in records and reports, its ``make_agent`` name and options."""
+
+    label: str
+    name: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def applies(self, game: Game) -> bool:
+        """Whether the rung exists for this configuration: ``trained`` only where a model is shipped,
+        ``best`` only where it differs from plain ISMCTS (a guided search)."""
+        if self.name == "trained":
+            from agents.network import shipped_model_path
+
+            try:
+                shipped_model_path(game)
+            except ValueError:
+                return False
+            return True
+        if self.name == "best":
+            from agents.best import described_guide
+            from agents.guidance import search_model_path
+
+            return (search_model_path(game) or described_guide(game)) is not None
+        return True
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """The rungs and the number of test deals of one form of the benchmark (``full`` or ``quick``)."""
+
+    name: str
+    deals: int
+    rungs: tuple[Rung, ...] = field(default_factory=tuple)
+
+    def for_game(self, game: Game) -> list[Rung]:
+        return [rung for rung in self.rungs if rung.applies(game)]
+
+
+def _ladder(name: str, deals: int, low: int, high: int) -> Ladder:
+    rungs = (
+        Rung("random", "random"),
+        Rung("heuristic", "heuristic"),
+        Rung(f"ismcts-{low}", "ismcts", (("iterations", low),)),
+        Rung(f"ismcts-{high}", "ismcts", (("iterations", high),)),
+        Rung("trained", "trained"),
+        Rung(f"best-{high}", "best", (("iterations", high),)),
+    )
+    return Ladder(name, deals, rungs)
+
+
+LADDERS = {"full": _ladder("full", 100, 100, 1000), "quick": _ladder("quick", 8, 20, 50)}
+
+
+def reference_tables(rungs: list[Rung]) -> list[tuple[Rung, Rung]]:
+    """The (hero, opponent) tables that place the rungs on the scale: the heuristic against random
+    (the anchors), every stronger rung against the heuristic, and each against the rung below it."""
+    by_label = {rung.label: rung for rung in rungs}
+    heuristic, random = by_label["heuristic"], by_label["random"]
+    tables = [(heuristic, random)]
+    above = [rung for rung in rungs if rung.label not in ANCHORS]
+    for i, rung in enumerate(above):
+        tables.append((rung, heuristic))
+        if i > 0:
+            tables.append((rung, above[i - 1]))
+    return tables
+
+
+def configurations(games: list[str] | None = None) -> list[tuple[str, dict]]:
+    """Every configuration (game, config) of the protocol: each game's default and one per other
+    player count and variant (``GameDescription.configurations``)."""
+    return [(name, config) for name in games or envs.GAMES for config in envs.describe(name).configurations()]
+
+
+def config_label(game: str, config: dict) -> str:
+    """``samurai 2p``, ``wapi 4p shared``: the configuration's name in reports."""
+    return envs.describe(game).label(config)
+
+
+def parse_config_label(text: str) -> tuple[str, dict]:
+    """The configuration a label names (``"wapi 3p"``, ``"samurai"`` for its default); ValueError listing them."""
+    known = {config_label(g, c): (g, c) for g, c in configurations()}
+    known.update({g: (g, {}) for g in envs.GAMES})
+    if text not in known:
+        raise ValueError(f"--configs: unknown configuration {shown(text)}; known: {sorted(known)}")
+    return known[text]
+
+
+def table_size(game: str, config: dict) -> int:
+    return make_game(game, **config).num_players

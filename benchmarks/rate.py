@@ -1,0 +1,183 @@
+"""Rate any agent on the protocol's scale: ``python -m benchmarks.rate AGENT --game G [options]``.
+
+    python -m benchmarks.rate heuristic --game wapi --num-players 2 --quick
+    python -m benchmarks.rate examples/my_agent.py:MyAgent --game samurai --quick
+    python -m benchmarks.rate mypackage.agents:Clever --game wakanda --option depth=3 --budget 0.5
+    python -m benchmarks.rate ppo:runs/x/model.zip --game samurai
+
+AGENT is a built-in name (random, heuristic, ismcts, trained, best), ``ppo:PATH``,
+``rllib:PATH``, or a class implementing the agent protocol, ``module:Class`` or
+``path/to/file.py:Class`` (built as ``Class(game=..., seed=..., **options)``).
+It plays the reference ladder of ``drawluck-bench v1`` (``docs/benchmark.md``:
+random, the heuristic, ISMCTS at two budgets, the shipped model and ``best``
+where they exist) on the test deals, each deal in every rotation of the seats,
+and prints its rating (random 0, heuristic 1,000) with a 95% interval
+clustered by deal, and its win share against each rung.
+
+The ladder's own games (which place the rungs on the scale) are taken from
+the committed leaderboard records where they were played with the same
+agents on the same deals (``--reference``), and played otherwise. Every game
+goes into a record (``--record``, by default under ``runs/bench/``); the
+printed report is made from that record, and ``python -m benchmarks.report``
+makes it again. An agent that raises, returns an illegal action or thinks
+longer than its ``--budget`` allows on a move is stopped, with a report naming
+the configuration, seat, deal and move (exit status 1); the first deal is
+played alone first, so that an agent broken from the start stops at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import hashlib
+import re
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from agents import make_agent, parse_agent_options
+from agents.games import GAME_NAMES, add_game_options, game_config, make_game
+from benchmarks import arena, backends, records, report, user_agents
+from benchmarks import rating as rating_module
+from benchmarks.matches import AgentSpec
+from benchmarks.protocol import DEFAULT_BUDGET, LADDERS, PROTOCOL, config_label, reference_tables
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The committed leaderboard records, whose ladder games ``rate`` reuses by default.
+LEADERBOARD_RECORDS = ROOT / "benchmarks" / "records" / "leaderboard"
+
+
+def rated_spec(name: str, options: dict, label: str | None) -> AgentSpec:
+    """The rated agent's spec; its default label is ``rated:`` and the agent's short name (never a rung's)."""
+    if label is None:
+        short = name.rpartition(":")[2] if user_agents.is_user_agent(name) else name
+        short = Path(short).stem if name.startswith(("ppo:", "rllib:")) else short
+        label = f"rated:{short}"
+    return AgentSpec(label, name, tuple(sorted(options.items())))
+
+
+def check_agent(spec: AgentSpec, game) -> None:
+    """Build the agent once here, so that a bad name, file or option fails before anything is played."""
+    options = dict(spec.options)
+    if user_agents.is_user_agent(spec.name):
+        user_agents.build(spec.name, game, 0, options)
+    else:
+        shared = spec.name == "trained" or spec.name.startswith(("ppo:", "rllib:"))  # built without a seed
+        make_agent(spec.name, game, **({} if shared else {"seed": 0}), **options)
+
+
+def agent_entry(spec: AgentSpec) -> dict:
+    """An agent as a run header holds it; a user's file also by its SHA-256, so a record says which code played."""
+    entry = {"name": spec.name, "options": dict(spec.options)}
+    where = spec.name.rpartition(":")[0]
+    if user_agents.is_user_agent(spec.name) and where.endswith(".py"):
+        entry["sha256"] = hashlib.sha256(Path(where).read_bytes()).hexdigest()
+    return entry
+
+
+def default_record(label: str, game_label: str) -> Path:
+    return records.run_file(re.sub(r"[^A-Za-z0-9._-]+", "_", f"rate-{label}-{game_label}"), ".jsonl.gz")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.rate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("agent", metavar="AGENT", help=user_agents.describe_names())
+    parser.add_argument("--game", required=True, choices=GAME_NAMES, help="the game")
+    parser.add_argument("--option", nargs="+", default=[], metavar="KEY=VALUE", help="the agent's options")
+    parser.add_argument("--label", help="the agent's name in the record and report (default rated:NAME)")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=DEFAULT_BUDGET,
+        help=f"CPU seconds a move the agent may think (default {DEFAULT_BUDGET}; see docs/benchmark.md for the margin)",
+    )
+    parser.add_argument("--quick", action="store_true", help="the quick ladder: fewer deals, cheaper rungs")
+    parser.add_argument("--deals", type=int, help="test deals per table (default: the ladder's)")
+    parser.add_argument(
+        "--reference",
+        nargs="*",
+        metavar="RECORD",
+        help=f"records whose ladder games to reuse (default the committed {LEADERBOARD_RECORDS.relative_to(ROOT)}/*; "
+        "none given: play them all)",
+    )
+    parser.add_argument("--record", type=Path, help="the record to write (default runs/bench/rate-...jsonl.gz)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    backends.add_arguments(parser)
+    add_game_options(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config = game_config(args.game, args)
+        game = make_game(args.game, **config)
+        ladder = LADDERS["quick" if args.quick else "full"]
+        deals = ladder.deals if args.deals is None else args.deals
+        if deals < 2:
+            raise ValueError(f"--deals must be at least 2 (an interval needs two deals), got {deals}")
+        if not args.budget > 0:
+            raise ValueError(f"--budget must be a positive number of CPU seconds, got {args.budget}")
+        spec = rated_spec(args.agent, parse_agent_options(args.option, "--option"), args.label)
+        rungs = ladder.for_game(game)
+        if spec.label in {rung.label for ladder_ in LADDERS.values() for rung in ladder_.rungs}:
+            raise ValueError(f"--label {spec.label!r} is a rung's label; choose another")
+        try:
+            check_agent(spec, game)
+        except ValueError:
+            raise
+        except Exception as error:  # a user's class whose construction fails: say so, without a traceback
+            raise ValueError(f"{args.agent} cannot be built: {type(error).__name__}: {error}") from error
+        if args.record is not None and args.record.exists():
+            raise ValueError(f"--record {args.record} exists; records are not overwritten")
+        backend = backends.from_args(args)
+        paths = sorted(glob.glob(str(LEADERBOARD_RECORDS / "*.jsonl*"))) if args.reference is None else args.reference
+        reuse = records.read(paths) if paths else None
+    except (ValueError, OSError, ImportError) as error:
+        parser.error(str(error))
+    specs = {rung.label: AgentSpec(rung.label, rung.name, rung.options) for rung in rungs}
+    tables = [(spec, specs[rung.label]) for rung in rungs]
+    tables += [(specs[hero.label], specs[opponent.label]) for hero, opponent in reference_tables(rungs)]
+    agents = {s.label: agent_entry(s) for s in [spec, *specs.values()]}
+    run = records.new_run(["python", "-m", "benchmarks.rate", *argv], agents)
+    tasks = arena.plan(args.game, config, tables, "test", deals, budgets=[(spec.label, args.budget)])
+    where = config_label(args.game, config)
+    start = time.perf_counter()
+    with backend:
+        print(f"{PROTOCOL}: {spec.label} on {where}, {len(tables)} tables x {deals} test deals", file=sys.stderr)
+        # the first deal against the first rung here first: an agent that breaks the protocol is stopped at once
+        record = arena.play(tasks[:1], run, progress=False)
+        if not record.failures:
+            rest = arena.play(tasks[1:], run, backend, progress=not args.no_progress, reuse=reuse)
+            record.games += rest.games
+            record.failures += rest.failures
+            record.runs += rest.runs[1:]
+    path = records.write(record, args.record or default_record(spec.label, where))
+    elapsed = time.perf_counter() - start
+    if record.failures:
+        print(f"{spec.label} was stopped: it broke the protocol ({len(record.failures)} game(s)):")
+        print("\n".join(report.failure_lines(record.failures)))
+        print(f"record: {path}", file=sys.stderr)
+        return 1
+    print(report.markdown(record, f"{spec.label} on {where} ({PROTOCOL}, {ladder.name} ladder)"))
+    rating = next(r for r in rating_module.anchored_ratings(record.games) if r.name == spec.label)
+    print(
+        f"{spec.label}: {rating.value:,.0f} [{rating.low:,.0f}, {rating.high:,.0f}] on {where} "
+        "(random 0, heuristic 1,000)"
+    )
+    played = sum(1 for g in record.games if g["run"] == run["run"])
+    print(
+        f"{played} games played, {len(record.games) - played} reused, in {elapsed:.0f} s; record: {path}\n"
+        f"the report again: python -m benchmarks.report {shlex.quote(str(path))} --out FILE",
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

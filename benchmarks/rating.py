@@ -1,0 +1,162 @@
+"""Anchored ratings with intervals clustered by deal, from record games (the protocol's scoring).
+
+- **Model.** Every game is decomposed into its pairs of seats held by different
+  agents (who finished ahead; a tie is half), and a Bradley–Terry model is
+  fitted to those pairwise results (:func:`benchmarks.ratings.bradley_terry`).
+  For two players that is plain Bradley–Terry. For more it is the pairwise
+  decomposition of Plackett–Luce: under Plackett–Luce the chance that ``i``
+  finishes ahead of ``j`` is exactly Bradley–Terry's ``w_i / (w_i + w_j)``, so
+  the pairwise fit estimates the same strengths, in batch and independent of
+  the order of the games (openskill's online updates are neither). The pairs
+  of one game are not independent; the intervals below account for that.
+- **Scale.** Log-strengths are mapped linearly so that ``random`` is 0 and
+  ``heuristic`` 1000 (:data:`benchmarks.protocol.ANCHORS`): a rating is the
+  fraction of the heuristic's lead over random, in thousandths; differences
+  are Elo-like (log-odds), the unit set by the anchors, so one scale serves
+  every configuration.
+- **Intervals.** 95% percentile bootstrap over deals: every replicate draws
+  the deals with replacement and refits everything, anchors included. All the
+  games of a deal (every rotation, every table) move together, so their
+  correlation (the same luck) widens the interval as it should; resampling
+  games instead (``cluster="game"``) gives the naive interval.
+
+Win shares (a k-way shared win counts 1/k) have the cluster-robust interval of
+a mean: the mean over deals of each deal's share, ± 1.96 standard errors of those deal means.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmarks.protocol import ANCHORS
+from benchmarks.ratings import ELO, Z95, ahead, bradley_terry, finishing_ranks
+
+#: Bootstrap replicates, and the generator seed that makes a report reproduce byte for byte.
+REPLICATES = 400
+BOOTSTRAP_SEED = 20261203
+#: Virtual drawn games added to every pair that met, so that an agent that always wins has a finite rating.
+PRIOR_DRAWS = 1.0
+
+
+@dataclass(frozen=True)
+class AnchoredRating:
+    """A rating on the anchored scale with its 95% interval; ``games`` the games the agent played."""
+
+    name: str
+    value: float
+    low: float
+    high: float
+    games: int
+
+
+def deal_of(game: dict) -> str:
+    """The cluster a game belongs to: its configuration and deal seed."""
+    return f"{game['game']} {json.dumps(game['config'], sort_keys=True)} {game['seed']}"
+
+
+def cluster_wins(games: Sequence[dict], names: Sequence[str], cluster: str = "deal") -> np.ndarray:
+    """``wins[c, i, j]``: in cluster ``c`` (a deal, or a single game), the pairs where ``i`` finished ahead of
+    ``j`` (ties half), over every pair of seats held by different agents."""
+    if cluster not in ("deal", "game"):
+        raise ValueError(f"cluster must be 'deal' or 'game', got {cluster!r}")
+    index = {name: i for i, name in enumerate(names)}
+    rows: dict[str, np.ndarray] = {}
+    seen: dict[str, int] = defaultdict(int)
+    for game in games:
+        key = deal_of(game)
+        if cluster == "game":  # each game its own cluster (identical lines in any order stay apart)
+            key = json.dumps(game, sort_keys=True)
+            seen[key] += 1
+            key += f" #{seen[key]}"
+        wins = rows.setdefault(key, np.zeros((len(names), len(names))))
+        ranks = finishing_ranks(game["scores"], game["winners"])
+        seats = game["seats"]
+        for a in range(len(seats)):
+            for b in range(len(seats)):
+                if seats[a] != seats[b]:
+                    wins[index[seats[a]], index[seats[b]]] += ahead(ranks, a, b)
+    return np.array([rows[key] for key in sorted(rows)])  # a canonical order: the same games, the same draws
+
+
+def _strengths(names: Sequence[str], wins: np.ndarray) -> np.ndarray:
+    return np.array([r.value for r in bradley_terry(names, wins, prior_draws=PRIOR_DRAWS)]) / ELO
+
+
+def anchor(names: Sequence[str], theta: np.ndarray) -> np.ndarray:
+    """Log-strengths on the anchored scale (NaN everywhere when the anchors are not in order)."""
+    (low_name, low_value), (high_name, high_value) = sorted(ANCHORS.items(), key=lambda kv: kv[1])
+    low, high = theta[list(names).index(low_name)], theta[list(names).index(high_name)]
+    if not high > low:
+        return np.full(len(names), np.nan)
+    out = low_value + (theta - low) * (high_value - low_value) / (high - low)
+    for name, value in ANCHORS.items():  # exactly, not to rounding
+        out[list(names).index(name)] = value
+    return out
+
+
+def anchored_ratings(
+    games: Sequence[dict], cluster: str = "deal", replicates: int = REPLICATES, seed: int = BOOTSTRAP_SEED
+) -> list[AnchoredRating]:
+    """Every agent of ``games`` (which must include both anchors) on the anchored scale, best first.
+
+    An interval is infinite when more than 2.5% of the replicates cannot place the anchors
+    (the heuristic not ahead of random): the games then do not fix the scale."""
+    names = sorted({label for game in games for label in game["seats"]})
+    missing = [name for name in ANCHORS if name not in names]
+    if missing:
+        raise ValueError(f"the games must include the anchors {list(ANCHORS)}; missing {missing}")
+    wins = cluster_wins(games, names, cluster)
+    value = anchor(names, _strengths(names, wins.sum(axis=0)))
+    rng = np.random.default_rng(seed)
+    draws = np.empty((replicates, len(names)))
+    for r in range(replicates):
+        weights = np.bincount(rng.integers(0, len(wins), len(wins)), minlength=len(wins))
+        draws[r] = anchor(names, _strengths(names, np.tensordot(weights, wins, axes=1)))
+    placed = ~np.isnan(draws[:, 0])
+    if placed.mean() < 0.975:
+        low, high = np.full(len(names), -math.inf), np.full(len(names), math.inf)
+    else:
+        low, high = np.percentile(draws[placed], [2.5, 97.5], axis=0)
+    count = defaultdict(int)
+    for game in games:
+        for label in set(game["seats"]):
+            count[label] += 1
+    out = [AnchoredRating(n, float(v), float(lo), float(hi), count[n]) for n, v, lo, hi in zip(names, value, low, high)]
+    return sorted(out, key=lambda r: (-r.value, r.name))
+
+
+@dataclass(frozen=True)
+class Share:
+    """The hero's win share at a table (shared wins count 1/k) with its interval clustered by deal."""
+
+    hero: str
+    opponent: str
+    value: float
+    low: float
+    high: float
+    games: int
+    deals: int
+
+
+def win_shares(games: Sequence[dict]) -> list[Share]:
+    """Per table (hero, opponent): the hero's mean win share, ± 1.96 standard errors of the per-deal means."""
+    by_table: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for game in games:
+        hero, opponent = game["table"]
+        seat = game["seats"].index(hero)
+        share = 1.0 / len(game["winners"]) if seat in game["winners"] else 0.0
+        by_table[(hero, opponent)][deal_of(game)].append(share)
+    out = []
+    for (hero, opponent), deals in sorted(by_table.items()):
+        means = np.array([np.mean(v) for v in deals.values()])
+        mean = float(means.mean())
+        half = Z95 * float(means.std(ddof=1)) / math.sqrt(len(means)) if len(means) > 1 else math.inf
+        games_played = sum(len(v) for v in deals.values())
+        out.append(Share(hero, opponent, mean, max(0.0, mean - half), min(1.0, mean + half), games_played, len(means)))
+    return out

@@ -1,0 +1,210 @@
+"""Reports made from records only: ratings, win shares and move times per configuration.
+
+    python -m benchmarks.report RECORD [RECORD...] --out FILE [--title TEXT]
+
+The report is a pure function of the records (their runs, games and
+failures, in the order given): the same records give the same bytes, and no
+timing of the machine that writes the report enters it. Nothing is written
+but ``--out``. ``benchmarks.rate`` prints the same sections; the leaderboard
+page (``docs/leaderboard.md``) is this report with the leaderboard's title
+and introduction (``--leaderboard``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+import envs
+from benchmarks import records
+from benchmarks.protocol import ANCHORS, PROTOCOL, config_label, configurations
+from benchmarks.rating import AnchoredRating, anchored_ratings, win_shares
+from benchmarks.records import ROOT, Record
+
+MAX_FAILURES_LISTED = 10
+
+LEADERBOARD_INTRO = f"""The reference agents of the benchmark protocol `{PROTOCOL}` (`docs/benchmark.md`) at their
+budgets, rated on every configuration played: random is 0 and the heuristic 1,000 by definition;
+95% intervals by bootstrap over deals. Generated from the records listed below by
+`python -m benchmarks.report --leaderboard RECORD... --out docs/leaderboard.md`
+(`python -m benchmarks.leaderboard` plays them); never edited by hand. Each section says how many
+test deals were played; each agent's budget is in its "plays" column. A quick run (the quick
+ladder, 8 test deals a table) is an estimate: its intervals are wide, and rungs whose intervals
+overlap are not ordered by it."""
+
+
+def _num(x: float, digits: int = 0) -> str:
+    return ("-∞" if x < 0 else "∞") if math.isinf(x) else f"{x:,.{digits}f}"
+
+
+def _options(spec: dict) -> str:
+    options = ", ".join(f"{k}={v}" for k, v in sorted(spec["options"].items()))
+    return f"`{spec['name']}`" + (f" ({options})" if options else "")
+
+
+def _config_json(game: str, config: dict) -> str:
+    return json.dumps(json.loads(json.dumps(envs.describe(game).make(**config).config())), sort_keys=True)
+
+
+def by_configuration(games: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
+    """Games grouped by (game, configuration as JSON), in the protocol's order of configurations
+    (``benchmarks.protocol.configurations``; any other configuration after them)."""
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for game in games:
+        groups[(game["game"], json.dumps(game["config"], sort_keys=True))].append(game)
+    order = {(game, _config_json(game, config)): i for i, (game, config) in enumerate(configurations())}
+    return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order))))
+
+
+def label_of(game: str, config_json: str) -> str:
+    """The configuration's short name: the options with choices that differ from their default, and any
+    other option (Wapi's coins) only where the game would not have chosen that value itself."""
+    description = envs.describe(game)
+    config = description.make_from_json(json.loads(config_json)).config()
+    given = {o.name: config[o.name] for o in description.options if o.choices and config[o.name] != o.default}
+    for option in description.options:
+        if description.make(**given).config()[option.name] != config[option.name]:
+            given[option.name] = config[option.name]
+    return config_label(game, given)
+
+
+def cpu_per_move(games: Sequence[dict]) -> dict[str, tuple[int, float, float]]:
+    """Per agent: moves timed, mean and 99th-percentile CPU milliseconds a move."""
+    times: dict[str, list[int]] = defaultdict(list)
+    for game in games:
+        for label, cpu in zip(game["seats"], game["cpu_us"]):
+            times[label] += cpu
+    return {
+        label: (len(t), float(np.mean(t)) / 1000, float(np.percentile(t, 99)) / 1000) for label, t in times.items() if t
+    }
+
+
+def ratings_of(games: Sequence[dict]) -> list[AnchoredRating] | None:
+    """The configuration's anchored ratings, or None when the anchors did not both play."""
+    seated = {label for game in games for label in game["seats"]}
+    return anchored_ratings(games) if all(anchor in seated for anchor in ANCHORS) else None
+
+
+def _cell(r: AnchoredRating) -> str:
+    return f"{_num(r.value)} [{_num(r.low)}, {_num(r.high)}]"
+
+
+def summary_table(sections: dict[str, list[AnchoredRating] | None], order: Sequence[str]) -> list[str]:
+    """One row per configuration, one column per agent (in ``order``): the ratings at a glance."""
+    shown = [label for label in order if any(r.name == label for rs in sections.values() for r in rs or ())]
+    lines = ["| configuration | " + " | ".join(shown) + " |", "|---|" + "---:|" * len(shown)]
+    for heading, ratings in sections.items():
+        by_name = {r.name: r for r in ratings or ()}
+        lines.append(f"| {heading} | " + " | ".join(_cell(by_name[s]) if s in by_name else "" for s in shown) + " |")
+    return lines + [""]
+
+
+def configuration_section(
+    games: Sequence[dict], agents: dict[str, dict], heading: str, ratings: list[AnchoredRating] | None
+) -> list[str]:
+    """The ratings, the win shares and the move times of one configuration's games."""
+    deals = {g["seed"] for g in games}
+    sets = sorted({g["deal_set"] for g in games})
+    lines = [f"## {heading}", "", f"{len(games)} games on {len(deals)} deals of the {' and '.join(sets)} set."]
+    lines += [""]
+    if ratings is not None:
+        lines += ["| agent | plays | rating | 95% interval | games |", "|---|---|---:|---|---:|"]
+        for r in ratings:
+            interval = f"[{_num(r.low)}, {_num(r.high)}]"
+            lines.append(f"| {r.name} | {_options(agents[r.name])} | {_num(r.value)} | {interval} | {r.games} |")
+    else:
+        lines.append(f"(no rating: the anchors {list(ANCHORS)} did not both play)")
+    n = len(games[0]["seats"])
+    lines += ["", f"Win share of the hero at its table (shared wins count 1/k; an even share is {1 / n:.3f}):", ""]
+    lines += ["| hero | opponents | win share | 95% interval | games | deals |", "|---|---|---:|---|---:|---:|"]
+    for s in win_shares(games):
+        lines.append(
+            f"| {s.hero} | {s.opponent} | {s.value:.3f} | [{s.low:.3f}, {s.high:.3f}] | {s.games} | {s.deals} |"
+        )
+    lines += ["", "CPU time a move (milliseconds, as recorded on the machine that played):", ""]
+    lines += ["| agent | moves | mean | 99th percentile |", "|---|---:|---:|---:|"]
+    for label, (moves, mean, p99) in sorted(cpu_per_move(games).items()):
+        lines.append(f"| {label} | {moves} | {mean:.2f} | {p99:.2f} |")
+    return lines + [""]
+
+
+def failure_lines(failures: Sequence[dict]) -> list[str]:
+    """One line per game stopped because an agent broke the protocol."""
+    out = []
+    for f in failures[:MAX_FAILURES_LISTED]:
+        where = label_of(f["game"], json.dumps(f["config"], sort_keys=True))
+        out.append(
+            f"- {f['agent']} broke the protocol in {where}, seat {f['seat']}, {f['deal_set']} deal {f['deal']} "
+            f"(seed {f['seed']}), rotation {f['seating']}: {f['message']}"
+        )
+    if len(failures) > MAX_FAILURES_LISTED:
+        out.append(f"- ... and {len(failures) - MAX_FAILURES_LISTED} more")
+    return out
+
+
+def shown_path(path: str | Path) -> str:
+    """A record's path as a report shows it: relative to the repository when inside it."""
+    path = Path(path).resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def markdown(record: Record, title: str, intro: str = "", sources: Sequence[str | Path] = ()) -> str:
+    """The report of a record (see the module docstring); ``sources``: the record files, to name them."""
+    agents = record.agents()
+    lines = [f"# {title}", ""] + ([intro, ""] if intro else [])
+    if sources:
+        lines += ["Records: " + ", ".join(f"`{shown_path(p)}`" for p in sources) + ".", ""]
+    lines += ["## Runs", ""]
+    for run in record.runs:
+        count = sum(1 for g in record.games if g["run"] == run["run"])
+        lines.append(f"- `{run['command']}` ({run['protocol']}, {run['version']}, {run['started']}): {count} games")
+    if record.failures:
+        lines += ["", "## Protocol violations", ""] + failure_lines(record.failures)
+    lines.append("")
+    groups = {label_of(game, config): games for (game, config), games in by_configuration(record.games).items()}
+    ratings = {heading: ratings_of(games) for heading, games in groups.items()}
+    if len(groups) > 1:
+        lines += [
+            "## Ratings at a glance",
+            "",
+            "Rating [95% interval] by configuration (random 0, heuristic 1,000).",
+            "",
+        ]
+        lines += summary_table(ratings, list(agents))
+    for heading, games in groups.items():
+        lines += configuration_section(games, agents, heading, ratings[heading])
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("records", nargs="+", metavar="RECORD", help="record files (.jsonl or .jsonl.gz), pooled")
+    parser.add_argument("--out", required=True, type=Path, help="the markdown file to write")
+    parser.add_argument("--title", default="Benchmark report", help="the report's title")
+    parser.add_argument("--leaderboard", action="store_true", help="the leaderboard page's title and introduction")
+    args = parser.parse_args(argv)
+    try:
+        record = records.read(args.records)
+    except (OSError, ValueError) as error:
+        parser.error(str(error))
+    if args.leaderboard:
+        text = markdown(record, "Leaderboard", LEADERBOARD_INTRO, args.records)
+    else:
+        text = markdown(record, args.title, sources=args.records)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(f"wrote {args.out} from {len(record.games)} games")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""``python -m benchmarks.leaderboard`` (benchmarks/leaderboard.py): the reference ladder played into one
+record per configuration, the page made from the records, and records never replaced."""
+
+import pytest
+
+from benchmarks import leaderboard, records, report
+from benchmarks.protocol import parse_config_label
+
+
+def test_the_leaderboard_plays_the_ladder_into_records_and_makes_its_page_from_them(tmp_path, capsys):
+    folder, page = tmp_path / "records", tmp_path / "page.md"
+    argv = ["--quick", "--configs", "wapi 2p", "--deals", "2", "--records", str(folder), "--out", str(page)]
+    assert leaderboard.main([*argv, "--no-progress", "--processes", "1"]) == 0
+    (path,) = folder.glob("*.jsonl.gz")
+    assert path.name == "wapi_2p_quick.jsonl.gz"
+    record = records.read([path])
+    tables = {tuple(g["table"]) for g in record.games}
+    assert tables == {
+        ("heuristic", "random"),
+        ("ismcts-20", "heuristic"),
+        ("ismcts-50", "heuristic"),
+        ("ismcts-50", "ismcts-20"),
+    }
+    assert len(record.games) == len(tables) * 2 * 2 and {g["deal"] for g in record.games} == {0, 1}
+    assert page.read_text() == report.markdown(record, "Leaderboard", report.LEADERBOARD_INTRO, [path])
+    assert "--configs 'wapi 2p' --deals 2" in page.read_text()
+    with pytest.raises(SystemExit):  # the same folder again: the record would be replaced
+        leaderboard.main([*argv, "--no-progress"])
+    assert "never replaced" in capsys.readouterr().err
+
+
+def test_configurations_are_named_by_their_labels():
+    assert parse_config_label("wapi 3p") == ("wapi", {"num_players": 3})
+    assert parse_config_label("samurai") == ("samurai", {})
+    with pytest.raises(ValueError, match="unknown configuration 'wapi 9p'"):
+        parse_config_label("wapi 9p")
+
+
+def test_the_ladder_plays_the_same_games_on_the_ray_backend():
+    from benchmarks import arena, records
+    from benchmarks.backends import RayBackend
+    from benchmarks.matches import AgentSpec
+
+    tables = [(AgentSpec("heuristic", "heuristic"), AgentSpec("random", "random"))]
+    tasks = arena.plan("wakanda", {}, tables, "test", 3)
+    run = records.new_run(["test"], {"heuristic": {"name": "heuristic", "options": {}}})
+    with RayBackend(None, 1) as backend:
+        on_ray = arena.play(tasks, run, backend, progress=False)
+        assert "ray backend" in backend.describe()
+    local = arena.play(tasks, run, progress=False)
+
+    def games(record):
+        return [{k: v for k, v in g.items() if k != "cpu_us"} for g in record.games]
+
+    assert games(on_ray) == games(local) and len(local.games) == 6

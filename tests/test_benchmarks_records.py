@@ -1,0 +1,130 @@
+"""The protocol's deal sets and the records (benchmarks/protocol.py, records.py, arena.py, report.py):
+disjoint deal sets, records that round-trip, pooling that refuses what cannot be pooled, and reports
+that are a pure function of the records."""
+
+import glob
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import arena, records, report
+from benchmarks.matches import AgentSpec, deal_seed
+from benchmarks.protocol import DEAL_SETS, LADDERS, deal_seeds, deal_set_of, reference_tables
+from benchmarks.records import Record
+
+ROOT = Path(__file__).resolve().parent.parent
+LEADERBOARD = sorted(glob.glob(str(ROOT / "benchmarks" / "records" / "leaderboard" / "*.jsonl.gz")))
+
+
+def test_tuning_and_test_deal_sets_never_overlap():
+    (a, n), (b, m) = DEAL_SETS["tuning"], DEAL_SETS["test"]
+    assert a + n <= b or b + m <= a
+    tuning, test = set(deal_seeds("tuning", 1000)), set(deal_seeds("test", 1000))
+    assert not tuning & test and len(test) == 1000
+    assert deal_set_of(deal_seeds("test", 1, m - 1)[0]) == "test" and deal_set_of(b + m) is None
+    with pytest.raises(ValueError, match="not within the test set"):
+        deal_seeds("test", 2, m - 1)
+    with pytest.raises(ValueError, match="deal set must be one of"):
+        deal_seeds("fresh", 1)
+
+
+def test_every_seed_the_older_benchmarks_drew_is_a_tuning_deal():
+    # matches.deal_seed draws 32-bit seeds: no earlier run can have touched the test set
+    for run in range(5):
+        for deal in range(200):
+            assert deal_set_of(deal_seed(run, deal)) == "tuning"
+
+
+def test_the_ladder_places_every_rung_relative_to_the_anchors():
+    rungs = list(LADDERS["full"].rungs)
+    tables = [(hero.label, opponent.label) for hero, opponent in reference_tables(rungs)]
+    assert tables[0] == ("heuristic", "random")
+    assert all((rung.label, "heuristic") in tables for rung in rungs[2:])
+
+
+def tiny_record() -> Record:
+    """Random against the heuristic on three test deals of two-player Wapi (real games, a blink)."""
+    random, heuristic = AgentSpec("random", "random"), AgentSpec("heuristic", "heuristic")
+    agents = {"random": {"name": "random", "options": {}}, "heuristic": {"name": "heuristic", "options": {}}}
+    run = records.new_run(["python", "-m", "test"], agents)
+    tasks = arena.plan("wapi", {"num_players": 2}, [(heuristic, random)], "test", 3)
+    return arena.play(tasks, run, progress=False)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+def test_a_record_round_trips_and_is_never_overwritten(tmp_path, suffix):
+    record = tiny_record()
+    assert len(record.games) == 6 and not record.failures  # 3 deals x 2 rotations
+    game = record.games[0]
+    assert game["seed"] == deal_seeds("test", 1)[0] and game["deal_set"] == "test"
+    assert game["config"]["num_players"] == 2 and len(game["cpu_us"]) == 2
+    assert all(isinstance(t, int) and t >= 0 for seat in game["cpu_us"] for t in seat)
+    assert sum(len(seat) for seat in game["cpu_us"]) == game["moves"]
+    path = records.write(record, tmp_path / f"r{suffix}")
+    again = records.read([path])
+    assert list(again.lines()) == json.loads(json.dumps(list(record.lines())))
+    with pytest.raises(ValueError, match="not overwritten"):
+        records.write(record, path)
+    if suffix == ".jsonl.gz":  # the same record, the same bytes
+        assert records.write(again, tmp_path / "s.jsonl.gz").read_bytes() == path.read_bytes()
+
+
+def test_pooling_refuses_a_game_played_twice_and_a_label_meaning_two_agents(tmp_path):
+    record = tiny_record()
+    a = records.write(record, tmp_path / "a.jsonl")
+    with pytest.raises(ValueError, match="played twice"):
+        records.read([a, a])
+    other = tiny_record()
+    other.runs[0]["agents"]["heuristic"] = {"name": "ismcts", "options": {}}
+    for line in other.games:
+        line["seed"] += 100
+    b = records.write(other, tmp_path / "b.jsonl")
+    with pytest.raises(ValueError, match="'heuristic' means"):
+        records.read([a, b])
+    other.runs[0]["agents"]["heuristic"] = record.runs[0]["agents"]["heuristic"]
+    other.runs[0]["protocol"] = "drawluck-bench v2"
+    c = records.write(other, tmp_path / "c.jsonl")
+    with pytest.raises(ValueError, match="different protocols"):
+        records.read([a, c])
+
+
+def test_pool_command_concatenates_runs(tmp_path):
+    first, second = tiny_record(), tiny_record()
+    for line in second.games:
+        line["seed"] += 7  # another deal
+    second.runs[0]["run"] = "other"
+    for line in second.games:
+        line["run"] = "other"
+    paths = [records.write(first, tmp_path / "1.jsonl"), records.write(second, tmp_path / "2.jsonl.gz")]
+    assert records.main(["pool", *map(str, paths), "--out", str(tmp_path / "pooled.jsonl.gz")]) == 0
+    pooled = records.read([tmp_path / "pooled.jsonl.gz"])
+    assert len(pooled.runs) == 2 and len(pooled.games) == 12
+
+
+def test_a_report_is_made_from_the_record_alone_byte_for_byte(tmp_path):
+    path = records.write(tiny_record(), tmp_path / "r.jsonl.gz")
+    outs = [tmp_path / "one.md", tmp_path / "two.md"]
+    for out in outs:
+        assert report.main([str(path), "--out", str(out)]) == 0
+    assert outs[0].read_bytes() == outs[1].read_bytes()
+    text = outs[0].read_text()
+    assert "## wapi 2p" in text and "| heuristic | `heuristic` | 1,000 | [1,000, 1,000] | 6 |" in text
+
+
+def test_the_committed_leaderboard_page_is_generated_from_the_committed_records():
+    assert LEADERBOARD, "the leaderboard's records are committed under benchmarks/records/leaderboard"
+    text = report.markdown(records.read(LEADERBOARD), "Leaderboard", report.LEADERBOARD_INTRO, LEADERBOARD)
+    assert (ROOT / "docs" / "leaderboard.md").read_text() == text
+
+
+def test_the_strength_benchmark_writes_no_committed_file_by_default(tmp_path, monkeypatch):
+    from benchmarks import strength
+
+    curated = ROOT / "benchmarks" / "results" / "strength.md"
+    before = curated.read_bytes()
+    monkeypatch.setattr(records, "ROOT", tmp_path)  # where the run's default output goes
+    strength.main(["--only", "wakanda-heuristic-random", "--games", "2", "--processes", "1"])
+    assert curated.read_bytes() == before
+    (written,) = (tmp_path / "runs" / "bench").glob("strength-*.md")
+    assert "wakanda-heuristic-random" in written.read_text()
