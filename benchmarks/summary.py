@@ -207,8 +207,9 @@ def render(found: list[Figure], root: Path = ROOT) -> str:
 
 
 def summary_values(text: str) -> dict[str, str]:
-    """KEY -> value of a SUMMARY.md's figure rows."""
-    return {m.group(1): m.group(2) for m in re.finditer(r"^\| `([a-z0-9_]+)` \| .*? \| ([^|]+) \| `", text, re.M)}
+    """KEY -> value of a SUMMARY.md's figure tables."""
+    rows = (row for table in tables(text) if table.header[:3] == ["key", "figure", "value"] for row in table.rows)
+    return {row[0].strip("`"): row[2] for row in rows}
 
 
 def fill_readme(readme: str, values: dict[str, str]) -> str:

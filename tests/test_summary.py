@@ -153,3 +153,7 @@ def test_filling_the_readme_replaces_only_marked_values_and_refuses_unknown_keys
     assert summary.fill_readme(readme, {"x": "2.0%"}) == "a <!-- figure: x -->2.0%<!-- /figure --> b 1.0%"
     with pytest.raises(KeyError, match="'y'"):
         summary.fill_readme("<!-- figure: y -->1<!-- /figure -->", {"x": "2"})
+
+
+def test_the_check_command_finds_summary_and_readme_up_to_date():
+    assert summary.main(["--check"]) == 0
