@@ -268,7 +268,9 @@ def test_a_failed_check_stops_the_local_ray_it_started(monkeypatch):
         with ray_session(num_cpus=1):
             pass
     assert not ray.is_initialized()
-    started = set(temp_dir.glob("session_2*")) - sessions_before
+    # the sessions this process started (a session's name ends with its driver's pid): under pytest-xdist the
+    # other workers start theirs in the same directory
+    started = {p for p in set(temp_dir.glob("session_2*")) - sessions_before if p.name.endswith(f"_{os.getpid()}")}
     assert len(started) == 1, "a local Ray was started for the session"
     assert our_ray_processes(str(started.pop())) == [], "and nothing of it is left running"
 

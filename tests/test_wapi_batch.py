@@ -248,6 +248,7 @@ def test_batch_rollouts_are_the_wapi_default_and_refused_where_they_cannot_apply
             ISMCTSAgent(wapi, batch_rollouts=bad)
 
 
+@pytest.mark.alone  # it asserts CPU time
 def test_a_batch_search_on_a_time_budget_sizes_its_batches_to_the_time_left():
     """On a CPU-time budget the batches are sized from the last one's pace: the search runs more
     than its first small batch, and stops near its budget (loosely: the budget is CPU time)."""
