@@ -110,6 +110,8 @@ class LockstepGames:
         learner's next move. Returns, per slot, the outcome of a game that ended (the slot then
         holds a new game, or None when the dealer left it idle), else None."""
         actions = np.asarray(actions)
+        if actions.shape != (self.num_slots,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_slots} ints, got {actions.dtype} of shape {actions.shape}")
         active = ~self.idle
         in_range = (actions >= 0) & (actions < self.game.num_actions)
         legal = in_range & self.masks[np.arange(self.num_slots), np.where(in_range, actions, 0)]
