@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agents.training.members import Turn
+from agents.training.members import Turn, observe_rows
 from envs.core.batch import NO_PLAYER
 from envs.core.engine import Game
 from envs.core.vector import waiting_engine
@@ -185,8 +185,8 @@ class LockstepGames:
         if not ended.size:
             return
         rewards, winners = self.batch.rewards(self.reward), self.batch.winners()
-        seen = self.batch.observe(self.seats)
-        for slot in ended.tolist():
+        seen = observe_rows(self.batch, ended, self.seats)
+        for k, slot in enumerate(ended.tolist()):
             seat, won = int(self.seats[slot]), winners[slot]
             outcomes[slot] = {
                 "reward": float(rewards[slot, seat]),
@@ -194,7 +194,7 @@ class LockstepGames:
                 "win_points": 1.0 / int(won.sum()) if won[seat] else 0.0,
                 "member": int(self.member[slot]),
                 "seat": seat,
-                "terminal_observation": seen[slot].copy(),
+                "terminal_observation": seen[k],
             }
 
     def _write_views(self) -> None:

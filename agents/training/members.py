@@ -66,32 +66,52 @@ def slot_rng(seed: int, slot: int) -> np.random.Generator:
 
 
 class Turn:
-    """The batch at one round of opponents' moves: what the players to act see and may do, computed once
-    for all the members that ask (several networks read the same observations)."""
+    """The batch at one round of opponents' moves: what the players to act in some games see and may do.
+    A fast engine's arrays are computed once, for all the members that ask (several networks read the same
+    observations); a :class:`StateBatch` (whose cost is per game) is asked for the games wanted only."""
 
     def __init__(self, batch: BatchGames):
         self.batch = batch
+        self.per_game = isinstance(batch, StateBatch)
         self._observations: np.ndarray | None = None
         self._masks: np.ndarray | None = None
 
-    def observations(self) -> np.ndarray:
-        """``(N, observation_size)``: each game as its player to act sees it."""
+    def observations(self, rows: np.ndarray) -> np.ndarray:
+        """``(len(rows), observation_size)``: each of the games ``rows`` as its player to act sees it."""
+        return observe_rows(self.batch, rows) if self.per_game else self._all_observations()[rows]
+
+    def masks(self, rows: np.ndarray) -> np.ndarray:
+        """``(len(rows), num_actions)`` bool: the legal actions in each of the games ``rows``."""
+        if self.per_game:
+            return np.array([self.batch.states[r].legal_mask() for r in rows.tolist()], dtype=bool)
+        if self._masks is None:
+            self._masks = self.batch.legal_mask()
+        return self._masks[rows]
+
+    def _all_observations(self) -> np.ndarray:
         if self._observations is None:
             self._observations = self.batch.observe()
         return self._observations
 
-    def masks(self) -> np.ndarray:
-        """``(N, num_actions)`` bool: each game's legal actions."""
-        if self._masks is None:
-            self._masks = self.batch.legal_mask()
-        return self._masks
-
     def state(self, row: int) -> GameState:
         """Game ``row`` as a per-game state, for an agent's view: a :class:`StateBatch`'s own (no copy; read
         it, never apply to it), else a fresh one from the fast engine."""
-        if isinstance(self.batch, StateBatch):
+        if self.per_game:
             return self.batch.states[row]
         return self.batch.state(row)
+
+
+def observe_rows(batch: BatchGames, rows: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
+    """``batch.observe(players)[rows]`` (default: the players to act), computed for those games alone where the
+    batch is a :class:`StateBatch` (each game's observation costs a call there)."""
+    if not isinstance(batch, StateBatch):
+        return batch.observe(players)[rows]
+    if players is None:
+        players = batch.current_player
+    seen = np.empty((len(rows), batch.game.observation_size), np.float32)
+    for k, row in enumerate(rows.tolist()):
+        seen[k] = batch.observe_game(row, int(players[row]))
+    return seen
 
 
 class SlotGenerators:
@@ -117,7 +137,7 @@ class RandomMember(SlotGenerators):
         super().__init__(seed)
 
     def act(self, turn: Turn, rows: np.ndarray, slots) -> np.ndarray:
-        masks = turn.masks()[rows]
+        masks = turn.masks(rows)
         return sample_actions(masks / masks.sum(axis=1, keepdims=True), self.uniforms(slots))
 
 
@@ -175,7 +195,7 @@ class NetworkMember(SlotGenerators):
         self.deterministic = deterministic
 
     def act(self, turn: Turn, rows: np.ndarray, slots) -> np.ndarray:
-        probs = self.network.policy(turn.observations()[rows], turn.masks()[rows])
+        probs = self.network.policy(turn.observations(rows), turn.masks(rows))
         if self.deterministic:
             return probs.argmax(axis=1)
         return sample_actions(probs, self.uniforms(slots))

@@ -235,22 +235,45 @@ class StateBatch(BatchGames):
         )
 
     def legal_mask(self) -> np.ndarray:
-        return np.stack([s.legal_mask() for s in self.states]).astype(bool)
+        mask = np.zeros((self.num_games, self.game.num_actions), dtype=bool)
+        for i, state in enumerate(self.states):
+            mask[i, list(state.legal_tuple())] = True  # a list: a tuple would index several dimensions
+        return mask
 
     def observe(self, players: np.ndarray | None = None) -> np.ndarray:
         if players is None:
             players = np.maximum(self.current_player, 0)
-        return np.stack([o.observe(s, int(p)) for o, s, p in zip(self._observers, self.states, players)])
+        seen = np.empty((self.num_games, self.game.observation_size), np.float32)
+        for i, (observer, state, player) in enumerate(zip(self._observers, self.states, np.asarray(players).tolist())):
+            seen[i] = observer.observe(state, player)  # row by row: np.stack was 4x slower for Samurai's 3,807 floats
+        return seen
 
     def step(self, actions: np.ndarray) -> None:
         self.step_where(actions, np.ones(self.num_games, dtype=bool))
 
     def step_where(self, actions: np.ndarray, where: np.ndarray) -> None:
-        actions = self.check_actions(actions, where)
-        for state, observer, action, moves in zip(self.states, self._observers, actions, where):
-            if moves and state.current_player is not None:
-                state.apply(int(action))
-                observer.applied(state, int(action))
+        where = check_where(where, self.num_games)
+        moving = [i for i in np.flatnonzero(where).tolist() if self.states[i].current_player is not None]
+        self._check_some(actions, moving)
+        for i in moving:
+            action = int(actions[i])
+            self.states[i].apply(action)
+            self._observers[i].applied(self.states[i], action)
+
+    def _check_some(self, actions: np.ndarray, moving: list[int]) -> None:
+        """:meth:`check_actions` for the games ``moving`` alone (the others' masks are not built: each costs a
+        per-game call here)."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_games} ints, got {actions.dtype} of shape {actions.shape}")
+        for i in moving:
+            legal = self.states[i].legal_tuple()
+            if int(actions[i]) not in legal:
+                raise IllegalActionError(f"action {int(actions[i])} is not legal in game {i}; legal: {list(legal)}")
+
+    def observe_game(self, index: int, player: int) -> np.ndarray:
+        """Game ``index`` as ``player`` sees it (``observe``'s row, for one game: its observer alone runs)."""
+        return self._observers[index].observe(self.states[index], player)
 
     def scores(self) -> np.ndarray:
         return np.array([s.scores() for s in self.states], dtype=np.float64)
