@@ -63,3 +63,16 @@ def test_bad_deals_are_refused_by_name_and_change_nothing(name, config, cls):
     assert [batch.state(i).to_dict() for i in range(3)] == before
     batch.deal(np.array([], dtype=np.int64), np.array([], dtype=np.int64))  # nothing to deal
     assert batch.seeds.tolist() == [0, 1, 2]
+
+
+def test_a_wapi_batch_of_positions_without_placements_deals_too():
+    """A search's batch (``from_states(placements=False)``) records no placements, and a deal writes none."""
+    from envs.wapi.batch import WapiBatch
+
+    game = make("wapi", {"num_players": 3})
+    batch = WapiBatch.from_states([new_game(game, 1), new_game(game, 2)], placements=False)
+    batch.deal(np.array([1]), np.array([9]))
+    assert batch.seeds.tolist() == [-1, 9]
+    assert np.array_equal(
+        batch.observe(), np.stack([new_game(game, 1).observation(0), new_game(game, 9).observation(0)])
+    )
