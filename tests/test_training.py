@@ -13,7 +13,7 @@ from agents.training.evaluation import FixedDeals, evaluate
 from agents.training.imitation import clone, fit_advantages, generate, measure
 from agents.training.league import League
 from agents.training.lockstep import LockstepGames, RandomDealer
-from agents.training.members import NetworkMember, RandomMember, sample_actions
+from agents.training.members import HeuristicMember, NetworkMember, RandomMember, build_member, sample_actions
 from agents.training.vecenv import LockstepVecEnv, one_torch_thread
 
 
@@ -37,36 +37,103 @@ def random_actions(games: LockstepGames, rng) -> np.ndarray:
 @pytest.mark.parametrize("name", available_games())
 def test_every_slot_waits_for_the_learner_with_its_true_view(name):
     """After reset and every step, each slot is the learner's turn; its observation is what a fresh
-    observer encodes for the learner's seat (the incremental observers never go stale) and its mask
-    is the legal moves."""
+    observer encodes for the learner's seat in a fresh copy of the game, and its mask is the legal moves
+    (random and heuristic opponents, so both kinds of member move in the rounds)."""
     game = make_game(name)
-    games = lockstep(game, {0: RandomMember("random", game, 0)}, slots=4)
+    games = lockstep(game, {0: RandomMember(game, 0), 1: build_member(("agent", "heuristic"), game, 0)}, slots=4)
     games.reset()
     rng = np.random.default_rng(1)
-    for _ in range(150):
+    for _ in range(100):
         for slot in range(games.num_slots):
-            state = games.states[slot]
+            state = games.batch.state(slot)
             assert state.current_player == games.seats[slot]
-            assert np.array_equal(games.obs[slot], game.observer().observe(state, games.seats[slot]))
+            assert np.array_equal(games.obs[slot], game.observer().observe(state, int(games.seats[slot])))
             assert np.flatnonzero(games.masks[slot]).tolist() == list(state.legal_tuple())
         games.step(random_actions(games, rng))
 
 
-def test_outcomes_are_the_learners_final_rewards_and_new_games_are_dealt():
+class Recorded:
+    """A member or dealer whose every move and deal is written to a per-slot log (for a replay); a heuristic's
+    batched moves are checked against the per-game policy on a fresh copy of each game as they are made."""
+
+    def __init__(self, inner, log: dict, policy=None):
+        self.inner, self.log, self.policy = inner, log, policy
+
+    def new_game(self, slot):
+        self.inner.new_game(slot)
+
+    def act(self, turn, rows, slots):
+        moves = self.inner.act(turn, rows, slots)
+        for row, slot, move in zip(rows, slots, moves):
+            if self.policy is not None:
+                assert move == self.policy(turn.batch.state(int(row)))
+            self.log.setdefault(slot, []).append(("move", int(move)))
+        return moves
+
+    def deal(self, slot):
+        dealt = self.inner.deal(slot)
+        self.log.setdefault(slot, []).append(("deal", dealt[0]))
+        return dealt
+
+
+@pytest.mark.parametrize("name", available_games())
+def test_each_game_is_its_seeds_deal_played_with_the_members_moves(name):
+    """Differential: each game a slot plays is ``env().reset(seed)``'s deal for the seed the dealer drew;
+    replaying its moves (the learner's and the members') through the per-game engine gives the same position
+    after every step and the same final reward; the batched heuristic moves as the per-game policy."""
+    from agents.heuristic import rollout_policy_for
+    from envs.core.batch import new_game
+
+    game, log = make_game(name), {}
+    members = {
+        0: Recorded(RandomMember(game, 0), log),
+        1: Recorded(HeuristicMember(game, 0), log, rollout_policy_for(game)),
+    }
+    dealer = RandomDealer(game.num_players, 4)
+    dealer.set_probabilities([0, 1], [0.5, 0.5])
+    games = LockstepGames(game, 4, members, Recorded(dealer, log))
+    games.reset()
+    rng, replayed, ended = np.random.default_rng(3), {}, 0
+    for _ in range(60):
+        actions = random_actions(games, rng)
+        for slot in range(4):
+            log[slot].append(("move", int(actions[slot])))
+        outcomes = games.step(actions)
+        for slot in range(4):
+            state = replayed.get(slot)
+            for kind, value in log.pop(slot):
+                if kind == "deal":
+                    if state is not None and outcomes[slot] is not None:
+                        assert state.is_terminal()
+                        seat, winners = outcomes[slot]["seat"], state.winners()
+                        assert outcomes[slot]["reward"] == state.rewards("win")[seat]
+                        assert outcomes[slot]["win_points"] == (1 / len(winners) if seat in winners else 0.0)
+                        observed = game.observer().observe(state, seat)
+                        assert np.array_equal(outcomes[slot]["terminal_observation"], observed)
+                        ended += 1
+                    state = new_game(game, value)
+                else:
+                    state.apply(value)
+            replayed[slot], log[slot] = state, []
+            assert state.to_dict() == games.batch.state(slot).to_dict()
+    assert ended > 0
+
+
+def test_a_slot_reports_its_game_once_when_it_ends_and_is_dealt_a_new_seed():
+    """A step either continues a slot's game (same seed, one more learner move) or ends it: then it returns
+    the outcome and the slot holds a new deal (a new seed, no learner move yet)."""
     game = make_game("wapi", num_players=3)
-    games = lockstep(game, {0: RandomMember("random", game, 0)}, slots=5)
+    games = lockstep(game, {0: RandomMember(game, 0)}, slots=5)
     games.reset()
     rng, outcomes = np.random.default_rng(2), []
     for _ in range(300):
-        before = list(games.states)
+        seeds, moves = games.batch.seeds.copy(), games.moves.copy()
         for slot, outcome in enumerate(games.step(random_actions(games, rng))):
-            if outcome is not None:
-                finished = before[slot]
-                assert finished.is_terminal() and games.states[slot] is not finished
-                seat = outcome["seat"]
-                assert outcome["reward"] == finished.rewards("win")[seat]
-                winners = finished.winners()
-                assert outcome["win_points"] == (1 / len(winners) if seat in winners else 0.0)
+            if outcome is None:
+                assert games.batch.seeds[slot] == seeds[slot] and games.moves[slot] == moves[slot] + 1
+            else:
+                assert games.batch.seeds[slot] != seeds[slot] and games.moves[slot] == 0
+                assert outcome["moves"] == moves[slot] + 1
                 outcomes.append(outcome)
     assert len(outcomes) > 20 and {o["seat"] for o in outcomes} == {0, 1, 2}
 
@@ -75,7 +142,7 @@ def test_same_seed_same_games_and_different_seeds_different_games():
     game = make_game("wakanda")
 
     def trajectory(seed):
-        games = lockstep(game, {0: RandomMember("random", game, seed)}, slots=3, seed=seed)
+        games = lockstep(game, {0: RandomMember(game, seed)}, slots=3, seed=seed)
         games.reset()
         rng, seen = np.random.default_rng(0), []
         for _ in range(60):
@@ -89,7 +156,7 @@ def test_same_seed_same_games_and_different_seeds_different_games():
 
 def test_an_illegal_learner_action_is_refused():
     game = make_game("wakanda")
-    games = lockstep(game, {0: RandomMember("random", game, 0)}, slots=2)
+    games = lockstep(game, {0: RandomMember(game, 0)}, slots=2)
     games.reset()
     actions = random_actions(games, np.random.default_rng(0))
     actions[1] = int(np.flatnonzero(~games.masks[1])[0])

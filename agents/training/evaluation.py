@@ -1,6 +1,6 @@
 """Evaluation: a network against one opponent kind, seats swapped, fixed seeds, a 95% Wilson interval.
 
-Game ``i`` deals from seed ``seed + i // n`` with the learner in seat
+Game ``i`` is the deal of seed ``seed + i // n`` (``env().reset(seed=...)``'s) with the learner in seat
 ``i % n`` (n players), so every deal is played from every seat and the luck
 is shared out evenly; every other seat is played by the opponent. The
 learner plays its most probable legal move. A k-way shared win counts 1/k.
@@ -11,8 +11,6 @@ moves in all of them take one forward pass.
 from __future__ import annotations
 
 from typing import Any
-
-import numpy as np
 
 from agents.stats import wilson_interval
 from agents.training.lockstep import LockstepGames, play_out
@@ -32,7 +30,7 @@ class FixedDeals:
             return None
         deal_seed, seat = self.deals[self.next]
         self.next += 1
-        return np.random.default_rng(deal_seed), seat, 0
+        return deal_seed, seat, 0
 
 
 def evaluate(

@@ -3,26 +3,32 @@
 A **member** is named by a spec, plain data that crosses process boundaries:
 
 - ``("agent", name)``: an agent of :func:`agents.make_agent` (``random``,
-  ``heuristic``, ``ismcts``), played in-process through its
-  :class:`~agents.protocol.PlayerView`, so it sees only what its player may
-  see. Each game slot gets its own instance (``reset()`` before each game),
-  as the agent protocol requires;
+  ``heuristic``, ``ismcts``). Uniform random play looks at nothing but the
+  legal masks; the heuristic plays its ``batch_policy`` over the whole batch
+  where the game has a fast batch engine (one numpy pass, reading only public
+  facts, the same moves as the per-game strategy); otherwise, and for
+  ``ismcts``, each game slot has its own agent instance (``reset()`` before
+  each game, as the agent protocol requires) moving through its
+  :class:`~agents.protocol.PlayerView`, so it sees only what its player may see;
 - ``("network", path, deterministic)``: a model file (a self-play snapshot,
   or ``ppo:PATH`` given as an opponent), loaded with the safe loader of
   :mod:`agents.network`. All the games in which a network member is to move
   are answered by **one batched forward pass**.
 
-Uniform random play skips the view (it looks at nothing but the legal moves).
+Every member answers a round at once: ``act(turn, rows, slots)`` gives a move for each of the batch's
+games ``rows`` (a :class:`Turn` of the lockstep games' batch engine; ``slots`` their run-wide slot
+numbers, which key the members' generators so that a split over processes changes no game).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
 from typing import Any
 
 import numpy as np
 
-from envs.core.engine import Game, GameState, Observer
+from envs.core.batch import BatchGames, StateBatch, batch_class
+from envs.core.engine import Game, GameState
 
 #: The opponent kinds ``train.py --opponents`` accepts besides ``ppo:PATH``; "self" stands for the snapshots.
 OPPONENT_KINDS = ("random", "heuristic", "ismcts", "self")
@@ -59,15 +65,89 @@ def slot_rng(seed: int, slot: int) -> np.random.Generator:
     return np.random.default_rng([seed, slot, 1])
 
 
-class AgentMember:
+class Turn:
+    """The batch at one round of opponents' moves: what the players to act in some games see and may do.
+    A fast engine's arrays are computed once, for all the members that ask (several networks read the same
+    observations); a :class:`StateBatch` (whose cost is per game) is asked for the games wanted only."""
+
+    def __init__(self, batch: BatchGames):
+        self.batch = batch
+        self.per_game = isinstance(batch, StateBatch)
+        self._observations: np.ndarray | None = None
+        self._masks: np.ndarray | None = None
+
+    def observations(self, rows: np.ndarray) -> np.ndarray:
+        """``(len(rows), observation_size)``: each of the games ``rows`` as its player to act sees it."""
+        return observe_rows(self.batch, rows) if self.per_game else self._all_observations()[rows]
+
+    def masks(self, rows: np.ndarray) -> np.ndarray:
+        """``(len(rows), num_actions)`` bool: the legal actions in each of the games ``rows``."""
+        if self.per_game:
+            return np.array([self.batch.states[r].legal_mask() for r in rows.tolist()], dtype=bool)
+        if self._masks is None:
+            self._masks = self.batch.legal_mask()
+        return self._masks[rows]
+
+    def _all_observations(self) -> np.ndarray:
+        if self._observations is None:
+            self._observations = self.batch.observe()
+        return self._observations
+
+    def state(self, row: int) -> GameState:
+        """Game ``row`` as a per-game state, for an agent's view: a :class:`StateBatch`'s own (no copy; read
+        it, never apply to it), else a fresh one from the fast engine."""
+        if self.per_game:
+            return self.batch.states[row]
+        return self.batch.state(row)
+
+
+def observe_rows(batch: BatchGames, rows: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
+    """``batch.observe(players)[rows]`` (default: the players to act), computed for those games alone where the
+    batch is a :class:`StateBatch` (each game's observation costs a call there)."""
+    if not isinstance(batch, StateBatch):
+        return batch.observe(players)[rows]
+    if players is None:
+        players = batch.current_player
+    seen = np.empty((len(rows), batch.game.observation_size), np.float32)
+    for k, row in enumerate(rows.tolist()):
+        seen[k] = batch.observe_game(row, int(players[row]))
+    return seen
+
+
+class SlotGenerators:
+    """One generator per slot (:func:`slot_rng`), made on the slot's first game."""
+
+    def __init__(self, seed: int):
+        self.seed = seed
+        self.rngs: dict[int, np.random.Generator] = {}
+
+    def new_game(self, slot: int) -> None:
+        if slot not in self.rngs:
+            self.rngs[slot] = slot_rng(self.seed, slot)
+
+    def uniforms(self, slots) -> np.ndarray:
+        """A uniform number from each slot's generator, in order."""
+        return np.array([self.rngs[slot].random() for slot in slots])
+
+
+class RandomMember(SlotGenerators):
+    """Uniform over the legal moves (the ``random`` agent's play), one draw per move from the slot's generator."""
+
+    def __init__(self, game: Game, seed: int):
+        super().__init__(seed)
+
+    def act(self, turn: Turn, rows: np.ndarray, slots) -> np.ndarray:
+        masks = turn.masks(rows)
+        return sample_actions(masks / masks.sum(axis=1, keepdims=True), self.uniforms(slots))
+
+
+class AgentMember(SlotGenerators):
     """An agent of the agent protocol, one instance per game slot, moving through its PlayerView."""
 
-    batched = False
-
     def __init__(self, name: str, game: Game, seed: int):
-        self.name, self.game, self.seed = name, game, seed
+        super().__init__(seed)  # the views' determinizations, per slot
+        self.name, self.game = name, game
         self.agents: dict[int, Any] = {}
-        self.rngs: dict[int, np.random.Generator] = {}  # the views' determinizations, per slot
 
     def new_game(self, slot: int) -> None:
         agent = self.agents.get(slot)
@@ -75,64 +155,53 @@ class AgentMember:
             from agents import make_agent
 
             agent = self.agents[slot] = make_agent(self.name, self.game, seed=self.seed * 7919 + slot)
-            self.rngs[slot] = slot_rng(self.seed, slot)
+        super().new_game(slot)
         agent.reset()
 
-    def act(self, slot: int, state: GameState) -> int:
+    def act(self, turn: Turn, rows: np.ndarray, slots) -> np.ndarray:
         from agents.protocol import PlayerView
 
-        return int(self.agents[slot].act(PlayerView(state, self.rngs[slot])))
+        moves = [self.agents[s].act(PlayerView(turn.state(int(r)), self.rngs[s])) for r, s in zip(rows, slots)]
+        return np.array(moves, dtype=np.int64)
 
 
-class RandomMember(AgentMember):
-    """Uniform over the legal moves (the same play as the ``random`` agent, without a view)."""
+class HeuristicMember(AgentMember):
+    """The game's heuristic: its ``batch_policy`` over the whole batch where the game's module has one and the
+    batch is the game's fast engine (the same moves as the per-game strategy, which reads only public facts),
+    else per game as :class:`AgentMember` (so the slots' agents are kept ready either way)."""
 
-    def new_game(self, slot: int) -> None:
-        if slot not in self.rngs:
-            self.rngs[slot] = slot_rng(self.seed, slot)
+    def __init__(self, game: Game, seed: int):
+        super().__init__("heuristic", game, seed)
+        from envs import describe
 
-    def act(self, slot: int, state: GameState) -> int:
-        legal = state.legal_tuple()
-        return legal[int(self.rngs[slot].integers(len(legal)))]
+        module = importlib.import_module(describe(game.name).heuristic)
+        self.batch_policy = getattr(module, "batch_policy", None)
+        self.fast = batch_class(game)
+
+    def act(self, turn: Turn, rows: np.ndarray, slots) -> np.ndarray:
+        if self.batch_policy is not None and type(turn.batch) is self.fast:
+            return self.batch_policy(turn.batch)[rows]
+        return super().act(turn, rows, slots)
 
 
-class NetworkMember:
+class NetworkMember(SlotGenerators):
     """A model file's policy: every game where it is to move answered by one forward pass."""
-
-    batched = True
 
     def __init__(self, path: str, game: Game, deterministic: bool, seed: int):
         from agents.network import load_network
 
+        super().__init__(seed)
         self.network = load_network(path, game)
-        self.deterministic, self.seed = deterministic, seed
-        self.rngs: dict[int, np.random.Generator] = {}
-        self._obs = np.zeros((0, game.observation_size), np.float32)
-        self._masks = np.zeros((0, game.num_actions), bool)
+        self.deterministic = deterministic
 
-    def new_game(self, slot: int) -> None:
-        pass
-
-    def act_batch(self, states: Sequence[GameState], observers: Sequence[Observer], slots: Sequence[int]) -> list[int]:
-        n = len(states)
-        if len(self._obs) < n:
-            self._obs = np.zeros((n, self._obs.shape[1]), np.float32)
-            self._masks = np.zeros((n, self._masks.shape[1]), bool)
-        obs, masks = self._obs[:n], self._masks[:n]
-        masks[:] = False
-        for k, (state, observer) in enumerate(zip(states, observers)):
-            obs[k] = observer.observe(state, state.current_player)
-            masks[k, state.legal_tuple()] = True
-        probs = self.network.policy(obs, masks)
+    def act(self, turn: Turn, rows: np.ndarray, slots) -> np.ndarray:
+        probs = self.network.policy(turn.observations(rows), turn.masks(rows))
         if self.deterministic:
-            return probs.argmax(axis=1).tolist()
-        for slot in slots:
-            if slot not in self.rngs:
-                self.rngs[slot] = slot_rng(self.seed, slot)
-        return sample_actions(probs, np.array([self.rngs[slot].random() for slot in slots]))
+            return probs.argmax(axis=1)
+        return sample_actions(probs, self.uniforms(slots))
 
 
-def sample_actions(probs: np.ndarray, uniforms: np.ndarray) -> list[int]:
+def sample_actions(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """One move per row drawn from its probabilities with the given uniform numbers (inverse CDF;
     a zero-probability move is never drawn)."""
     cumulative = np.cumsum(probs, axis=1, dtype=np.float64)
@@ -142,13 +211,15 @@ def sample_actions(probs: np.ndarray, uniforms: np.ndarray) -> list[int]:
     rows = np.arange(len(probs))
     bad = (picks >= probs.shape[1]) | (probs[rows, np.minimum(picks, probs.shape[1] - 1)] == 0)
     picks[bad] = probs[bad].argmax(axis=1)
-    return picks.tolist()
+    return picks
 
 
 def build_member(spec: MemberSpec, game: Game, seed: int):
     """The in-process opponent of ``spec`` (a model file is loaded safely and checked against ``game``)."""
     if spec[0] == "agent" and spec[1] == "random":
-        return RandomMember("random", game, seed)
+        return RandomMember(game, seed)
+    if spec[0] == "agent" and spec[1] == "heuristic":
+        return HeuristicMember(game, seed)
     if spec[0] == "agent" and spec[1] in BASELINE_AGENTS:
         return AgentMember(spec[1], game, seed)
     if spec[0] == "network" and len(spec) == 3:

@@ -24,6 +24,8 @@ The contract, the same for every implementation:
   until :meth:`reset_done` starts its next game.
 - :meth:`BatchGames.step_where` plays only some games and the others wait (a learner's
   games while its opponents move): engines override it; the same checks as :meth:`step`.
+- :meth:`BatchGames.deal` starts given games afresh from given seeds (a caller's own dealing
+  scheme: training's dealer draws each slot's next seed); ``reset_done`` goes on from those seeds.
 
 :func:`batch_games` gives a game's fast engine (``BATCH_CLASS`` of ``envs/<game>/batch.py``)
 where it has one, else :class:`StateBatch`.
@@ -150,6 +152,27 @@ class BatchGames(ABC):
         rewards[~done] = 0.0
         return rewards.astype(np.float32)
 
+    def deal(self, where, seeds) -> None:
+        """Start the games at indices ``where`` afresh, game ``where[k]`` with the deal of seed ``seeds[k]`` (the
+        one ``env().reset(seed=seeds[k])`` draws), whatever their state. Why: a caller that deals by its own
+        scheme (training's dealer draws each slot's next seed from that slot's generator) keeps the engine's
+        fast deal. Checked first: distinct indices in range, non-negative int64 seeds."""
+        where, seeds = np.asarray(where), np.asarray(seeds)
+        if where.ndim != 1 or not (where.size == 0 or np.issubdtype(where.dtype, np.integer)):
+            raise ValueError(f"where must be a vector of game indices, got {where.dtype} of shape {where.shape}")
+        if seeds.shape != where.shape or not (seeds.size == 0 or np.issubdtype(seeds.dtype, np.integer)):
+            raise ValueError(
+                f"seeds must be {where.size} ints (one per index of where), got {seeds.dtype} {seeds.shape}"
+            )
+        if ((where < 0) | (where >= self.num_games)).any() or np.unique(where).size != where.size:
+            raise ValueError(f"where must hold distinct game indices in 0..{self.num_games - 1}, got {where.tolist()}")
+        if (seeds < 0).any():
+            raise ValueError(f"seeds must be non-negative, got {seeds.tolist()}")
+        if where.size:
+            where = where.astype(np.int64)
+            self.seeds[where] = seeds
+            self._deal(where)
+
     def reset_done(self) -> np.ndarray:
         """Start the next game wherever one is over (seed advanced by N); returns where."""
         done = np.flatnonzero(self.terminated)
@@ -187,7 +210,7 @@ class StateBatch(BatchGames):
     def __init__(self, game: Game, num_games: int, seed: int):
         super().__init__(game, num_games, seed)
         self.states: list[GameState] = [new_game(game, int(s)) for s in self.seeds]
-        self._observer = game.observer()
+        self._follow()
 
     @classmethod
     def from_states(cls, states: list[GameState]) -> StateBatch:
@@ -195,8 +218,15 @@ class StateBatch(BatchGames):
         BatchGames.__init__(batch, states[0].game, len(states), 0)
         batch.seeds[:] = -1
         batch.states = [state.clone() for state in states]
-        batch._observer = batch.game.observer()
+        batch._follow()
         return batch
+
+    def _follow(self) -> None:
+        """An observer per game, told of every move (``Observer.follow``/``applied``): observations stay
+        incremental, as the AEC adapter's."""
+        self._observers = [self.game.observer() for _ in self.states]
+        for observer, state in zip(self._observers, self.states):
+            observer.follow(state)
 
     @property
     def current_player(self) -> np.ndarray:
@@ -205,21 +235,45 @@ class StateBatch(BatchGames):
         )
 
     def legal_mask(self) -> np.ndarray:
-        return np.stack([s.legal_mask() for s in self.states]).astype(bool)
+        mask = np.zeros((self.num_games, self.game.num_actions), dtype=bool)
+        for i, state in enumerate(self.states):
+            mask[i, list(state.legal_tuple())] = True  # a list: a tuple would index several dimensions
+        return mask
 
     def observe(self, players: np.ndarray | None = None) -> np.ndarray:
         if players is None:
             players = np.maximum(self.current_player, 0)
-        return np.stack([self._observer.observe(s, int(p)) for s, p in zip(self.states, players)])
+        seen = np.empty((self.num_games, self.game.observation_size), np.float32)
+        for i, (observer, state, player) in enumerate(zip(self._observers, self.states, np.asarray(players).tolist())):
+            seen[i] = observer.observe(state, player)  # row by row: np.stack was 4x slower for Samurai's 3,807 floats
+        return seen
 
     def step(self, actions: np.ndarray) -> None:
         self.step_where(actions, np.ones(self.num_games, dtype=bool))
 
     def step_where(self, actions: np.ndarray, where: np.ndarray) -> None:
-        actions = self.check_actions(actions, where)
-        for state, action, moves in zip(self.states, actions, where):
-            if moves and state.current_player is not None:
-                state.apply(int(action))
+        where = check_where(where, self.num_games)
+        moving = [i for i in np.flatnonzero(where).tolist() if self.states[i].current_player is not None]
+        self._check_some(actions, moving)
+        for i in moving:
+            action = int(actions[i])
+            self.states[i].apply(action)
+            self._observers[i].applied(self.states[i], action)
+
+    def _check_some(self, actions: np.ndarray, moving: list[int]) -> None:
+        """:meth:`check_actions` for the games ``moving`` alone (the others' masks are not built: each costs a
+        per-game call here)."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_games} ints, got {actions.dtype} of shape {actions.shape}")
+        for i in moving:
+            legal = self.states[i].legal_tuple()
+            if int(actions[i]) not in legal:
+                raise IllegalActionError(f"action {int(actions[i])} is not legal in game {i}; legal: {list(legal)}")
+
+    def observe_game(self, index: int, player: int) -> np.ndarray:
+        """Game ``index`` as ``player`` sees it (``observe``'s row, for one game: its observer alone runs)."""
+        return self._observers[index].observe(self.states[index], player)
 
     def scores(self) -> np.ndarray:
         return np.array([s.scores() for s in self.states], dtype=np.float64)
@@ -234,6 +288,7 @@ class StateBatch(BatchGames):
     def _deal(self, where: np.ndarray) -> None:
         for i in where:
             self.states[i] = new_game(self.game, int(self.seeds[i]))
+            self._observers[i].follow(self.states[i])
 
     def state(self, index: int) -> GameState:
         return self.states[index].clone()

@@ -114,8 +114,9 @@ class WapiBatch(BatchGames):
             field[..., where] = 0.0
         self.totems_left[:, where] = TOTEMS_PER_PLAYER
         self.coins_placed[where] = 0.0
-        self.coin_values[..., where] = -1  # a seeded batch always records them
-        self.pole_owners[..., where] = -1
+        if self.coin_values is not None:  # a batch of positions made without placements (``deal``) has none
+            self.coin_values[..., where] = -1
+            self.pole_owners[..., where] = -1
         self.player[where] = 0
         self._rows = None
 
