@@ -29,6 +29,7 @@ from envs.samurai.actions import END_TURN, FIGURE, HEX, NUM_ACTIONS
 from envs.samurai.batch_observe import observe
 from envs.samurai.batch_state import BatchStateIO
 from envs.samurai.batch_tables import (
+    CAPACITY_OF,
     DUMMY,
     INFLUENCE_OF,
     IS_LAND,
@@ -36,7 +37,6 @@ from envs.samurai.batch_tables import (
     QUICK_OF,
     TABLES,
     TARGET_OF,
-    CAPACITY_OF,
 )  # fmt: skip
 from envs.samurai.components import FIGURE_SWAP, HAND_SIZE, NUM_KINDS, SHIPS, TILE_SWAP
 from envs.samurai.game import SamuraiGame
