@@ -103,6 +103,7 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         self.first_s = np.full(n, -1, dtype=np.int64)
         self.first_t = np.full(n, -1, dtype=np.int64)
         self.swap_from = np.full(n, -1, dtype=np.int64)
+        self.swap_ok = np.zeros(n, dtype=bool)
         self._mask: np.ndarray | None = None
 
     def take(self, rows: np.ndarray) -> SamuraiBatch:
@@ -154,8 +155,12 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         return (figures[:, :, :, None] & ~figures[:, :, None, :]).any(axis=1)
 
     def _swap_possible(self, rows: np.ndarray) -> np.ndarray:
+        """Whether any figure exchange is legal (kept in ``swap_ok``: figures move seldom)."""
+        return self.swap_ok[rows]
+
+    def _figures_moved(self, rows: np.ndarray) -> None:
         table = self._swap_table(rows)
-        return (table & table.transpose(0, 2, 1)).any(axis=(1, 2))
+        self.swap_ok[rows] = (table & table.transpose(0, 2, 1)).any(axis=(1, 2))
 
     def _targets(self, rows: np.ndarray, players: np.ndarray) -> np.ndarray:
         """``(m, 5)``: whether each target class (``rules.TARGET``) has somewhere to go, and a 5th False."""
@@ -327,6 +332,7 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         s, t = np.divmod(actions - FIGURE, 3)
         self.figures[rows, s, t] = True
         self.on_board[rows, t] += 1
+        self._figures_moved(rows)
         more = (self.on_board[rows] < self.tables.supply).any(axis=1)
         self.player[rows[more]] = (self.player[rows[more]] + 1) % self.game.num_players
         rows = rows[~more]
@@ -340,6 +346,7 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         self.figures[rows, s2, t2] = False
         self.figures[rows, s1, t2] = True
         self.figures[rows, s2, t1] = True
+        self._figures_moved(rows)
 
     def _move_tile(self, rows: np.ndarray, hexes: np.ndarray) -> None:
         """Tile swap: the swap tile takes the picked tile's hex, the picked tile goes to ``hexes``."""
@@ -384,6 +391,7 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         self.set_aside[rows] += present & ~single
         self.on_board[rows] -= present
         self.figures[rows, s] = False
+        self._figures_moved(rows)
 
     def _tile_played(self, rows: np.ndarray) -> np.ndarray:
         """The chosen tile's action is complete: it leaves the hand; then the game may end. Returns the

@@ -57,6 +57,7 @@ class BatchStateIO:
         self.empty_sea[rows] = (empty & self.tables.sea_on).sum(axis=1)
         self.need[rows] = (empty & self.tables.land_on).astype(np.int64) @ self.tables.land_around.T
         self.on_board[rows] = self.figures[rows].sum(axis=1)
+        self._figures_moved(rows)
         seats = np.arange(players)
         mine = owner[:, :, None] == seats  # (m, hexes, P)
         self.movable[rows] = (mine & MOVABLE_OF[tile][:, :, None]).sum(axis=1)
