@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.heuristic.samurai import QUICK_MIN_GAIN, STRENGTH, SWAP_MIN_GAIN, TILE_COST
+from agents.heuristic.samurai import QUICK_MIN_GAIN, STRENGTH, SWAP_MIN_GAIN, TILE_COST, chance
 from envs.samurai.actions import END_TURN, FIGURE, HEX
 from envs.samurai.batch import CHOOSE_HAND, PLAY, SamuraiBatch
 from envs.samurai.batch_tables import DUMMY, INFLUENCE_OF, MOVABLE_OF, QUICK_OF
@@ -22,8 +22,10 @@ from envs.samurai.components import FIGURE_SWAP, NUM_KINDS, SHIPS, TILE_SWAP
 from envs.samurai.rules import SamuraiState
 
 STRENGTH_OF = np.array(STRENGTH)
+TYPES = np.arange(3)
 #: Rows of the figure swap's search at once (its table is rows x (34 x 3)^2 floats).
 SWAP_CHUNK = 256
+TYPE_PAIRS = [(t1, t2) for t1 in range(3) for t2 in range(3) if t1 != t2]
 #: Per kind: TILE_COST times its total influence, as ``place_gain`` subtracts it.
 COST_OF = np.array([TILE_COST * int(INFLUENCE_OF[k].sum()) for k in range(NUM_KINDS)])
 
@@ -64,12 +66,26 @@ def play_out(states: list[SamuraiState], first_moves: list[int]) -> tuple[np.nda
         batch.step(batch_policy(batch))
 
 
+def _resolved(lead: int) -> float:
+    """What a figure resolved now is worth, unweighted: captured, set aside, or given to a rival."""
+    return 1.0 if lead > 0 else (0.0 if lead == 0 else -0.5)
+
+
+#: Leads and open land hexes the table covers: |lead| <= 6 hexes x 4 influence, plus 4 for the tile.
+LEAD_OFFSET, MOST_OPEN = 32, 6
+#: ``figure_value`` unweighted, ``[lead + LEAD_OFFSET, open_land + 1]``: the heuristic's own ``chance``
+#: (or the resolved value where no land is open), so that every entry is its float exactly.
+VALUE_TABLE = np.array(
+    [
+        [_resolved(lead) if open_land <= 0 else chance(lead, open_land) for open_land in range(-1, MOST_OPEN + 1)]
+        for lead in range(-LEAD_OFFSET, LEAD_OFFSET)
+    ]
+)
+
+
 def figure_value(lead: np.ndarray, open_land: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """``_Planner.figure_value`` elementwise: resolved now (no open land) or ``chance``, times the weight."""
-    resolved = open_land <= 0
-    chance = np.minimum(0.95, np.maximum(0.05, 0.5 + lead / (4.0 + 4.0 * np.where(resolved, 1, open_land))))
-    now = np.where(lead > 0, 1.0, np.where(lead == 0, 0.0, -0.5))
-    return weight * np.where(resolved, now, chance)
+    """``_Planner.figure_value`` elementwise: the weight times the resolved value or ``chance``."""
+    return weight * VALUE_TABLE.take((lead + LEAD_OFFSET) * VALUE_TABLE.shape[1] + (open_land + 1))
 
 
 class _Planner:
@@ -93,6 +109,7 @@ class _Planner:
         self.target_value = np.full((len(rows), NUM_KINDS), -np.inf)
         self.target_hex = np.full((len(rows), NUM_KINDS), -1)
         self.known = np.zeros((len(rows), NUM_KINDS), dtype=bool)  # where target_value / target_hex are set
+        self._after: dict[bool, np.ndarray] = {}
 
     # --- valuation --------------------------------------------------------
     def best_targets(self, wanted: np.ndarray) -> None:
@@ -103,12 +120,20 @@ class _Planner:
             sub = np.flatnonzero(wanted[:, kind])
             self.target_value[sub, kind], self.target_hex[sub, kind] = self._best_target(sub, kind)
 
+    def _values_after(self, ship: bool) -> np.ndarray:
+        """``figure_value(s, t, extra, open)`` for every extra influence 0..4: ``(m, S+1, 3, 5)``, with the
+        open land after a tile on land (one fewer) or on sea (as now)."""
+        if ship not in self._after:
+            lead = self.lead[:, :, :, None] + np.arange(5)
+            open_land = (self.need - (0 if ship else 1))[:, :, None, None]
+            self._after[ship] = figure_value(lead, open_land, self.weights[:, None, :, None])
+        return self._after[ship]
+
     def _best_target(self, sub: np.ndarray, kind: int) -> tuple[np.ndarray, np.ndarray]:
         tables, ship = self.batch.tables, kind in SHIPS
         hexes = tables.sea_near if ship else tables.land_hexes  # the empty ones near a settlement are candidates
-        extra = INFLUENCE_OF[kind]
-        open_land = self.need[sub, :, None] - (0 if ship else 1)
-        after = figure_value(self.lead[sub] + extra, open_land, self.weights[sub, None, :])
+        settlements = np.arange(DUMMY + 1)[None, :, None]
+        after = self._values_after(ship)[sub[:, None, None], settlements, TYPES, INFLUENCE_OF[kind]]
         diff = np.where(self.figures[sub], after - self.now[sub], 0.0)  # (m, S+1, 3)
         gain = np.zeros((len(sub), len(hexes)))
         for j in range(tables.near.shape[1]):
@@ -137,23 +162,41 @@ class _Planner:
             gain[part], swap[part] = self._best_swap(sub[part])
         return gain, swap
 
-    def _best_swap(self, sub: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        figures = self.figures[sub, :DUMMY]
-        settlements = np.flatnonzero(figures.any(axis=(0, 2)))  # only settlements with figures take part
-        figures = figures[:, settlements]
-        now = self.now[sub][:, settlements]
+    def _kept(self, sub: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The figures, their values now, and ``value[(s, t)] * weights[t]`` as best_swap computes it."""
         weights = self.weights[sub, None, :]
-        kept = now / weights * weights  # value[(s, t)] * weights[t], as best_swap computes it
-        # gain[m, a, t1, b, t2] for figure (a, t1) exchanged with (b, t2)
-        after = now.transpose(0, 2, 1)[:, None, :, :, None] + now[:, :, None, None, :]
-        before = kept[:, :, :, None, None] + kept[:, None, None, :, :]
-        gain = after - before
-        has = figures[:, :, :, None, None] & figures[:, None, None, :, :]
-        fits = ~figures[:, :, None, None, :] & ~figures.transpose(0, 2, 1)[:, None, :, :, None]
+        now = self.now[sub, :DUMMY]
+        return self.figures[sub, :DUMMY], now, now / weights * weights
+
+    def swap_bound(self, sub: np.ndarray) -> np.ndarray:
+        """The best figure exchange's gain to within 1e-14 (-inf without one), cheaply: for each ordered pair
+        of types the two settlements' parts of the gain add up, and the best of each part can be taken apart
+        (a pair (a, b) with a > b is the exchange (b, a) with the types swapped, so no order is lost)."""
+        figures, now, kept = self._kept(sub)
+        best = np.full(len(sub), -np.inf)
+        for t1, t2 in TYPE_PAIRS:
+            gives = figures[:, :, t1] & ~figures[:, :, t2]  # s1: holds t1, not t2
+            takes = figures[:, :, t2] & ~figures[:, :, t1]  # s2: holds t2, not t1
+            first = np.where(gives, now[:, :, t2] - kept[:, :, t1], -np.inf).max(axis=1)
+            second = np.where(takes, now[:, :, t1] - kept[:, :, t2], -np.inf).max(axis=1)
+            best = np.maximum(best, first + second)
+        return best
+
+    def _best_swap(self, sub: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        figures, now, kept = self._kept(sub)
+        settlements = np.flatnonzero(figures.any(axis=(0, 2)))  # only settlements with figures take part
+        figures, now, kept = figures[:, settlements], now[:, settlements], kept[:, settlements]
         count = len(settlements)
-        order = np.arange(count)[:, None, None, None] < np.arange(count)[None, None, :, None]
-        valid = has & fits & order & ~np.eye(3, dtype=bool)[None, :, None, :]
-        gain = np.where(valid, gain, -np.inf).reshape(len(sub), -1)
+        in_order = np.triu(np.ones((count, count), dtype=bool), 1)  # s1 before s2
+        gain = np.full((len(sub), count, 3, count, 3), -np.inf)  # [m, s1, t1, s2, t2], the loops' order
+        for t1, t2 in TYPE_PAIRS:
+            gives = figures[:, :, t1] & ~figures[:, :, t2]
+            takes = figures[:, :, t2] & ~figures[:, :, t1]
+            valid = gives[:, :, None] & takes[:, None, :] & in_order
+            after = now[:, None, :, t1] + now[:, :, None, t2]
+            before = kept[:, :, None, t1] + kept[:, None, :, t2]
+            gain[:, :, t1, :, t2] = np.where(valid, after - before, -np.inf)
+        gain = gain.reshape(len(sub), -1)
         best = gain.argmax(axis=1)
         value = gain[np.arange(len(sub)), best]
         found = value > 0.0
@@ -229,6 +272,9 @@ class _Planner:
         self.best_targets(wanted)
         values[legal] = self.target_value[sub][legal]
         at = np.flatnonzero(legal[:, FIGURE_SWAP])
+        if at.size:  # below the threshold the exact gain does not matter: it counts -1
+            values[at, FIGURE_SWAP] = -1.0
+            at = at[self.swap_bound(sub[at]) >= SWAP_MIN_GAIN - 1e-9]
         if at.size:
             gain, _ = self.best_swap(sub[at])
             values[at, FIGURE_SWAP] = np.where(gain >= SWAP_MIN_GAIN, gain, -1.0)

@@ -372,10 +372,11 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         rows, near = rows[land], near[land]
         self.empty_land[rows] -= 1
         self.need[rows[:, None], near] -= 1  # two different settlements, or padding
-        for j in range(near.shape[1]):
-            s = near[:, j]
-            closed = (s != DUMMY) & (self.need[rows, s] == 0) & self.figures[rows, s].any(axis=1)
-            self._resolve(rows[closed], s[closed])
+        closed = (near != DUMMY) & (self.need[rows[:, None], near] == 0) & self.figures[rows[:, None], near].any(axis=2)
+        if closed.any():
+            for j in range(near.shape[1]):
+                self._resolve(rows[closed[:, j]], near[closed[:, j], j])
+            self._figures_moved(rows[closed.any(axis=1)])
 
     def _resolve(self, rows: np.ndarray, s: np.ndarray) -> None:
         """A surrounded settlement: each figure to strictly the highest influence, a tie sets it aside."""
@@ -391,7 +392,6 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         self.set_aside[rows] += present & ~single
         self.on_board[rows] -= present
         self.figures[rows, s] = False
-        self._figures_moved(rows)
 
     def _tile_played(self, rows: np.ndarray) -> np.ndarray:
         """The chosen tile's action is complete: it leaves the hand; then the game may end. Returns the

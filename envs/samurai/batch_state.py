@@ -24,28 +24,31 @@ class BatchStateIO:
     def _load(self, rows: np.ndarray, states: list[SamuraiState]) -> None:
         """Rows ``rows`` become copies of ``states`` (which are only read)."""
         self._mask = None
-        settlements = self.tables.settlements
-        for r, state in zip(rows, states):
-            self.phase[r] = PHASES.index(state.phase)
-            self.player[r] = -1 if state.current_player is None else state.current_player
-            for p, (hand, pile) in enumerate(zip(state.hands, state.piles)):
-                self.hand[r, p] = -1
-                self.hand[r, p, : len(hand)] = hand
-                self.pile[r, p] = -1
-                self.pile[r, p, : len(pile)] = pile
-                self.hand_len[r, p], self.pile_len[r, p] = len(hand), len(pile)
-            self.tile[r], self.owner[r] = state.tile, state.owner
-            self.figures[r] = False
-            for s in settlements:
-                self.figures[r, s, state.figures[s]] = True
-            self.captured[r], self.set_aside[r] = state.captured, state.set_aside
-            self.turn[r] = state.turn_number
-            self.played[r] = -1
-            self.played[r, : len(state.played)] = state.played
-            self.played_len[r] = len(state.played)
-            self.non_quick[r], self.pending[r] = state.non_quick_used, state.pending
-            self.first_s[r], self.first_t[r] = (-1, -1) if state.first_figure is None else state.first_figure
-            self.swap_from[r] = state.swap_from
+        players = self.game.num_players
+        self.phase[rows] = [PHASES.index(state.phase) for state in states]
+        self.player[rows] = [-1 if state.current_player is None else state.current_player for state in states]
+        hands = [hand for state in states for hand in state.hands]
+        piles = [pile for state in states for pile in state.piles]
+        self.hand[rows] = _padded(hands, self.hand.shape[2]).reshape(len(rows), players, -1)
+        self.pile[rows] = _padded(piles, self.pile.shape[2]).reshape(len(rows), players, -1)
+        self.hand_len[rows] = np.array([len(hand) for hand in hands]).reshape(len(rows), players)
+        self.pile_len[rows] = np.array([len(pile) for pile in piles]).reshape(len(rows), players)
+        self.tile[rows] = [state.tile for state in states]
+        self.owner[rows] = [state.owner for state in states]
+        where = [(i, s, t) for i, state in enumerate(states) for s in self.tables.settlements for t in state.figures[s]]
+        figures = np.zeros((len(rows),) + self.figures.shape[1:], dtype=bool)
+        figures[tuple(np.array(where, dtype=np.int64).reshape(-1, 3).T)] = True
+        self.figures[rows] = figures
+        self.captured[rows] = [state.captured for state in states]
+        self.set_aside[rows] = [state.set_aside for state in states]
+        self.turn[rows] = [state.turn_number for state in states]
+        self.played[rows] = _padded([state.played for state in states], self.played.shape[1])
+        self.played_len[rows] = [len(state.played) for state in states]
+        self.non_quick[rows] = [state.non_quick_used for state in states]
+        self.pending[rows] = [state.pending for state in states]
+        firsts = [(-1, -1) if state.first_figure is None else state.first_figure for state in states]
+        self.first_s[rows], self.first_t[rows] = np.array(firsts, dtype=np.int64).reshape(-1, 2).T
+        self.swap_from[rows] = [state.swap_from for state in states]
         self._derive(rows)
 
     def _derive(self, rows: np.ndarray) -> None:
@@ -114,3 +117,11 @@ class BatchStateIO:
     def state(self, index: int) -> SamuraiState:
         """Game ``index`` as a fresh :class:`SamuraiState`, through the game's serializer."""
         return self.game.state_from_dict(self.state_dict(index))
+
+
+def _padded(lists: list[list[int]], width: int) -> np.ndarray:
+    """``(len(lists), width)`` int64: each list from the left, padded with -1."""
+    out = np.full((len(lists), width), -1, dtype=np.int64)
+    lengths = np.array([len(values) for values in lists], dtype=np.int64)
+    out[np.arange(width) < lengths[:, None]] = [v for values in lists for v in values]
+    return out
