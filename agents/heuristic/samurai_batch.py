@@ -23,6 +23,7 @@ from envs.samurai.rules import SamuraiState
 
 STRENGTH_OF = np.array(STRENGTH)
 TYPES = np.arange(3)
+IS_SHIP = np.isin(np.arange(NUM_KINDS), SHIPS)
 #: Rows of the figure swap's search at once (its table is rows x (34 x 3)^2 floats).
 SWAP_CHUNK = 256
 TYPE_PAIRS = [(t1, t2) for t1 in range(3) for t2 in range(3) if t1 != t2]
@@ -113,12 +114,14 @@ class _Planner:
 
     # --- valuation --------------------------------------------------------
     def best_targets(self, wanted: np.ndarray) -> None:
-        """``best_target(kind)`` wherever ``wanted[row, kind]`` (kept in target_value / target_hex)."""
+        """``best_target(kind)`` wherever ``wanted[row, kind]`` (kept in target_value / target_hex): all the
+        (row, kind) pairs of the land tiles in one go, then those of the ships."""
         wanted = wanted & ~self.known
         self.known |= wanted
-        for kind in np.flatnonzero(wanted.any(axis=0)):
-            sub = np.flatnonzero(wanted[:, kind])
-            self.target_value[sub, kind], self.target_hex[sub, kind] = self._best_target(sub, kind)
+        for ship in (False, True):
+            sub, kinds = np.nonzero(wanted & (IS_SHIP if ship else ~IS_SHIP))
+            if sub.size:
+                self.target_value[sub, kinds], self.target_hex[sub, kinds] = self._best_target(sub, kinds, ship)
 
     def _values_after(self, ship: bool) -> np.ndarray:
         """``figure_value(s, t, extra, open)`` for every extra influence 0..4: ``(m, S+1, 3, 5)``, with the
@@ -129,18 +132,21 @@ class _Planner:
             self._after[ship] = figure_value(lead, open_land, self.weights[:, None, :, None])
         return self._after[ship]
 
-    def _best_target(self, sub: np.ndarray, kind: int) -> tuple[np.ndarray, np.ndarray]:
-        tables, ship = self.batch.tables, kind in SHIPS
+    def _best_target(self, sub: np.ndarray, kinds: np.ndarray, ship: bool) -> tuple[np.ndarray, np.ndarray]:
+        """``best_target(kinds[i])`` in row ``sub[i]``: the best hex's gain and the hex (the first of equals)."""
+        tables = self.batch.tables
         hexes = tables.sea_near if ship else tables.land_hexes  # the empty ones near a settlement are candidates
         settlements = np.arange(DUMMY + 1)[None, :, None]
-        after = self._values_after(ship)[sub[:, None, None], settlements, TYPES, INFLUENCE_OF[kind]]
-        diff = np.where(self.figures[sub], after - self.now[sub], 0.0)  # (m, S+1, 3)
+        extra = INFLUENCE_OF[kinds][:, None, :]
+        after = self._values_after(ship)[sub[:, None, None], settlements, TYPES, extra]  # (pairs, S+1, 3)
+        diff = np.where(self.figures[sub], after - self.now[sub], 0.0)
         gain = np.zeros((len(sub), len(hexes)))
-        for j in range(tables.near.shape[1]):
-            per_type = diff[:, tables.near[hexes, j]]  # (m, hexes, 3)
+        for j in range(tables.near.shape[1]):  # settlement by settlement, type by type, as place_gain adds
+            per_type = diff[:, tables.near[hexes, j]]  # (pairs, hexes, 3)
             for t in range(3):
                 gain = gain + per_type[:, :, t]
-        gain = gain - COST_OF[kind]
+        cost = COST_OF[kinds]
+        gain = gain - cost[:, None]
         tiles = self.batch.tile[self.rows[sub]]
         gain[tiles[:, hexes] >= 0] = -np.inf
         best = gain.argmax(axis=1)
@@ -149,7 +155,7 @@ class _Planner:
         if nowhere.any():
             every = tables.sea_hexes if ship else tables.land_hexes
             empty = tiles[nowhere][:, every] < 0
-            value[nowhere] = np.where(empty.any(axis=1), -COST_OF[kind], -np.inf)
+            value[nowhere] = np.where(empty.any(axis=1), -cost[nowhere], -np.inf)
             where[nowhere] = np.where(empty.any(axis=1), every[empty.argmax(axis=1)], -1)
         return value, where
 
