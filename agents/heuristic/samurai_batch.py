@@ -16,8 +16,8 @@ import numpy as np
 
 from agents.heuristic.samurai import QUICK_MIN_GAIN, STRENGTH, SWAP_MIN_GAIN, TILE_COST, chance
 from envs.samurai.actions import END_TURN, FIGURE, HEX
-from envs.samurai.batch import CHOOSE_HAND, PLAY, SamuraiBatch
-from envs.samurai.batch_tables import DUMMY, INFLUENCE_OF, MOVABLE_OF, QUICK_OF
+from envs.samurai.batch import SamuraiBatch
+from envs.samurai.batch_tables import CHOOSE_HAND, DUMMY, INFLUENCE_OF, MOVABLE_OF, PLAY, QUICK_OF
 from envs.samurai.components import FIGURE_SWAP, NUM_KINDS, SHIPS, TILE_SWAP
 from envs.samurai.rules import SamuraiState
 

@@ -25,31 +25,33 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.batch import NO_PLAYER, BatchGames, check_batch_args, new_game
-from envs.samurai.actions import END_TURN, FIGURE, HEX, NUM_ACTIONS
+from envs.samurai.actions import END_TURN, FIGURE, HEX
+from envs.samurai.batch_legal import BatchLegal
 from envs.samurai.batch_observe import observe
 from envs.samurai.batch_state import BatchStateIO
 from envs.samurai.batch_tables import (
-    CAPACITY_OF,
+    CHOOSE_HAND,
+    DRAFT,
     DUMMY,
     INFLUENCE_OF,
     IS_LAND,
     MOVABLE_OF,
+    PLAY,
     QUICK_OF,
     TABLES,
-    TARGET_OF,
+    TYPES,
+    any3,
 )  # fmt: skip
-from envs.samurai.components import FIGURE_SWAP, HAND_SIZE, NUM_KINDS, SHIPS, TILE_SWAP
+from envs.samurai.components import FIGURE_SWAP, HAND_SIZE, NUM_KINDS, TILE_SWAP
 from envs.samurai.game import SamuraiGame
 from envs.samurai.rules import SET_ASIDE_TO_END, SamuraiState
 
-CHOOSE_HAND, DRAFT, PLAY = 0, 1, 2
 #: The most tiles one turn can play: one non-quick tile and the five quick ones.
 MAX_PLAYED = 6
 PILE_SLOTS = 20
-TYPES = np.arange(3)
 
 
-class SamuraiBatch(BatchStateIO, BatchGames):
+class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
     """N Samurai games of one configuration as arrays (see the module docstring)."""
 
     def __init__(self, game: SamuraiGame, num_games: int, seed: int):
@@ -84,8 +86,8 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         self.pile = np.full((n, p, PILE_SLOTS), -1, dtype=np.int64)
         self.pile_len = np.zeros((n, p), dtype=np.int64)
         self.unplayed = np.zeros((n, p, NUM_KINDS), dtype=np.int64)
-        self.tile = np.full((n, len(IS_LAND)), -1, dtype=np.int64)
-        self.owner = np.full((n, len(IS_LAND)), -1, dtype=np.int64)
+        self.tile = np.full((n, len(IS_LAND)), -1, dtype=np.int8)  # int8: the board is most of a step's memory
+        self.owner = np.full((n, len(IS_LAND)), -1, dtype=np.int8)
         self.figures = np.zeros((n, DUMMY + 1, 3), dtype=bool)
         self.on_board = np.zeros((n, 3), dtype=np.int64)
         self.set_aside = np.zeros((n, 3), dtype=np.int64)
@@ -147,133 +149,6 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         most = total == total.max(axis=1, keepdims=True)  # rule 4: nobody has a majority
         won = np.where(two.any(axis=1, keepdims=True), two, np.where(single.any(axis=1, keepdims=True), top3, most))
         return won & (self.player == NO_PLAYER)[:, None]
-
-    # --- legal actions -----------------------------------------------------------
-    def _swap_table(self, rows: np.ndarray) -> np.ndarray:
-        """``(m, 3, 3)``: ``[a, b]`` some settlement holds a figure of type a and none of type b."""
-        figures = self.figures[rows]
-        return (figures[:, :, :, None] & ~figures[:, :, None, :]).any(axis=1)
-
-    def _swap_possible(self, rows: np.ndarray) -> np.ndarray:
-        """Whether any figure exchange is legal (kept in ``swap_ok``: figures move seldom)."""
-        return self.swap_ok[rows]
-
-    def _figures_moved(self, rows: np.ndarray) -> None:
-        table = self._swap_table(rows)
-        self.swap_ok[rows] = (table & table.transpose(0, 2, 1)).any(axis=(1, 2))
-
-    def _targets(self, rows: np.ndarray, players: np.ndarray) -> np.ndarray:
-        """``(m, 5)``: whether each target class (``rules.TARGET``) has somewhere to go, and a 5th False."""
-        land = self.empty_land[rows] > 0
-        out = np.zeros((len(rows), 5), dtype=bool)
-        out[:, 0] = land
-        out[:, 1] = self.empty_sea[rows] > 0
-        out[:, 2] = self._swap_possible(rows)
-        out[:, 3] = land & (self.movable[rows, players] > 0)
-        return out
-
-    def _playable(self, rows: np.ndarray) -> np.ndarray:
-        """``(m, 17)``: the kinds the player to act could play now (``SamuraiState.tile_choices``)."""
-        players = self.player[rows]
-        in_hand = self.hand_kinds(rows, players)
-        allowed = QUICK_OF[None, :] | ~self.non_quick[rows, None]
-        return in_hand & allowed & self._targets(rows, players)[:, TARGET_OF[:NUM_KINDS]]
-
-    def hand_kinds(self, rows: np.ndarray, players: np.ndarray) -> np.ndarray:
-        """``(m, 17)`` bool: the kinds in each player's hand."""
-        hand = self.hand[rows, players]
-        out = np.zeros((len(rows), NUM_KINDS + 1), dtype=bool)
-        out[np.arange(len(rows))[:, None], hand] = True  # -1 (empty slots) marks the spare last column
-        return out[:, :NUM_KINDS]
-
-    def _can_play(self, rows: np.ndarray) -> np.ndarray:
-        """``(m, P)``: whether each player could play a tile at the start of a turn."""
-        classes = TARGET_OF[self.hand[rows]]  # (m, P, 5)
-        targets = self._targets_all(rows)  # (m, P, 5)
-        hits = np.take_along_axis(targets, classes, axis=2)
-        return hits.any(axis=2)
-
-    def _targets_all(self, rows: np.ndarray) -> np.ndarray:
-        land = self.empty_land[rows] > 0
-        out = np.zeros((len(rows), self.game.num_players, 5), dtype=bool)
-        out[:, :, 0] = land[:, None]
-        out[:, :, 1] = (self.empty_sea[rows] > 0)[:, None]
-        out[:, :, 2] = self._swap_possible(rows)[:, None]
-        out[:, :, 3] = land[:, None] & (self.movable[rows] > 0)
-        return out
-
-    def legal_mask(self) -> np.ndarray:
-        """``(N, 294)`` bool, read-only (kept until the next step)."""
-        if self._mask is None:
-            self._mask = self._compute_mask()
-            self._mask.flags.writeable = False
-        return self._mask
-
-    def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros((self.num_games, NUM_ACTIONS), dtype=bool)
-        going = self.player >= 0
-        phase, pending = self.phase, self.pending
-        rows = np.flatnonzero(going & (phase == CHOOSE_HAND))
-        if rows.size:
-            piles = self.pile[rows, self.player[rows]]
-            kinds = np.zeros((rows.size, NUM_KINDS + 1), dtype=bool)
-            kinds[np.arange(rows.size)[:, None], piles] = True
-            mask[rows, :NUM_KINDS] = kinds[:, :NUM_KINDS]
-        rows = np.flatnonzero(going & (phase == DRAFT))
-        if rows.size:
-            mask[rows, FIGURE:] = self._draft_mask(rows)
-        play = going & (phase == PLAY)
-        rows = np.flatnonzero(play & (pending < 0))
-        if rows.size:
-            mask[rows, :NUM_KINDS] = self._playable(rows)
-            mask[rows, END_TURN] = self.played_len[rows] > 0
-        rows = np.flatnonzero(play & ((pending == SHIPS[0]) | (pending == SHIPS[1])))
-        if rows.size:
-            mask[rows, HEX:FIGURE] = (self.tile[rows] < 0) & self.tables.sea_on
-        picking = play & (pending == TILE_SWAP) & (self.swap_from < 0)
-        rows = np.flatnonzero(picking)
-        if rows.size:
-            mine = self.owner[rows] == self.player[rows, None]
-            mask[rows, HEX:FIGURE] = mine & MOVABLE_OF[self.tile[rows]]
-        on_land = (pending >= 0) & (TARGET_OF[pending] == 0) | (pending == TILE_SWAP) & ~picking
-        rows = np.flatnonzero(play & on_land)
-        if rows.size:
-            mask[rows, HEX:FIGURE] = (self.tile[rows] < 0) & self.tables.land_on
-        swapping = play & (pending == FIGURE_SWAP)
-        rows = np.flatnonzero(swapping & (self.first_s < 0))
-        if rows.size:
-            mask[rows, FIGURE:] = self._first_figures(rows)
-        rows = np.flatnonzero(swapping & (self.first_s >= 0))
-        if rows.size:
-            mask[rows, FIGURE:] = self._partners(rows)
-        return mask
-
-    def _draft_mask(self, rows: np.ndarray) -> np.ndarray:
-        figures = self.figures[rows, :DUMMY]
-        capacity = CAPACITY_OF[:DUMMY]
-        open_ = (figures.sum(axis=2) < capacity) & self.tables.on_board[:DUMMY]
-        cities = open_ & (capacity > 1)
-        use = np.where(cities.any(axis=1, keepdims=True), cities, open_)
-        supply = self.tables.supply - self.on_board[rows] > 0
-        return (use[:, :, None] & ~figures & supply[:, None, :]).reshape(len(rows), -1)
-
-    def _first_figures(self, rows: np.ndarray) -> np.ndarray:
-        """The figure swap's first figures: a figure (s, t1) with a t2 missing in s that some settlement
-        holds without a t1 (``figure_moves.first_figures``)."""
-        figures = self.figures[rows, :DUMMY]
-        table = self._swap_table(rows)  # [a, b]
-        partner = ~figures[:, :, None, :] & table.transpose(0, 2, 1)[:, None, :, :]  # [m, s, t1, t2]
-        partner &= ~np.eye(3, dtype=bool)
-        return (figures & partner.any(axis=3)).reshape(len(rows), -1)
-
-    def _partners(self, rows: np.ndarray) -> np.ndarray:
-        figures = self.figures[rows, :DUMMY]
-        m = np.arange(len(rows))
-        s1, t1 = self.first_s[rows], self.first_t[rows]
-        at_s1 = figures[m, s1]  # (m, 3)
-        lacks_t1 = ~figures[m, :, t1]  # (m, S)
-        ok = figures & ~at_s1[:, None, :] & lacks_t1[:, :, None] & (TYPES[None, :] != t1[:, None])[:, None, :]
-        return ok.reshape(len(rows), -1)
 
     # --- playing -----------------------------------------------------------------
     def step(self, actions: np.ndarray) -> None:
@@ -353,7 +228,7 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         players, source = self.player[rows], self.swap_from[rows]
         moved = self.tile[rows, source]
         self.tile[rows, source] = TILE_SWAP  # no influence: the moved tile's leaves that hex
-        self.influence[rows[:, None], self.tables.near[source], players[:, None]] -= INFLUENCE_OF[moved][:, None, :]
+        self._add_influence(rows, source, players, -INFLUENCE_OF[moved])
         self.movable[rows, players] -= 1
         self._place(rows, moved, hexes)
 
@@ -366,17 +241,26 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         self.owner[rows, hexes] = players
         self.movable[rows, players] += MOVABLE_OF[kinds]
         near = self.tables.near[hexes]  # (m, 2)
-        self.influence[rows[:, None], near, players[:, None]] += INFLUENCE_OF[kinds][:, None, :]
+        self._add_influence(rows, hexes, players, INFLUENCE_OF[kinds])
         land = IS_LAND[hexes]
         self.empty_sea[rows[~land]] -= 1
         rows, near = rows[land], near[land]
         self.empty_land[rows] -= 1
         self.need[rows[:, None], near] -= 1  # two different settlements, or padding
-        closed = (near != DUMMY) & (self.need[rows[:, None], near] == 0) & self.figures[rows[:, None], near].any(axis=2)
+        closed = (near != DUMMY) & (self.need[rows[:, None], near] == 0) & any3(self.figures[rows[:, None], near])
         if closed.any():
             for j in range(near.shape[1]):
                 self._resolve(rows[closed[:, j]], near[closed[:, j], j])
             self._figures_moved(rows[closed.any(axis=1)])
+
+    def _add_influence(self, rows: np.ndarray, hexes: np.ndarray, players: np.ndarray, amounts: np.ndarray) -> None:
+        """Each player's influence ``amounts[i]`` (per type) at ``hexes[i]``, added to the settlements next to it
+        (through a flat index: numpy's fancy indexing is fastest on one axis)."""
+        _, settlements, seats, types = self.influence.shape
+        cells = (rows[:, None] * settlements + self.tables.near[hexes]) * seats + players[:, None]  # (m, 2)
+        flat = self.influence.reshape(-1)
+        at = cells[:, :, None] * types + TYPES  # (m, 2, 3): two different settlements, or the spare one
+        flat[at] += amounts[:, None, :]
 
     def _resolve(self, rows: np.ndarray, s: np.ndarray) -> None:
         """A surrounded settlement: each figure to strictly the highest influence, a tie sets it aside."""
@@ -406,7 +290,7 @@ class SamuraiBatch(BatchStateIO, BatchGames):
         self.played_len[rows] += 1
         self.non_quick[rows] |= ~QUICK_OF[kinds]
         self.pending[rows] = self.first_s[rows] = self.first_t[rows] = self.swap_from[rows] = -1
-        over = (self.on_board[rows] == 0).any(axis=1) | (self.set_aside[rows].sum(axis=1) >= SET_ASIDE_TO_END)
+        over = any3(self.on_board[rows] == 0) | (self.set_aside[rows].sum(axis=1) >= SET_ASIDE_TO_END)
         self.player[rows[over]] = NO_PLAYER
         rows = rows[~over]
         return rows[~self._playable(rows).any(axis=1)]

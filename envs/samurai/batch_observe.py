@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.engine import shown
-from envs.samurai.batch_tables import SETTLEMENT_HEX
+from envs.samurai.batch_tables import PLAY, SETTLEMENT_HEX
 from envs.samurai.components import HAND_SIZE, NUM_KINDS, TILES_PER_PLAYER
 from envs.samurai.observation import (
     F_FIGURES,
@@ -46,8 +46,6 @@ from envs.samurai.observation import (
     TURN,
     UNPLAYED_SCALE,
 )  # fmt: skip
-
-PLAY = 2
 
 
 def check_players(players, num_games: int, num_players: int) -> np.ndarray:

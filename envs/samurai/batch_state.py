@@ -35,10 +35,7 @@ class BatchStateIO:
         self.pile_len[rows] = np.array([len(pile) for pile in piles]).reshape(len(rows), players)
         self.tile[rows] = [state.tile for state in states]
         self.owner[rows] = [state.owner for state in states]
-        where = [(i, s, t) for i, state in enumerate(states) for s in self.tables.settlements for t in state.figures[s]]
-        figures = np.zeros((len(rows),) + self.figures.shape[1:], dtype=bool)
-        figures[tuple(np.array(where, dtype=np.int64).reshape(-1, 3).T)] = True
-        self.figures[rows] = figures
+        self.figures[rows] = _figures(states, self.figures.shape[1])
         self.captured[rows] = [state.captured for state in states]
         self.set_aside[rows] = [state.set_aside for state in states]
         self.turn[rows] = [state.turn_number for state in states]
@@ -124,4 +121,14 @@ def _padded(lists: list[list[int]], width: int) -> np.ndarray:
     out = np.full((len(lists), width), -1, dtype=np.int64)
     lengths = np.array([len(values) for values in lists], dtype=np.int64)
     out[np.arange(width) < lengths[:, None]] = [v for values in lists for v in values]
+    return out
+
+
+def _figures(states: list[SamuraiState], width: int) -> np.ndarray:
+    """``(len(states), width, 3)`` bool from each state's figures per settlement index."""
+    lists = [types for state in states for types in state.figures]
+    count = len(lists) // len(states)
+    cells = np.repeat(np.arange(len(lists)), [len(types) for types in lists])
+    out = np.zeros((len(states), width, 3), dtype=bool)
+    out[cells // count, cells % count, [t for types in lists for t in types]] = True
     return out
