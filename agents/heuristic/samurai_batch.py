@@ -101,16 +101,21 @@ class _Planner:
         mine = captured[self.m, me]
         rival = np.where((seats == me[:, None])[:, :, None], -1, captured).max(axis=1)
         self.weights = np.where(np.abs(mine - rival) <= batch.on_board[rows], 1.5, 0.6)  # (m, 3)
-        influence = batch.influence[rows]  # (m, S+1, P, 3)
+        # Settlement axes hold the settlements on this board, then the spare column (no settlement).
+        tables = batch.tables
+        self.columns = np.append(tables.settlements, DUMMY)
+        local = np.full(DUMMY + 1, len(self.columns) - 1)
+        local[self.columns] = np.arange(len(self.columns))
+        self.near = local[tables.near]  # (hexes, 2): the settlements next to each hex, in these columns
+        influence = batch.influence[rows[:, None], self.columns]  # (m, S, P, 3)
         others = np.where((seats == me[:, None])[:, None, :, None], np.iinfo(np.int64).min, influence)
-        self.lead = influence[self.m, :, me] - others.max(axis=2)  # (m, S+1, 3)
-        self.need = batch.need[rows]
-        self.figures = batch.figures[rows]
+        self.lead = influence[self.m, :, me] - others.max(axis=2)  # (m, S, 3)
+        self.need = batch.need[rows[:, None], self.columns]
+        self.figures = batch.figures[rows[:, None], self.columns]
         self.now = figure_value(self.lead, self.need[:, :, None], self.weights[:, None, :])  # value left as it is
         self.target_value = np.full((len(rows), NUM_KINDS), -np.inf)
         self.target_hex = np.full((len(rows), NUM_KINDS), -1)
         self.known = np.zeros((len(rows), NUM_KINDS), dtype=bool)  # where target_value / target_hex are set
-        self._after: dict[bool, np.ndarray] = {}
 
     # --- valuation --------------------------------------------------------
     def best_targets(self, wanted: np.ndarray) -> None:
@@ -123,26 +128,17 @@ class _Planner:
             if sub.size:
                 self.target_value[sub, kinds], self.target_hex[sub, kinds] = self._best_target(sub, kinds, ship)
 
-    def _values_after(self, ship: bool) -> np.ndarray:
-        """``figure_value(s, t, extra, open)`` for every extra influence 0..4: ``(m, S+1, 3, 5)``, with the
-        open land after a tile on land (one fewer) or on sea (as now)."""
-        if ship not in self._after:
-            lead = self.lead[:, :, :, None] + np.arange(5)
-            open_land = (self.need - (0 if ship else 1))[:, :, None, None]
-            self._after[ship] = figure_value(lead, open_land, self.weights[:, None, :, None])
-        return self._after[ship]
-
     def _best_target(self, sub: np.ndarray, kinds: np.ndarray, ship: bool) -> tuple[np.ndarray, np.ndarray]:
         """``best_target(kinds[i])`` in row ``sub[i]``: the best hex's gain and the hex (the first of equals)."""
         tables = self.batch.tables
         hexes = tables.sea_near if ship else tables.land_hexes  # the empty ones near a settlement are candidates
-        settlements = np.arange(DUMMY + 1)[None, :, None]
-        extra = INFLUENCE_OF[kinds][:, None, :]
-        after = self._values_after(ship)[sub[:, None, None], settlements, TYPES, extra]  # (pairs, S+1, 3)
+        lead = self.lead[sub] + INFLUENCE_OF[kinds][:, None, :]  # (pairs, S, 3)
+        open_land = self.need[sub] - (0 if ship else 1)  # a tile on land leaves one fewer open hex
+        after = figure_value(lead, open_land[:, :, None], self.weights[sub][:, None, :])
         diff = np.where(self.figures[sub], after - self.now[sub], 0.0)
         gain = np.zeros((len(sub), len(hexes)))
-        for j in range(tables.near.shape[1]):  # settlement by settlement, type by type, as place_gain adds
-            per_type = diff[:, tables.near[hexes, j]]  # (pairs, hexes, 3)
+        for j in range(self.near.shape[1]):  # settlement by settlement, type by type, as place_gain adds
+            per_type = diff[:, self.near[hexes, j]]  # (pairs, hexes, 3)
             for t in range(3):
                 gain = gain + per_type[:, :, t]
         cost = COST_OF[kinds]
@@ -171,8 +167,8 @@ class _Planner:
     def _kept(self, sub: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The figures, their values now, and ``value[(s, t)] * weights[t]`` as best_swap computes it."""
         weights = self.weights[sub, None, :]
-        now = self.now[sub, :DUMMY]
-        return self.figures[sub, :DUMMY], now, now / weights * weights
+        now = self.now[sub, :-1]
+        return self.figures[sub, :-1], now, now / weights * weights
 
     def swap_bound(self, sub: np.ndarray) -> np.ndarray:
         """The best figure exchange's gain to within 1e-14 (-inf without one), cheaply: for each ordered pair
@@ -207,13 +203,14 @@ class _Planner:
         value = gain[np.arange(len(sub)), best]
         found = value > 0.0
         a, t1, b, t2 = np.unravel_index(best, (count, 3, count, 3))
+        settlements = self.columns[settlements]  # hex order = column order: the loops' order is kept
         swap = np.stack([settlements[a], t1, settlements[b], t2], axis=1)
         swap[~found] = -1
         return np.where(found, value, 0.0), swap
 
     def best_tile_swap(self, sub: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``best_tile_swap`` of the rows ``sub``: (gain, from hex, to hex); (-inf, -1, -1) without a candidate."""
-        hexes, near = self.batch.tables.land_hexes, self.batch.tables.near
+        hexes, near = self.batch.tables.land_hexes, self.near
         rows = self.rows[sub]
         tiles = self.batch.tile[rows][:, hexes]
         mine = self.batch.owner[rows][:, hexes] == self.batch.player[rows, None]
