@@ -85,10 +85,10 @@ def differential(config: tuple, games: int, seed: int, observe_every: int = 1, b
 
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
 def test_seeded_games_play_alike_in_the_batch_and_on_the_engine(config):
-    """Rules (docs/rules/samurai.md, every section: set-up, a turn, captures, the end, the winner): 8
+    """Rules (docs/rules/samurai.md, every section: set-up, a turn, captures, the end, the winner): 6
     seeded games per configuration, random and heuristic moves, identical masks, observations, rewards,
     scores and states step by step in the batch and on the per-game engine."""
-    differential(config, games=8, seed=1000 * CONFIGS.index(config), observe_every=5)
+    differential(config, games=6, seed=1000 * CONFIGS.index(config), observe_every=6)
 
 
 def test_game_i_of_a_batch_is_the_deal_of_seed_plus_i():
@@ -102,7 +102,7 @@ def test_game_i_of_a_batch_is_the_deal_of_seed_plus_i():
         assert batch.state(i).to_dict() == new_game(game, 42 + i).to_dict()
 
 
-@pytest.mark.parametrize("config", [(2, False, "random"), (4, True, "draft"), (3, False, "draft")])
+@pytest.mark.parametrize("config", [(2, False, "random"), (4, True, "draft")])
 @settings(max_examples=3, deadline=None)
 @given(data=st.data())
 def test_games_ending_at_different_steps_reset_in_place_as_the_engine_deals(config, data):
@@ -196,7 +196,7 @@ def test_batch_heuristic_chooses_every_move_the_heuristic_chooses(config):
     reach odd positions: open figure swaps, picked tile swaps), the batch form picks the per-game
     heuristic's move, ties included."""
     game = SamuraiGame(*config)
-    batch, reference = SamuraiBatch(game, 12, 7), StateBatch(game, 12, 7)
+    batch, reference = SamuraiBatch(game, 8, 7), StateBatch(game, 8, 7)
     rng = np.random.default_rng(7)
     while not reference.terminated.all():
         moves = heuristic.batch_policy(batch)
@@ -243,7 +243,7 @@ def search_positions(game, games: int):
             state.apply(heuristic.policy(state))
 
 
-@pytest.mark.parametrize("num_players", [2, 3])
+@pytest.mark.parametrize("num_players", [2])
 def test_batch_search_finds_what_the_search_finds_one_by_one(num_players):
     """Samurai's flat paired ISMCTS with exact heuristic rollouts to the end: with batch rollouts the same
     samples, the same value of every move (to the last bit) and the same choice as one rollout at a time."""
