@@ -109,18 +109,17 @@ class BatchLegal:
         if rows.size:
             mask[rows, :NUM_KINDS] = self._playable(rows)
             mask[rows, END_TURN] = self.played_len[rows] > 0
-        rows = np.flatnonzero(play & ((pending == SHIPS[0]) | (pending == SHIPS[1])))
-        if rows.size:
-            mask[rows, HEX:FIGURE] = (self.tile[rows] < 0) & self.tables.sea_on
         picking = play & (pending == TILE_SWAP) & (self.swap_from < 0)
+        on_sea = play & ((pending == SHIPS[0]) | (pending == SHIPS[1]))
+        on_land = play & ((pending >= 0) & (TARGET_OF[pending] == 0) | (pending == TILE_SWAP) & ~picking)
+        if on_sea.any() or on_land.any():  # every game at once: whole-array operations beat row gathers
+            tables = self.tables
+            targets = (on_land[:, None] & tables.land_on) | (on_sea[:, None] & tables.sea_on)
+            mask[:, HEX:FIGURE] = targets & (self.tile < 0)
         rows = np.flatnonzero(picking)
         if rows.size:
             mine = self.owner[rows] == self.player[rows, None]
             mask[rows, HEX:FIGURE] = mine & MOVABLE_OF[self.tile[rows]]
-        on_land = (pending >= 0) & (TARGET_OF[pending] == 0) | (pending == TILE_SWAP) & ~picking
-        rows = np.flatnonzero(play & on_land)
-        if rows.size:
-            mask[rows, HEX:FIGURE] = (self.tile[rows] < 0) & self.tables.land_on
         swapping = play & (pending == FIGURE_SWAP)
         rows = np.flatnonzero(swapping & (self.first_s < 0))
         if rows.size:
