@@ -222,3 +222,20 @@ class _Planner:
         if END_TURN in legal and best_value <= 0:
             return END_TURN
         return -best_action
+
+
+# --- the same strategy over a batch of games (agents/heuristic/samurai_batch.py) -------------------
+def batch_policy(batch) -> np.ndarray:
+    """:func:`policy` in every game of a :class:`~envs.samurai.batch.SamuraiBatch` (-1 where one is over)."""
+    from agents.heuristic.samurai_batch import batch_policy as batched
+
+    return batched(batch)
+
+
+def play_out(states: list[SamuraiState], first_moves: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Every state after each first move, played to the end by :func:`policy` in every seat, all at once
+    (ISMCTS's paired rollouts): final scores and winners, ``games x players``, game ``i * len(first_moves) + j``
+    being ``states[i]`` after ``first_moves[j]``."""
+    from agents.heuristic.samurai_batch import play_out as batched
+
+    return batched(states, first_moves)

@@ -1,0 +1,134 @@
+"""The Samurai batch's games in and out of per-game states: rows filled from
+:class:`~envs.samurai.rules.SamuraiState` positions (deals, a search's determinizations), and a row
+given back as a fresh state through the game's public serializer (``serialize.state_from_dict``).
+
+Only a state's game data is read (board, figures, hands, piles, captures, the turn in progress),
+never its caches; the batch's own lookups (influence, empty hexes, movable tiles) are rebuilt here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.samurai.batch_tables import DUMMY, INFLUENCE_OF, IS_LAND, MOVABLE_OF
+from envs.samurai.board import SETTLEMENTS
+from envs.samurai.components import FIGURE_TYPES, NUM_KINDS, PHASES, TILE_NAMES
+from envs.samurai.rules import SamuraiState
+
+
+class BatchStateIO:
+    """Mixin of :class:`~envs.samurai.batch.SamuraiBatch`: loading rows from states, and ``state(i)``."""
+
+    def _load(self, rows: np.ndarray, states: list[SamuraiState]) -> None:
+        """Rows ``rows`` become copies of ``states`` (which are only read)."""
+        self._mask = None
+        players = self.game.num_players
+        self.phase[rows] = [PHASES.index(state.phase) for state in states]
+        self.player[rows] = [-1 if state.current_player is None else state.current_player for state in states]
+        hands = [hand for state in states for hand in state.hands]
+        piles = [pile for state in states for pile in state.piles]
+        self.hand[rows] = _padded(hands, self.hand.shape[2]).reshape(len(rows), players, -1)
+        self.pile[rows] = _padded(piles, self.pile.shape[2]).reshape(len(rows), players, -1)
+        self.hand_len[rows] = np.array([len(hand) for hand in hands]).reshape(len(rows), players)
+        self.pile_len[rows] = np.array([len(pile) for pile in piles]).reshape(len(rows), players)
+        self.tile[rows] = [state.tile for state in states]
+        self.owner[rows] = [state.owner for state in states]
+        self.figures[rows] = _figures(states, self.figures.shape[1])
+        self.captured[rows] = [state.captured for state in states]
+        self.set_aside[rows] = [state.set_aside for state in states]
+        self.turn[rows] = [state.turn_number for state in states]
+        self.played[rows] = _padded([state.played for state in states], self.played.shape[1])
+        self.played_len[rows] = [len(state.played) for state in states]
+        self.non_quick[rows] = [state.non_quick_used for state in states]
+        self.pending[rows] = [state.pending for state in states]
+        firsts = [(-1, -1) if state.first_figure is None else state.first_figure for state in states]
+        self.first_s[rows], self.first_t[rows] = np.array(firsts, dtype=np.int64).reshape(-1, 2).T
+        self.swap_from[rows] = [state.swap_from for state in states]
+        self._derive(rows)
+
+    def _derive(self, rows: np.ndarray) -> None:
+        """The lookups that follow from the board, the figures, hands and piles."""
+        players = self.game.num_players
+        tile, owner = self.tile[rows], self.owner[rows]
+        empty = tile < 0
+        self.empty_land[rows] = (empty & self.tables.land_on).sum(axis=1)
+        self.empty_sea[rows] = (empty & self.tables.sea_on).sum(axis=1)
+        self.need[rows] = (empty & self.tables.land_on).astype(np.int64) @ self.tables.land_around.T
+        self.on_board[rows] = self.figures[rows].sum(axis=1)
+        self._figures_moved(rows)
+        seats = np.arange(players)
+        mine = owner[:, :, None] == seats  # (m, hexes, P)
+        self.movable[rows] = (mine & MOVABLE_OF[tile][:, :, None]).sum(axis=1)
+        # influence[s, p, t]: the tiles of p on the hexes next to s (each hex has at most two such s)
+        influence = np.zeros((len(rows), DUMMY + 1, players, 3), dtype=np.int64)
+        at, hexes = np.nonzero(tile >= 0)
+        for j in range(self.tables.near.shape[1]):
+            near = (at, self.tables.near[hexes, j], owner[at, hexes])
+            np.add.at(influence, near, INFLUENCE_OF[tile[at, hexes]])
+        influence[:, DUMMY] = 0
+        self.influence[rows] = influence
+        kinds = np.concatenate([self.hand[rows], self.pile[rows]], axis=2)  # (m, P, 25)
+        counts = np.zeros((len(rows), players, NUM_KINDS + 1), dtype=np.int64)
+        np.add.at(counts, (np.arange(len(rows))[:, None, None], seats[None, :, None], kinds), 1)
+        self.unplayed[rows] = counts[:, :, :NUM_KINDS]
+        assert IS_LAND.shape == tile.shape[1:]
+
+    def state_dict(self, index: int) -> dict[str, Any]:
+        """Game ``index`` in ``state_to_dict``'s format."""
+        i = index
+        player = int(self.player[i])
+        names = [TILE_NAMES[k] for k in range(NUM_KINDS)]
+        tiles = np.flatnonzero(self.tile[i] >= 0)
+        over = player < 0
+        first = None
+        if self.first_s[i] >= 0:
+            first = {"settlement": SETTLEMENTS[self.first_s[i]], "type": FIGURE_TYPES[self.first_t[i]]}
+        return {
+            "game": "samurai",
+            "num_players": self.game.num_players,
+            "current_player": None if over else player,
+            "board": {str(h): {"tile": names[self.tile[i, h]], "owner": int(self.owner[i, h])} for h in tiles},
+            "figures": {
+                str(SETTLEMENTS[s]): [FIGURE_TYPES[t] for t in np.flatnonzero(self.figures[i, s])]
+                for s in self.tables.settlements
+            },
+            "captured": [dict(zip(FIGURE_TYPES, c.tolist())) for c in self.captured[i]],
+            "set_aside": dict(zip(FIGURE_TYPES, self.set_aside[i].tolist())),
+            "hands": [[names[k] for k in hand[:n]] for hand, n in zip(self.hand[i], self.hand_len[i])],
+            "piles": [[names[k] for k in pile[:n]] for pile, n in zip(self.pile[i], self.pile_len[i])],
+            "turn": {
+                "number": int(self.turn[i]),
+                "phase": PHASES[self.phase[i]],
+                "played": [names[k] for k in self.played[i, : self.played_len[i]]],
+                "non_quick_used": bool(self.non_quick[i]),
+                "tile": None if self.pending[i] < 0 else names[self.pending[i]],
+                "first_figure": first,
+                "swap_from": None if self.swap_from[i] < 0 else int(self.swap_from[i]),
+            },
+            "terminal": over,
+            "winners": np.flatnonzero(self.winners()[i]).tolist() if over else [],
+        }
+
+    def state(self, index: int) -> SamuraiState:
+        """Game ``index`` as a fresh :class:`SamuraiState`, through the game's serializer."""
+        return self.game.state_from_dict(self.state_dict(index))
+
+
+def _padded(lists: list[list[int]], width: int) -> np.ndarray:
+    """``(len(lists), width)`` int64: each list from the left, padded with -1."""
+    out = np.full((len(lists), width), -1, dtype=np.int64)
+    lengths = np.array([len(values) for values in lists], dtype=np.int64)
+    out[np.arange(width) < lengths[:, None]] = [v for values in lists for v in values]
+    return out
+
+
+def _figures(states: list[SamuraiState], width: int) -> np.ndarray:
+    """``(len(states), width, 3)`` bool from each state's figures per settlement index."""
+    lists = [types for state in states for types in state.figures]
+    count = len(lists) // len(states)
+    cells = np.repeat(np.arange(len(lists)), [len(types) for types in lists])
+    out = np.zeros((len(states), width, 3), dtype=bool)
+    out[cells // count, cells % count, [t for types in lists for t in types]] = True
+    return out
