@@ -152,8 +152,15 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
 
     # --- playing -----------------------------------------------------------------
     def step(self, actions: np.ndarray) -> None:
-        actions = self.check_actions(actions)
-        rows = np.flatnonzero(self.player >= 0)
+        self._play(self.check_actions(actions), np.flatnonzero(self.player >= 0))
+
+    def step_where(self, actions: np.ndarray, where: np.ndarray) -> None:
+        """Play only the games ``where`` (the vector env's and training's learner waits while opponents move)."""
+        actions = self.check_actions(actions, where)
+        self._play(actions, np.flatnonzero((self.player >= 0) & where))
+
+    def _play(self, actions: np.ndarray, rows: np.ndarray) -> None:
+        """Play the checked ``actions`` in the games ``rows`` (all still going)."""
         self._mask = None
         if not rows.size:
             return
