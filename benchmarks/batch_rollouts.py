@@ -1,14 +1,18 @@
-"""Wapi's search with batch rollouts against the same search one rollout at a time, in the same run.
+"""A search with batch rollouts against the same search one rollout at a time, in the same run.
 
-Wapi's ISMCTS (flat, paired, exact heuristic rollouts) plays its rollouts many at
-once in numpy where it can (``batch_rollouts``, ``envs/wapi/batch.py``); both
-forms make the same samples, sums and choices (``tests/test_wapi_batch.py``).
+ISMCTS's flat paired search with exact heuristic rollouts (Wapi's default; asked for
+explicitly in Wakanda and Samurai, whose default searches are a tree and leaf
+values) plays its rollouts many at once in numpy (``batch_rollouts``, the games'
+``envs/<game>/batch.py``); both forms make the same samples, sums and choices
+(``tests/test_<game>_batch.py``).
 What the batches buy is simulations per CPU second, so the two run in
 alternating rounds over the same positions (those of ``benchmarks/search_speed``)
 at each time budget, and the figure is the median over the rounds of the batch
 search's rate divided by the one-by-one search's in the same round.
 
-    python -m benchmarks.batch_rollouts [--rounds 3] [--budgets 0.05 0.5] [--out benchmarks/results/batch_rollouts.md]
+    python -m benchmarks.batch_rollouts [--game wapi] [--rounds 3] [--budgets 0.05 0.5] [--out FILE]
+
+The report goes to ``benchmarks/results/batch_rollouts.md`` (Wapi) or ``batch_rollouts_<game>.md``.
 """
 
 from __future__ import annotations
@@ -17,16 +21,25 @@ import argparse
 import time
 from pathlib import Path
 
+import envs
 from agents import PlayerView, make_agent
 from agents.games import make_game
 from benchmarks.search_speed import medians, positions, span, write_results
 
-RESULTS = Path(__file__).parent / "results" / "batch_rollouts.md"
+RESULTS = Path(__file__).parent / "results"
+#: The flat paired search with exact heuristic rollouts to the end: the search whose rollouts batch.
+FLAT = {"paired_root": True, "tree_depth": 1, "rollout_depth": None, "rollout_epsilon": 0.0}
+#: The configuration measured in each game (Wapi's: the four-player table of the shipped model).
+CONFIGS = {"wapi": {"num_players": 4}, "wakanda": {}, "samurai": {}}
+
+
+def default_out(game: str) -> Path:
+    return RESULTS / ("batch_rollouts.md" if game == "wapi" else f"batch_rollouts_{game}.md")
 
 
 def rate(game, views: list[PlayerView], budget: float, batch: bool) -> float:
     """Simulations per CPU second of ``budget``-second searches of every view."""
-    agent = make_agent("ismcts", game, time_limit=budget, seed=0, batch_rollouts=batch)
+    agent = make_agent("ismcts", game, time_limit=budget, seed=0, batch_rollouts=batch, **FLAT)
     start, simulations = time.process_time(), 0
     for view in views:
         agent.act(view)
@@ -45,20 +58,22 @@ def measure(game, views: list[PlayerView], budget: float, rounds: int) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="wapi", choices=envs.GAMES, help="the game (default wapi)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.05, 0.5], help="CPU seconds a move")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
+    parser.add_argument("--out", type=Path, help="results file (default benchmarks/results/batch_rollouts[_GAME].md)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or min(args.budgets) <= 0:
         parser.error("--rounds must be at least 1 and every budget positive")
-    game = make_game("wapi", num_players=4)
+    game = make_game(args.game, **CONFIGS[args.game])
     views = positions(game)
     rows = []
     for budget in args.budgets:
         rows.append(measure(game, views, budget, args.rounds))
         print(rows[-1], flush=True)
+    label = envs.describe(args.game).label(CONFIGS[args.game])
     about = (
-        f"{len(views)} four-player positions from heuristic self-play; {args.rounds} alternating rounds. "
+        f"{len(views)} positions of {label} from heuristic self-play; {args.rounds} alternating rounds. "
         "Ratio: batch / one by one in the same round (median, min-max)."
     )
     header = "| CPU s a move | one by one: sims/CPU-s | batch: sims/CPU-s | batch / one by one | range |\n"
@@ -67,8 +82,9 @@ def main(argv: list[str] | None = None) -> None:
         f"| {r['budget']:g} | {r['plain']:,.0f} | {r['guided']:,.0f} | **{r['ratio']:.1f}** | {span(r, 1)} |"
         for r in rows
     ]
-    title = "Wapi's search: batch rollouts against one rollout at a time"
-    write_results(args.out, title, "benchmarks.batch_rollouts", argv, about, [header, *table])
+    title = f"{args.game.capitalize()}'s flat search: batch rollouts against one rollout at a time"
+    out = args.out or default_out(args.game)
+    write_results(out, title, "benchmarks.batch_rollouts", argv, about, [header, *table])
 
 
 if __name__ == "__main__":

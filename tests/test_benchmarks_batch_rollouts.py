@@ -14,12 +14,14 @@ def test_arguments_are_checked(capsys):
         assert "--rounds must be at least 1 and every budget positive" in capsys.readouterr().err
 
 
-def test_a_tiny_run_writes_one_row_per_budget(tmp_path, monkeypatch):
+@pytest.mark.parametrize("game", ["wapi", "wakanda"])
+def test_a_tiny_run_writes_one_row_per_budget(tmp_path, monkeypatch, game):
     monkeypatch.setattr(batch_rollouts, "positions", lambda game, real=batch_rollouts.positions: real(game)[:2])
     out = tmp_path / "batch.md"
-    batch_rollouts.main(["--rounds", "1", "--budgets", "0.01", "0.02", "--out", str(out)])
+    batch_rollouts.main(["--game", game, "--rounds", "1", "--budgets", "0.01", "0.02", "--out", str(out)])
     text = out.read_text()
-    assert "python -m benchmarks.batch_rollouts --rounds 1 --budgets 0.01 0.02" in text
+    assert f"python -m benchmarks.batch_rollouts --game {game} --rounds 1 --budgets 0.01 0.02" in text
+    assert text.startswith(f"# {game.capitalize()}'s flat search")
     rows = [line for line in text.splitlines() if line.startswith("| 0.0")]
     assert [row.split(" | ")[0] for row in rows] == ["| 0.01", "| 0.02"]
     assert all(float(row.split(" | ")[3].strip("*")) > 0 for row in rows)

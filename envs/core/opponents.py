@@ -28,10 +28,14 @@ BUILT_IN = ("random", "heuristic")
 
 
 def random_moves(batch: BatchGames, where: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action in every game (0 where a game is over); one draw per game and
-    action, so that the moves depend on the generator only, not on ``where``."""
+    """A uniformly random legal action in every game (0 where a game is over): the k-th legal action, k
+    drawn uniformly. One draw per game (not per action: Samurai has hundreds of actions), whether or not
+    it moves, so that the moves depend on the generator only, not on ``where``."""
     mask = batch.legal_mask()
-    return np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
+    legal = mask.sum(axis=1)
+    k = (rng.random(len(mask)) * legal).astype(np.int64)  # 0 <= k < legal
+    chosen = (np.cumsum(mask, axis=1) <= k[:, None]).sum(axis=1)  # the index of the (k+1)-th legal action
+    return np.where(legal > 0, chosen, 0)
 
 
 def batch_opponent(opponent: str | BatchOpponent, game: Game) -> BatchOpponent:
