@@ -188,7 +188,7 @@ def test_an_illegal_action_is_refused_and_no_position_changes():
 def test_from_states_refuses_what_one_batch_cannot_hold():
     game = WapiGame(4, "full")
     first = game.new_state(np.random.default_rng(0))
-    with pytest.raises(ValueError, match="at least one"):
+    with pytest.raises(ValueError, match="a non-empty list of WapiStates"):
         WapiBatch.from_states([])
     with pytest.raises(ValueError, match="one configuration"):
         WapiBatch.from_states([first, WapiGame(4, "shared").new_state(np.random.default_rng(0))])

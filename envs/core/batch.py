@@ -36,6 +36,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
 import numpy as np
 from gymnasium.utils import seeding
@@ -88,6 +89,21 @@ class BatchGames(ABC):
     @abstractmethod
     def from_states(cls, states: list[GameState]) -> BatchGames:
         """A batch of these positions (of one game configuration; copied, never changed), without seeds."""
+
+    @classmethod
+    def _unseeded(cls, states: Sequence[GameState], state_type: type) -> BatchGames:
+        """The start of every engine's :meth:`from_states`: ``states`` checked (a non-empty list of
+        ``state_type`` of one configuration) and an object of this class for them with no seeds and no
+        arrays yet."""
+        if not isinstance(states, Sequence) or not states or not all(isinstance(s, state_type) for s in states):
+            raise ValueError(f"states must be a non-empty list of {state_type.__name__}s, got {shown(states)}")
+        game = states[0].game
+        if any(s.game is not game and s.game.config() != game.config() for s in states):
+            raise ValueError(f"states must all be of one configuration, {game.config()}")
+        batch = cls.__new__(cls)
+        BatchGames.__init__(batch, game, len(states), 0)
+        batch.seeds[:] = -1
+        return batch
 
     @property
     @abstractmethod

@@ -64,14 +64,7 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
 
     @classmethod
     def from_states(cls, states: list[SamuraiState]) -> SamuraiBatch:
-        if not states or any(not isinstance(s, SamuraiState) for s in states):
-            raise ValueError("states must be a non-empty list of SamuraiStates")
-        game = states[0].game
-        if any(s.game is not game and s.game.config() != game.config() for s in states):
-            raise ValueError(f"states must all be of one configuration, {game.config()}")
-        batch = cls.__new__(cls)
-        BatchGames.__init__(batch, game, len(states), 0)
-        batch.seeds[:] = -1
+        batch = cls._unseeded(states, SamuraiState)
         batch._allocate(len(states))
         batch._load(np.arange(len(states)), states)
         return batch

@@ -116,14 +116,7 @@ class WakandaBatch(BatchGames):
 
     @classmethod
     def from_states(cls, states: Sequence[WakandaState]) -> WakandaBatch:
-        if not isinstance(states, Sequence) or not states or not all(isinstance(s, WakandaState) for s in states):
-            raise ValueError(f"states must be a non-empty list of WakandaStates, got {shown(states)}")
-        game = states[0].game
-        if any(s.game.config() != game.config() for s in states):
-            raise ValueError(f"states must all be of one configuration, {game.config()}")
-        batch = cls.__new__(cls)
-        BatchGames.__init__(batch, game, len(states), 0)
-        batch.seeds[:] = -1
+        batch = cls._unseeded(states, WakandaState)
         batch._allocate(len(states))
         batch._load(np.arange(len(states)), states)
         return batch

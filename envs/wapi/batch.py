@@ -125,16 +125,7 @@ class WapiBatch(BatchGames):
         """The positions ``states`` (one configuration), a column each, read only; no seeds. Without
         ``placements`` the batch does not record the order of each mine's coins and poles, which only
         :meth:`state` needs (a search's rollouts skip that cost)."""
-        if not states:
-            raise ValueError("states must hold at least one WapiState")
-        game = states[0].game
-        if any(
-            not isinstance(s, WapiState) or (s.game is not game and s.game.config() != game.config()) for s in states
-        ):
-            raise ValueError(f"states must all be WapiStates of one configuration, {game.config()}")
-        batch = cls.__new__(cls)
-        BatchGames.__init__(batch, game, len(states), 0)
-        batch.seeds[:] = -1
+        batch = cls._unseeded(states, WapiState)
         batch._allocate(max(len(s.bag) for s in states), placements)
         batch._copy(states)
         return batch
