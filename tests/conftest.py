@@ -99,6 +99,24 @@ def replay_game(env, seed: int, actions: list[int] | None, seen_infos) -> tuple[
     return played, digest.hexdigest()
 
 
+def assert_plays_out(module, samples: list, first: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """A heuristic module's batch ``play_out(samples, first)``: row ``i * len(first) + j`` holds the final
+    scores and winners of ``samples[i]`` after ``first[j]``, then ``module.policy`` in every seat, and the
+    samples are left as they were. Returns the two arrays."""
+    before = [sample.to_dict() for sample in samples]
+    scores, winners = module.play_out(samples, first)
+    assert [sample.to_dict() for sample in samples] == before
+    for i, sample in enumerate(samples):
+        for j, move in enumerate(first):
+            played = sample.clone()
+            played.apply(move)
+            while played.current_player is not None:
+                played.apply(module.policy(played))
+            assert scores[i * len(first) + j].tolist() == played.scores()
+            assert np.flatnonzero(winners[i * len(first) + j]).tolist() == played.winners()
+    return scores, winners
+
+
 def assert_refused(env, call, match: str) -> None:
     """Bad input: ``call()`` raises a ValueError matching ``match`` and the game is untouched."""
     import pytest

@@ -26,6 +26,7 @@ from envs.core import IllegalActionError
 from envs.core.batch import StateBatch, new_game
 from envs.samurai import SamuraiGame
 from envs.samurai.batch import BATCH_CLASS, SamuraiBatch
+from tests.conftest import assert_plays_out
 
 CONFIGS = list(itertools.product((2, 3, 4), (False, True), ("random", "draft")))
 IDS = [f"{n}p-choose={c}-{f}" for n, c, f in CONFIGS]
@@ -219,18 +220,9 @@ def test_play_out_plays_every_state_after_every_first_move():
         state.determinize(0 if state.current_player is None else state.current_player, np.random.default_rng(k))
         for k in range(2)
     ]
-    before = [sample.to_dict() for sample in samples]
     first = list(state.legal_tuple())[:4]
-    scores, winners = heuristic.play_out(samples, first)
-    assert [sample.to_dict() for sample in samples] == before
+    scores, winners = assert_plays_out(heuristic, samples, first)
     assert scores.shape == winners.shape == (len(samples) * len(first), 3)
-    for i, j in itertools.product(range(len(samples)), range(len(first))):
-        played = samples[i].clone()
-        played.apply(first[j])
-        while played.current_player is not None:
-            played.apply(heuristic.policy(played))
-        assert scores[i * len(first) + j].tolist() == played.scores()
-        assert np.flatnonzero(winners[i * len(first) + j]).tolist() == played.winners()
 
 
 def search_positions(game, games: int):

@@ -22,6 +22,7 @@ from envs.wakanda import WakandaGame, batch
 from envs.wakanda.actions import NUM_ACTIONS, build_action, finish_action
 from envs.wakanda.batch import WakandaBatch
 from envs.wakanda.components import HEADDRESSES, PIECE_COUNTS
+from tests.conftest import assert_plays_out
 
 ADVANCED = [False, True]
 
@@ -313,18 +314,9 @@ def test_play_out_plays_every_state_after_every_first_move():
     while len(state.legal_tuple()) < 6:
         state.apply(heuristic.policy(state))
     samples = [state.determinize(state.current_player, np.random.default_rng(k)) for k in range(3)]
-    before = [sample.to_dict() for sample in samples]
     first = list(state.legal_tuple())
     assert batch_play_out_for(game) is heuristic.play_out
-    scores, winners = heuristic.play_out(samples, first)
-    assert [sample.to_dict() for sample in samples] == before
-    for i, j in itertools.product(range(len(samples)), range(len(first))):
-        played = samples[i].clone()
-        played.apply(first[j])
-        while played.current_player is not None:
-            played.apply(heuristic.policy(played))
-        assert scores[i * len(first) + j].tolist() == played.scores()
-        assert np.flatnonzero(winners[i * len(first) + j]).tolist() == played.winners()
+    assert_plays_out(heuristic, samples, first)
 
 
 def search_positions(game: WakandaGame, seeds: range):

@@ -8,7 +8,6 @@ import random
 
 import numpy as np
 import pytest
-from conftest import config_id
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +20,7 @@ from envs.core.batch import new_game
 from envs.samurai import SamuraiGame
 from envs.wapi import WapiGame
 from envs.wapi.batch import WapiBatch
+from tests.conftest import assert_plays_out, config_id
 
 CONFIGS = list(itertools.product((2, 3, 4, 5), ("full", "shared")))
 
@@ -154,17 +154,8 @@ def test_play_out_plays_every_state_after_every_first_move():
     while len(state.legal_tuple()) < 3:
         state.apply(heuristic.policy(state))
     samples = [state.determinize(0, np.random.default_rng(k)) for k in range(3)]
-    before = [sample.to_dict() for sample in samples]
     first = list(state.legal_tuple())
-    scores, winners = heuristic.play_out(samples, first)
-    assert [sample.to_dict() for sample in samples] == before
-    for i, j in itertools.product(range(len(samples)), range(len(first))):
-        played = samples[i].clone()
-        played.apply(first[j])
-        while played.current_player is not None:
-            played.apply(heuristic.policy(played))
-        assert scores[i * len(first) + j].tolist() == played.scores()
-        assert np.flatnonzero(winners[i * len(first) + j]).tolist() == played.winners()
+    assert_plays_out(heuristic, samples, first)
 
 
 def test_an_illegal_action_is_refused_and_no_position_changes():
