@@ -42,6 +42,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from envs.core.engine import Game, GameState, IllegalActionError, check_choice, is_int, shown
+from envs.core.seeding import seeded
 
 #: ``current_player`` of a game that is over.
 NO_PLAYER = -1
@@ -51,6 +52,12 @@ def new_game(game: Game, seed: int) -> GameState:
     """The game ``env().reset(seed=seed)`` deals."""
     rng, _ = seeding.np_random(seed)
     return game.new_state(rng)
+
+
+def new_games(game: Game, seeds: Sequence[int]) -> list[GameState]:
+    """``new_game`` for each seed, its generators set by :func:`envs.core.seeding.seeded` (several times
+    faster for many seeds): how every batch deals."""
+    return [game.new_state(rng) for rng in seeded([int(seed) for seed in seeds])]
 
 
 def check_batch_args(num_games, seed) -> None:
@@ -225,7 +232,7 @@ class StateBatch(BatchGames):
 
     def __init__(self, game: Game, num_games: int, seed: int):
         super().__init__(game, num_games, seed)
-        self.states: list[GameState] = [new_game(game, int(s)) for s in self.seeds]
+        self.states: list[GameState] = new_games(game, self.seeds)
         self._follow()
 
     @classmethod
@@ -302,9 +309,9 @@ class StateBatch(BatchGames):
         return won
 
     def _deal(self, where: np.ndarray) -> None:
-        for i in where:
-            self.states[i] = new_game(self.game, int(self.seeds[i]))
-            self._observers[i].follow(self.states[i])
+        for i, state in zip(where, new_games(self.game, self.seeds[where])):
+            self.states[i] = state
+            self._observers[i].follow(state)
 
     def state(self, index: int) -> GameState:
         return self.states[index].clone()
@@ -334,4 +341,5 @@ __all__ = [
     "check_batch_args",
     "check_where",
     "new_game",
+    "new_games",
 ]

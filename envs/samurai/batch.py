@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.batch import NO_PLAYER, BatchGames, check_batch_args, new_game
+from envs.core.batch import NO_PLAYER, BatchGames, check_batch_args, new_games
 from envs.samurai.actions import END_TURN, FIGURE, HEX
 from envs.samurai.batch_legal import BatchLegal
 from envs.samurai.batch_observe import observe
@@ -112,7 +112,7 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
         return other
 
     def _deal(self, where: np.ndarray) -> None:
-        self._load(where, [new_game(self.game, int(self.seeds[i])) for i in where])
+        self._load(where, new_games(self.game, self.seeds[where]))
 
     # --- what the protocol reads -------------------------------------------------
     @property

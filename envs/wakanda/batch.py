@@ -7,7 +7,7 @@ and holds exactly what a :class:`~envs.wakanda.rules.WakandaState` holds;
 ``tests/test_wakanda_batch.py`` plays seeded games both ways and compares every mask,
 observation, score and state.
 
-Deals come from the per-game engine (``new_game``: the same generator draws the same bag and
+Deals come from the per-game engine (``new_games``: the same generator draws the same bag and
 village line) and are copied into the arrays; everything after the deal is numpy. For speed the
 sets a turn reads (open villages, totems with a piece, the kinds in a supply) are also kept as
 6-bit sets, so that a legal mask is two table lookups; the scores change only when a totem is
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from envs.core.batch import NO_PLAYER, BatchGames, new_game
+from envs.core.batch import NO_PLAYER, BatchGames, new_games
 from envs.core.engine import shown
 from envs.wakanda.actions import DECODED, FINISH
 from envs.wakanda.batch_view import BatchViews
@@ -135,7 +135,7 @@ class WakandaBatch(BatchGames):
 
     # --- the deal ---------------------------------------------------------------------------
     def _deal(self, where: np.ndarray) -> None:
-        self._load(where, [new_game(self.game, int(seed)) for seed in self.seeds[where]])
+        self._load(where, new_games(self.game, self.seeds[where]))
 
     def _load(self, rows: np.ndarray, states: Sequence[WakandaState]) -> None:
         """Copy per-game ``states`` (their public fields) into ``rows``: the bag right-aligned, so that
