@@ -206,13 +206,18 @@ class BatchGames(ABC):
             self._deal(done)
         return done
 
+    def _action_vector(self, actions) -> np.ndarray:
+        """``actions`` as an array of N ints, or a ValueError saying what it is instead."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_games} ints, got {actions.dtype} of shape {actions.shape}")
+        return actions
+
     def check_actions(self, actions: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         """``actions`` as an int64 vector of N, each legal in its game (ignored where a game is over, or
         outside ``where`` when given); an IllegalActionError names the first game whose action is not,
         before anything changes."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_games} ints, got {actions.dtype} of shape {actions.shape}")
+        actions = self._action_vector(actions)
         going = ~self.terminated if where is None else ~self.terminated & check_where(where, self.num_games)
         mask = self.legal_mask()
         in_range = (actions >= 0) & (actions < self.game.num_actions)
@@ -237,9 +242,7 @@ class StateBatch(BatchGames):
 
     @classmethod
     def from_states(cls, states: list[GameState]) -> StateBatch:
-        batch = cls.__new__(cls)
-        BatchGames.__init__(batch, states[0].game, len(states), 0)
-        batch.seeds[:] = -1
+        batch = cls._unseeded(states, GameState)
         batch.states = [state.clone() for state in states]
         batch._follow()
         return batch
@@ -286,9 +289,7 @@ class StateBatch(BatchGames):
     def _check_some(self, actions: np.ndarray, moving: list[int]) -> None:
         """:meth:`check_actions` for the games ``moving`` alone (the others' masks are not built: each costs a
         per-game call here)."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_games} ints, got {actions.dtype} of shape {actions.shape}")
+        actions = self._action_vector(actions)
         for i in moving:
             legal = self.states[i].legal_tuple()
             if int(actions[i]) not in legal:
