@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agents.training.members import Turn, observe_rows
+from agents.training.members import Turn
 from envs.core.batch import NO_PLAYER
 from envs.core.engine import Game
 from envs.core.vector import waiting_engine
@@ -185,7 +185,7 @@ class LockstepGames:
         if not ended.size:
             return
         rewards, winners = self.batch.rewards(self.reward), self.batch.winners()
-        seen = observe_rows(self.batch, ended, self.seats)
+        seen = self.batch.observe_rows(ended, self.seats)
         for k, slot in enumerate(ended.tolist()):
             seat, won = int(self.seats[slot]), winners[slot]
             outcomes[slot] = {

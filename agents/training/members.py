@@ -78,7 +78,7 @@ class Turn:
 
     def observations(self, rows: np.ndarray) -> np.ndarray:
         """``(len(rows), observation_size)``: each of the games ``rows`` as its player to act sees it."""
-        return observe_rows(self.batch, rows) if self.per_game else self._all_observations()[rows]
+        return self.batch.observe_rows(rows) if self.per_game else self._all_observations()[rows]
 
     def masks(self, rows: np.ndarray) -> np.ndarray:
         """``(len(rows), num_actions)`` bool: the legal actions in each of the games ``rows``."""
@@ -99,19 +99,6 @@ class Turn:
         if self.per_game:
             return self.batch.states[row]
         return self.batch.state(row)
-
-
-def observe_rows(batch: BatchGames, rows: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
-    """``batch.observe(players)[rows]`` (default: the players to act), computed for those games alone where the
-    batch is a :class:`StateBatch` (each game's observation costs a call there)."""
-    if not isinstance(batch, StateBatch):
-        return batch.observe(players)[rows]
-    if players is None:
-        players = batch.current_player
-    seen = np.empty((len(rows), batch.game.observation_size), np.float32)
-    for k, row in enumerate(rows.tolist()):
-        seen[k] = batch.observe_game(row, int(players[row]))
-    return seen
 
 
 class SlotGenerators:

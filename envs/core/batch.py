@@ -131,6 +131,11 @@ class BatchGames(ABC):
         """``(N, observation_size)`` float32: game i as ``players[i]`` sees it (default: the player
         to act; a finished game is observed by seat 0 unless told)."""
 
+    def observe_rows(self, rows: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
+        """``observe(players)[rows]``: the games ``rows`` alone (an engine whose cost is per game computes
+        only those)."""
+        return self.observe(players)[rows]
+
     @abstractmethod
     def step(self, actions: np.ndarray) -> None:
         """Play ``actions[i]`` in every game still going (ignored where a game is over)."""
@@ -295,9 +300,13 @@ class StateBatch(BatchGames):
             if int(actions[i]) not in legal:
                 raise IllegalActionError(f"action {int(actions[i])} is not legal in game {i}; legal: {list(legal)}")
 
-    def observe_game(self, index: int, player: int) -> np.ndarray:
-        """Game ``index`` as ``player`` sees it (``observe``'s row, for one game: its observer alone runs)."""
-        return self._observers[index].observe(self.states[index], player)
+    def observe_rows(self, rows: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
+        if players is None:
+            players = self.current_player
+        seen = np.empty((len(rows), self.game.observation_size), np.float32)
+        for k, row in enumerate(np.asarray(rows).tolist()):
+            seen[k] = self._observers[row].observe(self.states[row], int(players[row]))
+        return seen
 
     def scores(self) -> np.ndarray:
         return np.array([s.scores() for s in self.states], dtype=np.float64)
