@@ -8,7 +8,7 @@ the per-game ones default to the game's own training settings
 (``envs.describe(game).training``): ``python train.py --game samurai --help``
 shows that game's defaults.
 
-How it trains (the pieces live in :mod:`agents.training`): ``--n-envs`` games
+How it trains (the pieces live in :mod:`training`): ``--n-envs`` games
 step in lockstep in this process (and in ``--workers`` more processes), the
 learner's moves in all of them in one forward pass, and every snapshot
 opponent's too; opponents come from a league (``--opponents``: baselines and,
@@ -16,7 +16,7 @@ with ``self``, frozen copies of the learner) drawn by how often the learner
 loses to them (``--league pfsp``); ``--warm-start heuristic`` first clones the
 heuristic's moves into the policy.
 
-``--backend rllib`` trains with RLlib's PPO on Ray instead (:mod:`agents.rllib.training`,
+``--backend rllib`` trains with RLlib's PPO on Ray instead (:mod:`training.rllib.training`,
 ``docs/ray.md``): the same game, opponents, evaluation and report; it starts from
 scratch (no warm start) and samples with ``--num-env-runners`` Ray actors.
 
@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import envs
-from agents.games import add_game_options, flags, game_option_texts, given_settings, read_game_options
 from envs.core.description import NETWORK_CHOICES, parse_bool
+from envs.games import add_game_options, flags, game_option_texts, given_settings, read_game_options
 
 DEFAULT_GAME = "wakanda"
 
@@ -206,7 +206,7 @@ PER_GAME_HELP = {
     "eval_freq": "learner steps between evaluations",
     "snapshot_freq": "learner steps between self-play snapshots",
     "network": "mlp (layers from --net-arch and --shared-layers), samurai_graph (Samurai only: the board as a "
-    "graph, agents/graph_network.py) or wapi_mines (Wapi only: one network for every mine, agents/mine_network.py)",
+    "graph, training/graph_network.py) or wapi_mines (Wapi only: one network for every mine, training/mine_network.py)",
     "net_arch": "hidden layers of the policy and of the value head, e.g. 128 128",
     "shared_layers": "hidden layers shared by both heads, before them (none: write 0)",
     "n_steps": "steps per game per rollout",
@@ -288,7 +288,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 
 def learner_settings(args: Args) -> dict[str, Any]:
-    from agents.network import chosen_network
+    from training.network import chosen_network
 
     return {
         "network": chosen_network(args.network, args.net_arch, args.shared_layers),
@@ -326,10 +326,10 @@ def resumed_settings(args: Args, kept: dict[str, Any], asked: dict[str, Any]) ->
 
 def validate(args: Args):
     """Check every setting before anything is trained or written; returns the game and the learner settings."""
-    from agents.network import STRUCTURED, structured  # the train extra must be installed
-    from agents.training.imitation import WARM_START_AGENTS
-    from agents.training.members import OPPONENT_KINDS, baseline_spec, build_member
-    from agents.training.model_files import resume_settings, starting_model
+    from training.imitation import WARM_START_AGENTS
+    from training.members import OPPONENT_KINDS, baseline_spec, build_member
+    from training.model_files import resume_settings, starting_model
+    from training.network import STRUCTURED, structured  # the train extra must be installed
 
     sb3_only = [name for name in SB3_ONLY if name in args.given]
     if args.backend == "rllib" and sb3_only:
@@ -428,7 +428,7 @@ def main(argv: list[str] | None = None) -> dict:
     except ValueError as error:
         sys.exit(f"train.py: error: {error}")
     if args.backend == "rllib":
-        from agents.rllib.training import main as train_rllib
+        from training.rllib.training import main as train_rllib
 
         return train_rllib(args, game)
 
@@ -437,8 +437,7 @@ def main(argv: list[str] | None = None) -> dict:
     import torch
     from stable_baselines3.common.utils import set_random_seed
 
-    from agents.network import load_network, wrap_policy
-    from agents.training.callbacks import (
+    from training.callbacks import (
         EvalCallback,
         LeagueCallback,
         PhaseTimeCallback,
@@ -446,10 +445,9 @@ def main(argv: list[str] | None = None) -> dict:
         TimeLimitCallback,
         add_snapshot,
     )
-    from agents.training.evaluation import evaluate
-    from agents.training.imitation import warm_start
-    from agents.training.league import League
-    from agents.training.model_files import (
+    from training.imitation import warm_start
+    from training.league import League
+    from training.model_files import (
         POLICY_NAME,
         build_learner,
         history_of,
@@ -458,8 +456,10 @@ def main(argv: list[str] | None = None) -> dict:
         read_tensors,
         save_learner,
     )
-    from agents.training.report import plot_curve, results_table, warm_start_line
-    from agents.training.vecenv import LockstepVecEnv
+    from training.network import load_network, wrap_policy
+    from training.report import plot_curve, results_table, warm_start_line
+    from training.vecenv import LockstepVecEnv
+    from training.win_rates import evaluate
 
     # --- seeding: one block ---------------------------------------------------------
     set_random_seed(args.seed)

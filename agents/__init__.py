@@ -99,7 +99,7 @@ def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
 
         return PPOAgent
     if kind == "rllib":
-        from agents.rllib.policy import RLlibAgent
+        from training.rllib.policy import RLlibAgent
 
         return RLlibAgent
     raise ValueError(f"unknown agent {shown(kind)}; available: {', '.join(AGENT_NAMES)} or {EPSILON_SPELLING}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.guidance import search_model_path
+from agents.network_evaluator import search_model_path
 from agents.protocol import Agent, PlayerView
 from envs.core.engine import Game
 
@@ -24,7 +24,7 @@ from envs.core.engine import Game
 def described_guide(game: Game) -> str | None:
     """The model file of the description's ``best_guide`` for ``game``'s configuration, if one is shipped."""
     import envs
-    from agents.network import shipped_model_path
+    from training.network import shipped_model_path
 
     if game.name not in envs.GAMES or envs.describe(game.name).best_guide != "trained":
         return None

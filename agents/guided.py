@@ -3,7 +3,7 @@
 The search of :mod:`agents.ismcts` (one tree over the searching player's
 information sets, one determinization per simulation, drawn from its
 :class:`~agents.protocol.PlayerView`, so it can never see a hidden fact),
-with an evaluator (:mod:`agents.guidance`) in place of blind exploration:
+with an evaluator (:mod:`agents.network_evaluator`) in place of blind exploration:
 
 - *Selection* is PUCT (AlphaZero): ``Q(a) + c_puct * P(a) * sqrt(avail(a)) /
   (1 + N(a))``, with the network's move probabilities as the prior ``P``.
@@ -53,11 +53,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.guidance import NetworkEvaluator
 from agents.ismcts import ChanceKeys, Edge, ISMCTSAgent
-from agents.network import PolicyValueNet
+from agents.network_evaluator import NetworkEvaluator
 from agents.protocol import PlayerView
 from envs.core.engine import Game, GameState, is_int, shown
+from training.network import PolicyValueNet
 
 #: What the guided options left at ``"auto"`` become unless the game's description says otherwise.
 GUIDED_DEFAULTS = {"c_puct": 1.5, "value_mix": 0.0, "leaf_batch": 8, "prior_temperature": 1.0}
@@ -115,7 +115,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
     Args:
         game: the configured game (the network must have been made for it).
         network: ``"trained"``, ``"ppo:PATH"``, a model path, or a loaded
-            :class:`~agents.network.PolicyValueNet`.
+            :class:`~training.network.PolicyValueNet`.
         c_puct: weight of the prior in selection.
         value_mix: weight of the plain search's leaf value (a rollout, or the
             static evaluation at ``rollout_depth``) against the network's.

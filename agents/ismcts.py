@@ -18,7 +18,7 @@ and backs the result up. Why this shape:
   heuristic.
 - *Truncated rollouts* (``rollout_depth``): a rollout may stop after k
   plies and the position be scored by the game's static evaluation
-  (``agents/evaluation.py``, on the searcher's own determinization). In
+  (``agents/leaf_values.py``, on the searcher's own determinization). In
   Samurai a heuristic rollout to the end costs about 15 ms, so 0.5 s gave
   only ~30 samples and the search lost to its own rollout policy; scoring
   the leaf at once (depth 0, Samurai's default) gives several hundred.
@@ -74,9 +74,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.games import description_of
 from agents.protocol import Agent, PlayerView
 from envs.core.engine import Game, GameState, Observer, is_int, shown
+from envs.games import description_of
 
 #: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
 ROLLOUTS = ("auto", "heuristic", "random")
@@ -211,7 +211,7 @@ class ISMCTSAgent(Agent):
         if widening is not None and (not _finite(widening) or widening <= 0):
             raise ValueError(f"widening must be a positive, finite number or None, got {shown(widening)}")
         self.widening = None if widening is None else float(widening)
-        from agents.evaluation import evaluation_for
+        from agents.leaf_values import evaluation_for
 
         self._evaluate = evaluation_for(game)
         if rollout_depth is not None:

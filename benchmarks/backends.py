@@ -115,7 +115,7 @@ class RayBackend:
         self._session = None
 
     def __enter__(self) -> RayBackend:
-        from agents.ray_cluster import ray_session
+        from parallel.ray_cluster import ray_session
 
         self._session = ray_session(self.address, self.num_cpus)
         self.cluster = self._session.__enter__()

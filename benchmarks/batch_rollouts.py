@@ -23,8 +23,8 @@ from pathlib import Path
 
 import envs
 from agents import PlayerView, make_agent
-from agents.games import make_game
 from benchmarks.search_speed import medians, positions, span, write_results
+from envs.games import make_game
 
 RESULTS = Path(__file__).parent / "results"
 #: The flat paired search with exact heuristic rollouts to the end: the search whose rollouts batch.

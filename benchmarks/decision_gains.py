@@ -60,11 +60,11 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
     import torch
 
     from agents import make_agent
-    from agents.games import make_game
     from agents.ismcts import ISMCTSAgent
     from agents.ppo import PPOAgent
     from agents.protocol import PlayerView
-    from agents.training.imitation import measured_values
+    from envs.games import make_game
+    from training.imitation import measured_values
 
     torch.set_num_threads(1)
     game_name, config, seeds, judge_samples, search_samples, models, positions = task
@@ -123,9 +123,9 @@ def gains(values: np.ndarray, heuristic: np.ndarray, picks: np.ndarray) -> list[
 
 
 def main(argv: list[str] | None = None) -> None:
-    from agents.games import HelpFormatter, make_game
-    from agents.network import load_network
-    from agents.training.imitation import deal_chunks, in_processes
+    from envs.games import HelpFormatter, make_game
+    from training.imitation import deal_chunks, in_processes
+    from training.network import load_network
 
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(

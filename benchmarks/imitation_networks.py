@@ -9,14 +9,14 @@ which empty hexes touch contested ones. A flat MLP over 174 x 21 hex
 features must learn every neighbourhood separately; a network that passes
 messages along the board's adjacency computes such sums with shared
 weights. This benchmark measures the difference with the warm start's own
-code (:func:`agents.training.imitation.generate` and ``clone``: the same
+code (:func:`training.imitation.generate` and ``clone``: the same
 games, masked cross-entropy, one game in ten held out whole) and reports
 the held-out move accuracy.
 
 The graph network is ``train.py --network samurai_graph``
-(:mod:`agents.graph_network`), at its default size. ``--game wapi`` compares
+(:mod:`training.graph_network`), at its default size. ``--game wapi`` compares
 four-player Wapi's MLP (the size of the model shipped before, 256 x 256) with
-``--network wapi_mines`` (:mod:`agents.mine_network`): one network for every
+``--network wapi_mines`` (:mod:`training.mine_network`): one network for every
 mine, against an MLP that must learn each mine's slots on its own.
 
     python -m benchmarks.imitation_networks [--games 1500] [--epochs 8] [--out benchmarks/results/imitation_networks.md]
@@ -58,7 +58,7 @@ GAMES = {
 def candidates(game) -> dict:
     """train.py's MLP (``--network mlp``) and the game's structured network, each at its default size."""
     import envs
-    from agents.network import STRUCTURED, network_description, new_network, structured
+    from training.network import STRUCTURED, network_description, new_network, structured
 
     settings = envs.describe(game.name).training
     layers, shared = GAMES[game.name].mlp or (settings["net_arch"], settings["shared_layers"])
@@ -68,8 +68,8 @@ def candidates(game) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from agents.games import HelpFormatter, make_game
-    from agents.training.imitation import clone, generate
+    from envs.games import HelpFormatter, make_game
+    from training.imitation import clone, generate
 
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(
@@ -110,7 +110,7 @@ def _report(rows, moves: int, args, argv: list[str]) -> str:
         "",
         f"{args.games} heuristic games (deal seeds from {DEAL_SEED:,}), {moves:,} moves with a choice; one game in "
         f"ten held out whole; masked cross-entropy, Adam 1e-3, batches of 256, {args.epochs} epochs "
-        "(`agents.training.imitation.clone`).",
+        "(`training.imitation.clone`).",
         "",
         "| network | parameters | held-out move accuracy | training accuracy | held-out policy loss | seconds |",
         "|---|---:|---:|---:|---:|---:|",

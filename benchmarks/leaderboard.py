@@ -23,10 +23,10 @@ import sys
 import time
 from pathlib import Path
 
-from agents.games import make_game
 from benchmarks import arena, backends, records, report
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import LADDERS, config_label, configurations, parse_config_label, reference_tables
+from envs.games import make_game
 
 
 def record_name(game: str, config: dict, ladder: str) -> str:

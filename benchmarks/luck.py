@@ -46,12 +46,12 @@ import numpy as np
 
 import envs
 from agents import agent_kind, make_agent, split_epsilon
-from agents.games import GAME_NAMES, HelpFormatter, make_game
 from benchmarks import backends, luck_report
 from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
 from envs.core.engine import shown
+from envs.games import GAME_NAMES, HelpFormatter, make_game
 
 
 def _study_configs() -> dict[str, tuple[str, dict]]:

@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 
 from agents import Agent, PlayerView, agent_kind, make_agent, play_game, split_epsilon
-from agents.games import make_game
 from benchmarks.backends import Backend, LocalBackend
 from benchmarks.ratings import finishing_ranks
 from envs.core.engine import shown
+from envs.games import make_game
 
 SEATINGS = ("rotations", "permutations")
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import envs
-from agents.games import make_game
 from benchmarks.matches import seatings
 from envs.core.engine import Game, is_int, shown
+from envs.games import make_game
 
 PROTOCOL = "drawluck-bench v1"
 
@@ -78,7 +78,7 @@ class Rung:
         """Whether the rung exists for this configuration: ``trained`` only where a model is shipped,
         ``best`` only where it differs from plain ISMCTS (a guided search)."""
         if self.name == "trained":
-            from agents.network import shipped_model_path
+            from training.network import shipped_model_path
 
             try:
                 shipped_model_path(game)
@@ -87,7 +87,7 @@ class Rung:
             return True
         if self.name == "best":
             from agents.best import described_guide
-            from agents.guidance import search_model_path
+            from agents.network_evaluator import search_model_path
 
             return (search_model_path(game) or described_guide(game)) is not None
         return True

@@ -37,11 +37,11 @@ import time
 from pathlib import Path
 
 from agents import make_agent, parse_agent_options
-from agents.games import GAME_NAMES, add_game_options, game_config, make_game
 from benchmarks import arena, backends, records, report, user_agents
 from benchmarks import rating as rating_module
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import DEFAULT_BUDGET, LADDERS, PROTOCOL, config_label, reference_tables
+from envs.games import GAME_NAMES, add_game_options, game_config, make_game
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The committed leaderboard records, whose ladder games ``rate`` reuses by default.

@@ -29,10 +29,10 @@ import sys
 import time
 from pathlib import Path
 
-from agents.games import HelpFormatter
 from benchmarks.backends import LocalBackend, RayBackend
 from benchmarks.matches import run_tasks
 from benchmarks.tournament import plan_tournament
+from envs.games import HelpFormatter
 
 RESULTS = Path(__file__).parent / "results" / "ray.md"
 
@@ -116,9 +116,9 @@ def sb3_steps_per_second(game, opponents: list[str], steps: int, n_envs: int) ->
 
 def rllib_steps_per_second(game, opponents: list[str], hp: dict, steps: int, seed: int, runners: int) -> float:
     """RLlib's PPO as train.py --backend rllib builds it, on a local Ray, without evaluations."""
-    from agents.ray_cluster import ray_session
-    from agents.rllib.league import League
-    from agents.rllib.training import RLlibRun, build_config, learner_steps, pull_results, push_league
+    from parallel.ray_cluster import ray_session
+    from training.rllib.league import League
+    from training.rllib.training import RLlibRun, build_config, learner_steps, pull_results, push_league
 
     run = RLlibRun(game, dict(hp), opponents=opponents, n_envs=hp["n_envs"], num_env_runners=runners, seed=seed)
     with ray_session(None, max(2, runners)):

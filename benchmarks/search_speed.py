@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from agents import PlayerView, make_agent, play_game
-from agents.games import make_game
+from envs.games import make_game
 
 RESULTS = Path(__file__).parent / "results" / "search_speed.md"
 CONFIGS = [("wakanda", {}), ("samurai", {"num_players": 2}), ("wapi", {"num_players": 4})]

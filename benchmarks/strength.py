@@ -37,11 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
-from agents.games import HelpFormatter, available_games, flags, given_settings, make_game
-from agents.stats import wilson_interval
 from benchmarks import backends, records
 from benchmarks.backends import Backend
 from benchmarks.matches import run_tasks
+from envs.games import HelpFormatter, available_games, flags, given_settings, make_game
+from training.win_rates import wilson_interval
 
 
 @dataclass(frozen=True)

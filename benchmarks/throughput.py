@@ -351,7 +351,7 @@ def report(section: str, previous: str | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from agents.games import HelpFormatter
+    from envs.games import HelpFormatter
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument(

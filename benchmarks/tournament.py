@@ -34,13 +34,13 @@ import numpy as np
 
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, agent_kind, make_agent, split_epsilon
-from agents.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
 from benchmarks import backends, tournament_report
 from benchmarks.backends import Backend
 from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
 from benchmarks.variance import DuplicateEffect, duplicate_effect
 from envs.core.engine import shown
+from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
 
 
 @dataclass

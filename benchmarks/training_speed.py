@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 
 import envs
-from agents.games import HelpFormatter
-from agents.training.report import time_shares
 from benchmarks import records
+from envs.games import HelpFormatter
+from training.report import time_shares
 
 #: The configurations measured: the ones models are shipped for.
 CONFIGS = {"wakanda": {}, "wapi": {"num_players": 4}, "samurai": {"num_players": 2}}

@@ -2,7 +2,7 @@
 
 Each model (by default every model shipped in ``agents/models``) plays
 ``--games`` games against each opponent kind in every other seat, through
-:func:`agents.training.evaluation.evaluate`: game ``i`` deals from seed
+:func:`training.win_rates.evaluate`: game ``i`` deals from seed
 ``--seed + i // n`` with the model in seat ``i % n``. The default seed,
 9,000,000, is far from every seed training uses (evaluation 10,000 and
 20,000 on; warm starts 1,000,000 + 100,000 x run seed, a few thousand games;
@@ -20,14 +20,14 @@ import shlex
 import sys
 import time
 
-from agents.games import HelpFormatter
+from envs.games import HelpFormatter
 
 #: The target of each shipped configuration against the heuristic (issue 13), by game.
 TARGETS = {"wakanda": 0.80, "samurai": 0.55, "wapi": 0.30}
 
 
 def model_paths(names: list[str]) -> list[str]:
-    from agents.network import SHIPPED_DIR
+    from training.network import SHIPPED_DIR
 
     if names == ["trained"]:
         return [str(path) for path in sorted(SHIPPED_DIR.glob("*.zip"))]
@@ -35,8 +35,8 @@ def model_paths(names: list[str]) -> list[str]:
 
 
 def measure(path: str, opponents: list[str], games: int, seed: int) -> dict:
-    from agents.network import card_game, load_network, read_card
-    from agents.training.evaluation import evaluate
+    from training.network import card_game, load_network, read_card
+    from training.win_rates import evaluate
 
     card = read_card(path)
     game = card_game(card)
@@ -51,8 +51,8 @@ def measure(path: str, opponents: list[str], games: int, seed: int) -> dict:
 def check(paths: list[str], opponents: list[str], games: int) -> None:
     """Every model loads and every opponent sits at its table before the first game (ValueError naming
     what is wrong), so that a bad name does not end a long run half way."""
-    from agents.network import card_game, load_network, read_card
-    from agents.training.members import baseline_spec, build_member
+    from training.members import baseline_spec, build_member
+    from training.network import card_game, load_network, read_card
 
     if games < 1:
         raise ValueError(f"--games must be at least 1, got {games}")

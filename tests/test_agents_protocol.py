@@ -10,8 +10,8 @@ import pytest
 
 import envs
 from agents import AGENT_NAMES, Agent, PlayerView, make_agent, play_game
-from agents.games import make_game
 from envs.core.engine import IllegalActionError
+from envs.games import make_game
 from tests.conftest import config_id, game_configs
 
 #: every player count and variant of every game

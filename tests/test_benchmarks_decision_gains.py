@@ -40,8 +40,8 @@ def test_with_positions_only_the_models_own_decisions_in_its_own_games_are_judge
     with a choice are judged: a replay of those games with the ppo agent finds the same decisions, in
     order, the model's pick as a chooser at each being the move it played there."""
     from agents import make_agent
-    from agents.games import make_game
     from agents.protocol import PlayerView
+    from envs.games import make_game
 
     deals = [4_000_000, 4_000_001, 4_000_002]
     judged = decision_gains.judge_games(("wapi", {"num_players": 4}, deals, 1, [], [MODEL], MODEL))

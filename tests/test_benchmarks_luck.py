@@ -113,7 +113,7 @@ def test_a_tiny_study_end_to_end(tmp_path):
 def _moves(game_name: str, names: list[str], seed: int, **config) -> list[int]:
     """Every action of one game between ``names`` (agent seeds 10 + seat)."""
     from agents import play_game
-    from agents.games import make_game
+    from envs.games import make_game
 
     game = make_game(game_name, **config)
     agents = [make_agent(name, game, seed=10 + seat) for seat, name in enumerate(names)]
@@ -143,7 +143,7 @@ def test_an_epsilon_greedy_agent_is_reproducible_from_its_seed():
 def test_every_agent_name_may_be_made_epsilon_greedy_by_make_agent():
     """make_agent parses NAME~EPS itself: a shipped model too, its options reaching NAME's agent."""
     from agents.epsilon_greedy import EpsilonGreedy
-    from agents.games import make_game
+    from envs.games import make_game
 
     game = make_game("wakanda")
     trained = make_agent("trained~0.2", game, seed=1, deterministic=False)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.games import make_game
 from benchmarks import search_speed
+from envs.games import make_game
 
 
 def test_positions_are_fixed_decisions_with_a_choice():

@@ -60,7 +60,7 @@ def test_every_table_plays_the_same_deals_in_every_seating():
 def test_same_deal_seed_same_draws_whatever_the_seating_and_the_play():
     """The property duplicate deals rest on: the deal seed alone fixes the draws."""
     from agents import make_agent, play_game
-    from agents.games import make_game
+    from envs.games import make_game
 
     for name, config in [("wapi", {"num_players": 3}), ("wakanda", {})]:
         game = make_game(name, **config)
@@ -285,7 +285,7 @@ def test_auto_seating_takes_all_orders_up_to_three_players_and_rotations_beyond(
 def test_every_game_option_reaches_a_tournament_and_names_its_report():
     """The tournament's game flags come from the descriptions: Samurai's draft and hand choice, Wapi's
     coins (a dict, frozen into the task's game key and thawed for the game)."""
-    from agents.games import game_config
+    from envs.games import game_config
 
     parser = tournament.build_parser()
     args = parser.parse_args(

@@ -9,7 +9,7 @@ import re
 import pytest
 
 import train
-from agents.games import HelpFormatter
+from envs.games import HelpFormatter
 
 #: The commands whose parsers use the shared HelpFormatter (the benchmarks, the terminal game, model export).
 COMMANDS = [
@@ -23,7 +23,7 @@ COMMANDS = [
     "benchmarks.strength",
     "benchmarks.throughput",
     "agents.play",
-    "agents.training.model_files",
+    "training.model_files",
 ]
 
 
@@ -87,7 +87,7 @@ def test_the_training_speed_games_are_names_not_a_count(capsys):
     assert exit_info.value.code == 2 and "invalid choice: '3'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("module_name", ["agents.training.model_files", "agents.play", "benchmarks.tournament"])
+@pytest.mark.parametrize("module_name", ["training.model_files", "agents.play", "benchmarks.tournament"])
 def test_help_exits_zero(module_name, capsys):
     with pytest.raises(SystemExit) as exit_info:
         importlib.import_module(module_name).main(["--help"])
@@ -96,8 +96,8 @@ def test_help_exits_zero(module_name, capsys):
 
 @pytest.mark.slow
 def test_model_export_copies_a_model_and_refuses_a_missing_file(tmp_path, capsys):
-    from agents.network import read_card
-    from agents.training import model_files
+    from training import model_files
+    from training.network import read_card
 
     destination = tmp_path / "copy.zip"
     assert model_files.main(["agents/models/wakanda.zip", str(destination)]) == 0

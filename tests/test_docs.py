@@ -31,7 +31,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["README.md", "agents/README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
 #: What the checkout copy holds: what the documented commands read.
-COPIED = ["agents", "benchmarks", "envs", "web", "docs", "train.py", "README.md", "pyproject.toml", "Makefile"]
+COPIED = [
+    *["agents", "benchmarks", "envs", "parallel", "training", "web", "docs"],
+    *["train.py", "README.md", "pyproject.toml", "Makefile"],
+]
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 MARKER = re.compile(r"<!--\s*runnable(?::(.*?))?\s*-->\s*$")
 #: Fewer runnable blocks than this means the markers were lost, not that the docs got shorter.

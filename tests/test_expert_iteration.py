@@ -1,4 +1,4 @@
-"""Expert iteration (agents/expert_iteration): the command runs end to end and its network plays, an
+"""Expert iteration (training/expert_iteration): the command runs end to end and its network plays, an
 interrupted run resumes to exactly the uninterrupted one, bad input is refused before anything is
 written, self-play records hold proper targets, a fit learns them, and no file it reads runs code."""
 
@@ -13,11 +13,11 @@ import torch
 from test_model_file_safety import Payload, crafted_policy
 
 from agents import make_agent, play_game
-from agents.expert_iteration.command import main
-from agents.expert_iteration.learn import fit, load_records, save_records
-from agents.expert_iteration.selfplay import RECORD_FIELDS, play_selfplay
-from agents.games import make_game
-from agents.network import load_network, network_description, new_network, read_card, save_network
+from envs.games import make_game
+from training.expert_iteration.command import main
+from training.expert_iteration.learn import fit, load_records, save_records
+from training.expert_iteration.selfplay import RECORD_FIELDS, play_selfplay
+from training.network import load_network, network_description, new_network, read_card, save_network
 
 TINY = [
     "--game",
@@ -67,7 +67,7 @@ def test_a_run_resumed_after_an_interruption_is_the_uninterrupted_run(tmp_path):
         assert (straight / name).exists(), name
     assert any(name.startswith("events.out.tfevents") for name in os.listdir(straight / "tb"))
     card = read_card(str(straight / "models" / "gen_002.zip"))
-    assert card["command"].startswith("python -m agents.expert_iteration --game wakanda")
+    assert card["command"].startswith("python -m training.expert_iteration --game wakanda")
     assert card["training"]["expert_iteration"]["generation"] == 2
     game = make_game("wakanda")
     agent = make_agent("ismcts", game, network=f"ppo:{straight / 'model.zip'}", iterations=5, seed=0)

@@ -12,13 +12,13 @@ import torch
 
 import train
 from agents import make_agent, play_game
-from agents.games import make_game
-from agents.graph_network import graph_description
-from agents.network import check_card, load_network, make_card, new_network, read_card, save_network
 from benchmarks import imitation_networks
+from envs.games import make_game
 from envs.samurai.actions import FIGURE, NUM_ACTIONS, hex_action
 from envs.samurai.board import NEIGHBOURS, NUM_HEXES, NUM_SETTLEMENTS
 from envs.samurai.observation import HEX_FEATURES, OBSERVATION_SIZE, PLAYERS
+from training.graph_network import graph_description
+from training.network import check_card, load_network, make_card, new_network, read_card, save_network
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +153,7 @@ def test_a_tiny_imitation_benchmark_reports_both_networks(tmp_path):
 def test_the_search_is_guided_by_a_graph_network_as_by_its_own_forward_pass(samurai):
     """The guided search's evaluator answers for a graph network what the network itself answers
     (priors over the legal moves, the mover's value and its negation), and the search plays legal moves."""
-    from agents.guidance import NetworkEvaluator
+    from agents.network_evaluator import NetworkEvaluator
     from agents.protocol import PlayerView
 
     torch.manual_seed(1)

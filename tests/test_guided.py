@@ -1,4 +1,4 @@
-"""ISMCTS guided by a network (agents/guided.py, agents/guidance.py): the fast forward pass equals the
+"""ISMCTS guided by a network (agents/guided.py, agents/network_evaluator.py): the fast forward pass equals the
 network's, values reach every player, a network for another game is refused before any search,
 searches reproduce from their seed, the prior steers them, backups are exact, and hidden information
 never changes a choice."""
@@ -11,10 +11,10 @@ import torch
 from test_agents_protocol import ANTI_CHEAT, hidden_twin, mid_game_state
 
 from agents import PlayerView, make_agent, play_game
-from agents.games import make_game
-from agents.guidance import InferenceNet, NetworkEvaluator
 from agents.guided import GuidedISMCTSAgent
-from agents.network import network_description, new_network, save_network
+from agents.network_evaluator import InferenceNet, NetworkEvaluator
+from envs.games import make_game
+from training.network import network_description, new_network, save_network
 
 GAMES = [
     ("wakanda", {}),
@@ -485,7 +485,7 @@ def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files
     the terminal game and the tournament seat it."""
     import shutil
 
-    import agents.guidance as guidance
+    import agents.network_evaluator as guidance
     from agents import play as terminal
     from benchmarks.tournament import plan_tournament, run_tournament
 

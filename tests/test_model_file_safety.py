@@ -23,8 +23,8 @@ import torch
 import train
 from agents import make_agent, play_game
 from agents import play as terminal
-from agents.games import make_game
-from agents.network import POLICY_NAME, load_network, network_description, new_network, save_network
+from envs.games import make_game
+from training.network import POLICY_NAME, load_network, network_description, new_network, save_network
 
 
 class Payload:
@@ -154,8 +154,8 @@ def test_the_benchmarks(files):
 
 def test_self_play_opponents(files):
     """A snapshot joins the league and is loaded by the training batches (in-process and in a worker)."""
-    from agents.training.league import League
-    from agents.training.vecenv import LockstepVecEnv
+    from training.league import League
+    from training.vecenv import LockstepVecEnv
 
     game, data_file, policy_file, marker = files
     for workers in (0, 1):

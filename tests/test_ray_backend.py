@@ -27,12 +27,12 @@ import ray
 from ray import cloudpickle
 from ray.cluster_utils import Cluster
 
-from agents import ray_cluster
-from agents.ray_cluster import ray_session
 from benchmarks import luck, strength, tournament
 from benchmarks.backends import LocalBackend, RayBackend
 from benchmarks.matches import play_task, run_tasks
 from benchmarks.tournament import plan_tournament
+from parallel import ray_cluster
+from parallel.ray_cluster import ray_session
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -307,7 +307,7 @@ def test_the_documented_two_node_commands_with_a_token(tmp_path):
     command += ["--games", "8", "--backend", "ray", "--no-progress", "--out", str(tmp_path)]
     nodes = [ray_start(["--head", "--port", address.rpartition(":")[2]], token)]
     try:
-        check = [sys.executable, "-c", f"from agents.ray_cluster import check_address; check_address({address!r})"]
+        check = [sys.executable, "-c", f"from parallel.ray_cluster import check_address; check_address({address!r})"]
         for _ in range(120):  # the head is up when it answers
             if subprocess.run(check, env=token, cwd=ROOT, capture_output=True).returncode == 0:
                 break

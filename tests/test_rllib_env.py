@@ -1,4 +1,4 @@
-"""The RLlib wrapper (``agents.rllib.env``) and the league (``agents.rllib.league``), without a Ray cluster.
+"""The RLlib wrapper (``training.rllib.env``) and the league (``training.rllib.league``), without a Ray cluster.
 
 The wrapper must give RLlib's action-masking module what it reads (the
 ``"observations"`` key, a float mask), hand RLlib only the learner's seats,
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import envs
-from agents.rllib.env import ILLEGAL_ACTION_REWARD, RLlibGameEnv
-from agents.rllib.league import MIN_WEIGHT, SELF, League, LeagueState, draw_seats, points_against
-from agents.rllib.policy import MaskedPolicy, game_card
+from training.rllib.env import ILLEGAL_ACTION_REWARD, RLlibGameEnv
+from training.rllib.league import MIN_WEIGHT, SELF, League, LeagueState, draw_seats, points_against
+from training.rllib.policy import MaskedPolicy, game_card
 
 GAMES = list(envs.GAMES)
 

@@ -9,11 +9,11 @@ import pytest
 import torch
 
 import envs
-from agents.ray_cluster import ray_session
-from agents.rllib.env import RLlibGameEnv
-from agents.rllib.league import SELF, League
-from agents.rllib.policy import MaskedPolicy, export_policy, policy_state
-from agents.rllib.training import LEARNER, RLlibRun, build_config, learner_steps, learner_weights, pull_results
+from parallel.ray_cluster import ray_session
+from training.rllib.env import RLlibGameEnv
+from training.rllib.league import SELF, League
+from training.rllib.policy import MaskedPolicy, export_policy, policy_state
+from training.rllib.training import LEARNER, RLlibRun, build_config, learner_steps, learner_weights, pull_results
 
 pytestmark = pytest.mark.slow
 

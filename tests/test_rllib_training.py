@@ -16,9 +16,9 @@ import torch
 
 import train
 from agents import make_agent, play_game
-from agents.games import make_game
-from agents.rllib.policy import CARD_FILE, WEIGHTS_FILE, MaskedPolicy
-from agents.stats import wilson_interval
+from envs.games import make_game
+from training.rllib.policy import CARD_FILE, WEIGHTS_FILE, MaskedPolicy
+from training.win_rates import wilson_interval
 
 pytestmark = pytest.mark.slow
 
@@ -126,7 +126,7 @@ def test_the_checkpoint_plays_as_an_rllib_agent_and_as_evaluated(rllib_run):
     for seed in range(3):
         outcome = play_game(game, [agent, make_agent("random", game, seed=seed)], seed=seed)
         assert outcome.moves > 0
-    from agents.training.evaluation import evaluate
+    from training.win_rates import evaluate
 
     again = evaluate(MaskedPolicy.load(out / "checkpoint", game), game, "random", 8, seed=20_000)
     assert again == results["final"][0], "the final table is the saved policy's"

@@ -11,8 +11,8 @@ import pytest
 
 from agents import make_agent, play_game
 from agents import play as terminal
-from agents.games import make_game
-from agents.network import SHIPPED_DIR, card_game, read_card, shipped_models
+from envs.games import make_game
+from training.network import SHIPPED_DIR, card_game, read_card, shipped_models
 
 SHIPPED = sorted(SHIPPED_DIR.glob("*.zip"))
 REQUIRED = [("wakanda", {"advanced": False}), ("samurai", {"num_players": 2}), ("wapi", {"num_players": 4})]

@@ -1,4 +1,4 @@
-"""The single-agent Gymnasium view (agents/single_agent.py): rewards in every ending, seats, check_env.
+"""The single-agent Gymnasium view (envs/single_agent.py): rewards in every ending, seats, check_env.
 
 The reward tests use a stub game implementing the engine protocol, whose
 actions end the game in chosen ways, so that each ending (the learner wins
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from stable_baselines3.common.env_checker import check_env
 
-from agents.games import available_games, make_game
-from agents.single_agent import ILLEGAL_ACTION_REWARD, SingleAgentEnv, make_opponent
 from envs.core.engine import Game, GameState, Observer
+from envs.games import available_games, make_game
+from envs.single_agent import ILLEGAL_ACTION_REWARD, SingleAgentEnv, make_opponent
 from envs.wapi.actions import DECLINE, PLACE_TOTEM
 
 PASS, I_WIN, NEXT_WINS, SHARE_WITH_NEXT, ALL_SHARE = range(5)

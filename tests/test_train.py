@@ -14,8 +14,8 @@ import pytest
 import envs
 import train
 from agents import make_agent, play_game
-from agents.games import make_game
-from agents.network import OPTIMIZER_NAME, load_network, read_card, read_tensors
+from envs.games import make_game
+from training.network import OPTIMIZER_NAME, load_network, read_card, read_tensors
 
 #: A tiny but complete run: warm start, self-play snapshots, the league, evaluations, a final table.
 SMOKE = [

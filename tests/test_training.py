@@ -1,4 +1,4 @@
-"""The training package (agents/training): lockstep games, batched opponents, workers, the league,
+"""The training package (training): lockstep games, batched opponents, workers, the league,
 evaluation and the warm start. Speed and strength are measured in benchmarks/, not here."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 import torch
 
-from agents.games import available_games, make_game
-from agents.network import network_description, new_network, save_network
-from agents.training.evaluation import FixedDeals, evaluate
-from agents.training.imitation import clone, fit_advantages, generate, measure
-from agents.training.league import League
-from agents.training.lockstep import LockstepGames, RandomDealer
-from agents.training.members import HeuristicMember, NetworkMember, RandomMember, build_member, sample_actions
-from agents.training.vecenv import LockstepVecEnv, one_torch_thread
+from envs.games import available_games, make_game
+from training.imitation import clone, fit_advantages, generate, measure
+from training.league import League
+from training.lockstep import LockstepGames, RandomDealer
+from training.members import HeuristicMember, NetworkMember, RandomMember, build_member, sample_actions
+from training.network import network_description, new_network, save_network
+from training.vecenv import LockstepVecEnv, one_torch_thread
+from training.win_rates import FixedDeals, evaluate
 
 
 def network_file(tmp_path, game, name="net", seed=0) -> str:

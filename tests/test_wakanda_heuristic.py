@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.games import make_game
 from agents.heuristic import wakanda
+from envs.games import make_game
 from envs.wakanda.actions import decode
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import envs
 from agents import AGENT_NAMES, PlayerView
-from agents.games import make_game
+from envs.games import make_game
 from tests.test_web_views import CASES
 from tests.web_helpers import Client, serve, serve_cli, settle
 from web import create_app

@@ -18,7 +18,7 @@ from collections import OrderedDict
 
 import pytest
 
-from agents.games import make_game
+from envs.games import make_game
 from tests.web_helpers import Client, serve, settle
 from web import create_app
 from web.database import GameRecord

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import envs
-from agents.games import make_game
+from envs.games import make_game
 from tests.test_samurai_observer import hidden_twin as samurai_twin
 from web.views import move_text, public_view, view_module
 

@@ -16,9 +16,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.games import GAME_NAMES, description_of
 from agents.protocol import Agent, PlayerView
 from envs.core.engine import Game, GameState, shown
+from envs.games import GAME_NAMES, description_of
 
 
 def _module(game: Game):

@@ -79,7 +79,7 @@ def policy(state: SamuraiState) -> int:
 
 def chance(lead: int, open_land: int) -> float:
     """Rough chance of taking a figure with ``lead`` while ``open_land`` hexes remain to fill
-    (also the search's leaf evaluation, ``agents/evaluation.py``)."""
+    (also the search's leaf evaluation, ``agents/leaf_values.py``)."""
     if open_land <= 0:
         return 1.0 if lead > 0 else 0.0
     return min(0.95, max(0.05, 0.5 + lead / (4.0 + 4.0 * open_land)))

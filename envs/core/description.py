@@ -75,7 +75,7 @@ class Option:
         return self.name.replace("_", "-")
 
 
-#: The values of the training setting ``network`` (train.py's ``--network``; agents/network.py builds them).
+#: The values of the training setting ``network`` (train.py's ``--network``; training/network.py builds them).
 NETWORK_CHOICES = ("mlp", "samurai_graph", "wapi_mines")
 
 # The PPO settings every game trains with unless its description says otherwise

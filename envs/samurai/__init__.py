@@ -21,8 +21,8 @@ DESCRIPTION = GameDescription(
         ),
     ),
     heuristic="agents.heuristic.samurai",
-    leaf_evaluation="agents.evaluation:samurai",
-    # Leaf evaluation instead of rollouts: a rollout to the end costs ~15 ms (agents/evaluation.py).
+    leaf_evaluation="agents.leaf_values:samurai",
+    # Leaf evaluation instead of rollouts: a rollout to the end costs ~15 ms (agents/leaf_values.py).
     search_defaults={"rollout_depth": 0},
     # Guided by the model shipped then (a 150k-step MLP), the leaf's static value alone (value_mix 1) did best
     # against the heuristic at 0.5 CPU-s a move: 32.5% of 20 games, against 22.5% at 0.5 and 0.0% of 40 at 0

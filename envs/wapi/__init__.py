@@ -22,7 +22,7 @@ DESCRIPTION = GameDescription(
         Option("coins", "json", None, 'silver coins per value, e.g. {"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'),
     ),
     heuristic="agents.heuristic.wapi",
-    leaf_evaluation="agents.evaluation:wapi",
+    leaf_evaluation="agents.leaf_values:wapi",
     # Paired, flat, exact heuristic rollouts: one step of policy improvement (agents/ismcts.py).
     search_defaults={"rollout_epsilon": 0.0, "paired_root": True, "tree_depth": 1},
     # Guided by the shipped model, heuristic rollouts alone (value_mix 1) did better at the four-player table:

@@ -1,0 +1,116 @@
+"""Static position evaluations for search: where a rollout stops, what is each player's outlook?
+
+ISMCTS (``agents/ismcts.py``) can cut a rollout after ``rollout_depth``
+plies and score the position here instead of playing to the end. Why: in
+Samurai a heuristic rollout to the end costs about 15 ms, so 0.5 s buys
+only a few dozen samples a decision; a cheap evaluation buys hundreds.
+
+Each evaluation reads one state the searcher owns (its own
+determinization, so nothing hidden from it is real) and returns
+``(win, scores)``: the expected win reward of every player (+1 win, -1
+loss, as ``envs.core.engine.win_rewards``) and an estimate of every
+player's final score (for the score-rank blend, ``score_weight``). The
+win rewards are averaged over a few cheap samples of how the open
+contests end, drawn with the searcher's seeded ``rnd``, so the search
+stays reproducible.
+
+Each game names its evaluation in its description (``leaf_evaluation``,
+``"module:function"``); games without one get ``None`` from
+:func:`evaluation_for`, and the search then always plays to the end.
+"""
+
+from __future__ import annotations
+
+import bisect
+import importlib
+import random
+from collections.abc import Callable
+
+from envs.core.engine import Game, GameState, win_rewards
+from envs.games import description_of
+
+#: How many sampled endings an evaluation averages.
+SAMPLES = 16
+
+Evaluation = Callable[[GameState, random.Random], tuple[list[float], list[float]]]
+
+
+# --- Samurai ------------------------------------------------------------------
+def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
+    """Each figure still standing goes to a player with a chance from their lead around it
+    (influence now, against the land left to fill); the winner procedure (majorities)
+    is applied to the captures plus sampled figures, ``SAMPLES`` times."""
+    from agents.heuristic.samurai import chance
+    from envs.samurai.scoring import winners as winners_of
+
+    n = state.game.num_players
+    contests = []  # (type, cumulative chance per player)
+    expected = state.scores()  # figures captured so far, plus the expected ones below
+    for s, types in enumerate(state.figures):
+        open_land = state.need[s]
+        for t in types:
+            influence = state.influence(s, t)
+            chances = []
+            for p in range(n):
+                rival = max(v for q, v in enumerate(influence) if q != p)
+                chances.append(chance(influence[p] - rival, open_land))
+            total = sum(chances)
+            cumulative, acc = [], 0.0
+            for p, c in enumerate(chances):
+                acc += c / total
+                expected[p] += c / total
+                cumulative.append(acc)
+            contests.append((t, cumulative))
+    win = [0.0] * n
+    for _ in range(SAMPLES):
+        captured = [c[:] for c in state.captured]
+        for t, cumulative in contests:
+            p = min(bisect.bisect_left(cumulative, rnd.random()), n - 1)
+            captured[p][t] += 1
+        for p, r in enumerate(win_rewards(n, winners_of(captured))):
+            win[p] += r
+    return [w / SAMPLES for w in win], expected
+
+
+# --- Wapi ---------------------------------------------------------------------
+def wapi(state, rnd: random.Random) -> tuple[list[float], list[float]]:
+    """Expected final scores: every mine gets its free silver fields filled at the bag's
+    mean coin; the totems a player still holds score, in expectation, a share of the
+    masks still to come at the mean mine's expected value. Wins are sampled by adding
+    noise that shrinks with the coins left to place."""
+    from agents.heuristic.wapi import bag_facts, expected_values, masks_to_come
+    from envs.wapi.components import COINS_TO_END
+
+    game, n = state.game, state.game.num_players
+    mean, coins, masks = bag_facts(state)
+    values = expected_values(state, mean)
+    shared = game.scoring == "shared"
+    expected = [0.0] * n
+    for k, poles in enumerate(state.totems):
+        for p in poles:
+            expected[p] += values[k] / len(poles) if shared else values[k]
+    masks_left = sum(masks)
+    to_place = COINS_TO_END - state.coins_placed
+    if masks_left:
+        future_masks = masks_to_come(state, coins, masks_left)
+        pole_value = (
+            sum(m * values[k] / ((1 + len(state.totems[k])) if shared else 1) for k, m in enumerate(masks)) / masks_left
+        )
+        for p in range(n):
+            expected[p] += min(state.totems_left[p], future_masks / n) * pole_value
+    spread = 1.0 + 1.5 * to_place**0.5
+    wins = [0] * n
+    for _ in range(SAMPLES):
+        noisy = [e + rnd.gauss(0.0, spread) for e in expected]
+        wins[max(range(n), key=noisy.__getitem__)] += 1
+    return [2 * w / SAMPLES - 1 for w in wins], expected  # win_rewards (+1 / -1) averaged
+
+
+def evaluation_for(game: Game | None) -> Evaluation | None:
+    """The evaluation ``game``'s description names; ``None`` when it has none (rollouts then play to
+    the end). Its ``search_defaults`` say at which rollout depth search uses it by default."""
+    description = description_of(game)
+    if description is None or description.leaf_evaluation is None:
+        return None
+    module, _, function = description.leaf_evaluation.partition(":")
+    return getattr(importlib.import_module(module), function)

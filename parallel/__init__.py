@@ -1,0 +1,1 @@
+"""Running many games at once: the process pool and the Ray cluster, for training and the benchmarks."""
