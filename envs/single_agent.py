@@ -19,7 +19,7 @@ learner). The legal moves are not part of the observation: sb3-contrib reads
 them through :meth:`SingleAgentEnv.action_masks`.
 
 Opponents are callables ``opponent(state, player) -> action``
-(:func:`make_opponent` makes one of any agent); an opponent pool is any
+(:func:`agents.opponent.make_opponent` makes one of any agent); an opponent pool is any
 object with ``sample(rng) -> opponent``. A plain list of callables is
 accepted too (one is drawn uniformly per seat per episode). ``train.py``
 does not step games one at a time through this class: it uses the lockstep
@@ -60,31 +60,6 @@ class _UniformChoice:
 
     def sample(self, rng: np.random.Generator) -> Opponent:
         return self.opponents[int(rng.integers(len(self.opponents)))]
-
-
-class AgentOpponent:
-    """An agent of the agent protocol as an opponent callable: it moves through its own
-    :class:`~agents.protocol.PlayerView` (built with this opponent's seeded generator), so it
-    cannot read the true hidden state."""
-
-    def __init__(self, agent, seed: int | None = None):
-        self.agent = agent
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self) -> None:
-        self.agent.reset()
-
-    def __call__(self, state: GameState, player: int) -> int:
-        from agents.protocol import PlayerView
-
-        return int(self.agent.act(PlayerView(state, self.rng)))
-
-
-def make_opponent(name: str, game: Game, seed: int | None = None) -> AgentOpponent:
-    """An opponent callable of the agent ``name`` (any name ``agents.make_agent`` knows)."""
-    from agents import make_agent
-
-    return AgentOpponent(make_agent(name, game=game, seed=seed), seed)
 
 
 class SingleAgentEnv(gymnasium.Env):

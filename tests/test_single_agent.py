@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 from stable_baselines3.common.env_checker import check_env
 
+from agents.opponent import make_opponent
 from envs.core.engine import Game, GameState, Observer
 from envs.games import available_games, make_game
-from envs.single_agent import ILLEGAL_ACTION_REWARD, SingleAgentEnv, make_opponent
+from envs.single_agent import ILLEGAL_ACTION_REWARD, SingleAgentEnv
 from envs.wapi.actions import DECLINE, PLACE_TOTEM
 
 PASS, I_WIN, NEXT_WINS, SHARE_WITH_NEXT, ALL_SHARE = range(5)
