@@ -1,0 +1,150 @@
+"""The import rules of docs/architecture.md, checked on the source: which package may import which, and no
+module that imports (directly or through others) a module that imports it back.
+
+Every ``import`` statement counts, those inside functions too: an import delayed into a function still ties
+the two modules together, and a circle is a circle however late it closes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("envs", "agents", "parallel", "training", "benchmarks", "web")
+
+#: package -> the packages it may import (its own always). The layers of docs/architecture.md.
+MAY_IMPORT = {
+    "envs": set(),
+    "agents": {"envs"},
+    "parallel": {"envs"},
+    "training": {"envs", "agents", "parallel"},
+    "benchmarks": {"envs", "agents", "parallel", "training"},
+    "web": {"envs", "agents", "parallel", "training", "benchmarks"},
+    "train": {"envs", "agents", "parallel", "training"},
+}
+#: The training modules a player may import: those that read a model file (docs/architecture.md, "agents").
+MODEL_FILE_MODULES = {"training.network", "training.rllib.policy"}
+
+
+def _module_files() -> dict[str, Path]:
+    files = {"train": ROOT / "train.py"}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return files
+
+
+MODULES = _module_files()
+
+
+def _owner(name: str) -> str | None:
+    """The project module a dotted import name lands in (``agents.ismcts.ISMCTSAgent`` -> ``agents.ismcts``)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imports(path: Path) -> set[str]:
+    """The project modules one source file imports, anywhere in it."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found |= {owner for owner in map(_owner, names) if owner}
+    return found
+
+
+GRAPH = {module: _imports(path) - {module} for module, path in MODULES.items()}
+
+
+def _package(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_the_graph_sees_the_known_imports():
+    """The checker itself: it finds imports at module level and inside functions."""
+    assert "envs.core.engine" in GRAPH["agents.protocol"]
+    assert "agents" in GRAPH["agents.opponent"]
+    assert any(module.startswith("training") for module in GRAPH["train"])
+
+
+@pytest.mark.parametrize("package", sorted(MAY_IMPORT))
+def test_each_package_imports_only_the_layers_below_it(package):
+    allowed = MAY_IMPORT[package] | {package}
+    wrong = sorted(
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        if _package(module) == package
+        for target in targets
+        if _package(target) not in allowed and not (package == "agents" and target in MODEL_FILE_MODULES)
+    )
+    assert not wrong, "\n".join(wrong)
+
+
+def test_players_import_training_code_only_to_read_a_model_file():
+    """The documented exception, kept narrow: the modules that read a model file import no other training code."""
+    for module in MODEL_FILE_MODULES:
+        assert {_package(target) for target in GRAPH[module]} <= {"envs", "agents", "training"}, module
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph.get(target, ())))))
+                elif target in on_stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(sorted(component))
+    return circles
+
+
+def test_the_circle_finder_finds_a_circle():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_itself_back():
+    """A package's ``__init__`` importing its own submodules is how a package is built, not a circle: a
+    submodule importing its package's ``__init__`` (which imports the submodule back) is one."""
+    circles = _circles(GRAPH)
+    assert not circles, "\n".join(" <-> ".join(circle) for circle in circles)
