@@ -28,10 +28,10 @@ from ray import cloudpickle
 from ray.cluster_utils import Cluster
 
 from benchmarks import luck, strength, tournament
-from benchmarks.backends import LocalBackend, RayBackend
 from benchmarks.matches import play_task, run_tasks
 from benchmarks.tournament import plan_tournament
 from parallel import ray_cluster
+from parallel.pool import LocalBackend, RayBackend
 from parallel.ray_cluster import ray_session
 
 ROOT = Path(__file__).resolve().parent.parent
