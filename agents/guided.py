@@ -56,7 +56,7 @@ import numpy as np
 from agents.ismcts import ChanceKeys, Edge, ISMCTSAgent
 from agents.network_evaluator import NetworkEvaluator
 from agents.protocol import PlayerView
-from envs.core.engine import Game, GameState, is_int, shown
+from envs.core.engine import Game, GameState, is_int, is_number, shown
 from training.network import PolicyValueNet
 
 #: What the guided options left at ``"auto"`` become unless the game's description says otherwise.
@@ -85,13 +85,13 @@ def guided_options(
     c_puct, value_mix, leaf_batch, prior_temperature = (
         tuned[k] if isinstance(v, str) and v == "auto" else v for k, v in given.items()
     )
-    if not _number(c_puct) or c_puct < 0:
+    if not is_number(c_puct) or c_puct < 0:
         raise ValueError(f"c_puct must be 'auto' or a non-negative number, got {shown(c_puct)}")
-    if not _number(value_mix) or not 0 <= value_mix <= 1:
+    if not is_number(value_mix) or not 0 <= value_mix <= 1:
         raise ValueError(f"value_mix must be 'auto' or a number in [0, 1], got {shown(value_mix)}")
     if not is_int(leaf_batch) or leaf_batch < 1:
         raise ValueError(f"leaf_batch must be 'auto' or a positive int, got {shown(leaf_batch)}")
-    if not _number(prior_temperature) or prior_temperature <= 0:
+    if not is_number(prior_temperature) or prior_temperature <= 0:
         raise ValueError(f"prior_temperature must be 'auto' or a positive number, got {shown(prior_temperature)}")
     return float(c_puct), float(value_mix), int(leaf_batch), float(prior_temperature)
 
@@ -347,8 +347,3 @@ def most_visited(root: _Node, legal: tuple[int, ...]) -> int:
     return max(
         legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (0, -math.inf)
     )
-
-
-def _number(value: Any) -> bool:
-    """A real, finite number (not a bool)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

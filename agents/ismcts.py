@@ -75,7 +75,7 @@ from typing import Any
 import numpy as np
 
 from agents.protocol import Agent, PlayerView
-from envs.core.engine import Game, GameState, Observer, is_int, shown
+from envs.core.engine import Game, GameState, Observer, is_int, is_number, shown
 from envs.games import description_of
 
 #: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
@@ -99,11 +99,6 @@ def search_defaults(game: Game | None) -> dict:
     """What ``"auto"`` means for ``game``: :data:`DEFAULTS` with its description's own values."""
     description = description_of(game)
     return {**DEFAULTS, **(description.search_defaults if description is not None else {})}
-
-
-def _finite(value: object) -> bool:
-    """A real, finite number (not a bool): a budget of ``nan`` or ``inf`` seconds would never end."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class Edge:
@@ -185,17 +180,17 @@ class ISMCTSAgent(Agent):
             iterations = 1000
         if iterations is not None and (not is_int(iterations) or iterations < 1):
             raise ValueError(f"iterations must be a positive int or None, got {shown(iterations)}")
-        if time_limit is not None and (not _finite(time_limit) or time_limit <= 0):
+        if time_limit is not None and (not is_number(time_limit) or time_limit <= 0):
             raise ValueError(
                 f"time_limit must be a positive, finite number of seconds or None, got {shown(time_limit)}"
             )
-        if not _finite(exploration) or exploration < 0:
+        if not is_number(exploration) or exploration < 0:
             raise ValueError(f"exploration must be a non-negative, finite number, got {shown(exploration)}")
-        if not _finite(score_weight) or not 0 <= score_weight <= 1:
+        if not is_number(score_weight) or not 0 <= score_weight <= 1:
             raise ValueError(f"score_weight must be a number in [0, 1], got {shown(score_weight)}")
         if not isinstance(rollout, str) or rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {list(ROLLOUTS)}, got {shown(rollout)}")
-        if not _finite(rollout_epsilon) or not 0 <= rollout_epsilon <= 1:
+        if not is_number(rollout_epsilon) or not 0 <= rollout_epsilon <= 1:
             raise ValueError(f"rollout_epsilon must be 'auto' or a number in [0, 1], got {shown(rollout_epsilon)}")
         self._policy = None
         if rollout in ("auto", "heuristic") and game is not None:
@@ -208,7 +203,7 @@ class ISMCTSAgent(Agent):
                     raise
         elif rollout == "heuristic":
             raise ValueError("rollout='heuristic' needs game=...")
-        if widening is not None and (not _finite(widening) or widening <= 0):
+        if widening is not None and (not is_number(widening) or widening <= 0):
             raise ValueError(f"widening must be a positive, finite number or None, got {shown(widening)}")
         self.widening = None if widening is None else float(widening)
         from agents.leaf_values import evaluation_for

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents import PlayerView, play_game
-from benchmarks.backends import Backend
 from benchmarks.matches import (
     AgentFailure,
     AgentSpec,
@@ -32,6 +31,7 @@ from benchmarks.matches import (
 )
 from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, deal_seeds, protocol_seatings
 from benchmarks.records import Record, game_identity
+from parallel.pool import Backend
 
 
 class Refereed(Guarded):

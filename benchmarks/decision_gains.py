@@ -124,7 +124,7 @@ def gains(values: np.ndarray, heuristic: np.ndarray, picks: np.ndarray) -> list[
 
 def main(argv: list[str] | None = None) -> None:
     from envs.games import HelpFormatter, make_game
-    from training.imitation import deal_chunks, in_processes
+    from parallel.pool import chunks, joined, parallel_map
     from training.network import load_network
 
     argv = sys.argv[1:] if argv is None else argv
@@ -175,9 +175,9 @@ def main(argv: list[str] | None = None) -> None:
     config = game.config()
     tasks = [
         (args.game, config, chunk, args.judge_samples, args.search_samples, args.models, args.positions)
-        for chunk in deal_chunks(seeds, args.processes)
+        for chunk in chunks(seeds, args.processes)
     ]
-    judged = in_processes(judge_games, tasks, args.processes)
+    judged = joined(parallel_map(judge_games, tasks, args.processes))
     names = [f"search:{n}" for n in args.search_samples] + [f"`{path}`" for path in args.models]
     results = gains(judged["values"], judged["heuristic"], judged["picks"])
     text = _report(names, results, len(judged["heuristic"]), config, args, argv, time.time() - started)

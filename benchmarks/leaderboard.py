@@ -23,10 +23,11 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import arena, backends, records, report
+from benchmarks import arena, records, report
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import LADDERS, config_label, configurations, parse_config_label, reference_tables
 from envs.games import make_game
+from parallel import pool
 
 
 def record_name(game: str, config: dict, ladder: str) -> str:
@@ -53,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--records", type=Path, help="folder of the records (default runs/bench/leaderboard-TIME)")
     parser.add_argument("--out", type=Path, help="the page to write (default leaderboard.md in --records)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    backends.add_arguments(parser)
+    pool.add_arguments(parser)
     return parser
 
 
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         existing = [str(p) for p in paths if p.exists()]
         if existing:
             raise ValueError(f"records exist and are never replaced: {existing}; choose another --records")
-        backend = backends.from_args(args)
+        backend = pool.from_args(args)
     except ValueError as error:
         parser.error(str(error))
     start = time.perf_counter()

@@ -46,12 +46,13 @@ import numpy as np
 
 import envs
 from agents import agent_kind, make_agent, split_epsilon
-from benchmarks import backends, luck_report
+from benchmarks import luck_report
 from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
 from envs.core.engine import shown
 from envs.games import GAME_NAMES, HelpFormatter, make_game
+from parallel import pool
 
 
 def _study_configs() -> dict[str, tuple[str, dict]]:
@@ -326,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--filler", default="heuristic", help="agent in the seats beyond the pair (default heuristic)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and agent seed (default 0)")
-    backends.add_arguments(parser)
+    pool.add_arguments(parser)
     parser.add_argument("--out", default="benchmarks/results", help="folder for luck.md, duplicate.md and plots")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -337,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        backend = backends.from_args(args)
+        backend = pool.from_args(args)
         pairs = None if args.pairs is None else [tuple(p.split(",")) for p in args.pairs]
         plan = plan_study(
             args.configs,

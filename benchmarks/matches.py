@@ -8,7 +8,7 @@ in every seat: duplicate bridge, for board games.
 
 Everything here is a pure function of its inputs (deal seeds, agent seeds
 and the order of the results), so a run is reproducible whatever the number
-of processes and whichever backend plays it (:mod:`benchmarks.backends`:
+of processes and whichever backend plays it (:mod:`parallel.pool`:
 local processes or a Ray cluster). The tournament, the strength table and
 the luck study all build on it.
 """
@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 
 from agents import Agent, PlayerView, agent_kind, make_agent, play_game, split_epsilon
-from benchmarks.backends import Backend, LocalBackend
 from benchmarks.ratings import finishing_ranks
 from envs.core.engine import shown
 from envs.games import make_game
+from parallel.pool import Backend, parallel_map
 
 SEATINGS = ("rotations", "permutations")
 
@@ -220,11 +220,4 @@ def run_tasks(
 ) -> list[TaskResult]:
     """Play every task on ``backend`` (default: ``processes`` local processes), with a progress bar;
     results in the order of ``tasks``, whichever backend played them."""
-    from tqdm import tqdm
-
-    backend = backend or LocalBackend(processes)
-    bar = tqdm(total=len(tasks), desc=desc, unit="deal", disable=not progress, dynamic_ncols=True)
-    try:
-        return backend.map(play, tasks, bar.update)
-    finally:
-        bar.close()
+    return parallel_map(play, tasks, processes, backend, progress, desc, unit="deal")

@@ -37,11 +37,12 @@ import time
 from pathlib import Path
 
 from agents import make_agent, parse_agent_options
-from benchmarks import arena, backends, records, report, user_agents
+from benchmarks import arena, records, report, user_agents
 from benchmarks import rating as rating_module
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import DEFAULT_BUDGET, LADDERS, PROTOCOL, config_label, reference_tables
 from envs.games import GAME_NAMES, add_game_options, game_config, make_game
+from parallel import pool
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The committed leaderboard records, whose ladder games ``rate`` reuses by default.
@@ -105,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--record", type=Path, help="the record to write (default runs/bench/rate-...jsonl.gz)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    backends.add_arguments(parser)
+    pool.add_arguments(parser)
     add_game_options(parser)
     return parser
 
@@ -135,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"{args.agent} cannot be built: {type(error).__name__}: {error}") from error
         if args.record is not None and args.record.exists():
             raise ValueError(f"--record {args.record} exists; records are not overwritten")
-        backend = backends.from_args(args)
+        backend = pool.from_args(args)
         paths = sorted(glob.glob(str(LEADERBOARD_RECORDS / "*.jsonl*"))) if args.reference is None else args.reference
         reuse = records.read(paths) if paths else None
     except (ValueError, OSError, ImportError) as error:

@@ -29,10 +29,10 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.backends import LocalBackend, RayBackend
 from benchmarks.matches import run_tasks
 from benchmarks.tournament import plan_tournament
 from envs.games import HelpFormatter
+from parallel.pool import LocalBackend, RayBackend
 
 RESULTS = Path(__file__).parent / "results" / "ray.md"
 

@@ -37,10 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
-from benchmarks import backends, records
-from benchmarks.backends import Backend
+from benchmarks import records
 from benchmarks.matches import run_tasks
 from envs.games import HelpFormatter, available_games, flags, given_settings, make_game
+from parallel import pool
+from parallel.pool import Backend
 from training.win_rates import wilson_interval
 
 
@@ -259,7 +260,7 @@ def main(argv: list[str] | None = None) -> None:
         metavar="KEY=VALUE",
         help="further guided-search options (e.g. c_puct=2.0 value_mix=0.25 leaf_batch=8)",
     )
-    backends.add_arguments(parser)
+    pool.add_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, help="first deal (default 0)")
     parser.add_argument(
         "--out",
@@ -276,7 +277,7 @@ def main(argv: list[str] | None = None) -> None:
         if f"{search}_iterations" in given and f"{search}_time" in given:
             parser.error(f"--{search}-iterations and --{search}-time contradict each other: give one budget")
     try:
-        backend = backends.from_args(args)
+        backend = pool.from_args(args)
     except ValueError as error:
         parser.error(str(error))
     ismcts = {"iterations": args.ismcts_iterations} if args.ismcts_iterations else {"time_limit": args.ismcts_time}

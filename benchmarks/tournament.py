@@ -34,13 +34,14 @@ import numpy as np
 
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, agent_kind, make_agent, split_epsilon
-from benchmarks import backends, tournament_report
-from benchmarks.backends import Backend
+from benchmarks import tournament_report
 from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
 from benchmarks.variance import DuplicateEffect, duplicate_effect
 from envs.core.engine import shown
 from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
+from parallel import pool
+from parallel.pool import Backend
 
 
 @dataclass
@@ -217,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--games", type=int, required=True, help="games per table (rounded up to whole deals)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and every agent's seed")
-    backends.add_arguments(parser)
+    pool.add_arguments(parser)
     parser.add_argument(
         "--seating",
         choices=["auto", "rotations", "permutations"],
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         config = game_config(args.game, args)
-        backend = backends.from_args(args)
+        backend = pool.from_args(args)
         plan = plan_tournament(
             args.game, args.agents, args.games, args.seed, args.seating, config, args.ismcts_iterations
         )

@@ -38,8 +38,8 @@ def test_configurations_are_named_by_their_labels():
 
 def test_the_ladder_plays_the_same_games_on_the_ray_backend():
     from benchmarks import arena, records
-    from benchmarks.backends import RayBackend
     from benchmarks.matches import AgentSpec
+    from parallel.pool import RayBackend
 
     tables = [(AgentSpec("heuristic", "heuristic"), AgentSpec("random", "random"))]
     tasks = arena.plan("wakanda", {}, tables, "test", 3)

@@ -2,7 +2,8 @@
 
 Checked: deals run on both nodes and give exactly the local backend's games
 (tournament, luck study, strength table); a worker killed in mid-deal has its
-task run again, and no deal is counted twice or lost; bad input (an
+task run again, and no deal is counted twice or lost; a task that raises
+stops the map with its own exception, naming the task; bad input (an
 unreachable address, a node without the project, another Ray version) ends
 with a clear message and leaves nothing running.
 """
@@ -28,10 +29,10 @@ from ray import cloudpickle
 from ray.cluster_utils import Cluster
 
 from benchmarks import luck, strength, tournament
-from benchmarks.backends import LocalBackend, RayBackend
 from benchmarks.matches import play_task, run_tasks
 from benchmarks.tournament import plan_tournament
 from parallel import ray_cluster
+from parallel.pool import LocalBackend, RayBackend, parallel_map
 from parallel.ray_cluster import ray_session
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,6 +142,20 @@ def test_a_task_whose_worker_dies_is_run_again_and_counted_once(cluster, tmp_pat
     assert os.path.exists(marker), "a worker was killed"
     assert [r.task.deal for r in results] == [t.deal for t in tasks], "each deal once, in order"
     assert game_records(results) == game_records(run_tasks(tasks, processes=1, progress=False))
+
+
+def refuse_seven(value: int) -> int:
+    if value == 7:
+        raise ValueError(f"seven is refused, got {value}")
+    return value * value
+
+
+def test_a_failing_task_on_the_cluster_raises_its_own_exception_naming_the_task(cluster):
+    with RayBackend(cluster.address) as backend:
+        assert parallel_map(refuse_seven, list(range(7)), backend=backend) == [v * v for v in range(7)]
+        with pytest.raises(ValueError, match="seven is refused, got 7") as raised:
+            parallel_map(refuse_seven, list(range(12)), backend=backend)
+    assert "in task 7 of 12 of the parallel map: 7" in raised.value.__notes__
 
 
 def test_an_unreachable_address_is_refused_at_once(capsys):

@@ -1,10 +1,11 @@
-"""The RLlib wrapper (``training.rllib.env``) and the league (``training.rllib.league``), without a Ray cluster.
+"""The RLlib wrapper (``training.rllib.env``) and its seats from the league (``training.rllib.league``, over
+``training.league.League``), without a Ray cluster.
 
 The wrapper must give RLlib's action-masking module what it reads (the
 ``"observations"`` key, a float mask), hand RLlib only the learner's seats,
 one at a time and only when they are to act, deliver every learner seat's true
-final reward, and play the league's opponents in the other seats. The league
-must draw opponents the learner loses to more often.
+final reward, and play the league's opponents in the other seats. The seats
+must draw opponents the learner loses to more often (the league's probabilities).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 
 import envs
 from training.rllib.env import ILLEGAL_ACTION_REWARD, RLlibGameEnv
-from training.rllib.league import MIN_WEIGHT, SELF, League, LeagueState, draw_seats, points_against
+from training.rllib.league import SELF, add_snapshot, draw_seats, league_state, new_league, points_against
 from training.rllib.policy import MaskedPolicy, game_card
 
 GAMES = list(envs.GAMES)
@@ -72,9 +73,8 @@ def test_every_seat_gets_its_true_final_reward_once_at_the_end(name):
 
 
 def test_the_same_seed_deals_the_same_game_and_seats():
-    env = RLlibGameEnv(
-        {"game": "wapi", "config": {"num_players": 3}, "league": LeagueState(("random", "heuristic"), (1.0, 1.0))}
-    )
+    league = league_state(new_league(["random", "heuristic"]), {})
+    env = RLlibGameEnv({"game": "wapi", "config": {"num_players": 3}, "league": league})
     first = [(a, act) for a, act, *_ in play(env, 11)[0][1:]]
     seats = env.seats
     again = [(a, act) for a, act, *_ in play(env, 11)[0][1:]]
@@ -84,7 +84,7 @@ def test_the_same_seed_deals_the_same_game_and_seats():
 
 @pytest.mark.parametrize("name", GAMES)
 def test_league_opponents_play_the_other_seats_and_report_each_result(name):
-    league = LeagueState(("random", "heuristic"), (1.0, 1.0))
+    league = league_state(new_league(["random", "heuristic"]), {})
     env = RLlibGameEnv({"game": name, "league": league})
     n = env.game.num_players
     for seed in range(3):
@@ -95,36 +95,48 @@ def test_league_opponents_play_the_other_seats_and_report_each_result(name):
         scores, winners = state.scores(), state.winners()
         (seat,) = env.seats.learner
         expected = [
-            (kind, points_against(scores, winners, seat, other))
-            for other, (kind, _) in sorted(env.seats.opponents.items())
+            (member, points_against(scores, winners, seat, other))
+            for other, (_, member) in sorted(env.seats.opponents.items())
         ]
         assert sorted(env.pop_results()) == sorted(expected) and len(expected) == n - 1
         assert env.pop_results() == []
 
 
-def test_self_seats_are_learner_seats_until_a_snapshot_then_the_snapshot_plays():
-    game = envs.describe("wapi").make(num_players=4)
-    env = RLlibGameEnv({"game": "wapi", "league": LeagueState((SELF,), (1.0,))})
-    play(env, 0)
-    assert env.seats.learner == (0, 1, 2, 3) and not env.seats.opponents, "pure self-play: one shared policy"
-    card = game_card(game, [8], "tanh")
-    rng = np.random.default_rng(0)
+def random_snapshot(game, seed: int) -> dict[str, np.ndarray]:
+    """A well-formed snapshot's weights (an MLP of 8 units) for ``game``."""
+    rng = np.random.default_rng(seed)
     snapshot = {
         "layers.0.weight": rng.normal(size=(8, game.observation_size)),
         "layers.0.bias": np.zeros(8),
         "layers.1.weight": rng.normal(size=(game.num_actions, 8)),
         "layers.1.bias": np.zeros(game.num_actions),
     }
-    MaskedPolicy.from_state_dict(snapshot, game, card)  # a well-formed snapshot
-    env.set_league(LeagueState((SELF,), (1.0,), (snapshot,), version=1))
+    MaskedPolicy.from_state_dict(snapshot, game, game_card(game, [8], "tanh"))
+    return snapshot
+
+
+def test_self_seats_are_learner_seats_until_a_snapshot_then_the_snapshot_plays():
+    game = envs.describe("wapi").make(num_players=4)
+    league, kept = new_league([SELF], max_snapshots=1), {}
+    env = RLlibGameEnv({"game": "wapi", "league": league_state(league, kept)})
+    play(env, 0)
+    assert env.seats.learner == (0, 1, 2, 3) and not env.seats.opponents, "pure self-play: one shared policy"
+    add_snapshot(league, kept, "runs/snapshot_0", random_snapshot(game, 0))
+    (first,) = kept
+    env.set_league(league_state(league, kept))
     trace, *_ = play(env, 1)
     assert len(env.seats.learner) == 1
-    assert all(kind == SELF and index == 0 for kind, index in env.seats.opponents.values())
+    assert all(opponent == (SELF, first) for opponent in env.seats.opponents.values())
     assert {agent for agent, *_ in trace[1:]} == {f"player_{env.seats.learner[0]}"}
-    env.set_league(LeagueState((SELF,), (1.0,), None, version=1))  # weights only: the snapshots stay
-    assert env.league.snapshots == (snapshot,)
-    env.set_league(LeagueState((SELF,), (1.0,), None, version=2))  # a version this env never got: none
-    assert env.league.snapshots == ()
+    assert {member for member, _ in env.pop_results()} == {first}, "results name the snapshot played"
+    env.set_league(league_state(league, kept, with_snapshots=False))  # probabilities only: the snapshots stay
+    assert set(env.league.snapshots) == {first}
+    add_snapshot(league, kept, "runs/snapshot_1", random_snapshot(game, 1))  # the first one leaves
+    assert set(kept) == {first + 1}
+    env.set_league(league_state(league, kept, with_snapshots=False))  # a snapshot this env never got
+    assert env.league.snapshots == {}
+    play(env, 2)
+    assert env.seats.learner == (0, 1, 2, 3), "a snapshot it lacks leaves the seat to the learner"
 
 
 def test_an_illegal_action_ends_the_game_as_a_loss_for_its_player():
@@ -148,42 +160,48 @@ def test_a_step_for_a_seat_not_to_act_is_refused():
         env.step({other: 0})
 
 
-# --- the league -----------------------------------------------------------------------
+# --- the seats from the league ------------------------------------------------------------
 def test_opponents_the_learner_loses_to_are_drawn_more_often():
-    league = League(["random", "heuristic", "ismcts"])
-    assert league.weights() == (0.5, 0.5, 0.5), "no results yet: uniform"
+    league = new_league(["random", "heuristic", "ismcts"])
+    assert league_state(league, {}).probabilities == pytest.approx((1 / 3,) * 3), "no results yet: uniform"
     for _ in range(200):
-        league.record("random", 1.0)
-        league.record("heuristic", 0.0)
-        league.record("ismcts", 0.5)
-    w = dict(zip(league.kinds, league.weights()))
-    assert w["heuristic"] > w["ismcts"] > w["random"] >= MIN_WEIGHT * w["heuristic"]
-    seats = [draw_seats(league.state(), 3, np.random.default_rng(s)) for s in range(2000)]
+        league.record(0, 1.0)  # the learner beats random,
+        league.record(1, 0.0)  # loses to the heuristic,
+        league.record(2, 0.5)  # and is level with ismcts
+    league.update()
+    state = league_state(league, {})
+    assert state.kinds == ("random", "heuristic", "ismcts")
+    p = dict(zip(state.kinds, state.probabilities))
+    assert p["heuristic"] > p["ismcts"] > p["random"] > 0, "the league's floor keeps random in play"
+    seats = [draw_seats(state, 3, np.random.default_rng(s)) for s in range(2000)]
     drawn = [kind for s in seats for kind, _ in s.opponents.values()]
-    share = {k: drawn.count(k) / len(drawn) for k in league.kinds}
-    assert share == pytest.approx({k: w[k] / sum(w.values()) for k in league.kinds}, abs=0.03)
+    share = {k: drawn.count(k) / len(drawn) for k in state.kinds}
+    assert share == pytest.approx(p, abs=0.03)
 
 
 def test_recent_results_count_more_than_old_ones():
-    league = League(["heuristic"])
+    league = new_league(["heuristic"])
     for _ in range(300):
-        league.record("heuristic", 0.0)
+        league.record(0, 0.0)
     for _ in range(300):
-        league.record("heuristic", 1.0)
-    assert league.win_rates()["heuristic"] > 0.7, "the learner now beats it: the old losses fade"
+        league.record(0, 1.0)
+    assert league.members[0].win_rate > 0.7, "the learner now beats it: the old losses fade"
 
 
-def test_the_league_refuses_unknown_kinds_and_keeps_the_last_snapshots():
-    league = League(["random", SELF], max_snapshots=2)
-    with pytest.raises(ValueError, match="unknown opponent kind 'ismcts'"):
-        league.record("ismcts", 1.0)
+def test_the_league_takes_any_agent_name_and_keeps_the_last_snapshots():
     with pytest.raises(ValueError, match="at least one"):
-        League([])
+        new_league([])
+    assert league_state(new_league(["rllib:runs/x/checkpoint", "ppo:m.zip"]), {}).kinds == (
+        "rllib:runs/x/checkpoint",
+        "ppo:m.zip",
+    )
+    league, kept = new_league(["random", SELF], max_snapshots=2), {}
     for k in range(3):
-        league.add_snapshot({"w": np.full(2, k)})
-    state = league.state()
-    assert [s["w"][0] for s in state.snapshots] == [1, 2] and state.version == 3
-    assert league.state(with_snapshots=False).snapshots is None
+        add_snapshot(league, kept, f"runs/snapshot_{k}", {"w": np.full(2, k)})
+    state = league_state(league, kept)
+    assert [kept[i]["w"][0] for i in sorted(kept)] == [1, 2] and set(state.snapshots) == set(kept)
+    assert state.kinds == ("random", SELF, SELF) and state.members[1:] == tuple(sorted(kept))
+    assert league_state(league, kept, with_snapshots=False).snapshots is None
 
 
 def test_points_against_reads_the_winners_then_the_scores():

@@ -11,7 +11,7 @@ import torch
 import envs
 from parallel.ray_cluster import ray_session
 from training.rllib.env import RLlibGameEnv
-from training.rllib.league import SELF, League
+from training.rllib.league import SELF, league_state, new_league
 from training.rllib.policy import MaskedPolicy, export_policy, policy_state
 from training.rllib.training import LEARNER, RLlibRun, build_config, learner_steps, learner_weights, pull_results
 
@@ -56,7 +56,7 @@ def observations(name: str, count: int) -> tuple[np.ndarray, np.ndarray]:
 def test_one_training_iteration_and_the_exported_policy_is_the_module(name, local_ray, tmp_path):
     game = envs.describe(name).make()
     run = RLlibRun(game, dict(TINY_HP), opponents=["random", SELF], n_envs=2, num_env_runners=0, seed=1)
-    league = League(run.opponents)
+    league = new_league(run.opponents)
     algo = build_config(run, league).build_algo()
     try:
         before = policy_state(learner_weights(algo))
@@ -65,7 +65,8 @@ def test_one_training_iteration_and_the_exported_policy_is_the_module(name, loca
         after = policy_state(learner_weights(algo))
         assert any(not np.array_equal(before[k], after[k]) for k in after), "PPO updated the policy"
         results = pull_results(algo)
-        assert results and {kind for kind, _ in results} <= {"random", SELF}
+        assert results and {member for member, _ in results} == {0}, "no snapshot yet: random, the only member"
+        assert league_state(league, {}).kinds == ("random",)
         assert all(points in (0.0, 0.5, 1.0) for _, points in results)
         module = algo.get_module(LEARNER)
         obs, masks = observations(name, 24)

@@ -109,7 +109,10 @@ def test_the_run_trains_evaluates_and_reports_like_the_sb3_path(rllib_run):
         assert row["games"] == 8
         assert (row["ci_low"], row["ci_high"]) == pytest.approx(wilson_interval(row["win_rate"] * 8, 8))
     assert [p["timesteps"] for p in results["curve"]][0] == 0 and len(results["curve"]) >= 3
-    assert set(results["league"]) == {"random", "heuristic", "self"}
+    members = [row["member"] for row in results["league"]]
+    assert members[:2] == ["random", "heuristic"] and all(m.startswith("snapshot_") for m in members[2:])
+    assert "snapshot_0" in os.listdir(out / "snapshots"), "the learner as it starts is the first snapshot"
+    assert sum(row["games"] for row in results["league"]) > 0 and len(members) > 2
     assert json.loads((out / "results.json").read_text())["final"] == results["final"]
     table = (out / "results.md").read_text()
     assert "| random | 8 |" in table and "| heuristic | 8 |" in table

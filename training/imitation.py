@@ -28,12 +28,13 @@ games' values (counts over small totals) survive that to within 1e-3.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import time
 from typing import Any
 
 import numpy as np
 import torch
+
+from parallel.pool import chunks, joined, parallel_map
 
 WARM_START_AGENTS = ("heuristic", "ismcts", "rollouts")
 #: ``rollouts``: the temperature of the fitted advantages (the logits learn (value - mean value) /
@@ -137,22 +138,6 @@ def measured_values(search, view, samples: int) -> np.ndarray:
     return values
 
 
-def in_processes(worker, tasks: list[tuple], processes: int) -> dict[str, np.ndarray]:
-    """Run ``worker`` on every task (in ``processes`` spawned processes, unless 1) and join the arrays."""
-    if processes == 1:
-        parts = [worker(task) for task in tasks]
-    else:
-        with multiprocessing.get_context("spawn").Pool(processes) as pool:
-            parts = pool.map(worker, tasks)
-    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
-
-
-def deal_chunks(seeds: list[int], processes: int) -> list[list[int]]:
-    """Deals in interleaved chunks, several per process, so that slow games spread evenly."""
-    count = processes * 4
-    return [seeds[i::count] for i in range(count) if seeds[i::count]]
-
-
 def generate(
     game_name: str,
     config: dict,
@@ -164,17 +149,17 @@ def generate(
     agent_options: dict | None = None,
 ) -> dict[str, np.ndarray]:
     """The moves of ``games`` games (deal seeds ``seed``, ``seed + 1``, ...) played on ``processes`` processes."""
-    chunks = deal_chunks(list(range(seed, seed + games)), processes)
-    tasks = [(game_name, config, agent, dict(agent_options or {}), chunk, reward) for chunk in chunks]
-    return in_processes(play_games, tasks, processes)
+    deals = chunks(range(seed, seed + games), processes)
+    tasks = [(game_name, config, agent, dict(agent_options or {}), chunk, reward) for chunk in deals]
+    return joined(parallel_map(play_games, tasks, processes))
 
 
 def measure(
     game_name: str, config: dict, games: int, seed: int, samples: int, processes: int = 2
 ) -> dict[str, np.ndarray]:
     """The measured moves of ``games`` heuristic games (deal seeds ``seed``, ``seed + 1``, ...)."""
-    chunks = deal_chunks(list(range(seed, seed + games)), processes)
-    return in_processes(measure_moves, [(game_name, config, chunk, samples) for chunk in chunks], processes)
+    tasks = [(game_name, config, chunk, samples) for chunk in chunks(range(seed, seed + games), processes)]
+    return joined(parallel_map(measure_moves, tasks, processes))
 
 
 def clone(

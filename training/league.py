@@ -1,4 +1,5 @@
-"""The opponent league: baselines and self-play snapshots, drawn by how often the learner loses to them.
+"""The opponent league of both training paths: baselines and self-play snapshots, drawn by how often the
+learner loses to them.
 
 Prioritised fictitious self-play (PFSP, as in AlphaStar): each new training
 game draws its opponent with weight ``(1 - w) ** power + floor``, where ``w``
@@ -19,6 +20,10 @@ Members are the baselines named by ``--opponents`` (``random``,
 the win rate of the snapshot before it (a fair guess: it is a little
 stronger), or 0.5 for the first.
 
+The SB3 path deals one member per game (:mod:`training.lockstep`); the RLlib
+path draws one per opponent seat (:mod:`training.rllib.league`), its members
+named by the agent names the environments play (``member_spec``).
+
 ``weighting="uniform"`` gives every baseline and the snapshot group the same
 weight (the fixed mix of earlier versions), for comparison. Probabilities change only in
 :meth:`League.update` (once per rollout), so a rollout sees one
@@ -28,6 +33,7 @@ environments compare to know when to pass them on.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +63,8 @@ class League:
         weighting: ``pfsp`` or ``uniform``.
         power, floor: the PFSP weight ``(1 - w) ** power + floor``.
         memory: the moving average's step (about the last ``1 / memory`` games count).
+        member_spec: a baseline's spec from its ``--opponents`` name (the SB3 path's lockstep members by
+            default; the RLlib path names its members by their agent names).
     """
 
     def __init__(
@@ -67,6 +75,7 @@ class League:
         power: float = 2.0,
         floor: float = 0.05,
         memory: float = 0.02,
+        member_spec: Callable[[str], MemberSpec] = baseline_spec,
     ):
         if weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be one of {list(WEIGHTINGS)}, got {weighting!r}")
@@ -79,7 +88,7 @@ class League:
         self._next_id = 0
         for name in dict.fromkeys(opponents):
             if name != "self":
-                self._add(baseline_spec(name), win_rate=0.5)
+                self._add(member_spec(name), win_rate=0.5)
         self.version = 0
         self.probabilities: dict[int, float] = {}
         self.update()
@@ -90,13 +99,14 @@ class League:
         self._next_id += 1
         return member
 
-    def add_snapshot(self, path: str) -> None:
-        """A frozen copy of the learner joins (the oldest beyond ``max_snapshots`` leaves)."""
+    def add_snapshot(self, path: str) -> Member:
+        """A frozen copy of the learner (saved at ``path``) joins; the oldest beyond ``max_snapshots`` leaves."""
         snapshots = [m for m in self.members.values() if m.snapshot]
-        self._add(snapshot_spec(path), snapshots[-1].win_rate if snapshots else 0.5, snapshot=True)
+        member = self._add(snapshot_spec(path), snapshots[-1].win_rate if snapshots else 0.5, snapshot=True)
         for old in snapshots[: max(0, len(snapshots) + 1 - self.max_snapshots)]:
             del self.members[old.id]
         self.update()
+        return member
 
     def record(self, member_id: int, win_points: float) -> None:
         """The learner finished a game against ``member_id`` with ``win_points`` (1, 1/k, 0)."""

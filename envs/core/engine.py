@@ -12,6 +12,7 @@ once from one generator), so the draws never depend on the actions.
 
 from __future__ import annotations
 
+import math
 import reprlib
 import warnings
 from abc import ABC, abstractmethod
@@ -104,6 +105,11 @@ def check_permutation(name: str, given: Any, expected: list[str]) -> list[str]:
 def is_int(value: Any) -> bool:
     """A real int (not a bool), as state data must hold."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    """A real, finite number (not a bool): a budget of ``nan`` or ``inf`` seconds would never end."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def invalid_state(game: str, message: str) -> None:

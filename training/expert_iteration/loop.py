@@ -24,9 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from parallel.pool import chunks, parallel_map
 from training.expert_iteration.command import Settings, copy_model, elapsed, write_json
 from training.expert_iteration.learn import fit, load_records, merge, save_records
-from training.expert_iteration.selfplay import play_gate, play_selfplay, run_tasks, split
+from training.expert_iteration.selfplay import play_gate, play_selfplay
 from training.win_rates import wilson_interval
 
 
@@ -145,7 +146,7 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
             settings.explore_moves,
             "win",
         )
-        for chunk in split(games, settings.processes * 4)
+        for chunk in chunks(games, settings.processes)
     ]
     records = merge(_run(play_selfplay, tasks, settings, f"generation {generation}: self-play"))
     save_records(records, out / "data" / f"gen_{generation:03d}.npz")
@@ -184,7 +185,7 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
     ]
     tasks = [
         (game.name, game.config(), str(out / model), str(best), settings.search(settings.gate_iterations), chunk)
-        for chunk in split(deals, settings.processes * 4)
+        for chunk in chunks(deals, settings.processes)
     ]
     shares = [s for part in _run(play_gate, tasks, settings, f"generation {generation}: gate") for s in part]
     rate = sum(shares) / len(shares)
@@ -206,12 +207,7 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
 
 
 def _run(work, tasks: list[tuple], settings: Settings, description: str) -> list:
-    from tqdm import tqdm
-
-    with tqdm(
-        total=len(tasks), desc=description, unit="task", disable=not settings.progress_bar, dynamic_ncols=True
-    ) as bar:
-        return run_tasks(work, tasks, settings.processes, bar.update)
+    return parallel_map(work, tasks, settings.processes, progress=settings.progress_bar, desc=description)
 
 
 def log(writer, row: dict[str, Any]) -> None:

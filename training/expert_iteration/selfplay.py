@@ -1,4 +1,4 @@
-"""Expert iteration's games, played in worker processes: self-play records and gating matches.
+"""Expert iteration's games, played in worker processes (:mod:`parallel.pool`): self-play records and gating matches.
 
 **Self-play** (:func:`play_selfplay`): the guided search in every seat, each
 decision with a real choice recorded as the mover's observation (float16:
@@ -21,8 +21,7 @@ plays the games the interrupted one would have played.
 
 from __future__ import annotations
 
-import multiprocessing
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -122,25 +121,3 @@ def play_gate(task: tuple) -> list[float]:
         result = play_game(game, agents, seed=deal)
         shares.append(1.0 / len(result.winners) if seat in result.winners else 0.0)
     return shares
-
-
-def run_tasks(work: Callable[[tuple], Any], tasks: list[tuple], processes: int, progress: Callable[[], None]) -> list:
-    """``work`` on every task, in ``processes`` spawned worker processes (1: here), results in task order;
-    ``progress()`` is called as each task finishes."""
-    if processes == 1:
-        results = []
-        for task in tasks:
-            results.append(work(task))
-            progress()
-        return results
-    with multiprocessing.get_context("spawn").Pool(processes) as pool:
-        results = []
-        for result in pool.imap(work, tasks):
-            results.append(result)
-            progress()
-        return results
-
-
-def split(items: list, parts: int) -> list[list]:
-    """``items`` dealt round-robin into at most ``parts`` non-empty chunks (tasks of similar size)."""
-    return [chunk for chunk in (items[i::parts] for i in range(parts)) if chunk]

@@ -24,7 +24,7 @@ The env ``config`` (RLlib's ``env_config``): ``game`` (a name), ``config``
 (the game's options), ``reward`` (a reward mode) and ``league`` (a
 :class:`~training.rllib.league.LeagueState`, or None). :meth:`set_league`
 replaces the league between games; :meth:`pop_results` hands the learner's
-results against each opponent kind back to the trainer.
+results against each opponent seat's league member back to the trainer.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 import envs
 from agents.protocol import PlayerView
 from envs.core.engine import shown
-from training.rllib.league import LeagueState, Seats, draw_seats, points_against
+from training.rllib.league import SELF, LeagueState, Seats, draw_seats, points_against
 from training.rllib.policy import MaskedPolicy
 
 #: What an illegal action costs its player (PettingZoo classic: the offender loses).
@@ -76,25 +76,27 @@ class RLlibGameEnv(MultiAgentEnv):
         self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(self.game.num_actions))
         self._all_moves = np.ones(self.game.num_actions, dtype=np.float32)
         self.league: LeagueState | None = config.get("league")
-        self._shared: dict[tuple[str, int | None], Any] = {}  # model players, loaded once (per league version)
-        self._league_version = -1
+        self._shared: dict[tuple[str, int], Any] = {}  # model players by (kind, member id), loaded once
         self.seats = Seats(tuple(range(self.game.num_players)))
         self.seat_players: dict[int, Any] = {}
         self.acted: set[int] = set()
-        self.results: list[tuple[str, float]] = []
+        self.results: list[tuple[int, float]] = []
 
     # --- the trainer's side ---------------------------------------------------
     def set_league(self, league: LeagueState | None) -> None:
         """Seat opponents from ``league`` from the next game on (None: every seat is a learner seat). A state
-        without snapshots keeps this environment's, if they are of its version (else ``self`` seats are
-        learner seats until the next snapshot: an environment restarted by RLlib meanwhile)."""
+        without snapshots keeps this environment's that are still members (a snapshot it never got, as in
+        an environment restarted by RLlib meanwhile, leaves its seats to the learner)."""
         if league is not None and league.snapshots is None:
-            same = self.league is not None and self.league.version == league.version and self.league.snapshots
-            league = replace(league, snapshots=self.league.snapshots if same else ())
+            held = (self.league.snapshots or {}) if self.league is not None else {}
+            league = replace(league, snapshots={i: w for i, w in held.items() if i in league.members})
         self.league = league
+        members = set(league.members) if league is not None else set()
+        self._shared = {key: player for key, player in self._shared.items() if key[1] in members}
 
-    def pop_results(self) -> list[tuple[str, float]]:
-        """The learner's results since the last call: (opponent kind, points against that seat) per seat."""
+    def pop_results(self) -> list[tuple[int, float]]:
+        """The learner's results since the last call: (opponent's league member id, points against that
+        seat) per seat."""
         results, self.results = self.results, []
         return results
 
@@ -107,7 +109,7 @@ class RLlibGameEnv(MultiAgentEnv):
             if self.league is not None
             else Seats(tuple(range(self.game.num_players)))
         )
-        self.seat_players = {seat: self._player(kind, index) for seat, (kind, index) in self.seats.opponents.items()}
+        self.seat_players = {seat: self._player(kind, member) for seat, (kind, member) in self.seats.opponents.items()}
         self.aec.reset(seed=int(rng.integers(2**63)), options=options)
         self.acted = set()
         self._play_opponents()
@@ -154,25 +156,22 @@ class RLlibGameEnv(MultiAgentEnv):
             player = state.current_player
             self.aec.step(int(self.seat_players[player].act(PlayerView(state, self.np_random))))
 
-    def _player(self, kind: str, index: int | None):
+    def _player(self, kind: str, member: int):
         """A fresh agent for one seat of one game, seeded from this environment's generator, so that the same
         seed replays the same game. Models load once: trained models (``ppo:``, ``rllib:``) play
         deterministically, and a snapshot's network is shared by fresh samplers (one per seat and game)."""
         from agents import make_agent
 
-        if self._league_version != self.league.version:  # new snapshots: drop the old networks
-            self._shared = {k: p for k, p in self._shared.items() if k[1] is None}
-            self._league_version = self.league.version
         seed = int(self.np_random.integers(2**31))
-        if index is not None:
-            if (kind, index) not in self._shared:
-                self._shared[kind, index] = MaskedPolicy.from_state_dict(self.league.snapshots[index], self.game)
-            return self._shared[kind, index].agent(deterministic=False, seed=seed, name=f"snapshot {index}")
+        if kind == SELF:
+            if (kind, member) not in self._shared:
+                self._shared[kind, member] = MaskedPolicy.from_state_dict(self.league.snapshots[member], self.game)
+            return self._shared[kind, member].agent(deterministic=False, seed=seed, name=f"snapshot {member}")
         if kind.startswith(FILE_AGENT_PREFIXES):
-            if (kind, None) not in self._shared:
-                self._shared[kind, None] = make_agent(kind, self.game)
-            self._shared[kind, None].reset()
-            return self._shared[kind, None]
+            if (kind, member) not in self._shared:
+                self._shared[kind, member] = make_agent(kind, self.game)
+            self._shared[kind, member].reset()
+            return self._shared[kind, member]
         return make_agent(kind, self.game, seed=seed)
 
     def _game_over(self):
@@ -180,9 +179,9 @@ class RLlibGameEnv(MultiAgentEnv):
         final observation and reward."""
         state = self.aec.game_state
         scores, winners = state.scores(), state.winners()
-        for seat, (kind, _) in self.seats.opponents.items():
+        for seat, (_, member) in self.seats.opponents.items():
             for learner in self.seats.learner:
-                self.results.append((kind, points_against(scores, winners, learner, seat)))
+                self.results.append((member, points_against(scores, winners, learner, seat)))
         return self._end(state.rewards(self.aec.reward_mode), {})
 
     def _end(self, rewards: list[float], infos: dict):

@@ -1,19 +1,21 @@
-"""The opponent league of RLlib training: who sits in the seats the learner does not hold.
+"""The RLlib path's side of the league: who sits in the seats the learner does not hold.
 
-The league is the SB3 path's opponent pool (``training/league.py``) with one
-change: an opponent kind is drawn more often the more the learner loses to it
-(prioritized fictitious self-play). The trainer (the driver) keeps a
-:class:`League`: it counts the learner's results against each kind, keeps the
-last few frozen snapshots of the learner, and hands every environment a
-:class:`LeagueState` (plain data: kinds, weights, snapshot weights) after each
-training iteration. The environments only draw from that state
+The league itself is the SB3 path's (:class:`training.league.League`, one
+prioritised fictitious self-play for both paths): the trainer (the driver)
+keeps one, named by agent names (:func:`new_league`), records the learner's
+result against each opponent seat in it, and adds a frozen snapshot of the
+learner every ``snapshot_freq`` steps (the first as training starts), keeping
+the snapshots' weights beside it by member id (:func:`add_snapshot`). After
+each training iteration it updates the draw probabilities and hands every
+environment a :class:`LeagueState` (plain data: members, kinds,
+probabilities, snapshot weights). The environments only draw from that state
 (:func:`draw_seats`), so what they do depends on nothing but the state and
 their own seeded generator.
 
 Kinds are agent names (``random``, ``heuristic``, ``ismcts``, ``ppo:PATH``,
-``rllib:PATH``) played through the agent protocol, and ``self``: one of the
-recent snapshots, or, before the first snapshot exists, the live learning
-policy itself (that seat is then one more learner seat: pure self-play).
+``rllib:PATH``) played through the agent protocol, and ``self`` for a
+snapshot of the learner. A league of ``self`` alone has no member before its
+first snapshot: every seat is then a learner seat (pure self-play).
 
 Nothing here imports Ray or torch.
 """
@@ -25,51 +27,82 @@ from typing import Any
 
 import numpy as np
 
-#: The kind that stands for the learner's own frozen snapshots (the live learner before the first one).
+from training.league import League
+
+#: The kind that stands for the learner's own frozen snapshots.
 SELF = "self"
-#: Each game's result weighs this much less for every later game of the same kind: a window of about
-#: 1 / (1 - DECAY) = 200 recent games, so the weights follow the learner as it improves.
-DECAY = 0.995
-#: No kind's weight falls below this share of the largest: a beaten opponent is still met now and then.
-MIN_WEIGHT = 0.1
+
+Weights = dict[str, np.ndarray]
 
 
 @dataclass(frozen=True)
 class LeagueState:
-    """What an environment needs to seat opponents: kinds with their draw weights, snapshot weights."""
+    """What an environment needs to seat opponents: the league's members (ids), each one's kind and draw
+    probability, and the snapshots' weights by member id (None: unchanged, keep the ones you hold)."""
 
-    kinds: tuple[str, ...]
-    weights: tuple[float, ...]
-    snapshots: tuple[dict[str, np.ndarray], ...] | None = ()  # None: unchanged since the last state of this version
-    version: int = 0  # grows with every new snapshot: environments rebuild their snapshot players only then
+    members: tuple[int, ...] = ()
+    kinds: tuple[str, ...] = ()
+    probabilities: tuple[float, ...] = ()
+    snapshots: dict[int, Weights] | None = field(default_factory=dict)
 
 
 @dataclass
 class Seats:
-    """One game's seating: the learner's seats and each other seat's opponent kind (and snapshot index)."""
+    """One game's seating: the learner's seats and each other seat's opponent (kind, league member id)."""
 
     learner: tuple[int, ...]
-    opponents: dict[int, tuple[str, int | None]] = field(default_factory=dict)
+    opponents: dict[int, tuple[str, int]] = field(default_factory=dict)
+
+
+def new_league(kinds: list[str], max_snapshots: int = 5) -> League:
+    """The driver's league over the opponent ``kinds`` (``train.py --opponents``, each at most once)."""
+    if not kinds:
+        raise ValueError("the league needs at least one opponent kind")
+    return League(kinds, max_snapshots, member_spec=agent_member)
+
+
+def agent_member(kind: str) -> tuple[str, str]:
+    """A baseline member's spec: the agent name the environments play it by (any of ``make_agent``'s)."""
+    return ("agent", kind)
+
+
+def add_snapshot(league: League, kept: dict[int, Weights], path: str, weights: dict[str, Any]) -> None:
+    """A frozen copy of the learner (exported to ``path``) joins ``league``; ``kept`` holds the weights of
+    the snapshots still in it, by member id."""
+    member = league.add_snapshot(path)
+    kept[member.id] = {k: np.array(v, copy=True) for k, v in weights.items()}
+    for gone in set(kept) - set(league.members):
+        del kept[gone]
+
+
+def league_state(league: League, kept: dict[int, Weights], with_snapshots: bool = True) -> LeagueState:
+    """The state to hand the environments; ``with_snapshots=False`` leaves the snapshots out (megabytes for
+    large networks) for environments that already hold them."""
+    ids = tuple(league.probabilities)
+    kinds = tuple(SELF if league.members[i].snapshot else league.members[i].spec[1] for i in ids)
+    probabilities = tuple(league.probabilities[i] for i in ids)
+    return LeagueState(ids, kinds, probabilities, dict(kept) if with_snapshots else None)
 
 
 def draw_seats(state: LeagueState, num_players: int, rng: np.random.Generator) -> Seats:
-    """The learner in one seat drawn uniformly; each other seat's kind drawn by the league's weights.
+    """The learner in one seat drawn uniformly; each other seat's member drawn by the league's probabilities.
 
-    A ``self`` seat plays a snapshot drawn uniformly among the state's snapshots,
-    or is a second learner seat while there is none yet.
+    With no member to draw (a ``self`` league before its first snapshot), or a snapshot whose weights this
+    environment lacks, the seat is one more learner seat.
     """
     seat = int(rng.integers(num_players))
     learner, opponents = [seat], {}
-    p = np.asarray(state.weights, dtype=float)
-    p = p / p.sum()
+    p = np.asarray(state.probabilities, dtype=float)
     for other in range(num_players):
         if other == seat:
             continue
-        kind = state.kinds[int(rng.choice(len(state.kinds), p=p))]
-        if kind != SELF:
-            opponents[other] = (kind, None)
-        elif state.snapshots:
-            opponents[other] = (kind, int(rng.integers(len(state.snapshots))))
+        if not state.members:
+            learner.append(other)
+            continue
+        k = int(rng.choice(len(state.members), p=p / p.sum()))
+        kind, member = state.kinds[k], state.members[k]
+        if kind != SELF or member in (state.snapshots or {}):
+            opponents[other] = (kind, member)
         else:
             learner.append(other)
     return Seats(tuple(sorted(learner)), opponents)
@@ -83,60 +116,3 @@ def points_against(scores: list[float], winners: list[int], learner: int, other:
     if scores[learner] != scores[other]:
         return 1.0 if scores[learner] > scores[other] else 0.0
     return 0.5
-
-
-class League:
-    """The driver's league: results per kind (decayed), draw weights, the snapshot pool.
-
-    Args:
-        kinds: opponent kinds (``train.py --opponents``), each at most once.
-        max_snapshots: how many of the most recent snapshots ``self`` draws from.
-    """
-
-    def __init__(self, kinds: list[str], max_snapshots: int = 5):
-        if not kinds:
-            raise ValueError("the league needs at least one opponent kind")
-        self.kinds = tuple(dict.fromkeys(kinds))
-        self.max_snapshots = max_snapshots
-        self.games = dict.fromkeys(self.kinds, 0.0)
-        self.points = dict.fromkeys(self.kinds, 0.0)
-        self.snapshots: list[dict[str, np.ndarray]] = []
-        self.version = 0
-
-    def record(self, kind: str, points: float) -> None:
-        """One game's result of the learner against one opponent seat of ``kind``."""
-        if kind not in self.games:
-            raise ValueError(f"unknown opponent kind {kind!r}; the league's kinds: {list(self.kinds)}")
-        self.games[kind] = self.games[kind] * DECAY + 1.0
-        self.points[kind] = self.points[kind] * DECAY + float(points)
-
-    def win_rates(self) -> dict[str, float]:
-        """The learner's recent score against each kind, starting from 1/2 (one win and one loss assumed)."""
-        return {k: (self.points[k] + 1.0) / (self.games[k] + 2.0) for k in self.kinds}
-
-    def weights(self) -> tuple[float, ...]:
-        """Draw weights: the learner's recent loss rate against each kind, at least ``MIN_WEIGHT`` of the largest."""
-        losses = [1.0 - rate for rate in self.win_rates().values()]
-        top = max(losses)
-        return tuple(max(loss, MIN_WEIGHT * top) for loss in losses)
-
-    def add_snapshot(self, weights: dict[str, np.ndarray]) -> None:
-        """A frozen copy of the learner's policy joins the pool (the oldest leaves beyond ``max_snapshots``)."""
-        self.snapshots.append({k: np.array(v, copy=True) for k, v in weights.items()})
-        del self.snapshots[: -self.max_snapshots]
-        self.version += 1
-
-    def state(self, with_snapshots: bool = True) -> LeagueState:
-        """The state to hand the environments; ``with_snapshots=False`` leaves the snapshots out (megabytes for
-        large networks) for environments that already hold this version's."""
-        snapshots = (tuple(self.snapshots) if SELF in self.kinds else ()) if with_snapshots else None
-        return LeagueState(self.kinds, self.weights(), snapshots, self.version)
-
-    def summary(self) -> dict[str, Any]:
-        """For logs and the results file: the recent score and draw share of each kind."""
-        weights = self.weights()
-        total = sum(weights)
-        return {
-            k: {"recent_score": round(rate, 3), "draw_share": round(w / total, 3)}
-            for (k, rate), w in zip(self.win_rates().items(), weights)
-        }

@@ -2,8 +2,8 @@
 
 One shared learning policy (RLlib module ``"learner"``, RLlib's action-masking
 PPO module) holds every learner seat; the other seats are the league's
-(:mod:`training.rllib.league`): the baselines and frozen snapshots of the
-learner, drawn more often the more the learner loses to them, played inside
+(:class:`training.league.League`, the SB3 path's, seated by :mod:`training.rllib.league`): the
+baselines and frozen snapshots of the learner, drawn more often the more the learner loses to them, played inside
 the environments (:mod:`training.rllib.env`). ``--num-env-runners N`` Ray actors
 sample games (0: in this process), on a local Ray or the cluster at
 ``--ray-address``; the learner updates in this process.
@@ -39,7 +39,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from envs.core.engine import Game, shown
-from training.rllib.league import League
+from training.league import League
+from training.rllib.league import add_snapshot, league_state, new_league
 
 #: The RLlib module id of the shared learning policy.
 LEARNER = "learner"
@@ -135,7 +136,12 @@ def build_config(run: RLlibRun, league: League):
         fcnet_hiddens=list(hp["net_arch"]), fcnet_activation="tanh", head_fcnet_hiddens=[], vf_share_layers=False
     )
     module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)
-    env_config = {"game": run.game.name, "config": run.game.config(), "reward": run.reward, "league": league.state()}
+    env_config = {
+        "game": run.game.name,
+        "config": run.game.config(),
+        "reward": run.reward,
+        "league": league_state(league, {}),
+    }
     return (
         PPOConfig()
         .environment(RLlibGameEnv, env_config=env_config, disable_env_checking=True)
@@ -183,8 +189,9 @@ def push_league(algo, state) -> None:
     algo.env_runner_group.foreach_env_runner(lambda runner: [env.set_league(state) for env in _envs(runner)])
 
 
-def pull_results(algo) -> list[tuple[str, float]]:
-    """The learner's results against each opponent kind since the last pull, from every environment."""
+def pull_results(algo) -> list[tuple[int, float]]:
+    """The learner's results (league member id, points) against each opponent seat since the last pull, from
+    every environment."""
     per_runner = algo.env_runner_group.foreach_env_runner(
         lambda runner: [r for env in _envs(runner) for r in env.pop_results()]
     )
@@ -228,7 +235,7 @@ def train(run: RLlibRun) -> dict[str, Any]:
             json.dump(
                 {**run.to_json(), "backend": "rllib", "run_name": run_name, "cluster": cluster.describe()}, f, indent=1
             )
-        league = League(run.opponents, run.max_snapshots)
+        league = new_league(run.opponents, run.max_snapshots)
         algo = build_config(run, league).build_algo()
         try:
             trained = _train_loop(algo, run, league, out)
@@ -290,7 +297,7 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
                 f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
                 for n in run.eval_opponents
             )
-            + f"; league {league.summary()}",
+            + f"; league {league.table()}",
             flush=True,
         )
         score = sum(point[n]["win_rate"] for n in run.eval_opponents) / len(run.eval_opponents)
@@ -300,7 +307,19 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
             export_policy(weights, game, path)
 
     evaluate_now(0)
-    steps = last_eval = last_snapshot = pushed = 0
+    snapshots: dict[int, Any] = {}  # the weights of the league's snapshots, by member id
+
+    def snapshot(steps: int) -> None:
+        weights = learner_weights(algo)
+        path = os.path.join(out, "snapshots", f"snapshot_{steps}")
+        export_policy(weights, game, path)
+        add_snapshot(league, snapshots, path, policy_state(weights))
+
+    if league.uses_snapshots:
+        snapshot(0)  # the learner as it starts, as the SB3 path does
+    push_league(algo, league_state(league, snapshots))
+    pushed = set(snapshots)
+    steps = last_eval = last_snapshot = 0
     stopped = False
     bar = tqdm(total=hp["timesteps"], unit="step", disable=not run.progress_bar, dynamic_ncols=True)
     train_started = time.time()
@@ -311,15 +330,14 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
         result = algo.train()
         bar.update(learner_steps(result) - steps)
         steps = learner_steps(result)
-        for kind, points in pull_results(algo):
-            league.record(kind, points)
+        for member, points in pull_results(algo):
+            league.record(member, points)
+        league.update()
         if steps - last_snapshot >= hp["snapshot_freq"]:
             last_snapshot = steps
-            weights = learner_weights(algo)
-            league.add_snapshot(policy_state(weights))
-            export_policy(weights, game, os.path.join(out, "snapshots", f"snapshot_{steps}"))
-        push_league(algo, league.state(with_snapshots=league.version != pushed))
-        pushed = league.version
+            snapshot(steps)
+        push_league(algo, league_state(league, snapshots, with_snapshots=set(snapshots) != pushed))
+        pushed = set(snapshots)
         if steps - last_eval >= hp["eval_freq"]:
             last_eval = steps
             evaluate_now(steps)
@@ -334,7 +352,7 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
         "best_at_timesteps": best["timesteps"],
         "stopped_by_time_limit": stopped,
         "curve": curve,
-        "league": league.summary(),
+        "league": league.table(),
         "started": started,
     }
 
