@@ -19,9 +19,10 @@ and backs the result up. Why this shape:
 - *Truncated rollouts* (``rollout_depth``): a rollout may stop after k
   plies and the position be scored by the game's static evaluation
   (``agents/leaf_values.py``, on the searcher's own determinization). In
-  Samurai a heuristic rollout to the end costs about 15 ms, so 0.5 s gave
-  only ~30 samples and the search lost to its own rollout policy; scoring
-  the leaf at once (depth 0, Samurai's default) gives several hundred.
+  Samurai a heuristic rollout to the end is so slow that a move's budget
+  bought a few dozen samples and the search lost to its own rollout policy;
+  scoring the leaf at once (depth 0, Samurai's default) gives many times more
+  (``docs/experiments/002-samurai-leaf-evaluation.md``).
 - *Progressive widening* (``widening``): a node reached ``n`` times has at
   most ``1 + widening * sqrt(n)`` children, the heuristic's move first, so a
   small budget is not spread over a hundred Samurai hexes.
@@ -44,18 +45,19 @@ and backs the result up. Why this shape:
   heuristic rollouts needs no tree and no dice, only many games played out.
   Where the game's heuristic plays batches (Wapi: ``envs/wapi/batch.py``), a
   batch of determinizations is played out for every root action at once in
-  numpy: the same samples, sums and choices as one by one, six to nine times
-  as many a second.
+  numpy: the same samples, sums and choices as one by one, several times
+  as many a second (``benchmarks/results/batch_rollouts.md``).
 
-Wapi's defaults (its description's ``search_defaults``) are paired, flat, with exact heuristic
+Wapi's defaults (``agents.tuning.SEARCH``) are paired, flat, with exact heuristic
 rollouts (``rollout_epsilon=0``), in batches: one step of policy improvement over the
 heuristic. Why: at a four-player table the tree below the root is hardly ever
-revisited (every opponent's draw splits it; one by one, 0.5 s bought about 180
-samples per action), and the luck of the bag swamps unpaired comparisons. The
-tree with widening came out level with the heuristic; the flat paired search
-wins the most games at its table (``benchmarks/results/strength.md``, which
-also gives the ceiling of a one-step search, about +6 points of win share,
-and shows that many times the samples did not raise it further).
+revisited (every opponent's draw splits it, and a move's budget buys only a
+few hundred samples per action), and the luck of the bag swamps unpaired
+comparisons. The tree with widening came out level with the heuristic; the
+flat paired search wins the most games at its table
+(``docs/experiments/001-wapi-four-player-search.md``, which also gives the
+ceiling of a one-step search, and shows that many times the samples did not
+raise it further).
 
 Budget: ``iterations`` (simulations) per move, or ``time_limit`` seconds per move
 (given both, the search stops at whichever comes first), counted in CPU time
@@ -83,7 +85,7 @@ from envs.games import description_of
 
 #: The most determinizations a batch-rollout search plays out at once. On a time budget a batch is
 #: sized to half the time left at the last batch's pace (the first of a search: ``FIRST_BATCH``), so
-#: that the clock stops it close to its budget; one numpy step costs about the same for 50 games as for 500.
+#: that the clock stops it close to its budget; a numpy step costs much the same for tens of games as for hundreds.
 BATCH_SAMPLES, FIRST_BATCH = 512, 16
 #: Fewer rollouts than this are played one by one (a batch's numpy steps cost more than a few games'):
 #: the same samples and sums either way.
