@@ -82,7 +82,7 @@ def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
         from agents.heuristic import HeuristicAgent
 
         return HeuristicAgent
-    if kind == "ismcts" and guided:  # ISMCTS with network=...
+    if kind == "ismcts" and guided:  # ISMCTS with network=... or evaluator=...
         from agents.guided import GuidedISMCTSAgent
 
         return GuidedISMCTSAgent
@@ -106,7 +106,8 @@ def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
 
 
 def agent_options(name: str, guided: bool = False) -> list[str]:
-    """The keyword options an agent accepts (besides ``game``); ``guided``: ISMCTS's with ``network=...``."""
+    """The keyword options an agent accepts (besides ``game``); ``guided``: ISMCTS's with ``network=...``
+    (or ``evaluator=...``)."""
     kind = agent_kind(name)
     params = inspect.signature(_agent_class(kind, guided).__init__).parameters
     return [p for p in params if p not in ("self", "game", "path")]
@@ -137,7 +138,8 @@ def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
 
     ``options`` are the agent's keyword arguments (``seed`` for all; for
     ISMCTS ``iterations``, ``time_limit``, ``exploration``...; ISMCTS with
-    ``network="trained" | "ppo:PATH"`` is the guided search of :mod:`agents.guided`). Unknown names
+    ``network="trained" | "ppo:PATH"``, or ``evaluator=`` any :class:`agents.network_evaluator.Evaluator`, is the
+    guided search of :mod:`agents.guided`). Unknown names
     or options raise a ValueError listing the available ones. ``"NAME~EPS"`` (``"heuristic~0.25"``) is
     NAME's agent, built with these options, made ε-greedy (:class:`agents.epsilon_greedy.EpsilonGreedy`, its
     random moves drawn from a stream of ``seed`` apart from NAME's).
@@ -154,13 +156,13 @@ def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
         raise ValueError("the rllib agent is written 'rllib:PATH' with a checkpoint of train.py --backend rllib")
     if kind not in FILE_AGENTS and path:
         raise ValueError(f"unknown agent {shown(name)}; available: {', '.join(AGENT_NAMES)} or {EPSILON_SPELLING}")
-    guided = kind == "ismcts" and options.get("network") is not None
+    guided = kind == "ismcts" and (options.get("network") is not None or options.get("evaluator") is not None)
     cls = _agent_class(kind, guided)
     allowed = agent_options(kind, guided)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         more = set(agent_options(kind, True)) - set(allowed) if kind == "ismcts" and not guided else set()
-        hint = f" ({sorted(more & set(unknown))} need network=...)" if more & set(unknown) else ""
+        hint = f" ({sorted(more & set(unknown))} need network=... or evaluator=...)" if more & set(unknown) else ""
         raise ValueError(f"unknown options {shown(unknown)} for agent {kind!r}{hint}; available: {allowed}")
     if kind in FILE_AGENTS:
         return cls(path, game=game, **options)

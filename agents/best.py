@@ -1,13 +1,11 @@
 """The strongest agent of each game configuration, by measurement: ``make_agent("best", game)``.
 
 Which agent that is was decided by the strength benchmark
-(``benchmarks/results/strength.md``). The best agent is ISMCTS guided by a
+(``docs/experiments/004-guided-search-strength.md``). The best agent is ISMCTS guided by a
 network (with the game's guided defaults) where one is known to make the
-search stronger than plain ISMCTS: first a search network shipped for the
-configuration (``agents/models/search/``, expert iteration's), else the
-network the game's description names as ``best_guide`` (``"trained"``: the
-configuration's shipped model; Wakanda's and Samurai's). Elsewhere it is plain ISMCTS with
-the game's search defaults, which beats the heuristic in every game measured.
+search stronger than plain ISMCTS: the network :data:`agents.tuning.BEST_GUIDE` names for the game
+(``"trained"``: the configuration's shipped model; Wakanda's and Samurai's). Elsewhere it is plain
+ISMCTS with the game's search defaults, which beats the heuristic in every game measured.
 Both think ``time_limit`` CPU seconds a move (0.5 s, the budget the figures
 were measured at) or ``iterations`` simulations.
 """
@@ -16,17 +14,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.network_evaluator import search_model_path
 from agents.protocol import Agent, PlayerView
+from agents.tuning import BEST_GUIDE
 from envs.core.engine import Game
+from envs.games import description_of
 
 
 def described_guide(game: Game) -> str | None:
-    """The model file of the description's ``best_guide`` for ``game``'s configuration, if one is shipped."""
-    import envs
+    """The model file of :data:`agents.tuning.BEST_GUIDE`'s network for ``game``'s configuration, if one is
+    shipped; None where the best agent is plain ISMCTS."""
     from training.network import shipped_model_path
 
-    if game.name not in envs.GAMES or envs.describe(game.name).best_guide != "trained":
+    if description_of(game) is None or BEST_GUIDE.get(game.name) != "trained":
         return None
     try:
         return shipped_model_path(game)
@@ -51,7 +50,7 @@ class BestAgent(Agent):
         from agents import make_agent
 
         budget = {"iterations": iterations} if iterations is not None else {"time_limit": time_limit}
-        network = search_model_path(game) or described_guide(game)
+        network = described_guide(game)
         if network is not None:
             self.agent = make_agent("ismcts", game, network=network, seed=seed, **budget)
         else:

@@ -1,9 +1,12 @@
-"""ISMCTS guided by a learned policy and value (``make_agent("ismcts", game, network=...)``).
+"""ISMCTS guided by an evaluator: a learned policy and value (``make_agent("ismcts", game, network=...)``)
+or any object with the same answers (``evaluator=...``).
 
 The search of :mod:`agents.ismcts` (one tree over the searching player's
 information sets, one determinization per simulation, drawn from its
 :class:`~agents.protocol.PlayerView`, so it can never see a hidden fact),
-with an evaluator (:mod:`agents.network_evaluator`) in place of blind exploration:
+with an evaluator in place of blind exploration, as OpenSpiel's MCTS takes one: any
+:class:`~agents.network_evaluator.Evaluator` (move priors and every player's value for a batch of
+positions); from ``network=`` it is a :class:`~agents.network_evaluator.NetworkEvaluator`.
 
 - *Selection* is PUCT (AlphaZero): ``Q(a) + c_puct * P(a) * sqrt(avail(a)) /
   (1 + N(a))``, with the network's move probabilities as the prior ``P``.
@@ -14,7 +17,7 @@ with an evaluator (:mod:`agents.network_evaluator`) in place of blind exploratio
   gets the uniform ``1 / len(legal)``. An unvisited move is valued at the
   node's own value (first-play urgency). ``prior_temperature`` above 1
   flattens the prior (``P ** (1 / T)``, renormalised), because a policy
-  trained long is nearly certain (Samurai's gives its top move a median 0.98)
+  trained long is nearly certain (Samurai's: docs/experiments/004-guided-search-strength.md)
   and PUCT would then hardly look at any other move.
 - *Leaves* are valued by the network (every player's value), mixed with the
   plain search's leaf value (a rollout, or the game's static evaluation)
@@ -23,14 +26,14 @@ with an evaluator (:mod:`agents.network_evaluator`) in place of blind exploratio
   only priors): a node reached for the first time is valued by the plain
   search alone, and the network is asked for its prior when a simulation
   comes back to it. Why: a prior is read only when a node is walked
-  through, and most leaves are never reached again; in Samurai this halves
-  the forward passes.
+  through, and most leaves are never reached again, so most forward passes
+  are saved (a test counts them).
 - *Batches*: simulations descend one after the other, each leaving a
   *virtual loss* on the edges it took so that the next one tries another
   line, until ``leaf_batch`` leaves wait for the network (or the batch has
   run ``BATCH_LIMIT`` times that many simulations); those leaves are then
-  evaluated in one forward pass (one call costs about as much as several
-  rows). With a budget in iterations the search is reproducible from its seed.
+  evaluated in one forward pass (a call's fixed cost is shared by its rows).
+  With a budget in iterations the search is reproducible from its seed.
 - *Chance keys* (``split_chance``) come from one observer told of each
   simulation's moves, as in plain ISMCTS, so it encodes only what changed.
 - *The tree is kept* (``keep_tree``) from one move to the next: the new
@@ -42,8 +45,7 @@ with an evaluator (:mod:`agents.network_evaluator`) in place of blind exploratio
 
 The budget counts simulations (``iterations``) or CPU seconds (``time_limit``)
 per move, as in plain ISMCTS. Per-game defaults for the options left at
-``"auto"`` come from the game's description (``guided_search``), chosen by
-measurement (``benchmarks/results/strength.md``).
+``"auto"`` come from :data:`agents.tuning.GUIDED`, which names the experiments that chose them.
 """
 
 from __future__ import annotations
@@ -54,12 +56,15 @@ from typing import Any
 import numpy as np
 
 from agents.ismcts import ChanceKeys, Edge, ISMCTSAgent
-from agents.network_evaluator import NetworkEvaluator
+from agents.leaf_values import Evaluation
+from agents.network_evaluator import Evaluator, NetworkEvaluator
 from agents.protocol import PlayerView
+from agents.search_options import Rule, check_options, resolve_auto
+from agents.tuning import GUIDED
 from envs.core.engine import Game, GameState, is_int, is_number, shown
 from training.network import PolicyValueNet
 
-#: What the guided options left at ``"auto"`` become unless the game's description says otherwise.
+#: What the guided options left at ``"auto"`` become unless :data:`agents.tuning.GUIDED` gives the game's own.
 GUIDED_DEFAULTS = {"c_puct": 1.5, "value_mix": 0.0, "leaf_batch": 8, "prior_temperature": 1.0}
 #: The pessimistic value a pending simulation leaves on each edge it took (removed when it backs up).
 VIRTUAL_LOSS = 1.0
@@ -67,33 +72,51 @@ VIRTUAL_LOSS = 1.0
 BATCH_LIMIT = 4
 
 
-def guided_defaults(game: Game | None) -> dict[str, Any]:
-    """The guided options' ``"auto"`` values for ``game`` (its description's ``guided_search``)."""
-    import envs
+#: The guided options' rules (as :data:`agents.search_options.RULES`, checked after ``"auto"`` is resolved).
+GUIDED_RULES: dict[str, Rule] = {
+    "c_puct": (lambda v: is_number(v) and v >= 0, "'auto' or a non-negative number"),
+    "value_mix": (lambda v: is_number(v) and 0 <= v <= 1, "'auto' or a number in [0, 1]"),
+    "leaf_batch": (lambda v: is_int(v) and v >= 1, "'auto' or a positive int"),
+    "prior_temperature": (lambda v: is_number(v) and v > 0, "'auto' or a positive number"),
+    "keep_tree": (lambda v: isinstance(v, bool), "True or False"),
+}
 
-    name = getattr(game, "name", None)
-    own = envs.describe(name).guided_search if name in envs.GAMES else {}
-    return {**GUIDED_DEFAULTS, **own}
+
+def guided_defaults(game: Game | None) -> dict[str, Any]:
+    """The guided options' ``"auto"`` values for ``game`` (:data:`GUIDED_DEFAULTS` with its own from
+    :data:`agents.tuning.GUIDED`)."""
+    return {**GUIDED_DEFAULTS, **GUIDED.get(getattr(game, "name", None), {})}
 
 
 def guided_options(
     game: Game | None, c_puct: Any, value_mix: Any, leaf_batch: Any, prior_temperature: Any
 ) -> tuple[float, float, int, float]:
     """The guided options with ``"auto"`` resolved for ``game``, checked (ValueError naming the bad one)."""
-    tuned = guided_defaults(game)
-    given = {"c_puct": c_puct, "value_mix": value_mix, "leaf_batch": leaf_batch, "prior_temperature": prior_temperature}
-    c_puct, value_mix, leaf_batch, prior_temperature = (
-        tuned[k] if isinstance(v, str) and v == "auto" else v for k, v in given.items()
-    )
-    if not is_number(c_puct) or c_puct < 0:
-        raise ValueError(f"c_puct must be 'auto' or a non-negative number, got {shown(c_puct)}")
-    if not is_number(value_mix) or not 0 <= value_mix <= 1:
-        raise ValueError(f"value_mix must be 'auto' or a number in [0, 1], got {shown(value_mix)}")
-    if not is_int(leaf_batch) or leaf_batch < 1:
-        raise ValueError(f"leaf_batch must be 'auto' or a positive int, got {shown(leaf_batch)}")
-    if not is_number(prior_temperature) or prior_temperature <= 0:
-        raise ValueError(f"prior_temperature must be 'auto' or a positive number, got {shown(prior_temperature)}")
+    given = dict(c_puct=c_puct, value_mix=value_mix, leaf_batch=leaf_batch, prior_temperature=prior_temperature)
+    given = resolve_auto(guided_defaults(game), **given)
+    check_options(GUIDED_RULES, **given)
+    c_puct, value_mix, leaf_batch, prior_temperature = given.values()
     return float(c_puct), float(value_mix), int(leaf_batch), float(prior_temperature)
+
+
+def guide(network: str | PolicyValueNet | None, evaluator: Evaluator | None, game: Game | None) -> Evaluator:
+    """The search's evaluator: ``evaluator`` as given, or the :class:`NetworkEvaluator` of ``network``
+    (which refuses another game's network); exactly one of them."""
+    if (network is None) == (evaluator is None):
+        raise ValueError(
+            "the guided search needs network='trained', 'ppo:PATH' or a PolicyValueNet, or evaluator=... "
+            "(an object with evaluate(states) -> (priors, values)); exactly one of them"
+        )
+    if network is not None:
+        return NetworkEvaluator(network, game)
+    if game is None:
+        raise ValueError("the guided search needs game=... (its evaluator answers for that game's positions)")
+    if not isinstance(evaluator, Evaluator):
+        raise ValueError(
+            f"evaluator must be an object with evaluate(states) -> (priors, values) "
+            f"(agents.network_evaluator.Evaluator), got {shown(evaluator)}"
+        )
+    return evaluator
 
 
 class _Node:
@@ -115,7 +138,8 @@ class GuidedISMCTSAgent(ISMCTSAgent):
     Args:
         game: the configured game (the network must have been made for it).
         network: ``"trained"``, ``"ppo:PATH"``, a model path, or a loaded
-            :class:`~training.network.PolicyValueNet`.
+            :class:`~training.network.PolicyValueNet`: guided by its :class:`NetworkEvaluator`.
+        evaluator: instead of ``network``, any :class:`~agents.network_evaluator.Evaluator`.
         c_puct: weight of the prior in selection.
         value_mix: weight of the plain search's leaf value (a rollout, or the
             static evaluation at ``rollout_depth``) against the network's.
@@ -131,7 +155,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
             tree that the game has reached (needs ``split_chance``, whose keys
             find it); the budget counts the new simulations only.
         iterations, time_limit, seed, score_weight, split_chance, rollout,
-        rollout_epsilon, rollout_depth: as in :class:`~agents.ismcts.ISMCTSAgent`
+        rollout_epsilon, rollout_depth, leaf_evaluation: as in :class:`~agents.ismcts.ISMCTSAgent`
         (the rollout options only matter when ``value_mix > 0``).
     """
 
@@ -155,10 +179,11 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         rollout: str = "auto",
         rollout_epsilon: float | str = "auto",
         rollout_depth: int | None | str = "auto",
+        leaf_evaluation: Evaluation | str | None = "auto",
+        evaluator: Evaluator | None = None,
     ):
-        if network is None:
-            raise ValueError("the guided search needs network='trained', 'ppo:PATH' or a PolicyValueNet")
-        self.evaluator = NetworkEvaluator(network, game)  # refuses another game's network before anything else
+        self.evaluator = guide(network, evaluator, game)  # refuses another game's network before anything else
+        self.game = game
         super().__init__(
             game,
             seed=seed,
@@ -169,6 +194,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
             rollout=rollout,
             rollout_epsilon=rollout_epsilon,
             rollout_depth=rollout_depth,
+            leaf_evaluation=leaf_evaluation,
             widening=widening,
             paired_root=False,
             tree_depth=None,
@@ -176,8 +202,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         self.c_puct, self.value_mix, self.leaf_batch, self.prior_temperature = guided_options(
             game, c_puct, value_mix, leaf_batch, prior_temperature
         )
-        if not isinstance(keep_tree, bool):
-            raise ValueError(f"keep_tree must be True or False, got {shown(keep_tree)}")
+        check_options(GUIDED_RULES, keep_tree=keep_tree)
         if keep_tree and not self.split_chance:
             raise ValueError(
                 "keep_tree=True needs split_chance=True (its keys find the kept node); pass keep_tree=False"
@@ -233,7 +258,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
     def visit_distribution(self, root: _Node | None = None) -> np.ndarray:
         """The root's visit counts as a distribution over all actions (expert iteration's policy target)."""
         root = self.last_root if root is None else root
-        counts = np.zeros(self.evaluator.game.num_actions, np.float32)
+        counts = np.zeros(self.game.num_actions, np.float32)
         for action, edge in root.edges.items():
             counts[action] = edge.visits
         return counts / counts.sum()

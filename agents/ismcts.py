@@ -19,9 +19,10 @@ and backs the result up. Why this shape:
 - *Truncated rollouts* (``rollout_depth``): a rollout may stop after k
   plies and the position be scored by the game's static evaluation
   (``agents/leaf_values.py``, on the searcher's own determinization). In
-  Samurai a heuristic rollout to the end costs about 15 ms, so 0.5 s gave
-  only ~30 samples and the search lost to its own rollout policy; scoring
-  the leaf at once (depth 0, Samurai's default) gives several hundred.
+  Samurai a heuristic rollout to the end is so slow that a move's budget
+  bought a few dozen samples and the search lost to its own rollout policy;
+  scoring the leaf at once (depth 0, Samurai's default) gives many times more
+  (``docs/experiments/002-samurai-leaf-evaluation.md``).
 - *Progressive widening* (``widening``): a node reached ``n`` times has at
   most ``1 + widening * sqrt(n)`` children, the heuristic's move first, so a
   small budget is not spread over a hundred Samurai hexes.
@@ -44,18 +45,19 @@ and backs the result up. Why this shape:
   heuristic rollouts needs no tree and no dice, only many games played out.
   Where the game's heuristic plays batches (Wapi: ``envs/wapi/batch.py``), a
   batch of determinizations is played out for every root action at once in
-  numpy: the same samples, sums and choices as one by one, six to nine times
-  as many a second.
+  numpy: the same samples, sums and choices as one by one, several times
+  as many a second (``benchmarks/results/batch_rollouts.md``).
 
-Wapi's defaults (its description's ``search_defaults``) are paired, flat, with exact heuristic
+Wapi's defaults (``agents.tuning.SEARCH``) are paired, flat, with exact heuristic
 rollouts (``rollout_epsilon=0``), in batches: one step of policy improvement over the
 heuristic. Why: at a four-player table the tree below the root is hardly ever
-revisited (every opponent's draw splits it; one by one, 0.5 s bought about 180
-samples per action), and the luck of the bag swamps unpaired comparisons. The
-tree with widening came out level with the heuristic; the flat paired search
-wins the most games at its table (``benchmarks/results/strength.md``, which
-also gives the ceiling of a one-step search, about +6 points of win share,
-and shows that many times the samples did not raise it further).
+revisited (every opponent's draw splits it, and a move's budget buys only a
+few hundred samples per action), and the luck of the bag swamps unpaired
+comparisons. The tree with widening came out level with the heuristic; the
+flat paired search wins the most games at its table
+(``docs/experiments/001-wapi-four-player-search.md``, which also gives the
+ceiling of a one-step search, and shows that many times the samples did not
+raise it further).
 
 Budget: ``iterations`` (simulations) per move, or ``time_limit`` seconds per move
 (given both, the search stops at whichever comes first), counted in CPU time
@@ -74,31 +76,32 @@ from typing import Any
 
 import numpy as np
 
+from agents.leaf_values import Evaluation
 from agents.protocol import Agent, PlayerView
-from envs.core.engine import Game, GameState, Observer, is_int, is_number, shown
+from agents.search_options import RULES, check_options, leaf_evaluator, resolve_auto, rollout_policy
+from agents.tuning import SEARCH
+from envs.core.engine import Game, GameState, Observer, is_int, shown
 from envs.games import description_of
-
-#: Rollout policies: ``auto`` is the game's heuristic when it has one, else random.
-ROLLOUTS = ("auto", "heuristic", "random")
 
 #: The most determinizations a batch-rollout search plays out at once. On a time budget a batch is
 #: sized to half the time left at the last batch's pace (the first of a search: ``FIRST_BATCH``), so
-#: that the clock stops it close to its budget; one numpy step costs about the same for 50 games as for 500.
+#: that the clock stops it close to its budget; a numpy step costs much the same for tens of games as for hundreds.
 BATCH_SAMPLES, FIRST_BATCH = 512, 16
 #: Fewer rollouts than this are played one by one (a batch's numpy steps cost more than a few games'):
 #: the same samples and sums either way.
 MIN_BATCH_ROLLOUTS = 16
 
-#: What the options left at ``"auto"`` become, for every game, unless the game's description
-#: gives its own (``GameDescription.search_defaults``, where measurement showed the general value
-#: to be weaker: ``benchmarks/results/strength.md``; the module docstring says why).
+#: What the options left at ``"auto"`` become, for every game, unless :data:`agents.tuning.SEARCH` gives
+#: the game's own (the module docstring says why those differ).
 DEFAULTS = {"rollout_epsilon": 0.1, "rollout_depth": None, "paired_root": False, "tree_depth": None}
+#: The budget when neither ``iterations`` nor ``time_limit`` is given.
+DEFAULT_ITERATIONS = 1000
 
 
 def search_defaults(game: Game | None) -> dict:
-    """What ``"auto"`` means for ``game``: :data:`DEFAULTS` with its description's own values."""
-    description = description_of(game)
-    return {**DEFAULTS, **(description.search_defaults if description is not None else {})}
+    """What ``"auto"`` means for ``game``: :data:`DEFAULTS` with its own values from :data:`agents.tuning.SEARCH`."""
+    own = SEARCH.get(game.name, {}) if description_of(game) is not None else {}
+    return {**DEFAULTS, **own}
 
 
 class Edge:
@@ -165,75 +168,40 @@ class ISMCTSAgent(Agent):
         paired_root: bool | str = "auto",
         tree_depth: int | None | str = "auto",
         batch_rollouts: bool | str = "auto",
+        leaf_evaluation: Evaluation | str | None = "auto",
     ):
-        tuned = search_defaults(game)
-        given = {
-            "rollout_epsilon": rollout_epsilon,
-            "rollout_depth": rollout_depth,
-            "paired_root": paired_root,
-            "tree_depth": tree_depth,
-        }
-        rollout_epsilon, rollout_depth, paired_root, tree_depth = (
-            tuned[k] if isinstance(v, str) and v == "auto" else v for k, v in given.items()
+        tuned = resolve_auto(
+            search_defaults(game),
+            rollout_epsilon=rollout_epsilon,
+            rollout_depth=rollout_depth,
+            paired_root=paired_root,
+            tree_depth=tree_depth,
         )
         if iterations is None and time_limit is None:
-            iterations = 1000
-        if iterations is not None and (not is_int(iterations) or iterations < 1):
-            raise ValueError(f"iterations must be a positive int or None, got {shown(iterations)}")
-        if time_limit is not None and (not is_number(time_limit) or time_limit <= 0):
-            raise ValueError(
-                f"time_limit must be a positive, finite number of seconds or None, got {shown(time_limit)}"
-            )
-        if not is_number(exploration) or exploration < 0:
-            raise ValueError(f"exploration must be a non-negative, finite number, got {shown(exploration)}")
-        if not is_number(score_weight) or not 0 <= score_weight <= 1:
-            raise ValueError(f"score_weight must be a number in [0, 1], got {shown(score_weight)}")
-        if not isinstance(rollout, str) or rollout not in ROLLOUTS:
-            raise ValueError(f"rollout must be one of {list(ROLLOUTS)}, got {shown(rollout)}")
-        if not is_number(rollout_epsilon) or not 0 <= rollout_epsilon <= 1:
-            raise ValueError(f"rollout_epsilon must be 'auto' or a number in [0, 1], got {shown(rollout_epsilon)}")
-        self._policy = None
-        if rollout in ("auto", "heuristic") and game is not None:
-            from agents.heuristic import rollout_policy_for
-
-            try:
-                self._policy = rollout_policy_for(game)
-            except ValueError:
-                if rollout == "heuristic":
-                    raise
-        elif rollout == "heuristic":
-            raise ValueError("rollout='heuristic' needs game=...")
-        if widening is not None and (not is_number(widening) or widening <= 0):
-            raise ValueError(f"widening must be a positive, finite number or None, got {shown(widening)}")
+            iterations = DEFAULT_ITERATIONS
+        check_options(
+            RULES,
+            iterations=iterations,
+            time_limit=time_limit,
+            exploration=exploration,
+            score_weight=score_weight,
+            rollout=rollout,
+            **tuned,
+            widening=widening,
+            split_chance=split_chance,
+            batch_rollouts=batch_rollouts,
+            leaf_evaluation=leaf_evaluation,
+        )
+        self.iterations, self.time_limit = iterations, time_limit
+        self.exploration, self.score_weight = float(exploration), float(score_weight)
+        self.rollout_epsilon, self.rollout_depth = float(tuned["rollout_epsilon"]), tuned["rollout_depth"]
+        self.paired_root, self.tree_depth = tuned["paired_root"], tuned["tree_depth"]
         self.widening = None if widening is None else float(widening)
-        from agents.leaf_values import evaluation_for
-
-        self._evaluate = evaluation_for(game)
-        if rollout_depth is not None:
-            if not is_int(rollout_depth) or rollout_depth < 0:
-                raise ValueError(
-                    f"rollout_depth must be 'auto', None or a non-negative int, got {shown(rollout_depth)}"
-                )
-            if self._evaluate is None:
-                name = getattr(game, "name", None)
-                raise ValueError(f"rollout_depth needs a position evaluation; game {name!r} has none")
-        self.rollout_depth = rollout_depth
-        self.rollout_epsilon = float(rollout_epsilon)
-        self.iterations = iterations
-        self.time_limit = time_limit
-        self.exploration = float(exploration)
-        self.score_weight = float(score_weight)
-        if not isinstance(split_chance, bool):
-            raise ValueError(f"split_chance must be True or False, got {shown(split_chance)}")
         self.split_chance = split_chance
+        self._policy = rollout_policy(game, rollout)
+        self._evaluate = leaf_evaluator(game, leaf_evaluation, self.rollout_depth)
         # The chance keys' observer, made for ``game`` (or for the game of the first view, without one).
         self._observer: Observer | None = game.observer() if game is not None and split_chance else None
-        if not isinstance(paired_root, bool):
-            raise ValueError(f"paired_root must be 'auto', True or False, got {shown(paired_root)}")
-        self.paired_root = paired_root
-        if tree_depth is not None and (not is_int(tree_depth) or tree_depth < 1):
-            raise ValueError(f"tree_depth must be 'auto', a positive int or None, got {shown(tree_depth)}")
-        self.tree_depth = tree_depth
         self._play_out = self._batch_play_out(game, batch_rollouts)
         self._deadline: float | None = None  # of the move being searched, on a time budget
         self._simulation_seconds: float | None = None  # the last batch's CPU time per simulation
@@ -245,8 +213,6 @@ class ISMCTSAgent(Agent):
     def _batch_play_out(self, game: Game | None, wanted: bool | str) -> Callable | None:
         """The heuristic's batch ``play_out`` when the search is the flat paired one with exact
         heuristic rollouts to the end and the game has one (``batch_rollouts`` "auto" or True), else None."""
-        if not (isinstance(wanted, bool) or wanted == "auto"):
-            raise ValueError(f"batch_rollouts must be 'auto', True or False, got {shown(wanted)}")
         flat = self.paired_root and self.tree_depth == 1 and self.rollout_depth is None
         exact = self._policy is not None and self.rollout_epsilon == 0
         play_out = None

@@ -2,8 +2,9 @@
 
 ISMCTS (``agents/ismcts.py``) can cut a rollout after ``rollout_depth``
 plies and score the position here instead of playing to the end. Why: in
-Samurai a heuristic rollout to the end costs about 15 ms, so 0.5 s buys
-only a few dozen samples a decision; a cheap evaluation buys hundreds.
+Samurai a heuristic rollout to the end is so slow that a move's budget buys
+only a few dozen samples; a cheap evaluation buys hundreds
+(docs/experiments/002-samurai-leaf-evaluation.md).
 
 Each evaluation reads one state the searcher owns (its own
 determinization, so nothing hidden from it is real) and returns
@@ -14,15 +15,16 @@ win rewards are averaged over a few cheap samples of how the open
 contests end, drawn with the searcher's seeded ``rnd``, so the search
 stays reproducible.
 
-Each game names its evaluation in its description (``leaf_evaluation``,
-``"module:function"``); games without one get ``None`` from
-:func:`evaluation_for`, and the search then always plays to the end.
+An evaluation is any callable of that shape (:data:`Evaluation`): the search's leaf
+evaluator, as the guided search's is an :class:`~agents.network_evaluator.Evaluator`.
+:data:`EVALUATIONS` holds each game's own; games without one get ``None`` from
+:func:`evaluation_for`, and the search then always plays to the end unless it is given one
+(``make_agent("ismcts", game, leaf_evaluation=...)``).
 """
 
 from __future__ import annotations
 
 import bisect
-import importlib
 import random
 from collections.abc import Callable
 
@@ -32,6 +34,7 @@ from envs.games import description_of
 #: How many sampled endings an evaluation averages.
 SAMPLES = 16
 
+#: ``evaluation(state, rnd) -> (win, scores)``: every player's expected win reward and score estimate.
 Evaluation = Callable[[GameState, random.Random], tuple[list[float], list[float]]]
 
 
@@ -106,11 +109,11 @@ def wapi(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     return [2 * w / SAMPLES - 1 for w in wins], expected  # win_rewards (+1 / -1) averaged
 
 
+#: Each game's evaluation, by game name (a game missing here has none).
+EVALUATIONS: dict[str, Evaluation] = {"samurai": samurai, "wapi": wapi}
+
+
 def evaluation_for(game: Game | None) -> Evaluation | None:
-    """The evaluation ``game``'s description names; ``None`` when it has none (rollouts then play to
-    the end). Its ``search_defaults`` say at which rollout depth search uses it by default."""
-    description = description_of(game)
-    if description is None or description.leaf_evaluation is None:
-        return None
-    module, _, function = description.leaf_evaluation.partition(":")
-    return getattr(importlib.import_module(module), function)
+    """``game``'s own evaluation (:data:`EVALUATIONS`); ``None`` when it has none (rollouts then play to
+    the end). :data:`agents.tuning.SEARCH` says at which rollout depth search uses it by default."""
+    return EVALUATIONS.get(game.name) if description_of(game) is not None else None

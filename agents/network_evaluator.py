@@ -1,11 +1,13 @@
-"""A learned network as a search evaluator: move priors and position values for guided ISMCTS.
+"""What guides a search (:class:`Evaluator`), and a learned network as one: move priors and position
+values for guided ISMCTS.
 
 :class:`NetworkEvaluator` answers, for a batch of positions (states a search
 owns: its own determinizations), the network's probabilities over the legal
 moves of the player to act and every player's expected final reward. Why a
 class of its own, apart from the search: the search takes *an evaluator*
-(prior and value), not a network, so another evaluator (a hand-written one,
-a remote one) can guide it the same way.
+(prior and value), not a network, as OpenSpiel's MCTS does, so another evaluator
+(a hand-written one, a remote one) guides it the same way
+(``make_agent("ismcts", game, evaluator=...)``).
 
 **Values for every player.** The network's value is the expected win reward
 of the player whose observation it reads. With two players the win rewards
@@ -14,39 +16,36 @@ negation; at larger tables each player's own observation of the position is
 evaluated (one more row per player, in the same forward pass).
 
 **Speed.** A search evaluates thousands of positions a move, in small batches.
-Stable-Baselines3's policy module costs 130-560 µs a call on this machine
-whatever the batch (module and distribution overhead), so
-:class:`InferenceNet` runs the same layers as bare tensor operations (about
-35 µs a call for the small networks); a test checks it against
+Stable-Baselines3's policy module costs a fixed overhead a call whatever the
+batch (module and distribution objects), many times the small networks' own
+arithmetic, so :class:`InferenceNet` runs the same layers as bare tensor
+operations; a test checks it against
 :meth:`training.network.PolicyValueNet.evaluate`. It reads the module's weights
 without copying them, so a network being trained is seen as it is now. It runs
 on one torch thread whatever the process's setting (restored after each call):
 for batches this small a second thread only adds hand-over costs, and on a
-busy machine torch's default of one thread per core made a call 20x slower
-(7.4 ms instead of 0.35 ms for 8 Samurai rows); the search's CPU-time budget
-also stays the time of the thread that searches.
+busy machine torch's default of one thread per core slows every call many
+times over; the search's CPU-time budget also stays the time of the thread
+that searches.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import torch
 from torch.nn import functional
 
 from envs.core.engine import Game, GameState, shown
-from training.network import ACTIVATIONS, PolicyValueNet, check_card, game_card, load_network, read_card
-
-#: Where the search networks are shipped (package data): expert iteration's, one file per configuration.
-SEARCH_MODELS = Path(__file__).parent / "models" / "search"
+from training.network import ACTIVATIONS, PolicyValueNet, check_card, load_network
 
 
+@runtime_checkable
 class Evaluator(Protocol):
-    """What guided search asks of its guide."""
+    """What guided search asks of its guide (:class:`NetworkEvaluator`, or any object with this method)."""
 
     def evaluate(self, states: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray]:
         """For unfinished positions: move priors ``(B, num_actions)`` of the player to act (0 off the
@@ -123,39 +122,17 @@ def one_thread(forward, observations: np.ndarray, masks: np.ndarray) -> tuple[np
         torch.set_num_threads(threads)
 
 
-def search_model_path(game: Game) -> str | None:
-    """The shipped search network of ``game``'s configuration, or None when there is none."""
-    want = game_card(game)
-    for path in sorted(SEARCH_MODELS.glob("*.zip")):
-        card = read_card(str(path))
-        if card["game"] == want["game"] and card["config"] == want["config"]:
-            return str(path)
-    return None
-
-
 def resolve_network(network: str | PolicyValueNet, game: Game) -> PolicyValueNet:
-    """``network`` ("expert": the shipped search network, "trained": the shipped PPO model, "ppo:PATH",
-    a model path, or a loaded network) checked against ``game``: a network made for another game,
-    configuration or shape is refused with a ValueError."""
+    """``network`` ("trained": the shipped PPO model, "ppo:PATH", a model path, or a loaded network) checked
+    against ``game``: a network made for another game, configuration or shape is refused with a ValueError."""
     if game is None:
         raise ValueError("a network-guided search needs game=... to check the network against")
     if isinstance(network, PolicyValueNet):
         check_card(network.card, game, "network")
         return network
-    if network == "expert":
-        path = search_model_path(game)
-        if path is None:
-            have = sorted(f"{c['game']} {c['config']}" for c in map(read_card, map(str, SEARCH_MODELS.glob("*.zip"))))
-            raise ValueError(
-                f"no search network is shipped for {game.name} {game.config()}; "
-                f"search networks exist for: {'; '.join(have) or 'none'}"
-            )
-        return load_network(path, game)
     if isinstance(network, str):
         return load_network(network, game)
-    raise ValueError(
-        f"network must be 'expert', 'trained', 'ppo:PATH', a model path or a PolicyValueNet, got {shown(network)}"
-    )
+    raise ValueError(f"network must be 'trained', 'ppo:PATH', a model path or a PolicyValueNet, got {shown(network)}")
 
 
 class NetworkEvaluator:

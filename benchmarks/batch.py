@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 import envs
+from agents.heuristic import heuristic_module
 from benchmarks.search_speed import write_results
 from benchmarks.throughput import EngineRunner, EnvRunner, load_average
 from envs.core.batch import StateBatch, batch_games
@@ -87,7 +88,7 @@ class HeuristicRunner:
 
     def __init__(self, game):
         self.game, self.rng = game, np.random.default_rng(0)
-        self.policy = importlib.import_module(envs.describe(game.name).heuristic).policy
+        self.policy = heuristic_module(game).policy
 
     def burst(self, seconds: float) -> tuple[int, int, float]:
         decisions = games = 0
@@ -131,7 +132,7 @@ def measure(name: str, rounds: int, seconds: float) -> list[dict]:
     rows[-1]["dealing"] = random_play.dealing / (rounds * seconds)
     rows.append({"what": "vector env, random opponents", "size": VECTOR, "engine": engine + fallback})
     rows[-1].update(compare(VectorRunner(name, VECTOR), EnvRunner(module.env), rounds, seconds))
-    heuristic = importlib.import_module(envs.describe(name).heuristic)
+    heuristic = heuristic_module(game)
     how = "batch_policy" if hasattr(heuristic, "batch_policy") and not fallback else "game by game"
     rows.append({"what": f"heuristic ({how})", "size": BATCH, "engine": engine + fallback})
     batched = BatchRunner(game, BATCH, batch_opponent("heuristic", game))

@@ -10,6 +10,7 @@ import pytest
 
 import envs
 from agents import AGENT_NAMES, Agent, PlayerView, make_agent, play_game
+from agents.leaf_values import EVALUATIONS
 from envs.core.engine import IllegalActionError
 from envs.games import make_game
 from tests.conftest import config_id, game_configs
@@ -198,13 +199,13 @@ def test_determinizations_depend_only_on_what_the_player_knows(name, config):
     assert one.to_dict() == two.to_dict()
 
 
-EVALUATED = [c for c in CONFIGS if envs.describe(c[0]).leaf_evaluation is not None]
+EVALUATED = [c for c in CONFIGS if c[0] in EVALUATIONS]
 
 
 @pytest.mark.parametrize("name,config", EVALUATED, ids=[config_id(*c) for c in EVALUATED])
 def test_ismcts_truncated_rollouts_with_an_evaluation_play_legal_games(name, config):
     """rollout_depth=k stops rollouts after k plies and scores the position with the game's leaf
-    evaluation (its description's ``leaf_evaluation``), in every configuration of every game that has one."""
+    evaluation (``agents.leaf_values.EVALUATIONS``), in every configuration of every game that has one."""
     game = make_game(name, **config)
     for seed, depth in enumerate((0, 2)):
         agents = [make_agent("ismcts", game, seed=seed, iterations=4, rollout_depth=depth)]
@@ -218,11 +219,32 @@ def test_ismcts_rollout_depth_is_checked():
     with pytest.raises(ValueError, match="needs a position evaluation"):
         make_agent("ismcts", make_game("wakanda"), rollout_depth=2)
     assert make_agent("ismcts", make_game("wakanda")).rollout_depth is None  # auto: no evaluation, play to the end
+    with pytest.raises(ValueError, match="needs a position evaluation"):
+        make_agent("ismcts", make_game("samurai", num_players=2), leaf_evaluation=None)  # its depth 0 needs one
+    with pytest.raises(ValueError, match=r"^leaf_evaluation must be 'auto', None or a callable .*, got 'mine'$"):
+        make_agent("ismcts", make_game("wakanda"), leaf_evaluation="mine")
+
+
+def test_ismcts_values_its_leaves_with_the_evaluation_it_is_given():
+    """leaf_evaluation=: any callable (state, rnd) -> (win, scores) stands in for the game's own (Wakanda has
+    none): the search asks it at every cut-off leaf, of unfinished positions only, and plays legal games."""
+    game = make_game("wakanda")
+    seen = []
+
+    def mine(state, rnd):
+        assert state.current_player is not None
+        seen.append(state.current_player)
+        return [0.0] * game.num_players, state.scores()
+
+    agents = [make_agent("ismcts", game, seed=1, iterations=20, rollout_depth=1, leaf_evaluation=mine)]
+    agents.append(make_agent("random", game, seed=2))
+    assert play_game(game, agents, seed=3).winners
+    assert len(seen) > 20
 
 
 # --- ISMCTS options ----------------------------------------------------------------------------
 def test_ismcts_auto_options_take_the_games_tuned_values():
-    """'auto' options resolve per game (ISMCTS search_defaults); explicit values win over them."""
+    """'auto' options resolve per game (agents.tuning.SEARCH); explicit values win over them."""
     wapi = make_agent("ismcts", make_game("wapi", num_players=4))
     assert (wapi.paired_root, wapi.tree_depth, wapi.rollout_epsilon, wapi.rollout_depth) == (True, 1, 0.0, None)
     wakanda = make_agent("ismcts", make_game("wakanda"))

@@ -8,7 +8,6 @@ the two modules together, and a circle is a circle however late it closes.
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
 from pathlib import Path
 
 import pytest

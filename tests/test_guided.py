@@ -120,7 +120,9 @@ def test_a_network_for_another_game_or_configuration_is_refused_before_any_searc
         ("prior_temperature", True, "prior_temperature must be"),
         ("widening", 0, "widening must be a positive, finite number or None"),
         ("iterations", 0, "iterations must be a positive int"),
-        ("network", 3, "network must be 'expert', 'trained', 'ppo:PATH'"),
+        ("network", 3, "network must be 'trained', 'ppo:PATH'"),
+        ("network", "expert", "model file not found"),  # no search network is shipped: a path like any other
+        ("evaluator", object(), "exactly one of them"),  # given with network=...
     ],
 )
 def test_guided_options_are_checked(model_files, option, value, message):
@@ -185,6 +187,54 @@ def test_the_prior_steers_the_search(name, config):
                 net.module.action_net.bias[favourite] = 12.0
             agent = make_agent("ismcts", game, network=net, iterations=40, value_mix=0.0, seed=seed)
             assert agent.act(PlayerView(state, np.random.default_rng(seed))) == favourite
+
+
+class FavouriteEvaluator:
+    """A hand-written evaluator (no network): all its prior on one move wherever that move is legal, else
+    uniform; every value zero. It records the positions it was asked about."""
+
+    def __init__(self, game, favourite):
+        self.game, self.favourite, self.asked = game, favourite, []
+
+    def evaluate(self, states):
+        self.asked += states
+        priors = np.zeros((len(states), self.game.num_actions), np.float32)
+        for k, state in enumerate(states):
+            legal = state.legal_actions()
+            if self.favourite in legal:
+                priors[k, self.favourite] = 1.0
+            else:
+                priors[k, legal] = 1 / len(legal)
+        return priors, np.zeros((len(states), self.game.num_players), np.float32)
+
+
+@pytest.mark.parametrize("name,config", GAMES[:3], ids=IDS[:3])
+def test_a_hand_written_evaluator_guides_the_search(name, config):
+    """evaluator=: any object with evaluate(states) -> (priors, values) guides the search in place of a
+    network (as OpenSpiel's MCTS takes an evaluator): with all its prior on one legal move the search plays
+    that move, whichever it is, and the evaluator was asked about unfinished positions of this game only."""
+    game = make_game(name, **config)
+    state = mid_game_state(game, seed=1, moves=6)
+    legal = state.legal_actions()
+    assert len(legal) >= 2
+    for favourite in (legal[0], legal[-1]):
+        guide = FavouriteEvaluator(game, favourite)
+        agent = make_agent("ismcts", game, evaluator=guide, iterations=40, value_mix=0.0, seed=0)
+        assert isinstance(agent, GuidedISMCTSAgent) and agent.evaluator is guide
+        assert agent.act(PlayerView(state, np.random.default_rng(0))) == favourite
+        assert guide.asked and all(s.game is game and s.current_player is not None for s in guide.asked)
+
+
+def test_the_evaluator_option_is_checked():
+    """evaluator= is refused, naming what it must be, when it has no evaluate method, when given with a network,
+    or without a game."""
+    game = make_game("wakanda")
+    with pytest.raises(ValueError, match=r"^evaluator must be an object with evaluate\(states\).*, got 3$"):
+        make_agent("ismcts", game, evaluator=3)
+    with pytest.raises(ValueError, match="exactly one of them"):
+        make_agent("ismcts", game, evaluator=FavouriteEvaluator(game, 0), network="trained")
+    with pytest.raises(ValueError, match="needs game="):
+        make_agent("ismcts", None, evaluator=FavouriteEvaluator(game, 0))
 
 
 def test_progressive_widening_admits_moves_in_the_priors_order():
@@ -478,33 +528,21 @@ def test_the_strength_benchmark_seats_the_guided_search(model_files, tmp_path, c
 
 
 # --- the best agent -------------------------------------------------------------------------------------
-def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files, monkeypatch, tmp_path):
-    """make_agent("best") is the guided search with a shipped search network (found by its card's game
-    and configuration), and so is network="expert"; without one, the search guided by the description's
-    best_guide (Wakanda and Samurai: the shipped trained model) where that configuration has it, else plain ISMCTS;
-    the terminal game and the tournament seat it."""
-    import shutil
-
-    import agents.network_evaluator as guidance
+def test_best_is_the_guided_search_where_its_guide_is_shipped():
+    """make_agent("best") is the search guided by the network agents.tuning.BEST_GUIDE names (Wakanda and
+    Samurai: the shipped trained model) where that configuration has it, else plain ISMCTS; the terminal
+    game and the tournament seat it."""
     from agents import play as terminal
     from benchmarks.tournament import plan_tournament, run_tournament
 
-    monkeypatch.setattr(guidance, "SEARCH_MODELS", tmp_path)
-    wakanda, samurai3 = make_game("wakanda"), make_game("samurai", num_players=3)
-    assert make_agent("best", wakanda, iterations=5).choice == "ismcts guided by wakanda.zip"  # agents/models
+    wakanda = make_game("wakanda")
+    best = make_agent("best", wakanda, iterations=5, seed=1)
+    assert isinstance(best.agent, GuidedISMCTSAgent) and best.choice == "ismcts guided by wakanda.zip"  # agents/models
     advanced = make_agent("best", make_game("wakanda", advanced=True), iterations=5)
     assert type(advanced.agent).__name__ == "ISMCTSAgent"  # no trained model shipped for it
-    with pytest.raises(ValueError, match=r"no search network is shipped for wakanda \{'advanced': False\}"):
-        make_agent("ismcts", wakanda, network="expert")
-    shutil.copy(model_files["wakanda", 2], tmp_path / "wakanda.zip")
-    shutil.copy(model_files["samurai", 3], tmp_path / "samurai3.zip")
-    best = make_agent("best", wakanda, iterations=5, seed=1)
-    assert isinstance(best.agent, GuidedISMCTSAgent) and best.choice == "ismcts guided by wakanda.zip"
-    assert isinstance(make_agent("best", samurai3, iterations=5).agent, GuidedISMCTSAgent)
-    samurai2 = make_game("samurai", num_players=2)
-    assert make_agent("best", samurai2, iterations=5).choice == "ismcts guided by samurai2.zip"
-    assert type(make_agent("best", make_game("samurai", num_players=4), iterations=5).agent).__name__ == "ISMCTSAgent"
-    assert make_agent("ismcts", wakanda, network="expert", iterations=5).evaluator.network.game_name == "wakanda"
+    assert isinstance(make_agent("best", make_game("samurai", num_players=2), iterations=5).agent, GuidedISMCTSAgent)
+    for plain in (make_game("samurai", num_players=4), make_game("wapi", num_players=4)):  # no guide / not stronger
+        assert type(make_agent("best", plain, iterations=5).agent).__name__ == "ISMCTSAgent"
     result = play_game(wakanda, [best, make_agent("random", wakanda, seed=2)], seed=4)
     assert result.winners
     lines = []
@@ -523,8 +561,8 @@ def test_best_is_the_guided_search_where_a_search_network_is_shipped(model_files
     assert len(summary.games) == 2 and not summary.failures
 
 
-def test_auto_options_come_from_each_games_description(model_files):
-    """The guided options left at "auto" are the game's measured defaults (its description's guided_search):
+def test_auto_options_come_from_each_games_tuning(model_files):
+    """The guided options left at "auto" are the game's measured defaults (agents.tuning.GUIDED):
     Samurai and Wapi value the leaves by the plain search alone, Wakanda half by the network and half by
     a rollout; Samurai flattens its network's prior."""
     for name, config, value_mix, temperature in (

@@ -22,7 +22,6 @@ numbers, which key the members' generators so that a split over processes change
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import numpy as np
@@ -159,9 +158,9 @@ class HeuristicMember(AgentMember):
 
     def __init__(self, game: Game, seed: int):
         super().__init__("heuristic", game, seed)
-        from envs import describe
+        from agents.heuristic import heuristic_module
 
-        module = importlib.import_module(describe(game.name).heuristic)
+        module = heuristic_module(game)
         self.batch_policy = getattr(module, "batch_policy", None)
         self.fast = batch_class(game)
 

@@ -1,7 +1,7 @@
 """Hand-written strategies, one module per game, behind one agent class.
 
-Each game names its module in its description (``GameDescription.heuristic``);
-the module offers ``choose(view, rng) -> action`` and ``policy(state) -> action``, and
+Each game's module is ``agents.heuristic.<game name>`` (:func:`heuristic_module`);
+it offers ``choose(view, rng) -> action`` and ``policy(state) -> action``, and
 may offer ``play_out(states, first_moves)``: the same strategy over many games at once,
 for search rollouts (in numpy, over the game's batch engine). A strategy sees the game only through its
 :class:`~agents.protocol.PlayerView`: the observation, the legal actions, or one
@@ -21,23 +21,23 @@ from envs.core.engine import Game, GameState, shown
 from envs.games import GAME_NAMES, description_of
 
 
-def _module(game: Game):
-    """The game's heuristic module, as its description names it (imported: a broken one raises)."""
-    description = description_of(game)
-    if description is None:
+def heuristic_module(game: Game):
+    """The game's heuristic module, ``agents.heuristic.<game name>`` (imported: a broken one raises);
+    ValueError for a game that is not one of the registry's."""
+    if description_of(game) is None:
         raise ValueError(f"no heuristic for game {shown(getattr(game, 'name', game))}; the games: {list(GAME_NAMES)}")
-    return importlib.import_module(description.heuristic)
+    return importlib.import_module(f"{__name__}.{game.name}")
 
 
 def strategy_for(game: Game) -> Callable[[PlayerView, np.random.Generator], int]:
     """The ``choose(view, rng)`` function of ``game``'s heuristic; ValueError if there is none."""
-    return _module(game).choose
+    return heuristic_module(game).choose
 
 
 def rollout_policy_for(game: Game) -> Callable[[GameState], int]:
     """The heuristic as ``policy(state) -> action`` for the player to act in a state the caller owns
     (a search agent's own determinization): ISMCTS's rollouts. ValueError if there is none."""
-    return _module(game).policy
+    return heuristic_module(game).policy
 
 
 def batch_play_out_for(game: Game) -> Callable[[list[GameState], list[int]], tuple[np.ndarray, np.ndarray]] | None:
@@ -45,7 +45,7 @@ def batch_play_out_for(game: Game) -> Callable[[list[GameState], list[int]], tup
     after each first move, played out by the heuristic all at once; returns the final scores and the
     winners (bool), both ``games x players``, game ``i * len(first_moves) + j`` being ``states[i]`` after
     ``first_moves[j]``. None where it has none: ISMCTS then rolls out one by one."""
-    return getattr(_module(game), "play_out", None)
+    return getattr(heuristic_module(game), "play_out", None)
 
 
 class HeuristicAgent(Agent):

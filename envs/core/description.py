@@ -5,9 +5,9 @@ Each game package holds one :class:`GameDescription` as ``DESCRIPTION`` in its
 ``__init__``; ``envs.GAMES`` lists the packages. Adding a game means writing
 its package and adding its name to that one line.
 
-The agents' side of a game (its heuristic, its leaf evaluation for search, its
-search and training settings) is named here by dotted paths and plain data,
-not imported, so that the environments never import the agents.
+The agents' side of a game (its heuristic, its leaf evaluation, its search
+settings) lives with the agents (``agents/heuristic/``, ``agents/leaf_values.py``,
+``agents/tuning.py``), not here.
 """
 
 from __future__ import annotations
@@ -105,35 +105,15 @@ class GameDescription:
             and its PettingZoo entry point ``envs.<name>_v0``.
         game_class: the :class:`~envs.core.engine.Game` subclass.
         options: its constructor arguments, in order.
-        heuristic: module of the hand-written strategy (``choose(view, rng)``
-            and ``policy(state)``).
-        leaf_evaluation: ``"module:function"`` of the static evaluation search
-            may stop rollouts at, or None.
-        search_defaults: ISMCTS options this game plays best with (its
-            ``"auto"`` settings).
-        guided_search: the same for the options of ISMCTS guided by a network
-            (``agents/guided.py``: ``c_puct``, ``value_mix``, ``leaf_batch``,
-            ``prior_temperature``).
         training: PPO settings for ``train.py`` (overridable on its command line): a game
             writes only those that differ from :data:`TRAINING_DEFAULTS`; the description
             holds them all.
-        best_guide: the network that guides the search of the game's ``best``
-            agent where no expert-iteration network is shipped (``"trained"``:
-            the configuration's shipped model), set only where that guided
-            search measured stronger than plain ISMCTS (head to head, or
-            against the heuristic while level head to head: Samurai); None:
-            plain ISMCTS.
     """
 
     name: str
     game_class: type[Game]
     options: tuple[Option, ...]
-    heuristic: str
-    leaf_evaluation: str | None = None
-    search_defaults: dict[str, Any] = field(default_factory=dict)
-    guided_search: dict[str, Any] = field(default_factory=dict)
     training: dict[str, Any] = field(default_factory=dict)
-    best_guide: str | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "training", copy.deepcopy({**TRAINING_DEFAULTS, **self.training}))

@@ -7,9 +7,9 @@ for the player to act in each of those games (the other entries are ignored). Th
 vector env (:mod:`envs.core.vector`) asks it for the games where an opponent is to act.
 
 Why the heuristic is found by name here and never imported at module import: ``envs`` knows
-nothing of the agents (DESIGN, "Homes"). A game's description names its heuristic module as data
-(``GameDescription.heuristic``); :func:`batch_opponent` imports that module only when someone asks
-for ``"heuristic"``, as the agents' own registry does. Any other player comes in as a callable.
+nothing of the agents (DESIGN, "Homes"). A game's heuristic is the module ``agents.heuristic.<game
+name>`` (``agents.heuristic.heuristic_module``); :func:`batch_opponent` imports it by that name only
+when someone asks for ``"heuristic"``. Any other player comes in as a callable.
 """
 
 from __future__ import annotations
@@ -57,9 +57,7 @@ def batch_opponent(opponent: str | BatchOpponent, game: Game) -> BatchOpponent:
 
 
 def _heuristic(game: Game) -> BatchOpponent:
-    from envs import describe  # the game's description: the package imports this module's package
-
-    module = importlib.import_module(describe(game.name).heuristic)
+    module = importlib.import_module(f"agents.heuristic.{game.name}")  # by name: see the module docstring
     fast = batch_class(game)
     batch_policy = getattr(module, "batch_policy", None)
     policy = module.policy

@@ -10,12 +10,6 @@ DESCRIPTION = GameDescription(
     name="wakanda",
     game_class=WakandaGame,
     options=(Option("advanced", "bool", False, "advanced rules: face-down villages", (False, True)),),
-    heuristic="agents.heuristic.wakanda",
-    # Guided by the shipped model, the search beats plain ISMCTS at 0.5 CPU-s a move. Its leaves are valued
-    # half by the network and half by a rollout: 68.3% [62.9, 73.3] on 300 fresh deals, against 61.0% of 400
-    # with the network's value alone (benchmarks/results/strength.md).
-    best_guide="trained",
-    guided_search={"value_mix": 0.5},
     # train.py's settings for this game where they differ from envs.core.description.TRAINING_DEFAULTS.
     training=dict(
         timesteps=3_000_000,

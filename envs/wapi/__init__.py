@@ -21,13 +21,6 @@ DESCRIPTION = GameDescription(
         Option("scoring", "str", "full", "full: each pole scores the whole mine; shared: poles share it", SCORINGS),
         Option("coins", "json", None, 'silver coins per value, e.g. {"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'),
     ),
-    heuristic="agents.heuristic.wapi",
-    leaf_evaluation="agents.leaf_values:wapi",
-    # Paired, flat, exact heuristic rollouts: one step of policy improvement (agents/ismcts.py).
-    search_defaults={"rollout_epsilon": 0.0, "paired_root": True, "tree_depth": 1},
-    # Guided by the shipped model, heuristic rollouts alone (value_mix 1) did better at the four-player table:
-    # 31.2% of 100 games against 19.2% with the network's value (strength.md).
-    guided_search={"value_mix": 1.0},
     # train.py's settings for this game where they differ from envs.core.description.TRAINING_DEFAULTS.
     training=dict(
         timesteps=1_000_000,

@@ -1,4 +1,5 @@
-"""Expert iteration: the guided search's own games make its network stronger, generation after generation.
+"""Expert iteration, experimental: the guided search's own games train its network, generation after
+generation. It has not yet produced a network that passes its gate, so none is shipped.
 
     python -m training.expert_iteration --game samurai --num-players 2 --start heuristic --generations 8
     python -m training.expert_iteration --game wakanda --start ppo:runs/wakanda/model.zip --out runs/wk_exit

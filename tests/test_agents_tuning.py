@@ -1,0 +1,35 @@
+"""The agents' per-game tuning (agents/tuning.py): every entry names a real game and a real option of its
+agent, each tuned value passes that option's own check, and "auto" resolves to it (a misspelt option name
+would otherwise be ignored in silence)."""
+
+from __future__ import annotations
+
+import pytest
+
+import envs
+from agents.guided import GUIDED_DEFAULTS, GUIDED_RULES, guided_defaults
+from agents.ismcts import DEFAULTS, search_defaults
+from agents.search_options import RULES
+from agents.tuning import BEST_GUIDE, GUIDED, SEARCH
+from envs.games import make_game
+
+
+@pytest.mark.parametrize(
+    "table,defaults,rules,resolve",
+    [(SEARCH, DEFAULTS, RULES, search_defaults), (GUIDED, GUIDED_DEFAULTS, GUIDED_RULES, guided_defaults)],
+    ids=["ismcts", "guided"],
+)
+def test_each_tuned_value_is_a_checked_option_of_a_real_game(table, defaults, rules, resolve):
+    for name, options in table.items():
+        assert name in envs.GAMES
+        assert options and set(options) <= set(defaults), f"{name}: {sorted(set(options) - set(defaults))}"
+        for option, value in options.items():
+            test, allowed = rules[option]
+            assert test(value), f"{name} {option}={value!r} is not {allowed}"
+        assert resolve(make_game(name)) == {**defaults, **options}
+    assert resolve(None) == defaults
+
+
+def test_the_best_guides_name_games_and_shipped_networks():
+    assert set(BEST_GUIDE) <= set(envs.GAMES)
+    assert set(BEST_GUIDE.values()) <= {"trained"}
