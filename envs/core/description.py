@@ -13,7 +13,6 @@ not imported, so that the environments never import the agents.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,27 +74,6 @@ class Option:
         return self.name.replace("_", "-")
 
 
-#: The values of the training setting ``network`` (train.py's ``--network``; training/network.py builds them).
-NETWORK_CHOICES = ("mlp", "samurai_graph", "wapi_mines")
-
-# The PPO settings every game trains with unless its description says otherwise
-# (benchmarks/results/training.md says how they were chosen).
-TRAINING_DEFAULTS: dict[str, Any] = dict(
-    opponents=["random", "heuristic", "self"],
-    warm_start="heuristic",
-    warm_start_samples=8,
-    network="mlp",
-    torch_threads=1,
-    shared_layers=[],
-    n_steps=64,
-    n_epochs=4,
-    gamma=1.0,
-    gae_lambda=0.95,
-    ent_coef=0.01,
-    clip_range=0.2,
-)
-
-
 @dataclass(frozen=True)
 class GameDescription:
     """Everything the rest of the project needs to know about one game.
@@ -114,9 +92,6 @@ class GameDescription:
         guided_search: the same for the options of ISMCTS guided by a network
             (``agents/guided.py``: ``c_puct``, ``value_mix``, ``leaf_batch``,
             ``prior_temperature``).
-        training: PPO settings for ``train.py`` (overridable on its command line): a game
-            writes only those that differ from :data:`TRAINING_DEFAULTS`; the description
-            holds them all.
         best_guide: the network that guides the search of the game's ``best``
             agent where no expert-iteration network is shipped (``"trained"``:
             the configuration's shipped model), set only where that guided
@@ -132,11 +107,7 @@ class GameDescription:
     leaf_evaluation: str | None = None
     search_defaults: dict[str, Any] = field(default_factory=dict)
     guided_search: dict[str, Any] = field(default_factory=dict)
-    training: dict[str, Any] = field(default_factory=dict)
     best_guide: str | None = None
-
-    def __post_init__(self):
-        object.__setattr__(self, "training", copy.deepcopy({**TRAINING_DEFAULTS, **self.training}))
 
     @property
     def env_module(self) -> str:

@@ -16,15 +16,4 @@ DESCRIPTION = GameDescription(
     # with the network's value alone (benchmarks/results/strength.md).
     best_guide="trained",
     guided_search={"value_mix": 0.5},
-    # train.py's settings for this game where they differ from envs.core.description.TRAINING_DEFAULTS.
-    training=dict(
-        timesteps=3_000_000,
-        warm_start_games=600,
-        n_envs=128,
-        eval_freq=100_000,
-        snapshot_freq=100_000,
-        net_arch=[256, 256],
-        batch_size=2048,
-        learning_rate=5e-4,
-    ),
 )

@@ -28,15 +28,4 @@ DESCRIPTION = GameDescription(
     # Guided by the shipped model, heuristic rollouts alone (value_mix 1) did better at the four-player table:
     # 31.2% of 100 games against 19.2% with the network's value (strength.md).
     guided_search={"value_mix": 1.0},
-    # train.py's settings for this game where they differ from envs.core.description.TRAINING_DEFAULTS.
-    training=dict(
-        timesteps=1_000_000,
-        warm_start_games=300,
-        n_envs=64,
-        eval_freq=50_000,
-        snapshot_freq=50_000,
-        net_arch=[128, 128],
-        batch_size=1024,
-        learning_rate=1e-3,
-    ),
 )

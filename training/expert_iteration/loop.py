@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from training.expert_iteration.command import Settings, copy_model, elapsed, write_json
 from training.expert_iteration.learn import fit, load_records, merge, save_records
 from training.expert_iteration.selfplay import play_gate, play_selfplay, run_tasks, split
+from training.expert_iteration.settings import Settings, copy_model, elapsed, write_json
 from training.win_rates import wilson_interval
 
 
@@ -81,7 +81,6 @@ def run(settings: Settings, game, out: Path, command: str) -> dict[str, Any]:
 
 def first_network(settings: Settings, game, out: Path, command: str) -> dict[str, Any]:
     """Generation 0: a heuristic-cloned fresh network, or a copy of ``--start``, saved as ``models/gen_000.zip``."""
-    import envs
     from training.network import (
         chosen_network,
         load_network,
@@ -95,8 +94,9 @@ def first_network(settings: Settings, game, out: Path, command: str) -> dict[str
     training = {"expert_iteration": {"generation": 0, "start": settings.start}}
     if settings.start == "heuristic":
         from training.imitation import warm_start
+        from training.settings import game_training
 
-        defaults = envs.describe(game.name).training
+        defaults = game_training(game.name)
         description = chosen_network(defaults["network"], defaults["net_arch"], defaults["shared_layers"])
         import torch
 

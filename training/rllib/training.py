@@ -9,7 +9,7 @@ sample games (0: in this process), on a local Ray or the cluster at
 ``--ray-address``; the learner updates in this process.
 
 The settings are ``train.py``'s: the game and its options, the per-game PPO
-settings (``envs.describe(game).training``, overridable), the opponents, the
+settings (:class:`training.settings.PPOSettings`, overridable), the opponents, the
 evaluation. PPO's settings follow sb3-contrib's MaskablePPO where RLlib's
 defaults differ (GAE lambda 0.95, clip 0.2, value-loss weight 0.5, gradient
 norm 0.5, no KL term, separate policy and value networks), so that the two
@@ -40,6 +40,7 @@ from typing import Any
 
 from envs.core.engine import Game, shown
 from training.rllib.league import League
+from training.settings import PPOSettings
 
 #: The RLlib module id of the shared learning policy.
 LEARNER = "learner"
@@ -47,10 +48,13 @@ LEARNER = "learner"
 
 @dataclass
 class RLlibRun:
-    """The settings of one RLlib run (built from ``train.py``'s arguments by :func:`settings_from_args`)."""
+    """The settings of one RLlib run (built from ``train.py``'s validated run by :func:`settings_from_args`)."""
 
     game: Game
-    hp: dict[str, Any]  # the resolved PPO settings (per game, then the command line's)
+    ppo: PPOSettings  # an MLP network: its policy layers are RLlib's hidden layers
+    timesteps: int  # learner steps to train, and between evaluations and snapshots
+    eval_freq: int
+    snapshot_freq: int
     reward: str = "win"
     opponents: list[str] = field(default_factory=lambda: ["random", "heuristic", "self"])
     n_envs: int = 16
@@ -70,36 +74,34 @@ class RLlibRun:
     def envs_per_runner(self) -> int:
         return max(1, self.n_envs // max(1, self.num_env_runners))
 
+    def hyperparameters(self) -> dict[str, Any]:
+        """The learner's settings as this backend uses them (its MLP is ``--net-arch``)."""
+        return {
+            "timesteps": self.timesteps,
+            "net_arch": list(self.ppo.network["pi"]),
+            **self.ppo.hyperparameters(),
+            "eval_freq": self.eval_freq,
+            "snapshot_freq": self.snapshot_freq,
+        }
+
     def to_json(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "game"}
-        return {"game": self.game.name, "config": self.game.config(), **data}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("game", "ppo")}
+        return {"game": self.game.name, "config": self.game.config(), "ppo": self.ppo.card(), **data}
 
 
-#: The learner settings this backend takes from ``train.py`` (the rest of its settings are SB3's own).
-PPO_SETTINGS = (
-    "timesteps",
-    "net_arch",
-    "n_steps",
-    "batch_size",
-    "n_epochs",
-    "learning_rate",
-    "gamma",
-    "gae_lambda",
-    "ent_coef",
-    "clip_range",
-    "eval_freq",
-    "snapshot_freq",
-)
-
-
-def settings_from_args(args, game: Game) -> RLlibRun:
-    """The run's settings from ``train.py``'s parsed arguments; ValueError for what this backend cannot do."""
+def settings_from_args(checked) -> RLlibRun:
+    """The run's settings from ``train.py``'s validated run (:class:`training.train_command.Validated`);
+    ValueError for what this backend cannot do."""
+    args, game = checked.args, checked.game
     if args.resume:
         raise ValueError("--resume continues an SB3 model; it is not an option of --backend rllib")
     runners = args.num_env_runners
     if type(runners) is not int or runners < 0:
         raise ValueError(f"--num-env-runners must be 0 (sample in this process) or more, got {shown(runners)}")
     names = (
+        "timesteps",
+        "eval_freq",
+        "snapshot_freq",
         "reward",
         "opponents",
         "n_envs",
@@ -114,10 +116,9 @@ def settings_from_args(args, game: Game) -> RLlibRun:
         "progress_bar",
     )
     address = args.ray_address or os.environ.get("RAY_ADDRESS") or None
-    hp = {name: getattr(args, name) for name in PPO_SETTINGS}
     settings = {name: getattr(args, name) for name in names}
     settings["out"] = args.out or None  # train.py's "" means the default folder
-    return RLlibRun(game, hp, num_env_runners=runners, ray_address=address, **settings)
+    return RLlibRun(game, checked.ppo, num_env_runners=runners, ray_address=address, **settings)
 
 
 def build_config(run: RLlibRun, league: League):
@@ -130,9 +131,8 @@ def build_config(run: RLlibRun, league: League):
 
     from training.rllib.env import RLlibGameEnv
 
-    hp = run.hp
     model = DefaultModelConfig(
-        fcnet_hiddens=list(hp["net_arch"]), fcnet_activation="tanh", head_fcnet_hiddens=[], vf_share_layers=False
+        fcnet_hiddens=list(run.ppo.network["pi"]), fcnet_activation="tanh", head_fcnet_hiddens=[], vf_share_layers=False
     )
     module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)
     env_config = {"game": run.game.name, "config": run.game.config(), "reward": run.reward, "league": league.state()}
@@ -150,14 +150,7 @@ def build_config(run: RLlibRun, league: League):
         .multi_agent(policies={LEARNER}, policy_mapping_fn=_to_learner, policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module}))
         .training(
-            train_batch_size_per_learner=hp["n_steps"] * run.n_envs,
-            minibatch_size=hp["batch_size"],
-            num_epochs=hp["n_epochs"],
-            lr=hp["learning_rate"],
-            gamma=hp["gamma"],
-            lambda_=hp["gae_lambda"],
-            entropy_coeff=hp["ent_coef"],
-            clip_param=hp["clip_range"],
+            **run.ppo.rllib_options(run.n_envs),
             vf_loss_coeff=0.5,
             grad_clip=0.5,
             grad_clip_by="global_norm",
@@ -210,7 +203,7 @@ def train(run: RLlibRun) -> dict[str, Any]:
     from training.rllib.policy import MaskedPolicy, export_policy
     from training.win_rates import evaluate
 
-    game, hp = run.game, run.hp
+    game = run.game
     torch.set_num_threads(run.torch_threads)
     run_name = f"{game.name}__rllib_ppo__{run.seed}__{int(time.time())}"
     out = run.out or os.path.join("runs", run_name)
@@ -249,7 +242,7 @@ def train(run: RLlibRun) -> dict[str, Any]:
         **trained,
         "total_seconds": round(time.time() - trained.pop("started"), 1),
         "final": rows,
-        "hyperparameters": hp,
+        "hyperparameters": run.hyperparameters(),
     }
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1, default=str)
@@ -272,7 +265,7 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
     from training.rllib.policy import MaskedPolicy, export_policy, policy_state
     from training.win_rates import evaluate
 
-    game, hp = run.game, run.hp
+    game = run.game
     started = time.time()
     curve: list[dict[str, Any]] = []
     best = {"score": -1.0, "timesteps": None}
@@ -302,9 +295,9 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
     evaluate_now(0)
     steps = last_eval = last_snapshot = pushed = 0
     stopped = False
-    bar = tqdm(total=hp["timesteps"], unit="step", disable=not run.progress_bar, dynamic_ncols=True)
+    bar = tqdm(total=run.timesteps, unit="step", disable=not run.progress_bar, dynamic_ncols=True)
     train_started = time.time()
-    while steps < hp["timesteps"]:
+    while steps < run.timesteps:
         if run.max_minutes and time.time() - train_started > run.max_minutes * 60:
             stopped = True
             break
@@ -313,14 +306,14 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
         steps = learner_steps(result)
         for kind, points in pull_results(algo):
             league.record(kind, points)
-        if steps - last_snapshot >= hp["snapshot_freq"]:
+        if steps - last_snapshot >= run.snapshot_freq:
             last_snapshot = steps
             weights = learner_weights(algo)
             league.add_snapshot(policy_state(weights))
             export_policy(weights, game, os.path.join(out, "snapshots", f"snapshot_{steps}"))
         push_league(algo, league.state(with_snapshots=league.version != pushed))
         pushed = league.version
-        if steps - last_eval >= hp["eval_freq"]:
+        if steps - last_eval >= run.eval_freq:
             last_eval = steps
             evaluate_now(steps)
     bar.close()
@@ -339,10 +332,11 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
     }
 
 
-def main(args, game: Game) -> dict[str, Any]:
-    """``train.py --backend rllib``: validate this backend's settings, then train; bad input exits with a message."""
+def main(checked) -> dict[str, Any]:
+    """``train.py --backend rllib`` on its validated run: check this backend's settings, then train; bad input
+    exits with a message."""
     try:
-        run = settings_from_args(args, game)
+        run = settings_from_args(checked)
     except ValueError as error:
         sys.exit(f"train.py: error: {error}")
     return train(run)
