@@ -47,6 +47,7 @@ __all__ = ["DEFAULT_GAME", "Args", "Validated", "build_parser", "main", "parse_a
 
 
 def main(argv: list[str] | None = None) -> dict:
+    """Build (settings, environments, learner, callbacks), train, report; returns the results."""
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv, __doc__.split("\n\n")[0])
     try:
@@ -84,17 +85,9 @@ def main(argv: list[str] | None = None) -> dict:
     # --- callbacks: snapshots, league, periodic evaluation keeping the best ------------
     callbacks = sb3_run.callbacks(run, model, league, save, out)
 
-    # --- training ---------------------------------------------------------------------
+    # --- training: whole rollouts; an interruption saves the learner and says how to resume ---
     started, start_steps = time.time(), model.num_timesteps
-    steps = whole_rollouts(args.timesteps, model.n_steps * model.n_envs)
-    if steps != args.timesteps:
-        print(f"training {steps:,} learner steps: --timesteps {args.timesteps:,} rounded up to whole rollouts")
-
-    def interrupted() -> str:
-        env.close()
-        return save(model, os.path.join(out, "last_model"))
-
-    sb3_run.learn(model, steps, callbacks, run, run_name, interrupted)
+    sb3_run.learn(model, env, save, callbacks, run, run_name, out)
     train_seconds = time.time() - started
     callbacks.evaluation.evaluate_now(model)  # the last model competes for "best" too
     save(model, os.path.join(out, "last_model"))

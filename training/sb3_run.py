@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from training.settings import whole_rollouts
 from training.train_command import Validated, settings_record
 
 
@@ -139,19 +140,25 @@ def callbacks(run: Validated, model, league, save, out: str) -> Callbacks:
     return found
 
 
-def learn(model, steps: int, found: Callbacks, run: Validated, run_name: str, on_interrupt: Callable[[], str]) -> None:
-    """``model.learn`` for ``steps`` (whole rollouts); an interruption saves the learner and exits, saying
-    how to resume."""
+def learn(model, env, save, found: Callbacks, run: Validated, run_name: str, out: str) -> None:
+    """``model.learn`` for ``--timesteps`` rounded up to whole rollouts (what SB3 trains anyway: its progress
+    bar then shows the true total); an interruption saves the learner and exits, saying how to resume."""
+    args = run.args
+    steps = whole_rollouts(args.timesteps, model.n_steps * model.n_envs)
+    if steps != args.timesteps:
+        print(f"training {steps:,} learner steps: --timesteps {args.timesteps:,} rounded up to whole rollouts")
     try:
         model.learn(
-            steps,  # what SB3 trains anyway; its progress bar then shows the true total
+            steps,
             callback=found.all,
-            progress_bar=run.args.progress_bar,
+            progress_bar=args.progress_bar,
             tb_log_name=run_name,
-            reset_num_timesteps=not run.args.resume,
+            reset_num_timesteps=not args.resume,
         )
     except KeyboardInterrupt:
-        sys.exit(f"interrupted at {model.num_timesteps} timesteps; continue with --resume {on_interrupt()}")
+        env.close()
+        path = save(model, os.path.join(out, "last_model"))
+        sys.exit(f"interrupted at {model.num_timesteps} timesteps; continue with --resume {path}")
 
 
 def final_results(run: Validated, out: str, model, env, found: Callbacks, league, **timing: Any) -> dict[str, Any]:
@@ -192,14 +199,8 @@ def final_results(run: Validated, out: str, model, env, found: Callbacks, league
 
 def write_report(results: dict[str, Any], out: str) -> None:
     """``results.json``, ``results.md`` (the table, also printed) and ``learning_curve.png``."""
-    from training.report import plot_curve, results_table
+    from training.report import write_report as write
 
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump(results, f, indent=1, default=str)
-    table = results_table(results)
-    with open(os.path.join(out, "results.md"), "w") as f:
-        f.write(table + "\n")
-    plot_curve(results["curve"], os.path.join(out, "learning_curve.png"), title=results["run_name"])
-    print(table)
+    print(write(results, out))
     model = os.path.join(out, "model.zip")
     print(f"model: {model} (play it as ppo:{model})")

@@ -133,21 +133,7 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
 
     started = time.time()
     n = game.num_players
-    # --- self-play --------------------------------------------------------------------------------
-    games = [(_seed(settings.seed, generation, i), generation * 1_000_000 + i) for i in range(settings.games)]
-    tasks = [
-        (
-            game.name,
-            game.config(),
-            str(best),
-            settings.search(settings.iterations),
-            chunk,
-            settings.explore_moves,
-            "win",
-        )
-        for chunk in split(games, settings.processes * 4)
-    ]
-    records = merge(_run(play_selfplay, tasks, settings, f"generation {generation}: self-play"))
+    records = self_play(settings, game, best, generation)
     save_records(records, out / "data" / f"gen_{generation:03d}.npz")
     played = time.time()
     # --- fit a copy of the best network -------------------------------------------------------------
@@ -178,15 +164,7 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
         str(out / model),
     )
     fitted = time.time()
-    # --- the gate: the candidate's search against the best's, on fixed deals ---------------------------
-    deals = [
-        (_seed(settings.seed, 999_999, d), seat) for d in range(math.ceil(settings.gate_games / n)) for seat in range(n)
-    ]
-    tasks = [
-        (game.name, game.config(), str(out / model), str(best), settings.search(settings.gate_iterations), chunk)
-        for chunk in split(deals, settings.processes * 4)
-    ]
-    shares = [s for part in _run(play_gate, tasks, settings, f"generation {generation}: gate") for s in part]
+    shares = gate(settings, game, out / model, best, generation)
     rate = sum(shares) / len(shares)
     low, high = wilson_interval(sum(shares), len(shares))
     return {
@@ -203,6 +181,31 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
         "selfplay_seconds": round(played - started, 1),
         "fit_seconds": round(fitted - played, 1),
     }
+
+
+def self_play(settings: Settings, game, best: Path, generation: int) -> dict[str, Any]:
+    """The generation's self-play games with ``best``'s guided search, in worker processes: their records."""
+    games = [(_seed(settings.seed, generation, i), generation * 1_000_000 + i) for i in range(settings.games)]
+    search = settings.search(settings.iterations)
+    tasks = [
+        (game.name, game.config(), str(best), search, chunk, settings.explore_moves, "win")
+        for chunk in split(games, settings.processes * 4)
+    ]
+    return merge(_run(play_selfplay, tasks, settings, f"generation {generation}: self-play"))
+
+
+def gate(settings: Settings, game, candidate: Path, best: Path, generation: int) -> list[float]:
+    """The candidate's search against the best's on fixed deals (the same at every gate), the candidate in
+    every seat in turn: its share of each game's win."""
+    n = game.num_players
+    deals = [
+        (_seed(settings.seed, 999_999, d), seat) for d in range(math.ceil(settings.gate_games / n)) for seat in range(n)
+    ]
+    tasks = [
+        (game.name, game.config(), str(candidate), str(best), settings.search(settings.gate_iterations), chunk)
+        for chunk in split(deals, settings.processes * 4)
+    ]
+    return [s for part in _run(play_gate, tasks, settings, f"generation {generation}: gate") for s in part]
 
 
 def _run(work, tasks: list[tuple], settings: Settings, description: str) -> list:

@@ -199,7 +199,7 @@ def train(run: RLlibRun) -> dict[str, Any]:
     import torch
 
     from parallel.ray_cluster import ray_session
-    from training.report import plot_curve, results_table
+    from training.report import write_report
     from training.rllib.policy import MaskedPolicy, export_policy
     from training.win_rates import evaluate
 
@@ -244,54 +244,58 @@ def train(run: RLlibRun) -> dict[str, Any]:
         "final": rows,
         "hyperparameters": run.hyperparameters(),
     }
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump(results, f, indent=1, default=str)
-    table = results_table(results) + (
+    note = (
         f"\n\nTrained with RLlib PPO, {run.num_env_runners} env runner(s) on "
         f"{cluster.describe()}, {results['steps_per_second']:.0f} learner steps/s."
     )
-    with open(os.path.join(out, "results.md"), "w") as f:
-        f.write(table + "\n")
-    plot_curve(results["curve"], os.path.join(out, "learning_curve.png"), title=run_name)
-    print(table)
+    print(write_report(results, out, note))
     print(f"checkpoint: {os.path.join(out, 'checkpoint')} (play it as rllib:{os.path.join(out, 'checkpoint')})")
     return results
+
+
+@dataclass
+class Evaluations:
+    """The periodic evaluation: the learner's win rates against each baseline (fixed seeds, seats swapped),
+    the curve of them, and the best policy so far saved as ``out/checkpoint``."""
+
+    algo: Any
+    run: RLlibRun
+    league: League
+    out: str
+    curve: list[dict[str, Any]] = field(default_factory=list)
+    best_score: float = -1.0
+    best_timesteps: int | None = None
+
+    def __call__(self, steps: int) -> None:
+        from training.rllib.policy import MaskedPolicy, export_policy, policy_state
+        from training.win_rates import evaluate
+
+        run, game = self.run, self.run.game
+        weights = learner_weights(self.algo)
+        policy = MaskedPolicy.from_state_dict(policy_state(weights), game)
+        point = {"timesteps": steps}
+        for name in run.eval_opponents:
+            point[name] = evaluate(policy, game, name, run.eval_freq_games, seed=10_000, reward=run.reward)
+        self.curve.append(point)
+        rates = ", ".join(
+            f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
+            for n in run.eval_opponents
+        )
+        print(f"evaluation at {steps} timesteps: {rates}; league {self.league.summary()}", flush=True)
+        score = sum(point[n]["win_rate"] for n in run.eval_opponents) / len(run.eval_opponents)
+        if score > self.best_score:
+            self.best_score, self.best_timesteps = score, steps
+            export_policy(weights, game, self.algo.save_to_path(os.path.abspath(os.path.join(self.out, "checkpoint"))))
 
 
 def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]:
     """Iterate until ``timesteps`` learner steps (or ``max_minutes``): league, snapshots, evaluations."""
     from tqdm import tqdm
 
-    from training.rllib.policy import MaskedPolicy, export_policy, policy_state
-    from training.win_rates import evaluate
+    from training.rllib.policy import export_policy, policy_state
 
-    game = run.game
     started = time.time()
-    curve: list[dict[str, Any]] = []
-    best = {"score": -1.0, "timesteps": None}
-
-    def evaluate_now(steps: int) -> None:
-        weights = learner_weights(algo)
-        policy = MaskedPolicy.from_state_dict(policy_state(weights), game)
-        point = {"timesteps": steps}
-        for name in run.eval_opponents:
-            point[name] = evaluate(policy, game, name, run.eval_freq_games, seed=10_000, reward=run.reward)
-        curve.append(point)
-        print(
-            f"evaluation at {steps} timesteps: "
-            + ", ".join(
-                f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
-                for n in run.eval_opponents
-            )
-            + f"; league {league.summary()}",
-            flush=True,
-        )
-        score = sum(point[n]["win_rate"] for n in run.eval_opponents) / len(run.eval_opponents)
-        if score > best["score"]:
-            best.update(score=score, timesteps=steps)
-            path = algo.save_to_path(os.path.abspath(os.path.join(out, "checkpoint")))
-            export_policy(weights, game, path)
-
+    evaluate_now = Evaluations(algo, run, league, out)
     evaluate_now(0)
     steps = last_eval = last_snapshot = pushed = 0
     stopped = False
@@ -310,7 +314,7 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
             last_snapshot = steps
             weights = learner_weights(algo)
             league.add_snapshot(policy_state(weights))
-            export_policy(weights, game, os.path.join(out, "snapshots", f"snapshot_{steps}"))
+            export_policy(weights, run.game, os.path.join(out, "snapshots", f"snapshot_{steps}"))
         push_league(algo, league.state(with_snapshots=league.version != pushed))
         pushed = league.version
         if steps - last_eval >= run.eval_freq:
@@ -318,15 +322,15 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
             evaluate_now(steps)
     bar.close()
     train_seconds = time.time() - train_started
-    if not curve or curve[-1]["timesteps"] != steps:
+    if evaluate_now.curve[-1]["timesteps"] != steps:
         evaluate_now(steps)  # the last policy competes for "best" too
     return {
         "timesteps": steps,
         "train_seconds": round(train_seconds, 1),
         "steps_per_second": round(steps / max(train_seconds, 1e-9), 1),
-        "best_at_timesteps": best["timesteps"],
+        "best_at_timesteps": evaluate_now.best_timesteps,
         "stopped_by_time_limit": stopped,
-        "curve": curve,
+        "curve": evaluate_now.curve,
         "league": league.summary(),
         "started": started,
     }
