@@ -10,10 +10,10 @@ import torch
 
 import envs
 from parallel.ray_cluster import ray_session
+from training.network import network_description
 from training.rllib.env import RLlibGameEnv
 from training.rllib.league import SELF, League
 from training.rllib.policy import MaskedPolicy, export_policy, policy_state
-from training.network import network_description
 from training.rllib.training import LEARNER, RLlibRun, build_config, learner_steps, learner_weights, pull_results
 from training.settings import PPOSettings
 
