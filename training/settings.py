@@ -103,11 +103,11 @@ def game_training(game: str) -> dict[str, Any]:
     return copy.deepcopy({**TRAINING_DEFAULTS, **GAME_TRAINING[game]})
 
 
-def per_game(name: str, help: str, **metadata: Any):
-    """A setting whose default is the game's: the default game's in the dataclass, ``--game X``'s on the
-    command line (:func:`training.options.add_options`)."""
+def per_game(name: str, text: str, **metadata: Any):
+    """A setting whose default is the game's (``text``: its help): the default game's in the dataclass,
+    ``--game X``'s on the command line (:func:`training.options.build_parser`)."""
     return field(
-        default_factory=lambda: game_training(DEFAULT_GAME)[name], metadata={"help": help, "per_game": True, **metadata}
+        default_factory=lambda: game_training(DEFAULT_GAME)[name], metadata={"help": text, "per_game": True, **metadata}
     )
 
 
@@ -146,7 +146,7 @@ class PPOSettings(PPOHyperparameters):
     """The learner's settings: PPO's numbers and the network (the card's description, see
     ``training.network.network_description``). A model card records them as ``training.hyperparameters``."""
 
-    network: dict[str, Any] = field(default_factory=dict, kw_only=True)
+    network: dict[str, Any] = field(kw_only=True)
 
     @classmethod
     def of(cls, numbers: PPOHyperparameters, network: dict[str, Any]) -> PPOSettings:
