@@ -27,7 +27,7 @@ def seed_everything(seed: int, torch_threads: int) -> None:
 
     set_random_seed(seed)
     torch.set_num_threads(torch_threads)
-    torch.distributions.Distribution.set_default_validate_args(False)  # ~30% faster masked sampling
+    torch.distributions.Distribution.set_default_validate_args(False)  # our masks are checked where built
     np.random.seed(seed)
 
 
