@@ -57,10 +57,10 @@ GAMES = {
 
 def candidates(game) -> dict:
     """train.py's MLP (``--network mlp``) and the game's structured network, each at its default size."""
-    import envs
     from training.network import STRUCTURED, network_description, new_network, structured
+    from training.settings import game_training
 
-    settings = envs.describe(game.name).training
+    settings = game_training(game.name)
     layers, shared = GAMES[game.name].mlp or (settings["net_arch"], settings["shared_layers"])
     mlp = network_description(layers, shared=shared)
     (kind,) = (kind for kind in STRUCTURED if structured(kind).GAME == game.name)

@@ -117,10 +117,14 @@ def sb3_steps_per_second(game, opponents: list[str], steps: int, n_envs: int) ->
 def rllib_steps_per_second(game, opponents: list[str], hp: dict, steps: int, seed: int, runners: int) -> float:
     """RLlib's PPO as train.py --backend rllib builds it, on a local Ray, without evaluations."""
     from parallel.ray_cluster import ray_session
+    from training.network import network_description
     from training.rllib.league import League
     from training.rllib.training import RLlibRun, build_config, learner_steps, pull_results, push_league
+    from training.settings import PPOSettings
 
-    run = RLlibRun(game, dict(hp), opponents=opponents, n_envs=hp["n_envs"], num_env_runners=runners, seed=seed)
+    ppo = PPOSettings(**{k: hp[k] for k in PPOSettings.names()}, network=network_description(hp["net_arch"]))
+    freqs = {k: hp[k] for k in ("timesteps", "eval_freq", "snapshot_freq")}
+    run = RLlibRun(game, ppo, **freqs, opponents=opponents, n_envs=hp["n_envs"], num_env_runners=runners, seed=seed)
     with ray_session(None, max(2, runners)):
         league = League(opponents)
         algo = build_config(run, league).build_algo()
@@ -139,10 +143,10 @@ def rllib_steps_per_second(game, opponents: list[str], hp: dict, steps: int, see
 
 def training_part(game_name: str, steps: int, seed: int) -> list[str]:
     import envs
+    from training.settings import game_training
 
-    description = envs.describe(game_name)
-    game = description.make()
-    hp = dict(description.training)
+    game = envs.describe(game_name).make()
+    hp = game_training(game_name)
     opponents = ["random", "heuristic"]
     lines = [
         f"Load average before: {load()}.",

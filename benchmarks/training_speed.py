@@ -28,10 +28,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import envs
 from benchmarks import records
 from envs.games import HelpFormatter
 from training.report import time_shares
+from training.settings import game_training
 
 #: The configurations measured: the ones models are shipped for.
 CONFIGS = {"wakanda": {}, "wapi": {"num_players": 4}, "samurai": {"num_players": 2}}
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     load_before = os.getloadavg()[0]
     rows = []
     for game in args.games:
-        opponents = args.opponents or envs.describe(game).training["opponents"]
+        opponents = args.opponents or game_training(game)["opponents"]
         rows.append(measure(game, args.timesteps, args.seconds, opponents, tuple(args.workers)))
         print(json.dumps(rows[-1], default=str), file=sys.stderr, flush=True)
     text = report(rows, argv, (load_before, os.getloadavg()[0]))

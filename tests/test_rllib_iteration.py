@@ -10,15 +10,16 @@ import torch
 
 import envs
 from parallel.ray_cluster import ray_session
+from training.network import network_description
 from training.rllib.env import RLlibGameEnv
 from training.rllib.league import SELF, league_state, new_league
 from training.rllib.policy import MaskedPolicy, export_policy, policy_state
 from training.rllib.training import LEARNER, RLlibRun, build_config, learner_steps, learner_weights, pull_results
+from training.settings import PPOSettings
 
 pytestmark = pytest.mark.slow
 
-TINY_HP = dict(
-    net_arch=[16, 16],
+TINY_PPO = PPOSettings(
     n_steps=64,
     batch_size=64,
     n_epochs=1,
@@ -27,6 +28,7 @@ TINY_HP = dict(
     gae_lambda=0.95,
     ent_coef=0.01,
     clip_range=0.2,
+    network=network_description([16, 16]),
 )
 
 
@@ -55,7 +57,7 @@ def observations(name: str, count: int) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("name", envs.GAMES)
 def test_one_training_iteration_and_the_exported_policy_is_the_module(name, local_ray, tmp_path):
     game = envs.describe(name).make()
-    run = RLlibRun(game, dict(TINY_HP), opponents=["random", SELF], n_envs=2, num_env_runners=0, seed=1)
+    run = RLlibRun(game, TINY_PPO, 128, 128, 128, opponents=["random", SELF], n_envs=2, num_env_runners=0, seed=1)
     league = new_league(run.opponents)
     algo = build_config(run, league).build_algo()
     try:

@@ -16,6 +16,7 @@ import train
 from agents import make_agent, play_game
 from envs.games import make_game
 from training.network import OPTIMIZER_NAME, load_network, read_card, read_tensors
+from training.settings import game_training
 
 #: A tiny but complete run: warm start, self-play snapshots, the league, evaluations, a final table.
 SMOKE = [
@@ -84,14 +85,14 @@ def run_error(argv: list[str]) -> str:
 @pytest.mark.parametrize("name", envs.GAMES)
 def test_per_game_defaults_are_the_games_training_settings(name):
     args = train.parse_args(["--game", name])
-    for key, value in envs.describe(name).training.items():
+    for key, value in game_training(name).items():
         assert getattr(args, key) == value, key
     assert args.game_options == {}
 
 
 def test_args_defaults_are_the_default_games_real_values():
     defaults = train.Args()
-    for key, value in envs.describe(train.DEFAULT_GAME).training.items():
+    for key, value in game_training(train.DEFAULT_GAME).items():
         assert getattr(defaults, key) == value, key
     assert not [f.name for f in dataclasses.fields(train.Args) if getattr(defaults, f.name) is None]
 
@@ -106,7 +107,7 @@ def test_every_option_of_every_game_has_a_flag():
 
 def test_wapi_coins_can_be_set_and_land_in_the_game(tmp_path):
     args = train.parse_args(["--game", "wapi", "--coins", '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'])
-    game, _ = train.validate(args)
+    game = train.validate(args).game
     assert game.config()["coins"] == {0: 6, 1: 6, 2: 6, 3: 6, 5: 6}
 
 
@@ -167,8 +168,8 @@ def test_auto_workers_gives_one_process_a_core_and_at_least_16_games_a_process(m
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
     args = train.parse_args(["--game", "wapi", "--n-envs", str(n_envs)])
     assert args.workers == "auto"
-    train.validate(args)
-    assert args.workers == expected
+    assert train.validate(args).args.workers == expected
+    assert args.workers == "auto", "validate returns new settings; it does not change those it is given"
 
 
 def test_workers_must_be_a_count_or_auto(capsys):
@@ -280,7 +281,7 @@ def test_resume_continues_from_the_checkpoint_with_the_files_settings(smoke_run,
     assert resumed["timesteps"] >= steps + 512
     assert resumed["curve"][0]["timesteps"] == steps  # evaluation starts where training left off
     assert resumed["learner"] == first["learner"]  # the file's settings, not the game's defaults
-    assert resumed["learner"]["batch_size"] == 128 != envs.describe("wapi").training["batch_size"]
+    assert resumed["learner"]["batch_size"] == 128 != game_training("wapi")["batch_size"]
     load_network(str(tmp_path / "model.zip"), make_game("wapi", num_players=3))
     assert read_card(str(tmp_path / "model.zip"))["training"]["history"] == [read_card(checkpoint)["command"]]
 

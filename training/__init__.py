@@ -1,5 +1,9 @@
 """Training support for ``train.py``, one concern per module.
 
+- :mod:`~training.settings`: each game's training settings, the PPO settings object, ``train.py``'s settings;
+- :mod:`~training.options`: a settings dataclass as a command line (``train.py``, expert iteration);
+- :mod:`~training.train_command`: ``train.py``'s parser and the checks of its settings;
+- :mod:`~training.sb3_run`: the steps of ``train.py``'s SB3 run (learner start, callbacks, report);
 - :mod:`~training.members`: opponents (in-process agents, batched networks);
 - :mod:`~training.lockstep`: many games stepped in lockstep;
 - :mod:`~training.vecenv`: those games as an SB3 VecEnv, in-process or in worker processes;

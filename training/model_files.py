@@ -26,37 +26,18 @@ from training.network import (
     read_tensors,
     save_network,
 )
-
-#: The learner settings a card records (``training.hyperparameters``) and ``--resume`` keeps.
-LEARNER_SETTINGS = (
-    "network",
-    "n_steps",
-    "batch_size",
-    "learning_rate",
-    "n_epochs",
-    "gamma",
-    "gae_lambda",
-    "ent_coef",
-    "clip_range",
-)
+from training.settings import PPOSettings
 
 
-def build_learner(env, settings: dict[str, Any], seed: int, tensorboard_log: str | None = None):
-    """A MaskablePPO on ``env`` with ``settings`` (every key of :data:`LEARNER_SETTINGS`)."""
+def build_learner(env, settings: PPOSettings, seed: int, tensorboard_log: str | None = None):
+    """A MaskablePPO on ``env`` with ``settings`` (their names are MaskablePPO's keywords)."""
     from sb3_contrib import MaskablePPO
 
     return MaskablePPO(
-        policy_class(settings["network"]),
+        policy_class(settings.network),
         env,
-        learning_rate=settings["learning_rate"],
-        n_steps=settings["n_steps"],
-        batch_size=settings["batch_size"],
-        n_epochs=settings["n_epochs"],
-        gamma=settings["gamma"],
-        gae_lambda=settings["gae_lambda"],
-        ent_coef=settings["ent_coef"],
-        clip_range=settings["clip_range"],
-        policy_kwargs=policy_kwargs(settings["network"]),
+        **settings.hyperparameters(),
+        policy_kwargs=policy_kwargs(settings.network),
         tensorboard_log=tensorboard_log,
         seed=seed,
         device="cpu",
@@ -99,20 +80,18 @@ def starting_model(path: str, game: Game, reward: str, option: str) -> dict[str,
     return card
 
 
-def resume_settings(path: str, game: Game, reward: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def resume_settings(path: str, game: Game, reward: str) -> tuple[dict[str, Any], PPOSettings]:
     """Check a ``--resume`` file completely before training starts: (its card, its learner settings).
 
     The weights and optimizer state are read (safely) and must fit the learner the card describes."""
     card = starting_model(path, game, reward, "--resume")
     where = f"--resume: {find_model(path)}"
-    hyperparameters = card.get("training", {}).get("hyperparameters")
-    if not isinstance(hyperparameters, dict) or any(k not in hyperparameters for k in LEARNER_SETTINGS):
-        raise ValueError(f"{where} records no learner settings (it was not saved by train.py)")
+    settings = PPOSettings.from_card(card.get("training", {}).get("hyperparameters"), where)
     steps = card["training"].get("num_timesteps")
     if type(steps) is not int or steps < 0:
         raise ValueError(f"{where}: its card records no step count, got {steps!r}")
     read_tensors(path, OPTIMIZER_NAME)
-    return card, {k: hyperparameters[k] for k in LEARNER_SETTINGS}
+    return card, settings
 
 
 def history_of(path: str) -> list[str]:

@@ -38,8 +38,9 @@ import numpy as np
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from envs.core.description import NETWORK_CHOICES
 from envs.core.engine import Game, shown
+from training.settings import NETWORK_CHOICES
+from training.settings import STRUCTURED_NETWORKS as STRUCTURED
 
 #: The version of the card layout this code writes and reads.
 FORMAT_VERSION = 1
@@ -106,9 +107,6 @@ def chosen_network(kind: str, net_arch: list[int], shared_layers: list[int]) -> 
     return network_description(net_arch, shared=shared_layers)
 
 
-#: The networks built for one game's observation (card kind: module). Each module has ``GAME`` and
-#: ``READS`` (what it reads), ``default_description``, ``check_description``, ``POLICY`` and ``policy_kwargs``.
-STRUCTURED = {"samurai_graph": "training.graph_network", "wapi_mines": "training.mine_network"}
 #: The network kinds a card may describe: an MLP actor-critic (any game), or a structured one.
 NETWORK_KINDS = ("mlp_actor_critic", *STRUCTURED)
 

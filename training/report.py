@@ -74,3 +74,18 @@ def warm_start_line(warm: dict[str, Any]) -> str:
             f"{fit['held_out_gain']:+.4f}"
         )
     return f"warm start ({warm['seconds']:.0f} s): " + "; then ".join(parts)
+
+
+def write_report(results: dict[str, Any], out: str, note: str = "") -> str:
+    """``results.json``, ``results.md`` (the table, then ``note``) and ``learning_curve.png`` in ``out``;
+    returns the markdown, which the run prints."""
+    import json
+    import os
+
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(results, f, indent=1, default=str)
+    table = results_table(results) + note
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(table + "\n")
+    plot_curve(results["curve"], os.path.join(out, "learning_curve.png"), title=results["run_name"])
+    return table

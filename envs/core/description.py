@@ -5,17 +5,16 @@ Each game package holds one :class:`GameDescription` as ``DESCRIPTION`` in its
 ``__init__``; ``envs.GAMES`` lists the packages. Adding a game means writing
 its package and adding its name to that one line.
 
-The agents' side of a game (its heuristic, its leaf evaluation, its search
-settings) lives with the agents (``agents/heuristic/``, ``agents/leaf_values.py``,
-``agents/tuning.py``), not here.
+How to play or train a game is not described here: the agents' side (its heuristic, leaf evaluation,
+search settings) lives with the agents (``agents/heuristic/``, ``agents/leaf_values.py``,
+``agents/tuning.py``), the training settings in ``training/settings.py``.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from envs.core.engine import Game, shown
@@ -75,27 +74,6 @@ class Option:
         return self.name.replace("_", "-")
 
 
-#: The values of the training setting ``network`` (train.py's ``--network``; training/network.py builds them).
-NETWORK_CHOICES = ("mlp", "samurai_graph", "wapi_mines")
-
-# The PPO settings every game trains with unless its description says otherwise
-# (benchmarks/results/training.md says how they were chosen).
-TRAINING_DEFAULTS: dict[str, Any] = dict(
-    opponents=["random", "heuristic", "self"],
-    warm_start="heuristic",
-    warm_start_samples=8,
-    network="mlp",
-    torch_threads=1,
-    shared_layers=[],
-    n_steps=64,
-    n_epochs=4,
-    gamma=1.0,
-    gae_lambda=0.95,
-    ent_coef=0.01,
-    clip_range=0.2,
-)
-
-
 @dataclass(frozen=True)
 class GameDescription:
     """Everything the rest of the project needs to know about one game.
@@ -105,18 +83,11 @@ class GameDescription:
             and its PettingZoo entry point ``envs.<name>_v0``.
         game_class: the :class:`~envs.core.engine.Game` subclass.
         options: its constructor arguments, in order.
-        training: PPO settings for ``train.py`` (overridable on its command line): a game
-            writes only those that differ from :data:`TRAINING_DEFAULTS`; the description
-            holds them all.
     """
 
     name: str
     game_class: type[Game]
     options: tuple[Option, ...]
-    training: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self):
-        object.__setattr__(self, "training", copy.deepcopy({**TRAINING_DEFAULTS, **self.training}))
 
     @property
     def env_module(self) -> str:

@@ -10,15 +10,4 @@ DESCRIPTION = GameDescription(
     name="wakanda",
     game_class=WakandaGame,
     options=(Option("advanced", "bool", False, "advanced rules: face-down villages", (False, True)),),
-    # train.py's settings for this game where they differ from envs.core.description.TRAINING_DEFAULTS.
-    training=dict(
-        timesteps=3_000_000,
-        warm_start_games=600,
-        n_envs=128,
-        eval_freq=100_000,
-        snapshot_freq=100_000,
-        net_arch=[256, 256],
-        batch_size=2048,
-        learning_rate=5e-4,
-    ),
 )

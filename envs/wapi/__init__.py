@@ -21,15 +21,4 @@ DESCRIPTION = GameDescription(
         Option("scoring", "str", "full", "full: each pole scores the whole mine; shared: poles share it", SCORINGS),
         Option("coins", "json", None, 'silver coins per value, e.g. {"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'),
     ),
-    # train.py's settings for this game where they differ from envs.core.description.TRAINING_DEFAULTS.
-    training=dict(
-        timesteps=1_000_000,
-        warm_start_games=300,
-        n_envs=64,
-        eval_freq=50_000,
-        snapshot_freq=50_000,
-        net_arch=[128, 128],
-        batch_size=1024,
-        learning_rate=1e-3,
-    ),
 )

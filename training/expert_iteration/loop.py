@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from parallel.pool import chunks, parallel_map
-from training.expert_iteration.command import Settings, copy_model, elapsed, write_json
 from training.expert_iteration.learn import fit, load_records, merge, save_records
 from training.expert_iteration.selfplay import play_gate, play_selfplay
+from training.expert_iteration.settings import Settings, copy_model, elapsed, write_json
 from training.win_rates import wilson_interval
 
 
@@ -82,7 +82,6 @@ def run(settings: Settings, game, out: Path, command: str) -> dict[str, Any]:
 
 def first_network(settings: Settings, game, out: Path, command: str) -> dict[str, Any]:
     """Generation 0: a heuristic-cloned fresh network, or a copy of ``--start``, saved as ``models/gen_000.zip``."""
-    import envs
     from training.network import (
         chosen_network,
         load_network,
@@ -96,8 +95,9 @@ def first_network(settings: Settings, game, out: Path, command: str) -> dict[str
     training = {"expert_iteration": {"generation": 0, "start": settings.start}}
     if settings.start == "heuristic":
         from training.imitation import warm_start
+        from training.settings import game_training
 
-        defaults = envs.describe(game.name).training
+        defaults = game_training(game.name)
         description = chosen_network(defaults["network"], defaults["net_arch"], defaults["shared_layers"])
         import torch
 
@@ -134,21 +134,7 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
 
     started = time.time()
     n = game.num_players
-    # --- self-play --------------------------------------------------------------------------------
-    games = [(_seed(settings.seed, generation, i), generation * 1_000_000 + i) for i in range(settings.games)]
-    tasks = [
-        (
-            game.name,
-            game.config(),
-            str(best),
-            settings.search(settings.iterations),
-            chunk,
-            settings.explore_moves,
-            "win",
-        )
-        for chunk in chunks(games, settings.processes)
-    ]
-    records = merge(_run(play_selfplay, tasks, settings, f"generation {generation}: self-play"))
+    records = self_play(settings, game, best, generation)
     save_records(records, out / "data" / f"gen_{generation:03d}.npz")
     played = time.time()
     # --- fit a copy of the best network -------------------------------------------------------------
@@ -179,15 +165,7 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
         str(out / model),
     )
     fitted = time.time()
-    # --- the gate: the candidate's search against the best's, on fixed deals ---------------------------
-    deals = [
-        (_seed(settings.seed, 999_999, d), seat) for d in range(math.ceil(settings.gate_games / n)) for seat in range(n)
-    ]
-    tasks = [
-        (game.name, game.config(), str(out / model), str(best), settings.search(settings.gate_iterations), chunk)
-        for chunk in chunks(deals, settings.processes)
-    ]
-    shares = [s for part in _run(play_gate, tasks, settings, f"generation {generation}: gate") for s in part]
+    shares = gate(settings, game, out / model, best, generation)
     rate = sum(shares) / len(shares)
     low, high = wilson_interval(sum(shares), len(shares))
     return {
@@ -204,6 +182,31 @@ def one_generation(settings: Settings, game, out: Path, generation: int, best: P
         "selfplay_seconds": round(played - started, 1),
         "fit_seconds": round(fitted - played, 1),
     }
+
+
+def self_play(settings: Settings, game, best: Path, generation: int) -> dict[str, Any]:
+    """The generation's self-play games with ``best``'s guided search, in worker processes: their records."""
+    games = [(_seed(settings.seed, generation, i), generation * 1_000_000 + i) for i in range(settings.games)]
+    search = settings.search(settings.iterations)
+    tasks = [
+        (game.name, game.config(), str(best), search, chunk, settings.explore_moves, "win")
+        for chunk in chunks(games, settings.processes)
+    ]
+    return merge(_run(play_selfplay, tasks, settings, f"generation {generation}: self-play"))
+
+
+def gate(settings: Settings, game, candidate: Path, best: Path, generation: int) -> list[float]:
+    """The candidate's search against the best's on fixed deals (the same at every gate), the candidate in
+    every seat in turn: its share of each game's win."""
+    n = game.num_players
+    deals = [
+        (_seed(settings.seed, 999_999, d), seat) for d in range(math.ceil(settings.gate_games / n)) for seat in range(n)
+    ]
+    tasks = [
+        (game.name, game.config(), str(candidate), str(best), settings.search(settings.gate_iterations), chunk)
+        for chunk in chunks(deals, settings.processes)
+    ]
+    return [s for part in _run(play_gate, tasks, settings, f"generation {generation}: gate") for s in part]
 
 
 def _run(work, tasks: list[tuple], settings: Settings, description: str) -> list:

@@ -9,7 +9,7 @@ sample games (0: in this process), on a local Ray or the cluster at
 ``--ray-address``; the learner updates in this process.
 
 The settings are ``train.py``'s: the game and its options, the per-game PPO
-settings (``envs.describe(game).training``, overridable), the opponents, the
+settings (:class:`training.settings.PPOSettings`, overridable), the opponents, the
 evaluation. PPO's settings follow sb3-contrib's MaskablePPO where RLlib's
 defaults differ (GAE lambda 0.95, clip 0.2, value-loss weight 0.5, gradient
 norm 0.5, no KL term, separate policy and value networks), so that the two
@@ -41,6 +41,7 @@ from typing import Any
 from envs.core.engine import Game, shown
 from training.league import League
 from training.rllib.league import add_snapshot, league_state, new_league
+from training.settings import PPOSettings
 
 #: The RLlib module id of the shared learning policy.
 LEARNER = "learner"
@@ -48,10 +49,13 @@ LEARNER = "learner"
 
 @dataclass
 class RLlibRun:
-    """The settings of one RLlib run (built from ``train.py``'s arguments by :func:`settings_from_args`)."""
+    """The settings of one RLlib run (built from ``train.py``'s validated run by :func:`settings_from_args`)."""
 
     game: Game
-    hp: dict[str, Any]  # the resolved PPO settings (per game, then the command line's)
+    ppo: PPOSettings  # an MLP network: its policy layers are RLlib's hidden layers
+    timesteps: int  # learner steps to train, and between evaluations and snapshots
+    eval_freq: int
+    snapshot_freq: int
     reward: str = "win"
     opponents: list[str] = field(default_factory=lambda: ["random", "heuristic", "self"])
     n_envs: int = 16
@@ -71,36 +75,34 @@ class RLlibRun:
     def envs_per_runner(self) -> int:
         return max(1, self.n_envs // max(1, self.num_env_runners))
 
+    def hyperparameters(self) -> dict[str, Any]:
+        """The learner's settings as this backend uses them (its MLP is ``--net-arch``)."""
+        return {
+            "timesteps": self.timesteps,
+            "net_arch": list(self.ppo.network["pi"]),
+            **self.ppo.hyperparameters(),
+            "eval_freq": self.eval_freq,
+            "snapshot_freq": self.snapshot_freq,
+        }
+
     def to_json(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "game"}
-        return {"game": self.game.name, "config": self.game.config(), **data}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("game", "ppo")}
+        return {"game": self.game.name, "config": self.game.config(), "ppo": self.ppo.card(), **data}
 
 
-#: The learner settings this backend takes from ``train.py`` (the rest of its settings are SB3's own).
-PPO_SETTINGS = (
-    "timesteps",
-    "net_arch",
-    "n_steps",
-    "batch_size",
-    "n_epochs",
-    "learning_rate",
-    "gamma",
-    "gae_lambda",
-    "ent_coef",
-    "clip_range",
-    "eval_freq",
-    "snapshot_freq",
-)
-
-
-def settings_from_args(args, game: Game) -> RLlibRun:
-    """The run's settings from ``train.py``'s parsed arguments; ValueError for what this backend cannot do."""
+def settings_from_args(checked) -> RLlibRun:
+    """The run's settings from ``train.py``'s validated run (:class:`training.train_command.Validated`);
+    ValueError for what this backend cannot do."""
+    args, game = checked.args, checked.game
     if args.resume:
         raise ValueError("--resume continues an SB3 model; it is not an option of --backend rllib")
     runners = args.num_env_runners
     if type(runners) is not int or runners < 0:
         raise ValueError(f"--num-env-runners must be 0 (sample in this process) or more, got {shown(runners)}")
     names = (
+        "timesteps",
+        "eval_freq",
+        "snapshot_freq",
         "reward",
         "opponents",
         "n_envs",
@@ -115,10 +117,9 @@ def settings_from_args(args, game: Game) -> RLlibRun:
         "progress_bar",
     )
     address = args.ray_address or os.environ.get("RAY_ADDRESS") or None
-    hp = {name: getattr(args, name) for name in PPO_SETTINGS}
     settings = {name: getattr(args, name) for name in names}
     settings["out"] = args.out or None  # train.py's "" means the default folder
-    return RLlibRun(game, hp, num_env_runners=runners, ray_address=address, **settings)
+    return RLlibRun(game, checked.ppo, num_env_runners=runners, ray_address=address, **settings)
 
 
 def build_config(run: RLlibRun, league: League):
@@ -131,9 +132,8 @@ def build_config(run: RLlibRun, league: League):
 
     from training.rllib.env import RLlibGameEnv
 
-    hp = run.hp
     model = DefaultModelConfig(
-        fcnet_hiddens=list(hp["net_arch"]), fcnet_activation="tanh", head_fcnet_hiddens=[], vf_share_layers=False
+        fcnet_hiddens=list(run.ppo.network["pi"]), fcnet_activation="tanh", head_fcnet_hiddens=[], vf_share_layers=False
     )
     module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)
     env_config = {
@@ -156,14 +156,7 @@ def build_config(run: RLlibRun, league: League):
         .multi_agent(policies={LEARNER}, policy_mapping_fn=_to_learner, policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module}))
         .training(
-            train_batch_size_per_learner=hp["n_steps"] * run.n_envs,
-            minibatch_size=hp["batch_size"],
-            num_epochs=hp["n_epochs"],
-            lr=hp["learning_rate"],
-            gamma=hp["gamma"],
-            lambda_=hp["gae_lambda"],
-            entropy_coeff=hp["ent_coef"],
-            clip_param=hp["clip_range"],
+            **run.ppo.rllib_options(run.n_envs),
             vf_loss_coeff=0.5,
             grad_clip=0.5,
             grad_clip_by="global_norm",
@@ -213,11 +206,11 @@ def train(run: RLlibRun) -> dict[str, Any]:
     import torch
 
     from parallel.ray_cluster import ray_session
-    from training.report import plot_curve, results_table
+    from training.report import write_report
     from training.rllib.policy import MaskedPolicy, export_policy
     from training.win_rates import evaluate
 
-    game, hp = run.game, run.hp
+    game = run.game
     torch.set_num_threads(run.torch_threads)
     run_name = f"{game.name}__rllib_ppo__{run.seed}__{int(time.time())}"
     out = run.out or os.path.join("runs", run_name)
@@ -256,63 +249,67 @@ def train(run: RLlibRun) -> dict[str, Any]:
         **trained,
         "total_seconds": round(time.time() - trained.pop("started"), 1),
         "final": rows,
-        "hyperparameters": hp,
+        "hyperparameters": run.hyperparameters(),
     }
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump(results, f, indent=1, default=str)
-    table = results_table(results) + (
+    note = (
         f"\n\nTrained with RLlib PPO, {run.num_env_runners} env runner(s) on "
         f"{cluster.describe()}, {results['steps_per_second']:.0f} learner steps/s."
     )
-    with open(os.path.join(out, "results.md"), "w") as f:
-        f.write(table + "\n")
-    plot_curve(results["curve"], os.path.join(out, "learning_curve.png"), title=run_name)
-    print(table)
+    print(write_report(results, out, note))
     print(f"checkpoint: {os.path.join(out, 'checkpoint')} (play it as rllib:{os.path.join(out, 'checkpoint')})")
     return results
+
+
+@dataclass
+class Evaluations:
+    """The periodic evaluation: the learner's win rates against each baseline (fixed seeds, seats swapped),
+    the curve of them, and the best policy so far saved as ``out/checkpoint``."""
+
+    algo: Any
+    run: RLlibRun
+    league: League
+    out: str
+    curve: list[dict[str, Any]] = field(default_factory=list)
+    best_score: float = -1.0
+    best_timesteps: int | None = None
+
+    def __call__(self, steps: int) -> None:
+        from training.rllib.policy import MaskedPolicy, export_policy, policy_state
+        from training.win_rates import evaluate
+
+        run, game = self.run, self.run.game
+        weights = learner_weights(self.algo)
+        policy = MaskedPolicy.from_state_dict(policy_state(weights), game)
+        point = {"timesteps": steps}
+        for name in run.eval_opponents:
+            point[name] = evaluate(policy, game, name, run.eval_freq_games, seed=10_000, reward=run.reward)
+        self.curve.append(point)
+        rates = ", ".join(
+            f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
+            for n in run.eval_opponents
+        )
+        print(f"evaluation at {steps} timesteps: {rates}; league {self.league.table()}", flush=True)
+        score = sum(point[n]["win_rate"] for n in run.eval_opponents) / len(run.eval_opponents)
+        if score > self.best_score:
+            self.best_score, self.best_timesteps = score, steps
+            export_policy(weights, game, self.algo.save_to_path(os.path.abspath(os.path.join(self.out, "checkpoint"))))
 
 
 def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]:
     """Iterate until ``timesteps`` learner steps (or ``max_minutes``): league, snapshots, evaluations."""
     from tqdm import tqdm
 
-    from training.rllib.policy import MaskedPolicy, export_policy, policy_state
-    from training.win_rates import evaluate
+    from training.rllib.policy import export_policy, policy_state
 
-    game, hp = run.game, run.hp
     started = time.time()
-    curve: list[dict[str, Any]] = []
-    best = {"score": -1.0, "timesteps": None}
-
-    def evaluate_now(steps: int) -> None:
-        weights = learner_weights(algo)
-        policy = MaskedPolicy.from_state_dict(policy_state(weights), game)
-        point = {"timesteps": steps}
-        for name in run.eval_opponents:
-            point[name] = evaluate(policy, game, name, run.eval_freq_games, seed=10_000, reward=run.reward)
-        curve.append(point)
-        print(
-            f"evaluation at {steps} timesteps: "
-            + ", ".join(
-                f"vs {n} {point[n]['win_rate']:.1%} [{point[n]['ci_low']:.1%}, {point[n]['ci_high']:.1%}]"
-                for n in run.eval_opponents
-            )
-            + f"; league {league.table()}",
-            flush=True,
-        )
-        score = sum(point[n]["win_rate"] for n in run.eval_opponents) / len(run.eval_opponents)
-        if score > best["score"]:
-            best.update(score=score, timesteps=steps)
-            path = algo.save_to_path(os.path.abspath(os.path.join(out, "checkpoint")))
-            export_policy(weights, game, path)
-
+    evaluate_now = Evaluations(algo, run, league, out)
     evaluate_now(0)
     snapshots: dict[int, Any] = {}  # the weights of the league's snapshots, by member id
 
     def snapshot(steps: int) -> None:
         weights = learner_weights(algo)
         path = os.path.join(out, "snapshots", f"snapshot_{steps}")
-        export_policy(weights, game, path)
+        export_policy(weights, run.game, path)
         add_snapshot(league, snapshots, path, policy_state(weights))
 
     if league.uses_snapshots:
@@ -321,9 +318,9 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
     pushed = set(snapshots)
     steps = last_eval = last_snapshot = 0
     stopped = False
-    bar = tqdm(total=hp["timesteps"], unit="step", disable=not run.progress_bar, dynamic_ncols=True)
+    bar = tqdm(total=run.timesteps, unit="step", disable=not run.progress_bar, dynamic_ncols=True)
     train_started = time.time()
-    while steps < hp["timesteps"]:
+    while steps < run.timesteps:
         if run.max_minutes and time.time() - train_started > run.max_minutes * 60:
             stopped = True
             break
@@ -333,34 +330,35 @@ def _train_loop(algo, run: RLlibRun, league: League, out: str) -> dict[str, Any]
         for member, points in pull_results(algo):
             league.record(member, points)
         league.update()
-        if steps - last_snapshot >= hp["snapshot_freq"]:
+        if steps - last_snapshot >= run.snapshot_freq:
             last_snapshot = steps
             snapshot(steps)
         push_league(algo, league_state(league, snapshots, with_snapshots=set(snapshots) != pushed))
         pushed = set(snapshots)
-        if steps - last_eval >= hp["eval_freq"]:
+        if steps - last_eval >= run.eval_freq:
             last_eval = steps
             evaluate_now(steps)
     bar.close()
     train_seconds = time.time() - train_started
-    if not curve or curve[-1]["timesteps"] != steps:
+    if evaluate_now.curve[-1]["timesteps"] != steps:
         evaluate_now(steps)  # the last policy competes for "best" too
     return {
         "timesteps": steps,
         "train_seconds": round(train_seconds, 1),
         "steps_per_second": round(steps / max(train_seconds, 1e-9), 1),
-        "best_at_timesteps": best["timesteps"],
+        "best_at_timesteps": evaluate_now.best_timesteps,
         "stopped_by_time_limit": stopped,
-        "curve": curve,
+        "curve": evaluate_now.curve,
         "league": league.table(),
         "started": started,
     }
 
 
-def main(args, game: Game) -> dict[str, Any]:
-    """``train.py --backend rllib``: validate this backend's settings, then train; bad input exits with a message."""
+def main(checked) -> dict[str, Any]:
+    """``train.py --backend rllib`` on its validated run: check this backend's settings, then train; bad input
+    exits with a message."""
     try:
-        run = settings_from_args(args, game)
+        run = settings_from_args(checked)
     except ValueError as error:
         sys.exit(f"train.py: error: {error}")
     return train(run)

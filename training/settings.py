@@ -1,0 +1,356 @@
+"""What ``train.py`` trains with: each game's settings as data, the PPO settings object, and :class:`Args`.
+
+Three layers, each written once:
+
+- :data:`TRAINING_DEFAULTS` and :data:`GAME_TRAINING`: the settings every game
+  trains with and each game's differences (a constant chosen by measurement
+  names the results file or experiment that chose it);
+- :class:`PPOHyperparameters`: PPO's numbers, named as MaskablePPO's keywords,
+  each with its help and RLlib's name for it; :class:`PPOSettings` adds the
+  network: the learner's settings as a model card records them
+  (``training.hyperparameters``), ``build_learner`` builds them, ``--resume``
+  keeps them and the RLlib config reads them;
+- :class:`Args`: every ``train.py`` option (the PPO numbers inherited), its help
+  beside it; :mod:`training.options` turns it into a parser.
+
+Nothing here imports torch: ``train.py --help`` and bad input stay fast.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import envs
+
+DEFAULT_GAME = "wakanda"
+
+#: The networks built for one game's observation (card kind: module). Each module has ``GAME`` and
+#: ``READS`` (what it reads), ``default_description``, ``check_description``, ``POLICY`` and ``policy_kwargs``
+#: (``training.network.structured`` imports it).
+STRUCTURED_NETWORKS = {"samurai_graph": "training.graph_network", "wapi_mines": "training.mine_network"}
+#: The values of ``--network``: an MLP for any game, or a structured network.
+NETWORK_CHOICES = ("mlp", *STRUCTURED_NETWORKS)
+
+# --- each game's settings, as data ---------------------------------------------------------
+#: What every game trains with unless :data:`GAME_TRAINING` says otherwise (chosen in
+#: benchmarks/results/training.md and docs/experiments/007-009).
+TRAINING_DEFAULTS: dict[str, Any] = dict(
+    opponents=["random", "heuristic", "self"],  # docs/experiments/009-league-pfsp.md
+    warm_start="heuristic",  # docs/experiments/008-warm-start.md
+    warm_start_samples=8,
+    network="mlp",
+    torch_threads=1,
+    shared_layers=[],
+    n_steps=64,
+    n_epochs=4,
+    gamma=1.0,
+    gae_lambda=0.95,
+    ent_coef=0.01,
+    clip_range=0.2,
+)
+
+#: Each game's differences from :data:`TRAINING_DEFAULTS`: the runs of the shipped models
+#: (benchmarks/results/training.md, "The shipped models"; docs/experiments/005 and 006).
+GAME_TRAINING: dict[str, dict[str, Any]] = {
+    "samurai": dict(
+        # The board as a graph: chosen by benchmarks/results/imitation_networks.md (held-out imitation accuracy,
+        # docs/experiments/005-samurai-model-training.md); --network mlp uses net_arch and shared_layers.
+        network="samurai_graph",
+        # Two threads for the graph network's updates: docs/experiments/007-training-workers-and-throughput.md,
+        # "The Samurai graph network's training speed".
+        torch_threads=2,
+        timesteps=1_000_000,
+        warm_start_games=300,
+        n_envs=64,
+        eval_freq=50_000,
+        snapshot_freq=50_000,
+        net_arch=[128],
+        shared_layers=[256],
+        batch_size=1024,
+        learning_rate=1e-3,
+    ),
+    "wakanda": dict(
+        timesteps=3_000_000,
+        warm_start_games=600,
+        n_envs=128,
+        eval_freq=100_000,
+        snapshot_freq=100_000,
+        net_arch=[256, 256],
+        batch_size=2048,
+        learning_rate=5e-4,
+    ),
+    "wapi": dict(  # docs/experiments/006-wapi-model-training.md
+        timesteps=1_000_000,
+        warm_start_games=300,
+        n_envs=64,
+        eval_freq=50_000,
+        snapshot_freq=50_000,
+        net_arch=[128, 128],
+        batch_size=1024,
+        learning_rate=1e-3,
+    ),
+}
+
+
+def game_training(game: str) -> dict[str, Any]:
+    """Every per-game training setting of ``game`` (a fresh copy: callers may change it)."""
+    if game not in GAME_TRAINING:
+        raise ValueError(f"no training settings for game {game!r}; games: {list(GAME_TRAINING)}")
+    return copy.deepcopy({**TRAINING_DEFAULTS, **GAME_TRAINING[game]})
+
+
+def per_game(name: str, text: str, **metadata: Any):
+    """A setting whose default is the game's (``text``: its help): the default game's in the dataclass,
+    ``--game X``'s on the command line (:func:`training.options.build_parser`)."""
+    return field(
+        default_factory=lambda: game_training(DEFAULT_GAME)[name], metadata={"help": text, "per_game": True, **metadata}
+    )
+
+
+# --- the PPO settings ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class PPOHyperparameters:
+    """PPO's numbers. The names are MaskablePPO's keywords; ``rllib`` is RLlib's ``.training()`` keyword
+    (``n_steps`` becomes the batch of a whole rollout of every game there)."""
+
+    n_steps: int = per_game("n_steps", "steps per game per rollout")
+    batch_size: int = per_game("batch_size", "minibatch size", rllib="minibatch_size")
+    n_epochs: int = per_game("n_epochs", "passes over each rollout", rllib="num_epochs")
+    learning_rate: float = per_game("learning_rate", "Adam learning rate", rllib="lr")
+    gamma: float = per_game("gamma", "discount (1.0: the only reward is the last)", rllib="gamma")
+    gae_lambda: float = per_game("gae_lambda", "GAE lambda", rllib="lambda_")
+    ent_coef: float = per_game("ent_coef", "entropy bonus", rllib="entropy_coeff")
+    clip_range: float = per_game("clip_range", "PPO clip range", rllib="clip_param")
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(PPOHyperparameters))
+
+    def hyperparameters(self) -> dict[str, Any]:
+        """The numbers by name: MaskablePPO's keyword arguments."""
+        return {name: getattr(self, name) for name in self.names()}
+
+    def rllib_options(self, n_envs: int) -> dict[str, Any]:
+        """RLlib's ``PPOConfig.training()`` keywords for these numbers, a rollout being ``n_steps * n_envs``."""
+        fields = dataclasses.fields(PPOHyperparameters)
+        options = {f.metadata["rllib"]: getattr(self, f.name) for f in fields if "rllib" in f.metadata}
+        return {"train_batch_size_per_learner": self.n_steps * n_envs, **options}
+
+
+@dataclass(frozen=True)
+class PPOSettings(PPOHyperparameters):
+    """The learner's settings: PPO's numbers and the network (the card's description, see
+    ``training.network.network_description``). A model card records them as ``training.hyperparameters``."""
+
+    network: dict[str, Any] = field(kw_only=True)
+
+    @classmethod
+    def of(cls, numbers: PPOHyperparameters, network: dict[str, Any]) -> PPOSettings:
+        """``numbers`` (train.py's :class:`Args`, say) with ``network``."""
+        return cls(**numbers.hyperparameters(), network=network)
+
+    @classmethod
+    def from_card(cls, hyperparameters: Any, where: str) -> PPOSettings:
+        """The settings a card's ``training.hyperparameters`` records; ValueError if some are missing."""
+        names = ("network", *cls.names())
+        if not isinstance(hyperparameters, dict) or any(name not in hyperparameters for name in names):
+            raise ValueError(f"{where} records no learner settings (it was not saved by train.py)")
+        return cls(**{name: hyperparameters[name] for name in names})
+
+    def card(self) -> dict[str, Any]:
+        """What a card records: the network first, then the numbers (plain data, JSON-ready)."""
+        return {"network": copy.deepcopy(self.network), **self.hyperparameters()}
+
+
+# --- train.py's settings --------------------------------------------------------------------
+def count_or_auto(text: str) -> int | str:
+    """A command-line count, or ``auto`` (an argparse ``type``: its error names the option)."""
+    import argparse
+
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number or auto, got {text!r}") from None
+
+
+def auto_workers(n_envs: int) -> int:
+    """``--workers auto``: one process per core (this one and the workers), each stepping at least 16 games
+    so that its opponents' moves still batch (docs/experiments/007-training-workers-and-throughput.md:
+    more processes than cores contend, and fewer leave a core idle)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(0, min(cores - 1, n_envs // 16 - 1))
+
+
+@dataclass(frozen=True)
+class Args(PPOHyperparameters):
+    """Every ``train.py`` setting (one option each, see :mod:`training.options`), PPO's numbers inherited."""
+
+    # --- the game (its options, e.g. --num-players, are added from its description) ---
+    game: str = field(default=DEFAULT_GAME, metadata={"help": "game to train on", "choices": list(envs.GAMES)})
+    game_options: dict[str, Any] = field(default_factory=dict, metadata={"option": False})
+    given: list[str] = field(default_factory=list, metadata={"option": False})  # the settings the command line names
+    reward: str = field(
+        default="win", metadata={"help": "reward mode: win (+1/-1/0) or score (own minus others' mean)"}
+    )
+    # --- the run --------------------------------------------------------------------
+    timesteps: int = per_game(
+        "timesteps",
+        "learner steps to train, rounded up to whole rollouts (--n-steps x --n-envs; --backend rllib: whole "
+        "training iterations); with --resume, steps to add to the file's",
+    )
+    opponents: list[str] = per_game(
+        "opponents", "the league's baselines (random, heuristic, ismcts, ppo:PATH) and self (snapshots of the learner)"
+    )
+    league: str = field(
+        default="pfsp",
+        metadata={
+            "help": "how opponents are drawn: pfsp (by how often the learner loses to them) or uniform",
+            "choices": ["pfsp", "uniform"],
+        },
+    )
+    pfsp_power: float = field(
+        default=2.0,
+        metadata={"help": "pfsp: an opponent's weight is (learner's loss rate against it) ** this, plus 0.05"},
+    )
+    warm_start: str = per_game(  # none when resuming, unless given
+        "warm_start",
+        "imitate this agent's moves before PPO: heuristic, ismcts, rollouts (the heuristic, then fit to "
+        "each move's value measured by paired rollouts) or none",
+    )
+    warm_start_games: int = per_game(
+        "warm_start_games", "games played by the imitated agent for the warm start (rollouts: as many more measured)"
+    )
+    warm_start_epochs: int = field(
+        default=15, metadata={"help": "passes over the imitated moves (with --init-model: over the measured moves)"}
+    )
+    warm_start_samples: int = per_game(
+        "warm_start_samples", "rollouts warm start: paired samples of the flat search measuring each decision's moves"
+    )
+    n_envs: int = per_game("n_envs", "games stepped in lockstep")
+    workers: int | str = field(
+        default="auto",
+        metadata={
+            "help": "worker processes stepping a share of the games beside this one (0: none; auto: one fewer "
+            "than the cores, keeping at least 16 games a process)",
+            "type": count_or_auto,
+        },
+    )
+    seed: int = field(default=1, metadata={"help": "seeds everything: deals, seats, opponents, network init"})
+    out: str = field(
+        default="",
+        metadata={"help": "output directory (default: runs/<game>__maskppo__<seed>__<time>; rllib: __rllib_ppo__)"},
+    )
+    eval_opponents: list[str] = field(
+        default_factory=lambda: ["random", "heuristic"],
+        metadata={"help": "baselines for the periodic evaluation and the final table"},
+    )
+    eval_games: int = field(default=400, metadata={"help": "games per opponent in the final table (seats swapped)"})
+    eval_freq: int = per_game("eval_freq", "learner steps between evaluations")
+    eval_freq_games: int = field(default=100, metadata={"help": "games per opponent in each periodic evaluation"})
+    snapshot_freq: int = per_game("snapshot_freq", "learner steps between self-play snapshots")
+    max_snapshots: int = field(default=5, metadata={"help": "latest snapshots kept in the league"})
+    resume: str = field(
+        default="",
+        metadata={
+            "help": "continue training this model file: its network is kept, and so are its learner settings "
+            "(--learning-rate, --ent-coef, ...) unless the command line gives them"
+        },
+    )
+    init_model: str = field(
+        default="",
+        metadata={
+            "help": "start a new run from this model file's weights (a shipped model or any train.py model), not its "
+            "optimizer or step count; its network is kept (a --warm-start rollouts then only fits it to measured moves)"
+        },
+    )
+    torch_threads: int = per_game(
+        "torch_threads",
+        "torch CPU threads (1 is fastest for the MLPs; the Samurai graph network's updates gain from 2)",
+    )
+    max_minutes: float = field(
+        default=8.0,
+        metadata={
+            "help": "stop training after this many minutes of wall time even before --timesteps, so that the default "
+            "run keeps to about 10 minutes on a busy 2-core machine (0: no limit; a run stopped by it is not "
+            "step-for-step reproducible)"
+        },
+    )
+    progress_bar: bool = field(default=True, metadata={"help": "show a progress bar"})
+    # --- the trainer ----------------------------------------------------------------
+    backend: str = field(
+        default="sb3",
+        metadata={
+            "help": "sb3: MaskablePPO with the batched self-play above; rllib: RLlib's PPO on Ray (docs/ray.md)",
+            "choices": ["sb3", "rllib"],
+        },
+    )
+    num_env_runners: int = field(default=0, metadata={"help": "rllib: Ray actors sampling games (0: in this process)"})
+    ray_address: str = field(
+        default="",
+        metadata={
+            "help": "rllib: the Ray cluster to join, auto or HOST:PORT (default: $RAY_ADDRESS, else a local Ray)"
+        },
+    )
+    # --- the learner's network (PPO's numbers are inherited) ---------------------------
+    network: str = per_game(
+        "network",
+        "mlp (layers from --net-arch and --shared-layers), samurai_graph (Samurai only: the board as a "
+        "graph, training/graph_network.py) or wapi_mines (Wapi only: one network for every mine, "
+        "training/mine_network.py)",
+        choices=list(NETWORK_CHOICES),
+    )
+    net_arch: list[int] = per_game("net_arch", "hidden layers of the policy and of the value head, e.g. 128 128")
+    shared_layers: list[int] = per_game(
+        "shared_layers", "hidden layers shared by both heads, before them (none: write 0)"
+    )
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting by name, as ``args.json`` records them."""
+        return dataclasses.asdict(self)
+
+
+#: The options of the sb3 backend alone (--backend rllib samples with --num-env-runners, draws opponents by
+#: its own PFSP, and builds its MLP from --net-arch alone).
+SB3_ONLY = (
+    "resume",
+    "init_model",
+    "workers",
+    "warm_start",
+    "warm_start_games",
+    "warm_start_epochs",
+    "warm_start_samples",
+    "league",
+    "pfsp_power",
+    "shared_layers",
+)
+#: The options that choose the network, which a run started from a model file cannot change.
+NETWORK_OPTIONS = ("network", "net_arch", "shared_layers")
+#: The counts that must be positive.
+POSITIVE = (
+    "timesteps",
+    "n_envs",
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "eval_freq",
+    "snapshot_freq",
+    "eval_games",
+    "eval_freq_games",
+    "max_snapshots",
+    "torch_threads",
+    "warm_start_games",
+    "warm_start_epochs",
+    "warm_start_samples",
+)
+
+
+def whole_rollouts(timesteps: int, rollout: int) -> int:
+    """``--timesteps`` rounded up to whole rollouts of ``rollout`` learner steps: SB3 collects whole
+    rollouts, so that is what it trains, and its progress bar's total must say so (not 8,192/2,000)."""
+    return -(-timesteps // rollout) * rollout

@@ -1,0 +1,195 @@
+"""``train.py``'s command line: its parser (per game), and the checks of every setting before anything runs.
+
+:func:`validate` never changes the settings it is given: it returns a
+:class:`Validated` run (the game, the settings with ``--workers auto``
+resolved, the learner's :class:`~training.settings.PPOSettings`, those of a
+resumed file where the command line does not give them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import envs
+from envs.core.engine import Game
+from envs.games import flags, read_game_options
+from training.options import build_parser as options_parser
+from training.options import parse
+from training.settings import (
+    DEFAULT_GAME,
+    NETWORK_OPTIONS,
+    POSITIVE,
+    SB3_ONLY,
+    Args,
+    PPOSettings,
+    auto_workers,
+    game_training,
+)
+
+
+def build_parser(game: str, description: str = "") -> argparse.ArgumentParser:
+    """``train.py``'s parser with ``game``'s defaults and every game's options (from the descriptions);
+    an option of another game is refused in :func:`validate`."""
+    return options_parser(Args, None, description, game_training(game), game)
+
+
+def parse_args(argv: list[str] | None = None, description: str = "") -> Args:
+    """Two passes: ``--game`` first, so that every per-game default is that game's."""
+    argv = sys.argv[1:] if argv is None else argv
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--game", default=DEFAULT_GAME)
+    game = first.parse_known_args(argv)[0].game
+    parser = build_parser(game if game in envs.GAMES else DEFAULT_GAME, description)
+    settings, texts, given = parse(parser, argv)
+    if settings["shared_layers"] == [0]:
+        settings["shared_layers"] = []
+    if (settings["resume"] or settings["init_model"]) and "warm_start" not in given:
+        settings["warm_start"] = "none"  # the game's default warm start is for a fresh learner only
+    return Args(**settings, game_options=texts, given=given)
+
+
+@dataclass(frozen=True)
+class Validated:
+    """A run whose every setting was checked: the configured game, the settings (``--workers`` a
+    count), and the learner's settings (a resumed file's, except those the command line gives)."""
+
+    game: Game
+    args: Args
+    ppo: PPOSettings
+
+
+def kept_network(args: Args, option: str, path: str, kept: dict, asked: dict) -> dict:
+    """A run started from a model file (``--resume``, ``--init-model``) keeps its file's network: an
+    option choosing another one is refused, never silently ignored."""
+    named = [name for name in NETWORK_OPTIONS if name in args.given]
+    if named and asked != kept:
+        raise ValueError(
+            f"{flags(named)} {'asks' if len(named) == 1 else 'ask'} for the network {asked}, which contradicts "
+            f"{option} {path}: its network, {kept}, is kept; leave the network options out"
+        )
+    return kept
+
+
+def learner_settings(args: Args, game: Game) -> PPOSettings:
+    """The learner's settings: the command line's, or a started-from file's network (and, resuming, its
+    other settings except those the command line gives: a setting given is never silently ignored)."""
+    from training.model_files import resume_settings, starting_model
+    from training.network import chosen_network
+
+    asked = PPOSettings.of(args, chosen_network(args.network, args.net_arch, args.shared_layers))
+    if args.resume:
+        _, kept = resume_settings(args.resume, game, args.reward)
+        network = kept_network(args, "--resume", args.resume, kept.network, asked.network)
+        numbers = {k: getattr(asked if k in args.given else kept, k) for k in PPOSettings.names()}
+        return PPOSettings(**numbers, network=network)
+    if args.init_model:
+        card = starting_model(args.init_model, game, args.reward, "--init-model")
+        network = kept_network(args, "--init-model", args.init_model, card["network"], asked.network)
+        return dataclasses.replace(asked, network=network)
+    return asked
+
+
+def check_network(args: Args) -> None:
+    """The network options fit the game and the backend."""
+    from training.network import STRUCTURED, structured  # the train extra must be installed
+
+    if args.network in STRUCTURED and args.game != structured(args.network).GAME:
+        raise ValueError(
+            f"--network {args.network} reads {structured(args.network).READS} only, not --game {args.game}"
+        )
+    mlp_sizes = [name for name in ("net_arch", "shared_layers") if name in args.given]
+    if args.network != "mlp" and mlp_sizes:
+        raise ValueError(
+            f"{flags(mlp_sizes)} size the mlp network, not --network {args.network}: pass --network mlp to use them"
+        )
+    if args.network != "mlp" and args.backend == "rllib":
+        default = f" ({args.game}'s default)" if args.network == game_training(args.game)["network"] else ""
+        raise ValueError(
+            f"--backend rllib trains MLPs only (--net-arch): pass --network mlp (--network {args.network}"
+            f"{default} needs --backend sb3)"
+        )
+
+
+def check_opponents(args: Args, game: Game) -> None:
+    """Every opponent named exists and can play ``game`` (an agent or model file that cannot fails now)."""
+    from training.members import OPPONENT_KINDS, baseline_spec, build_member
+
+    for name in args.opponents:
+        if name not in OPPONENT_KINDS and not name.startswith("ppo:"):
+            raise ValueError(f"--opponents: unknown opponent {name!r}; allowed: {list(OPPONENT_KINDS)} or ppo:PATH")
+        if name != "self":
+            build_member(baseline_spec(name), game, 0)
+    for name in args.eval_opponents:
+        if name == "self" or (name not in OPPONENT_KINDS and not name.startswith("ppo:")):
+            raise ValueError(
+                f"--eval-opponents: unknown opponent {name!r}; allowed: random, heuristic, ismcts, ppo:PATH"
+            )
+        build_member(baseline_spec(name), game, 0)
+
+
+def check_start(args: Args) -> None:
+    """The warm start, ``--resume`` and ``--init-model`` agree with each other."""
+    from training.imitation import WARM_START_AGENTS
+
+    if args.warm_start not in (*WARM_START_AGENTS, "none"):
+        raise ValueError(f"--warm-start must be one of {[*WARM_START_AGENTS, 'none']}, got {args.warm_start!r}")
+    if "warm_start_samples" in args.given and args.warm_start != "rollouts":
+        raise ValueError(
+            f"--warm-start-samples measures the moves of --warm-start rollouts; this run's warm start is "
+            f"{args.warm_start!r}"
+        )
+    if args.warm_start != "none" and args.resume:
+        raise ValueError(
+            "--warm-start and --resume contradict each other: a resumed learner is already trained "
+            "(pass --warm-start none)"
+        )
+    if args.init_model and args.resume:
+        raise ValueError("--init-model and --resume contradict each other: pass one model file to start from")
+    if args.init_model and args.warm_start not in ("rollouts", "none"):
+        raise ValueError(
+            f"--warm-start {args.warm_start} would clone the moves of an agent over --init-model's trained weights; "
+            "with --init-model pass --warm-start rollouts (a fit to measured moves) or none"
+        )
+
+
+def check_numbers(args: Args) -> int:
+    """The counts and limits are in range; returns the number of worker processes (``auto`` resolved)."""
+    for name in POSITIVE:
+        if getattr(args, name) <= 0:
+            raise ValueError(f"{flags([name])} must be positive, got {getattr(args, name)}")
+    workers = auto_workers(args.n_envs) if args.workers == "auto" else args.workers
+    if not 0 <= workers < args.n_envs:
+        raise ValueError(f"--workers must be in 0..{args.n_envs - 1} (fewer than --n-envs), got {workers}")
+    if args.pfsp_power < 0:
+        raise ValueError(f"--pfsp-power must be 0 or positive, got {args.pfsp_power}")
+    if args.max_minutes < 0:
+        raise ValueError(f"--max-minutes must be 0 (no limit) or positive, got {args.max_minutes}")
+    return workers
+
+
+def validate(args: Args) -> Validated:
+    """Check every setting before anything is trained or written (ValueError naming the option)."""
+    sb3_only = [name for name in SB3_ONLY if name in args.given]
+    if args.backend == "rllib" and sb3_only:
+        raise ValueError(f"{flags(sb3_only)}: not an option of --backend rllib, only of sb3 (docs/ray.md)")
+    game = envs.describe(args.game).make(**read_game_options(args.game, args.game_options))  # refuses by name
+    check_network(args)
+    if args.reward not in game.reward_modes:
+        raise ValueError(f"--reward must be one of {list(game.reward_modes)}, got {args.reward!r}")
+    check_opponents(args, game)
+    check_start(args)
+    workers = check_numbers(args)
+    ppo = learner_settings(args, game)
+    if args.backend != "rllib" and (args.num_env_runners or args.ray_address):
+        raise ValueError("--num-env-runners and --ray-address are options of --backend rllib")
+    return Validated(game, dataclasses.replace(args, workers=workers), ppo)
+
+
+def settings_record(run: Validated, **extra: Any) -> dict[str, Any]:
+    """What ``args.json`` records: every setting, the learner's as used (a resumed file's where not given)."""
+    used = {k: v for k, v in run.ppo.card().items() if k != "network"}
+    return {**run.args.settings(), **used, "learner": run.ppo.card(), **extra}
