@@ -112,32 +112,6 @@ def is_action(value: Any, num_actions: int) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value < num_actions
 
 
-def invalid_state(game: str, message: str) -> None:
-    """Refuse ``state_dict`` data that breaks the rules of ``game``."""
-    raise ValueError(f"invalid {game} state_dict: {message}")
-
-
-def as_list(game: str, value: Any, name: str, length: int | None = None) -> list:
-    """``value`` if it is a list (of ``length`` items when given), else refuse the data."""
-    if not isinstance(value, list) or (length is not None and len(value) != length):
-        invalid_state(game, f"{name} must be a list{'' if length is None else f' of {length}'}, got {shown(value)}")
-    return value
-
-
-def check_state_header(game: Game, data: Any, keys: set[str], label: str, config_keys: tuple[str, ...]) -> None:
-    """The common start of every ``state_from_dict``: exactly ``keys``, this game's
-    name, and the configuration (``config_keys`` of ``game.config()``) of this env."""
-    check_keys("state_dict", data, keys, keys)
-    if type(data["game"]) is not str or data["game"] != game.name:  # a str first: numpy arrays compare ambiguously
-        invalid_state(label, f"game is {shown(data['game'])}, expected {game.name!r}")
-    config = game.config()
-    given = {key: data[key] for key in config_keys}
-    if any(type(given[key]) is not type(config[key]) or given[key] != config[key] for key in config_keys):
-        have = ", ".join(f"{key}={shown(given[key])}" for key in config_keys)
-        want = ", ".join(f"{key}={config[key]!r}" for key in config_keys)
-        invalid_state(label, f"it is for {have}; this environment has {want}")
-
-
 def check_perspective(num_players: int, perspective: Any) -> None:
     """``render_text``'s perspective: None or a seat."""
     if perspective is not None and not (is_int(perspective) and 0 <= perspective < num_players):
