@@ -58,17 +58,36 @@ def test_every_table_plays_the_same_deals_in_every_seating():
 
 
 def test_same_deal_seed_same_draws_whatever_the_seating_and_the_play():
-    """The property duplicate deals rest on: the deal seed alone fixes the draws."""
+    """The property duplicate deals rest on: the deal seed alone fixes the draws. Played two different
+    ways (random and heuristic agents), a deal draws from the same bag: at every move the bag left is
+    the end of the deal's first bag, whatever was played; another deal seed deals another bag."""
     from agents import make_agent, play_game
     from envs.games import make_game
 
     for name, config in [("wapi", {"num_players": 3}), ("wakanda", {})]:
         game = make_game(name, **config)
-        starts = []
+        bags, plays = [], []
         for agent_name in ("random", "heuristic"):
             agents = [make_agent(agent_name, game, seed=seat) for seat in range(game.num_players)]
-            play_game(game, agents, seed=deal_seed(0, 5), on_start=lambda s, seen=starts: seen.append(s.to_dict()))
-        assert starts[0] == starts[1]
+            bag_left = []
+            result = play_game(
+                game,
+                agents,
+                seed=deal_seed(0, 5),
+                on_start=lambda s, seen=bag_left: seen.append(s.to_dict()["bag"]),
+                on_move=lambda s, *_, seen=bag_left: seen.append(s.to_dict()["bag"]),
+                record=True,
+            )
+            bags.append(bag_left)
+            plays.append(result.actions)
+        assert plays[0] != plays[1], "the two plays differ, so the check below can fail"
+        first_bag = bags[0][0]
+        for left in bags[0] + bags[1]:
+            assert left == first_bag[len(first_bag) - len(left) :], f"{name}: the draws depend on the play"
+        assert len(bags[0][-1]) < len(first_bag) and len(bags[1][-1]) < len(first_bag)
+        other = []
+        play_game(game, agents, seed=deal_seed(0, 6), on_start=lambda s, seen=other: seen.append(s.to_dict()["bag"]))
+        assert other[0] != first_bag, f"{name}: another deal seed deals another bag"
 
 
 def test_labels_number_repeated_agents_and_shorten_models():

@@ -38,9 +38,7 @@ class StubState(GameState):
     def _compute_legal(self) -> tuple[int, ...]:
         return () if self.current_player is None else tuple(range(5))
 
-    def apply(self, action: int) -> None:
-        self.check_action(action)
-        self._legal = None
+    def _play(self, action: int) -> None:  # GameState.apply has checked it
         p, n = self.current_player, self.game.num_players
         self.turns += 1
         ends = {

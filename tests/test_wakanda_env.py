@@ -257,12 +257,12 @@ BROKEN = [
     (lambda d: d.update(advanced=True), "advanced"),
     (lambda d: d.pop("winner"), "missing keys"),
     (lambda d: d.update(extra=1), "unknown keys"),
-    (lambda d: d["bag"].__setitem__(0, "feather"), "piece names"),
+    (lambda d: d["bag"].__setitem__(0, "feather"), r"bag\[0\] must be a piece name"),
     (lambda d: d["bag"].pop(), "not conserved"),
     (lambda d: d["supplies"][1].append("sun"), "not conserved"),
-    (lambda d: d["villages"][0].update(kind="totem"), "village names"),
+    (lambda d: d["villages"][0].update(kind="totem"), r"villages\[0\].kind must be a village name"),
     (lambda d: d["villages"][1].update(kind=d["villages"][0]["kind"]), "each once"),
-    (lambda d: d.update(removed_villages=["variety"]), "removed_villages must list 2"),
+    (lambda d: d.update(removed_villages=["variety"]), "removed_villages must be a list of 2"),
     (lambda d: d.update(removed_villages=["variety", "variety"]), "each once"),
     (lambda d: d["villages"][4].update(owner=0, totem=[]), "available must be"),
     (lambda d: d["villages"][5].update(available=True), "available must be"),
@@ -296,7 +296,7 @@ def test_load_state_dict_refuses_states_that_break_the_rules(change, message):
 def test_load_state_dict_refuses_more_than_three_villages_per_player():
     stacks = [["eagle"], ["chief"], ["tomahawk"], ["skin"], ["tipi"], ["sun"]]
     data = position(LINE, [0, 0, 0, 0, 1, 1], stacks, [0, 0], None)
-    with pytest.raises(ValueError, match=r"headdresses_left\[0\] must be an integer 0..3, got -1"):
+    with pytest.raises(ValueError, match=r"headdresses_left\[0\] must be an int in 0..3, got -1"):
         wakanda_v0.raw_env().game.state_from_dict(data)
     data["headdresses_left"] = [0, 1]
     with pytest.raises(ValueError, match="owns 4 villages"):

@@ -117,7 +117,7 @@ def test_load_state_dict_restores_a_finished_game():
         (lambda d: d["mines"][0]["silver"].append(4), "silver"),
         (lambda d: d["mines"][1].update(masks=5), "masks"),
         (lambda d: d["bag"].pop(), "not conserved"),
-        (lambda d: d["bag"].__setitem__(0, "S9"), "tile codes"),
+        (lambda d: d["bag"].__setitem__(0, "S9"), r"bag\[0\] must be a tile code"),
         (lambda d: d.update(current_player=(d["current_player"] + 1) % 2), "current_player"),
         (lambda d: d.update(terminal=True), "terminal"),
         (lambda d: d.update(scores=[99.0, 0.0]), "scores"),

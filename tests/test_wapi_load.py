@@ -227,12 +227,12 @@ def test_the_mutations_reach_both_outcomes():
         ("current_player", np.int64(0), "current_player must be an int"),
         ("current_player", 10**400, "current_player must be an int"),
         ("terminal", 0, "terminal must be true or false"),
-        ("drawn", ["S1"], "drawn holds"),
+        ("drawn", ["S1"], "drawn must be a tile code"),
         ("scores", [10**400, 0], r"scores\[0\]"),
         ("scores", [np.float64(0.0), 0.0], r"scores\[0\]"),
         ("scores", [float("nan"), 0.0], r"scores\[0\]"),
         ("totems_left", [3, 3.0], "totems_left must be an int"),
-        ("bag", ["S1"] * 200_000, "bag must hold at most"),
+        ("bag", ["S1"] * 200_000, "bag must be a list of at most"),
     ],
 )
 def test_each_field_is_checked_by_type_and_range(field, value, message):

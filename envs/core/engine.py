@@ -16,7 +16,7 @@ import math
 import reprlib
 import warnings
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -112,30 +112,10 @@ def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def invalid_state(game: str, message: str) -> None:
-    """Refuse ``state_dict`` data that breaks the rules of ``game``."""
-    raise ValueError(f"invalid {game} state_dict: {message}")
-
-
-def as_list(game: str, value: Any, name: str, length: int | None = None) -> list:
-    """``value`` if it is a list (of ``length`` items when given), else refuse the data."""
-    if not isinstance(value, list) or (length is not None and len(value) != length):
-        invalid_state(game, f"{name} must be a list{'' if length is None else f' of {length}'}, got {shown(value)}")
-    return value
-
-
-def check_state_header(game: Game, data: Any, keys: set[str], label: str, config_keys: tuple[str, ...]) -> None:
-    """The common start of every ``state_from_dict``: exactly ``keys``, this game's
-    name, and the configuration (``config_keys`` of ``game.config()``) of this env."""
-    check_keys("state_dict", data, keys, keys)
-    if type(data["game"]) is not str or data["game"] != game.name:  # a str first: numpy arrays compare ambiguously
-        invalid_state(label, f"game is {shown(data['game'])}, expected {game.name!r}")
-    config = game.config()
-    given = {key: data[key] for key in config_keys}
-    if any(type(given[key]) is not type(config[key]) or given[key] != config[key] for key in config_keys):
-        have = ", ".join(f"{key}={shown(given[key])}" for key in config_keys)
-        want = ", ".join(f"{key}={config[key]!r}" for key in config_keys)
-        invalid_state(label, f"it is for {have}; this environment has {want}")
+def is_action(value: Any, num_actions: int) -> bool:
+    """Whether ``value`` names an action: an int or a numpy integer (what a mask samples), not a bool,
+    in ``0..num_actions - 1``."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value < num_actions
 
 
 def check_perspective(num_players: int, perspective: Any) -> None:
@@ -198,17 +178,35 @@ class GameState(ABC):
             mask[action] = 1
         return np.frombuffer(mask, dtype=np.int8)
 
-    @abstractmethod
     def apply(self, action: int) -> None:
-        """Play ``action`` for the current player; raise IllegalActionError (state unchanged) if illegal."""
+        """Play ``action`` for the current player, or raise IllegalActionError and change nothing.
 
-    def check_action(self, action: int) -> None:
+        The legality check is here once for every game: an action is an int (or a numpy integer, as
+        sampled from a mask; a bool or a float is refused even where it equals a legal action) that
+        names a legal action now. Each game's rules then play it in :meth:`_play`."""
+        if type(action) is not int or action not in self.legal_tuple():
+            self.check_action(action)  # raises, unless a numpy integer names a legal action
+            action = int(action)  # a numpy integer becomes the int it names: the state stays JSON-safe
+        self._legal = None
+        self._play(action)
+
+    @abstractmethod
+    def _play(self, action: int) -> None:
+        """The rules of one action: play the legal ``action`` (an int, already checked)."""
+
+    def check_action(self, action: Any) -> None:
         """Raise IllegalActionError with a readable message unless ``action`` is legal now."""
         if self.current_player is None:
             raise IllegalActionError("the game is over: no action is legal")
-        if action not in self.legal_tuple():
-            legal = ", ".join(f"{a} ({self.describe_action(a)})" for a in self.legal_tuple())
-            raise IllegalActionError(f"action {shown(action)} is not legal now; legal actions: {legal}")
+        if not is_action(action, self.game.num_actions):
+            raise IllegalActionError(f"action must be an int in 0..{self.game.num_actions - 1}, got {shown(action)}")
+        if int(action) not in self.legal_tuple():
+            raise IllegalActionError(self.illegal_message(int(action)))
+
+    def illegal_message(self, action: int) -> str:
+        """Why ``action`` (in range) is not legal now; by default, the legal actions listed."""
+        legal = ", ".join(f"{a} ({self.describe_action(a)})" for a in self.legal_tuple())
+        return f"action {action} is not legal now; legal actions: {legal}"
 
     def is_terminal(self) -> bool:
         return self.current_player is None
@@ -295,8 +293,27 @@ class Observer(ABC):
         """Everything ``player`` may see in ``state``, seats relative to them (a fresh float32 array)."""
 
 
+class Serializer(Protocol):
+    """A game's serializer module (``envs/<game>/serialize.py``): state as JSON-safe data and back."""
+
+    def state_to_dict(self, state: Any) -> dict[str, Any]: ...
+
+    def state_from_dict(self, game: Any, data: Any) -> Any: ...
+
+
+class Renderer(Protocol):
+    """A game's renderer module (``envs/<game>/render.py``): state as text and as a picture."""
+
+    def render_text(self, state: Any, perspective: int | None = None) -> str: ...
+
+    def render_image(self, state: Any) -> np.ndarray: ...
+
+
 class Game(ABC):
-    """A game's fixed configuration: it validates options and creates states."""
+    """A game's fixed configuration: it validates options and creates states.
+
+    A game declares its layers as data (``observer_class``, ``serializer``, ``renderer``);
+    the methods that reach them are written here once."""
 
     name: ClassVar[str]
     #: Size of the flat Discrete action space (the same for every configuration).
@@ -305,31 +322,38 @@ class Game(ABC):
     num_players: int
     #: Length of the flat observation vector.
     observation_size: int
+    #: The game's observer (layer 2), built with the game.
+    observer_class: ClassVar[type[Observer]]
+    #: The module with ``state_to_dict(state)`` and ``state_from_dict(game, data)``.
+    serializer: ClassVar[Serializer]
+    #: The module with ``render_text(state, perspective)`` and ``render_image(state)``.
+    renderer: ClassVar[Renderer]
 
     @abstractmethod
     def new_state(self, rng: np.random.Generator, options: dict[str, Any] | None = None) -> GameState:
         """A fresh game: every hidden order drawn from ``rng`` or injected by ``options``."""
 
-    @abstractmethod
-    def state_from_dict(self, data: dict[str, Any]) -> GameState:
-        """Rebuild a state from ``GameState.to_dict`` data, validating it."""
-
     def config(self) -> dict[str, Any]:
-        """The constructor arguments, so that the same game can be built again."""
+        """The constructor arguments, so that the same game can be built again (plain JSON-safe values)."""
         return {}
 
-    @abstractmethod
     def observer(self) -> Observer:
         """A new observer of this game's states (see :class:`Observer`)."""
+        return self.observer_class(self)
 
-    @abstractmethod
     def state_to_dict(self, state: GameState) -> dict[str, Any]:
-        """``state`` as JSON-safe data (the game's serializer; ``GameState.to_dict`` calls it)."""
+        """``state`` as JSON-safe data (``GameState.to_dict`` calls it)."""
+        return self.serializer.state_to_dict(state)
 
-    @abstractmethod
+    def state_from_dict(self, data: dict[str, Any]) -> GameState:
+        """Rebuild a state from ``GameState.to_dict`` data, validating it (refused data changes nothing)."""
+        return self.serializer.state_from_dict(self, data)
+
     def render_text(self, state: GameState, perspective: int | None = None) -> str:
-        """``state`` as text (the game's renderer; ``GameState.render_text`` calls it)."""
+        """``state`` as text (``GameState.render_text`` calls it); ``perspective`` is checked here."""
+        check_perspective(self.num_players, perspective)
+        return self.renderer.render_text(state, perspective)
 
-    @abstractmethod
     def render_image(self, state: GameState) -> np.ndarray:
         """``state`` as an H x W x 3 uint8 picture (``GameState.render_image`` calls it)."""
+        return self.renderer.render_image(state)

@@ -3,8 +3,11 @@
 The map is written by columns of the odd-q offset layout (flat-top hexes,
 odd columns half a hex lower). Each line is one column ``x``: the ``y`` of
 its first hex, then its hexes from north to south as ``<id><code>``
-(``-`` where the column has a gap). Hex ids are those of the published
-table (``shared/rules/samurai_map.tsv``); a test checks this map against it.
+(``-`` where the column has a gap). Hex ids follow the published map; the
+board is described in our rules page, ``docs/rules/samurai.md`` ("The
+board"), and ``tests/test_samurai_board.py`` checks this map against that
+page, against the invariants of a hex map of islands, and against a digest
+of the map as it was checked hex by hex against the published table.
 
 Codes (two characters):
     ``~2`` ``~3`` ``~4``     sea, on the board from 2 / 3 / 4 players

@@ -8,14 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.engine import Game, check_bool, check_choice, check_options, check_perspective
+from envs.core.engine import Game, check_bool, check_choice, check_options
+from envs.samurai import render, serialize
 from envs.samurai.actions import NUM_ACTIONS
 from envs.samurai.board import LAYOUTS, PLAYER_COUNTS
 from envs.samurai.components import DRAFT_SETUP, FIGURE_SETUPS
 from envs.samurai.observation import OBSERVATION_SIZE, SamuraiObserver
-from envs.samurai.render import render_image, render_text
 from envs.samurai.rules import SamuraiState
-from envs.samurai.serialize import state_from_dict, state_to_dict
 from envs.samurai.setup import draft_figures, figures_option, piles_option, random_figures, random_piles
 
 
@@ -26,6 +25,9 @@ class SamuraiGame(Game):
     num_actions = NUM_ACTIONS
     reward_modes = ("win",)
     observation_size = OBSERVATION_SIZE
+    observer_class = SamuraiObserver
+    serializer = serialize
+    renderer = render
 
     def __init__(self, num_players: int = 2, choose_hand: bool = False, figure_setup: str = "random"):
         check_choice("num_players", num_players, PLAYER_COUNTS)
@@ -54,19 +56,3 @@ class SamuraiGame(Game):
         elif figures is None:
             figures = random_figures(self.layout, rng)
         return SamuraiState(self, piles, figures)
-
-    def observer(self) -> SamuraiObserver:
-        return SamuraiObserver(self)
-
-    def state_to_dict(self, state: SamuraiState) -> dict[str, Any]:
-        return state_to_dict(state)
-
-    def state_from_dict(self, data: dict[str, Any]) -> SamuraiState:
-        return state_from_dict(self, data)
-
-    def render_text(self, state: SamuraiState, perspective: int | None = None) -> str:
-        check_perspective(self.num_players, perspective)
-        return render_text(state, perspective)
-
-    def render_image(self, state: SamuraiState) -> np.ndarray:
-        return render_image(state)

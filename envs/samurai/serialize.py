@@ -11,10 +11,10 @@ naming the field and quoting the value cut short (``envs.core.engine.shown``).
 from __future__ import annotations
 
 from collections import Counter
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from envs.core.engine import as_list, check_keys, check_state_header, invalid_state, is_int, shown
+from envs.core.engine import check_keys, is_int, shown
+from envs.core.fields import FieldReader
 from envs.samurai import figure_moves
 from envs.samurai.actions import settlement_figure_action
 from envs.samurai.board import CAPACITY, HEX_KIND, NUM_HEXES, SEA, SETTLEMENT, SETTLEMENTS
@@ -95,33 +95,17 @@ def state_to_dict(state: SamuraiState) -> dict[str, Any]:
     }
 
 
-_fail = partial(invalid_state, "Samurai")
-_list = partial(as_list, "Samurai")
+_read = FieldReader("Samurai")
+_fail = _read.fail
 
 
 # --- fields --------------------------------------------------------------------------
 def _tile(code: Any, name: str) -> int:
-    if not isinstance(code, str) or code not in KIND_OF_NAME:
-        _fail(f"{name} must be a tile name from {list(TILE_NAMES)}, got {shown(code)}")
-    return KIND_OF_NAME[code]
+    return _read.as_name(code, name, "tile name", KIND_OF_NAME)
 
 
 def _tiles(value: Any, name: str, most: int = TILES_PER_PLAYER) -> list[int]:
-    if not isinstance(value, list) or len(value) > most:
-        _fail(f"{name} must be a list of at most {most} tile names, got {shown(value)}")
-    return [_tile(code, f"{name}[{i}]") for i, code in enumerate(value)]
-
-
-def _int(value: Any, name: str, low: int, high: int) -> int:
-    if not is_int(value) or not low <= value <= high:
-        _fail(f"{name} must be an int in {low}..{high}, got {shown(value)}")
-    return value
-
-
-def _bool(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        _fail(f"{name} must be true or false, got {shown(value)}")
-    return value
+    return _read.as_names(value, name, "tile name", KIND_OF_NAME, most)
 
 
 def _hex_key(key: Any, name: str) -> int:
@@ -133,7 +117,7 @@ def _hex_key(key: Any, name: str) -> int:
 
 def _counts(value: Any, name: str, supply: int) -> list[int]:
     check_keys(name, value, set(FIGURE_TYPES), set(FIGURE_TYPES))
-    return [_int(value[t], f"{name}.{t}", 0, supply) for t in FIGURE_TYPES]
+    return [_read.as_int(value[t], f"{name}.{t}", 0, supply) for t in FIGURE_TYPES]
 
 
 def _figure_list(types: Any, h: int, name: str) -> list[int]:
@@ -158,7 +142,7 @@ def _board(board: Any, game: SamuraiGame) -> list[tuple[int, int, int]]:
             _fail(f"board has a tile on hex {h}, a settlement: tiles never go on settlements")
         check_keys(f"board[{key!r}]", cell, {"tile", "owner"}, {"tile", "owner"})
         kind = _tile(cell["tile"], f"board[{key!r}].tile")
-        owner = _int(cell["owner"], f"board[{key!r}].owner", 0, game.num_players - 1)
+        owner = _read.as_int(cell["owner"], f"board[{key!r}].owner", 0, game.num_players - 1)
         if kind == FIGURE_SWAP:
             _fail(f"board[{key!r}] holds a figure swap, which is discarded after use and never placed")
         if (kind in SHIPS) != (HEX_KIND[h] == SEA):
@@ -189,39 +173,41 @@ def _turn(turn: Any, game: SamuraiGame) -> dict[str, Any]:
         check_keys("turn.first_figure", first, {"settlement", "type"}, {"settlement", "type"})
         if not is_int(first["settlement"]) or first["settlement"] not in SETTLEMENTS:
             _fail(f"turn.first_figure.settlement must be a settlement hex id, got {shown(first['settlement'])}")
-        if not isinstance(first["type"], str) or first["type"] not in TYPE_OF_NAME:
-            _fail(f"turn.first_figure.type must be one of {list(FIGURE_TYPES)}, got {shown(first['type'])}")
-        first = (SETTLEMENTS.index(first["settlement"]), TYPE_OF_NAME[first["type"]])
+        figure_type = _read.as_name(first["type"], "turn.first_figure.type", "figure type", TYPE_OF_NAME)
+        first = (SETTLEMENTS.index(first["settlement"]), figure_type)
+    swap_from = _read.as_optional_int(turn["swap_from"], "turn.swap_from", 0, NUM_HEXES - 1)
     return {
         "phase": turn["phase"],
-        "number": _int(turn["number"], "turn.number", 0, MAX_TURN_NUMBER),
+        "number": _read.as_int(turn["number"], "turn.number", 0, MAX_TURN_NUMBER),
         "played": _tiles(turn["played"], "turn.played"),
-        "non_quick_used": _bool(turn["non_quick_used"], "turn.non_quick_used"),
+        "non_quick_used": _read.as_bool(turn["non_quick_used"], "turn.non_quick_used"),
         "tile": -1 if turn["tile"] is None else _tile(turn["tile"], "turn.tile"),
         "first_figure": first,
-        "swap_from": -1 if turn["swap_from"] is None else _int(turn["swap_from"], "turn.swap_from", 0, NUM_HEXES - 1),
+        "swap_from": -1 if swap_from is None else swap_from,
     }
 
 
 # --- loading -------------------------------------------------------------------------
 def state_from_dict(game: SamuraiGame, data: dict[str, Any]) -> SamuraiState:
-    check_state_header(game, data, KEYS, "Samurai", ("num_players",))
+    _read.check_header(game, data, KEYS, ("num_players",))
     n, supply = game.num_players, game.layout.supply
-    hands = [_tiles(h, f"hands[{p}]", HAND_SIZE) for p, h in enumerate(_list(data["hands"], "hands", n))]
-    piles = [_tiles(q, f"piles[{p}]") for p, q in enumerate(_list(data["piles"], "piles", n))]
+    hands = [_tiles(h, f"hands[{p}]", HAND_SIZE) for p, h in enumerate(_read.as_list(data["hands"], "hands", n))]
+    piles = [_tiles(q, f"piles[{p}]") for p, q in enumerate(_read.as_list(data["piles"], "piles", n))]
     tiles = _board(data["board"], game)
     figures = _figures(data["figures"], game)
-    captured = [_counts(c, f"captured[{p}]", supply) for p, c in enumerate(_list(data["captured"], "captured", n))]
+    captured = [
+        _counts(c, f"captured[{p}]", supply) for p, c in enumerate(_read.as_list(data["captured"], "captured", n))
+    ]
     set_aside = _counts(data["set_aside"], "set_aside", supply)
     turn = _turn(data["turn"], game)
-    terminal = _bool(data["terminal"], "terminal")
+    terminal = _read.as_bool(data["terminal"], "terminal")
     current = data["current_player"]
     if not (current is None if terminal else is_int(current) and 0 <= current < n):
         _fail(
             f"current_player must be {'null once the game is over' if terminal else f'a seat in 0..{n - 1}'}, "
             f"got {shown(current)}"
         )
-    winners = _list(data["winners"], "winners")
+    winners = _read.as_list(data["winners"], "winners")
     if any(not is_int(p) for p in winners):
         _fail(f"winners must be a list of seats, got {shown(winners)}")
 

@@ -13,10 +13,6 @@ actions through this module; nothing else does the arithmetic.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
 from envs.wakanda.components import NUM_PIECE_KINDS, NUM_SLOTS
 
 #: The first finish action: ``FINISH + slot`` finishes the totem on ``slot``.
@@ -48,8 +44,3 @@ DECODED: tuple[tuple[int | None, int], ...] = tuple(
 def decode(action: int) -> tuple[int | None, int]:
     """``(kind, slot)`` of a build, ``(None, slot)`` of a finish."""
     return DECODED[action]
-
-
-def is_action(value: Any) -> bool:
-    """Whether ``value`` names an action: an int (or numpy integer), not a bool, in 0..41."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value < NUM_ACTIONS

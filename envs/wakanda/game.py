@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.engine import Game, check_bool, check_options, check_perspective, shown
+from envs.core.engine import Game, check_bool, check_options, shown
 from envs.wakanda import render, serialize
 from envs.wakanda.actions import NUM_ACTIONS
 from envs.wakanda.components import (
@@ -76,6 +76,9 @@ class WakandaGame(Game):
     num_actions = NUM_ACTIONS
     num_players = NUM_PLAYERS
     observation_size = OBSERVATION_SIZE
+    observer_class = WakandaObserver
+    serializer = serialize
+    renderer = render
 
     def __init__(self, advanced: bool = False):
         check_bool("advanced", advanced)
@@ -98,19 +101,3 @@ class WakandaGame(Game):
         else:
             removed = [k for k in range(NUM_VILLAGE_KINDS) if k not in line]
         return WakandaState(self, line, removed, dealt_bag if bag is None else bag)
-
-    def observer(self) -> WakandaObserver:
-        return WakandaObserver(self)
-
-    def state_to_dict(self, state: WakandaState) -> dict[str, Any]:
-        return serialize.state_to_dict(state)
-
-    def state_from_dict(self, data: dict[str, Any]) -> WakandaState:
-        return serialize.state_from_dict(self, data)
-
-    def render_text(self, state: WakandaState, perspective: int | None = None) -> str:
-        check_perspective(self.num_players, perspective)  # everything shown is public
-        return render.render_text(state)
-
-    def render_image(self, state: WakandaState) -> np.ndarray:
-        return render.render_image(state)

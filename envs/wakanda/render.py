@@ -35,8 +35,9 @@ def status_text(state: WakandaState) -> str:
     return "game over - " + ("a draw" if winner is None else f"winner: {player_label(winner)}")
 
 
-def render_text(state: WakandaState) -> str:
-    """The village line as columns, each totem a stack (top piece first), owners above."""
+def render_text(state: WakandaState, perspective: int | None = None) -> str:
+    """The village line as columns, each totem a stack (top piece first), owners above. Everything
+    shown is public, so every ``perspective`` (checked by the game) gets the same picture."""
     rules = "advanced" if state.game.advanced else "basic"
     lines = [f"Wakanda ({rules}) - {status_text(state)} - {len(state.bag)} pieces in the bag"]
     lines.append("  " + "".join(f"{v:<{COLUMN}}" for v in range(NUM_SLOTS)))

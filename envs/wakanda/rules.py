@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.engine import GameState, IllegalActionError, shown
-from envs.wakanda.actions import BUILDS, DECODED, FINISHES, NUM_ACTIONS, is_action
+from envs.core.engine import GameState, is_action, shown
+from envs.wakanda.actions import BUILDS, DECODED, FINISHES, NUM_ACTIONS
 from envs.wakanda.components import (
     FIRST_AVAILABLE,
     FIRST_PLAYER,
@@ -98,21 +98,8 @@ class WakandaState(GameState):
         """Whether ``player`` would have a legal action now (without drawing)."""
         return bool(self._legal_for(player))
 
-    def legal_mask(self) -> np.ndarray:
-        # Overrides the core default: 0.7 us against 1.4 us (numpy fancy indexing) for a mid-game position.
-        mask = bytearray(NUM_ACTIONS)
-        for action in self.legal_tuple():
-            mask[action] = 1
-        return np.frombuffer(mask, dtype=np.int8)
-
-    def check_action(self, action: int) -> None:
-        """Raise IllegalActionError naming the rule that forbids ``action``, unless it is legal."""
-        if self.current_player is None:
-            raise IllegalActionError("the game is over: no action is legal")
-        if not is_action(action):
-            raise IllegalActionError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {shown(action)}")
-        if int(action) in self.legal_tuple():
-            return
+    def illegal_message(self, action: int) -> str:
+        """Names the rule that forbids ``action``."""
         player, (kind, slot) = self.current_player, DECODED[action]
         if slot >= self.revealed:
             why = f"village {slot} is tilted, not yet available"
@@ -124,13 +111,9 @@ class WakandaState(GameState):
             why = f"player {player} has no headdress left"
         else:
             why = f"the totem on village {slot} is empty, and an empty totem cannot be finished"
-        raise IllegalActionError(f"action {action} ({self.describe_action(action)}) is not legal: {why}")
+        return f"action {action} ({self.describe_action(action)}) is not legal: {why}"
 
-    def apply(self, action: int) -> None:
-        legal = self._legal if self._legal is not None else self.legal_tuple()
-        if type(action) is not int or action not in legal:
-            self.check_action(action)  # raises, unless a numpy integer names a legal action
-            action = int(action)
+    def _play(self, action: int) -> None:
         player = self.current_player
         kind, slot = DECODED[action]
         if kind is None:
@@ -223,7 +206,7 @@ class WakandaState(GameState):
         return VILLAGES[self.villages[slot]] if self.face_up(slot) else "face down"
 
     def describe_action(self, action: int) -> str:
-        if not is_action(action):
+        if not is_action(action, NUM_ACTIONS):
             raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {shown(action)}")
         kind, slot = DECODED[action]
         if kind is None:

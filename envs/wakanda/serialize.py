@@ -21,10 +21,10 @@ Only then is the state handed out, so a refused load never changes a game.
 from __future__ import annotations
 
 from collections import Counter
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from envs.core.engine import check_keys, check_state_header, invalid_state, is_int, shown
+from envs.core.engine import check_keys, shown
+from envs.core.fields import FieldReader
 from envs.wakanda.components import (
     ALL_PIECES,
     FIRST_AVAILABLE,
@@ -63,7 +63,8 @@ KEYS = {
 }
 VILLAGE_KEYS = {"kind", "available", "face_up", "owner", "totem"}
 
-_fail = partial(invalid_state, "Wakanda")
+_read = FieldReader("Wakanda")
+_fail = _read.fail
 
 
 def state_to_dict(state: WakandaState) -> dict[str, Any]:
@@ -93,25 +94,28 @@ def state_to_dict(state: WakandaState) -> dict[str, Any]:
 
 
 def state_from_dict(game: WakandaGame, data: Any) -> WakandaState:
-    check_state_header(game, data, KEYS, "Wakanda", ("advanced",))
+    _read.check_header(game, data, KEYS, ("advanced",))
     line = _read_villages(data["villages"])
     removed = [
         _village_name(name, f"removed_villages[{i}]")
-        for i, name in enumerate(_list(data["removed_villages"], "removed_villages", NUM_REMOVED))
+        for i, name in enumerate(_read.as_list(data["removed_villages"], "removed_villages", NUM_REMOVED))
     ]
     supplies = [
         _piece_names(supply, f"supplies[{p}]")
-        for p, supply in enumerate(_list(data["supplies"], "supplies", NUM_PLAYERS))
+        for p, supply in enumerate(_read.as_list(data["supplies"], "supplies", NUM_PLAYERS))
     ]
     bag = _piece_names(data["bag"], "bag")
     headdresses = [
-        _count(n, f"headdresses_left[{p}]", HEADDRESSES)
-        for p, n in enumerate(_list(data["headdresses_left"], "headdresses_left", NUM_PLAYERS))
+        _read.as_int(n, f"headdresses_left[{p}]", 0, HEADDRESSES)
+        for p, n in enumerate(_read.as_list(data["headdresses_left"], "headdresses_left", NUM_PLAYERS))
     ]
     third = _seat_or_none(data["third_headdress_first"], "third_headdress_first")
     player = _seat_or_none(data["current_player"], "current_player")
-    terminal = _bool(data["terminal"], "terminal")
-    scores = [_score(s, f"scores[{p}]") for p, s in enumerate(_list(data["scores"], "scores", NUM_PLAYERS))]
+    terminal = _read.as_bool(data["terminal"], "terminal")
+    scores = [
+        _read.as_int(s, f"scores[{p}]", MIN_SCORE, MAX_SCORE)
+        for p, s in enumerate(_read.as_list(data["scores"], "scores", NUM_PLAYERS))
+    ]
     winner = _seat_or_none(data["winner"], "winner")
 
     kinds, owners, totems = [v["kind"] for v in line], [v["owner"] for v in line], [v["totem"] for v in line]
@@ -135,66 +139,30 @@ def state_from_dict(game: WakandaGame, data: Any) -> WakandaState:
 
 
 # --- stage 1: fields ------------------------------------------------------------------------
-def _list(value: Any, name: str, length: int | None = None) -> list:
-    if not isinstance(value, list):
-        _fail(f"{name} must be a list, got {shown(value)}")
-    if length is not None and len(value) != length:
-        _fail(f"{name} must list {length} items, got {len(value)}: {shown(value)}")
-    return value
-
-
-def _bool(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        _fail(f"{name} must be true or false, got {shown(value)}")
-    return value
-
-
 def _seat_or_none(value: Any, name: str) -> int | None:
-    if value is not None and not (is_int(value) and 0 <= value < NUM_PLAYERS):
-        _fail(f"{name} must be null or a player index 0..{NUM_PLAYERS - 1}, got {shown(value)}")
-    return value
-
-
-def _count(value: Any, name: str, most: int) -> int:
-    if not (is_int(value) and 0 <= value <= most):
-        _fail(f"{name} must be an integer 0..{most}, got {shown(value)}")
-    return value
-
-
-def _score(value: Any, name: str) -> int:
-    if not (is_int(value) and MIN_SCORE <= value <= MAX_SCORE):
-        _fail(f"{name} must be an integer score {MIN_SCORE}..{MAX_SCORE}, got {shown(value)}")
-    return value
+    return _read.as_optional_int(value, name, 0, NUM_PLAYERS - 1)
 
 
 def _piece_names(names: Any, name: str) -> list[int]:
     """A list of at most 21 piece names, as kinds."""
-    _list(names, name)
-    if len(names) > NUM_PIECES:
-        _fail(f"{name} lists {len(names)} pieces; the game has {NUM_PIECES}")
-    for i, piece in enumerate(names):
-        if not isinstance(piece, str) or piece not in PIECE_OF_NAME:
-            _fail(f"{name}[{i}] is {shown(piece)}; piece names are {list(PIECES)}")
-    return [PIECE_OF_NAME[piece] for piece in names]
+    return _read.as_names(names, name, "piece name", PIECE_OF_NAME, NUM_PIECES)
 
 
 def _village_name(value: Any, name: str) -> int:
-    if not isinstance(value, str) or value not in VILLAGE_OF_NAME:
-        _fail(f"{name} is {shown(value)}; village names are {list(VILLAGES)}")
-    return VILLAGE_OF_NAME[value]
+    return _read.as_name(value, name, "village name", VILLAGE_OF_NAME)
 
 
 def _read_villages(value: Any) -> list[dict[str, Any]]:
     """The six villages in line order, each field read: kind as a kind, totem as kinds."""
     line = []
-    for v, village in enumerate(_list(value, "villages", NUM_SLOTS)):
+    for v, village in enumerate(_read.as_list(value, "villages", NUM_SLOTS)):
         where = f"villages[{v}]"
         check_keys(where, village, VILLAGE_KEYS, VILLAGE_KEYS)
         line.append(
             {
                 "kind": _village_name(village["kind"], f"{where}.kind"),
-                "available": _bool(village["available"], f"{where}.available"),
-                "face_up": _bool(village["face_up"], f"{where}.face_up"),
+                "available": _read.as_bool(village["available"], f"{where}.available"),
+                "face_up": _read.as_bool(village["face_up"], f"{where}.face_up"),
                 "owner": _seat_or_none(village["owner"], f"{where}.owner"),
                 "totem": _piece_names(village["totem"], f"{where}.totem"),
             }

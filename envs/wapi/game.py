@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.engine import Game, check_choice, check_options, check_permutation, check_perspective, is_int, shown
+from envs.core.engine import Game, check_choice, check_options, check_permutation, is_int, shown
 from envs.wapi import render, serialize
 from envs.wapi.actions import NUM_ACTIONS
 from envs.wapi.components import (
@@ -56,6 +56,9 @@ class WapiGame(Game):
     name = "wapi"
     num_actions = NUM_ACTIONS
     observation_size = OBSERVATION_SIZE
+    observer_class = WapiObserver
+    serializer = serialize
+    renderer = render
 
     def __init__(self, num_players: int = 4, scoring: str = "full", coins: dict[int, int] | None = None):
         check_choice("num_players", num_players, PLAYER_COUNTS)
@@ -88,20 +91,3 @@ class WapiGame(Game):
         """A new game's bag, in draw order: the tiles shuffled once from ``rng`` (the one deal rule,
         shared by :meth:`new_state` and the batch engine, ``envs/wapi/batch.py``)."""
         return self._tile_array[rng.permutation(len(self.tiles))]
-
-    # --- the layers ----------------------------------------------------------
-    def observer(self) -> WapiObserver:
-        return WapiObserver(self)
-
-    def state_to_dict(self, state: WapiState) -> dict[str, Any]:
-        return serialize.state_to_dict(state)
-
-    def state_from_dict(self, data: dict[str, Any]) -> WapiState:
-        return serialize.state_from_dict(self, data)
-
-    def render_text(self, state: WapiState, perspective: int | None = None) -> str:
-        check_perspective(self.num_players, perspective)  # everything shown is public
-        return render.render_text(state)
-
-    def render_image(self, state: WapiState) -> np.ndarray:
-        return render.render_image(state)

@@ -21,7 +21,9 @@ def _fmt(score: float) -> str:
     return f"{score:g}" if score == int(score) else f"{score:.2f}"
 
 
-def render_text(state: WapiState) -> str:
+def render_text(state: WapiState, perspective: int | None = None) -> str:
+    """The mines, their silver, masks and poles, and the scores. Everything in Wapi is public,
+    so every ``perspective`` (checked by the game) gets the same picture."""
     game = state.game
     lines = [
         f"Wapi - {game.num_players} players{' (unofficial)' if game.num_players == 2 else ''}, "

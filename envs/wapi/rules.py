@@ -100,9 +100,7 @@ class WapiState(GameState):
     def legal_mask(self) -> np.ndarray:
         return _mask_of(self.legal_tuple()).copy()  # a copy of a built mask: 5x cheaper than building one
 
-    def apply(self, action: int) -> None:
-        if action not in self.legal_tuple():
-            self.check_action(action)
+    def _play(self, action: int) -> None:
         player, tile = self.current_player, self.drawn
         if is_coin(tile):
             self.silver[coin_mine(action)].append(COIN_VALUES[tile])

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from envs.core.engine import check_keys, check_state_header, invalid_state, is_int, shown
+from envs.core.engine import check_keys, is_int, shown
+from envs.core.fields import FieldReader
 from envs.wapi.components import (
     COIN_VALUES,
     COINS_TO_END,
@@ -46,6 +47,8 @@ KEYS = {
     "terminal",
 }
 MINE_KEYS = {"silver", "masks", "totems"}
+_read = FieldReader("Wapi")
+_fail = _read.fail
 
 
 def state_to_dict(state: WapiState) -> dict[str, Any]:
@@ -80,7 +83,7 @@ class Position(NamedTuple):
 
 
 def state_from_dict(game: WapiGame, data: Any) -> WapiState:
-    check_state_header(game, data, KEYS, "Wapi", ("num_players", "scoring"))
+    _read.check_header(game, data, KEYS, ("num_players", "scoring"))
     position = read_position(game, data)
     check_position(game, position)
     state = build(game, position)
@@ -89,53 +92,31 @@ def state_from_dict(game: WapiGame, data: Any) -> WapiState:
 
 
 # --- reading: each field's type and range ------------------------------------------------
-def _fail(message: str) -> NoReturn:
-    invalid_state("Wapi", message)
-
-
-def _list(value: Any, name: str, length: int | None = None, most: int | None = None) -> list:
-    if not isinstance(value, list):
-        _fail(f"{name} must be a list, got {shown(value)}")
-    if length is not None and len(value) != length:
-        _fail(f"{name} must be a list of {length}, got {len(value)} items: {shown(value)}")
-    if most is not None and len(value) > most:
-        _fail(f"{name} must hold at most {most} items, got {len(value)}: {shown(value)}")
-    return value
-
-
-def _int(value: Any, name: str, low: int, high: int) -> int:
-    if not (is_int(value) and low <= value <= high):
-        _fail(f"{name} must be an int in {low}..{high}, got {shown(value)}")
-    return value
-
-
-def _tile(code: Any, name: str) -> int:
-    if not (isinstance(code, str) and code in TILE_OF_CODE):
-        _fail(f"{name} holds {shown(code)}; tile codes are {list(TILE_CODES)}")
-    return TILE_OF_CODE[code]
-
-
 def read_position(game: WapiGame, data: dict[str, Any]) -> Position:
     n = game.num_players
     silver, masks, totems = [], [], []
-    for k, mine in enumerate(_list(data["mines"], "mines", NUM_MINES)):
+    for k, mine in enumerate(_read.as_list(data["mines"], "mines", NUM_MINES)):
         check_keys(f"mines[{k}]", mine, MINE_KEYS, MINE_KEYS)
-        coins = _list(mine["silver"], f"mines[{k}].silver", most=SILVER_FIELDS)
+        coins = _read.as_list(mine["silver"], f"mines[{k}].silver", most=SILVER_FIELDS)
         if not all(is_int(v) and v in COIN_VALUES for v in coins):
             _fail(f"mines[{k}].silver must hold coin values (ints) from {list(COIN_VALUES)}, got {shown(coins)}")
-        masks.append(_int(mine["masks"], f"mines[{k}].masks", 0, MASK_FIELDS))
-        poles = _list(mine["totems"], f"mines[{k}].totems", most=MASK_FIELDS)
+        masks.append(_read.as_int(mine["masks"], f"mines[{k}].masks", 0, MASK_FIELDS))
+        poles = _read.as_list(mine["totems"], f"mines[{k}].totems", most=MASK_FIELDS)
         for pole in poles:
-            _int(pole, f"mines[{k}].totems", 0, n - 1)
+            _read.as_int(pole, f"mines[{k}].totems", 0, n - 1)
         silver.append(list(coins))
         totems.append(list(poles))
-    totems_left = [_int(t, "totems_left", 0, TOTEMS_PER_PLAYER) for t in _list(data["totems_left"], "totems_left", n)]
-    bag = [_tile(code, "bag") for code in _list(data["bag"], "bag", most=len(game.tiles))]
-    drawn = None if data["drawn"] is None else _tile(data["drawn"], "drawn")
-    current = None if data["current_player"] is None else _int(data["current_player"], "current_player", 0, n - 1)
-    if not isinstance(data["terminal"], bool):
-        _fail(f"terminal must be true or false, got {shown(data['terminal'])}")
-    return Position(current, drawn, silver, masks, totems, totems_left, bag, data["terminal"])
+    totems_left = [
+        _read.as_int(t, "totems_left", 0, TOTEMS_PER_PLAYER)
+        for t in _read.as_list(data["totems_left"], "totems_left", n)
+    ]
+    bag = _read.as_names(data["bag"], "bag", "tile code", TILE_OF_CODE, most=len(game.tiles))
+    drawn = None if data["drawn"] is None else _read.as_name(data["drawn"], "drawn", "tile code", TILE_OF_CODE)
+    current = (
+        None if data["current_player"] is None else _read.as_int(data["current_player"], "current_player", 0, n - 1)
+    )
+    terminal = _read.as_bool(data["terminal"], "terminal")
+    return Position(current, drawn, silver, masks, totems, totems_left, bag, terminal)
 
 
 # --- checking: a position the rules can reach -----------------------------------------------
@@ -207,7 +188,7 @@ def check_derived(state: WapiState, reported: Any) -> None:
     """The reported scores agree with the position's. (A live position always has a legal move:
     a mask can be declined, and a coin drawn before the 30th finds a free silver field.)"""
     true = state.scores()
-    reported = _list(reported, "scores", len(true))
+    reported = _read.as_list(reported, "scores", len(true))
     for player, (given, score) in enumerate(zip(reported, true)):
         number = type(given) is int and abs(given) <= MAX_SCORE or type(given) is float and math.isfinite(given)
         if not (number and abs(given - score) <= 1e-9):
