@@ -16,7 +16,8 @@ sampling in this process and on one and two remote env runners; steps/s is
 learner steps over the wall time of training (no evaluation, no start-up).
 
 The machine is shared: the report gives the load average before and after
-each part. Writes ``benchmarks/results/ray.md`` (``--out``).
+each part. Writes ``--out``: by default a new file under ``runs/bench/``; the committed
+``benchmarks/results/ray.md`` only when ``--out`` names it.
 """
 
 from __future__ import annotations
@@ -29,12 +30,11 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks import records
 from benchmarks.backends import LocalBackend, RayBackend
 from benchmarks.matches import run_tasks
 from benchmarks.tournament import plan_tournament
 from envs.games import HelpFormatter
-
-RESULTS = Path(__file__).parent / "results" / "ray.md"
 
 
 def load() -> str:
@@ -185,10 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=32768, help="learner steps per trainer")
     parser.add_argument("--repeats", type=int, default=3, help="tournament runs per backend, in turn")
     parser.add_argument("--seed", type=int, default=0, help="the tournament's deals and the trainers' seed")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="the results file")
+    parser.add_argument("--out", type=Path, help="the results file (default runs/bench/ray-TIME.md)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.steps < 1 or args.repeats < 1:
         parser.error("--games, --steps and --repeats must be positive")
+    args.out = args.out or records.run_file("ray", ".md")
     command = "python -m benchmarks.scale " + shlex.join(argv)
     text = [
         f"# Scaling on Ray\n\nCommand: `{command.strip()}`\n",
