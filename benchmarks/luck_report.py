@@ -21,6 +21,7 @@ from them).
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
 import sys
@@ -151,6 +152,8 @@ def record_of(results, plan, command: list[str], elapsed: float, ran_on: str) ->
     """A luck run as a record: its games, failures, and a header with the study's settings and notes."""
     agents = {spec.label: {"name": spec.name, "options": dict(spec.options)} for t in plan.tasks for spec in t.table}
     run = records.new_run(command, agents)
+    started = datetime.datetime.strptime(run["started"], "%Y-%m-%dT%H:%M:%SZ") - datetime.timedelta(seconds=elapsed)
+    run["started"] = started.strftime("%Y-%m-%dT%H:%M:%SZ")  # the header is made when the games are over
     run["study"] = {"settings": plan.settings, "notes": plan.notes, "elapsed_s": elapsed, "ran_on": ran_on}
     games, failures = game_lines(results)
     for line in games + failures:
@@ -352,7 +355,8 @@ def plot(all_stats, path: Path) -> None:
         ax.grid(axis="y", alpha=0.3)
     axes[0, 1].axhline(0.5, color="grey", lw=0.8, ls="--")
     axes[1, 1].axhline(1.0, color="grey", lw=0.8, ls="--")
-    axes[0, 0].legend(fontsize=8)
+    if axes[0, 0].get_legend_handles_labels()[0]:  # no bars when no pair has a deal share (a single replay)
+        axes[0, 0].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})
     plt.close(fig)

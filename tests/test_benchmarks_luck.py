@@ -129,6 +129,16 @@ def test_a_record_that_is_not_a_luck_record_is_refused(tmp_path):
         luck_report.write([], tmp_path)
 
 
+def test_a_luck_runs_header_says_when_its_games_began():
+    import datetime
+
+    plan = luck.plan_study(["wapi3"], deals=2, ismcts_deals=0, replays=1, ismcts_iterations=1)
+    (run,) = luck_report.record_of([], plan, ["cmd"], 3600.0, "here").runs
+    started = datetime.datetime.strptime(run["started"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
+    assert abs((datetime.datetime.now(datetime.UTC) - started).total_seconds() - 3600) < 60
+    assert run["study"]["settings"] == plan.settings and run["study"]["notes"] == plan.notes
+
+
 def test_the_command_writes_its_record_and_reports_into_its_records_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # nothing may land in the working directory either
     folder = tmp_path / "luck"
