@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,8 @@ from agents import make_agent, split_epsilon
 from benchmarks import luck, luck_report, records
 from benchmarks.matches import run_tasks
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 # --- duplicate deals: the variance-reduction factor ------------------------------
@@ -118,6 +121,19 @@ def test_a_tiny_study_end_to_end(tmp_path):
     first = (tmp_path / "luck.md").read_bytes(), (tmp_path / "duplicate.md").read_bytes()
     luck_report.write([path], tmp_path)  # a pure function of the records
     assert ((tmp_path / "luck.md").read_bytes(), (tmp_path / "duplicate.md").read_bytes()) == first
+
+
+def test_the_committed_luck_records_reproduce_the_committed_rows():
+    """Every row the committed records give is, to the character, a row of luck.md and of duplicate.md (the
+    records hold the Wakanda and Wapi part; the Samurai rows have no record yet)."""
+    paths = sorted((ROOT / "benchmarks" / "records" / "luck").glob("*.jsonl.gz"))
+    assert paths, "the luck study's records are committed under benchmarks/records/luck"
+    report = luck_report.report_of([records.read([path]) for path in paths])
+    results = ROOT / "benchmarks" / "results"
+    luck_md, duplicate_md = (results / "luck.md").read_text(), (results / "duplicate.md").read_text()
+    assert {st.data.config for st in report.stats} == {"wakanda", "wapi3", "wapi4", "wapi5"}
+    for st in report.stats:
+        assert luck_report.luck_row(st) in luck_md and luck_report.duplicate_row(st) in duplicate_md
 
 
 def test_a_record_that_is_not_a_luck_record_is_refused(tmp_path):
