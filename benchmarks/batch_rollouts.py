@@ -12,7 +12,8 @@ search's rate divided by the one-by-one search's in the same round.
 
     python -m benchmarks.batch_rollouts [--game wapi] [--rounds 3] [--budgets 0.05 0.5] [--out FILE]
 
-The report goes to ``benchmarks/results/batch_rollouts.md`` (Wapi) or ``batch_rollouts_<game>.md``.
+The committed reports are ``benchmarks/results/batch_rollouts.md`` (Wapi) and ``batch_rollouts_<game>.md``,
+written only when ``--out`` names them; by default the report goes to a new file under ``runs/bench/``.
 """
 
 from __future__ import annotations
@@ -23,18 +24,13 @@ from pathlib import Path
 
 import envs
 from agents import PlayerView, make_agent
-from benchmarks.search_speed import medians, positions, span, write_results
+from benchmarks.search_speed import default_out, medians, positions, span, write_results
 from envs.games import make_game
 
-RESULTS = Path(__file__).parent / "results"
 #: The flat paired search with exact heuristic rollouts to the end: the search whose rollouts batch.
 FLAT = {"paired_root": True, "tree_depth": 1, "rollout_depth": None, "rollout_epsilon": 0.0}
 #: The configuration measured in each game (Wapi's: the four-player table of the shipped model).
 CONFIGS = {"wapi": {"num_players": 4}, "wakanda": {}, "samurai": {}}
-
-
-def default_out(game: str) -> Path:
-    return RESULTS / ("batch_rollouts.md" if game == "wapi" else f"batch_rollouts_{game}.md")
 
 
 def rate(game, views: list[PlayerView], budget: float, batch: bool) -> float:
@@ -61,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", default="wapi", choices=envs.GAMES, help="the game (default wapi)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.05, 0.5], help="CPU seconds a move")
-    parser.add_argument("--out", type=Path, help="results file (default benchmarks/results/batch_rollouts[_GAME].md)")
+    parser.add_argument("--out", type=Path, help="results file (default runs/bench/batch_rollouts_GAME-TIME.md)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or min(args.budgets) <= 0:
         parser.error("--rounds must be at least 1 and every budget positive")
@@ -83,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
         for r in rows
     ]
     title = f"{args.game.capitalize()}'s flat search: batch rollouts against one rollout at a time"
-    out = args.out or default_out(args.game)
+    out = args.out or default_out(f"batch_rollouts_{args.game}")
     write_results(out, title, "benchmarks.batch_rollouts", argv, about, [header, *table])
 
 

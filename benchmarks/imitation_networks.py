@@ -30,6 +30,7 @@ import argparse
 import shlex
 import sys
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 import torch
@@ -68,6 +69,7 @@ def candidates(game) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from benchmarks import records
     from envs.games import HelpFormatter, make_game
     from training.imitation import clone, generate
 
@@ -81,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=1500, help="heuristic games imitated (one in ten held out)")
     parser.add_argument("--epochs", type=int, default=8, help="passes over the imitated moves, for each network")
     parser.add_argument("--processes", type=int, default=2, help="worker processes playing the heuristic games")
-    parser.add_argument("--out", default="benchmarks/results/imitation_networks.md", help="the results file")
+    parser.add_argument("--out", help="the results file (default runs/bench/imitation_networks-TIME.md)")
     args = parser.parse_args(argv)
     torch.manual_seed(0)
     config = GAMES[args.game].config
@@ -97,8 +99,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name}: held-out {report['held_out_accuracy']:.1%}", file=sys.stderr, flush=True)
         rows.append((name, parameters, report, time.time() - started))
     text = _report(rows, len(data["actions"]), args, argv)
-    with open(args.out, "w") as f:
-        f.write(text)
+    out = Path(args.out) if args.out else records.run_file("imitation_networks", ".md")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
     print(text)
 
 

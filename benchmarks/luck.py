@@ -2,7 +2,7 @@
 
     python -m benchmarks.luck                       # every game at once (long: the report's parts are faster)
     python -m benchmarks.luck --configs wapi3 wakanda --deals 40 --replays 2
-    python -m benchmarks.luck --configs samurai2 --pairs heuristic,heuristic~0.25 --merge
+    python -m benchmarks.luck --configs samurai2 --pairs heuristic,heuristic~0.25 --records runs/luck
     python -m benchmarks.luck --configs wapi4 --deals 5000 --backend ray      # on a cluster (docs/ray.md)
 
 For each game configuration, pairs of agents of known strength gap (strong
@@ -29,26 +29,28 @@ stock agents are too far apart for upsets (Samurai: the heuristic wins every
 game against random) or too slow (ISMCTS on Samurai), they give rungs of
 known order and moderate gaps.
 
-``--merge`` keeps the rows of the configurations not run from the reports
-already in ``--out``, so the study can be regenerated one game at a time
-(the reports list one command per part).
+Every run writes its games as a record into ``--records`` (default a new
+folder under ``runs/bench/``), and the reports are made from every record in
+that folder by :mod:`benchmarks.luck_report` (the latest run of each
+configuration), so the study can be regenerated one game at a time (the
+reports list one command per part). They go to ``--out`` (default the records
+folder: the committed reports are written only when ``--out`` names them).
 """
 
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 import envs
 from agents import agent_kind, make_agent, split_epsilon
-from benchmarks import luck_report
+from benchmarks import luck_report, records
 from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, run_tasks, seatings
-from benchmarks.ratings import ahead
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
 from envs.core.engine import shown
 from envs.games import GAME_NAMES, HelpFormatter, make_game
@@ -258,38 +260,9 @@ def plan_study(
 
 
 def collect(results: list[TaskResult]) -> tuple[list[PairData], list[str]]:
-    """Arrange the games by (configuration, pair) into d[deal, replay, seating]; failed deals are noted and left out."""
-    grouped: dict[tuple, list[TaskResult]] = {}
-    notes = []
-    for r in results:
-        if r.failures:
-            f = r.failures[0]
-            notes.append(f"{r.task.key[0]}: deal seed {f.game_seed} left out, {f.agent} failed: {f.message}")
-            continue
-        grouped.setdefault(r.task.key, []).append(r)
-    out = []
-    for (config, p, strong, weak), rs in grouped.items():
-        n = len(rs[0].task.seatings)
-        replays = rs[0].task.replays
-        d = np.zeros((len(rs), replays, n))
-        wins = {strong: 0.0, weak: 0.0}
-        for i, r in enumerate(rs):
-            for g in r.games:
-                a, b = g.seats.index(strong), g.seats.index(weak)
-                d[i, g.replay, g.seating] = 2 * ahead(g.ranks, a, b) - 1
-                for who, seat in ((strong, a), (weak, b)):
-                    if seat in g.winners:
-                        wins[who] += 1 / len(g.winners)
-        games = d.size
-        out.append(
-            (
-                CONFIGS_ORDER.index(config),
-                p,
-                PairData(config, strong, weak, n, d, wins[strong] / games, wins[weak] / games),
-            )
-        )
-    out.sort(key=lambda item: item[:2])
-    return [data for _, _, data in out], notes
+    """Arrange the games by (configuration, pair) into d[deal, replay, seating]; failed deals are noted and left out
+    (through the record lines the report is made from, so the two cannot differ)."""
+    return luck_report.pair_data(*luck_report.game_lines(results))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -321,14 +294,15 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: each game's pairs, see GAME_PAIRS)",
     )
     parser.add_argument(
-        "--merge",
-        action="store_true",
-        help="keep the other configurations' rows of the reports already in --out (regenerate per game)",
+        "--records",
+        type=Path,
+        help="folder of the study's records: this run's is added, the reports are made from all of them "
+        "(default a new folder runs/bench/luck-TIME)",
     )
     parser.add_argument("--filler", default="heuristic", help="agent in the seats beyond the pair (default heuristic)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and agent seed (default 0)")
     pool.add_arguments(parser)
-    parser.add_argument("--out", default="benchmarks/results", help="folder for luck.md, duplicate.md and plots")
+    parser.add_argument("--out", type=Path, help="folder for luck.md, duplicate.md and luck.png (default --records)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -366,11 +340,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m benchmarks.luck: error: {error}", file=sys.stderr)
         return 2
     elapsed = time.perf_counter() - start
-    data, failed = collect(results)
-    stats = [pair_stats(d, seed=args.seed) for d in data]
-    command = "python -m benchmarks.luck" + (" " + shlex.join(argv) if argv else "")
-    luck_report.write(stats, plan, plan.notes + failed, command, args.out, elapsed, ran_on, merge=args.merge)
-    print(f"wrote {args.out}/luck.md, duplicate.md and plots in {elapsed:.0f} s", file=sys.stderr)
+    record = luck_report.record_of(results, plan, ["python", "-m", "benchmarks.luck", *argv], elapsed, ran_on)
+    folder = args.records or records.run_file("luck", "")
+    path = records.write(record, folder / luck_report.record_name(record))
+    out = args.out or folder
+    luck_report.write(sorted(folder.glob("*.jsonl*")), out)
+    print(f"wrote {path}, and {out}/luck.md, duplicate.md and luck.png; {elapsed:.0f} s", file=sys.stderr)
     return 0
 
 

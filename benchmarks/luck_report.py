@@ -1,12 +1,39 @@
-"""Reports of the luck study: ``luck.md`` with its plot, and ``duplicate.md`` (what duplicate deals buy)."""
+"""Reports of the luck study, made from its records only: ``luck.md`` with its plot, and ``duplicate.md``.
+
+    python -m benchmarks.luck_report RECORD [RECORD...] --out FOLDER
+
+A luck run (``python -m benchmarks.luck``) writes what it played as a record
+(:mod:`benchmarks.records`, JSON Lines): the run header carries the study's
+``settings``, the ``notes`` of the pairs it skipped, and the ``elapsed_s`` and
+``ran_on`` the report quotes; each game line also carries ``study_config``
+(``wapi3``), ``pair`` (the pair's position in that configuration's list),
+``table`` (strong, weak) and ``replay``. The luck study plays through
+:func:`benchmarks.matches.play_task`, which does not time moves, so its games
+have no ``moves`` or ``cpu_us``.
+
+Several records make one report, one part each: a configuration's rows come
+from the latest run (by its start) that played it, so a part rerun alone
+replaces its configurations and keeps the others'. The markdown files and the
+plot are outputs only, a pure function of the records (nothing is read back
+from them).
+"""
 
 from __future__ import annotations
 
+import argparse
+import datetime
+import json
 import math
-import re
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
+
+import numpy as np
+
+from benchmarks import records
+from benchmarks.protocol import deal_set_of
+from benchmarks.records import Record
 
 #: the number of games at which the two designs' interval widths are compared in duplicate.md
 COMPARE_AT = 100
@@ -31,8 +58,7 @@ def _pair(stats) -> str:
     return f"{stats.data.strong} > {stats.data.weak}"
 
 
-def _settings(plan, elapsed: float, ran_on: str) -> str:
-    s = plan.settings
+def _settings(s: dict, elapsed: float, ran_on: str) -> str:
     pairs = "" if s.get("pairs") is None else "pairs " + " ".join(",".join(p) for p in s["pairs"]) + "; "
     return (
         f"{pairs}{s['deals']} deals per pair ({s['ismcts_deals']} with ISMCTS at {s['ismcts_iterations']} "
@@ -58,98 +84,169 @@ def duplicate_row(st) -> str:
     )
 
 
+def game_lines(results) -> tuple[list[dict], list[dict]]:
+    """A luck run's games and failures (``matches.TaskResult`` of tasks keyed (configuration, pair index,
+    strong, weak)) as record lines without a run id, in the order played."""
+    from benchmarks.matches import configured_game
+
+    games, failures = [], []
+    for r in results:
+        config_name, p, strong, weak = r.task.key
+        name, frozen = r.task.game
+        config = json.loads(json.dumps(dict(configured_game(name, frozen).config())))
+        common = {"game": name, "config": config, "study_config": config_name, "pair": p, "table": [strong, weak]}
+        for g in r.games:
+            games.append(
+                {"kind": "game"}
+                | common
+                | {"deal_set": deal_set_of(g.game_seed), "deal": g.deal, "seed": g.game_seed, "seating": g.seating}
+                | {"replay": g.replay, "seats": list(g.seats), "scores": [float(x) for x in g.scores]}
+                | {"winners": [int(w) for w in g.winners]}
+            )
+        for f in r.failures:
+            seat = f.seats.index(f.agent) if f.agent in f.seats else None
+            failures.append(
+                {"kind": "failure"}
+                | common
+                | {"deal_set": deal_set_of(f.game_seed), "deal": r.task.deal, "seed": f.game_seed}
+                | {"seats": list(f.seats), "agent": f.agent, "seat": seat, "move": None, "message": f.message}
+            )
+    return games, failures
+
+
+def pair_data(games: Sequence[dict], failures: Sequence[dict] = ()) -> tuple[list, list[str]]:
+    """The games of each (configuration, pair) as ``luck.PairData``, d[deal, replay, seating], in the order of
+    the configurations and pairs; and a note per deal left out because an agent failed."""
+    from benchmarks.luck import CONFIGS_ORDER, PairData
+    from benchmarks.ratings import ahead, finishing_ranks
+
+    notes, failed = [], set()
+    for f in failures:
+        if (f["study_config"], f["pair"], f["deal"]) not in failed:
+            failed.add((f["study_config"], f["pair"], f["deal"]))
+            notes.append(f"{f['study_config']}: deal seed {f['seed']} left out, {f['agent']} failed: {f['message']}")
+    grouped: dict[tuple, list[dict]] = {}
+    for g in games:
+        grouped.setdefault((g["study_config"], g["pair"], *g["table"]), []).append(g)
+    out = []
+    for (config, p, strong, weak), group in grouped.items():
+        deals = {deal: i for i, deal in enumerate(sorted({g["deal"] for g in group}))}
+        replays, seatings = (1 + max(g[key] for g in group) for key in ("replay", "seating"))
+        d = np.zeros((len(deals), replays, seatings))
+        wins = {strong: 0.0, weak: 0.0}
+        for g in group:
+            a, b = g["seats"].index(strong), g["seats"].index(weak)
+            d[deals[g["deal"]], g["replay"], g["seating"]] = (
+                2 * ahead(finishing_ranks(g["scores"], g["winners"]), a, b) - 1
+            )
+            for who, seat in ((strong, a), (weak, b)):
+                if seat in g["winners"]:
+                    wins[who] += 1 / len(g["winners"])
+        data = PairData(config, strong, weak, len(group[0]["seats"]), d, wins[strong] / d.size, wins[weak] / d.size)
+        out.append((CONFIGS_ORDER.index(config), p, data))
+    out.sort(key=lambda item: item[:2])
+    return [data for _, _, data in out], notes
+
+
+def record_of(results, plan, command: list[str], elapsed: float, ran_on: str) -> Record:
+    """A luck run as a record: its games, failures, and a header with the study's settings and notes."""
+    agents = {spec.label: {"name": spec.name, "options": dict(spec.options)} for t in plan.tasks for spec in t.table}
+    run = records.new_run(command, agents)
+    started = datetime.datetime.strptime(run["started"], "%Y-%m-%dT%H:%M:%SZ") - datetime.timedelta(seconds=elapsed)
+    run["started"] = started.strftime("%Y-%m-%dT%H:%M:%SZ")  # the header is made when the games are over
+    run["study"] = {"settings": plan.settings, "notes": plan.notes, "elapsed_s": elapsed, "ran_on": ran_on}
+    games, failures = game_lines(results)
+    for line in games + failures:
+        line["run"] = run["run"]
+    return Record([run], games, failures)
+
+
+def record_name(record: Record) -> str:
+    """The file name of a luck run's record: its configurations and its run id."""
+    run = record.runs[0]
+    return f"luck-{'_'.join(run['study']['settings']['configs'])}-{run['run']}.jsonl.gz"
+
+
+def _config_of(note: str) -> str:
+    """The configuration a note (``wapi3: ...``) is about."""
+    return note.partition(":")[0]
+
+
 @dataclass
-class Report:
-    """What the two markdown files hold, by configuration, so that a run can replace its own part.
+class Part:
+    """One run's share of the report: its command, the configurations it still gives, their statistics."""
 
-    ``parts``: (command, configurations, settings) of each run that made rows.
-    """
-
-    parts: list[tuple[str, list[str], str]] = field(default_factory=list)
-    luck_rows: list[str] = field(default_factory=list)
-    duplicate_rows: list[str] = field(default_factory=list)
+    command: str
+    configs: list[str]
+    settings: str
+    stats: list = field(default_factory=list)  # luck.PairStats, in the order of the configurations and pairs
     notes: list[str] = field(default_factory=list)
 
-    def merge(self, new: Report, configs: list[str]) -> Report:
-        """This report with ``configs``' rows, notes and commands replaced by ``new``'s."""
 
-        def mine(line: str) -> bool:
-            return _config_of(line) not in configs
+@dataclass
+class Report:
+    """The parts of a report (disjoint configurations) and the records it was made from."""
 
-        # a part keeps only the configurations whose rows it still gave
-        parts = [
-            (command, kept, settings)
-            for command, done, settings in self.parts
-            if (kept := [c for c in done if c not in configs])
-        ]
-        return Report(
-            parts + new.parts,
-            _by_config([r for r in self.luck_rows if mine(r)] + new.luck_rows),
-            _by_config([r for r in self.duplicate_rows if mine(r)] + new.duplicate_rows),
-            _by_config([n for n in self.notes if mine(n)] + new.notes),
+    parts: list[Part]
+    sources: list[str] = field(default_factory=list)
+
+    def _ordered(self, items: list, config_of) -> list:
+        from benchmarks.luck import CONFIGS_ORDER as order
+
+        return sorted(items, key=lambda x: order.index(config_of(x)) if config_of(x) in order else len(order))
+
+    @property
+    def stats(self) -> list:
+        return self._ordered([st for part in self.parts for st in part.stats], lambda st: st.data.config)
+
+    @property
+    def notes(self) -> list[str]:
+        return self._ordered([note for part in self.parts for note in part.notes], _config_of)
+
+
+def report_of(recs: Sequence[Record], sources: Sequence[str] = ()) -> Report:
+    """The report of luck records: each configuration from the latest run (by its start) that played it."""
+    from benchmarks.luck import pair_stats
+
+    runs = sorted(((run, rec) for rec in recs for run in rec.runs), key=lambda item: item[0]["started"])
+    latest = {config: run["run"] for run, _ in runs for config in run["study"]["settings"]["configs"]}
+    parts = []
+    for run, rec in runs:
+        study = run["study"]
+        configs = [c for c in study["settings"]["configs"] if latest[c] == run["run"]]
+        if not configs:
+            continue
+        games, failures = (
+            [line for line in lines if line["run"] == run["run"] and line["study_config"] in configs]
+            for lines in (rec.games, rec.failures)
         )
-
-
-def _config_of(line: str) -> str:
-    """The configuration a table row (``| wapi3 | ...``) or a note (``- wapi3: ...``) is about."""
-    return re.split(r"[ |:]+", line.lstrip("|- "), maxsplit=1)[0]
-
-
-def _by_config(lines: list[str]) -> list[str]:
-    """Lines in the order of the configurations (stable within one)."""
-    from benchmarks.luck import CONFIGS_ORDER as order
-
-    return sorted(lines, key=lambda line: order.index(_config_of(line)) if _config_of(line) in order else len(order))
-
-
-PART = re.compile(r"^- `(?P<command>[^`]+)`: configs (?P<configs>[\w ]+?); (?P<settings>.*)$")
-
-
-def read(folder: Path) -> Report:
-    """The parts, rows and notes of the reports in ``folder`` (empty if there are none).
-
-    Also reads the single-command reports written before the study could be
-    run in parts (one ``Regenerate:`` line and one ``Settings:`` line).
-    """
-    from benchmarks.luck import CONFIGS
-
-    report = Report()
-    luck, duplicate = folder / "luck.md", folder / "duplicate.md"
-    if not luck.exists():
-        return report
-    old_command = old_settings = None
-    for line in luck.read_text().splitlines():
-        if match := PART.match(line):
-            report.parts.append((match["command"], match["configs"].split(), match["settings"]))
-        elif line.startswith("Regenerate: `"):
-            old_command = line.split("`")[1]
-        elif line.startswith("Settings: "):
-            old_settings = line[len("Settings: ") :].rstrip(".")
-        elif line.startswith("| ") and _config_of(line) in CONFIGS:
-            report.luck_rows.append(line)
-        elif line.startswith("- ") and _config_of(line) in CONFIGS:
-            report.notes.append(line[2:])
-    if old_command:
-        configs = list(dict.fromkeys(_config_of(r) for r in report.luck_rows))
-        report.parts.append((old_command, configs, old_settings or ""))
-    if duplicate.exists():
-        report.duplicate_rows = [
-            line for line in duplicate.read_text().splitlines() if line.startswith("| ") and _config_of(line) in CONFIGS
-        ]
-    return report
+        data, failed = pair_data(games, failures)
+        parts.append(
+            Part(
+                run["command"],
+                configs,
+                _settings(study["settings"], study["elapsed_s"], study["ran_on"]),
+                [pair_stats(d, seed=study["settings"]["seed"]) for d in data],
+                [note for note in study["notes"] + failed if _config_of(note) in configs],
+            )
+        )
+    return Report(parts, [str(s) for s in sources])
 
 
 def luck_markdown(report: Report) -> str:
     lines = [
         "# Luck versus skill",
         "",
-        "Regenerate, one command per part (a run with `--merge` replaces the rows of its configurations and keeps "
-        "the others; the parts together give this report). A row depends only on its configuration's settings (every "
-        "deal and agent seed is fixed by the run seed and the deal number), so a part's configurations may be rerun "
-        "alone with `--configs ... --merge`, whatever else its command ran:",
+        "Generated from the records "
+        + ", ".join(f"`{s}`" for s in report.sources)
+        + " by `python -m benchmarks.luck_report RECORD... --out FOLDER`; never edited by hand. Each part's "
+        "command played its record (`--records FOLDER` adds a run's record to that folder and remakes the report "
+        "from every record there). A configuration's rows come from the latest run that played it, and depend "
+        "only on its configuration's settings (every deal and agent seed is fixed by the run seed and the deal "
+        "number), so a part's configurations may be rerun alone with `--configs ...`, whatever else its command ran:",
         "",
     ]
-    lines += [f"- `{command}`: configs {' '.join(configs)}; {settings}" for command, configs, settings in report.parts]
+    lines += [f"- `{part.command}`: configs {' '.join(part.configs)}; {part.settings}" for part in report.parts]
     lines += [
         "",
         "Every deal is played in every rotation of the table and replayed with fresh agent seeds. Per game: d = +1 "
@@ -170,7 +267,7 @@ def luck_markdown(report: Report) -> str:
         "| game | pair | games | d | outright wins | upset | deal share | N* independent | N* duplicate |",
         "|---|---|---:|---|---|---|---|---:|---:|",
     ]
-    lines += report.luck_rows
+    lines += [luck_row(st) for st in report.stats]
     if report.notes:
         lines += ["", "Notes:", ""] + [f"- {note}" for note in report.notes]
     lines += [
@@ -190,7 +287,7 @@ def duplicate_markdown(report: Report) -> str:
         "From the games of the luck study; regenerate with the commands listed in [luck.md](luck.md):",
         "",
     ]
-    lines += [f"- `{command}`" for command, _, _ in report.parts]
+    lines += [f"- `{part.command}`" for part in report.parts]
     lines += [
         "",
         "For two agents, the confidence interval of their win-rate difference d after the same number of games, "
@@ -203,7 +300,7 @@ def duplicate_markdown(report: Report) -> str:
         f"| ± after {COMPARE_AT} games, independent | duplicate |",
         "|---|---|---:|---:|---:|---|---:|---:|",
     ]
-    lines += report.duplicate_rows
+    lines += [duplicate_row(st) for st in report.stats]
     lines += [
         "",
         "A factor above 1 means duplicate deals pay: the luck of the deal is cancelled between the seats. It "
@@ -212,38 +309,6 @@ def duplicate_markdown(report: Report) -> str:
         "",
     ]
     return "\n".join(lines)
-
-
-def _value(text: str) -> float:
-    """A number as ``_num`` wrote it: ``-`` (undefined), ``∞`` or digits with thousands commas."""
-    text = text.strip().replace(",", "")
-    return {"-": math.nan, "∞": math.inf}[text] if text in ("-", "∞") else float(text)
-
-
-def _cell(text: str) -> tuple[float, tuple[float, float]]:
-    """``"0.05 [0.00, 0.25]"`` -> (0.05, (0.0, 0.25))."""
-    value, _, interval = text.strip().partition(" [")
-    low, _, high = interval.rstrip("]").partition(", ")
-    return _value(value), (_value(low), _value(high))
-
-
-def plotted(report: Report) -> list[SimpleNamespace]:
-    """The figures the plot shows, read back from the tables (so a merged report's plot covers every part)."""
-    factors = {}
-    for row in report.duplicate_rows:
-        cells = row.strip("| ").split(" | ")
-        factors[(cells[0], cells[1])] = _cell(cells[5])
-    out = []
-    for row in report.luck_rows:
-        cells = row.strip("| ").split(" | ")
-        strong, _, weak = cells[1].partition(" > ")
-        st = SimpleNamespace(data=SimpleNamespace(config=cells[0], strong=strong, weak=weak), intervals={})
-        for name, k in (("upset", 5), ("share", 6), ("n_independent", 7)):
-            setattr(st, name, _cell(cells[k])[0])
-            st.intervals[name] = _cell(cells[k])[1]
-        st.factor, st.intervals["factor"] = factors.get((cells[0], cells[1]), (math.nan, (math.nan, math.nan)))
-        out.append(st)
-    return out
 
 
 def plot(all_stats, path: Path) -> None:
@@ -290,26 +355,50 @@ def plot(all_stats, path: Path) -> None:
         ax.grid(axis="y", alpha=0.3)
     axes[0, 1].axhline(0.5, color="grey", lw=0.8, ls="--")
     axes[1, 1].axhline(1.0, color="grey", lw=0.8, ls="--")
-    axes[0, 0].legend(fontsize=8)
+    if axes[0, 0].get_legend_handles_labels()[0]:  # no bars when no pair has a deal share (a single replay)
+        axes[0, 0].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})
     plt.close(fig)
 
 
-def write(all_stats, plan, notes, command: str, out: str, elapsed: float, ran_on: str, merge: bool = False) -> None:
-    """Write luck.md, duplicate.md and luck.png; with ``merge``, the other configurations' rows already
-    in ``out`` are kept, so that each game can be regenerated on its own."""
+def write(paths: Sequence[str | Path], out: str | Path) -> Report:
+    """Write luck.md, duplicate.md and luck.png into ``out`` from the luck records at ``paths``."""
+    from benchmarks.report import shown_path
+
+    recs = []
+    for path in paths:
+        rec = records.read([path])
+        if not rec.runs or any("study" not in run for run in rec.runs):
+            raise ValueError(f"{path} is not a luck record (a run without the study's settings)")
+        recs.append(rec)
+    if not recs:
+        raise ValueError("no luck records given")
+    report = report_of(recs, [shown_path(p) for p in paths])
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    configs = plan.settings["configs"]
-    report = Report(
-        [(command, list(configs), _settings(plan, elapsed, ran_on))],
-        [luck_row(st) for st in all_stats],
-        [duplicate_row(st) for st in all_stats],
-        list(notes),
-    )
-    if merge:
-        report = read(folder).merge(report, configs)
     (folder / "luck.md").write_text(luck_markdown(report))
     (folder / "duplicate.md").write_text(duplicate_markdown(report))
-    plot(plotted(report), folder / "luck.png")
+    plot(report.stats, folder / "luck.png")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.luck_report",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("records", nargs="+", type=Path, metavar="RECORD", help="luck records (.jsonl or .jsonl.gz)")
+    parser.add_argument("--out", required=True, type=Path, help="folder for luck.md, duplicate.md and luck.png")
+    args = parser.parse_args(argv)
+    try:
+        report = write(args.records, args.out)
+    except (OSError, ValueError) as error:
+        parser.error(str(error))
+    print(f"wrote {args.out}/luck.md, duplicate.md and luck.png from {len(report.stats)} pairs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

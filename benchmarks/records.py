@@ -9,7 +9,10 @@ games (and failures, if any), every line a JSON object with a ``kind``:
 - ``game``: ``run``, ``game``, ``config``, ``deal_set``, ``deal`` (position in
   the set), ``seed``, ``seating`` (index of the rotation), ``seats`` (agent
   label per seat), ``table`` (hero, opponent), ``scores``, ``winners``,
-  ``moves`` and ``cpu_us`` (per seat, each move's CPU microseconds);
+  ``moves`` and ``cpu_us`` (per seat, each move's CPU microseconds); a study
+  that replays a deal with fresh agent seeds adds ``replay`` (the luck study's
+  records, :mod:`benchmarks.luck_report`, also say which pair and study
+  configuration a game belongs to, and time no moves);
 - ``failure``: ``run``, ``game``, ``config``, ``seed``, ``seats``, ``agent``,
   ``seat``, ``move``, ``message``: a game stopped because an agent broke the protocol.
 
@@ -105,8 +108,10 @@ class Record:
 
 
 def game_identity(game: dict) -> tuple:
-    """What makes a game the same game: configuration, deal seed, who sat where, and the table."""
-    return game["game"], json.dumps(game["config"], sort_keys=True), game["seed"], tuple(game["seats"])
+    """What makes a game the same game: configuration, deal seed, who sat where, and the replay (a study
+    that replays a deal with fresh agent seeds, as the luck study does, numbers them; 0 otherwise)."""
+    config = json.dumps(game["config"], sort_keys=True)
+    return game["game"], config, game["seed"], tuple(game["seats"]), game.get("replay", 0)
 
 
 def new_run(command: list[str], agents: dict[str, dict]) -> dict:

@@ -14,6 +14,9 @@ fresh agent per round (``keep_tree`` has nothing to keep: positions stand alone)
 
     python -m benchmarks.search_speed [--rounds 5] [--iterations 256] [--out benchmarks/results/search_speed.md]
 
+Without ``--out`` the page goes to a new file under ``runs/bench/``: the committed results file is
+written only when ``--out`` names it.
+
 To compare with another version of the search, run this file from that version's checkout
 (``cd OTHER && PYTHONPATH=. python /path/to/benchmarks/search_speed.py --out FILE``): its
 ``agents`` are then imported, and the ratio to plain ISMCTS makes the two runs comparable.
@@ -32,7 +35,6 @@ from pathlib import Path
 from agents import PlayerView, make_agent, play_game
 from envs.games import make_game
 
-RESULTS = Path(__file__).parent / "results" / "search_speed.md"
 CONFIGS = [("wakanda", {}), ("samurai", {"num_players": 2}), ("wapi", {"num_players": 4})]
 #: A position is kept every this many decisions with a choice, up to POSITIONS per game configuration.
 EVERY, POSITIONS = 7, 30
@@ -106,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     parser.add_argument("--iterations", type=int, default=256, help="simulations per search (default 256)")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
+    parser.add_argument("--out", type=Path, help="results file (default runs/bench/search_speed-TIME.md)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.iterations < 2:
         parser.error("--rounds must be at least 1 and --iterations at least 2")
@@ -123,7 +125,9 @@ def main(argv: list[str] | None = None) -> None:
         f"| {r['label']} | {r['plain']:,.0f} | {r['guided']:,.0f} | {r['ratio']:.2f} | {span(r, 2)} |" for r in rows
     ]
     title = "Simulations per CPU second: guided search against plain ISMCTS"
-    write_results(args.out, title, "benchmarks.search_speed", argv, about, [header, *table])
+    write_results(
+        args.out or default_out("search_speed"), title, "benchmarks.search_speed", argv, about, [header, *table]
+    )
 
 
 def span(row: dict, digits: int) -> str:
@@ -132,13 +136,23 @@ def span(row: dict, digits: int) -> str:
     return f"{low:.{digits}f}-{high:.{digits}f}"
 
 
+def default_out(stem: str) -> Path:
+    """A new file under ``runs/bench/`` (imported here, not at the top, so that this file still runs
+    from an older checkout with ``--out``: see the module docstring)."""
+    from benchmarks.records import run_file
+
+    return run_file(stem, ".md")
+
+
 def write_results(out: Path, title: str, module: str, argv: list[str] | None, about: str, table: list[str]) -> None:
     """The results page: title, the command that made it, the machine and what was measured, the table."""
     command = f"python -m {module} " + shlex.join(argv if argv is not None else sys.argv[1:])
     lines = [f"# {title}", "", f"Command: `{command.strip()}`", ""]
     lines += [f"Machine: {platform.machine()}, Python {platform.python_version()}. {about}", "", *table]
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+    print(f"written to {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -207,7 +207,7 @@ def parse_networks(parser: argparse.ArgumentParser, entries: list[str]) -> dict[
     return networks
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument(
         "--only", nargs="+", choices=[m.name for m in MATCHUPS], help="run only these matchups (default: every one)"
@@ -217,7 +217,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--ismcts-iterations",
         type=int,
-        default=None,
         help="ISMCTS iterations per move (default: none, budgeted by --ismcts-time)",
     )
     parser.add_argument(
@@ -244,13 +243,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--guided-iterations",
         type=int,
-        default=None,
         help="guided search simulations per move (default: the ISMCTS budget)",
     )
     parser.add_argument(
         "--guided-time",
         type=float,
-        default=None,
         help="guided search seconds per move (default: the ISMCTS budget), or budget it by --guided-iterations",
     )
     parser.add_argument(
@@ -267,6 +264,61 @@ def main(argv: list[str] | None = None) -> None:
         type=Path,
         help="markdown report (default runs/bench/strength-TIME.md; the curated results file only when named)",
     )
+    return parser
+
+
+def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[dict, dict]:
+    """The ISMCTS and the guided search's options from the command line (the guided search takes the ISMCTS
+    budget unless given its own)."""
+    ismcts = {"iterations": args.ismcts_iterations} if args.ismcts_iterations else {"time_limit": args.ismcts_time}
+    ismcts.update(parse_options(parser, args.ismcts_option, "--ismcts-option"))
+    if args.guided_iterations:
+        guided = {"iterations": args.guided_iterations}
+    else:
+        guided = (
+            {"time_limit": args.guided_time}
+            if args.guided_time
+            else {k: ismcts[k] for k in ismcts if k in ("iterations", "time_limit")}
+        )
+    guided.update(parse_options(parser, args.guided_option, "--guided-option"))
+    return ismcts, guided
+
+
+def matchup_options(
+    parser: argparse.ArgumentParser, runnable: list[Matchup], networks: dict, ismcts: dict, guided: dict
+) -> dict[str, dict]:
+    """Each matchup's searcher options (see :func:`play_one`), every searcher built once here so that a bad
+    option or network fails with its message, not inside a worker."""
+    options_by_matchup = {}
+    for matchup in runnable:
+        network = networks.get(matchup.game, networks.get(None, "trained"))
+        options = {"ismcts": ismcts, "guided": {"network": network, **guided}}
+        try:
+            for kind in {matchup.hero, matchup.opponent} & set(SEARCHERS):
+                build(kind, make_game(matchup.game, **dict(matchup.config)), 0, options)
+        except ValueError as error:
+            parser.error(f"{matchup.name}: {error}")
+        options_by_matchup[matchup.name] = options
+    return options_by_matchup
+
+
+def report_text(command: str, ran_on: str, ismcts: dict, guided: dict | None, network: list[str], rows) -> str:
+    """The markdown report of a run: the command, the machine and the budgets, then the table.
+    ``guided``: the guided search's options, None when no matchup of the run played it."""
+    guided_text = "" if guided is None else f"; guided search {guided}, network {' '.join(network)}"
+    return (
+        f"# Agent strength\n\nCommand: `{command.strip()}`\n\n"
+        f"Machine: {platform.machine()}, {multiprocessing.cpu_count()} CPUs, Python {platform.python_version()}; "
+        f"ran on the {ran_on}; ISMCTS budget and options {ismcts}{guided_text}.\n"
+        "Each deal is played with the hero in every seat (seats swapped / rotated); a shared win counts 1/k; "
+        "intervals are 95% Wilson score intervals. 'met': yes when the whole interval clears the target "
+        "(for 'most wins': the best opponent seat's rate); times are CPU seconds per decision.\n\n"
+        f"{table(rows)}\n"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
     args = parser.parse_args(argv)
     args.out = args.out or records.run_file("strength", ".md")
     for flag in ("games", "ismcts_games"):
@@ -280,58 +332,24 @@ def main(argv: list[str] | None = None) -> None:
         backend = pool.from_args(args)
     except ValueError as error:
         parser.error(str(error))
-    ismcts = {"iterations": args.ismcts_iterations} if args.ismcts_iterations else {"time_limit": args.ismcts_time}
-    ismcts.update(parse_options(parser, args.ismcts_option, "--ismcts-option"))
-    if args.guided_iterations:
-        guided = {"iterations": args.guided_iterations}
-    else:
-        guided = (
-            {"time_limit": args.guided_time}
-            if args.guided_time
-            else {k: ismcts[k] for k in ismcts if k in ("iterations", "time_limit")}
-        )
-    guided.update(parse_options(parser, args.guided_option, "--guided-option"))
-    networks = parse_networks(parser, args.network)
+    ismcts, guided = search_options(parser, args)
     runnable = [m for m in MATCHUPS if (args.only is None or m.name in args.only)]
-    options_by_matchup = {}
-    for matchup in runnable:  # a bad option or network fails here, with its message, not inside a worker
-        network = networks.get(matchup.game, networks.get(None, "trained"))
-        options = {"ismcts": ismcts, "guided": {"network": network, **guided}}
-        try:
-            for kind in {matchup.hero, matchup.opponent} & set(SEARCHERS):
-                build(kind, make_game(matchup.game, **dict(matchup.config)), 0, options)
-        except ValueError as error:
-            parser.error(f"{matchup.name}: {error}")
-        options_by_matchup[matchup.name] = options
+    options = matchup_options(parser, runnable, parse_networks(parser, args.network), ismcts, guided)
     rows = []
     try:
         with backend:
             for matchup in runnable:
                 games = args.ismcts_games if matchup.hero in SEARCHERS else args.games
-                row = run_matchup(matchup, games, args.seed, backend.workers, options_by_matchup[matchup.name], backend)
+                row = run_matchup(matchup, games, args.seed, backend.workers, options[matchup.name], backend)
                 rows.append(row)
                 print(table([row]).splitlines()[-1], f"({row['elapsed']:.0f} s)", flush=True)
             ran_on = backend.describe()
     except ValueError as error:  # the cluster could not be joined or cannot run this project
         sys.exit(f"python -m benchmarks.strength: error: {error}")
-    report = table(rows)
-    print("\n" + report)
+    print("\n" + table(rows))
     command = "python -m benchmarks.strength " + " ".join(sys.argv[1:] if argv is None else argv)
-    text = (
-        f"# Agent strength\n\nCommand: `{command.strip()}`\n\n"
-        f"Machine: {platform.machine()}, {multiprocessing.cpu_count()} CPUs, Python {platform.python_version()}; "
-        f"ran on the {ran_on}; ISMCTS budget and options {ismcts}"
-        + (
-            f"; guided search {guided}, network {' '.join(args.network)}"
-            if any(m.hero == "guided" for m in runnable)
-            else ""
-        )
-        + ".\n"
-        "Each deal is played with the hero in every seat (seats swapped / rotated); a shared win counts 1/k; "
-        "intervals are 95% Wilson score intervals. 'met': yes when the whole interval clears the target "
-        "(for 'most wins': the best opponent seat's rate); times are CPU seconds per decision.\n\n"
-        f"{report}\n"
-    )
+    played_guided = any(m.hero == "guided" for m in runnable)
+    text = report_text(command, ran_on, ismcts, guided if played_guided else None, args.network, rows)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     print(f"\nwritten to {args.out}")

@@ -13,7 +13,8 @@ deal; ``permutations``: all orders, which also balance who sits after whom;
 the default ``auto`` takes permutations up to three players), so that every
 agent meets the same luck in every seat; all tables share the same deals. Ratings: Bradley–Terry on
 the Elo scale (two players) or openskill's Plackett–Luce (more), with 95%
-intervals. Writes ``tournament_<game>.md`` and ``.png`` into ``--out``.
+intervals. Writes ``tournament_<game>.md`` and ``.png`` into ``--out`` (default a new folder under
+``runs/bench/``: the committed reports in ``benchmarks/results`` only when ``--out`` names it).
 The same command and seed give the same report (ISMCTS runs on a fixed
 number of iterations, never on a clock, for that reason).
 """
@@ -34,7 +35,7 @@ import numpy as np
 
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, agent_kind, make_agent, split_epsilon
-from benchmarks import tournament_report
+from benchmarks import records, tournament_report
 from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, run_tasks, seatings
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
 from benchmarks.variance import DuplicateEffect, duplicate_effect
@@ -233,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="ISMCTS (and best) iterations per move: a fixed budget, never a clock, so that a seed fixes the report",
     )
     add_game_options(parser)
-    parser.add_argument("--out", default="benchmarks/results", help="folder for the report")
+    parser.add_argument("--out", help="folder for the report (default runs/bench/tournament-TIME)")
     parser.add_argument("--name", help="report file stem (default: tournament_<game>[_<n>p][_<options>])")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -283,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m benchmarks.tournament: error: {error}", file=sys.stderr)
         return 2
     command = "python -m benchmarks.tournament " + shlex.join(argv)
-    stem = Path(args.out) / (args.name or default_name(plan))
+    stem = Path(args.out or records.run_file("tournament", "")) / (args.name or default_name(plan))
     stem.parent.mkdir(parents=True, exist_ok=True)
     text = tournament_report.markdown(summary, command, stem.with_suffix(".png").name, ran_on)
     stem.with_suffix(".md").write_text(text)

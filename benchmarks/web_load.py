@@ -21,8 +21,9 @@ kill followed by at most the opponents' moves the server was playing then.
 
     python -m benchmarks.web_load [--visitors 200] [--seconds 120] [--best-share 0.25] [--workers N]
 
-Writes ``benchmarks/results/web_load.json`` (the run's measurements) and the report
-``benchmarks/results/web_load.md`` generated from it.
+Writes the report to ``--out`` (by default a new file under ``runs/bench/``; the committed
+``benchmarks/results/web_load.md`` only when ``--out`` names it) and the run's measurements
+beside it, with the suffix ``.json``; the report is generated from them.
 """
 
 from __future__ import annotations
@@ -44,9 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.search_speed import write_results
+from benchmarks.search_speed import default_out, write_results
 
-RESULTS = Path(__file__).parent / "results"
 GAMES = {"wapi": 4, "wakanda": 2, "samurai": 2}  # players in the default configuration
 #: Seconds over which the visitors arrive (at most a quarter of the run).
 RAMP = 10.0
@@ -329,11 +329,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pace", type=float, nargs=2, default=[0.5, 2.0], metavar=("MIN", "MAX"),
                         help="seconds between a visitor's moves, drawn uniformly (default 0.5 2.0)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=None, help="python -m web --workers (default: its own)")
-    parser.add_argument("--out", type=Path, default=RESULTS / "web_load.md", help="the report")
+    parser.add_argument("--out", type=Path, help="the report (default runs/bench/web_load-TIME.md)")
     args = parser.parse_args(argv)
     if args.visitors < 1 or args.seconds <= 0 or not 0 <= args.best_share <= 1 or not 0 <= args.pace[0] <= args.pace[1]:
         parser.error("--visitors >= 1, --seconds > 0, --best-share in [0, 1] and 0 <= --pace MIN <= MAX")
     record = run(args.visitors, args.seconds, args.best_share, tuple(args.pace), args.workers)
+    args.out = args.out or default_out("web_load")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     report(record, argv if argv is not None else sys.argv[1:], args.out)
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agents import make_agent, split_epsilon
-from benchmarks import luck, luck_report
+from benchmarks import luck, luck_report, records
 from benchmarks.matches import run_tasks
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 # --- duplicate deals: the variance-reduction factor ------------------------------
@@ -85,28 +88,81 @@ def test_the_plan_seats_the_pair_with_fillers_in_every_rotation():
     assert task.seatings == ((0, 1, 2), (1, 2, 0), (2, 0, 1)) and task.replays == 2
 
 
+def _tiny_record(plan, command: str = "python -m benchmarks.luck --configs wapi3", started: str | None = None):
+    """The plan played in this process, as the luck command's record (with ``started`` set when given)."""
+    results = run_tasks(plan.tasks, processes=1, progress=False)
+    record = luck_report.record_of(results, plan, command.split(), 1.0, "local backend, 1 process")
+    if started:
+        record.runs[0]["started"] = started
+    return results, record
+
+
 def test_a_tiny_study_end_to_end(tmp_path):
     plan = luck.plan_study(["wapi3"], deals=3, ismcts_deals=0, replays=2, ismcts_iterations=10)
-    data, notes = luck.collect(run_tasks(plan.tasks, processes=1, progress=False))
+    results, record = _tiny_record(plan)
+    data, notes = luck.collect(results)
     assert notes == [] and len(data) == 1
     (pair,) = data
     assert pair.d.shape == (3, 2, 3) and set(np.unique(pair.d)) <= {-1.0, 0.0, 1.0}
     stats = luck.pair_stats(pair, bootstrap=50)
     assert stats.upset == pytest.approx(((1 - pair.d) / 2).mean())
     assert 0 <= stats.share <= 1 or math.isnan(stats.share)
-    luck_report.write(
-        [stats],
-        plan,
-        plan.notes,
-        "python -m benchmarks.luck --configs wapi3",
-        str(tmp_path),
-        1.0,
-        "local backend, 1 process",
-    )
+    # the report is made from the record alone, read back from its file: replays of a deal pool as distinct games
+    path = records.write(record, tmp_path / "records" / luck_report.record_name(record))
+    assert len(records.read([path]).games) == 18 and all(g["deal_set"] == "tuning" for g in record.games)
+    (back,), _ = luck_report.pair_data(records.read([path]).games)
+    assert np.array_equal(back.d, pair.d) and (back.strong_wins, back.weak_wins) == (pair.strong_wins, pair.weak_wins)
+    luck_report.write([path], tmp_path)
     text = (tmp_path / "luck.md").read_text()
     assert "| wapi3 | heuristic > random | 18 |" in text and "python -m benchmarks.luck --configs wapi3" in text
+    assert luck_report.luck_row(luck.pair_stats(pair)) in text and str(luck_report.record_name(record)) in text
     assert "| wapi3 | heuristic > random | 18 |" in (tmp_path / "duplicate.md").read_text()
     assert (tmp_path / "luck.png").stat().st_size > 1000
+    first = (tmp_path / "luck.md").read_bytes(), (tmp_path / "duplicate.md").read_bytes()
+    luck_report.write([path], tmp_path)  # a pure function of the records
+    assert ((tmp_path / "luck.md").read_bytes(), (tmp_path / "duplicate.md").read_bytes()) == first
+
+
+def test_the_committed_luck_records_reproduce_the_committed_rows():
+    """Every row the committed records give is, to the character, a row of luck.md and of duplicate.md (the
+    records hold the Wakanda and Wapi part; the Samurai rows have no record yet)."""
+    paths = sorted((ROOT / "benchmarks" / "records" / "luck").glob("*.jsonl.gz"))
+    assert paths, "the luck study's records are committed under benchmarks/records/luck"
+    report = luck_report.report_of([records.read([path]) for path in paths])
+    results = ROOT / "benchmarks" / "results"
+    luck_md, duplicate_md = (results / "luck.md").read_text(), (results / "duplicate.md").read_text()
+    assert {st.data.config for st in report.stats} == {"wakanda", "wapi3", "wapi4", "wapi5"}
+    for st in report.stats:
+        assert luck_report.luck_row(st) in luck_md and luck_report.duplicate_row(st) in duplicate_md
+
+
+def test_a_record_that_is_not_a_luck_record_is_refused(tmp_path):
+    run = records.new_run(["python", "-m", "test"], {})
+    path = records.write(records.Record([run]), tmp_path / "other.jsonl")
+    with pytest.raises(ValueError, match="not a luck record"):
+        luck_report.write([path], tmp_path)
+    with pytest.raises(ValueError, match="no luck records"):
+        luck_report.write([], tmp_path)
+
+
+def test_a_luck_runs_header_says_when_its_games_began():
+    import datetime
+
+    plan = luck.plan_study(["wapi3"], deals=2, ismcts_deals=0, replays=1, ismcts_iterations=1)
+    (run,) = luck_report.record_of([], plan, ["cmd"], 3600.0, "here").runs
+    started = datetime.datetime.strptime(run["started"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
+    assert abs((datetime.datetime.now(datetime.UTC) - started).total_seconds() - 3600) < 60
+    assert run["study"]["settings"] == plan.settings and run["study"]["notes"] == plan.notes
+
+
+def test_the_command_writes_its_record_and_reports_into_its_records_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # nothing may land in the working directory either
+    folder = tmp_path / "luck"
+    argv = ["--configs", "wapi3", "--deals", "2", "--ismcts-deals", "0", "--replays", "1", "--processes", "1"]
+    assert luck.main(argv + ["--records", str(folder), "--no-progress"]) == 0
+    (record,) = folder.glob("*.jsonl.gz")
+    assert sorted(p.name for p in folder.iterdir()) == sorted(["duplicate.md", "luck.md", "luck.png", record.name])
+    assert len(records.read([record]).games) == 6 and list(tmp_path.iterdir()) == [folder]
 
 
 # --- ε-greedy agents (agents/epsilon_greedy.py) -----------------------------------------
@@ -173,7 +229,7 @@ def test_bad_epsilon_names_are_refused(name):
 
 
 @pytest.mark.slow
-def test_per_game_pairs_and_a_tiny_merged_study(tmp_path):
+def test_per_game_pairs_and_a_report_of_several_parts(tmp_path):
     plan = luck.plan_study(["samurai2"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1)
     played = {task.key[2:] for task in plan.tasks}
     assert ("heuristic", "heuristic~0.25") in played and ("heuristic", "random") in played
@@ -181,18 +237,21 @@ def test_per_game_pairs_and_a_tiny_merged_study(tmp_path):
         ["wapi3"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1, pairs=[("heuristic", "heuristic~0.5")]
     )
     assert [s.label for s in plan.tasks[0].table] == ["heuristic", "heuristic~0.5", "filler0"]
-    stats = [
-        luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(plan.tasks, processes=1, progress=False))[0]
-    ]
-    luck_report.write(stats, plan, [], "cmd wapi3", str(tmp_path), 1.0, "local backend, 1 process")
     plan4 = luck.plan_study(
         ["wapi4"], deals=2, ismcts_deals=0, replays=2, ismcts_iterations=1, pairs=[("heuristic~0.1", "random")]
     )
-    stats4 = [
-        luck.pair_stats(d, bootstrap=20) for d in luck.collect(run_tasks(plan4.tasks, processes=1, progress=False))[0]
+    plan3 = luck.plan_study(["wapi3"], deals=2, ismcts_deals=0, replays=1, ismcts_iterations=1)
+    # three parts; the last run of wapi3 replaces the first one's rows, wapi4's stay
+    parts = [
+        _tiny_record(plan, "cmd wapi3", "2026-01-01T00:00:00Z")[1],
+        _tiny_record(plan4, "cmd wapi4", "2026-01-01T00:00:01Z")[1],
+        _tiny_record(plan3, "cmd wapi3 again", "2026-01-01T00:00:02Z")[1],
     ]
-    luck_report.write(stats4, plan4, [], "cmd wapi4", str(tmp_path), 1.0, "local backend, 1 process", merge=True)
+    paths = [records.write(r, tmp_path / luck_report.record_name(r)) for r in parts]
+    luck_report.write(paths[::-1], tmp_path)  # the order given does not matter: the runs' starts do
     text = (tmp_path / "luck.md").read_text()
-    assert "| wapi3 | heuristic > heuristic~0.5 | 12 |" in text and "| wapi4 | heuristic~0.1 > random | 16 |" in text
-    assert "- `cmd wapi3`: configs wapi3;" in text and "- `cmd wapi4`: configs wapi4;" in text
+    assert "| wapi3 | heuristic > random | 6 |" in text and "| wapi4 | heuristic~0.1 > random | 16 |" in text
+    assert "heuristic > heuristic~0.5" not in text and "cmd wapi3`" not in text
+    assert "- `cmd wapi4`: configs wapi4;" in text and "- `cmd wapi3 again`: configs wapi3;" in text
+    assert text.index("| wapi3 |") < text.index("| wapi4 |")
     assert "| wapi4 | heuristic~0.1 > random | 16 |" in (tmp_path / "duplicate.md").read_text()

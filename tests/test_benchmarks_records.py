@@ -128,3 +128,36 @@ def test_the_strength_benchmark_writes_no_committed_file_by_default(tmp_path, mo
     assert curated.read_bytes() == before
     (written,) = (tmp_path / "runs" / "bench").glob("strength-*.md")
     assert "wakanda-heuristic-random" in written.read_text()
+
+
+def test_no_benchmark_gives_its_out_option_a_default():
+    """No command writes over a committed report unless ``--out`` names it: an ``--out`` has no default
+    (each command then picks a new file under runs/bench/, as the tests below check for some)."""
+    import ast
+
+    for path in sorted((ROOT / "benchmarks").glob("*.py")):
+        for call in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(call, ast.Call)
+                and getattr(call.func, "attr", "") == "add_argument"
+                and call.args
+                and getattr(call.args[0], "value", None) == "--out"
+            ):
+                default = next((k.value for k in call.keywords if k.arg == "default"), None)
+                assert default is None or getattr(default, "value", "") is None, f"{path.name}: --out has a default"
+
+
+@pytest.mark.parametrize("module", ["search_speed", "batch_rollouts"])
+def test_a_speed_benchmark_writes_no_committed_file_by_default(tmp_path, monkeypatch, module):
+    import importlib
+
+    benchmark = importlib.import_module(f"benchmarks.{module}")
+    results = ROOT / "benchmarks" / "results"
+    before = {p.name: p.read_bytes() for p in results.glob("*.md")}
+    monkeypatch.setattr(records, "ROOT", tmp_path)  # where the run's default output goes
+    monkeypatch.setattr(benchmark, "positions", lambda game, real=benchmark.positions: real(game)[:2])
+    argv = ["--rounds", "1"] + (["--iterations", "4"] if module == "search_speed" else ["--budgets", "0.01"])
+    benchmark.main(argv)
+    assert {p.name: p.read_bytes() for p in results.glob("*.md")} == before
+    (written,) = (tmp_path / "runs" / "bench").glob(f"{module}*.md")
+    assert f"python -m benchmarks.{module} --rounds 1" in written.read_text()

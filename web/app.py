@@ -86,6 +86,112 @@ def parse_since(text: str | None) -> int | None:
     return int(text)
 
 
+class Endpoints:
+    """The API's endpoints over one server's games: a class, so that each is a short method rather than a
+    closure inside :func:`create_app`."""
+
+    def __init__(self, games: Games, offered: Mapping[str, OpponentChoice], limits: Limits):
+        self.games, self.offered, self.limits = games, offered, limits
+        self.listing = catalog(offered, limits.max_think)
+
+    def session_of(self, request: Request):
+        session = self.games.get(request.path_params["game_id"])
+        if session is None:
+            raise HTTPException(404, "no such game: unknown id, or the game has expired")
+        return session
+
+    async def body(self, request: Request) -> Any:
+        return await read_json(request, self.limits.max_body, self.limits.body_timeout)
+
+    async def index(self, request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def get_catalog(self, request: Request) -> Response:
+        return JSONResponse(self.listing)
+
+    async def create_game(self, request: Request) -> Response:
+        new = parse_new_game(await self.body(request), self.offered, self.limits.max_think)
+        client = request.client.host if request.client else "unknown"
+        self.games.check_create(client)  # before anything is built
+
+        def check_models() -> None:  # a trained model plays one configuration: read from its card
+            description = envs.describe(new.game)
+            game = description.make(**parse_config(description, new.config))
+            try:
+                for choice, _ in new.opponents:
+                    choice.check_game(game)
+            except ValueError as error:
+                raise BadRequest(str(error)) from None
+
+        if any(choice.plays_a_model for choice, _ in new.opponents):
+            await run_in_threadpool(check_models)
+        game_id, session = self.games.create(new, client)
+        return JSONResponse({"id": game_id, "view": session.view(since=0)}, status_code=201)
+
+    async def get_game(self, request: Request) -> Response:
+        since = parse_since(request.query_params.get("since"))
+        session = self.session_of(request)
+        return JSONResponse(session.view(since=since, static=since is None))
+
+    async def post_move(self, request: Request) -> Response:
+        session = self.session_of(request)
+        action = parse_move(await self.body(request))
+        before = len(session.moves)
+        self.games.play(session, action)
+        return JSONResponse(session.view(since=before, static=False))
+
+    async def post_replay(self, request: Request) -> Response:
+        record = await self.body(request)
+        result = await run_in_threadpool(replay, record)
+        if self.games.seed_in_play(result["game"], record["seed"]):
+            raise BadRequest(
+                f"a {result['game']} game dealt from seed {record['seed']} is being played: "
+                "its replay waits until it is over (it would show what its players cannot see)"
+            )
+        return JSONResponse(result)
+
+    def routes(self) -> list:
+        return [
+            Route("/", self.index),
+            Route("/api/catalog", self.get_catalog),
+            Route("/api/games", self.create_game, methods=["POST"]),
+            Route("/api/games/{game_id}", self.get_game),
+            Route("/api/games/{game_id}/moves", self.post_move, methods=["POST"]),
+            Route("/api/replays", self.post_replay, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+
+
+async def refused(request: Request, error: Exception) -> Response:
+    assert isinstance(error, BadRequest)
+    headers = {"Connection": "close"} if error.status == 408 else None
+    return JSONResponse({"error": str(error)}, status_code=error.status, headers=headers)
+
+
+async def limited(request: Request, error: Exception) -> Response:
+    assert isinstance(error, LimitReached)
+    headers = {"Retry-After": str(error.retry_after)}
+    return JSONResponse({"error": f"limit reached: {error}"}, status_code=429, headers=headers)
+
+
+async def server_error(request: Request, error: Exception) -> Response:
+    return JSONResponse({"error": f"the server failed: {type(error).__name__}"}, status_code=500)
+
+
+async def http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    return JSONResponse({"error": error.detail}, status_code=error.status_code, headers=error.headers)
+
+
+#: every error as JSON ``{"error": message}`` (see the module docstring for the statuses)
+HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+    BadRequest: refused,
+    LimitReached: limited,
+    HTTPException: http_error,
+    Exception: server_error,
+}
+
+
 def create_app(
     models: Mapping[str, str] | None = None,
     limits: Limits | None = None,
@@ -99,105 +205,16 @@ def create_app(
     offered = offered_opponents(models)
     limits = limits or Limits()
     games = Games(Database(db), offered, limits, Thinkers(limits.workers), clock)
-    listing = catalog(offered, limits.max_think)
-
-    def session_of(request: Request):
-        session = games.get(request.path_params["game_id"])
-        if session is None:
-            raise HTTPException(404, "no such game: unknown id, or the game has expired")
-        return session
-
-    async def body(request: Request) -> Any:
-        return await read_json(request, limits.max_body, limits.body_timeout)
-
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
-
-    async def get_catalog(request: Request) -> Response:
-        return JSONResponse(listing)
-
-    async def create_game(request: Request) -> Response:
-        new = parse_new_game(await body(request), offered, limits.max_think)
-        client = request.client.host if request.client else "unknown"
-        games.check_create(client)  # before anything is built
-
-        def check_models() -> None:  # a trained model plays one configuration: read from its card
-            description = envs.describe(new.game)
-            game = description.make(**parse_config(description, new.config))
-            try:
-                for choice, _ in new.opponents:
-                    choice.check_game(game)
-            except ValueError as error:
-                raise BadRequest(str(error)) from None
-
-        if any(choice.plays_a_model for choice, _ in new.opponents):
-            await run_in_threadpool(check_models)
-        game_id, session = games.create(new, client)
-        return JSONResponse({"id": game_id, "view": session.view(since=0)}, status_code=201)
-
-    async def get_game(request: Request) -> Response:
-        since = parse_since(request.query_params.get("since"))
-        session = session_of(request)
-        return JSONResponse(session.view(since=since, static=since is None))
-
-    async def post_move(request: Request) -> Response:
-        session = session_of(request)
-        action = parse_move(await body(request))
-        before = len(session.moves)
-        games.play(session, action)
-        return JSONResponse(session.view(since=before, static=False))
-
-    async def post_replay(request: Request) -> Response:
-        record = await body(request)
-        result = await run_in_threadpool(replay, record)
-        if games.seed_in_play(result["game"], record["seed"]):
-            raise BadRequest(
-                f"a {result['game']} game dealt from seed {record['seed']} is being played: "
-                "its replay waits until it is over (it would show what its players cannot see)"
-            )
-        return JSONResponse(result)
-
-    async def refused(request: Request, error: Exception) -> Response:
-        assert isinstance(error, BadRequest)
-        headers = {"Connection": "close"} if error.status == 408 else None
-        return JSONResponse({"error": str(error)}, status_code=error.status, headers=headers)
-
-    async def limited(request: Request, error: Exception) -> Response:
-        assert isinstance(error, LimitReached)
-        headers = {"Retry-After": str(error.retry_after)}
-        return JSONResponse({"error": f"limit reached: {error}"}, status_code=429, headers=headers)
-
-    async def server_error(request: Request, error: Exception) -> Response:
-        return JSONResponse({"error": f"the server failed: {type(error).__name__}"}, status_code=500)
-
-    async def http_error(request: Request, error: Exception) -> Response:
-        assert isinstance(error, HTTPException)
-        return JSONResponse({"error": error.detail}, status_code=error.status_code, headers=error.headers)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
         yield
         games.close()
 
-    routes = [
-        Route("/", index),
-        Route("/api/catalog", get_catalog),
-        Route("/api/games", create_game, methods=["POST"]),
-        Route("/api/games/{game_id}", get_game),
-        Route("/api/games/{game_id}/moves", post_move, methods=["POST"]),
-        Route("/api/replays", post_replay, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
-        BadRequest: refused,
-        LimitReached: limited,
-        HTTPException: http_error,
-        Exception: server_error,
-    }
     hosts = list(allowed_hosts) if allowed_hosts is not None else default_hosts("127.0.0.1")
     app = Starlette(
-        routes=routes,
-        exception_handlers=handlers,
+        routes=Endpoints(games, offered, limits).routes(),
+        exception_handlers=HANDLERS,
         middleware=[Middleware(Guard, allowed_hosts=hosts)],
         lifespan=lifespan,
     )
