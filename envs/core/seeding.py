@@ -213,11 +213,13 @@ class Draws:
         self.values = np.concatenate([self.values, halves])
         self._flat = self.values.reshape(-1)
 
-    def draws(self, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
-        """Draw ``at[k]`` of seed ``rows[k]`` for each k (uint32)."""
-        while at.max() >= len(self.values):
+    def read(self, rows: np.ndarray, at: np.ndarray, width: int, top: int) -> np.ndarray:
+        """``(width, len(rows))`` uint32: draws ``at[k]`` to ``at[k] + width - 1`` of seed ``rows[k]``, for each
+        k (``top``: ``at.max()``)."""
+        while top + width > len(self.values):
             self._extend(self.BLOCK)
-        return self._flat[at * self.values.shape[1] + rows]
+        seeds = self.values.shape[1]
+        return self._flat[(at * seeds + rows) + np.arange(0, width * seeds, seeds)[:, None]]
 
 
 def expected_draws(size: int) -> float:
@@ -242,20 +244,32 @@ def permutations(seeds: Sequence[int], sizes: Sequence[int]) -> list[np.ndarray]
     return [_shuffled(draws, rows, at, size) for size in sizes]
 
 
+#: How many draws a shuffle step reads per seed at once: all but a few seeds accept one of them.
+WINDOW = 3
+
+
 def _shuffled(draws: Draws, rows: np.ndarray, at: np.ndarray, size: int) -> np.ndarray:
-    """``permutation(size)`` of every seed, reading its draws from ``at`` on (``at`` advanced)."""
+    """``permutation(size)`` of every seed, reading its draws from ``at`` on (``at`` advanced). A step reads
+    a window of each seed's next draws and takes the first one accepted; the few seeds that rejected the
+    whole window draw on one at a time."""
     count = len(rows)
     perm = np.repeat(np.arange(size, dtype=np.int64), count)  # (size, count) flat: entry i of every seed a row
     for i in range(size - 1, 0, -1):
         mask = np.uint32((1 << i.bit_length()) - 1)
-        pick = draws.draws(rows, at) & mask
-        at += 1
-        redo = np.flatnonzero(pick > i)
+        picks = draws.read(rows, at, WINDOW, int(at.max())) & mask
+        accepted = picks <= i
+        first = accepted.argmax(axis=0)
+        chosen = first * count + rows
+        pick = picks.reshape(-1)[chosen].astype(np.int64)
+        at += first + 1
+        redo = np.flatnonzero(~accepted.reshape(-1)[chosen])
+        at[redo] += WINDOW - 1  # the whole window was read
         while redo.size:  # rejected: the next draw (numpy's random_interval)
-            pick[redo] = draws.draws(redo, at[redo]) & mask
+            value = draws.read(redo, at[redo], 1, int(at[redo].max()))[0] & mask
             at[redo] += 1
-            redo = redo[pick[redo] > i]
-        other = pick.astype(np.int64) * count + rows
+            pick[redo] = value
+            redo = redo[value > i]
+        other = pick * count + rows
         held = perm[i * count : (i + 1) * count].copy()
         perm[i * count : (i + 1) * count] = perm[other]
         perm[other] = held
