@@ -145,6 +145,7 @@ def seeded(seeds: list[int]) -> Iterator[np.random.Generator]:
 # arrays (128-bit arithmetic in pairs of uint64) and the shuffles run over all the seeds at once, so a
 # thousand deals cost a few numpy calls per shuffle step instead of a few Python calls each.
 
+
 def _split(value: int) -> tuple[np.uint64, np.uint64]:
     return np.uint64(value >> 64), np.uint64(value & MASK64)
 
@@ -237,8 +238,8 @@ def permutations(seeds: Sequence[int], sizes: Sequence[int]) -> list[np.ndarray]
     ``rng = np_random(seeds[k])`` after the permutations of the sizes before (exactly numpy's)."""
     seeds = [int(seed) for seed in seeds]
     if len(seeds) < FEW_DEALS:
-        perms = [[rng.permutation(size) for size in sizes] for rng in seeded(seeds)]
-        return [np.array([p[k] for p in perms], dtype=np.int64).reshape(len(seeds), size) for k, size in enumerate(sizes)]
+        rows = [[rng.permutation(size) for size in sizes] for rng in seeded(seeds)]
+        return [np.array([row[k] for row in rows], np.int64).reshape(len(seeds), size) for k, size in enumerate(sizes)]
     draws = Draws(seeds, int(sum(expected_draws(size) for size in sizes) * 0.6) + 4)
     rows, at = np.arange(len(seeds)), np.zeros(len(seeds), np.int64)
     return [_shuffled(draws, rows, at, size) for size in sizes]
