@@ -125,7 +125,7 @@ def _play_out(batch, seats: list[list[Seat]], policy) -> None:
         counts = legal[going].tolist()
         picks = np.array([seats[i][p].choose(n) for i, p, n in zip(going, players[going].tolist(), counts)], np.int64)
         actions = np.zeros(len(batch), dtype=np.int64)
-        listed = np.nonzero(mask)[1]  # every game's legal actions, ascending, game after game
+        listed = np.flatnonzero(mask) % mask.shape[1]  # every game's legal actions, ascending, game after game
         offsets = np.cumsum(legal) - legal
         rows = np.array(going, dtype=np.int64)
         drawn = picks >= 0
