@@ -5,7 +5,10 @@ building a generator costs about 10 µs, mostly numpy's ``SeedSequence`` hashing
 hundred thousand deals a second that was more than half of a batch's time. Here the hashing runs
 vectorised over all the seeds (numpy's published ``SeedSequence`` and ``PCG64`` seeding algorithms,
 which numpy keeps stable for reproducibility), and one reusable generator is set to each seed's state
-in turn. ``tests/test_batch_protocol.py`` checks the states and draws against numpy's own for many seeds.
+in turn (:func:`seeded`). Deals that are permutations go further (:func:`permutations`): the generators'
+draws and numpy's shuffles themselves run over arrays of seeds, with no generator object per seed.
+``tests/test_batch_protocol.py`` and ``tests/test_dealing.py`` check states, draws and permutations
+against numpy's own for many seeds.
 """
 
 from __future__ import annotations
@@ -186,9 +189,9 @@ def _outputs(state: tuple[np.ndarray, np.ndarray], inc: tuple[np.ndarray, np.nda
 
 
 class Draws:
-    """The 32-bit draws numpy's ``Generator.permutation`` reads from ``np_random(seed)``, for many seeds:
-    ``draws(rows, at)`` is draw ``at[k]`` of seed ``rows[k]``. Computed a block of outputs at a time for
-    all the seeds, and extended when a shuffle reads past the end."""
+    """The 32-bit draws numpy's ``Generator.permutation`` reads from ``np_random(seed)``, for many seeds
+    (:meth:`read`). Computed a block of outputs at a time for all the seeds, and extended when a shuffle
+    reads past the end."""
 
     BLOCK = 16
 
@@ -237,6 +240,8 @@ def permutations(seeds: Sequence[int], sizes: Sequence[int]) -> list[np.ndarray]
     """For each size in turn, ``(len(seeds), size)`` int64: row k is ``rng.permutation(size)`` of
     ``rng = np_random(seeds[k])`` after the permutations of the sizes before (exactly numpy's)."""
     seeds = [int(seed) for seed in seeds]
+    if any(size >= 1 << 32 for size in sizes):  # numpy draws 64-bit numbers there: not reproduced here
+        raise ValueError(f"sizes must be below 2**32, got {max(sizes)}")
     if len(seeds) < FEW_DEALS:
         rows = [[rng.permutation(size) for size in sizes] for rng in seeded(seeds)]
         return [np.array([row[k] for row in rows], np.int64).reshape(len(seeds), size) for k, size in enumerate(sizes)]
