@@ -217,13 +217,13 @@ class Draws:
         self.values = np.concatenate([self.values, halves])
         self._flat = self.values.reshape(-1)
 
-    def read(self, rows: np.ndarray, at: np.ndarray, width: int, top: int) -> np.ndarray:
-        """``(width, len(rows))`` uint32: draws ``at[k]`` to ``at[k] + width - 1`` of seed ``rows[k]``, for each
-        k (``top``: ``at.max()``)."""
-        while top + width > len(self.values):
-            self._extend(self.BLOCK)
+    def read(self, flat: np.ndarray, width: int = 1) -> np.ndarray:
+        """``(width, len(flat))`` uint32: the draws at ``flat`` (draw ``p`` of seed ``k`` is at ``p * seeds + k``)
+        and the ``width - 1`` after each."""
         seeds = self.values.shape[1]
-        return self._flat[(at * seeds + rows) + np.arange(0, width * seeds, seeds)[:, None]]
+        while int(flat.max()) // seeds + width > len(self.values):
+            self._extend(self.BLOCK)
+        return self._flat[flat + np.arange(0, width * seeds, seeds)[:, None]]
 
 
 def expected_draws(size: int) -> float:
@@ -246,33 +246,27 @@ def permutations(seeds: Sequence[int], sizes: Sequence[int]) -> list[np.ndarray]
         rows = [[rng.permutation(size) for size in sizes] for rng in seeded(seeds)]
         return [np.array([row[k] for row in rows], np.int64).reshape(len(seeds), size) for k, size in enumerate(sizes)]
     draws = Draws(seeds, int(sum(expected_draws(size) for size in sizes) * 0.6) + 4)
-    rows, at = np.arange(len(seeds)), np.zeros(len(seeds), np.int64)
-    return [_shuffled(draws, rows, at, size) for size in sizes]
+    flat = np.arange(len(seeds))  # each seed's next draw: its first
+    return [_shuffled(draws, flat, size) for size in sizes]
 
 
-#: How many draws a shuffle step reads per seed at once: all but a few seeds accept one of them.
-WINDOW = 3
-
-
-def _shuffled(draws: Draws, rows: np.ndarray, at: np.ndarray, size: int) -> np.ndarray:
-    """``permutation(size)`` of every seed, reading its draws from ``at`` on (``at`` advanced). A step reads
-    a window of each seed's next draws and takes the first one accepted; the few seeds that rejected the
-    whole window draw on one at a time."""
-    count = len(rows)
+def _shuffled(draws: Draws, flat: np.ndarray, size: int) -> np.ndarray:
+    """``permutation(size)`` of every seed, reading its draws from ``flat`` on (advanced in place). A step
+    reads each seed's next three draws and takes the first one accepted; the few seeds that rejected all
+    three draw on one at a time."""
+    count = len(flat)
+    rows = np.arange(count)
     perm = np.repeat(np.arange(size, dtype=np.int64), count)  # (size, count) flat: entry i of every seed a row
     for i in range(size - 1, 0, -1):
         mask = np.uint32((1 << i.bit_length()) - 1)
-        picks = draws.read(rows, at, WINDOW, int(at.max())) & mask
-        accepted = picks <= i
-        first = accepted.argmax(axis=0)
-        chosen = first * count + rows
-        pick = picks.reshape(-1)[chosen].astype(np.int64)
-        at += first + 1
-        redo = np.flatnonzero(~accepted.reshape(-1)[chosen])
-        at[redo] += WINDOW - 1  # the whole window was read
+        first, second, third = draws.read(flat, 3) & mask
+        ok1, ok2, ok3 = first <= i, second <= i, third <= i
+        pick = np.where(ok1, first, np.where(ok2, second, third)).astype(np.int64)
+        flat += np.where(ok1, 1, np.where(ok2, 2, 3)) * count
+        redo = np.flatnonzero(~(ok1 | ok2 | ok3))
         while redo.size:  # rejected: the next draw (numpy's random_interval)
-            value = draws.read(redo, at[redo], 1, int(at[redo].max()))[0] & mask
-            at[redo] += 1
+            value = draws.read(flat[redo])[0] & mask
+            flat[redo] += count
             pick[redo] = value
             redo = redo[value > i]
         other = pick * count + rows
