@@ -49,8 +49,8 @@ import numpy as np
 
 import envs
 from agents import agent_kind, make_agent, split_epsilon
-from benchmarks import luck_report, records
-from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, run_tasks, seatings
+from benchmarks import batch_matches, luck_report, records
+from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, seatings
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
 from envs.core.engine import shown
 from envs.games import GAME_NAMES, HelpFormatter, make_game
@@ -334,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with backend:
             print(f"{len(plan.tasks)} deals, {games} games on the {backend.describe()}", file=sys.stderr)
-            results = run_tasks(plan.tasks, progress=not args.no_progress, desc="luck", backend=backend)
+            results = batch_matches.run_tasks(plan.tasks, progress=not args.no_progress, desc="luck", backend=backend)
             ran_on = backend.describe()
     except ValueError as error:  # the cluster could not be joined or cannot run this project
         print(f"python -m benchmarks.luck: error: {error}", file=sys.stderr)

@@ -35,8 +35,8 @@ import numpy as np
 
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, agent_kind, make_agent, split_epsilon
-from benchmarks import records, tournament_report
-from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, run_tasks, seatings
+from benchmarks import batch_matches, records, tournament_report
+from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, seatings
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
 from benchmarks.variance import DuplicateEffect, duplicate_effect
 from envs.core.engine import shown
@@ -198,9 +198,13 @@ def duplicate_effects(plan: Plan, results: list[TaskResult]) -> dict[tuple[str, 
 
 
 def run_tournament(plan: Plan, processes: int = 2, progress: bool = True, backend: Backend | None = None) -> Summary:
-    """Play the plan on ``backend`` (default: ``processes`` local processes): the same summary on any backend."""
+    """Play the plan on ``backend`` (default: ``processes`` local processes): the same summary on any backend.
+    Tables of random and heuristic agents play on the batch engines (``benchmarks.batch_matches``: the
+    same games)."""
     tasks = plan.tasks()
-    return summarize(plan, run_tasks(tasks, processes=processes, progress=progress, desc="tournament", backend=backend))
+    return summarize(
+        plan, batch_matches.run_tasks(tasks, processes=processes, progress=progress, desc="tournament", backend=backend)
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import Agent
-from benchmarks import matches, tournament
+from benchmarks import batch_matches, matches, tournament
 from benchmarks.matches import AgentSpec, Task, agent_seed, deal_seed, play_task, seatings
 from benchmarks.ratings import ELO, Z95, bradley_terry, finishing_ranks, pairwise_counts, plackett_luce
 from benchmarks.tournament import agent_labels, plan_tournament, run_tournament
@@ -187,6 +187,8 @@ def test_failing_agents_are_reported_with_the_seed_and_the_rest_is_kept(monkeypa
         return real(spec, game_key, seed)
 
     monkeypatch.setattr(matches, "build_agent", build)
+    # the failing agents come in through play_task's agents: every table game by game, none batched
+    monkeypatch.setattr(batch_matches, "batchable", lambda task: False)
     plan = plan_tournament("wapi", ["random", "heuristic", "random", "random"], games=4, config={"num_players": 2})
     summary = run_tournament(plan, processes=1, progress=False)
     # random#2 and random#3 fail in every game they play: 3 pairings each, but their game together

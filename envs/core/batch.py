@@ -208,8 +208,13 @@ class BatchGames(ABC):
             raise ValueError("this batch was made from_states: it has no seeds to deal its next games from")
         if done.size:
             self.seeds[done] += self.num_games
-            self._deal(done)
+            self._deal_next(done)
         return done
+
+    def _deal_next(self, where: np.ndarray) -> None:
+        """:meth:`reset_done`'s deal of the games ``where`` (their seeds just advanced by N, so every game's
+        next seed is known): an engine that makes its deals ahead overrides it (``envs.core.dealing``)."""
+        self._deal(where)
 
     def _action_vector(self, actions) -> np.ndarray:
         """``actions`` as an array of N ints, or a ValueError saying what it is instead."""

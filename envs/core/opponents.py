@@ -30,12 +30,17 @@ BUILT_IN = ("random", "heuristic")
 def random_moves(batch: BatchGames, where: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action in every game (0 where a game is over): the k-th legal action, k
     drawn uniformly. One draw per game (not per action: Samurai has hundreds of actions), whether or not
-    it moves, so that the moves depend on the generator only, not on ``where``."""
+    it moves, so that the moves depend on the generator only, not on ``where``. The legal actions of all the
+    games are listed once (``flatnonzero``, in game then action order), and game i's k-th is read at its offset:
+    a running count over every action of every game was most of Samurai's random step."""
     mask = batch.legal_mask()
     legal = mask.sum(axis=1)
     k = (rng.random(len(mask)) * legal).astype(np.int64)  # 0 <= k < legal
-    chosen = (np.cumsum(mask, axis=1) <= k[:, None]).sum(axis=1)  # the index of the (k+1)-th legal action
-    return np.where(legal > 0, chosen, 0)
+    actions = np.flatnonzero(mask) % mask.shape[1]  # 2-d nonzero was 6x slower
+    if not actions.size:
+        return np.zeros(len(mask), dtype=np.int64)
+    chosen = actions[np.minimum(np.cumsum(legal) - legal + k, actions.size - 1)]  # the (k+1)-th legal action
+    return np.where(legal > 0, chosen, 0).astype(np.int64)
 
 
 def batch_opponent(opponent: str | BatchOpponent, game: Game) -> BatchOpponent:

@@ -7,8 +7,9 @@ and holds exactly what a :class:`~envs.wakanda.rules.WakandaState` holds;
 ``tests/test_wakanda_batch.py`` plays seeded games both ways and compares every mask,
 observation, score and state.
 
-Deals come from the per-game engine (``new_games``: the same generator draws the same bag and
-village line) and are copied into the arrays; everything after the deal is numpy. For speed the
+Deals are numpy's draws of each game's generator, computed for many games at once (:func:`dealt`,
+made ahead by ``envs.core.dealing``) and written straight into the arrays; positions given as
+per-game states (``from_states``) are copied in. Everything after the deal is numpy. For speed the
 sets a turn reads (open villages, totems with a piece, the kinds in a supply) are also kept as
 6-bit sets, so that a legal mask is two table lookups; the scores change only when a totem is
 finished and are kept too; the observations are kept up to date by :class:`BatchViews` once asked for.
@@ -20,11 +21,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from envs.core.batch import NO_PLAYER, BatchGames, new_games
+from envs.core.batch import NO_PLAYER, BatchGames
+from envs.core.dealing import DealsAhead
 from envs.core.engine import shown
+from envs.core.seeding import permutations
 from envs.wakanda.actions import DECODED, FINISH
 from envs.wakanda.batch_view import BatchViews
 from envs.wakanda.components import (
+    ALL_PIECES,
+    FIRST_AVAILABLE,
+    FIRST_PLAYER,
+    HEADDRESSES,
     HEIGHT,
     HEIGHT_POINTS,
     NUM_PIECE_KINDS,
@@ -32,6 +39,7 @@ from envs.wakanda.components import (
     NUM_PLAYERS,
     NUM_SLOTS,
     NUM_VILLAGE_KINDS,
+    PIECE_COUNTS,
     PIECES,
     POINTS_PER_PIECE,
     SUN,
@@ -56,6 +64,16 @@ PER_PIECE = np.array(POINTS_PER_PIECE, dtype=np.int64)
 #: ``AVAILABLE_SLOTS[revealed]``: the slots available once ``revealed`` are.
 AVAILABLE_SLOTS = np.arange(NUM_SLOTS) < np.arange(NUM_SLOTS + 1)[:, None]
 NO_OWNER = -1
+#: The pieces in a fixed order (``WakandaGame.new_state`` shuffles them into the bag).
+PIECE_ORDER = np.array(ALL_PIECES, dtype=np.int64)
+
+
+def dealt(seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The deals ``WakandaGame.new_state`` draws from each seed's generator ``np_random(seed)``, for all the
+    seeds at once: ``(bags (M, 21) in draw order, village kinds (M, 8): the line's six, then the box's two)``
+    (the bag's permutation first, then the villages', from one generator)."""
+    bag_order, kinds = permutations(seeds.tolist(), [NUM_PIECES, NUM_VILLAGE_KINDS])
+    return PIECE_ORDER[bag_order], kinds
 
 
 def bits_of(flags: np.ndarray) -> np.ndarray:
@@ -113,6 +131,7 @@ class WakandaBatch(BatchGames):
         self._rows = np.arange(n)
         self._mask: np.ndarray | None = None
         self._views: BatchViews | None = None
+        self._ahead: DealsAhead | None = None
 
     @classmethod
     def from_states(cls, states: Sequence[WakandaState]) -> WakandaBatch:
@@ -128,14 +147,45 @@ class WakandaBatch(BatchGames):
         other = object.__new__(WakandaBatch)
         for name, value in vars(self).items():
             setattr(other, name, np.repeat(value, times, axis=0) if isinstance(value, np.ndarray) else value)
-        other.num_games, other._mask, other._views = times * self.num_games, None, None
+        other.num_games, other._mask, other._views, other._ahead = times * self.num_games, None, None, None
         other._rows = np.arange(other.num_games)
         other.seeds[:] = -1
         return other
 
     # --- the deal ---------------------------------------------------------------------------
     def _deal(self, where: np.ndarray) -> None:
-        self._load(where, new_games(self.game, self.seeds[where]))
+        self._place(where, *dealt(self.seeds[where]))
+
+    def _deal_next(self, where: np.ndarray) -> None:
+        """:meth:`reset_done`'s deals, made ahead for many games at a time (``envs.core.dealing``)."""
+        if self._ahead is None:
+            self._ahead = DealsAhead(dealt, self.num_games)
+        self._place(where, *self._ahead.take(where, self.seeds[where], self.seeds + self.num_games))
+
+    def _place(self, rows: np.ndarray, bags: np.ndarray, kinds: np.ndarray) -> None:
+        """New games in ``rows`` from their deals: the opening position of ``WakandaState`` (the first player
+        has drawn the bag's first piece), written straight into the arrays."""
+        self.villages[rows], self.removed[rows] = kinds[:, :NUM_SLOTS], kinds[:, NUM_SLOTS:]
+        self.bag[rows] = bags
+        self.bag[rows, 0] = 0  # drawn: as ``_load`` pads a bag's drawn pieces
+        self.next_draw[rows] = 1
+        self.supplies[rows] = 0
+        self.supplies[rows, FIRST_PLAYER, bags[:, 0]] = 1
+        self.revealed[rows], self.finished[rows], self.owner[rows] = FIRST_AVAILABLE, 0, NO_OWNER
+        self.headdresses[rows], self.third_first[rows] = HEADDRESSES, NO_PLAYER
+        self.player[rows] = FIRST_PLAYER
+        self.heights[rows], self.totems[rows] = 0, 0
+        # what ``_derive`` would find: the bag less its first piece, an empty table, no scores yet
+        self.bag_counts[rows] = PIECE_COUNTS
+        self.bag_counts[rows, bags[:, 0]] -= 1
+        self.totem_counts[rows], self.held[rows], self.held_tallest[rows] = 0, 0, 0
+        self.owned_kinds[rows], self.score[rows] = False, 0
+        self.open_bits[rows], self.nonempty_bits[rows] = bits_of(AVAILABLE_SLOTS[FIRST_AVAILABLE][None]), 0
+        self.supply_bits[rows] = 0
+        self.supply_bits[rows, FIRST_PLAYER] = BIT[bags[:, 0]]
+        self._mask = None
+        if self._views is not None:
+            self._views.encode(self, rows)
 
     def _load(self, rows: np.ndarray, states: Sequence[WakandaState]) -> None:
         """Copy per-game ``states`` (their public fields) into ``rows``: the bag right-aligned, so that

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from envs.core.batch import NO_PLAYER, BatchGames, check_where
+from envs.core.dealing import DealsAhead
 from envs.core.engine import IllegalActionError, shown
-from envs.core.seeding import seeded
+from envs.core.seeding import permutations
 from envs.wapi import observation as layout
 from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM
 from envs.wapi.components import (
@@ -97,13 +98,29 @@ class WapiBatch(BatchGames):
         self.pole_owners = np.full((NUM_MINES, MASK_FIELDS, size), -1, dtype=np.int8) if placements else None
         self.columns = np.arange(size)
         self._tile_scale = np.array(self.game.tile_scale)[:, None]
+        self._tiles = np.array(self.game.tiles, dtype=np.int8)
         self._rows: np.ndarray | None = None
+        self._ahead: DealsAhead | None = None
+
+    def _draw_orders(self, seeds: np.ndarray) -> tuple[np.ndarray]:
+        """``(len(seeds), tiles)`` int8: the bag of each seed's deal in draw order, ``WapiGame.draw_order`` of
+        its generator ``np_random(seed)`` (the tiles shuffled once), for all the seeds at once."""
+        return (self._tiles[permutations(seeds.tolist(), [len(self._tiles)])[0]],)
 
     def _deal(self, where: np.ndarray) -> None:
-        """New games in the columns ``where``, each from its seed: the deal ``env().reset(seed)`` draws (its
-        generator ``np_random(seed)``'s state, set by ``envs.core.seeding``, which is several times faster)."""
+        """New games in the columns ``where``, each from its seed: the deal ``env().reset(seed)`` draws."""
+        self._place(where, *self._draw_orders(self.seeds[where]))
+
+    def _deal_next(self, where: np.ndarray) -> None:
+        """:meth:`reset_done`'s deals, made ahead for many games at a time (``envs.core.dealing``)."""
+        if self._ahead is None:
+            self._ahead = DealsAhead(self._draw_orders, self.num_games)
+        self._place(where, *self._ahead.take(where, self.seeds[where], self.seeds + self.num_games))
+
+    def _place(self, where: np.ndarray, orders: np.ndarray) -> None:
+        """New games in the columns ``where`` with these bags (``(len(where), tiles)``, in draw order)."""
         game = self.game
-        orders = np.stack([game.draw_order(rng) for rng in seeded(self.seeds[where].tolist())], axis=1)
+        orders = orders.T
         first = orders[0]
         self.bag[:, where] = orders[1:]
         self.taken[where] = 0
@@ -158,7 +175,7 @@ class WapiBatch(BatchGames):
             setattr(other, name, np.repeat(value, times, axis=-1) if per_game else value)
         other.num_games = self.num_games * times
         other.seeds[:] = -1
-        other.columns, other._rows = np.arange(other.num_games), None
+        other.columns, other._rows, other._ahead = np.arange(other.num_games), None, None
         return other
 
     # --- turn structure ------------------------------------------------------
