@@ -21,13 +21,14 @@ a Ray task), so the batched games spread over the backend's workers too.
 
 from __future__ import annotations
 
-import importlib
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 
 import envs
 from agents import split_epsilon
+from agents.heuristic import heuristic_module
 from benchmarks import matches
 from benchmarks.matches import GameRecord, Task, TaskResult, agent_seed, configured_game, deal_seed
 from benchmarks.ratings import finishing_ranks
@@ -40,9 +41,10 @@ BATCHED_AGENTS = ("random", "heuristic")
 CHUNK = 128
 
 
+@functools.cache
 def _batch_policy(name: str):
     """The heuristic's ``batch_policy`` of game ``name``, or None where it has none."""
-    return getattr(importlib.import_module(envs.describe(name).heuristic), "batch_policy", None)
+    return getattr(heuristic_module(envs.describe(name).make()), "batch_policy", None)
 
 
 def batchable(task: Task) -> bool:
