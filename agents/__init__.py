@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from agents.epsilon_greedy import EPSILON_SEPARATOR
 from agents.protocol import Agent, GameResult, PlayerView, play_game
 from envs.core.engine import Game, shown
 
@@ -37,7 +38,6 @@ SEARCH_AGENTS = ("ismcts", "best")
 FILE_AGENTS = ("ppo", "rllib")
 #: Any agent made ε-greedy (:mod:`agents.epsilon_greedy`): NAME's move with probability 1 - EPS, else a random one.
 EPSILON_SPELLING = "NAME~EPS"
-EPSILON_SEPARATOR = "~"
 
 
 def split_epsilon(name: str) -> tuple[str, float | None]:

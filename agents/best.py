@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agents.guided import GuidedISMCTSAgent
+from agents.ismcts import ISMCTSAgent
 from agents.protocol import Agent, PlayerView
 from agents.tuning import BEST_GUIDE
 from envs.core.engine import Game
@@ -47,14 +49,12 @@ class BestAgent(Agent):
     ):
         if game is None:
             raise ValueError("the best agent needs game=... (it is chosen per game configuration)")
-        from agents import make_agent
-
         budget = {"iterations": iterations} if iterations is not None else {"time_limit": time_limit}
         network = described_guide(game)
         if network is not None:
-            self.agent = make_agent("ismcts", game, network=network, seed=seed, **budget)
+            self.agent = GuidedISMCTSAgent(game, network=network, seed=seed, **budget)
         else:
-            self.agent = make_agent("ismcts", game, seed=seed, **budget)
+            self.agent = ISMCTSAgent(game, seed=seed, **budget)
         self.choice = f"ismcts guided by {Path(network).name}" if network else "ismcts"
 
     def reset(self) -> None:

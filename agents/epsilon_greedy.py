@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import EPSILON_SEPARATOR, Agent, PlayerView
+from agents.protocol import Agent, PlayerView
 from envs.core.engine import shown
+
+#: How an ε-greedy agent is spelled: NAME~EPS (``heuristic~0.25``).
+EPSILON_SEPARATOR = "~"
 
 
 class EpsilonGreedy(Agent):

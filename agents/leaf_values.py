@@ -43,7 +43,7 @@ def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     """Each figure still standing goes to a player with a chance from their lead around it
     (influence now, against the land left to fill); the winner procedure (majorities)
     is applied to the captures plus sampled figures, ``SAMPLES`` times."""
-    from agents.heuristic.samurai import chance
+    from agents.heuristic.samurai_values import chance
     from envs.samurai.scoring import winners as winners_of
 
     n = state.game.num_players

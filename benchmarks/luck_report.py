@@ -117,7 +117,7 @@ def game_lines(results) -> tuple[list[dict], list[dict]]:
 def pair_data(games: Sequence[dict], failures: Sequence[dict] = ()) -> tuple[list, list[str]]:
     """The games of each (configuration, pair) as ``luck.PairData``, d[deal, replay, seating], in the order of
     the configurations and pairs; and a note per deal left out because an agent failed."""
-    from benchmarks.luck import CONFIGS_ORDER, PairData
+    from benchmarks.luck_stats import CONFIGS_ORDER, PairData
     from benchmarks.ratings import ahead, finishing_ranks
 
     notes, failed = [], set()
@@ -191,7 +191,7 @@ class Report:
     sources: list[str] = field(default_factory=list)
 
     def _ordered(self, items: list, config_of) -> list:
-        from benchmarks.luck import CONFIGS_ORDER as order
+        from benchmarks.luck_stats import CONFIGS_ORDER as order
 
         return sorted(items, key=lambda x: order.index(config_of(x)) if config_of(x) in order else len(order))
 
@@ -206,7 +206,7 @@ class Report:
 
 def report_of(recs: Sequence[Record], sources: Sequence[str] = ()) -> Report:
     """The report of luck records: each configuration from the latest run (by its start) that played it."""
-    from benchmarks.luck import pair_stats
+    from benchmarks.luck_stats import pair_stats
 
     runs = sorted(((run, rec) for rec in recs for run in rec.runs), key=lambda item: item[0]["started"])
     latest = {config: run["run"] for run, _ in runs for config in run["study"]["settings"]["configs"]}

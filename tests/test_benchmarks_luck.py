@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent, split_epsilon
-from benchmarks import luck, luck_report, records
+from benchmarks import luck, luck_report, luck_stats, records
 from benchmarks.matches import run_tasks
 from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
 
@@ -104,7 +104,7 @@ def test_a_tiny_study_end_to_end(tmp_path):
     assert notes == [] and len(data) == 1
     (pair,) = data
     assert pair.d.shape == (3, 2, 3) and set(np.unique(pair.d)) <= {-1.0, 0.0, 1.0}
-    stats = luck.pair_stats(pair, bootstrap=50)
+    stats = luck_stats.pair_stats(pair, bootstrap=50)
     assert stats.upset == pytest.approx(((1 - pair.d) / 2).mean())
     assert 0 <= stats.share <= 1 or math.isnan(stats.share)
     # the report is made from the record alone, read back from its file: replays of a deal pool as distinct games
@@ -115,7 +115,7 @@ def test_a_tiny_study_end_to_end(tmp_path):
     luck_report.write([path], tmp_path)
     text = (tmp_path / "luck.md").read_text()
     assert "| wapi3 | heuristic > random | 18 |" in text and "python -m benchmarks.luck --configs wapi3" in text
-    assert luck_report.luck_row(luck.pair_stats(pair)) in text and str(luck_report.record_name(record)) in text
+    assert luck_report.luck_row(luck_stats.pair_stats(pair)) in text and str(luck_report.record_name(record)) in text
     assert "| wapi3 | heuristic > random | 18 |" in (tmp_path / "duplicate.md").read_text()
     assert (tmp_path / "luck.png").stat().st_size > 1000
     first = (tmp_path / "luck.md").read_bytes(), (tmp_path / "duplicate.md").read_bytes()

@@ -30,6 +30,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+# The same strategy over a batch of games (the batch protocol's heuristic: ``batch_policy``, ``play_out``).
+from agents.heuristic.samurai_batch import batch_policy as batch_policy
+from agents.heuristic.samurai_batch import play_out as play_out
+from agents.heuristic.samurai_values import QUICK_MIN_GAIN, STRENGTH, SWAP_MIN_GAIN, TILE_COST, chance
 from envs.samurai.actions import END_TURN, hex_action, settlement_figure_action, tile_of
 from envs.samurai.board import HEX_KIND, LAND
 from envs.samurai.components import (
@@ -37,7 +41,6 @@ from envs.samurai.components import (
     DRAFT,
     FIGURE_SWAP,
     INFLUENCE,
-    KIND_COUNTS,
     MOVABLE,
     QUICK,
     SHIPS,
@@ -47,17 +50,6 @@ from envs.samurai.components import (
 if TYPE_CHECKING:
     from agents.protocol import PlayerView
     from envs.samurai.rules import SamuraiState
-
-#: A quick tile (ronin, ship) is played only when it gains at least this much.
-QUICK_MIN_GAIN = 0.25
-#: A figure swap is played only when it gains at least this much.
-SWAP_MIN_GAIN = 0.6
-#: Cost of spending a tile, per point of its total influence (keeps strong tiles for big fights).
-TILE_COST = 0.02
-#: Starting-hand preference (choose_hand): the strongest tiles first.
-STRENGTH = tuple(
-    sum(INFLUENCE[k]) + (2 if k == FIGURE_SWAP else 0) + (1 if k == TILE_SWAP else 0) for k in range(len(KIND_COUNTS))
-)
 
 
 def choose(view: PlayerView, rng: np.random.Generator) -> int:
@@ -75,14 +67,6 @@ def policy(state: SamuraiState) -> int:
     if state.phase == DRAFT:
         return legal[0]
     return _Planner(state).move(legal)
-
-
-def chance(lead: int, open_land: int) -> float:
-    """Rough chance of taking a figure with ``lead`` while ``open_land`` hexes remain to fill
-    (also the search's leaf evaluation, ``agents/leaf_values.py``)."""
-    if open_land <= 0:
-        return 1.0 if lead > 0 else 0.0
-    return min(0.95, max(0.05, 0.5 + lead / (4.0 + 4.0 * open_land)))
 
 
 class _Planner:
@@ -222,20 +206,3 @@ class _Planner:
         if END_TURN in legal and best_value <= 0:
             return END_TURN
         return -best_action
-
-
-# --- the same strategy over a batch of games (agents/heuristic/samurai_batch.py) -------------------
-def batch_policy(batch) -> np.ndarray:
-    """:func:`policy` in every game of a :class:`~envs.samurai.batch.SamuraiBatch` (-1 where one is over)."""
-    from agents.heuristic.samurai_batch import batch_policy as batched
-
-    return batched(batch)
-
-
-def play_out(states: list[SamuraiState], first_moves: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Every state after each first move, played to the end by :func:`policy` in every seat, all at once
-    (ISMCTS's paired rollouts): final scores and winners, ``games x players``, game ``i * len(first_moves) + j``
-    being ``states[i]`` after ``first_moves[j]``."""
-    from agents.heuristic.samurai_batch import play_out as batched
-
-    return batched(states, first_moves)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.heuristic.samurai import QUICK_MIN_GAIN, STRENGTH, SWAP_MIN_GAIN, TILE_COST, chance
+from agents.heuristic.samurai_values import QUICK_MIN_GAIN, STRENGTH, SWAP_MIN_GAIN, TILE_COST, chance
 from envs.samurai.actions import END_TURN, FIGURE, HEX
 from envs.samurai.batch import SamuraiBatch
 from envs.samurai.batch_tables import CHOOSE_HAND, DUMMY, INFLUENCE_OF, MOVABLE_OF, PLAY, QUICK_OF
