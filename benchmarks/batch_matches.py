@@ -33,7 +33,7 @@ from benchmarks import matches
 from benchmarks.matches import GameRecord, Task, TaskResult, agent_seed, configured_game, deal_seed
 from benchmarks.ratings import finishing_ranks
 from envs.core.batch import batch_class
-from parallel.pool import Backend
+from parallel.pool import Backend, chunks
 
 #: The agents played batched (and their ε-greedy forms).
 BATCHED_AGENTS = ("random", "heuristic")
@@ -145,7 +145,8 @@ def run_tasks(
     backend: Backend | None = None,
 ) -> list[TaskResult]:
     """:func:`benchmarks.matches.run_tasks`, the batchable tasks played on the batch engines in chunks of
-    :data:`CHUNK` (each chunk one backend task), the others game by game: the same results, in task order."""
+    at most :data:`CHUNK` (each chunk one backend task, a few for every worker), the others game by game: the same
+    results, in task order."""
     fast = [k for k, task in enumerate(tasks) if batchable(task)]
     slow = [k for k, task in enumerate(tasks) if not batchable(task)]
     results: list[TaskResult | None] = [None] * len(tasks)
@@ -154,10 +155,13 @@ def run_tasks(
         for k, result in zip(slow, played):
             results[k] = result
     if fast:
-        chunks = [[tasks[k] for k in fast[i : i + CHUNK]] for i in range(0, len(fast), CHUNK)]
-        played = matches.run_tasks(chunks, processes, progress, f"{desc} (batched)", play=play_chunk, backend=backend)
-        for k, result in zip(fast, [result for chunk in played for result in chunk]):
-            results[k] = result
+        workers = backend.workers if backend is not None else processes
+        where = chunks(fast, workers, max_size=CHUNK)  # at least a few chunks a worker, so that every worker plays
+        batches = [[tasks[k] for k in chunk] for chunk in where]
+        played = matches.run_tasks(batches, processes, progress, f"{desc} (batched)", play=play_chunk, backend=backend)
+        for chunk, chunk_results in zip(where, played):
+            for k, result in zip(chunk, chunk_results):
+                results[k] = result
     return results
 
 
