@@ -146,6 +146,16 @@ def assert_steps_refused(env, cases) -> None:
         assert env.state_dict() == before and env.agent_selection == agent
 
 
+def tiny_train_argv(game: str, network: str, warm_start: str, out: str) -> list[str]:
+    """``train.py`` options for a run of seconds: 256 steps of ``network`` on ``game``, a two-game
+    ``warm_start``, two-game evaluations against random, written to ``out``."""
+    argv = ["--game", game, "--network", network, "--timesteps", "256", "--n-envs", "4"]
+    argv += ["--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--opponents", "random"]
+    argv += ["--warm-start", warm_start, "--warm-start-games", "2", "--warm-start-epochs", "1"]
+    argv += ["--eval-opponents", "random", "--eval-freq", "256", "--eval-freq-games", "2", "--eval-games", "2"]
+    return argv + ["--progress-bar", "false", "--workers", "0", "--out", out]
+
+
 def documented_keys(env_card: str) -> set[str]:
     """The ``state_dict`` keys an env card (a ``*_v0`` module's docstring) lists, ``(keys: ``a``, ``b``, ...)``:
     written for readers, so a test holding the serializer to them checks it against an independent list."""

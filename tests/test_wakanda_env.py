@@ -20,7 +20,17 @@ from envs.core import GameEnv, IllegalActionError
 from envs.wakanda import observation as layout
 from envs.wakanda.serialize import KEYS
 from tests.conftest import assert_refused, assert_reset_refused, assert_steps_refused, documented_keys
-from tests.test_wakanda_rules import LINE, WORKED_DRAWS, WORKED_MOVES, WORKED_VILLAGES, bag, build, finish, position
+from tests.test_wakanda_rules import (
+    LINE,
+    WORKED_DRAWS,
+    WORKED_MOVES,
+    WORKED_VILLAGES,
+    bag,
+    build,
+    drawn_position,
+    finish,
+    position,
+)
 
 MODES = [False, True]
 WORKED_EXAMPLE = {"villages": WORKED_VILLAGES, "bag": bag(*WORKED_DRAWS)}
@@ -174,20 +184,9 @@ def test_final_rewards_and_infos_through_env(reward, expected):
 
 
 def test_a_draw_gives_zero_rewards_and_loading_a_finished_game_ends_the_episode():
-    line = ["eagle", "tipi", "chief", "tomahawk", "skin", "sun"]
-    stacks = [
-        ["eagle", "sun"],
-        ["tipi"] * 5,
-        ["chief", "chief", "sun", "sun", "sun"],
-        ["tomahawk"] * 3 + ["skin"] * 4 + ["sun", "sun"],
-        [],
-        [],
-    ]
     env = wakanda_v0.raw_env()
     env.reset(seed=0)
-    env.load_state_dict(
-        position(line, [0, 0, 1, 1, None, None], stacks, [17, 17], None, supplies=[[], []], bag_left=[])
-    )
+    env.load_state_dict(drawn_position())
     assert all(env.terminations.values()) and env.rewards == {"player_0": 0.0, "player_1": 0.0}
     assert env.infos["player_1"] == {"score": 17.0}
 
