@@ -122,12 +122,9 @@ def gains(values: np.ndarray, heuristic: np.ndarray, picks: np.ndarray) -> list[
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    from envs.games import HelpFormatter, make_game
-    from parallel.pool import chunks, joined, parallel_map
-    from training.network import load_network
+def build_parser() -> argparse.ArgumentParser:
+    from envs.games import HelpFormatter
 
-    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.decision_gains", description=__doc__.split("\n")[0], formatter_class=HelpFormatter
     )
@@ -161,6 +158,16 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--processes", type=int, default=2, help="worker processes")
     parser.add_argument("--out", default=None, help="also write the table here, as markdown (default: printed only)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    from envs.games import make_game
+    from parallel.pool import chunks, joined, parallel_map
+    from training.network import load_network
+
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
     args = parser.parse_args(argv)
     for name in ("games", "judge_samples", "processes"):
         if getattr(args, name) < 1:

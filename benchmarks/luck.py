@@ -67,21 +67,10 @@ class StudyPlan:
     settings: dict
 
 
-def plan_study(
-    configs: list[str],
-    deals: int,
-    ismcts_deals: int,
-    replays: int,
-    ismcts_iterations: int,
-    filler: str = "heuristic",
-    seed: int = 0,
-    ismcts_games: tuple[str, ...] = ISMCTS_GAMES,
-    pairs: list[tuple[str, str]] | None = None,
-) -> StudyPlan:
-    """Validate the options and lay out one task per (configuration, pair, deal); expensive tasks first.
-
-    ``pairs`` (strong, weak) replaces every game's ``GAME_PAIRS`` for this run.
-    """
+def check_study(
+    configs: list[str], deals: int, ismcts_deals: int, replays: int, ismcts_iterations: int, filler: str, pairs
+) -> None:
+    """ValueError naming the option on any bad setting of the study, before anything is planned or run."""
     for name, value in (
         ("--deals", deals),
         ("--ismcts-deals", ismcts_deals),
@@ -108,6 +97,35 @@ def plan_study(
                 raise ValueError(f"--pairs are STRONG,WEAK with two different agents, got {shown(','.join(pair))}")
             for name in pair:
                 split_epsilon(name)  # a malformed NAME~EPS fails here, before anything runs
+
+
+def table_specs(game, table: list[str], ismcts_iterations: int) -> list[AgentSpec]:
+    """The specs of one table (strong, weak, fillers), each agent built once here so that a bad one raises
+    ValueError; the pair keeps its names as labels, the fillers are labelled ``filler0``, ``filler1``, ..."""
+    specs = []
+    for name in table:
+        options = (("iterations", ismcts_iterations),) if agent_kind(name) == "ismcts" else ()
+        make_agent(name, game, seed=0, **dict(options))
+        specs.append(AgentSpec(name, name, options))
+    return specs[:2] + [AgentSpec(f"filler{k}", s.name, s.options) for k, s in enumerate(specs[2:])]
+
+
+def plan_study(
+    configs: list[str],
+    deals: int,
+    ismcts_deals: int,
+    replays: int,
+    ismcts_iterations: int,
+    filler: str = "heuristic",
+    seed: int = 0,
+    ismcts_games: tuple[str, ...] = ISMCTS_GAMES,
+    pairs: list[tuple[str, str]] | None = None,
+) -> StudyPlan:
+    """Validate the options and lay out one task per (configuration, pair, deal); expensive tasks first.
+
+    ``pairs`` (strong, weak) replaces every game's ``GAME_PAIRS`` for this run.
+    """
+    check_study(configs, deals, ismcts_deals, replays, ismcts_iterations, filler, pairs)
     notes, expensive, cheap = [], [], []
     for config in configs:
         game_name, game_config = CONFIGS[config]
@@ -115,31 +133,23 @@ def plan_study(
         key_of_game = game_key(game_name, game_config)
         for p, (strong, weak) in enumerate(GAME_PAIRS.get(game_name, PAIRS) if pairs is None else pairs):
             table = [strong, weak] + [filler] * (game.num_players - 2)
-            base = {name: agent_kind(name) for name in table}  # NAME~EPS -> NAME
-            uses_ismcts = "ismcts" in base.values()
+            uses_ismcts = "ismcts" in map(agent_kind, table)  # NAME~EPS -> NAME
             if uses_ismcts and (game_name not in ismcts_games or ismcts_deals == 0):
                 notes.append(
                     f"{config}: {strong} vs {weak} skipped (ISMCTS not run on {game_name}; see --ismcts-games)"
                 )
                 continue
-            specs = []
             try:
-                for name in table:
-                    options = (("iterations", ismcts_iterations),) if base[name] == "ismcts" else ()
-                    make_agent(name, game, seed=0, **dict(options))
-                    specs.append(AgentSpec(name, name, options))
+                specs = table_specs(game, table, ismcts_iterations)
             except ValueError as error:
                 notes.append(f"{config}: {strong} vs {weak} skipped ({error})")
                 continue
-            # labels must tell the pair from the fillers: the pair keeps its names, fillers get "filler"
-            specs = [specs[0], specs[1]] + [AgentSpec(f"filler{k}", s.name, s.options) for k, s in enumerate(specs[2:])]
-            rows = seatings(game.num_players, "rotations")
-            n_deals = ismcts_deals if uses_ismcts else deals
-            target = expensive if uses_ismcts else cheap
+            rows = tuple(seatings(game.num_players, "rotations"))
             key = (config, p, strong, weak)
-            target += [
-                Task(key_of_game, tuple(specs), deal, seed, tuple(rows), replays, key=key) for deal in range(n_deals)
-            ]
+            (expensive if uses_ismcts else cheap).extend(
+                Task(key_of_game, tuple(specs), deal, seed, rows, replays, key=key)
+                for deal in range(ismcts_deals if uses_ismcts else deals)
+            )
     settings = dict(
         configs=configs,
         deals=deals,

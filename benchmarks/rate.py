@@ -34,13 +34,14 @@ import re
 import shlex
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from agents import make_agent, parse_agent_options
 from benchmarks import arena, records, report, user_agents
 from benchmarks import rating as rating_module
 from benchmarks.matches import AgentSpec
-from benchmarks.protocol import DEFAULT_BUDGET, LADDERS, PROTOCOL, config_label, reference_tables
+from benchmarks.protocol import DEFAULT_BUDGET, LADDERS, PROTOCOL, Ladder, config_label, reference_tables
 from envs.games import GAME_NAMES, add_game_options, game_config, make_game
 from parallel import pool
 
@@ -111,66 +112,90 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser()
-    args = parser.parse_args(argv)
+@dataclass
+class Rating:
+    """What one ``rate`` run plays: the checked command line, ready to play."""
+
+    config: dict
+    ladder: Ladder
+    deals: int
+    spec: AgentSpec
+    rungs: list
+    backend: pool.Backend
+    reuse: records.Record | None
+
+
+def prepare(args: argparse.Namespace) -> Rating:
+    """Check the command line and build what the run needs; anything wrong raises before a game is played."""
+    config = game_config(args.game, args)
+    game = make_game(args.game, **config)
+    ladder = LADDERS["quick" if args.quick else "full"]
+    deals = ladder.deals if args.deals is None else args.deals
+    if deals < 2:
+        raise ValueError(f"--deals must be at least 2 (an interval needs two deals), got {deals}")
+    if not args.budget > 0:
+        raise ValueError(f"--budget must be a positive number of CPU seconds, got {args.budget}")
+    spec = rated_spec(args.agent, parse_agent_options(args.option, "--option"), args.label)
+    if spec.label in {rung.label for ladder_ in LADDERS.values() for rung in ladder_.rungs}:
+        raise ValueError(f"--label {spec.label!r} is a rung's label; choose another")
     try:
-        config = game_config(args.game, args)
-        game = make_game(args.game, **config)
-        ladder = LADDERS["quick" if args.quick else "full"]
-        deals = ladder.deals if args.deals is None else args.deals
-        if deals < 2:
-            raise ValueError(f"--deals must be at least 2 (an interval needs two deals), got {deals}")
-        if not args.budget > 0:
-            raise ValueError(f"--budget must be a positive number of CPU seconds, got {args.budget}")
-        spec = rated_spec(args.agent, parse_agent_options(args.option, "--option"), args.label)
-        rungs = ladder.for_game(game)
-        if spec.label in {rung.label for ladder_ in LADDERS.values() for rung in ladder_.rungs}:
-            raise ValueError(f"--label {spec.label!r} is a rung's label; choose another")
-        try:
-            check_agent(spec, game)
-        except ValueError:
-            raise
-        except Exception as error:  # a user's class whose construction fails: say so, without a traceback
-            raise ValueError(f"{args.agent} cannot be built: {type(error).__name__}: {error}") from error
-        if args.record is not None and args.record.exists():
-            raise ValueError(f"--record {args.record} exists; records are not overwritten")
-        backend = pool.from_args(args)
-        paths = sorted(glob.glob(str(LEADERBOARD_RECORDS / "*.jsonl*"))) if args.reference is None else args.reference
-        reuse = records.read(paths) if paths else None
-    except (ValueError, OSError, ImportError) as error:
-        parser.error(str(error))
+        check_agent(spec, game)
+    except ValueError:
+        raise
+    except Exception as error:  # a user's class whose construction fails: say so, without a traceback
+        raise ValueError(f"{args.agent} cannot be built: {type(error).__name__}: {error}") from error
+    if args.record is not None and args.record.exists():
+        raise ValueError(f"--record {args.record} exists; records are not overwritten")
+    backend = pool.from_args(args)
+    paths = sorted(glob.glob(str(LEADERBOARD_RECORDS / "*.jsonl*"))) if args.reference is None else args.reference
+    reuse = records.read(paths) if paths else None
+    return Rating(config, ladder, deals, spec, ladder.for_game(game), backend, reuse)
+
+
+def play(rating: Rating, args: argparse.Namespace, argv: list[str]) -> tuple[records.Record, dict]:
+    """Play the rated agent against every rung and the rungs' reference tables, the first deal alone first:
+    the record and this run's header."""
+    spec, rungs = rating.spec, rating.rungs
     specs = {rung.label: AgentSpec(rung.label, rung.name, rung.options) for rung in rungs}
     tables = [(spec, specs[rung.label]) for rung in rungs]
     tables += [(specs[hero.label], specs[opponent.label]) for hero, opponent in reference_tables(rungs)]
     agents = {s.label: agent_entry(s) for s in [spec, *specs.values()]}
     run = records.new_run(["python", "-m", "benchmarks.rate", *argv], agents)
-    tasks = arena.plan(args.game, config, tables, "test", deals, budgets=[(spec.label, args.budget)])
-    where = config_label(args.game, config)
-    start = time.perf_counter()
-    with backend:
-        print(f"{PROTOCOL}: {spec.label} on {where}, {len(tables)} tables x {deals} test deals", file=sys.stderr)
+    tasks = arena.plan(args.game, rating.config, tables, "test", rating.deals, budgets=[(spec.label, args.budget)])
+    where = config_label(args.game, rating.config)
+    with rating.backend:
+        print(f"{PROTOCOL}: {spec.label} on {where}, {len(tables)} tables x {rating.deals} test deals", file=sys.stderr)
         # the first deal against the first rung here first: an agent that breaks the protocol is stopped at once
         record = arena.play(tasks[:1], run, progress=False)
         if not record.failures:
-            rest = arena.play(tasks[1:], run, backend, progress=not args.no_progress, reuse=reuse)
+            rest = arena.play(tasks[1:], run, rating.backend, progress=not args.no_progress, reuse=rating.reuse)
             record.games += rest.games
             record.failures += rest.failures
             record.runs += rest.runs[1:]
-    path = records.write(record, args.record or default_record(spec.label, where))
+    return record, run
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        rating = prepare(args)
+    except (ValueError, OSError, ImportError) as error:
+        parser.error(str(error))
+    start = time.perf_counter()
+    record, run = play(rating, args, argv)
+    label, where = rating.spec.label, config_label(args.game, rating.config)
+    path = records.write(record, args.record or default_record(label, where))
     elapsed = time.perf_counter() - start
     if record.failures:
-        print(f"{spec.label} was stopped: it broke the protocol ({len(record.failures)} game(s)):")
+        print(f"{label} was stopped: it broke the protocol ({len(record.failures)} game(s)):")
         print("\n".join(report.failure_lines(record.failures)))
         print(f"record: {path}", file=sys.stderr)
         return 1
-    print(report.markdown(record, f"{spec.label} on {where} ({PROTOCOL}, {ladder.name} ladder)"))
-    rating = next(r for r in rating_module.anchored_ratings(record.games) if r.name == spec.label)
-    print(
-        f"{spec.label}: {rating.value:,.0f} [{rating.low:,.0f}, {rating.high:,.0f}] on {where} "
-        "(random 0, heuristic 1,000)"
-    )
+    print(report.markdown(record, f"{label} on {where} ({PROTOCOL}, {rating.ladder.name} ladder)"))
+    rated = next(r for r in rating_module.anchored_ratings(record.games) if r.name == label)
+    print(f"{label}: {rated.value:,.0f} [{rated.low:,.0f}, {rated.high:,.0f}] on {where} (random 0, heuristic 1,000)")
     played = sum(1 for g in record.games if g["run"] == run["run"])
     print(
         f"{played} games played, {len(record.games) - played} reused, in {elapsed:.0f} s; record: {path}\n"

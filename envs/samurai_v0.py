@@ -83,7 +83,9 @@ Seeding and options
     whole pile to choose from, the rest keeping its order), the figures for
     every settlement on the board (not with ``figure_setup="draft"``).
     ``env.unwrapped.state_dict()`` and ``load_state_dict(d)`` save and restore
-    a game exactly, mid-turn too.
+    a game exactly, mid-turn too (keys: ``game``, ``num_players``,
+    ``current_player``, ``board``, ``figures``, ``captured``, ``set_aside``,
+    ``hands``, ``piles``, ``turn``, ``terminal``, ``winners``).
 
 Decisions (ours, where the sources are silent)
     - Random figure set-up: Edo one of each type, each city two different

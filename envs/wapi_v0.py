@@ -54,7 +54,9 @@ Seeding and options
     the actions. ``reset(options={"bag": ["M3", "S5", ...]})`` sets the exact
     draw order (codes ``S0 S1 S2 S3 S5`` and ``M0`` .. ``M5``); it must be a
     permutation of the configured tiles. ``env.unwrapped.state_dict()`` and
-    ``load_state_dict(d)`` save and restore a game exactly.
+    ``load_state_dict(d)`` save and restore a game exactly (keys: ``game``,
+    ``num_players``, ``scoring``, ``current_player``, ``drawn``, ``mines``,
+    ``totems_left``, ``bag``, ``scores``, ``terminal``).
 
 Decisions (ours, where the sources are silent; all in ``docs/rules/wapi.md``)
     - The coin distribution above (configurable).

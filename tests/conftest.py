@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import tempfile
 
@@ -125,6 +126,42 @@ def assert_refused(env, call, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()
     assert env.state_dict() == before, "a refused call leaves the game untouched"
+
+
+def assert_reset_refused(env, options, message: str) -> None:
+    """``reset(options=options)`` after a seeded deal raises a ValueError matching ``message``; nothing changes."""
+    env.reset(seed=1)
+    assert_refused(env, lambda: env.reset(options=options), message)
+
+
+def assert_steps_refused(env, cases) -> None:
+    """Each ``(action, error, match)`` of ``cases`` raises ``error`` (its message matching ``match``; None: any)
+    and leaves the game and the player to act as they were."""
+    import pytest
+
+    before, agent = env.state_dict(), env.agent_selection
+    for action, error, match in cases:
+        with pytest.raises(error, match=match):
+            env.step(action)
+        assert env.state_dict() == before and env.agent_selection == agent
+
+
+def tiny_train_argv(game: str, network: str, warm_start: str, out: str) -> list[str]:
+    """``train.py`` options for a run of seconds: 256 steps of ``network`` on ``game``, a two-game
+    ``warm_start``, two-game evaluations against random, written to ``out``."""
+    argv = ["--game", game, "--network", network, "--timesteps", "256", "--n-envs", "4"]
+    argv += ["--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--opponents", "random"]
+    argv += ["--warm-start", warm_start, "--warm-start-games", "2", "--warm-start-epochs", "1"]
+    argv += ["--eval-opponents", "random", "--eval-freq", "256", "--eval-freq-games", "2", "--eval-games", "2"]
+    return argv + ["--progress-bar", "false", "--workers", "0", "--out", out]
+
+
+def documented_keys(env_card: str) -> set[str]:
+    """The ``state_dict`` keys an env card (a ``*_v0`` module's docstring) lists, ``(keys: ``a``, ``b``, ...)``:
+    written for readers, so a test holding the serializer to them checks it against an independent list."""
+    listed = re.search(r"\(keys: ([^)]*)\)", env_card)
+    assert listed, "the env card lists the state_dict keys as (keys: ``a``, ``b``, ...)"
+    return set(re.findall(r"``(\w+)``", listed.group(1)))
 
 
 def recipe(name: str) -> dict:

@@ -160,6 +160,20 @@ def hidden_twin(state, player: int, seed: int):
 ANTI_CHEAT = CONFIGS
 
 
+def twin_positions(game):
+    """``(seed, state, twin, player)`` for six mid-game positions: each with a choice for ``player`` (to act)
+    and a twin that differs from it only in what that player cannot see (those where nothing is hidden any
+    more, late in the game, are left out)."""
+    for seed in range(6):
+        state = mid_game_state(game, seed=seed, moves=8 + 3 * seed)
+        player = state.current_player
+        if len(state.legal_actions()) < 2:
+            continue
+        twin = hidden_twin(state, player, seed=100 + seed)
+        if twin.to_dict() != state.to_dict():
+            yield seed, state, twin, player
+
+
 @pytest.mark.parametrize("name,config", ANTI_CHEAT, ids=IDS)
 @pytest.mark.parametrize(
     "kind,options", [("heuristic", {}), pytest.param("ismcts", {"iterations": 60}, marks=pytest.mark.slow)]
@@ -169,14 +183,7 @@ def test_choices_do_not_depend_on_hidden_information(name, config, kind, options
     hidden from its player (bag order re-shuffled, other hands/piles re-dealt, face-down villages swapped)."""
     game = make_game(name, **config)
     checked = 0
-    for seed in range(6):
-        state = mid_game_state(game, seed=seed, moves=8 + 3 * seed)
-        player = state.current_player
-        if len(state.legal_actions()) < 2:
-            continue
-        twin = hidden_twin(state, player, seed=100 + seed)
-        if twin.to_dict() == state.to_dict():
-            continue  # nothing hidden any more (late in the game)
+    for seed, state, twin, _ in twin_positions(game):
         if kind == "ismcts" and name in LONG_GAMES:
             options = {"iterations": 12}  # its heuristic rollouts are slow; a few samples show the point
         a = make_agent(kind, game, seed=42, **options).act(PlayerView(state, np.random.default_rng(1)))

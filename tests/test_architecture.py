@@ -163,3 +163,37 @@ def test_no_module_imports_itself_back():
     submodule importing its package's ``__init__`` (which imports the submodule back) is one."""
     circles = _circles(GRAPH)
     assert not circles, "\n".join(" <-> ".join(circle) for circle in circles)
+
+
+#: The most lines a function may have (its ``def`` to its last line) unless its docstring says why.
+MAX_FUNCTION_LINES = 60
+
+
+def _long_functions(source: str, where: str) -> list[str]:
+    """``where:line name (N lines)`` for each function (methods and nested ones too) longer than
+    ``MAX_FUNCTION_LINES`` whose docstring does not say "Long because"."""
+    return [
+        f"{where}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+        and "Long because" not in (ast.get_docstring(node) or "")
+    ]
+
+
+def test_the_length_check_finds_a_long_function():
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    assert _long_functions(f"def long():\n{body}", "m.py") == [f"m.py:1 long ({MAX_FUNCTION_LINES + 1} lines)"]
+    assert _long_functions(f"def short():\n{body[: body.rindex('    x')]}", "m.py") == []
+    explained = f'def long():\n    """Long because a table reads best whole."""\n{body}'
+    assert _long_functions(explained, "m.py") == []
+    method = f"class C:\n    def long(self):\n{body.replace('    ', '        ')}"
+    assert _long_functions(method, "m.py") == [f"m.py:2 long ({MAX_FUNCTION_LINES + 1} lines)"]
+
+
+def test_no_function_is_long_without_saying_why():
+    """Short functions (the developers' guide); one longer than 60 lines says in its docstring why ("Long because")."""
+    long = [
+        found for path in MODULES.values() for found in _long_functions(path.read_text(), str(path.relative_to(ROOT)))
+    ]
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines without 'Long because' in their docstring: {long}"

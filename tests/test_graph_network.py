@@ -17,6 +17,7 @@ from envs.games import make_game
 from envs.samurai.actions import FIGURE, NUM_ACTIONS, hex_action
 from envs.samurai.board import NEIGHBOURS, NUM_HEXES, NUM_SETTLEMENTS
 from envs.samurai.observation import HEX_FEATURES, OBSERVATION_SIZE, PLAYERS
+from tests.conftest import tiny_train_argv
 from training.graph_network import graph_description
 from training.network import check_card, load_network, make_card, new_network, read_card, save_network
 
@@ -128,12 +129,7 @@ def test_a_saved_graph_network_loads_with_the_same_outputs_and_only_for_samurai(
 
 def test_train_py_trains_the_graph_network_into_a_playable_model(tmp_path):
     out = str(tmp_path / "run")
-    argv = ["--game", "samurai", "--network", "samurai_graph", "--timesteps", "256", "--n-envs", "4"]
-    argv += ["--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--opponents", "random"]
-    argv += ["--warm-start", "heuristic", "--warm-start-games", "2", "--warm-start-epochs", "1"]
-    argv += ["--eval-opponents", "random", "--eval-freq", "256", "--eval-freq-games", "2", "--eval-games", "2"]
-    argv += ["--progress-bar", "false", "--workers", "0", "--out", out]
-    results = train.main(argv)
+    results = train.main(tiny_train_argv("samurai", "samurai_graph", "heuristic", out))
     assert results["timesteps"] >= 256 and results["learner"]["network"]["kind"] == "samurai_graph"
     model = os.path.join(out, "model.zip")
     assert read_card(model)["network"] == graph_description()

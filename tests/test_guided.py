@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from test_agents_protocol import ANTI_CHEAT, hidden_twin, mid_game_state
+from test_agents_protocol import ANTI_CHEAT, mid_game_state, twin_positions
 
 from agents import PlayerView, make_agent, play_game
 from agents.guided import GuidedISMCTSAgent
@@ -466,14 +466,7 @@ def test_guided_choices_do_not_depend_on_hidden_information(name, config):
     game = make_game(name, **config)
     net = tiny_network(game, seed=11)
     checked = reused = 0
-    for seed in range(6):
-        state = mid_game_state(game, seed=seed, moves=8 + 3 * seed)
-        player = state.current_player
-        if len(state.legal_actions()) < 2:
-            continue
-        twin = hidden_twin(state, player, seed=100 + seed)
-        if twin.to_dict() == state.to_dict():
-            continue
+    for seed, state, twin, player in twin_positions(game):
         agents = [make_agent("ismcts", game, network=net, iterations=30, seed=42) for _ in range(2)]
         positions = [state, twin]
         for _ in range(3):

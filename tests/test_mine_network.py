@@ -18,6 +18,7 @@ from envs.games import make_game
 from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM, coin_action
 from envs.wapi.components import NUM_MINES
 from envs.wapi.observation import OBSERVATION_SIZE
+from tests.conftest import tiny_train_argv
 from training.mine_network import CONTEXT_INPUTS, MINE_INPUTS, mines_description
 from training.network import check_card, game_card, load_network, new_network, read_card, save_network
 
@@ -103,12 +104,7 @@ def test_train_py_trains_the_mine_network_from_the_rollouts_warm_start(tmp_path,
     """The shipped Wapi model's recipe in miniature: the mine network, the heuristic cloned and then fit
     to the moves' measured values (``--warm-start rollouts``), PPO, a model that plays whole games."""
     out = str(tmp_path / "run")
-    argv = ["--game", "wapi", "--network", "wapi_mines", "--timesteps", "256", "--n-envs", "4"]
-    argv += ["--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--opponents", "random"]
-    argv += ["--warm-start", "rollouts", "--warm-start-games", "2", "--warm-start-epochs", "1"]
-    argv += ["--eval-opponents", "random", "--eval-freq", "256", "--eval-freq-games", "2", "--eval-games", "2"]
-    argv += ["--progress-bar", "false", "--workers", "0", "--out", out]
-    results = train.main(argv)
+    results = train.main(tiny_train_argv("wapi", "wapi_mines", "rollouts", out))
     assert results["timesteps"] >= 256 and results["learner"]["network"]["kind"] == "wapi_mines"
     fit = results["warm_start"]["rollouts"]
     assert fit["samples"] == 8 and fit["measured_positions"] > 0 and fit["held_out_measured_games"] == 1

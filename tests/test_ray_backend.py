@@ -159,22 +159,8 @@ def test_a_failing_task_on_the_cluster_raises_its_own_exception_naming_the_task(
 
 
 def test_an_unreachable_address_is_refused_at_once(capsys):
-    code = tournament.main(
-        [
-            "--game",
-            "wakanda",
-            "--agents",
-            "random",
-            "heuristic",
-            "--games",
-            "2",
-            "--backend",
-            "ray",
-            "--ray-address",
-            "127.0.0.1:1",
-            "--no-progress",
-        ]
-    )
+    argv = "--game wakanda --agents random heuristic --games 2 --no-progress --backend ray --ray-address 127.0.0.1:1"
+    code = tournament.main(argv.split())
     assert code == 2
     assert "cannot reach a Ray cluster at 127.0.0.1:1" in capsys.readouterr().err
     assert not ray.is_initialized()

@@ -19,7 +19,7 @@ from envs.samurai import SamuraiGame, actions
 from envs.samurai import observation as layout
 from envs.samurai.components import DRAFT, FIGURE_TYPES, PLAYER_TILES, TILE_NAMES
 from envs.samurai.serialize import KEYS
-from tests.conftest import aec_trace, assert_refused
+from tests.conftest import aec_trace, assert_refused, assert_reset_refused, assert_steps_refused, documented_keys
 from tests.test_samurai_rules import AKITA, EDO, NON_QUICK_HAND, A, B, at, fig, play, position
 
 CONFIGS = [
@@ -235,24 +235,7 @@ def test_state_dict_has_exactly_the_documented_keys_and_round_trips_mid_turn():
     env.step(play("figure_swap"))
     env.step(fig(54, "helmet"))
     data = env.state_dict()
-    assert (
-        set(data)
-        == KEYS
-        == {
-            "game",
-            "num_players",
-            "current_player",
-            "board",
-            "figures",
-            "captured",
-            "set_aside",
-            "hands",
-            "piles",
-            "turn",
-            "terminal",
-            "winners",
-        }
-    )
+    assert set(data) == KEYS == documented_keys(samurai_v0.__doc__)
     assert json.loads(json.dumps(data)) == data
     assert data["turn"]["played"] == ["ronin"] and data["turn"]["tile"] == "figure_swap"
     assert data["turn"]["first_figure"] == {"settlement": 54, "type": "helmet"}
@@ -423,9 +406,7 @@ NAMES = [TILE_NAMES[k] for k in PLAYER_TILES]
 )
 def test_bad_options_are_refused(options, message):
     """Bad input: bad reset options are refused with the option named; the game is untouched."""
-    env = samurai_v0.raw_env(num_players=2)
-    env.reset(seed=1)
-    assert_refused(env, lambda: env.reset(options=options), message)
+    assert_reset_refused(samurai_v0.raw_env(num_players=2), options, message)
 
 
 def test_bad_figure_options_capacity_supply_and_draft():
@@ -450,17 +431,9 @@ def test_raw_env_rejects_bad_actions_without_changing_anything():
     """Bad input: an illegal, out-of-range or None action raises and leaves the state untouched."""
     env = samurai_v0.raw_env()
     env.load_state_dict(position(hands=[NON_QUICK_HAND, None]))
-    before = env.state_dict()
-    for action, error in (
-        (actions.END_TURN, IllegalActionError),
-        (at(EDO), IllegalActionError),
-        (actions.NUM_ACTIONS, ValueError),
-        (-1, ValueError),
-        (None, ValueError),
-    ):
-        with pytest.raises(error):
-            env.step(action)
-        assert env.state_dict() == before and env.agent_selection == "player_0"
+    cases = [(actions.END_TURN, IllegalActionError), (at(EDO), IllegalActionError)]
+    cases += [(actions.NUM_ACTIONS, ValueError), (-1, ValueError), (None, ValueError)]
+    assert_steps_refused(env, [(action, error, None) for action, error in cases])
 
 
 def test_env_illegal_action_ends_the_game_with_minus_one_for_the_offender(caplog):

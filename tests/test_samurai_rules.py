@@ -136,6 +136,11 @@ def run(state, *actions: int):
 
 
 NON_QUICK_HAND = ["helmet2", "helmet3", "helmet4", "buddha2", "buddha3"]
+#: A player's 14 land tiles (all but the ronin, the ships and the swaps), in kind order.
+LAND_TILES = [
+    *("helmet2", "helmet3", "helmet4", "buddha2", "buddha3", "buddha4", "rice2", "rice3", "rice4"),
+    *("samurai1", "samurai1", "samurai2", "samurai2", "samurai3"),
+]
 
 
 # --- set-up ---------------------------------------------------------------------
@@ -294,28 +299,7 @@ def test_refill_once_at_turn_end_from_own_pile():
 
 def test_refill_stops_when_the_pile_is_empty():
     """Turn: the player draws back up to 5 tiles only while the pile lasts."""
-    tiles = {
-        h: (t, A)
-        for h, t in zip(
-            [57, 59, 60, 61, 62, 77, 78, 79, 81, 83, 85, 88, 91, 96],
-            [
-                "helmet2",
-                "helmet3",
-                "helmet4",
-                "buddha2",
-                "buddha3",
-                "buddha4",
-                "rice2",
-                "rice3",
-                "rice4",
-                "samurai1",
-                "samurai1",
-                "samurai2",
-                "samurai2",
-                "samurai3",
-            ],
-        )
-    }
+    tiles = {h: (t, A) for h, t in zip([57, 59, 60, 61, 62, 77, 78, 79, 81, 83, 85, 88, 91, 96], LAND_TILES)}
     data = position(tiles=tiles, hands=[["ronin", "ship1", "ship1", "ship2", "figure_swap"], None])
     assert data["piles"][A] == ["tile_swap"]
     state = load(data)

@@ -12,7 +12,7 @@ from envs.samurai.actions import END_TURN, figure_of, settlement_figure_action
 from envs.samurai.board import LAYOUTS, SETTLEMENTS
 from envs.samurai.components import FIGURE_SWAP, FIGURE_TYPES
 from envs.samurai.scoring import winners
-from tests.test_samurai_rules import AKITA, EDO, A, B, at, fig, load, play, position, run
+from tests.test_samurai_rules import AKITA, EDO, LAND_TILES, A, B, at, fig, load, play, position, run
 
 SWAP_FIGURES = {
     54: ["helmet"],
@@ -153,22 +153,8 @@ def test_tile_swap_is_the_turns_non_quick_tile():
 def forced_pass_tiles() -> dict[int, tuple[str, int]]:
     """Every plain land hex but 78 filled: A 13 tiles, B 16 tiles and 3 ships; only Edo and village 90 stand."""
     land = [h for h in LAYOUTS[2].land if h != 78]
-    a_tiles = [
-        "helmet2",
-        "helmet3",
-        "helmet4",
-        "buddha2",
-        "buddha3",
-        "buddha4",
-        "rice2",
-        "rice3",
-        "rice4",
-        "samurai1",
-        "samurai1",
-        "samurai2",
-        "samurai2",
-    ]
-    b_tiles = a_tiles + ["samurai3", "ronin", "tile_swap"]
+    a_tiles = LAND_TILES[:13]
+    b_tiles = LAND_TILES + ["ronin", "tile_swap"]
     tiles = {h: (t, A) for h, t in zip(land[:13], a_tiles)}
     tiles |= {h: (t, B) for h, t in zip(land[13:], b_tiles)}
     tiles |= {41: ("ship1", B), 42: ("ship1", B), 43: ("ship2", B)}

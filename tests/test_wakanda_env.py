@@ -19,8 +19,18 @@ from envs import wakanda_v0
 from envs.core import GameEnv, IllegalActionError
 from envs.wakanda import observation as layout
 from envs.wakanda.serialize import KEYS
-from tests.conftest import assert_refused
-from tests.test_wakanda_rules import LINE, WORKED_DRAWS, WORKED_MOVES, WORKED_VILLAGES, bag, build, finish, position
+from tests.conftest import assert_refused, assert_reset_refused, assert_steps_refused, documented_keys
+from tests.test_wakanda_rules import (
+    LINE,
+    WORKED_DRAWS,
+    WORKED_MOVES,
+    WORKED_VILLAGES,
+    bag,
+    build,
+    drawn_position,
+    finish,
+    position,
+)
 
 MODES = [False, True]
 WORKED_EXAMPLE = {"villages": WORKED_VILLAGES, "bag": bag(*WORKED_DRAWS)}
@@ -174,20 +184,9 @@ def test_final_rewards_and_infos_through_env(reward, expected):
 
 
 def test_a_draw_gives_zero_rewards_and_loading_a_finished_game_ends_the_episode():
-    line = ["eagle", "tipi", "chief", "tomahawk", "skin", "sun"]
-    stacks = [
-        ["eagle", "sun"],
-        ["tipi"] * 5,
-        ["chief", "chief", "sun", "sun", "sun"],
-        ["tomahawk"] * 3 + ["skin"] * 4 + ["sun", "sun"],
-        [],
-        [],
-    ]
     env = wakanda_v0.raw_env()
     env.reset(seed=0)
-    env.load_state_dict(
-        position(line, [0, 0, 1, 1, None, None], stacks, [17, 17], None, supplies=[[], []], bag_left=[])
-    )
+    env.load_state_dict(drawn_position())
     assert all(env.terminations.values()) and env.rewards == {"player_0": 0.0, "player_1": 0.0}
     assert env.infos["player_1"] == {"score": 17.0}
 
@@ -198,24 +197,7 @@ def test_state_dict_has_exactly_the_documented_keys_is_json_safe_and_round_trips
     for _ in range(12):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
     data = env.state_dict()
-    assert (
-        set(data)
-        == KEYS
-        == {
-            "game",
-            "advanced",
-            "current_player",
-            "villages",
-            "removed_villages",
-            "supplies",
-            "headdresses_left",
-            "bag",
-            "scores",
-            "third_headdress_first",
-            "terminal",
-            "winner",
-        }
-    )
+    assert set(data) == KEYS == documented_keys(wakanda_v0.__doc__)
     assert set(data["villages"][0]) == {"kind", "available", "face_up", "owner", "totem"}
     assert json.loads(json.dumps(data)) == data
     other = wakanda_v0.raw_env(advanced=True)
@@ -335,16 +317,13 @@ def test_bad_arguments_are_named(make, kwargs, message):
     ],
 )
 def test_bad_injected_bags_and_villages_are_refused(options, message):
-    env = wakanda_v0.raw_env()
-    env.reset(seed=1)
-    assert_refused(env, lambda: env.reset(options=options), message)
+    assert_reset_refused(wakanda_v0.raw_env(), options, message)
 
 
 def test_raw_env_rejects_bad_actions_without_changing_anything():
     """raw_env: out-of-range, illegal (tilted village, empty totem, piece not held) and None raise."""
     env = wakanda_v0.raw_env()
     env.reset(options={"villages": LINE, "bag": bag("tipi")})
-    before = env.state_dict()
     cases = [
         (42, "out of range"),
         (-1, "out of range"),
@@ -353,10 +332,7 @@ def test_raw_env_rejects_bad_actions_without_changing_anything():
         (finish(0), "empty totem cannot be finished"),
         (build("eagle", 0), "no eagle in their supply"),
     ]
-    for action, message in cases:
-        with pytest.raises(ValueError, match=message):
-            env.step(action)
-        assert env.state_dict() == before and env.agent_selection == "player_0"
+    assert_steps_refused(env, [(action, ValueError, message) for action, message in cases])
     with pytest.raises(IllegalActionError):
         env.step(finish(1))
 

@@ -392,9 +392,8 @@ def test_sun_penalty_applies_to_everyone_when_the_sun_village_is_not_in_the_game
     )
 
 
-def test_sun_penalty_for_both_when_the_sun_village_stays_unowned_and_a_tie_without_third_headdress_is_a_draw():
-    """Scoring: a sun village in play but unowned (the game ended with it empty) penalises both
-    players. Tie-break: the third headdress placed first; if nobody placed one, a draw (decision)."""
+def drawn_position() -> dict:
+    """A finished game tied 17 all with the sun village unowned and nobody out of headdresses: a draw."""
     line = ["eagle", "tipi", "chief", "tomahawk", "skin", "sun"]
     stacks = [
         ["eagle", "sun"],
@@ -405,7 +404,13 @@ def test_sun_penalty_for_both_when_the_sun_village_stays_unowned_and_a_tie_witho
         [],
     ]
     # p0: eagle 8 + tipi 10 - 1 sun = 17; p1: chief 10 + tomahawk 12 - 5 suns = 17
-    state = load(position(line, [0, 0, 1, 1, None, None], stacks, [17, 17], None, supplies=[[], []], bag_left=[]))
+    return position(line, [0, 0, 1, 1, None, None], stacks, [17, 17], None, supplies=[[], []], bag_left=[])
+
+
+def test_sun_penalty_for_both_when_the_sun_village_stays_unowned_and_a_tie_without_third_headdress_is_a_draw():
+    """Scoring: a sun village in play but unowned (the game ended with it empty) penalises both
+    players. Tie-break: the third headdress placed first; if nobody placed one, a draw (decision)."""
+    state = load(drawn_position())
     assert state.is_terminal() and view(state)["third_headdress_first"] is None
     assert state.winners() == [0, 1] and state.rewards("win") == [0.0, 0.0] and state.rewards("score") == [0.0, 0.0]
 

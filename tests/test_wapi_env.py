@@ -17,7 +17,7 @@ from envs.wapi import WapiGame, WapiState
 from envs.wapi import observation as layout
 from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM, coin_action
 from envs.wapi.serialize import KEYS
-from tests.conftest import assert_refused
+from tests.conftest import assert_refused, assert_reset_refused, assert_steps_refused, documented_keys
 from tests.test_wapi_rules import bag
 
 
@@ -84,7 +84,7 @@ def test_state_dict_has_exactly_the_documented_keys_and_round_trips():
     for _ in range(25):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
     data = env.state_dict()
-    assert set(data) == KEYS
+    assert set(data) == KEYS == documented_keys(wapi_v0.__doc__)
     assert json.loads(json.dumps(data)) == data
     assert data["game"] == "wapi" and data["current_player"] == env.possible_agents.index(env.agent_selection)
     other = wapi_v0.raw_env(num_players=4, scoring="shared")
@@ -175,20 +175,14 @@ def test_bad_arguments_are_named(kwargs, message):
     ],
 )
 def test_bad_injected_bags_are_refused(options, message):
-    env = wapi_v0.raw_env()
-    env.reset(seed=1)
-    assert_refused(env, lambda: env.reset(options=options), message)
+    assert_reset_refused(wapi_v0.raw_env(), options, message)
 
 
 def test_raw_env_rejects_bad_actions_without_changing_anything():
     env = wapi_v0.raw_env()
     env.reset(options={"bag": bag(env.game, "M1")})
-    before = env.state_dict()
     bad = ((coin_action(0), IllegalActionError), (NUM_ACTIONS, ValueError), (-1, ValueError), (None, ValueError))
-    for action, error in bad:
-        with pytest.raises(error):
-            env.step(action)
-        assert env.state_dict() == before and env.agent_selection == "player_0"
+    assert_steps_refused(env, [(action, error, None) for action, error in bad])
 
 
 def test_env_illegal_action_ends_the_game_with_minus_one_for_the_offender(caplog):

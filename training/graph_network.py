@@ -58,16 +58,12 @@ MAX_BOARDS = 16
 def graph_description(width: int = 32, rounds: int = 2, head: int = 128) -> dict[str, Any]:
     """The card's ``network`` for this kind (checked)."""
     description = {"kind": KIND, "width": width, "rounds": rounds, "head": head}
-    check_description(description, "network")
+    check_sizes(description, KIND, LIMITS, "network")
     return description
 
 
 #: What train.py's ``--network samurai_graph`` builds.
 default_description = graph_description
-
-
-def check_description(network: dict[str, Any], where: str) -> None:
-    check_sizes(network, KIND, LIMITS, where)
 
 
 class HexGraphTrunk(BaseFeaturesExtractor):

@@ -44,6 +44,8 @@ ADVANTAGE_TEMPERATURE = 0.1
 #: ``rollouts`` after cloning: passes of the fit to the measured moves (more moved the fresh clone's
 #: play no further; ``benchmarks/results/training.md``).
 FIT_EPOCHS = 6
+#: The arrays of the ``rollouts`` samples (a row per decision with a choice) and their types.
+SAMPLE_DTYPES = {"obs": np.float16, "masks": bool, "move_values": np.float32, "actions": np.int64, "games": np.int64}
 
 
 def play_games(task: tuple) -> dict[str, np.ndarray]:
@@ -101,7 +103,7 @@ def measure_moves(task: tuple) -> dict[str, np.ndarray]:
     game_name, config, seeds, samples = task
     game = make_game(game_name, **config)
     observer = game.observer()
-    rows: dict[str, list] = {"obs": [], "masks": [], "move_values": [], "actions": [], "games": []}
+    rows: dict[str, list] = {name: [] for name in SAMPLE_DTYPES}
     for seed in seeds:
         rng = np.random.default_rng(seed)
         heuristics = [make_agent("heuristic", game, seed=seed * 10 + p) for p in range(game.num_players)]
@@ -120,13 +122,22 @@ def measure_moves(task: tuple) -> dict[str, np.ndarray]:
                 rows["games"].append(seed)
             state.apply(action)
             observer.applied(state, action)
-    return {
-        "obs": np.array(rows["obs"], np.float16).reshape(-1, game.observation_size),
-        "masks": np.array(rows["masks"], bool).reshape(-1, game.num_actions),
-        "move_values": np.array(rows["move_values"], np.float32).reshape(-1, game.num_actions),
-        "actions": np.array(rows["actions"], np.int64),
-        "games": np.array(rows["games"], np.int64),
-    }
+    return decision_arrays(game, rows, SAMPLE_DTYPES)
+
+
+#: The fields of a decision's row that hold a value per action (``obs`` holds the observation; the others,
+#: one value).
+PER_ACTION = {"masks", "policies", "move_values"}
+
+
+def decision_arrays(game, rows: dict[str, list], dtypes: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The rows collected one per decision as arrays of ``dtypes``, a row per decision (also when there are none)."""
+    arrays = {name: np.array(rows[name], dtype) for name, dtype in dtypes.items()}
+    for name in arrays.keys() & PER_ACTION:
+        arrays[name] = arrays[name].reshape(-1, game.num_actions)
+    if "obs" in arrays:
+        arrays["obs"] = arrays["obs"].reshape(-1, game.observation_size)
+    return arrays
 
 
 def measured_values(search, view, samples: int) -> np.ndarray:

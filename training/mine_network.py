@@ -63,16 +63,12 @@ CONTEXT = 64
 def mines_description(width: int = 64, head: int = 128) -> dict[str, Any]:
     """The card's ``network`` for this kind (checked)."""
     description = {"kind": KIND, "width": width, "head": head}
-    check_description(description, "network")
+    check_sizes(description, KIND, LIMITS, "network")
     return description
 
 
 #: What train.py's ``--network wapi_mines`` builds.
 default_description = mines_description
-
-
-def check_description(network: dict[str, Any], where: str) -> None:
-    check_sizes(network, KIND, LIMITS, where)
 
 
 class MineTrunk(BaseFeaturesExtractor):

@@ -122,7 +122,10 @@ def _check_network(network: Any, where: str) -> None:
             f"{where}: network must be {{'kind': one of {list(NETWORK_KINDS)}, ...}}, got {shown(network)}"
         )
     if network["kind"] in STRUCTURED:
-        structured(network["kind"]).check_description(network, where)
+        from training.trunk_policy import check_sizes  # with the structured network's module, when first needed
+
+        module = structured(network["kind"])
+        check_sizes(network, module.KIND, module.LIMITS, where)
         return
     if set(network) != {"kind", "shared", "pi", "vf", "activation"}:
         raise ValueError(f"{where}: network must have the keys kind, shared, pi, vf, activation; got {sorted(network)}")

@@ -29,8 +29,8 @@ import envs
 DEFAULT_GAME = "wakanda"
 
 #: The networks built for one game's observation (card kind: module). Each module has ``GAME`` and
-#: ``READS`` (what it reads), ``default_description``, ``check_description``, ``POLICY`` and ``policy_kwargs``
-#: (``training.network.structured`` imports it).
+#: ``READS`` (what it reads), ``KIND``, ``LIMITS`` (its sizes), ``default_description``, ``POLICY`` and
+#: ``policy_kwargs`` (``training.network.structured`` imports it).
 STRUCTURED_NETWORKS = {"samurai_graph": "training.graph_network", "wapi_mines": "training.mine_network"}
 #: The values of ``--network``: an MLP for any game, or a structured network.
 NETWORK_CHOICES = ("mlp", *STRUCTURED_NETWORKS)

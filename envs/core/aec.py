@@ -130,7 +130,10 @@ class GameEnv(AECEnv):
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         if self.game_state is None or not self.agents:  # where the base class would raise AttributeError or KeyError
             self._require_agents()
-        agent = self.agent_selection
+        return self._last_of(self.agent_selection, observe)
+
+    def _last_of(self, agent: str, observe: bool) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
+        """``last()``'s tuple for ``agent``, unchecked (the classic wrapper checks in its own way)."""
         return (
             self.observe(agent) if observe else None,
             self._cumulative_rewards[agent],

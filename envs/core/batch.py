@@ -112,6 +112,15 @@ class BatchGames(ABC):
         batch.seeds[:] = -1
         return batch
 
+    @classmethod
+    def _loaded(cls, states: Sequence[GameState], state_type: type) -> BatchGames:
+        """:meth:`from_states` of an engine whose arrays are made by ``_allocate(n)`` and filled from
+        per-game states by ``_load(rows, states)``: :meth:`_unseeded`, then those two."""
+        batch = cls._unseeded(states, state_type)
+        batch._allocate(len(states))
+        batch._load(np.arange(len(states)), states)
+        return batch
+
     @property
     @abstractmethod
     def current_player(self) -> np.ndarray:

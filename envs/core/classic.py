@@ -92,15 +92,7 @@ class ClassicWrapper(BaseWrapper):
         """``AECEnv.last`` reading the raw env's attributes directly (not through the guarded properties)."""
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
-        env = self.env
-        agent = env.agent_selection
-        return (
-            env.observe(agent) if observe else None,
-            env._cumulative_rewards[agent],
-            env.terminations[agent],
-            env.truncations[agent],
-            env.infos[agent],
-        )
+        return self.env._last_of(self.env.agent_selection, observe)
 
     def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
         if not self._has_reset:

@@ -64,10 +64,7 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
 
     @classmethod
     def from_states(cls, states: list[SamuraiState]) -> SamuraiBatch:
-        batch = cls._unseeded(states, SamuraiState)
-        batch._allocate(len(states))
-        batch._load(np.arange(len(states)), states)
-        return batch
+        return cls._loaded(states, SamuraiState)
 
     def _allocate(self, n: int) -> None:
         p = self.game.num_players

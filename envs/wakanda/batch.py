@@ -135,10 +135,7 @@ class WakandaBatch(BatchGames):
 
     @classmethod
     def from_states(cls, states: Sequence[WakandaState]) -> WakandaBatch:
-        batch = cls._unseeded(states, WakandaState)
-        batch._allocate(len(states))
-        batch._load(np.arange(len(states)), states)
-        return batch
+        return cls._loaded(states, WakandaState)
 
     def repeat(self, times: int) -> WakandaBatch:
         """A new batch holding each game ``times`` times in a row (game i's copies at i*times ...), for

@@ -16,8 +16,6 @@ import numpy as np
 
 from envs.wakanda.components import (
     HEADDRESSES,
-    MAX_SCORE,
-    MIN_SCORE,
     NUM_PIECE_KINDS,
     NUM_PIECES,
     NUM_PLAYERS,
@@ -43,6 +41,7 @@ from envs.wakanda.observation import (
     THIRD_FIRST,
     TO_ACT,
     TOTEM,
+    scaled_score,
 )
 
 if TYPE_CHECKING:
@@ -51,11 +50,6 @@ if TYPE_CHECKING:
 #: Pieces of each kind, as the divisor of every count the observation scales (n / count, as the observer).
 COUNTS = np.array(PIECE_COUNTS, dtype=np.float64)
 _ROW = NUM_PLAYERS * OBSERVATION_SIZE  # one game's two views, in the flat array
-
-
-def scaled_score(score: np.ndarray) -> np.ndarray:
-    """Scores as the observation shows them: (score + 6) / 72."""
-    return (score - MIN_SCORE) / (MAX_SCORE - MIN_SCORE)
 
 
 class BatchViews:

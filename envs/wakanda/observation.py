@@ -90,6 +90,12 @@ TO_ACT = SCORES + 2
 ADVANCED = TO_ACT + 2
 OBSERVATION_SIZE = ADVANCED + 1
 
+
+def scaled_score(score):
+    """Scores (an int or an array) as the observation shows them: (score + 6) / 72."""
+    return (score - MIN_SCORE) / (MAX_SCORE - MIN_SCORE)
+
+
 _ONE_HOT = tuple(tuple(1.0 if i == k else 0.0 for i in range(NUM_VILLAGE_KINDS)) for k in range(NUM_VILLAGE_KINDS))
 _HIDDEN = (0.0,) * NUM_VILLAGE_KINDS
 _NO_PIECES = (0.0,) * NUM_PIECE_KINDS
@@ -100,7 +106,7 @@ _LOOKUP = tuple.__getitem__
 _FLAG = (0.0, 1.0)
 #: Player 0's (owned by me, owned by the opponent) per owner; also player 0's "to act" pair per player to act.
 _SEATS = {None: (0.0, 0.0), 0: (1.0, 0.0), 1: (0.0, 1.0)}
-_SCORE = {s: (s - MIN_SCORE) / (MAX_SCORE - MIN_SCORE) for s in range(MIN_SCORE, MAX_SCORE + 1)}
+_SCORE = {s: scaled_score(s) for s in range(MIN_SCORE, MAX_SCORE + 1)}
 _PACK = struct.Struct(f"{OBSERVATION_SIZE}f")  # list -> float32 bytes, twice as fast as np.array(list)
 
 

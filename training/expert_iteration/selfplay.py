@@ -26,8 +26,16 @@ from typing import Any
 
 import numpy as np
 
-#: The arrays of a self-play record, by name (the dataset's layout; :mod:`.learn` reads them).
-RECORD_FIELDS = ("obs", "masks", "policies", "values", "search_values", "games")
+#: The arrays of a self-play record, by name, and their types (the dataset's layout; :mod:`.learn` reads them).
+RECORD_DTYPES = {
+    "obs": np.float16,
+    "masks": bool,
+    "policies": np.float16,
+    "values": np.float32,
+    "search_values": np.float32,
+    "games": np.int64,
+}
+RECORD_FIELDS = tuple(RECORD_DTYPES)
 
 
 def _seeds(seed: int, count: int) -> list[int]:
@@ -49,6 +57,7 @@ def play_selfplay(task: tuple) -> dict[str, np.ndarray]:
     from agents.guided import most_visited
     from agents.protocol import PlayerView
     from envs.games import make_game
+    from training.imitation import decision_arrays
     from training.network import load_network
 
     torch.set_num_threads(1)
@@ -90,14 +99,7 @@ def play_selfplay(task: tuple) -> dict[str, np.ndarray]:
         final = state.rewards(reward)
         rows["values"].extend(final[p] for p in movers)
         rows["games"].extend([game_id] * len(movers))
-    return {
-        "obs": np.array(rows["obs"], np.float16).reshape(-1, game.observation_size),
-        "masks": np.array(rows["masks"], bool).reshape(-1, game.num_actions),
-        "policies": np.array(rows["policies"], np.float16).reshape(-1, game.num_actions),
-        "values": np.array(rows["values"], np.float32),
-        "search_values": np.array(rows["search_values"], np.float32),
-        "games": np.array(rows["games"], np.int64),
-    }
+    return decision_arrays(game, rows, RECORD_DTYPES)
 
 
 def play_gate(task: tuple) -> list[float]:
