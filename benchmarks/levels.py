@@ -17,7 +17,8 @@ on where it stopped. Every move is refereed against
 
 ``report`` writes ``benchmarks/results/levels.md`` (win shares with 95% intervals clustered
 by deal, ratings on the protocol's scale, CPU time a move) and ``levels.json`` (the ratings
-the web page shows) from the records alone.
+the web page shows, by configuration label: the game, its options with choices, and per level
+the rating, its interval and games) from the records alone.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import sys
 import time
 from pathlib import Path
 
+import envs
 from agents.levels import LEVELS, Level
 from benchmarks import arena, backends, records
 from benchmarks.matches import AgentSpec
@@ -165,6 +167,11 @@ def configuration_section(heading: str, games: list[dict]) -> tuple[list[str], d
     return lines + [""], rated
 
 
+def choice_options(game: str, config: dict) -> dict:
+    """The options with choices (player count, variants) of a played configuration: what the page matches."""
+    return {o.name: config[o.name] for o in envs.describe(game).options if o.choices and o.name in config}
+
+
 def report(folder: Path, out: Path, ratings_out: Path) -> None:
     """``levels.md`` and ``levels.json`` from every record in ``folder``."""
     paths = sorted(folder.glob("*.jsonl*"))
@@ -186,7 +193,8 @@ def report(folder: Path, out: Path, ratings_out: Path) -> None:
     rated = {}
     for (game, config), games in by_configuration(record.games).items():
         heading = label_of(game, config)
-        section, rated[heading] = configuration_section(heading, games)
+        section, levels = configuration_section(heading, games)
+        rated[heading] = {"game": game, "options": choice_options(game, json.loads(config)), "levels": levels}
         lines += section
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines).rstrip() + "\n")
