@@ -15,8 +15,8 @@ chosen by level (``--level``, 1 a beginner to 5 the strongest agent, see
 ``agents/levels.py``; one level for every other seat or one per seat; level 3
 by default) or, the advanced choice, by agent name (``--opponents``, with
 ``--think-time`` for the searches). Without ``--num-players`` the table has one
-seat per opponent plus yours. Every option
-of every game has its flag (``--help`` lists them with each game's values).
+seat per opponent plus yours. Every option of every game has its flag
+(``--help`` lists them with each game's values).
 """
 
 from __future__ import annotations
