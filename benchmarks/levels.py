@@ -140,7 +140,9 @@ def configuration_section(heading: str, games: list[dict]) -> tuple[list[str], d
     players = len(games[0]["seats"])
     shares = {(s.hero, s.opponent): s for s in win_shares(games)}
     ratings = {r.name: r for r in anchored_ratings(games)}
-    lines = [f"## {heading}", "", f"{len(games)} games on {len({g['seed'] for g in games})} test deals.", ""]
+    cpu = sum(sum(map(sum, g["cpu_us"])) for g in games) / 1e6
+    deals = len({g["seed"] for g in games})
+    lines = [f"## {heading}", "", f"{len(games)} games on {deals} test deals; the moves took {cpu:,.0f} CPU s.", ""]
     lines += [
         "| level | opponents | win share | 95% interval | games | deals | verdict |",
         "|---|---|---:|---|---:|---:|---|",

@@ -35,7 +35,7 @@ def test_play_writes_records_and_the_report_and_a_second_run_plays_nothing(tmp_p
     written = sorted(p.name for p in folder.iterdir())
     assert len(written) == 4 and all(name.startswith("wakanda_") and name.endswith("_000.jsonl.gz") for name in written)
     text = out.read_text()
-    assert "24 games on 3 test deals." in text, "4 tables x 3 deals x 2 rotations"
+    assert "24 games on 3 test deals; the moves took 0 CPU s." in text, "4 tables x 3 deals x 2 rotations"
     assert "| level:2 | level:1 |" in text and "| level:3 | level:2 |" in text
     assert "| level:3 | `heuristic` |" in text and "python -m benchmarks.levels play --configs wakanda" in text
     page = json.loads(ratings.read_text())
