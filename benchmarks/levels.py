@@ -36,9 +36,9 @@ from agents.levels import LEVELS, Level
 from benchmarks import arena, backends, records
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, PROTOCOL, config_label, parse_config_label
-from benchmarks.rating import anchored_ratings, win_shares
+from benchmarks.rating import win_shares
 from benchmarks.records import ROOT
-from benchmarks.report import by_configuration, label_of, shown_path
+from benchmarks.report import by_configuration, label_of, ratings_of, shown_path
 from envs.games import make_game
 
 RECORDS = ROOT / "benchmarks" / "records" / "levels"
@@ -139,7 +139,7 @@ def configuration_section(heading: str, games: list[dict]) -> tuple[list[str], d
     """The markdown section of one configuration and its levels' ratings (for the page)."""
     players = len(games[0]["seats"])
     shares = {(s.hero, s.opponent): s for s in win_shares(games)}
-    ratings = {r.name: r for r in anchored_ratings(games)}
+    ratings = {r.name: r for r in ratings_of(games) or ()}  # none until both anchors played
     cpu = sum(sum(map(sum, g["cpu_us"])) for g in games) / 1e6
     deals = len({g["seed"] for g in games})
     lines = [f"## {heading}", "", f"{len(games)} games on {deals} test deals; the moves took {cpu:,.0f} CPU s.", ""]

@@ -108,9 +108,14 @@ def level_ratings(path: Path = LEVEL_RATINGS) -> dict[str, list[dict[str, Any]]]
     if not path.is_file():
         return {}
     found: dict[str, list[dict[str, Any]]] = {}
-    for entry in json.loads(path.read_text()).values():
-        for name, rating in entry["levels"].items():
-            found.setdefault(name, []).append({"game": entry["game"], "options": entry["options"], **rating})
+    try:
+        for entry in json.loads(path.read_text()).values():
+            for name, rating in entry["levels"].items():
+                found.setdefault(name, []).append({"game": entry["game"], "options": entry["options"], **rating})
+    except (ValueError, KeyError, AttributeError, TypeError) as error:
+        raise ValueError(
+            f"{path} is not the levels' ratings of python -m benchmarks.levels report ({error!r})"
+        ) from None
     return found
 
 
