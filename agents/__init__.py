@@ -3,7 +3,8 @@
 ``make_agent(name, game=..., **options)`` builds ``"random"``, ``"heuristic"``,
 ``"ismcts"`` (with ``network=...``: guided by a network), ``"ppo:PATH"`` (a model file),
 ``"rllib:PATH"`` (an RLlib checkpoint), ``"trained"`` (the model shipped for the game's configuration) or
-``"best"`` (the strongest agent measured for the configuration), and any of them ε-greedy as ``"NAME~EPS"``;
+``"best"`` (the strongest agent measured for the configuration), ``"level:N"`` (levels 1 to 5 for people,
+:mod:`agents.levels`), and any of them ε-greedy as ``"NAME~EPS"``;
 ``play_game(game, agents, seed)`` plays one full game between them on the raw engine.
 """
 
@@ -31,11 +32,13 @@ __all__ = [
 ]
 
 #: The names ``make_agent`` knows; ``ppo`` and ``rllib`` are written with the path of what they play.
-AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "rllib:PATH", "trained", "best")
+AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "rllib:PATH", "trained", "best", "level:N")
 #: The agents that search, for a time or a number of simulations a move (``time_limit``, ``iterations``).
 SEARCH_AGENTS = ("ismcts", "best")
 #: The agents that play a file: ``KIND:PATH``.
 FILE_AGENTS = ("ppo", "rllib")
+#: Every built-in name written ``KIND:REST``: the file agents and the levels (``level:3``).
+PREFIXED_AGENTS = (*FILE_AGENTS, "level")
 #: Any agent made ε-greedy (:mod:`agents.epsilon_greedy`): NAME's move with probability 1 - EPS, else a random one.
 EPSILON_SPELLING = "NAME~EPS"
 
@@ -132,9 +135,22 @@ def parse_agent_options(pairs: list[str], flag: str) -> dict[str, Any]:
     return options
 
 
+def _make_level(name: str, game: Game | None, options: dict[str, Any]) -> Agent:
+    """The agent of level ``level:N`` (:mod:`agents.levels`): its options are the level's, only ``seed`` is free."""
+    from agents.levels import parse_level_name
+
+    chosen = parse_level_name(name)
+    unknown = sorted(set(options) - {"seed"})
+    if unknown:
+        raise ValueError(f"unknown options {shown(unknown)} for {name}: a level fixes its agent; available: ['seed']")
+    agent = make_agent(chosen.agent, game, **chosen.options, **options)
+    agent.name = f"level {chosen.number}"
+    return agent
+
+
 def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
     """Build an agent by name: ``"random"``, ``"heuristic"``, ``"ismcts"``, ``"ppo:PATH"``, ``"rllib:PATH"``,
-    ``"trained"`` or ``"best"``.
+    ``"trained"``, ``"best"`` or ``"level:N"`` (N from 1 to 5, :mod:`agents.levels`; only ``seed`` may be given).
 
     ``options`` are the agent's keyword arguments (``seed`` for all; for
     ISMCTS ``iterations``, ``time_limit``, ``exploration``...; ISMCTS with
@@ -150,6 +166,8 @@ def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
 
         return EpsilonGreedy(make_agent(base, game, **options), epsilon, options.get("seed"), name=name)
     kind, _, path = name.partition(":")
+    if kind == "level":
+        return _make_level(name, game, options)
     if kind == "ppo" and not path:
         raise ValueError("the ppo agent is written 'ppo:PATH' with the path of a MaskablePPO model file")
     if kind == "rllib" and not path:

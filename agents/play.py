@@ -1,17 +1,22 @@
 """Play a game in the terminal against agents.
 
-    python -m agents.play wapi --opponents heuristic ismcts random
+    python -m agents.play wapi --level 2
+    python -m agents.play wapi --level 1 3 5
     python -m agents.play wapi --num-players 3 --scoring shared --seat 1
+    python -m agents.play wapi --opponents heuristic ismcts random
     python -m agents.play wakanda --advanced --opponents ismcts --think-time 2
     python -m agents.play samurai --opponents heuristic heuristic --figure-setup draft --choose-hand
     python -m agents.play samurai --num-players 2 --opponents best
     python -m agents.play wapi --coins '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'
 
 The board is drawn as text after every move; on your turn the legal moves
-are listed in words, numbered: type the number (``q`` gives up). Without
-``--opponents`` every other seat gets the heuristic; without
-``--num-players`` the table has one seat per opponent plus yours. Every option
-of every game has its flag (``--help`` lists them with each game's values).
+are listed in words, numbered: type the number (``q`` gives up). Opponents are
+chosen by level (``--level``, 1 a beginner to 5 the strongest agent, see
+``agents/levels.py``; one level for every other seat or one per seat; level 3
+by default) or, the advanced choice, by agent name (``--opponents``, with
+``--think-time`` for the searches). Without ``--num-players`` the table has one
+seat per opponent plus yours. Every option of every game has its flag
+(``--help`` lists them with each game's values).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from collections.abc import Callable
 
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, Agent, PlayerView, agent_kind, make_agent, play_game
+from agents.levels import LEVELS, level
 from envs.core.engine import GameState, shown
 from envs.core.render import player_label
 from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
@@ -30,6 +36,8 @@ from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config,
 #: A move number as typed: plain ASCII digits, short enough for int() ("²" is a digit to str.isdigit,
 #: and int() refuses a string of more than 4,300 digits).
 _MOVE_NUMBER = re.compile(r"[0-9]{1,6}")
+#: The opponents' level when neither --level nor --opponents is given: the heuristic, as before levels.
+DEFAULT_LEVEL = 3
 
 
 class Resign(Exception):
@@ -75,12 +83,22 @@ def board(state: GameState, seat: int) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m agents.play", description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("game", choices=list(GAME_NAMES), help="the game to play")
-    parser.add_argument(
+    levels = "; ".join(f"{lv.number} {lv.title}: {lv.help}" for lv in LEVELS.values())
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument(
+        "--level",
+        nargs="+",
+        type=int,
+        metavar="N",
+        help=f"the opponents' level, one for every other seat or one per other seat ({levels}; default "
+        f"{DEFAULT_LEVEL})",
+    )
+    who.add_argument(
         "--opponents",
         nargs="+",
         metavar="AGENT",
-        help=f"one agent per other seat: {', '.join(AGENT_NAMES)}, or any as {EPSILON_SPELLING} (heuristic~0.25: "
-        "ε-greedy; default: the heuristic in every other seat)",
+        help=f"advanced: one agent per other seat by name: {', '.join(AGENT_NAMES)}, or any as {EPSILON_SPELLING} "
+        "(heuristic~0.25: ε-greedy)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move")
     parser.add_argument("--seed", type=int, default=None, help="fixes the deal and the agents (default: random)")
@@ -88,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--think-time",
         type=float,
         default=None,
-        help="CPU seconds per move for ismcts and best opponents, ε-greedy ones too (default: 1)",
+        help="with --opponents: CPU seconds per move for ismcts and best opponents, ε-greedy ones too (default: 1)",
     )
     add_game_options(parser)
     return parser
@@ -97,9 +115,21 @@ def build_parser() -> argparse.ArgumentParser:
 def _game_config(args: argparse.Namespace) -> dict:
     """The game options given; a game with a player count gets one seat per opponent plus yours."""
     config = game_config(args.game, args)
-    if args.opponents and "num_players" in envs.describe(args.game).defaults():
-        config.setdefault("num_players", len(args.opponents) + 1)
+    seats = args.opponents or (args.level if args.level and len(args.level) > 1 else None)
+    if seats and "num_players" in envs.describe(args.game).defaults():
+        config.setdefault("num_players", len(seats) + 1)
     return config
+
+
+def _opponent_names(args: argparse.Namespace, n: int) -> list[str]:
+    """The ``make_agent`` name of each other seat: ``--opponents`` as given, else ``level:N``
+    (one level for every seat, or one per seat); ValueError on a level that does not exist."""
+    if args.opponents:
+        return args.opponents
+    levels = args.level or [DEFAULT_LEVEL]
+    for number in levels:
+        level(number)
+    return [f"level:{number}" for number in (levels * (n - 1) if len(levels) == 1 else levels)]
 
 
 def main(
@@ -112,7 +142,10 @@ def main(
     except ValueError as error:
         parser.error(str(error))
     n = game.num_players
-    opponents = args.opponents or ["heuristic"] * (n - 1)
+    try:
+        opponents = _opponent_names(args, n)
+    except ValueError as error:
+        parser.error(f"--level: {error}")
     if len(opponents) != n - 1:
         parser.error(f"{args.game} with {n} players needs {n - 1} opponents, got {len(opponents)}")
     if not 0 <= args.seat < n:
@@ -121,6 +154,8 @@ def main(
         kinds = [agent_kind(name) for name in opponents]  # a malformed NAME~EPS is refused here
     except ValueError as error:
         parser.error(f"--opponents: {error}")
+    if args.think_time is not None and not args.opponents:
+        parser.error("--think-time is for --opponents (the advanced choice): a level's thinking time is fixed")
     if args.think_time is not None and not set(kinds) & set(SEARCH_AGENTS):
         searchers = " and ".join(sorted(SEARCH_AGENTS))
         parser.error(f"--think-time is for {searchers} opponents; none of {opponents} searches")

@@ -17,14 +17,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents import AGENT_NAMES, FILE_AGENTS, Agent
+from agents import AGENT_NAMES, PREFIXED_AGENTS, Agent
 from envs.core.engine import Game, shown
 
 
 def is_user_agent(name: str) -> bool:
-    """``module:Class`` or ``file.py:Class``, as opposed to a built-in name, ``ppo:PATH`` or ``rllib:PATH``."""
+    """``module:Class`` or ``file.py:Class``, as opposed to a built-in name (``ppo:PATH``, ``rllib:PATH``,
+    ``level:N`` among them)."""
     kind, sep, rest = name.partition(":")
-    return bool(sep) and kind not in FILE_AGENTS and bool(rest)
+    return bool(sep) and kind not in PREFIXED_AGENTS and bool(rest)
 
 
 def _module(where: str) -> Any:

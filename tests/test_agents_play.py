@@ -121,6 +121,36 @@ def test_epsilon_greedy_opponents_play_and_search_with_the_think_time(monkeypatc
     assert built == [("ismcts~0.5", {"seed": 201, "time_limit": 0.01})]
 
 
+def test_the_opponents_are_level_3_unless_chosen(monkeypatch):
+    """Levels are the default choice: without --level or --opponents every other seat is level 3."""
+    import agents.play
+
+    built = []
+    real = agents.play.make_agent
+    monkeypatch.setattr(
+        agents.play, "make_agent", lambda name, game, **o: built.append((name, o)) or real(name, game, **o)
+    )
+    code, text = run(["wapi", "--num-players", "3", "--seed", "4"], scripted()[0])
+    assert code == 0 and "B (player_1) [level 3]: " in text and "C (player_2) [level 3]: " in text
+    assert built == [("level:3", {"seed": 401}), ("level:3", {"seed": 402})]
+
+
+def test_one_level_for_every_seat_or_one_per_seat(monkeypatch):
+    """--level N seats level N everywhere (the table as large as the game's default); --level N M ... one
+    per other seat, which also sets the player count; the agents are built by make_agent("level:N")."""
+    import agents.play
+
+    built = []
+    real = agents.play.make_agent
+    monkeypatch.setattr(agents.play, "make_agent", lambda name, game, **o: built.append(name) or real(name, game, **o))
+    code, text = run(["wapi", "--level", "1", "--seed", "2"], scripted()[0])
+    assert code == 0 and "Final scores:" in text and built == ["level:1"] * 3, "Wapi's default: four players"
+    built.clear()
+    code, text = run(["wapi", "--level", "2", "1", "--seed", "3", "--seat", "2"], scripted()[0])
+    assert code == 0 and built == ["level:2", "level:1"]
+    assert "A (player_0) [level 2]: " in text and "B (player_1) [level 1]: " in text and "Your move, C" in text
+
+
 @pytest.mark.parametrize(
     "argv,message",
     [
@@ -138,9 +168,16 @@ def test_epsilon_greedy_opponents_play_and_search_with_the_think_time(monkeypatc
         (["wapi", "--coins", '{"0": 1}'], "coins"),
         (["wakanda", "--num-players", "2"], "--num-players is not an option of wakanda; wakanda takes ['--advanced']"),
         (
-            ["wakanda", "--think-time", "2"],
+            ["wakanda", "--opponents", "heuristic", "--think-time", "2"],
             "--think-time is for best and ismcts opponents; none of ['heuristic'] searches",
         ),
+        (["wakanda", "--think-time", "2"], "--think-time is for --opponents (the advanced choice)"),
+        (["wakanda", "--level", "5", "--think-time", "2"], "a level's thinking time is fixed"),
+        (["wakanda", "--level", "6"], "--level: level must be an int, one of [1, 2, 3, 4, 5]; got 6"),
+        (["wakanda", "--level", "0"], "--level: level must be an int, one of [1, 2, 3, 4, 5]; got 0"),
+        (["wakanda", "--level", "2.0"], "--level: invalid int value: '2.0'"),
+        (["wakanda", "--level", "2", "--opponents", "random"], "not allowed with argument --level"),
+        (["wapi", "--num-players", "4", "--level", "1", "2"], "needs 3 opponents, got 2"),
         (["wakanda", "--opponents", "ismcts", "--think-time", "0"], "time_limit must be a positive"),
         (["wakanda", "--opponents", "heuristic~2"], "NAME~EPS with NAME an agent and EPS a number in [0, 1]"),
         (["wakanda", "--opponents", "heuristic~x", "--think-time", "1"], "--opponents: an ε-greedy agent"),

@@ -12,12 +12,13 @@ import pytest
 
 import envs
 from agents import AGENT_NAMES, PlayerView
+from agents.levels import LEVELS
 from envs.games import make_game
 from tests.test_web_views import CASES
 from tests.web_helpers import Client, serve, serve_cli, settle
 from web import create_app
 from web.limits import Limits
-from web.opponents import offered_opponents, parse_model
+from web.opponents import level_ratings, offered_opponents, parse_model
 from web.thinking import new_state
 from web.views import public_view
 
@@ -74,8 +75,45 @@ def test_catalog_lists_every_game_option_and_offered_opponent(client):
         assert [o["name"] for o in entry["options"]] == [o.name for o in description.options]
         assert entry["num_players"] == NUM_PLAYERS[entry["name"]]
     names = [o["name"] for o in data["opponents"]]
-    assert names == [name for name in AGENT_NAMES if ":" not in name]  # every agent without a path, from one list
+    levels = [f"level:{n}" for n in LEVELS]
+    assert names == levels + [name for name in AGENT_NAMES if ":" not in name]  # every agent without a path
     assert next(o for o in data["opponents"] if o["name"] == "ismcts")["options"] == {"time_limit": 1.0}
+    assert [o["group"] for o in data["opponents"]] == ["level"] * len(levels) + ["advanced"] * (len(names) - 5)
+
+
+def test_levels_are_offered_with_nothing_to_set_and_their_ratings_where_measured(tmp_path):
+    """A level is its agent with the level's options fixed: the catalog offers nothing to set, a request
+    that sets something is refused, and the server's --max-think still caps its thinking time. A
+    level shows a rating only for a configuration measured (the rest show their description)."""
+    ratings = tmp_path / "levels.json"
+    measured = {"rating": 1200, "low": 1100, "high": None, "games": 40}
+    ratings.write_text(json.dumps({"samurai 2p": {"game": "samurai", "options": {"num_players": 2}, "levels":
+                                   {"level:4": measured}}}))  # fmt: skip
+    offered = offered_opponents(ratings=level_ratings(ratings))
+    assert level_ratings(tmp_path / "absent.json") == {}
+    (tmp_path / "old.json").write_text(json.dumps({"wakanda": {"level:1": {"rating": 500}}}))
+    with pytest.raises(ValueError, match=r"old.json is not the levels' ratings of python -m benchmarks.levels report"):
+        level_ratings(tmp_path / "old.json")
+    level4, level5 = offered["level:4"], offered["level:5"]
+    assert level4.listing(10.0)["ratings"] == [{"game": "samurai", "options": {"num_players": 2}, **measured}]
+    assert level5.listing(10.0)["ratings"] == [] and "thinking" in level5.listing(10.0)["help"]
+    assert level5.listing(10.0)["options"] == {} and level5.listing(10.0)["title"] == "Level 5 · expert"
+    assert level5.agent == LEVELS[5].agent and level5.check_options({}) == LEVELS[5].options
+    assert level5.check_options({}, max_think=0.05) == {"time_limit": 0.05}
+    assert offered["level:1"].check_options({}) == {} and offered["level:1"].agent == LEVELS[1].agent
+    with pytest.raises(ValueError, match=r"opponent 'level:5' has no options \['time_limit'\]"):
+        level5.check_options({"time_limit": 5.0})
+
+
+def test_a_game_against_levels(client):
+    """The levels play through the pool like any opponent; the players are shown by level."""
+    game_id, view = new_game(client, "wapi", config={"num_players": 3}, opponents=["level:1", "level:3"], seat=0)
+    view = move(client, game_id, view["legal"][0]["action"])
+    assert view["players"] == ["you", "level:1", "level:3"] and len(view["log"]) >= 3
+    status, data = client.call(
+        "POST", "/api/games", {"game": "wakanda", "opponents": [{"name": "level:5", "time_limit": 2}]}
+    )
+    assert status == 422 and "opponent 'level:5' has no options ['time_limit']" in data["error"]
 
 
 def test_models_are_offered_by_name_only(tmp_path):

@@ -255,3 +255,43 @@ def test_the_page_says_the_opponents_are_thinking(page, base_url):
     view = Client(base_url).call("GET", f"/api/games/{game_id(page)}")[1]
     assert view["your_turn"] and [entry["player"] for entry in view["log"]][:2] == [0, 1]
     assert page.locator("#log li").count() == len(view["log"]) and polls
+
+
+def test_levels_are_the_default_choice_and_agents_by_name_the_advanced_one(page, base_url):
+    """Each opponent is chosen from the levels (level 3 preselected) or, under "Advanced", by agent
+    name; beside it, the level's rating where it was measured for the configuration, else what it is;
+    a level has no thinking time to set."""
+    from web.opponents import level_ratings, offered_opponents
+
+    page.goto(f"{base_url}/?delay=0")
+    page.wait_for_selector("body[data-state=setup]")
+    page.select_option("#game", "wakanda")
+    select = page.locator("select.opponent")
+    assert select.count() == 1 and select.input_value() == "level:3"
+    script = "[...document.querySelectorAll('select.opponent optgroup')]"
+    script += ".map(g => [g.label, [...g.children].map(o => o.value)])"
+    groups = page.evaluate(script)
+    assert groups == [
+        ["Levels", [f"level:{n}" for n in range(1, 6)]],
+        ["Advanced: agents by name", ["random", "heuristic", "ismcts", "trained", "best"]],
+    ]
+    offered = offered_opponents()
+    for advanced in (False, True):
+        page.select_option("[data-option=advanced]", json.dumps(advanced))
+        for name in ("level:2", "level:5"):
+            select.select_option(name)
+            ratings = level_ratings().get(name, [])
+            measured = [r for r in ratings if r["game"] == "wakanda" and r["options"] == {"advanced": advanced}]
+            about = page.inner_text("#opponents .about")
+            if measured:
+                assert about.startswith(f"rating {measured[0]['rating']:,}") and "heuristic 1,000" in about
+            else:
+                assert about == offered[name].help
+            assert page.locator(".think").is_hidden(), "a level's thinking time is fixed"
+    select.select_option("ismcts")
+    assert page.locator(".think").is_visible() and page.inner_text("#opponents .about") == offered["ismcts"].help
+    select.select_option("level:2")
+    page.fill("#seed", "3")
+    page.click("#start")
+    page.wait_for_selector(SETTLED)
+    assert Client(base_url).call("GET", f"/api/games/{game_id(page)}")[1]["players"] == ["you", "level:2"]

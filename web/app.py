@@ -73,7 +73,7 @@ def catalog(offered: Mapping[str, OpponentChoice], max_think: float) -> dict[str
             for o in description.options
         ]
         games.append({"name": name, "options": options, "num_players": description.make().num_players})
-    opponents = [{"name": c.name, "help": c.help, "options": c.check_options({}, max_think)} for c in offered.values()]
+    opponents = [choice.listing(max_think) for choice in offered.values()]
     return {"games": games, "opponents": opponents, "max_think": max_think}
 
 

@@ -1,20 +1,29 @@
 """The opponents the page offers, listed in one place (:func:`offered_opponents`).
 
-Every agent of ``agents.AGENT_NAMES`` that needs no path is offered under its own name, so
-an agent added there appears on the page by itself; a trained model is offered only when
-whoever starts the server names it (``python -m web --model NAME=PATH``). The page never
-sends a path: a visitor can only pick from this list.
+First the levels 1 to 5 (``agents/levels.py``), the page's default choice: each the agent of
+its level with the level's options fixed (a visitor sets nothing; a searching level's thinking
+time is its turn's budget here), shown with its rating where ``benchmarks/results/levels.json``
+has one for the configuration (``python -m benchmarks.levels``), else with its description.
+Then, the advanced choice, every agent of ``agents.AGENT_NAMES`` that needs no path under its
+own name, so an agent added there appears on the page by itself; a trained model is offered
+only when whoever starts the server names it (``python -m web --model NAME=PATH``). The page
+never sends a path: a visitor can only pick from this list.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agents import AGENT_NAMES, SEARCH_AGENTS, Agent, make_agent
+from agents.levels import LEVELS
 from envs.core.engine import Game, is_int, shown
+
+#: The levels' measured ratings (written by ``python -m benchmarks.levels report``; read, never executed).
+LEVEL_RATINGS = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "levels.json"
 
 #: Thinking time a searching opponent may be given from the page, in CPU seconds per turn
 #: (every sub-action of the turn together); the server's ``--max-think`` may lower the top.
@@ -31,10 +40,18 @@ class OpponentChoice:
     help: str
     #: options the page may set, with their default: {"time_limit": 1.0} for the searchers
     options: dict[str, float] = field(default_factory=dict)
+    #: "level" (the default choice) or "advanced" (agents by name)
+    group: str = "advanced"
+    #: what the page shows (the name when empty)
+    title: str = ""
+    #: options fixed for this choice (a level's), not settable from the page; time_limit at most max_think
+    preset: dict[str, float] = field(default_factory=dict)
+    #: measured ratings: ``{"game", "options", "rating", "low", "high", "games"}`` per configuration
+    ratings: tuple[dict[str, Any], ...] = ()
 
     def check_options(self, options: Mapping[str, Any], max_think: float = TIME_LIMIT_RANGE[1]) -> dict[str, Any]:
-        """``options`` with the defaults filled in; ValueError naming a wrong one. ``time_limit``
-        is a number of seconds in ``[0.05, max_think]``."""
+        """``options`` with the defaults and the preset filled in; ValueError naming a wrong one.
+        ``time_limit`` is a number of seconds in ``[0.05, max_think]``."""
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             raise ValueError(f"opponent {self.name!r} has no options {unknown}; its options: {sorted(self.options)}")
@@ -45,7 +62,17 @@ class OpponentChoice:
             if not (isinstance(limit, float) or is_int(limit)) or not low <= limit <= high:
                 raise ValueError(f"time_limit must be a number of seconds in [{low}, {high}], got {shown(limit)}")
             values["time_limit"] = float(limit)
-        return values
+        preset = dict(self.preset)
+        if "time_limit" in preset:
+            preset["time_limit"] = float(min(preset["time_limit"], max_think))
+        return {**preset, **values}
+
+    def listing(self, max_think: float) -> dict[str, Any]:
+        """The choice as the catalog lists it: the options a visitor may set (with their defaults) and
+        what the page shows."""
+        settable = {key: value for key, value in self.check_options({}, max_think).items() if key in self.options}
+        entry = {"name": self.name, "help": self.help, "options": settable, "group": self.group}
+        return entry | {"title": self.title or self.name, "ratings": list(self.ratings)}
 
     @property
     def plays_a_model(self) -> bool:
@@ -75,10 +102,42 @@ _HELP = {
 }
 
 
-def offered_opponents(models: Mapping[str, str] | None = None) -> dict[str, OpponentChoice]:
-    """The opponents the page offers, by name: the agents of ``agents.AGENT_NAMES`` written
-    without a path, then each ``models`` entry ``NAME -> PATH`` as the trained model ``ppo:PATH``."""
+def level_ratings(path: Path = LEVEL_RATINGS) -> dict[str, list[dict[str, Any]]]:
+    """``level:N`` -> the level's measured ratings, one per configuration measured (none when the
+    file is absent: the page then shows each level's description)."""
+    if not path.is_file():
+        return {}
+    found: dict[str, list[dict[str, Any]]] = {}
+    try:
+        for entry in json.loads(path.read_text()).values():
+            for name, rating in entry["levels"].items():
+                found.setdefault(name, []).append({"game": entry["game"], "options": entry["options"], **rating})
+    except (ValueError, KeyError, AttributeError, TypeError) as error:
+        raise ValueError(
+            f"{path} is not the levels' ratings of python -m benchmarks.levels report ({error!r})"
+        ) from None
+    return found
+
+
+def level_choices(ratings: Mapping[str, list[dict[str, Any]]]) -> dict[str, OpponentChoice]:
+    """The levels, by their ``make_agent`` name (``level:3``): each its level's agent and options."""
     choices = {}
+    for lv in LEVELS.values():
+        title = f"Level {lv.number} · {lv.title}"
+        help = f"{lv.help} ({lv.agent}{''.join(f', {k}={v}' for k, v in lv.options.items())})"
+        rated = tuple(ratings.get(lv.name, ()))
+        choices[lv.name] = OpponentChoice(lv.name, lv.agent, help, group="level", title=title, preset=lv.options,
+                                          ratings=rated)  # fmt: skip
+    return choices
+
+
+def offered_opponents(
+    models: Mapping[str, str] | None = None, ratings: Mapping[str, list[dict[str, Any]]] | None = None
+) -> dict[str, OpponentChoice]:
+    """The opponents the page offers, by name: the levels (with ``ratings``, by default the measured
+    ones), then the agents of ``agents.AGENT_NAMES`` written without a path, then each ``models`` entry
+    ``NAME -> PATH`` as the trained model ``ppo:PATH``."""
+    choices = level_choices(level_ratings() if ratings is None else ratings)
     for name in AGENT_NAMES:
         if ":" in name:  # a template such as ppo:PATH: offered only through models
             continue

@@ -37,6 +37,7 @@ function optionInput(option) {
   }
   input.dataset.option = option.name;
   if (option.name === "num_players") input.addEventListener("change", renderSeats);
+  else input.addEventListener("change", describeOpponents);  // a level's rating is per configuration
   wrap.append(input);
   return wrap;
 }
@@ -72,24 +73,60 @@ function renderSeats() {
     wrap.append(`Opponent ${i + 1} `);
     const select = document.createElement("select");
     select.className = "opponent";
-    for (const choice of page.catalog.opponents) select.add(new Option(choice.name, choice.name));
+    // the levels first (the default choice), then the agents by name under "advanced"
+    for (const [group, label] of [["level", "Levels"], ["advanced", "Advanced: agents by name"]]) {
+      const choices = page.catalog.opponents.filter(c => c.group === group);
+      if (!choices.length) continue;
+      const optgroup = document.createElement("optgroup");
+      optgroup.label = label;
+      for (const choice of choices) optgroup.append(new Option(choice.title, choice.name));
+      select.append(optgroup);
+    }
     const names = page.catalog.opponents.map(c => c.name);
-    select.value = names.includes("heuristic") ? "heuristic" : names[0];
+    select.value = ["level:3", "heuristic"].find(name => names.includes(name)) ?? names[0];
     const think = document.createElement("input");
     Object.assign(think, {type: "number", min: "0.05", max: String(page.catalog.max_think), step: "0.05", value: "1",
       title: "seconds of thinking per turn"});
     think.className = "think";
+    const about = document.createElement("span");
+    about.className = "about";
     const sync = () => {
       const options = page.catalog.opponents.find(c => c.name === select.value).options;
       think.hidden = !("time_limit" in options);
       if (!think.hidden) think.value = options.time_limit;
+      describeOpponents();
     };
     select.addEventListener("change", sync);
-    sync();
-    wrap.append(select, think);
+    wrap.append(select, think, about);
     rows.push(wrap);
+    sync();
   }
   $("opponents").replaceChildren(...rows);
+  describeOpponents();
+}
+
+// A level's measured rating on the chosen configuration (random 0, heuristic 1,000), or null.
+function measuredRating(choice) {
+  let config;
+  try { config = readConfig(); } catch (error) { return null; }
+  const game = gameEntry();
+  const value = name => JSON.stringify(config[name] ?? game.options.find(o => o.name === name)?.default);
+  return choice.ratings.find(r => r.game === game.name &&
+    Object.entries(r.options).every(([name, v]) => value(name) === JSON.stringify(v))) ?? null;
+}
+
+// Beside each opponent: its rating where measured for this configuration, else what it is.
+function describeOpponents() {
+  for (const row of document.querySelectorAll("#opponents label")) {
+    const select = row.querySelector(".opponent"), about = row.querySelector(".about");
+    const choice = page.catalog.opponents.find(c => c.name === select.value);
+    const rating = choice.ratings.length ? measuredRating(choice) : null;
+    const bound = x => x === null ? "?" : x.toLocaleString("en");
+    about.textContent = rating
+      ? `rating ${bound(rating.rating)} [${bound(rating.low)}, ${bound(rating.high)}] (heuristic 1,000, ${rating.games} games)`
+      : choice.help;
+    select.title = choice.help;
+  }
 }
 
 async function startGame(event) {

@@ -1,0 +1,248 @@
+"""The levels measured: each level against the one below, head to head, on the protocol's test deals.
+
+    python -m benchmarks.levels play --configs wakanda "samurai 2p" --deals 60 --search-deals 16 --processes 2
+    python -m benchmarks.levels report
+
+``play`` plays, for each configuration, every level (``agents.levels``) against the level
+below it (the hero alone at a table of the lower level's copies), and the two tables that put
+the levels on the protocol's scale (the heuristic against random, level 1 against random), each
+deal in every rotation of the seats (``benchmarks.arena``), into one record per configuration,
+table and chunk of deals in ``--records`` (by default the committed
+``benchmarks/records/levels``). Tables without a search (games of milliseconds) play their
+``--deals`` in one record; tables with a searching level play ``--search-deals`` in chunks of
+``--chunk``, in rounds, every table's first chunk before any table's second, so that a run
+stopped early still holds every table. A record that exists is skipped, so a stopped run goes
+on where it stopped. Every move is refereed against
+:data:`MOVE_LIMIT` CPU seconds: the levels promise a move under 2 s.
+
+``report`` writes ``benchmarks/results/levels.md`` (win shares with 95% intervals clustered
+by deal, ratings on the protocol's scale, CPU time a move) and ``levels.json`` (the ratings
+the web page shows, by configuration label: the game, its options with choices, and per level
+the rating, its interval and games) from the records alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import time
+from pathlib import Path
+
+import envs
+from agents.levels import LEVELS, Level
+from benchmarks import arena, backends, records
+from benchmarks.matches import AgentSpec
+from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, PROTOCOL, config_label, parse_config_label
+from benchmarks.rating import win_shares
+from benchmarks.records import ROOT
+from benchmarks.report import by_configuration, label_of, ratings_of, shown_path
+from envs.games import make_game
+
+RECORDS = ROOT / "benchmarks" / "records" / "levels"
+REPORT = ROOT / "benchmarks" / "results" / "levels.md"
+RATINGS = ROOT / "benchmarks" / "results" / "levels.json"
+#: The CPU seconds a level's move may take here (the referee stops a longer one).
+MOVE_LIMIT = 2.0
+#: A level beats the one below when it wins this share of their head-to-head games (two players).
+TARGET = 0.6
+DEFAULT_CONFIGS = ("wakanda", "samurai 2p")
+
+
+def level_spec(level: Level) -> AgentSpec:
+    """The level as a record holds it: labelled ``level:N``, played as its agent, so a record says what played."""
+    return AgentSpec(level.name, level.agent, tuple(sorted(level.options.items())))
+
+
+def tables() -> list[tuple[AgentSpec, AgentSpec]]:
+    """(hero, opponent): each level against the one below, then the two tables that anchor the scale."""
+    specs = [level_spec(lv) for lv in LEVELS.values()]
+    anchors = [
+        (AgentSpec("heuristic", "heuristic"), AgentSpec("random", "random")),
+        (specs[0], AgentSpec("random", "random")),
+    ]
+    return [(specs[i], specs[i - 1]) for i in range(1, len(specs))] + anchors
+
+
+def searches(table: tuple[AgentSpec, AgentSpec]) -> bool:
+    """Whether a level at the table thinks for a time (its games cost seconds, not milliseconds)."""
+    return any(dict(spec.options).get("time_limit") for spec in table)
+
+
+def record_path(folder: Path, game: str, config: dict, table: tuple[AgentSpec, AgentSpec], chunk: int) -> Path:
+    name = f"{config_label(game, config)}_{table[0].label}_vs_{table[1].label}_{chunk:03d}"
+    return folder / (re.sub(r"[^A-Za-z0-9._-]+", "_", name) + ".jsonl.gz")
+
+
+def play(args: argparse.Namespace, argv: list[str]) -> None:
+    """Play the missing chunks, round by round (see the module docstring)."""
+    chosen = [parse_config_label(text) for text in args.configs]
+    backend = backends.from_args(args)
+    budget = (MOVE_LIMIT - BUDGET_SLACK) / BUDGET_MARGIN
+    every = tables()
+    labels = {spec.label: spec for table in every for spec in table}
+    agents = {label: {"name": s.name, "options": dict(s.options)} for label, s in labels.items()}
+    run = records.new_run(["python", "-m", "benchmarks.levels", *argv], agents)
+    rounds = -(-args.search_deals // args.chunk)
+    with backend:
+        for chunk in range(rounds):
+            for game, config in chosen:
+                for table in every:
+                    if searches(table):
+                        first, last = chunk * args.chunk, min(args.search_deals, (chunk + 1) * args.chunk)
+                    else:  # games of milliseconds: every deal in the first round, one record
+                        first, last = (0, args.deals) if chunk == 0 else (0, 0)
+                    path = record_path(args.records, game, config, table, chunk)
+                    if first >= last or path.exists():
+                        continue
+                    budgets = [(label, budget) for label in labels]
+                    tasks = arena.plan(game, config, [table], "test", last, budgets)[first:]
+                    start = time.perf_counter()
+                    record = arena.play(tasks, run, backend, progress=False)
+                    records.write(record, path)
+                    seconds = time.perf_counter() - start
+                    print(
+                        f"{config_label(game, config)} {table[0].label} vs {table[1].label} deals {first}..{last - 1}: "
+                        f"{len(record.games)} games, {len(record.failures)} failures, {seconds:.0f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+
+
+def verdict(hero: str, share, players: int) -> str:
+    """What the head-to-head share says about ``hero`` against the level below."""
+    if players == 2:
+        if share.low >= TARGET:
+            return f"beats it at {TARGET:.0%} or more"
+        return f"wins more often, {TARGET:.0%} not shown" if share.low > 0.5 else "not shown to be stronger"
+    fair = 1 / players
+    return f"above the fair share {fair:.2f}" if share.low > fair else f"not shown above the fair share {fair:.2f}"
+
+
+def _cpu(games: list[dict]) -> dict[str, tuple[int, float, float]]:
+    """Per label: moves, mean and largest CPU milliseconds a move."""
+    times: dict[str, list[int]] = {}
+    for game in games:
+        for label, cpu in zip(game["seats"], game["cpu_us"]):
+            times.setdefault(label, []).extend(cpu)
+    return {label: (len(t), sum(t) / len(t) / 1000, max(t) / 1000) for label, t in times.items() if t}
+
+
+def _whole(x: float) -> int | None:
+    """A rating rounded for the page; None for an unbounded end of an interval (too few games)."""
+    return round(x) if math.isfinite(x) else None
+
+
+def configuration_section(heading: str, games: list[dict]) -> tuple[list[str], dict]:
+    """The markdown section of one configuration and its levels' ratings (for the page)."""
+    players = len(games[0]["seats"])
+    shares = {(s.hero, s.opponent): s for s in win_shares(games)}
+    ratings = {r.name: r for r in ratings_of(games) or ()}  # none until both anchors played
+    cpu = sum(sum(map(sum, g["cpu_us"])) for g in games) / 1e6
+    deals = len({g["seed"] for g in games})
+    lines = [f"## {heading}", "", f"{len(games)} games on {deals} test deals; the moves took {cpu:,.0f} CPU s.", ""]
+    lines += [
+        "| level | opponents | win share | 95% interval | games | deals | verdict |",
+        "|---|---|---:|---|---:|---:|---|",
+    ]
+    for number in list(LEVELS)[1:]:
+        hero, below = f"level:{number}", f"level:{number - 1}"
+        s = shares.get((hero, below))
+        if s is not None:
+            cells = f"{s.value:.3f} | [{s.low:.3f}, {s.high:.3f}] | {s.games} | {s.deals} | {verdict(hero, s, players)}"
+            lines.append(f"| {hero} | {below} | {cells} |")
+    lines += ["", "Ratings on the protocol's scale (random 0, heuristic 1,000; 95% bootstrap interval over deals):", ""]
+    lines += ["| level | plays | rating | 95% interval | games |", "|---|---|---:|---|---:|"]
+    rated = {}
+    for lv in LEVELS.values():
+        r = ratings.get(lv.name)
+        if r is not None:
+            options = ", ".join(f"{k}={v}" for k, v in lv.options.items())
+            plays = f"`{lv.agent}`" + (f" ({options})" if options else "")
+            lines.append(f"| {lv.name} | {plays} | {r.value:,.0f} | [{r.low:,.0f}, {r.high:,.0f}] | {r.games} |")
+            rated[lv.name] = {"rating": _whole(r.value), "low": _whole(r.low), "high": _whole(r.high), "games": r.games}
+    lines += ["", "CPU time a move (milliseconds):", "", "| agent | moves | mean | largest |", "|---|---:|---:|---:|"]
+    for label, (moves, mean, most) in sorted(_cpu(games).items()):
+        lines.append(f"| {label} | {moves} | {mean:.1f} | {most:.1f} |")
+    return lines + [""], rated
+
+
+def choice_options(game: str, config: dict) -> dict:
+    """The options with choices (player count, variants) of a played configuration: what the page matches."""
+    return {o.name: config[o.name] for o in envs.describe(game).options if o.choices and o.name in config}
+
+
+def report(folder: Path, out: Path, ratings_out: Path) -> None:
+    """``levels.md`` and ``levels.json`` from every record in ``folder``."""
+    paths = sorted(folder.glob("*.jsonl*"))
+    record = records.read(paths)
+    commands = sorted({run["command"] for run in record.runs})
+    lines = [
+        "# Levels",
+        "",
+        f"Each level of `agents/levels.py` against the level below, seats rotated, on the test deals of "
+        f"`{PROTOCOL}`; intervals clustered by deal. Generated by `python -m benchmarks.levels report` from "
+        f"the {len(paths)} records in `{shown_path(folder)}`; never edited by hand.",
+        "",
+        "Commands: " + "; ".join(f"`{c}`" for c in commands) + ".",
+        "",
+    ]
+    if record.failures:
+        lines += [f"{len(record.failures)} games were stopped (a move over {MOVE_LIMIT} s or a failure):", ""]
+        lines += [f"- {f['agent']} {f['game']} seed {f['seed']}: {f['message']}" for f in record.failures[:10]] + [""]
+    rated = {}
+    for (game, config), games in by_configuration(record.games).items():
+        heading = label_of(game, config)
+        section, levels = configuration_section(heading, games)
+        rated[heading] = {"game": game, "options": choice_options(game, json.loads(config)), "levels": levels}
+        lines += section
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines).rstrip() + "\n")
+    ratings_out.write_text(json.dumps(rated, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {out} and {ratings_out} from {len(record.games)} games", file=sys.stderr)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.levels", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    played = sub.add_parser("play", help="play the levels' tables, then write the report")
+    played.add_argument("--configs", nargs="+", default=list(DEFAULT_CONFIGS), metavar="LABEL", help="configurations")
+    played.add_argument("--deals", type=int, default=60, help="test deals of a table without a search (default 60)")
+    played.add_argument("--search-deals", type=int, default=16, help="test deals of a table with a search (default 16)")
+    played.add_argument("--chunk", type=int, default=4, help="deals a record of a searching table holds (default 4)")
+    backends.add_arguments(played)
+    for command in (played, sub.add_parser("report", help="write the report from the records")):
+        command.add_argument("--records", type=Path, default=RECORDS, help="the records' folder")
+        command.add_argument("--out", type=Path, default=REPORT, help="the report")
+        command.add_argument("--ratings", type=Path, default=RATINGS, help="the ratings as JSON, for the page")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "play":
+            for name in ("deals", "search_deals"):
+                if getattr(args, name) < 2:
+                    raise ValueError(f"--{name.replace('_', '-')} must be at least 2 (an interval needs two deals)")
+            if args.chunk < 1:
+                raise ValueError(f"--chunk must be a positive number of deals, got {args.chunk}")
+            for text in args.configs:
+                game, config = parse_config_label(text)
+                make_game(game, **config)  # a bad label fails before anything is played
+    except ValueError as error:
+        parser.error(str(error))
+    if args.command == "play":
+        play(args, argv)
+    report(args.records, args.out, args.ratings)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

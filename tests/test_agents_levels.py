@@ -1,0 +1,91 @@
+"""Levels 1 to 5 (``agents/levels.py``, ``make_agent("level:N", game)``): built for every configuration,
+refused with the allowed values otherwise, each a move within its promise."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import envs
+from agents import PlayerView, make_agent, play_game
+from agents.best import BestAgent
+from agents.epsilon_greedy import EpsilonGreedy
+from agents.heuristic import HeuristicAgent
+from agents.levels import LEVELS, level, parse_level_name
+from envs.games import make_game
+
+CONFIGURATIONS = [(name, config) for name in envs.GAMES for config in envs.describe(name).configurations()]
+
+
+def first_view(game, seed: int) -> PlayerView:
+    rng = np.random.default_rng(seed)
+    return PlayerView(game.new_state(rng), rng)
+
+
+def test_the_levels_run_from_a_beginner_to_the_best_agent():
+    """Level 1 is the heuristic with many random moves, each level up fewer, then the best agent
+    with more thinking time: ordered by construction (the measurement is benchmarks/results/levels.md)."""
+    assert list(LEVELS) == [1, 2, 3, 4, 5]
+    epsilons = [float(LEVELS[n].agent.partition("~")[2] or 0) for n in (1, 2, 3)]
+    assert [LEVELS[n].agent.partition("~")[0] for n in (1, 2, 3)] == ["heuristic"] * 3
+    assert epsilons == sorted(epsilons, reverse=True) and epsilons[0] <= 0.5, "a beginner still plays sensibly"
+    assert LEVELS[4].agent == LEVELS[5].agent == "best"
+    assert 0 < LEVELS[4].seconds < LEVELS[5].seconds < 2
+
+
+@pytest.mark.parametrize("name,config", CONFIGURATIONS, ids=lambda x: str(x))
+def test_every_level_is_built_for_every_configuration(name, config):
+    """Levels 1-3 play a legal first move here; 4 and 5 are the best agent with their thinking time."""
+    game = make_game(name, **config)
+    view = first_view(game, 7)
+    for number in (1, 2, 3):
+        agent = make_agent(f"level:{number}", game, seed=3)
+        assert agent.name == f"level {number}"
+        assert isinstance(agent, EpsilonGreedy if number < 3 else HeuristicAgent)
+        assert agent.act(view) in view.legal_actions
+    for number in (4, 5):
+        agent = make_agent(f"level:{number}", game, seed=3)
+        assert isinstance(agent, BestAgent) and agent.name == f"level {number}"
+        assert agent.agent.time_limit == LEVELS[number].seconds
+
+
+def test_a_level_is_reproducible_from_its_seed():
+    game = make_game("wapi", num_players=3)
+    agents = [make_agent("level:1", game, seed=5), make_agent("level:2", game, seed=6), make_agent("level:3", game)]
+    again = [make_agent("level:1", game, seed=5), make_agent("level:2", game, seed=6), make_agent("level:3", game)]
+    assert play_game(game, agents, seed=11).scores == play_game(game, again, seed=11).scores
+
+
+@pytest.mark.parametrize(
+    "name", ["level:0", "level:6", "level:", "level:3.0", "level:+3", "level: 3", "level:٣", "level:1~x"]
+)
+def test_a_level_that_does_not_exist_is_refused_naming_the_allowed_ones(name):
+    with pytest.raises(ValueError, match=r"level:N with N one of \[1, 2, 3, 4, 5\]|NAME~EPS"):
+        make_agent(name, make_game("wakanda"))
+
+
+@pytest.mark.parametrize("number", [0, 6, True, 3.0, "3", np.int64(3), None])
+def test_level_numbers_are_ints_from_one_to_five(number):
+    with pytest.raises(ValueError, match=r"level must be an int, one of \[1, 2, 3, 4, 5\]"):
+        level(number)
+    assert level(3) is LEVELS[3] is parse_level_name("level:3")
+
+
+def test_a_level_fixes_its_options_but_the_seed():
+    game = make_game("samurai")
+    with pytest.raises(ValueError, match=r"unknown options \['time_limit'\] for level:5.*available: \['seed'\]"):
+        make_agent("level:5", game, time_limit=5.0)
+    assert make_agent("level:2~0.5", game, seed=1).epsilon == 0.5, "a level may itself be made ε-greedy"
+
+
+@pytest.mark.alone
+def test_the_strongest_level_moves_in_under_two_seconds():
+    """Level 5's promise, on the configuration whose moves cost the most (Samurai: a network-guided search)."""
+    game = make_game("samurai")
+    agent = make_agent("level:5", game, seed=1)
+    view = first_view(game, 2)
+    start = time.process_time()
+    agent.act(view)
+    assert time.process_time() - start < 2.0

@@ -1,0 +1,89 @@
+"""``python -m benchmarks.levels``: each level against the one below on test deals, records in chunks
+that a stopped run resumes, and a report (and the page's ratings) made from the records alone."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import benchmarks.levels as levels
+from agents.levels import LEVELS
+from benchmarks.protocol import DEAL_SETS
+from benchmarks.rating import Share
+
+
+def test_each_level_meets_the_one_below_and_the_anchors_place_them():
+    tables = levels.tables()
+    heads = [(hero.label, opponent.label) for hero, opponent in tables]
+    assert heads == [(f"level:{n}", f"level:{n - 1}") for n in range(2, 6)] + [
+        ("heuristic", "random"),
+        ("level:1", "random"),
+    ]
+    level5 = tables[3][0]
+    assert (level5.name, dict(level5.options)) == (LEVELS[5].agent, LEVELS[5].options), "the record names the agent"
+    assert [levels.searches(table) for table in tables] == [False, False, True, True, False, False]
+
+
+def test_play_writes_records_and_the_report_and_a_second_run_plays_nothing(tmp_path, monkeypatch):
+    cheap = [table for table in levels.tables() if not levels.searches(table)]  # levels 1-3, anchors: milliseconds
+    monkeypatch.setattr(levels, "tables", lambda: cheap)
+    folder, out, ratings = tmp_path / "records", tmp_path / "levels.md", tmp_path / "levels.json"
+    argv = ["play", "--configs", "wakanda", "--deals", "3", "--records", str(folder), "--out", str(out)]
+    argv += ["--ratings", str(ratings), "--processes", "1"]
+    assert levels.main(argv) == 0
+    written = sorted(p.name for p in folder.iterdir())
+    assert len(written) == 4 and all(name.startswith("wakanda_") and name.endswith("_000.jsonl.gz") for name in written)
+    text = out.read_text()
+    assert "24 games on 3 test deals; the moves took 0 CPU s." in text, "4 tables x 3 deals x 2 rotations"
+    assert "| level:2 | level:1 |" in text and "| level:3 | level:2 |" in text
+    assert "| level:3 | `heuristic` |" in text and "python -m benchmarks.levels play --configs wakanda" in text
+    page = json.loads(ratings.read_text())
+    assert page["wakanda"]["game"] == "wakanda" and page["wakanda"]["options"] == {"advanced": False}
+    assert sorted(page["wakanda"]["levels"]) == ["level:1", "level:2", "level:3"]
+    from benchmarks import records
+
+    games = records.read(sorted(folder.iterdir())).games
+    assert all(g["deal_set"] == "test" and g["seed"] >= DEAL_SETS["test"][0] for g in games)
+    before = {p: p.read_bytes() for p in folder.iterdir()}
+    assert levels.main(argv) == 0
+    assert {p: p.read_bytes() for p in folder.iterdir()} == before, "a record that exists is never played again"
+    assert out.read_text() == text
+
+
+@pytest.mark.parametrize(
+    "low,players,words",
+    [
+        (0.62, 2, "beats it at 60% or more"),
+        (0.55, 2, "wins more often, 60% not shown"),
+        (0.45, 2, "not shown to be stronger"),
+        (0.30, 4, "above the fair share 0.25"),
+        (0.20, 4, "not shown above the fair share 0.25"),
+    ],
+)
+def test_the_verdict_reads_the_interval(low, players, words):
+    share = Share("level:2", "level:1", low + 0.05, low, low + 0.1, 20, 10)
+    assert levels.verdict("level:2", share, players) == words
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["play", "--deals", "1"], "--deals must be at least 2"),
+        (["play", "--search-deals", "0"], "--search-deals must be at least 2"),
+        (["play", "--chunk", "0"], "--chunk must be a positive number"),
+        (["play", "--configs", "chess"], "unknown configuration 'chess'"),
+    ],
+)
+def test_bad_command_lines_are_refused_before_anything_is_played(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        levels.main(argv)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_the_committed_report_is_made_from_the_committed_records(tmp_path):
+    """levels.md and levels.json (the page's ratings) are exactly what the committed records give."""
+    out, ratings = tmp_path / "levels.md", tmp_path / "levels.json"
+    levels.report(levels.RECORDS, out, ratings)
+    assert out.read_text() == levels.REPORT.read_text()
+    assert ratings.read_text() == levels.RATINGS.read_text()
