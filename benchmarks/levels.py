@@ -33,13 +33,14 @@ from pathlib import Path
 
 import envs
 from agents.levels import LEVELS, Level
-from benchmarks import arena, backends, records
+from benchmarks import arena, records
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, PROTOCOL, config_label, parse_config_label
 from benchmarks.rating import win_shares
 from benchmarks.records import ROOT
 from benchmarks.report import by_configuration, label_of, ratings_of, shown_path
 from envs.games import make_game
+from parallel import pool
 
 RECORDS = ROOT / "benchmarks" / "records" / "levels"
 REPORT = ROOT / "benchmarks" / "results" / "levels.md"
@@ -79,7 +80,7 @@ def record_path(folder: Path, game: str, config: dict, table: tuple[AgentSpec, A
 def play(args: argparse.Namespace, argv: list[str]) -> None:
     """Play the missing chunks, round by round (see the module docstring)."""
     chosen = [parse_config_label(text) for text in args.configs]
-    backend = backends.from_args(args)
+    backend = pool.from_args(args)
     budget = (MOVE_LIMIT - BUDGET_SLACK) / BUDGET_MARGIN
     every = tables()
     labels = {spec.label: spec for table in every for spec in table}
@@ -214,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     played.add_argument("--deals", type=int, default=60, help="test deals of a table without a search (default 60)")
     played.add_argument("--search-deals", type=int, default=16, help="test deals of a table with a search (default 16)")
     played.add_argument("--chunk", type=int, default=4, help="deals a record of a searching table holds (default 4)")
-    backends.add_arguments(played)
+    pool.add_arguments(played)
     for command in (played, sub.add_parser("report", help="write the report from the records")):
         command.add_argument("--records", type=Path, default=RECORDS, help="the records' folder")
         command.add_argument("--out", type=Path, default=REPORT, help="the report")
