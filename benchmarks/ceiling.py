@@ -132,7 +132,8 @@ def curve_rows(record: Record) -> list[tuple[str, float | None, AnchoredRating, 
 
     def order(r: AnchoredRating):
         budget = budget_of(agents[r.name])
-        return (budget is not None, budget or 0.0, agents[r.name]["name"] == "best", r.name)
+        rank = ANCHORS.get(r.name, 0.0) if budget is None else budget  # anchors: random, then the heuristic
+        return (budget is not None, rank, agents[r.name]["name"] == "best", r.name)
 
     rows = sorted(ratings, key=order)
     return [(r.name, budget_of(agents[r.name]), r, *cpu.get(r.name, (0, 0.0))) for r in rows]
