@@ -38,7 +38,7 @@ from pathlib import Path
 from benchmarks import arena, records, report
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import ANCHORS, PROTOCOL, config_label
-from benchmarks.rating import AnchoredRating
+from benchmarks.rating import AnchoredRating, deal_of
 from benchmarks.records import Record
 from envs.games import GAME_NAMES, add_game_options, game_config, make_game
 from parallel import pool
@@ -125,6 +125,10 @@ def cpu_seconds(games: Sequence[dict]) -> dict[str, tuple[int, float]]:
 def curve_rows(record: Record) -> list[tuple[str, float | None, AnchoredRating, int, float]]:
     """(label, budget, rating, moves, CPU seconds) per agent: anchors first, then by budget (ISMCTS before best)."""
     agents = record.agents()
+    configurations = report.by_configuration(record.games)
+    if len(configurations) != 1:
+        names = [report.label_of(g, c) for g, c in configurations]
+        raise ValueError(f"a ceiling report is of one configuration; the records hold {names or 'no games'}")
     ratings = report.ratings_of(record.games)
     if ratings is None:
         raise ValueError(f"the record has no games of both anchors {list(ANCHORS)}")
@@ -139,15 +143,17 @@ def curve_rows(record: Record) -> list[tuple[str, float | None, AnchoredRating, 
     return [(r.name, budget_of(agents[r.name]), r, *cpu.get(r.name, (0, 0.0))) for r in rows]
 
 
+def _number(x: float) -> str:
+    return ("-∞" if x < 0 else "∞") if math.isinf(x) else f"{x:,.0f}"
+
+
 def curve_table(rows) -> list[str]:
     lines = ["| agent | budget (CPU s a move) | rating | 95% interval | games | moves | CPU seconds |"]
     lines.append("|---|---:|---:|---|---:|---:|---:|")
     for label, budget, r, moves, seconds in rows:
         shown = "" if budget is None else f"{budget:g}"
-        interval = f"[{report._num(r.low)}, {report._num(r.high)}]"
-        lines.append(
-            f"| {label} | {shown} | {report._num(r.value)} | {interval} | {r.games} | {moves} | {seconds:,.1f} |"
-        )
+        interval = f"[{_number(r.low)}, {_number(r.high)}]"
+        lines.append(f"| {label} | {shown} | {_number(r.value)} | {interval} | {r.games} | {moves} | {seconds:,.1f} |")
     return lines
 
 
@@ -159,7 +165,7 @@ def heading(record: Record) -> str:
 def markdown(record: Record, sources: Sequence[str | Path], plot: str | None) -> str:
     """The curve table, the plot's link (or why there is none), then the full report of the record."""
     rows = curve_rows(record)
-    deals = len({arena_deal(g) for g in record.games})
+    deals = len({deal_of(g) for g in record.games})
     total = sum(row[4] for row in rows)
     intro = [
         f"Plain ISMCTS's rating against its thinking time (CPU seconds of its own process a move, {PROTOCOL}), "
@@ -171,12 +177,7 @@ def markdown(record: Record, sources: Sequence[str | Path], plot: str | None) ->
     ]
     intro += curve_table(rows) + [""]
     intro.append(f"![rating against thinking time]({plot})" if plot else "(no plot: matplotlib is not installed)")
-    full = report.markdown(record, heading(record), "\n".join(intro), sources)
-    return full
-
-
-def arena_deal(game: dict) -> tuple:
-    return game["game"], str(game["config"]), game["seed"]
+    return report.markdown(record, heading(record), "\n".join(intro), sources)
 
 
 def write_plot(record: Record, path: Path) -> bool:

@@ -127,3 +127,13 @@ def test_check_budgets_refuses_non_numbers():
         with pytest.raises(ValueError, match="--budgets"):
             ceiling.check_budgets(bad)
     assert ceiling.check_budgets([0.01, 1]) == [0.01, 1.0]
+
+
+def test_a_report_of_two_configurations_is_refused():
+    record = synthetic_record(deals=3)
+    other = synthetic_record(deals=3)
+    for game in other.games:
+        game["game"] = "wapi"
+    record.games += other.games
+    with pytest.raises(ValueError, match="one configuration"):
+        ceiling.curve_rows(record)
