@@ -17,8 +17,11 @@ largest budget. The cheapest design that places every budget on the scale
   size (the step from one budget to the next, measured directly);
 - ``best`` against the heuristic and against ISMCTS at the largest budget.
 
-Each table is played on the first ``--deals`` test deals, each deal in every
-rotation of the seats (:mod:`benchmarks.arena`). The games are played one
+Each table is played on the first ``--deals`` test deals, and the anchors'
+table, which costs milliseconds a game and sets the scale's unit, on the
+first ``--anchor-deals``; each deal in every rotation of the seats
+(:mod:`benchmarks.arena`). ``--reuse`` takes the games a record already holds
+with the same agents (a run extended with more deals or anchor deals). The games are played one
 deal at a time and the record (``--record``, JSON Lines, gzip when it ends in
 ``.gz``) is rewritten after each deal, so a run stopped early keeps every
 deal it finished. The report (``--out``, markdown, and a ``.png`` plot next to
@@ -33,6 +36,7 @@ import math
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import arena, records, report
@@ -45,9 +49,13 @@ from parallel import pool
 
 DEFAULT_BUDGETS = (0.01, 0.03, 0.1, 0.3, 1.0, 2.0)
 DEFAULT_DEALS = 20
+#: The anchors' table (the heuristic against random) costs milliseconds a game: it is played on this many
+#: test deals (or ``--deals``, if more), so that the scale's unit, not the searchers, is pinned down cheaply.
+DEFAULT_ANCHOR_DEALS = 200
 #: ``--quick``: a check that the command works end to end in seconds, not a measurement.
 QUICK_BUDGETS = (0.002, 0.004)
 QUICK_DEALS = 2
+QUICK_ANCHOR_DEALS = 20
 
 
 def ismcts_label(budget: float) -> str:
@@ -56,6 +64,16 @@ def ismcts_label(budget: float) -> str:
 
 def best_label(budget: float) -> str:
     return f"best-{budget:g}s"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run plays: the searchers' budgets, ``best`` or not, the searchers' deals and the anchors' deals."""
+
+    budgets: tuple[float, ...]
+    best: bool
+    deals: int
+    anchor_deals: int
 
 
 def check_budgets(budgets: Sequence[float]) -> list[float]:
@@ -86,21 +104,21 @@ def design(budgets: Sequence[float], with_best: bool) -> tuple[dict[str, AgentSp
     return specs, tables, limits
 
 
-def play(game: str, config: dict, budgets, with_best: bool, deals: int, run: dict, backend, path: Path) -> Record:
-    """Every table, one deal at a time, the record rewritten to ``path`` after each deal."""
-    specs, tables, limits = design(budgets, with_best)
+def play(game: str, config: dict, plan: Plan, run: dict, backend, path: Path, reuse: Record | None = None) -> Record:
+    """The anchors' table on its deals, then every other table one deal at a time, the record rewritten to
+    ``path`` after each; a game ``reuse`` holds with the same agents is taken from it, not played."""
+    specs, tables, limits = design(plan.budgets, plan.best)
     pairs = [(specs[hero], specs[opponent]) for hero, opponent in tables]
-    tasks = arena.plan(game, config, pairs, "test", deals, budgets=sorted(limits.items()))
-    record = Record(runs=[run])
+    anchors = arena.plan(game, config, pairs[:1], "test", plan.anchor_deals)
+    tasks = arena.plan(game, config, pairs[1:], "test", plan.deals, budgets=sorted(limits.items()))
     start = time.perf_counter()
-    for deal in range(deals):
-        part = arena.play([t for t in tasks if t.deal == deal], run, backend, progress=False)
-        record.games += part.games
-        record.failures += part.failures
-        records.write(record, path, overwrite=deal > 0)
-        print(
-            f"deal {deal + 1}/{deals}: {len(record.games)} games, {time.perf_counter() - start:.0f} s", file=sys.stderr
-        )
+    record = arena.play(anchors, run, backend, progress=False, reuse=reuse)
+    records.write(record, path)
+    for deal in range(plan.deals):
+        record.extend(arena.play([t for t in tasks if t.deal == deal], run, backend, progress=False, reuse=reuse))
+        records.write(record, path, overwrite=True)
+        elapsed = time.perf_counter() - start
+        print(f"deal {deal + 1}/{plan.deals}: {len(record.games)} games, {elapsed:.0f} s", file=sys.stderr)
     return record
 
 
@@ -165,12 +183,16 @@ def heading(record: Record) -> str:
 def markdown(record: Record, sources: Sequence[str | Path], plot: str | None) -> str:
     """The curve table, the plot's link (or why there is none), then the full report of the record."""
     rows = curve_rows(record)
-    deals = len({deal_of(g) for g in record.games})
+    anchor_table = sorted(ANCHORS, key=ANCHORS.get, reverse=True)  # the heuristic (hero) against random
+    searchers = {deal_of(g) for g in record.games if g["table"] != anchor_table}
+    anchors = {deal_of(g) for g in record.games if g["table"] == anchor_table}
     total = sum(row[4] for row in rows)
     intro = [
         f"Plain ISMCTS's rating against its thinking time (CPU seconds of its own process a move, {PROTOCOL}), "
-        f"random 0 and the heuristic 1,000; 95% intervals by bootstrap over deals. {len(record.games)} games on "
-        f"{deals} test deals, every rotation of the seats; {total:,.0f} CPU seconds of moves in all. "
+        f"random 0 and the heuristic 1,000; 95% intervals by bootstrap over deals. {len(record.games)} games, "
+        f"every rotation of the seats: the searchers' tables on {len(searchers)} test deals, the anchors' table "
+        f"(the heuristic against random, which sets the scale's unit) on {len(anchors)}; "
+        f"{total:,.0f} CPU seconds of moves in all. "
         "Generated from the records below by `python -m benchmarks.ceiling --from-record RECORD... --out FILE`; "
         "never edited by hand.",
         "",
@@ -237,6 +259,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_DEALS} deals at budgets {QUICK_BUDGETS}")
     parser.add_argument("--record", type=Path, help="the record to write (default runs/bench/ceiling-...jsonl.gz)")
     parser.add_argument("--out", type=Path, help="the report to write (default the record's name with .md)")
+    parser.add_argument(
+        "--anchor-deals",
+        type=int,
+        help=f"test deals of the heuristic against random (default {DEFAULT_ANCHOR_DEALS}, at least --deals)",
+    )
+    parser.add_argument(
+        "--reuse",
+        nargs="+",
+        type=Path,
+        metavar="RECORD",
+        help="take the games these records hold with the same agents instead of playing them (extend a run)",
+    )
     parser.add_argument("--from-record", nargs="+", type=Path, metavar="RECORD", help="report these records only")
     pool.add_arguments(parser)
     add_game_options(parser)
@@ -270,6 +304,13 @@ def main(argv: list[str] | None = None) -> int:
         deals = args.deals if args.deals is not None else (QUICK_DEALS if args.quick else DEFAULT_DEALS)
         if isinstance(deals, bool) or deals < 2:
             raise ValueError(f"--deals must be at least 2 (an interval needs two deals), got {deals}")
+        anchor_deals = args.anchor_deals
+        if anchor_deals is None:
+            anchor_deals = max(deals, QUICK_ANCHOR_DEALS if args.quick else DEFAULT_ANCHOR_DEALS)
+        if anchor_deals < deals:
+            raise ValueError(f"--anchor-deals must be at least --deals ({deals}), got {anchor_deals}")
+        plan = Plan(tuple(budgets), args.best, deals, anchor_deals)
+        reuse = records.read(args.reuse) if args.reuse else None
         where = config_label(args.game, config)
         stem = "ceiling-" + "".join(c if c.isalnum() else "_" for c in where)
         path = args.record or records.run_file(stem, ".jsonl.gz")
@@ -277,14 +318,18 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--record {path} exists; records are not overwritten")
         out = args.out or path.with_name(path.name.split(".")[0] + ".md")
         backend = pool.from_args(args)
-    except ValueError as error:
+    except (OSError, ValueError) as error:
         parser.error(str(error))
     specs, tables, _ = design(budgets, args.best)
     agents = {label: {"name": s.name, "options": dict(s.options)} for label, s in specs.items()}
     run = records.new_run(["python", "-m", "benchmarks.ceiling", *argv], agents)
-    print(f"{PROTOCOL}: {where}, {len(tables)} tables x {deals} test deals, budgets {budgets}", file=sys.stderr)
+    print(
+        f"{PROTOCOL}: {where}, budgets {budgets}: the anchors on {anchor_deals} test deals, then {len(tables) - 1} "
+        f"tables x {deals} test deals",
+        file=sys.stderr,
+    )
     with backend:
-        record = play(args.game, config, budgets, args.best, deals, run, backend, path)
+        record = play(args.game, config, plan, run, backend, path, reuse)
     write_report(record, [path], out)
     print(f"record: {path}\nreport: {out}", file=sys.stderr)
     return 1 if record.failures else 0

@@ -27,8 +27,9 @@ def test_the_record_holds_every_table_deal_and_rotation(quick_run):
     record = records.read([record_path])
     assert not record.failures
     _, tables, _ = ceiling.design(list(ceiling.QUICK_BUDGETS), with_best=False)
-    expected = {(hero, opponent, seed, rotation) for hero, opponent in tables for seed in deal_seeds("test", 2)
-                for rotation in range(2)}  # fmt: skip
+    deals = {("heuristic", "random"): ceiling.QUICK_ANCHOR_DEALS}  # the anchors' table on more (cheap) deals
+    expected = {(hero, opponent, seed, rotation) for hero, opponent in tables
+                for seed in deal_seeds("test", deals.get((hero, opponent), 2)) for rotation in range(2)}  # fmt: skip
     played = [(*g["table"], g["seed"], g["seating"]) for g in record.games]
     assert sorted(played) == sorted(expected)  # each game once, none missing
     assert {g["deal_set"] for g in record.games} == {"test"}
@@ -54,6 +55,20 @@ def test_the_report_regenerates_identically_from_the_record(quick_run):
     assert (plot.read_bytes() if plot.exists() else None) == image
     for label in ("ismcts-0.002s", "ismcts-0.004s", "heuristic", "random"):
         assert f"| {label} |" in text
+
+
+def test_reuse_extends_a_run_without_playing_its_games_again(quick_run, tmp_path):
+    _, record_path, _ = quick_run
+    old = records.read([record_path])
+    path = tmp_path / "more.jsonl"
+    argv = ["--game", "wakanda", "--quick", "--deals", "3", "--reuse", str(record_path), "--record", str(path)]
+    assert ceiling.main([*argv, "--out", str(tmp_path / "more.md")]) == 0
+    more = records.read([path])
+    kept = [g for g in more.games if g["run"] == old.runs[0]["run"]]
+    assert sorted(map(records.game_identity, kept)) == sorted(map(records.game_identity, old.games))
+    new = [g for g in more.games if g["run"] != old.runs[0]["run"]]
+    assert {g["deal"] for g in new} == {2} and len(new) == 2 * (len(ceiling.design([1, 2], False)[1]) - 1)
+    assert len(more.runs) == 2
 
 
 def synthetic_record(deals: int = 30) -> Record:
@@ -113,6 +128,9 @@ def test_bad_deals_and_missing_game_are_refused(tmp_path, capsys):
     with pytest.raises(SystemExit):
         ceiling.main(["--game", "wakanda", "--deals", "1", "--record", str(record)])
     assert "--deals" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ceiling.main(["--game", "wakanda", "--deals", "5", "--anchor-deals", "4", "--record", str(record)])
+    assert "--anchor-deals" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         ceiling.main(["--budgets", "0.1"])
     assert "--game" in capsys.readouterr().err
