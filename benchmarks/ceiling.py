@@ -44,7 +44,7 @@ from benchmarks.matches import AgentSpec
 from benchmarks.protocol import ANCHORS, PROTOCOL, config_label
 from benchmarks.rating import AnchoredRating, deal_of
 from benchmarks.records import Record
-from envs.games import GAME_NAMES, add_game_options, game_config, make_game
+from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
 from parallel import pool
 
 DEFAULT_BUDGETS = (0.01, 0.03, 0.1, 0.3, 1.0, 2.0)
@@ -250,7 +250,7 @@ def write_report(record: Record, sources: Sequence[str | Path], out: Path) -> st
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.ceiling", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.ceiling", description=__doc__, formatter_class=HelpFormatter
     )
     parser.add_argument("--game", choices=GAME_NAMES, help="the game (required unless --from-record)")
     parser.add_argument("--budgets", type=float, nargs="+", help=f"CPU seconds a move (default {DEFAULT_BUDGETS})")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 
 from benchmarks import ceiling, records
 from benchmarks.protocol import deal_seeds
-from benchmarks.records import Record
+from benchmarks.records import ROOT, Record
 
 
 @pytest.fixture(scope="module")
@@ -155,3 +156,16 @@ def test_a_report_of_two_configurations_is_refused():
     record.games += other.games
     with pytest.raises(ValueError, match="one configuration"):
         ceiling.curve_rows(record)
+
+
+COMMITTED = sorted((ROOT / "benchmarks" / "results").glob("ceiling_*.md"))
+
+
+@pytest.mark.parametrize("page", COMMITTED, ids=[p.name for p in COMMITTED])
+def test_a_committed_ceiling_report_is_generated_from_its_committed_records(page, tmp_path):
+    text = page.read_text()
+    sources = re.search(r"^Records: (.*)\.$", text, re.M).group(1)
+    paths = [ROOT / p for p in re.findall(r"`([^`]+)`", sources)]
+    out = tmp_path / page.name
+    assert ceiling.main(["--from-record", *map(str, paths), "--out", str(out)]) == 0
+    assert out.read_text() == text
