@@ -20,6 +20,7 @@ COMMANDS = [
     "benchmarks.training_speed",
     "benchmarks.tournament",
     "benchmarks.luck",
+    "benchmarks.ceiling",
     "benchmarks.strength",
     "benchmarks.throughput",
     "agents.play",
