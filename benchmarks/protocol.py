@@ -27,7 +27,6 @@ from typing import Any
 import envs
 from benchmarks.matches import seatings
 from envs.core.engine import Game, is_int, shown
-from envs.games import make_game
 
 PROTOCOL = "drawluck-bench v1"
 
@@ -151,7 +150,3 @@ def parse_config_label(text: str) -> tuple[str, dict]:
     if text not in known:
         raise ValueError(f"--configs: unknown configuration {shown(text)}; known: {sorted(known)}")
     return known[text]
-
-
-def table_size(game: str, config: dict) -> int:
-    return make_game(game, **config).num_players
