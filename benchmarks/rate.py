@@ -12,7 +12,10 @@ It plays the reference ladder of ``drawluck-bench v1`` (``docs/benchmark.md``:
 random, the heuristic, ISMCTS at two budgets, the shipped model and ``best``
 where they exist) on the test deals, each deal in every rotation of the seats,
 and prints its rating (random 0, heuristic 1,000) with a 95% interval
-clustered by deal, and its win share against each rung.
+clustered by deal, and its win share against each rung. ``--rungs`` plays
+only the named rungs (the anchors, random and the heuristic, always play):
+``--rungs heuristic --deals 500`` measures an agent against the heuristic
+alone on 500 test deals, still on the scale.
 
 The ladder's own games (which place the rungs on the scale) are taken from
 the committed leaderboard records where they were played with the same
@@ -41,7 +44,7 @@ from agents import make_agent, parse_agent_options
 from benchmarks import arena, records, report, user_agents
 from benchmarks import rating as rating_module
 from benchmarks.matches import AgentSpec
-from benchmarks.protocol import DEFAULT_BUDGET, LADDERS, PROTOCOL, Ladder, config_label, reference_tables
+from benchmarks.protocol import ANCHORS, DEFAULT_BUDGET, LADDERS, PROTOCOL, Ladder, config_label, reference_tables
 from envs.games import GAME_NAMES, add_game_options, game_config, make_game
 from parallel import pool
 
@@ -99,6 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quick", action="store_true", help="the quick ladder: fewer deals, cheaper rungs")
     parser.add_argument("--deals", type=int, help="test deals per table (default: the ladder's)")
     parser.add_argument(
+        "--rungs",
+        nargs="+",
+        metavar="LABEL",
+        help="play only these rungs of the ladder (random and the heuristic, the scale's anchors, always play; "
+        "default every rung)",
+    )
+    parser.add_argument(
         "--reference",
         nargs="*",
         metavar="RECORD",
@@ -149,7 +159,20 @@ def prepare(args: argparse.Namespace) -> Rating:
     backend = pool.from_args(args)
     paths = sorted(glob.glob(str(LEADERBOARD_RECORDS / "*.jsonl*"))) if args.reference is None else args.reference
     reuse = records.read(paths) if paths else None
-    return Rating(config, ladder, deals, spec, ladder.for_game(game), backend, reuse)
+    return Rating(config, ladder, deals, spec, chosen_rungs(ladder, game, args.rungs), backend, reuse)
+
+
+def chosen_rungs(ladder: Ladder, game, labels: list[str] | None) -> list:
+    """The ladder's rungs for ``game`` named by ``--rungs`` (all when None), always with the two anchors: a
+    rating against part of the ladder is still on the scale, with a wider interval."""
+    rungs = ladder.for_game(game)
+    if labels is None:
+        return rungs
+    known = [rung.label for rung in rungs]
+    unknown = [label for label in labels if label not in known]
+    if unknown:
+        raise ValueError(f"--rungs must be among {known} for this configuration, got {unknown}")
+    return [rung for rung in rungs if rung.label in ANCHORS or rung.label in labels]
 
 
 def play(rating: Rating, args: argparse.Namespace, argv: list[str]) -> tuple[records.Record, dict]:

@@ -104,6 +104,7 @@ def test_bad_agent_names_and_options_are_refused_before_anything_is_played(tmp_p
         (["heuristic", *WAPI_2P, "--label", "heuristic"], "is a rung's label"),
         (["heuristic", *WAPI_2P, "--label", "trained"], "is a rung's label"),  # a rung elsewhere, not in wapi 2p
         (["heuristic", *WAPI_2P, "--deals", "1"], "--deals must be at least 2"),
+        (["heuristic", *WAPI_2P, "--rungs", "trained"], "--rungs must be among ['random', 'heuristic', 'ismcts-20'"),
         ([f"{tmp_path / 'broken.py'}:Needy", *WAPI_2P], "cannot be built: TypeError"),
     ]:
         with pytest.raises(SystemExit):
@@ -127,3 +128,17 @@ def test_the_example_agent_in_the_protocol_page_is_the_example_file():
     shown = page.split("```python\n", 1)[1].split("```", 1)[0]
     assert shown in (ROOT / "examples" / "my_agent.py").read_text()
     assert len(shown.splitlines()) <= 20
+
+
+def test_rungs_play_only_the_named_rungs_and_the_anchors(tmp_path):
+    record = tmp_path / "some.jsonl.gz"
+    argv = ["random", *WAPI_2P, "--deals", "2", "--rungs", "ismcts-20", "--reference", "--processes", "1"]
+    assert rate.main([*argv, "--record", str(record)]) == 0
+    tables = {tuple(g["table"]) for g in records.read([record]).games}
+    assert tables == {
+        ("rated:random", "random"),
+        ("rated:random", "heuristic"),
+        ("rated:random", "ismcts-20"),
+        ("heuristic", "random"),
+        ("ismcts-20", "heuristic"),
+    }
