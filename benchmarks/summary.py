@@ -17,7 +17,10 @@ that pools several runs by hand (no pooling command over records yet) says
 so in its ``note``; the ratings come from ``docs/leaderboard.md``, which
 ``benchmarks.report`` generates from committed records.
 
-Two figures are computed rather than read, each from one table's own data:
+A share read from a generated report may be shown as a percentage
+(``percent``), with its interval from another column (``interval``): a
+change of notation, not of value. Two figures are computed rather than read,
+each from one table's own data:
 ``ratio_of_medians`` (the Ray speed-up from the median of each row's runs)
 and ``ratio_of_cells``. Nothing else is derived.
 
@@ -140,12 +143,24 @@ def _value(path: str, text: str, spec: dict) -> str:
     if derive is not None:
         raise ValueError(f"{spec['key']}: derive must be ratio_of_medians or ratio_of_cells, got {derive!r}")
     value = _cell(path, text, spec)
+    if "interval" in spec:  # a share and its interval, in two columns of a generated report
+        value = f"{value} {_cell(path, text, {**spec, 'column': spec['interval']})}"
+    if spec.get("percent"):
+        value = _percent(value)
     if "pick" in spec:
         match = re.search(spec["pick"], value)
         if match is None:
             raise ValueError(f"{spec['key']}: {spec['pick']!r} not in {value!r} ({path})")
         value = match.group(1)
     return value
+
+
+def _percent(value: str) -> str:
+    """A share and its interval as percentages, ``0.835 [0.812, 0.858]`` -> ``83.5% [81.2, 85.8]``: the
+    generated reports write shares, the README percentages."""
+    share, *interval = re.findall(r"\d+\.\d+", value)
+    shown = f"{float(share) * 100:.1f}%"
+    return shown + (f" [{float(interval[0]) * 100:.1f}, {float(interval[1]) * 100:.1f}]" if interval else "")
 
 
 def _squash(text: str) -> str:

@@ -127,6 +127,29 @@ def test_a_figure_is_read_from_its_cell_and_ratios_from_the_tables_own_data(tmp_
     assert summary.figures([{**medians, "derive": "ratio_of_cells", "column": "best"}], root)[0].value == "2.25x"
 
 
+SHARES = """# Generated
+
+Command: `python -m benchmarks.rate trained --game wakanda`
+
+## wakanda
+
+| hero | opponents | win share | 95% interval | games | deals |
+|---|---|---:|---|---:|---:|
+| model | heuristic | 0.835 | [0.812, 0.858] | 1000 | 500 |
+| model | random | 0.971 | [0.960, 0.982] | 1000 | 500 |
+"""
+
+
+def test_a_share_is_shown_as_a_percentage_with_its_interval_from_its_own_row(tmp_path):
+    root = _root(tmp_path, SHARES)
+    spec = _spec(
+        row=["model", "heuristic"], column="win share", command="python -m benchmarks.rate trained --game wakanda"
+    )
+    (figure,) = summary.figures([{**spec, "interval": "95% interval", "percent": True, "section": "wakanda"}], root)
+    assert figure.value == "83.5% [81.2, 85.8]"
+    assert summary.figures([{**spec, "row": ["model", "random"]}], root)[0].value == "0.971"
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
