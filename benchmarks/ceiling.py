@@ -42,7 +42,7 @@ from pathlib import Path
 from benchmarks import arena, records, report
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import ANCHORS, PROTOCOL, config_label
-from benchmarks.rating import PRIOR_DRAWS, AnchoredRating, deal_of
+from benchmarks.rating import AnchoredRating, deal_of
 from benchmarks.records import Record
 from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
 from parallel import pool
@@ -198,16 +198,6 @@ def markdown(record: Record, sources: Sequence[str | Path], plot: str | None) ->
         "",
     ]
     intro += curve_table(rows) + [""]
-    swept = [g for g in record.games if g["table"] == anchor_table]
-    if swept and all(g["seats"].index(anchor_table[0]) in g["winners"] for g in swept):
-        intro += [
-            f"Note: the heuristic won all {len(swept)} of its games against random, so the data do not fix the "
-            f"scale's unit: it rests on the rating's prior ({PRIOR_DRAWS:g} virtual drawn game a pair, "
-            "`benchmarks/rating.py`): the more anchor games, the wider the heuristic's modelled lead over random, "
-            "and the smaller every other distance on this scale. The searchers' order and their win shares below "
-            "do not depend on it; their distances from the heuristic do.",
-            "",
-        ]
     intro.append(f"![rating against thinking time]({plot})" if plot else "(no plot: matplotlib is not installed)")
     return report.markdown(record, heading(record), "\n".join(intro), sources)
 

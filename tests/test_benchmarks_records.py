@@ -4,6 +4,7 @@ that are a pure function of the records."""
 
 import glob
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -116,6 +117,17 @@ def test_the_committed_leaderboard_page_is_generated_from_the_committed_records(
     assert LEADERBOARD, "the leaderboard's records are committed under benchmarks/records/leaderboard"
     text = report.markdown(records.read(LEADERBOARD), "Leaderboard", report.LEADERBOARD_INTRO, LEADERBOARD)
     assert (ROOT / "docs" / "leaderboard.md").read_text() == text
+
+
+def test_the_committed_models_report_is_generated_from_its_records(tmp_path):
+    """benchmarks/results/models.md: the title and the records it names give it again, byte for byte."""
+    page = ROOT / "benchmarks" / "results" / "models.md"
+    text = page.read_text()
+    title = text.splitlines()[0].removeprefix("# ")
+    sources = [ROOT / path for path in re.findall(r"`(benchmarks/records/models/[^`]+)`", text.split("\n## ")[0])]
+    assert len(sources) == 3
+    assert report.main([*map(str, sources), "--title", title, "--out", str(tmp_path / "models.md")]) == 0
+    assert (tmp_path / "models.md").read_text() == text
 
 
 def test_the_strength_benchmark_writes_no_committed_file_by_default(tmp_path, monkeypatch):
