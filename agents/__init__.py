@@ -139,7 +139,7 @@ def _make_level(name: str, game: Game | None, options: dict[str, Any]) -> Agent:
     """The agent of level ``level:N`` (:mod:`agents.levels`): its options are the level's, only ``seed`` is free."""
     from agents.levels import parse_level_name
 
-    chosen = parse_level_name(name)
+    chosen = parse_level_name(name, None if game is None else game.name)
     unknown = sorted(set(options) - {"seed"})
     if unknown:
         raise ValueError(f"unknown options {shown(unknown)} for {name}: a level fixes its agent; available: ['seed']")

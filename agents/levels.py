@@ -1,8 +1,7 @@
 """Levels 1 to 5: opponents a person can choose without knowing the agents, ``make_agent("level:N", game)``.
 
-Each level is an agent of the registry with fixed options, the same for every configuration
-(no measurement has asked for a configuration of its own yet; ``benchmarks/results/levels.md``
-has what was measured):
+Each level is an agent of the registry with fixed options. The common levels
+(``benchmarks/results/levels.md`` has what was measured):
 
 1. the heuristic playing a random legal move half the time: a beginner that still plays
    the game's ideas, and often throws a move away;
@@ -10,6 +9,10 @@ has what was measured):
 3. the heuristic itself (the game's hand-written strategy);
 4. the best agent (``agents.best``) with a fifth of its thinking time, 0.1 CPU s a move;
 5. the best agent at the budget its strength was measured at, 0.5 CPU s a move.
+
+Where two common levels measured no different in a game, the game has levels of its own in
+their place (:data:`GAME_LEVELS`, with the experiment that chose them); :func:`levels_of` gives
+a game's five.
 
 Why these rungs: ε-greedy mixing (``agents.epsilon_greedy``) orders the lower levels by
 construction and costs nothing, and the best agent's thinking time orders the upper ones.
@@ -58,17 +61,36 @@ LEVELS = {
 }
 
 
-def level(number: Any) -> Level:
-    """The level ``number`` (an int from 1 to 5, not a bool, float or str); ValueError naming the allowed ones."""
+#: Levels of a game of its own, where the common ones were measured no apart. Wakanda's heuristic
+#: hardly suffers one random move in five (level 3 against level 2: 0.522 [0.451, 0.594] on test
+#: deals), while a search of 0.01 s beats it clearly: there level 2 is the heuristic and level 3 a
+#: short search (docs/experiments/010-wakanda-levels.md).
+GAME_LEVELS = {
+    "wakanda": {
+        2: Level(2, "casual", "heuristic", help="the game's hand-written strategy, every move"),
+        3: Level(3, "club", "best", {"time_limit": 0.01}, "the strongest search, thinking 0.01 s a move"),
+    },
+}
+
+
+def levels_of(game: str | None) -> dict[int, Level]:
+    """The five levels of the game named ``game`` (the common ones for None): its own in their place."""
+    return {**LEVELS, **GAME_LEVELS.get(game, {})}
+
+
+def level(number: Any, game: str | None = None) -> Level:
+    """The level ``number`` (an int from 1 to 5, not a bool, float or str) of ``game``; ValueError naming the
+    allowed ones."""
     if not is_int(number) or int(number) not in LEVELS:
         raise ValueError(f"level must be an int, one of {list(LEVELS)}; got {shown(number)}")
-    return LEVELS[int(number)]
+    return levels_of(game)[int(number)]
 
 
-def parse_level_name(name: str) -> Level:
-    """The level a name ``level:N`` means (``N`` written as plain digits); ValueError naming the allowed names."""
+def parse_level_name(name: str, game: str | None = None) -> Level:
+    """The level of ``game`` a name ``level:N`` means (``N`` written as plain digits); ValueError naming the
+    allowed names."""
     prefix, _, text = name.partition(":")
     if prefix != LEVEL_PREFIX or not (text.isascii() and text.isdigit()) or int(text) not in LEVELS:
         allowed = ", ".join(lv.name for lv in LEVELS.values())
         raise ValueError(f"a level is written level:N with N one of {list(LEVELS)} ({allowed}); got {shown(name)}")
-    return LEVELS[int(text)]
+    return levels_of(game)[int(text)]

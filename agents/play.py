@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, Agent, PlayerView, agent_kind, make_agent, play_game
-from agents.levels import LEVELS, level
+from agents.levels import GAME_LEVELS, LEVELS, level
 from envs.core.engine import GameState, shown
 from envs.core.render import player_label
 from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
@@ -84,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m agents.play", description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("game", choices=list(GAME_NAMES), help="the game to play")
     levels = "; ".join(f"{lv.number} {lv.title}: {lv.help}" for lv in LEVELS.values())
+    levels += "".join(
+        f"; in {game}: " + "; ".join(f"{lv.number} {lv.help}" for lv in own.values())
+        for game, own in GAME_LEVELS.items()
+    )
     who = parser.add_mutually_exclusive_group()
     who.add_argument(
         "--level",

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 import envs
-from agents.levels import LEVELS, Level
+from agents.levels import LEVELS, Level, levels_of
 from benchmarks import arena, records
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, PROTOCOL, config_label, parse_config_label
@@ -58,9 +58,9 @@ def level_spec(level: Level) -> AgentSpec:
     return AgentSpec(level.name, level.agent, tuple(sorted(level.options.items())))
 
 
-def tables() -> list[tuple[AgentSpec, AgentSpec]]:
-    """(hero, opponent): each level against the one below, then the two tables that anchor the scale."""
-    specs = [level_spec(lv) for lv in LEVELS.values()]
+def tables(game: str) -> list[tuple[AgentSpec, AgentSpec]]:
+    """(hero, opponent) in ``game``: each level against the one below, then the two tables that anchor the scale."""
+    specs = [level_spec(lv) for lv in levels_of(game).values()]
     anchors = [
         (AgentSpec("heuristic", "heuristic"), AgentSpec("random", "random")),
         (specs[0], AgentSpec("random", "random")),
@@ -83,15 +83,13 @@ def play(args: argparse.Namespace, argv: list[str]) -> None:
     chosen = [parse_config_label(text) for text in args.configs]
     backend = pool.from_args(args)
     budget = (MOVE_LIMIT - BUDGET_SLACK) / BUDGET_MARGIN
-    every = tables()
-    labels = {spec.label: spec for table in every for spec in table}
-    agents = {label: {"name": s.name, "options": dict(s.options)} for label, s in labels.items()}
-    run = records.new_run(["python", "-m", "benchmarks.levels", *argv], agents)
+    runs = {game: level_run(game, argv) for game, _ in chosen}  # a level is one agent within a game
     rounds = -(-args.search_deals // args.chunk)
     with backend:
         for chunk in range(rounds):
             for game, config in chosen:
-                for table in every:
+                run = runs[game]
+                for table in tables(game):
                     if searches(table):
                         first, last = chunk * args.chunk, min(args.search_deals, (chunk + 1) * args.chunk)
                     else:  # games of milliseconds: every deal in the first round, one record
@@ -99,7 +97,7 @@ def play(args: argparse.Namespace, argv: list[str]) -> None:
                     path = record_path(args.records, game, config, table, chunk)
                     if first >= last or path.exists():
                         continue
-                    budgets = [(label, budget) for label in labels]
+                    budgets = [(label, budget) for label in run["agents"]]
                     tasks = arena.plan(game, config, [table], "test", last, budgets)[first:]
                     start = time.perf_counter()
                     record = arena.play(tasks, run, backend, progress=False)
@@ -111,6 +109,13 @@ def play(args: argparse.Namespace, argv: list[str]) -> None:
                         file=sys.stderr,
                         flush=True,
                     )
+
+
+def level_run(game: str, argv: list[str]) -> dict:
+    """The run header of ``game``'s tables: its levels' agents, by label."""
+    specs = {spec.label: spec for table in tables(game) for spec in table}
+    agents = {label: {"name": s.name, "options": dict(s.options)} for label, s in specs.items()}
+    return records.new_run(["python", "-m", "benchmarks.levels", *argv], agents)
 
 
 def verdict(hero: str, share, players: int) -> str:
@@ -137,8 +142,9 @@ def _whole(x: float) -> int | None:
     return round(x) if math.isfinite(x) else None
 
 
-def configuration_section(heading: str, games: list[dict]) -> tuple[list[str], dict]:
-    """The markdown section of one configuration and its levels' ratings (for the page)."""
+def configuration_section(heading: str, games: list[dict], agents: dict[str, dict]) -> tuple[list[str], dict]:
+    """The markdown section of one configuration and its levels' ratings (for the page); ``agents``: what
+    each label played, as the records' runs say."""
     players = len(games[0]["seats"])
     shares = {(s.hero, s.opponent): s for s in win_shares(games)}
     ratings = {r.name: r for r in ratings_of(games) or ()}  # none until both anchors played
@@ -158,13 +164,13 @@ def configuration_section(heading: str, games: list[dict]) -> tuple[list[str], d
     lines += ["", "Ratings on the protocol's scale (random 0, heuristic 1,000; 95% bootstrap interval over deals):", ""]
     lines += ["| level | plays | rating | 95% interval | games |", "|---|---|---:|---|---:|"]
     rated = {}
-    for lv in LEVELS.values():
-        r = ratings.get(lv.name)
+    for name in (f"level:{number}" for number in LEVELS):
+        r = ratings.get(name)
         if r is not None:
-            options = ", ".join(f"{k}={v}" for k, v in lv.options.items())
-            plays = f"`{lv.agent}`" + (f" ({options})" if options else "")
-            lines.append(f"| {lv.name} | {plays} | {r.value:,.0f} | [{r.low:,.0f}, {r.high:,.0f}] | {r.games} |")
-            rated[lv.name] = {"rating": _whole(r.value), "low": _whole(r.low), "high": _whole(r.high), "games": r.games}
+            options = ", ".join(f"{k}={v}" for k, v in agents[name]["options"].items())
+            plays = f"`{agents[name]['name']}`" + (f" ({options})" if options else "")
+            lines.append(f"| {name} | {plays} | {r.value:,.0f} | [{r.low:,.0f}, {r.high:,.0f}] | {r.games} |")
+            rated[name] = {"rating": _whole(r.value), "low": _whole(r.low), "high": _whole(r.high), "games": r.games}
     lines += ["", "CPU time a move (milliseconds):", "", "| agent | moves | mean | largest |", "|---|---:|---:|---:|"]
     for label, (moves, mean, most) in sorted(_cpu(games).items()):
         lines.append(f"| {label} | {moves} | {mean:.1f} | {most:.1f} |")
@@ -179,8 +185,8 @@ def choice_options(game: str, config: dict) -> dict:
 def report(folder: Path, out: Path, ratings_out: Path) -> None:
     """``levels.md`` and ``levels.json`` from every record in ``folder``."""
     paths = sorted(folder.glob("*.jsonl*"))
-    record = records.read(paths)
-    commands = sorted({run["command"] for run in record.runs})
+    pooled = pooled_by_game(paths)
+    commands = sorted({run["command"] for record in pooled.values() for run in record.runs})
     lines = [
         "# Levels",
         "",
@@ -191,19 +197,31 @@ def report(folder: Path, out: Path, ratings_out: Path) -> None:
         "Commands: " + "; ".join(f"`{c}`" for c in commands) + ".",
         "",
     ]
-    if record.failures:
-        lines += [f"{len(record.failures)} games were stopped (a move over {MOVE_LIMIT} s or a failure):", ""]
-        lines += [f"- {f['agent']} {f['game']} seed {f['seed']}: {f['message']}" for f in record.failures[:10]] + [""]
+    failures = [f for record in pooled.values() for f in record.failures]
+    if failures:
+        lines += [f"{len(failures)} games were stopped (a move over {MOVE_LIMIT} s or a failure):", ""]
+        lines += [f"- {f['agent']} {f['game']} seed {f['seed']}: {f['message']}" for f in failures[:10]] + [""]
     rated = {}
-    for (game, config), games in by_configuration(record.games).items():
+    sections = [(key, games, r.agents()) for r in pooled.values() for key, games in by_configuration(r.games).items()]
+    for (game, config), games, agents in sections:
         heading = label_of(game, config)
-        section, levels = configuration_section(heading, games)
+        section, levels = configuration_section(heading, games, agents)
         rated[heading] = {"game": game, "options": choice_options(game, json.loads(config)), "levels": levels}
         lines += section
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines).rstrip() + "\n")
     ratings_out.write_text(json.dumps(rated, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {out} and {ratings_out} from {len(record.games)} games", file=sys.stderr)
+    played = sum(len(games) for _, games, _ in sections)
+    print(f"wrote {out} and {ratings_out} from {played} games", file=sys.stderr)
+
+
+def pooled_by_game(paths: list[Path]) -> dict[str, records.Record]:
+    """The records pooled game by game: a level is one agent within a game, another in the next."""
+    by_game: dict[str, list[Path]] = {}
+    for path in paths:
+        for name in sorted({game["game"] for game in records.read([path]).games}):
+            by_game.setdefault(name, []).append(path)
+    return {name: records.read(group) for name, group in by_game.items()}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,7 +13,7 @@ from agents import PlayerView, make_agent, play_game
 from agents.best import BestAgent
 from agents.epsilon_greedy import EpsilonGreedy
 from agents.heuristic import HeuristicAgent
-from agents.levels import LEVELS, level, parse_level_name
+from agents.levels import GAME_LEVELS, LEVELS, level, levels_of, parse_level_name
 from envs.games import make_game
 
 CONFIGURATIONS = [(name, config) for name in envs.GAMES for config in envs.describe(name).configurations()]
@@ -37,18 +37,30 @@ def test_the_levels_run_from_a_beginner_to_the_best_agent():
 
 @pytest.mark.parametrize("name,config", CONFIGURATIONS, ids=lambda x: str(x))
 def test_every_level_is_built_for_every_configuration(name, config):
-    """Levels 1-3 play a legal first move here; 4 and 5 are the best agent with their thinking time."""
+    """Each level is its game's agent: the heuristic ones play a legal first move here, the searching
+    ones are the best agent with their thinking time."""
     game = make_game(name, **config)
     view = first_view(game, 7)
-    for number in (1, 2, 3):
+    for number, lv in levels_of(name).items():
         agent = make_agent(f"level:{number}", game, seed=3)
         assert agent.name == f"level {number}"
-        assert isinstance(agent, EpsilonGreedy if number < 3 else HeuristicAgent)
-        assert agent.act(view) in view.legal_actions
-    for number in (4, 5):
-        agent = make_agent(f"level:{number}", game, seed=3)
-        assert isinstance(agent, BestAgent) and agent.name == f"level {number}"
-        assert agent.agent.time_limit == LEVELS[number].seconds
+        if lv.seconds is None:
+            assert isinstance(agent, EpsilonGreedy if "~" in lv.agent else HeuristicAgent)
+            assert agent.act(view) in view.legal_actions
+        else:
+            assert isinstance(agent, BestAgent) and agent.agent.time_limit == lv.seconds
+
+
+def test_a_game_has_levels_of_its_own_only_where_a_measurement_asked_for_them():
+    """Wakanda (agents.levels.GAME_LEVELS): level 2 is the heuristic, level 3 a search of 0.01 s; the
+    other games play the common levels, and every game's levels still order by construction."""
+    assert set(GAME_LEVELS) == {"wakanda"}
+    wakanda = levels_of("wakanda")
+    assert (wakanda[2].agent, wakanda[3].agent, wakanda[3].seconds) == ("heuristic", "best", 0.01)
+    assert all(levels_of(game) == LEVELS for game in envs.GAMES if game != "wakanda")
+    assert 0 < wakanda[3].seconds < wakanda[4].seconds < wakanda[5].seconds
+    assert make_agent("level:3", make_game("wakanda"), seed=1).agent.time_limit == 0.01
+    assert isinstance(make_agent("level:3", make_game("wapi")), HeuristicAgent)
 
 
 def test_a_level_is_reproducible_from_its_seed():

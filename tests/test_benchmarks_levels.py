@@ -14,7 +14,7 @@ from benchmarks.rating import Share
 
 
 def test_each_level_meets_the_one_below_and_the_anchors_place_them():
-    tables = levels.tables()
+    tables = levels.tables("samurai")
     heads = [(hero.label, opponent.label) for hero, opponent in tables]
     assert heads == [(f"level:{n}", f"level:{n - 1}") for n in range(2, 6)] + [
         ("heuristic", "random"),
@@ -25,9 +25,29 @@ def test_each_level_meets_the_one_below_and_the_anchors_place_them():
     assert [levels.searches(table) for table in tables] == [False, False, True, True, False, False]
 
 
+def test_a_game_with_levels_of_its_own_plays_them_and_pools_its_records_alone(tmp_path):
+    """Wakanda's level 3 is a short search (agents.levels.GAME_LEVELS): its tables name that agent, and
+    a folder holding both games' records reports each game with its own levels."""
+    tables = levels.tables("wakanda")
+    level3 = tables[1][0]
+    assert (level3.label, level3.name, dict(level3.options)) == ("level:3", "best", {"time_limit": 0.01})
+    assert [levels.searches(table) for table in tables] == [False, True, True, True, False, False]
+    from benchmarks import records
+
+    for game in ("wakanda", "wapi"):
+        run = levels.level_run(game, ["play"])
+        line = {"kind": "game", "run": run["run"], "game": game, "config": {}, "seed": 1, "seats": ["level:3"] * 2}
+        records.write(records.Record(runs=[run], games=[line]), tmp_path / f"{game}.jsonl")
+    with pytest.raises(ValueError, match="agent label 'level:2' means"):
+        records.read(sorted(tmp_path.iterdir()))  # pooled across games, a level would mean two agents
+    pooled = levels.pooled_by_game(sorted(tmp_path.iterdir()))
+    assert pooled["wakanda"].agents()["level:3"]["name"] == "best"
+    assert pooled["wapi"].agents()["level:3"]["name"] == "heuristic"
+
+
 def test_play_writes_records_and_the_report_and_a_second_run_plays_nothing(tmp_path, monkeypatch):
-    cheap = [table for table in levels.tables() if not levels.searches(table)]  # levels 1-3, anchors: milliseconds
-    monkeypatch.setattr(levels, "tables", lambda: cheap)
+    cheap = [t for t in levels.tables("samurai") if not levels.searches(t)]  # levels 1-3, anchors: milliseconds
+    monkeypatch.setattr(levels, "tables", lambda game: cheap)
     folder, out, ratings = tmp_path / "records", tmp_path / "levels.md", tmp_path / "levels.json"
     argv = ["play", "--configs", "wakanda", "--deals", "3", "--records", str(folder), "--out", str(out)]
     argv += ["--ratings", str(ratings), "--processes", "1"]

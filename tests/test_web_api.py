@@ -105,6 +105,16 @@ def test_levels_are_offered_with_nothing_to_set_and_their_ratings_where_measured
         level5.check_options({"time_limit": 5.0})
 
 
+def test_a_level_plays_its_games_own_agent():
+    """Wakanda has levels of its own (agents.levels.GAME_LEVELS): its level 3 is a search of 0.01 s with
+    that preset, elsewhere the heuristic; the catalog's help says both."""
+    level3 = offered_opponents(ratings={})["level:3"]
+    assert level3.for_game("wakanda") == ("best", {"time_limit": 0.01})
+    assert level3.for_game("wapi") == ("heuristic", {}) and level3.check_options({}, 10.0, "wapi") == {}
+    assert level3.check_options({}, 10.0, "wakanda") == {"time_limit": 0.01}
+    assert "in wakanda: the strongest search, thinking 0.01 s a move" in level3.listing(10.0)["help"]
+
+
 def test_a_game_against_levels(client):
     """The levels play through the pool like any opponent; the players are shown by level."""
     game_id, view = new_game(client, "wapi", config={"num_players": 3}, opponents=["level:1", "level:3"], seat=0)

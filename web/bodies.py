@@ -132,7 +132,7 @@ class NewGame:
 
 
 def _opponent(
-    index: int, entry: Any, offered: Mapping[str, OpponentChoice], max_think: float
+    index: int, entry: Any, offered: Mapping[str, OpponentChoice], max_think: float, game: str
 ) -> tuple[OpponentChoice, dict]:
     """``"heuristic"`` or ``{"name": "ismcts", "time_limit": 2}``: the choice and its checked options."""
     where = f"opponents[{index}]"
@@ -144,7 +144,7 @@ def _opponent(
     if not isinstance(name, str) or name not in offered:
         raise BadRequest(f"{where} must name one of the offered opponents {sorted(offered)}, got {shown(name)}")
     try:
-        return offered[name], offered[name].check_options(options, max_think)
+        return offered[name], offered[name].check_options(options, max_think, game)
     except ValueError as error:
         raise BadRequest(f"{where}: {error}") from None
 
@@ -166,7 +166,7 @@ def parse_new_game(body: Any, offered: Mapping[str, OpponentChoice], max_think: 
         raise BadRequest(
             f"opponents must be a list of {num_players - 1} (one per other seat of {num_players}), got {shown(entries)}"
         )
-    opponents = [_opponent(i, entry, offered, max_think) for i, entry in enumerate(entries)]
+    opponents = [_opponent(i, entry, offered, max_think, description.name) for i, entry in enumerate(entries)]
     seed = body.get("seed")
     if seed is not None:
         check_int("seed", seed, 0, SEED_LIMIT)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import AGENT_NAMES, SEARCH_AGENTS, Agent, make_agent
-from agents.levels import LEVELS
+from agents.levels import GAME_LEVELS, LEVELS, Level
 from envs.core.engine import Game, is_int, shown
 
 #: The levels' measured ratings (written by ``python -m benchmarks.levels report``; read, never executed).
@@ -48,9 +48,17 @@ class OpponentChoice:
     preset: dict[str, float] = field(default_factory=dict)
     #: measured ratings: ``{"game", "options", "rating", "low", "high", "games"}`` per configuration
     ratings: tuple[dict[str, Any], ...] = ()
+    #: a level's agent and preset in the games with levels of their own (``agents.levels.GAME_LEVELS``)
+    by_game: dict[str, tuple[str, dict[str, float]]] = field(default_factory=dict)
 
-    def check_options(self, options: Mapping[str, Any], max_think: float = TIME_LIMIT_RANGE[1]) -> dict[str, Any]:
-        """``options`` with the defaults and the preset filled in; ValueError naming a wrong one.
+    def for_game(self, game: str | None) -> tuple[str, dict[str, float]]:
+        """The agent and the preset this choice plays in the game named ``game``."""
+        return self.by_game.get(game, (self.agent, self.preset))
+
+    def check_options(
+        self, options: Mapping[str, Any], max_think: float = TIME_LIMIT_RANGE[1], game: str | None = None
+    ) -> dict[str, Any]:
+        """``options`` with the defaults and ``game``'s preset filled in; ValueError naming a wrong one.
         ``time_limit`` is a number of seconds in ``[0.05, max_think]``."""
         unknown = sorted(set(options) - set(self.options))
         if unknown:
@@ -62,7 +70,7 @@ class OpponentChoice:
             if not (isinstance(limit, float) or is_int(limit)) or not low <= limit <= high:
                 raise ValueError(f"time_limit must be a number of seconds in [{low}, {high}], got {shown(limit)}")
             values["time_limit"] = float(limit)
-        preset = dict(self.preset)
+        preset = dict(self.for_game(game)[1])
         if "time_limit" in preset:
             preset["time_limit"] = float(min(preset["time_limit"], max_think))
         return {**preset, **values}
@@ -123,12 +131,18 @@ def level_choices(ratings: Mapping[str, list[dict[str, Any]]]) -> dict[str, Oppo
     """The levels, by their ``make_agent`` name (``level:3``): each its level's agent and options."""
     choices = {}
     for lv in LEVELS.values():
+        own = {game: levels[lv.number] for game, levels in GAME_LEVELS.items() if lv.number in levels}
         title = f"Level {lv.number} · {lv.title}"
-        help = f"{lv.help} ({lv.agent}{''.join(f', {k}={v}' for k, v in lv.options.items())})"
+        help = _level_help(lv) + "".join(f"; in {game}: {_level_help(other)}" for game, other in own.items())
         rated = tuple(ratings.get(lv.name, ()))
+        by_game = {game: (other.agent, other.options) for game, other in own.items()}
         choices[lv.name] = OpponentChoice(lv.name, lv.agent, help, group="level", title=title, preset=lv.options,
-                                          ratings=rated)  # fmt: skip
+                                          ratings=rated, by_game=by_game)  # fmt: skip
     return choices
+
+
+def _level_help(lv: Level) -> str:
+    return f"{lv.help} ({lv.agent}{''.join(f', {k}={v}' for k, v in lv.options.items())})"
 
 
 def offered_opponents(
