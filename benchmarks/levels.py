@@ -11,7 +11,8 @@ table and chunk of deals in ``--records`` (by default the committed
 ``benchmarks/records/levels``). Tables without a search (games of milliseconds) play their
 ``--deals`` in one record; tables with a searching level play ``--search-deals`` in chunks of
 ``--chunk``, in rounds, every table's first chunk before any table's second, so that a run
-stopped early still holds every table. A record that exists is skipped, so a stopped run goes
+stopped early still holds every table; ``--up-to N`` plays the tables of levels up to N only (the
+upper levels' games cost the most). A record that exists is skipped, so a stopped run goes
 on where it stopped. Every move is refereed against
 :data:`MOVE_LIMIT` CPU seconds: the levels promise a move under 2 s.
 
@@ -68,6 +69,12 @@ def tables(game: str) -> list[tuple[AgentSpec, AgentSpec]]:
     return [(specs[i], specs[i - 1]) for i in range(1, len(specs))] + anchors
 
 
+def hero_level(table: tuple[AgentSpec, AgentSpec]) -> int:
+    """The level of the table's hero (0 at the anchors' tables, whose hero is no level)."""
+    prefix, _, number = table[0].label.partition(":")
+    return int(number) if prefix == "level" else 0
+
+
 def searches(table: tuple[AgentSpec, AgentSpec]) -> bool:
     """Whether a level at the table thinks for a time (its games cost seconds, not milliseconds)."""
     return any(dict(spec.options).get("time_limit") for spec in table)
@@ -89,7 +96,7 @@ def play(args: argparse.Namespace, argv: list[str]) -> None:
         for chunk in range(rounds):
             for game, config in chosen:
                 run = runs[game]
-                for table in tables(game):
+                for table in (t for t in tables(game) if hero_level(t) <= args.up_to):
                     if searches(table):
                         first, last = chunk * args.chunk, min(args.search_deals, (chunk + 1) * args.chunk)
                     else:  # games of milliseconds: every deal in the first round, one record
@@ -234,6 +241,14 @@ def build_parser() -> argparse.ArgumentParser:
     played.add_argument("--deals", type=int, default=60, help="test deals of a table without a search (default 60)")
     played.add_argument("--search-deals", type=int, default=16, help="test deals of a table with a search (default 16)")
     played.add_argument("--chunk", type=int, default=4, help="deals a record of a searching table holds (default 4)")
+    played.add_argument(
+        "--up-to",
+        type=int,
+        default=max(LEVELS),
+        choices=list(LEVELS)[1:],
+        metavar="N",
+        help=f"play the tables of levels up to N against the one below (default {max(LEVELS)}: every level)",
+    )
     pool.add_arguments(played)
     for command in (played, sub.add_parser("report", help="write the report from the records")):
         command.add_argument("--records", type=Path, default=RECORDS, help="the records' folder")

@@ -23,6 +23,18 @@ def test_each_level_meets_the_one_below_and_the_anchors_place_them():
     level5 = tables[3][0]
     assert (level5.name, dict(level5.options)) == (LEVELS[5].agent, LEVELS[5].options), "the record names the agent"
     assert [levels.searches(table) for table in tables] == [False, False, True, True, False, False]
+    assert [levels.hero_level(table) for table in tables] == [2, 3, 4, 5, 0, 1], "what --up-to N filters on"
+
+
+def test_up_to_plays_the_lower_levels_only(tmp_path, capsys):
+    folder = tmp_path / "records"
+    argv = ["play", "--configs", "wapi 2p", "--deals", "2", "--search-deals", "2", "--chunk", "2", "--up-to", "3"]
+    assert levels.main([*argv, "--records", str(folder), "--out", str(tmp_path / "l.md"), "--processes", "1"]) == 0
+    played = sorted(p.name.removeprefix("wapi_2p_").removesuffix("_000.jsonl.gz") for p in folder.iterdir())
+    assert played == ["heuristic_vs_random", "level_1_vs_random", "level_2_vs_level_1", "level_3_vs_level_2"]
+    with pytest.raises(SystemExit):
+        levels.main([*argv[:-2], "--up-to", "1"])
+    assert "--up-to: invalid choice: 1" in capsys.readouterr().err
 
 
 def test_a_game_with_levels_of_its_own_plays_them_and_pools_its_records_alone(tmp_path):
