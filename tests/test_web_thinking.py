@@ -54,6 +54,20 @@ def test_a_turn_has_one_budget_for_all_its_sub_actions():
     assert result.cpu <= budget + len(result.actions) * MIN_SLICE + 0.1, result
 
 
+def test_a_level_thinks_its_measured_time_on_every_move_of_its_turn():
+    """A level's strength was measured with its time_limit on each move (benchmarks/results/levels.md), so
+    on the page its search keeps that limit for every sub-action; any other searcher's limit is the
+    turn's budget, sliced."""
+    name, seed, count = SAMURAI_TURN
+    moves = random_moves(name, seed, count)
+    for per_move, cache in ((True, OrderedDict()), (False, OrderedDict())):
+        task = TurnTask(name, {}, seed, moves, "ismcts", {"time_limit": 0.02}, per_move)
+        result = opponent_turn(task, cache)
+        assert len(result.actions) >= 2
+        (agent,) = cache.values()
+        assert (agent.time_limit == 0.02) is per_move, "kept for each move only for a level"
+
+
 @pytest.mark.slow  # loads torch and a network: about 10 s the first time
 def test_a_search_tree_does_not_outlive_its_turn():
     """Issue 36: a ``best`` opponent kept its search tree inside the live game. Now the worker

@@ -2,7 +2,7 @@
 
 First the levels 1 to 5 (``agents/levels.py``), the page's default choice: each the agent of
 its level with the level's options fixed (a visitor sets nothing; a searching level's thinking
-time is its turn's budget here), shown with its rating where ``benchmarks/results/levels.json``
+time is each move's, as measured), shown with its rating where ``benchmarks/results/levels.json``
 has one for the configuration (``python -m benchmarks.levels``), else with its description.
 Then, the advanced choice, every agent of ``agents.AGENT_NAMES`` that needs no path under its
 own name, so an agent added there appears on the page by itself; a trained model is offered

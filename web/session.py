@@ -114,9 +114,9 @@ class GameSession:
         if choice is None:
             raise ValueError(f"opponent {self.players[self.state.current_player]!r} is no longer offered")
         actions = tuple(action for _, action in self.moves)
-        return TurnTask(
-            self.game.name, self.config, self.record.seed, actions, choice.for_game(self.game.name)[0], options
-        )
+        agent = choice.for_game(self.game.name)[0]
+        per_move = choice.group == "level"
+        return TurnTask(self.game.name, self.config, self.record.seed, actions, agent, options, per_move)
 
     def apply_turn(self, result: TurnResult) -> None:
         """An opponent's turn from a worker, checked move by move like the human's."""

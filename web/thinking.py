@@ -8,7 +8,8 @@ no search tree ever outlives its turn. A searching opponent's ``time_limit`` is 
 for the whole turn, counted in the worker's own CPU time (``time.process_time`` counts this
 process only, so searches in other workers do not shorten it): each sub-action gets the
 budget left divided by the sub-actions this seat played in its previous turn, and at least
-:data:`MIN_SLICE`.
+:data:`MIN_SLICE`. A level is the exception (``per_move``): its thinking time is each move's, as
+its strength was measured, so a Samurai turn of six moves at level 5 thinks about 3 s.
 
 Each worker keeps the searching and model agents it has built (a network loads in about a
 second) in a small cache, and resets an agent before and after each turn (a kept tree is
@@ -55,7 +56,9 @@ class TurnTask:
     seed: int
     actions: tuple[int, ...]  # every move so far, in order
     agent: str  # an OpponentChoice.agent, for agents.make_agent
-    options: dict[str, Any]  # checked; time_limit is the whole turn's CPU budget
+    options: dict[str, Any]  # checked; time_limit is the whole turn's CPU budget, unless per_move
+    #: a level's time_limit is each move's, as its strength was measured (levels.md), not the turn's
+    per_move: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,7 @@ def opponent_turn(task: TurnTask, cache: OrderedDict | None = None) -> TurnResul
     rng = np.random.default_rng(np.random.SeedSequence([task.seed, len(task.actions)]))
     agent = _agent(task, game, player, cache)
     search = _search(agent)
-    budget = task.options.get("time_limit")
+    budget = None if task.per_move else task.options.get("time_limit")
     expected = _previous_turn_length(players, player)
     agent.reset()
     start = time.process_time()
