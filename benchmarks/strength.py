@@ -12,7 +12,8 @@ are duplicated: every deal (seed) is played once with the hero in each seat,
 so the luck of the draw is the same for hero and opponents. A shared win
 counts as 1/k of a win for each of the k winners. The script prints a
 markdown table and writes it, with the command, to ``--out`` (by default a new file
-under ``runs/bench/``: the curated ``benchmarks/results/strength.md`` is written only when named).
+under ``runs/bench/``; the figures it made before the benchmark protocol are kept in
+``docs/experiments/011-agent-strength-before-the-protocol.md``).
 
 Targets (issue 5): heuristic vs random >= 80% in Wakanda and two-player
 Samurai; the heuristic >= 45% at a four-player Wapi table of three random

@@ -21,7 +21,7 @@ PASSAGES = [
     (
         "each). On the benchmark's test deals",
         "**What is safe to load.**",
-        [f"{RESULTS}models.md", f"{RESULTS}training.md"]
+        [f"{RESULTS}models.md", f"{NOTES}012-shipped-models-before-the-protocol.md"]
         + [f"{NOTES}005-samurai-model-training.md", f"{NOTES}006-wapi-model-training.md"],
     ),
     ("Measured on this 2-core machine (`benchmarks/results/ray.md`)", "Everything about it", [f"{RESULTS}ray.md"]),
@@ -29,7 +29,8 @@ PASSAGES = [
         "Throughput (`benchmarks/results/throughput.md`",
         "## Layout",
         [
-            *(f"{RESULTS}{name}.md" for name in ("throughput", "batch", "batch_rollouts", "strength", "luck")),
+            *(f"{RESULTS}{name}.md" for name in ("throughput", "batch", "batch_rollouts", "luck")),
+            f"{NOTES}011-agent-strength-before-the-protocol.md",
             f"{RESULTS}duplicate.md",
             "docs/leaderboard.md",
             *(f"{NOTES}{name}" for name in ("001-wapi-four-player-search.md", "004-guided-search-strength.md")),

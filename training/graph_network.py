@@ -17,7 +17,7 @@ Layout (``width``, ``rounds``, ``head`` in the card's ``network``):
 - ``rounds`` times, every hex adds a transform of itself and of the sum of
   its neighbours' states (residual; hexes off the board stay zero, so only
   the hexes on the board are computed, which makes training 2-3x faster:
-  ``benchmarks/results/training.md``);
+  ``docs/experiments/012-shipped-models-before-the-protocol.md``);
 - the logits: one per hex for the hex actions, three per settlement (from
   its hex's state) for the figure actions, and the tile choices and the end
   of the turn from the pooled states (mean and max over hexes, and the

@@ -42,7 +42,7 @@ WARM_START_AGENTS = ("heuristic", "ismcts", "rollouts")
 #: training setting (``--warm-start-samples``).
 ADVANTAGE_TEMPERATURE = 0.1
 #: ``rollouts`` after cloning: passes of the fit to the measured moves (more moved the fresh clone's
-#: play no further; ``benchmarks/results/training.md``).
+#: play no further; ``docs/experiments/012-shipped-models-before-the-protocol.md``).
 FIT_EPOCHS = 6
 #: The arrays of the ``rollouts`` samples (a row per decision with a choice) and their types.
 SAMPLE_DTYPES = {"obs": np.float16, "masks": bool, "move_values": np.float32, "actions": np.int64, "games": np.int64}

@@ -37,7 +37,7 @@ NETWORK_CHOICES = ("mlp", *STRUCTURED_NETWORKS)
 
 # --- each game's settings, as data ---------------------------------------------------------
 #: What every game trains with unless :data:`GAME_TRAINING` says otherwise (chosen in
-#: benchmarks/results/training.md and docs/experiments/007-009).
+#: docs/experiments/012-shipped-models-before-the-protocol.md and docs/experiments/007-009).
 TRAINING_DEFAULTS: dict[str, Any] = dict(
     opponents=["random", "heuristic", "self"],  # docs/experiments/009-league-pfsp.md
     warm_start="heuristic",  # docs/experiments/008-warm-start.md
@@ -54,7 +54,7 @@ TRAINING_DEFAULTS: dict[str, Any] = dict(
 )
 
 #: Each game's differences from :data:`TRAINING_DEFAULTS`: the runs of the shipped models
-#: (benchmarks/results/training.md, "The shipped models"; docs/experiments/005 and 006).
+#: (docs/experiments/012-shipped-models-before-the-protocol.md, "The shipped models"; docs/experiments/005 and 006).
 GAME_TRAINING: dict[str, dict[str, Any]] = {
     "samurai": dict(
         # The board as a graph: chosen by benchmarks/results/imitation_networks.md (held-out imitation accuracy,
