@@ -135,6 +135,16 @@ def test_the_committed_luck_reports_are_generated_from_the_committed_records(tmp
         assert (tmp_path / name).read_text() == (results / name).read_text(), name
 
 
+def test_the_committed_strong_player_luck_reports_are_generated_from_their_records(tmp_path):
+    """benchmarks/results/luck_strong/ (the study with the levels' searching agents, docs/research.md) is, to the
+    character, what benchmarks/records/luck_strong gives."""
+    paths = sorted((ROOT / "benchmarks" / "records" / "luck_strong").glob("*.jsonl.gz"))
+    assert len(paths) == 2
+    luck_report.write(paths, tmp_path)
+    for name in ("luck.md", "duplicate.md"):
+        assert (tmp_path / name).read_text() == (ROOT / "benchmarks" / "results" / "luck_strong" / name).read_text()
+
+
 def test_a_record_that_is_not_a_luck_record_is_refused(tmp_path):
     run = records.new_run(["python", "-m", "test"], {})
     path = records.write(records.Record([run]), tmp_path / "other.jsonl")
