@@ -61,7 +61,7 @@ LEVELS = {
 }
 
 
-#: Levels of a game of its own, where the common ones were measured no apart. Wakanda's heuristic
+#: A game's own levels, where two common levels measured no different. Wakanda's heuristic
 #: hardly suffers one random move in five (level 3 against level 2: 0.522 [0.451, 0.594] on test
 #: deals), while a search of 0.01 s beats it clearly: there level 2 is the heuristic and level 3 a
 #: short search (docs/experiments/010-wakanda-levels.md).
