@@ -130,13 +130,18 @@ def test_the_committed_models_report_is_generated_from_its_records(tmp_path):
     assert (tmp_path / "models.md").read_text() == text
 
 
+def results_files() -> dict[Path, bytes]:
+    """Every committed report's bytes, by path."""
+    return {path: path.read_bytes() for path in (ROOT / "benchmarks" / "results").rglob("*") if path.is_file()}
+
+
 def test_the_strength_benchmark_writes_no_committed_file_by_default(tmp_path, monkeypatch):
     from benchmarks import strength
 
-    committed = {path: path.read_bytes() for path in (ROOT / "benchmarks" / "results").iterdir()}
+    committed = results_files()
     monkeypatch.setattr(records, "ROOT", tmp_path)  # where the run's default output goes
     strength.main(["--only", "wakanda-heuristic-random", "--games", "2", "--processes", "1"])
-    assert {path: path.read_bytes() for path in (ROOT / "benchmarks" / "results").iterdir()} == committed
+    assert results_files() == committed
     (written,) = (tmp_path / "runs" / "bench").glob("strength-*.md")
     assert "wakanda-heuristic-random" in written.read_text()
 
