@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents import agent_kind
 from benchmarks import records
 from benchmarks.protocol import deal_set_of
 from benchmarks.records import Record
@@ -60,9 +61,12 @@ def _pair(stats) -> str:
 
 def _settings(s: dict, elapsed: float, ran_on: str) -> str:
     pairs = "" if s.get("pairs") is None else "pairs " + " ".join(",".join(p) for p in s["pairs"]) + "; "
+    names = [s["filler"]] + [name for pair in s["pairs"] or () for name in pair]
+    ismcts = s.get("pairs") is None or "ismcts" in map(agent_kind, names)  # else the ISMCTS options played no part
+    with_ismcts = f" ({s['ismcts_deals']} with ISMCTS at {s['ismcts_iterations']} iterations a move)" if ismcts else ""
     return (
-        f"{pairs}{s['deals']} deals per pair ({s['ismcts_deals']} with ISMCTS at {s['ismcts_iterations']} "
-        f"iterations a move), replayed {s['replays']} times; other seats: {s['filler']}; seed {s['seed']}; "
+        f"{pairs}{s['deals']} deals per pair{with_ismcts}, replayed {s['replays']} times; other seats: {s['filler']}; "
+        f"seed {s['seed']}; "
         f"took {elapsed / 60:.1f} min on the {ran_on} (the only figures that change between runs)"
     )
 
