@@ -41,7 +41,7 @@ from pathlib import Path
 
 from benchmarks import arena, records, report
 from benchmarks.matches import AgentSpec
-from benchmarks.protocol import ANCHORS, PROTOCOL, config_label
+from benchmarks.protocol import ANCHOR_TABLE, ANCHORS, PROTOCOL, config_label
 from benchmarks.rating import AnchoredRating, deal_of
 from benchmarks.records import Record
 from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
@@ -183,9 +183,8 @@ def heading(record: Record) -> str:
 def markdown(record: Record, sources: Sequence[str | Path], plot: str | None) -> str:
     """The curve table, the plot's link (or why there is none), then the full report of the record."""
     rows = curve_rows(record)
-    anchor_table = sorted(ANCHORS, key=ANCHORS.get, reverse=True)  # the heuristic (hero) against random
-    searchers = {deal_of(g) for g in record.games if g["table"] != anchor_table}
-    anchors = {deal_of(g) for g in record.games if g["table"] == anchor_table}
+    searchers = {deal_of(g) for g in record.games if g["table"] != ANCHOR_TABLE}
+    anchors = {deal_of(g) for g in record.games if g["table"] == ANCHOR_TABLE}
     total = sum(row[4] for row in rows)
     intro = [
         f"Plain ISMCTS's rating against its thinking time (CPU seconds of its own process a move, {PROTOCOL}), "

@@ -224,11 +224,14 @@ def report(folder: Path, out: Path, ratings_out: Path) -> None:
 
 def pooled_by_game(paths: list[Path]) -> dict[str, records.Record]:
     """The records pooled game by game: a level is one agent within a game, another in the next."""
-    by_game: dict[str, list[Path]] = {}
+    by_game: dict[str, records.Record] = {}
     for path in paths:
-        for name in sorted({game["game"] for game in records.read([path]).games}):
-            by_game.setdefault(name, []).append(path)
-    return {name: records.read(group) for name, group in by_game.items()}
+        part = records.read([path])
+        for name in sorted({game["game"] for game in part.games}):
+            by_game.setdefault(name, records.Record()).extend(part)
+    for record in by_game.values():
+        record.check()
+    return by_game
 
 
 def build_parser() -> argparse.ArgumentParser:

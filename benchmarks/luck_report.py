@@ -61,7 +61,7 @@ def _pair(stats) -> str:
 
 def _settings(s: dict, elapsed: float, ran_on: str) -> str:
     pairs = "" if s.get("pairs") is None else "pairs " + " ".join(",".join(p) for p in s["pairs"]) + "; "
-    names = [s["filler"]] + [name for pair in s["pairs"] or () for name in pair]
+    names = [s["filler"]] + [name for pair in s.get("pairs") or () for name in pair]
     ismcts = s.get("pairs") is None or "ismcts" in map(agent_kind, names)  # else the ISMCTS options played no part
     with_ismcts = f" ({s['ismcts_deals']} with ISMCTS at {s['ismcts_iterations']} iterations a move)" if ismcts else ""
     return (

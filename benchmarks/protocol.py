@@ -40,6 +40,8 @@ BUDGET_SLACK = 0.05
 DEFAULT_BUDGET = 1.0
 #: The anchors of the rating scale: the rung and the rating it is given.
 ANCHORS = {"random": 0.0, "heuristic": 1000.0}
+#: The anchors' table as records hold it ([hero, opponent]): the heuristic against random, which sets the unit.
+ANCHOR_TABLE = sorted(ANCHORS, key=ANCHORS.get, reverse=True)
 
 
 def deal_seeds(deal_set: str, count: int, first: int = 0) -> list[int]:

@@ -24,7 +24,7 @@ import numpy as np
 
 import envs
 from benchmarks import records
-from benchmarks.protocol import ANCHORS, PROTOCOL, config_label, configurations
+from benchmarks.protocol import ANCHOR_TABLE, ANCHORS, PROTOCOL, config_label, configurations
 from benchmarks.rating import PRIOR_DRAWS, AnchoredRating, anchored_ratings, win_shares
 from benchmarks.records import ROOT, Record
 
@@ -139,8 +139,8 @@ def configuration_section(
 def swept_anchor_note(games: Sequence[dict]) -> list[str]:
     """A warning where the heuristic won every game against random (Samurai): the games then do not fix the
     scale's unit, and the ratings' distances rest on the rating's prior."""
-    swept = [g for g in games if g["table"] == ["heuristic", "random"]]
-    if not swept or not all(g["winners"] == [g["seats"].index("heuristic")] for g in swept):
+    swept = [g for g in games if g["table"] == ANCHOR_TABLE]
+    if not swept or not all(g["winners"] == [g["seats"].index(ANCHOR_TABLE[0])] for g in swept):
         return []
     return [
         "",

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks import summary
+from tests.number_tokens import NUMBER, numbers
 
 ROOT = summary.ROOT
-NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 
 # The README's passages that quote measured figures: (first words, words that end it, the files their
 # numbers come from).
@@ -52,10 +52,8 @@ def _numbers(paths: list[str]) -> set[str]:
     is a share (0.26 -> 26)."""
     tokens: set[str] = set()
     for path in paths:
-        for token in NUMBER.findall((ROOT / path).read_text(encoding="utf-8")):
-            tokens.add(token.replace(",", ""))
-            if re.fullmatch(r"0\.\d\d", token):
-                tokens.add(str(int(token[2:])))
+        found = numbers((ROOT / path).read_text(encoding="utf-8"))
+        tokens |= found | {str(int(token[2:])) for token in found if re.fullmatch(r"0\.\d\d", token)}
     return tokens
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tests.number_tokens import numbers
+
 ROOT = Path(__file__).resolve().parent.parent
 #: Pages whose every number is a quoted measurement, a sample size or a setting of the reports they link.
 TRACED = ["docs/research.md"]
-NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
 LINK = re.compile(r"\]\(([^)#]+\.md)\)")
 
 
@@ -17,11 +18,6 @@ def linked_reports(page: Path) -> list[Path]:
     """The markdown files ``page`` links, each a generated report under ``benchmarks/results/``."""
     paths = [(page.parent / link).resolve() for link in LINK.findall(page.read_text(encoding="utf-8"))]
     return sorted(set(paths))
-
-
-def numbers(text: str) -> set[str]:
-    """The number tokens of ``text``, without thousands separators."""
-    return {token.replace(",", "") for token in NUMBER.findall(text)}
 
 
 def quoted(text: str) -> str:
