@@ -104,10 +104,12 @@ def test_a_move_is_stored_before_its_answer_and_a_turn_cut_by_a_restart_is_playe
         status, view = client.call("POST", f"/api/games/{game_id}/moves", {"action": action})
         assert status == 200 and view["thinking"]  # answered while the opponent thinks...
         assert Database(db).load(game_id).moves == [(0, action)]  # ...and already on disk
-    with serve(create_app(limits=ROOMY, db=db)) as base:  # stopped while the opponent thought
+    assert Database(db).load(game_id).moves == [(0, action)]  # stopped while the opponent thought
+    with serve(create_app(limits=ROOMY, db=db)) as base:
         client = Client(base)
         status, view = client.call("GET", f"/api/games/{game_id}")
-        assert status == 200 and view["thinking"] and len(view["log"]) == 1
+        # The new server takes the cut turn up at once: on a slow machine it may be over by now.
+        assert status == 200 and len(view["log"]) == (1 if view["thinking"] else 2)
         view = settle(client, game_id, view)
         assert view["your_turn"] and view["log"][1]["player"] == 1
 
