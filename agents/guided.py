@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.heuristic_evaluator import HEURISTIC_GUIDE, HeuristicEvaluator
 from agents.ismcts import ChanceKeys, Edge, ISMCTSAgent
 from agents.leaf_values import Evaluation
 from agents.network_evaluator import Evaluator, NetworkEvaluator
@@ -99,21 +100,26 @@ def guided_options(
     return float(c_puct), float(value_mix), int(leaf_batch), float(prior_temperature)
 
 
-def guide(network: str | PolicyValueNet | None, evaluator: Evaluator | None, game: Game | None) -> Evaluator:
-    """The search's evaluator: ``evaluator`` as given, or the :class:`NetworkEvaluator` of ``network``
-    (which refuses another game's network); exactly one of them."""
+def guide(
+    network: str | PolicyValueNet | None, evaluator: Evaluator | str | None, game: Game | None, seed: int | None
+) -> Evaluator:
+    """The search's evaluator: ``evaluator`` as given (``"heuristic"``: the
+    :class:`~agents.heuristic_evaluator.HeuristicEvaluator`, seeded by ``seed``), or the
+    :class:`NetworkEvaluator` of ``network`` (which refuses another game's network); exactly one of them."""
     if (network is None) == (evaluator is None):
         raise ValueError(
-            "the guided search needs network='trained', 'ppo:PATH' or a PolicyValueNet, or evaluator=... "
-            "(an object with evaluate(states) -> (priors, values)); exactly one of them"
+            "the guided search needs network='trained', 'ppo:PATH' or a PolicyValueNet, or evaluator='heuristic' "
+            "or an object with evaluate(states) -> (priors, values); exactly one of them"
         )
     if network is not None:
         return NetworkEvaluator(network, game)
     if game is None:
         raise ValueError("the guided search needs game=... (its evaluator answers for that game's positions)")
+    if isinstance(evaluator, str) and evaluator == HEURISTIC_GUIDE:
+        return HeuristicEvaluator(game, seed=seed)
     if not isinstance(evaluator, Evaluator):
         raise ValueError(
-            f"evaluator must be an object with evaluate(states) -> (priors, values) "
+            f"evaluator must be {HEURISTIC_GUIDE!r} or an object with evaluate(states) -> (priors, values) "
             f"(agents.network_evaluator.Evaluator), got {shown(evaluator)}"
         )
     return evaluator
@@ -139,7 +145,8 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         game: the configured game (the network must have been made for it).
         network: ``"trained"``, ``"ppo:PATH"``, a model path, or a loaded
             :class:`~training.network.PolicyValueNet`: guided by its :class:`NetworkEvaluator`.
-        evaluator: instead of ``network``, any :class:`~agents.network_evaluator.Evaluator`.
+        evaluator: instead of ``network``, any :class:`~agents.network_evaluator.Evaluator`, or
+            ``"heuristic"``: the game's heuristic and static evaluation (:mod:`agents.heuristic_evaluator`).
         c_puct: weight of the prior in selection.
         value_mix: weight of the plain search's leaf value (a rollout, or the
             static evaluation at ``rollout_depth``) against the network's.
@@ -180,9 +187,9 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         rollout_epsilon: float | str = "auto",
         rollout_depth: int | None | str = "auto",
         leaf_evaluation: Evaluation | str | None = "auto",
-        evaluator: Evaluator | None = None,
+        evaluator: Evaluator | str | None = None,
     ):
-        self.evaluator = guide(network, evaluator, game)  # refuses another game's network before anything else
+        self.evaluator = guide(network, evaluator, game, seed)  # refuses another game's network before anything else
         self.game = game
         super().__init__(
             game,

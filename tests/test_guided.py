@@ -229,7 +229,7 @@ def test_the_evaluator_option_is_checked():
     """evaluator= is refused, naming what it must be, when it has no evaluate method, when given with a network,
     or without a game."""
     game = make_game("wakanda")
-    with pytest.raises(ValueError, match=r"^evaluator must be an object with evaluate\(states\).*, got 3$"):
+    with pytest.raises(ValueError, match=r"^evaluator must be .heuristic. or an object with evaluate.*, got 3$"):
         make_agent("ismcts", game, evaluator=3)
     with pytest.raises(ValueError, match="exactly one of them"):
         make_agent("ismcts", game, evaluator=FavouriteEvaluator(game, 0), network="trained")
