@@ -77,7 +77,7 @@ class Rung:
 
     def applies(self, game: Game) -> bool:
         """Whether the rung exists for this configuration: ``trained`` only where a model is shipped,
-        ``best`` only where it differs from plain ISMCTS (a guided search)."""
+        ``best`` only where it differs from plain ISMCTS (a guided search, by a model or the heuristic)."""
         if self.name == "trained":
             from training.network import shipped_model_path
 
@@ -87,9 +87,9 @@ class Rung:
                 return False
             return True
         if self.name == "best":
-            from agents.best import described_guide
+            from agents.best import best_guide
 
-            return described_guide(game) is not None
+            return bool(best_guide(game))
         return True
 
 

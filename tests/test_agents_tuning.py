@@ -8,9 +8,10 @@ import pytest
 
 import envs
 from agents.guided import GUIDED_DEFAULTS, GUIDED_RULES, guided_defaults
+from agents.heuristic_evaluator import HEURISTIC_GUIDE
 from agents.ismcts import DEFAULTS, search_defaults
 from agents.search_options import RULES
-from agents.tuning import BEST_GUIDE, GUIDED, SEARCH
+from agents.tuning import BEST_GUIDE, BEST_GUIDE_WITHOUT_MODEL, GUIDED, SEARCH
 from envs.games import make_game
 
 
@@ -33,3 +34,5 @@ def test_each_tuned_value_is_a_checked_option_of_a_real_game(table, defaults, ru
 def test_the_best_guides_name_games_and_shipped_networks():
     assert set(BEST_GUIDE) <= set(envs.GAMES)
     assert set(BEST_GUIDE.values()) <= {"trained"}
+    assert set(BEST_GUIDE_WITHOUT_MODEL) <= set(envs.GAMES)
+    assert set(BEST_GUIDE_WITHOUT_MODEL.values()) <= {HEURISTIC_GUIDE}

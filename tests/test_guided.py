@@ -12,6 +12,7 @@ from test_agents_protocol import ANTI_CHEAT, mid_game_state, twin_positions
 
 from agents import PlayerView, make_agent, play_game
 from agents.guided import GuidedISMCTSAgent
+from agents.heuristic_evaluator import HeuristicEvaluator
 from agents.network_evaluator import InferenceNet, NetworkEvaluator
 from envs.games import make_game
 from training.network import network_description, new_network, save_network
@@ -523,7 +524,8 @@ def test_the_strength_benchmark_seats_the_guided_search(model_files, tmp_path, c
 # --- the best agent -------------------------------------------------------------------------------------
 def test_best_is_the_guided_search_where_its_guide_is_shipped():
     """make_agent("best") is the search guided by the network agents.tuning.BEST_GUIDE names (Wakanda and
-    Samurai: the shipped trained model) where that configuration has it, else plain ISMCTS; the terminal
+    Samurai: the shipped trained model) where that configuration has it, else by the guide
+    BEST_GUIDE_WITHOUT_MODEL names (Samurai: the heuristic), else plain ISMCTS; the terminal
     game and the tournament seat it."""
     from agents import play as terminal
     from benchmarks.tournament import plan_tournament, run_tournament
@@ -534,8 +536,11 @@ def test_best_is_the_guided_search_where_its_guide_is_shipped():
     advanced = make_agent("best", make_game("wakanda", advanced=True), iterations=5)
     assert type(advanced.agent).__name__ == "ISMCTSAgent"  # no trained model shipped for it
     assert isinstance(make_agent("best", make_game("samurai", num_players=2), iterations=5).agent, GuidedISMCTSAgent)
-    for plain in (make_game("samurai", num_players=4), make_game("wapi", num_players=4)):  # no guide / not stronger
-        assert type(make_agent("best", plain, iterations=5).agent).__name__ == "ISMCTSAgent"
+    for unshipped in (make_game("samurai", num_players=4), make_game("samurai", figure_setup="draft")):
+        guided = make_agent("best", unshipped, iterations=5)  # no model: BEST_GUIDE_WITHOUT_MODEL
+        assert isinstance(guided.agent.evaluator, HeuristicEvaluator)
+        assert guided.choice == "ismcts guided by the heuristic"
+    assert type(make_agent("best", make_game("wapi", num_players=4), iterations=5).agent).__name__ == "ISMCTSAgent"
     result = play_game(wakanda, [best, make_agent("random", wakanda, seed=2)], seed=4)
     assert result.winners
     lines = []
