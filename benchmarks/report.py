@@ -187,7 +187,7 @@ def markdown(record: Record, title: str, intro: str = "", sources: Sequence[str 
     lines.append("")
     groups = {label_of(game, config): games for (game, config), games in by_configuration(record.games).items()}
     ratings = {heading: ratings_of(games) for heading, games in groups.items()}
-    if len(groups) > 1:
+    if len(groups) > 1 and any(r is not None for r in ratings.values()):  # else the table would be empty
         lines += [
             "## Ratings at a glance",
             "",

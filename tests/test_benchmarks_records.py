@@ -13,6 +13,7 @@ from benchmarks import arena, records, report
 from benchmarks.matches import AgentSpec, deal_seed
 from benchmarks.protocol import DEAL_SETS, LADDERS, deal_seeds, deal_set_of, reference_tables
 from benchmarks.records import Record
+from envs.games import make_game
 
 ROOT = Path(__file__).resolve().parent.parent
 LEADERBOARD = sorted(glob.glob(str(ROOT / "benchmarks" / "records" / "leaderboard" / "*.jsonl.gz")))
@@ -111,6 +112,32 @@ def test_a_report_is_made_from_the_record_alone_byte_for_byte(tmp_path):
     assert outs[0].read_bytes() == outs[1].read_bytes()
     text = outs[0].read_text()
     assert "## wapi 2p" in text and "| heuristic | `heuristic` | 1,000 | [1,000, 1,000] | 6 |" in text
+
+
+def test_without_the_anchors_a_report_has_no_ratings_at_a_glance():
+    """Two configurations, neither with random and the heuristic both at a table: no ratings, so no empty
+    summary table; each configuration says why it has no rating."""
+    heuristic, beginner = AgentSpec("heuristic", "heuristic"), AgentSpec("beginner", "heuristic~0.5")
+    agents = {"heuristic": {"name": "heuristic", "options": {}}, "beginner": {"name": "heuristic~0.5", "options": {}}}
+    run = records.new_run(["python", "-m", "test"], agents)
+    tasks = [
+        task for n in (2, 3) for task in arena.plan("wapi", {"num_players": n}, [(heuristic, beginner)], "test", 1)
+    ]
+    text = report.markdown(arena.play(tasks, run, progress=False), "Two tables")
+    assert "## wapi 2p" in text and "## wapi 3p" in text and "Ratings at a glance" not in text
+    assert text.count("(no rating: the anchors ['random', 'heuristic'] did not both play)") == 2
+
+
+def test_the_ladders_best_rung_plays_wherever_best_is_a_guided_search():
+    """best is a rung where it is not plain ISMCTS (already a rung): guided by a shipped model, or by the
+    heuristic in Samurai without one; not in Wapi, where it is plain ISMCTS."""
+    best = next(rung for rung in LADDERS["quick"].rungs if rung.name == "best")
+    configs = {"wakanda": {}, "samurai": {"num_players": 4}, "wapi": {"num_players": 4}}
+    assert {name: best.applies(make_game(name, **config)) for name, config in configs.items()} == {
+        "wakanda": True,
+        "samurai": True,
+        "wapi": False,
+    }
 
 
 def test_the_committed_leaderboard_page_is_generated_from_the_committed_records():
