@@ -14,6 +14,7 @@ leaderboard record saves ``rate`` from replaying them.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,8 +30,8 @@ from benchmarks.matches import (
     game_key,
     run_tasks,
 )
-from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, deal_seeds, protocol_seatings
-from benchmarks.records import Record, game_identity
+from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, config_label, deal_seeds, protocol_seatings
+from benchmarks.records import Record, game_identity, write
 from parallel.pool import Backend
 
 
@@ -187,3 +188,22 @@ def play(
     reused = {game["run"] for game in record.games} - {run["run"]}
     record.runs += [r for r in reuse.runs if r["run"] in reused] if reuse is not None else []
     return record
+
+
+def play_chunk(
+    path, game: str, config: dict, table: tuple[AgentSpec, AgentSpec], deals: range, run: dict, backend, budgets=()
+) -> None:
+    """The test ``deals`` of ``table`` into the record ``path``, unless it exists (a stopped run goes on where it
+    stopped); a line on stderr says what was played. Why chunks: a long run's records survive its end."""
+    if not deals or path.exists():
+        return
+    tasks = plan(game, config, [table], "test", deals.stop, budgets)[deals.start :]
+    start = time.perf_counter()
+    record = play(tasks, run, backend, progress=False)
+    write(record, path)
+    print(
+        f"{config_label(game, config)} {table[0].label} vs {table[1].label} deals {deals.start}..{deals.stop - 1}: "
+        f"{len(record.games)} games, {len(record.failures)} failures, {time.perf_counter() - start:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )

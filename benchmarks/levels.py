@@ -30,7 +30,6 @@ import json
 import math
 import re
 import sys
-import time
 from pathlib import Path
 
 import envs
@@ -98,24 +97,12 @@ def play(args: argparse.Namespace, argv: list[str]) -> None:
                 run = runs[game]
                 for table in (t for t in tables(game) if hero_level(t) <= args.up_to):
                     if searches(table):
-                        first, last = chunk * args.chunk, min(args.search_deals, (chunk + 1) * args.chunk)
+                        deals = range(chunk * args.chunk, min(args.search_deals, (chunk + 1) * args.chunk))
                     else:  # games of milliseconds: every deal in the first round, one record
-                        first, last = (0, args.deals) if chunk == 0 else (0, 0)
-                    path = record_path(args.records, game, config, table, chunk)
-                    if first >= last or path.exists():
-                        continue
+                        deals = range(args.deals if chunk == 0 else 0)
                     budgets = [(label, budget) for label in run["agents"]]
-                    tasks = arena.plan(game, config, [table], "test", last, budgets)[first:]
-                    start = time.perf_counter()
-                    record = arena.play(tasks, run, backend, progress=False)
-                    records.write(record, path)
-                    seconds = time.perf_counter() - start
-                    print(
-                        f"{config_label(game, config)} {table[0].label} vs {table[1].label} deals {first}..{last - 1}: "
-                        f"{len(record.games)} games, {len(record.failures)} failures, {seconds:.0f} s",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+                    path = record_path(args.records, game, config, table, chunk)
+                    arena.play_chunk(path, game, config, table, deals, run, backend, budgets)
 
 
 def level_run(game: str, argv: list[str]) -> dict:
