@@ -146,26 +146,32 @@ def test_guided_searches_reproduce_from_their_seeds(model_files, name, config):
     """Budgeted in iterations, the same seeds give the same moves and the same visit counts over the
     first 24 moves of a game; another agent seed other visit counts."""
     game = make_game(name, **config)
+    network = model_for(model_files, game)
 
     def run(agent_seed: int):
-        agents = [
-            make_agent(
-                "ismcts", game, network=model_for(model_files, game), iterations=12, leaf_batch=4, seed=agent_seed + p
-            )
-            for p in range(game.num_players)
-        ]
-        state, rng, trace = game.new_state(np.random.default_rng(7)), np.random.default_rng(8), []
-        while state.current_player is not None and len(trace) < 24:
-            agent = agents[state.current_player]
-            action = agent.act(PlayerView(state, rng))
-            trace.append((action, agent.visit_distribution().tobytes() if agent.last_root else None))
-            agent.last_root = None
-            state.apply(action)
-        return trace
+        return search_trace(
+            game,
+            24,
+            lambda p: make_agent("ismcts", game, network=network, iterations=12, leaf_batch=4, seed=agent_seed + p),
+        )
 
     first = run(1)
     assert first == run(1)
     assert first != run(2)
+
+
+def search_trace(game, moves: int, agent_for) -> list:
+    """The first ``moves`` moves of a seeded game between guided searches (``agent_for(player)``), with the
+    visit counts of each search."""
+    agents = [agent_for(p) for p in range(game.num_players)]
+    state, rng, trace = game.new_state(np.random.default_rng(7)), np.random.default_rng(8), []
+    while state.current_player is not None and len(trace) < moves:
+        agent = agents[state.current_player]
+        action = agent.act(PlayerView(state, rng))
+        trace.append((action, agent.visit_distribution().tobytes() if agent.last_root else None))
+        agent.last_root = None
+        state.apply(action)
+    return trace
 
 
 @pytest.mark.parametrize("name,config", GAMES[:3], ids=IDS[:3])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_agents_protocol import ANTI_CHEAT, mid_game_state, twin_positions
+from test_guided import search_trace
 
 from agents import PlayerView, make_agent
 from agents.guided import GuidedISMCTSAgent
@@ -58,18 +59,9 @@ def test_the_guided_search_reproduces_from_its_seed(name, config):
     game = make_game(name, **config)
 
     def run(agent_seed: int):
-        agents = [
-            make_agent("ismcts", game, evaluator="heuristic", iterations=16, seed=agent_seed + p)
-            for p in range(game.num_players)
-        ]
-        state, rng, trace = game.new_state(np.random.default_rng(7)), np.random.default_rng(8), []
-        while state.current_player is not None and len(trace) < 16:
-            agent = agents[state.current_player]
-            action = agent.act(PlayerView(state, rng))
-            trace.append((action, agent.visit_distribution().tobytes() if agent.last_root else None))
-            agent.last_root = None
-            state.apply(action)
-        return trace
+        return search_trace(
+            game, 16, lambda p: make_agent("ismcts", game, evaluator="heuristic", iterations=16, seed=agent_seed + p)
+        )
 
     first = run(1)
     assert first == run(1) and first != run(2)
