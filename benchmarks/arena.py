@@ -14,10 +14,12 @@ leaderboard record saves ``rate`` from replaying them.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from agents import PlayerView, play_game
 from benchmarks.matches import (
@@ -190,11 +192,27 @@ def play(
     return record
 
 
+def chunk_path(folder: Path, game: str, config: dict, table: tuple[AgentSpec, AgentSpec], chunk: int) -> Path:
+    """The record of chunk number ``chunk`` of ``table``'s deals in ``folder``."""
+    name = f"{config_label(game, config)}_{table[0].label}_vs_{table[1].label}_{chunk:03d}"
+    return folder / (re.sub(r"[^A-Za-z0-9._-]+", "_", name) + ".jsonl.gz")
+
+
 def play_chunk(
-    path, game: str, config: dict, table: tuple[AgentSpec, AgentSpec], deals: range, run: dict, backend, budgets=()
+    folder: Path,
+    chunk: int,
+    game: str,
+    config: dict,
+    table: tuple[AgentSpec, AgentSpec],
+    deals: range,
+    run: dict,
+    backend,
+    budgets=(),
 ) -> None:
-    """The test ``deals`` of ``table`` into the record ``path``, unless it exists (a stopped run goes on where it
-    stopped); a line on stderr says what was played. Why chunks: a long run's records survive its end."""
+    """The test ``deals`` of ``table`` into the record of chunk ``chunk`` in ``folder``, unless it exists (a stopped
+    run goes on where it stopped); a line on stderr says what was played. Why chunks: a long run's records survive
+    its end."""
+    path = chunk_path(folder, game, config, table, chunk)
     if not deals or path.exists():
         return
     tasks = plan(game, config, [table], "test", deals.stop, budgets)[deals.start :]

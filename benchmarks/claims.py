@@ -1,6 +1,6 @@
 """The search claims made before the protocol, measured again on its test deals (issue 38).
 
-    python -m benchmarks.claims play --deals 30 --chunk 5 --processes 2
+    python -m benchmarks.claims play --deals 20 --chunk 5 --processes 2
     python -m benchmarks.claims report --out benchmarks/results/claims.md
 
 Three figures of ``docs/experiments/011-agent-strength-before-the-protocol.md`` pooled games that
@@ -18,13 +18,11 @@ report from the records alone (``benchmarks.report``), to ``--out`` only when it
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 from benchmarks import arena, records, report
 from benchmarks.matches import AgentSpec
-from benchmarks.protocol import config_label
 from benchmarks.records import ROOT
 from parallel import pool
 
@@ -43,11 +41,6 @@ CLAIMS = [
 ]
 
 
-def record_path(folder: Path, game: str, config: dict, hero: AgentSpec, opponent: AgentSpec, chunk: int) -> Path:
-    name = f"{config_label(game, config)}_{hero.label}_vs_{opponent.label}_{chunk:03d}"
-    return folder / (re.sub(r"[^A-Za-z0-9._-]+", "_", name) + ".jsonl.gz")
-
-
 def play(args: argparse.Namespace, argv: list[str]) -> None:
     """Every claim's missing chunks, round by round."""
     specs = {spec.label: spec for _, _, hero, opponent in CLAIMS for spec in (hero, opponent)}
@@ -58,8 +51,7 @@ def play(args: argparse.Namespace, argv: list[str]) -> None:
         for chunk in range(-(-args.deals // args.chunk)):
             deals = range(chunk * args.chunk, min(args.deals, (chunk + 1) * args.chunk))
             for game, config, hero, opponent in CLAIMS:
-                path = record_path(args.records, game, config, hero, opponent, chunk)
-                arena.play_chunk(path, game, config, (hero, opponent), deals, run, backend, budgets)
+                arena.play_chunk(args.records, chunk, game, config, (hero, opponent), deals, run, backend, budgets)
 
 
 def write_report(folder: Path, out: Path) -> None:
@@ -78,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     played = sub.add_parser("play", help="play the missing records, then write the report")
-    played.add_argument("--deals", type=int, default=30, help="test deals of each claim (default 30)")
+    played.add_argument("--deals", type=int, default=20, help="test deals of each claim (default 20)")
     played.add_argument("--chunk", type=int, default=5, help="deals a record holds (default 5)")
     pool.add_arguments(played)
     for command in (played, sub.add_parser("report", help="write the report from the records")):

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 from pathlib import Path
 
@@ -36,7 +35,7 @@ import envs
 from agents.levels import LEVELS, Level, levels_of
 from benchmarks import arena, records
 from benchmarks.matches import AgentSpec
-from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, PROTOCOL, config_label, parse_config_label
+from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, PROTOCOL, parse_config_label
 from benchmarks.rating import win_shares
 from benchmarks.records import ROOT
 from benchmarks.report import by_configuration, label_of, ratings_of, shown_path
@@ -79,11 +78,6 @@ def searches(table: tuple[AgentSpec, AgentSpec]) -> bool:
     return any(dict(spec.options).get("time_limit") for spec in table)
 
 
-def record_path(folder: Path, game: str, config: dict, table: tuple[AgentSpec, AgentSpec], chunk: int) -> Path:
-    name = f"{config_label(game, config)}_{table[0].label}_vs_{table[1].label}_{chunk:03d}"
-    return folder / (re.sub(r"[^A-Za-z0-9._-]+", "_", name) + ".jsonl.gz")
-
-
 def play(args: argparse.Namespace, argv: list[str]) -> None:
     """Play the missing chunks, round by round (see the module docstring)."""
     chosen = [parse_config_label(text) for text in args.configs]
@@ -101,8 +95,7 @@ def play(args: argparse.Namespace, argv: list[str]) -> None:
                     else:  # games of milliseconds: every deal in the first round, one record
                         deals = range(args.deals if chunk == 0 else 0)
                     budgets = [(label, budget) for label in run["agents"]]
-                    path = record_path(args.records, game, config, table, chunk)
-                    arena.play_chunk(path, game, config, table, deals, run, backend, budgets)
+                    arena.play_chunk(args.records, chunk, game, config, table, deals, run, backend, budgets)
 
 
 def level_run(game: str, argv: list[str]) -> dict:
