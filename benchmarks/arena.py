@@ -34,6 +34,7 @@ from benchmarks.matches import (
 )
 from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, config_label, deal_seeds, protocol_seatings
 from benchmarks.records import Record, game_identity, write
+from envs.core.engine import is_int
 from parallel.pool import Backend
 
 
@@ -190,6 +191,12 @@ def play(
     reused = {game["run"] for game in record.games} - {run["run"]}
     record.runs += [r for r in reuse.runs if r["run"] in reused] if reuse is not None else []
     return record
+
+
+def check_chunk(chunk: int) -> None:
+    """``--chunk``: a positive number of deals a record holds; ValueError otherwise."""
+    if not is_int(chunk) or chunk < 1:
+        raise ValueError(f"--chunk must be a positive number of deals, got {chunk}")
 
 
 def chunk_path(folder: Path, game: str, config: dict, table: tuple[AgentSpec, AgentSpec], chunk: int) -> Path:

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from benchmarks import arena, records, report
 from benchmarks.matches import AgentSpec
-from benchmarks.protocol import ANCHOR_TABLE, ANCHORS, PROTOCOL, config_label
+from benchmarks.protocol import ANCHOR_TABLE, ANCHORS, PROTOCOL, check_deals, config_label
 from benchmarks.rating import AnchoredRating, deal_of
 from benchmarks.records import Record
 from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
@@ -300,9 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         config = game_config(args.game, args)
         make_game(args.game, **config)  # a bad configuration fails here, before anything is played
         budgets = check_budgets(args.budgets or (QUICK_BUDGETS if args.quick else DEFAULT_BUDGETS))
-        deals = args.deals if args.deals is not None else (QUICK_DEALS if args.quick else DEFAULT_DEALS)
-        if isinstance(deals, bool) or deals < 2:
-            raise ValueError(f"--deals must be at least 2 (an interval needs two deals), got {deals}")
+        deals = check_deals(args.deals if args.deals is not None else (QUICK_DEALS if args.quick else DEFAULT_DEALS))
         anchor_deals = args.anchor_deals
         if anchor_deals is None:
             anchor_deals = max(deals, QUICK_ANCHOR_DEALS if args.quick else DEFAULT_ANCHOR_DEALS)

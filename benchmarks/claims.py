@@ -23,6 +23,7 @@ from pathlib import Path
 
 from benchmarks import arena, records, report
 from benchmarks.matches import AgentSpec
+from benchmarks.protocol import check_deals
 from benchmarks.records import ROOT
 from parallel import pool
 
@@ -85,10 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "play":
-            if args.deals < 2:
-                raise ValueError(f"--deals must be at least 2 (an interval needs two deals), got {args.deals}")
-            if args.chunk < 1:
-                raise ValueError(f"--chunk must be a positive number of deals, got {args.chunk}")
+            check_deals(args.deals)
+            arena.check_chunk(args.chunk)
             play(args, argv)
         write_report(args.records, args.out or records.run_file("claims", ".md"))
     except ValueError as error:

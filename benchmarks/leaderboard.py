@@ -25,7 +25,7 @@ from pathlib import Path
 
 from benchmarks import arena, records, report
 from benchmarks.matches import AgentSpec
-from benchmarks.protocol import LADDERS, config_label, configurations, parse_config_label, reference_tables
+from benchmarks.protocol import LADDERS, check_deals, config_label, configurations, parse_config_label, reference_tables
 from envs.games import make_game
 from parallel import pool
 
@@ -65,9 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     ladder = "quick" if args.quick else "full"
     try:
         chosen = [parse_config_label(text) for text in args.configs] if args.configs else configurations()
-        deals = LADDERS[ladder].deals if args.deals is None else args.deals
-        if deals < 2:
-            raise ValueError(f"--deals must be at least 2 (an interval needs two deals), got {deals}")
+        deals = check_deals(LADDERS[ladder].deals if args.deals is None else args.deals)
         folder = args.records or records.run_file("leaderboard", "")
         paths = [folder / record_name(game, config, ladder) for game, config in chosen]
         existing = [str(p) for p in paths if p.exists()]

@@ -35,7 +35,7 @@ import envs
 from agents.levels import LEVELS, Level, levels_of
 from benchmarks import arena, records
 from benchmarks.matches import AgentSpec
-from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, PROTOCOL, parse_config_label
+from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, PROTOCOL, check_deals, parse_config_label
 from benchmarks.rating import win_shares
 from benchmarks.records import ROOT
 from benchmarks.report import by_configuration, label_of, ratings_of, shown_path
@@ -250,11 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "play":
-            for name in ("deals", "search_deals"):
-                if getattr(args, name) < 2:
-                    raise ValueError(f"--{name.replace('_', '-')} must be at least 2 (an interval needs two deals)")
-            if args.chunk < 1:
-                raise ValueError(f"--chunk must be a positive number of deals, got {args.chunk}")
+            check_deals(args.deals)
+            check_deals(args.search_deals, "--search-deals")
+            arena.check_chunk(args.chunk)
             for text in args.configs:
                 game, config = parse_config_label(text)
                 make_game(game, **config)  # a bad label fails before anything is played

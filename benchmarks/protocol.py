@@ -44,6 +44,14 @@ ANCHORS = {"random": 0.0, "heuristic": 1000.0}
 ANCHOR_TABLE = sorted(ANCHORS, key=ANCHORS.get, reverse=True)
 
 
+def check_deals(count: Any, flag: str = "--deals") -> int:
+    """``count`` deals for a reported figure: an int of at least 2 (an interval clustered by deal needs two);
+    a ValueError naming ``flag`` otherwise."""
+    if not is_int(count) or count < 2:
+        raise ValueError(f"{flag} must be at least 2 (an interval needs two deals), got {shown(count)}")
+    return int(count)
+
+
 def deal_seeds(deal_set: str, count: int, first: int = 0) -> list[int]:
     """Seeds ``first .. first + count - 1`` of a deal set (the deal numbers are positions in the set)."""
     if deal_set not in DEAL_SETS:

@@ -44,7 +44,16 @@ from agents import make_agent, parse_agent_options
 from benchmarks import arena, records, report, user_agents
 from benchmarks import rating as rating_module
 from benchmarks.matches import AgentSpec
-from benchmarks.protocol import ANCHORS, DEFAULT_BUDGET, LADDERS, PROTOCOL, Ladder, config_label, reference_tables
+from benchmarks.protocol import (
+    ANCHORS,
+    DEFAULT_BUDGET,
+    LADDERS,
+    PROTOCOL,
+    Ladder,
+    check_deals,
+    config_label,
+    reference_tables,
+)
 from envs.games import GAME_NAMES, add_game_options, game_config, make_game
 from parallel import pool
 
@@ -140,9 +149,7 @@ def prepare(args: argparse.Namespace) -> Rating:
     config = game_config(args.game, args)
     game = make_game(args.game, **config)
     ladder = LADDERS["quick" if args.quick else "full"]
-    deals = ladder.deals if args.deals is None else args.deals
-    if deals < 2:
-        raise ValueError(f"--deals must be at least 2 (an interval needs two deals), got {deals}")
+    deals = check_deals(ladder.deals if args.deals is None else args.deals)
     if not args.budget > 0:
         raise ValueError(f"--budget must be a positive number of CPU seconds, got {args.budget}")
     spec = rated_spec(args.agent, parse_agent_options(args.option, "--option"), args.label)
