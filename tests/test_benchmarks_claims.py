@@ -44,9 +44,3 @@ def test_claims_options_are_checked(tmp_path, option, value, capsys):
     with pytest.raises(SystemExit):
         claims.main(["play", option, value, "--records", str(tmp_path)])
     assert option in capsys.readouterr().err and not list(tmp_path.iterdir())
-
-
-def test_the_committed_claims_report_is_generated_from_its_records(tmp_path):
-    out = tmp_path / "claims.md"
-    assert claims.main(["report", "--out", str(out)]) == 0
-    assert out.read_text() == (ROOT / "benchmarks" / "results" / "claims.md").read_text()

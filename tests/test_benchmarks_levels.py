@@ -111,11 +111,3 @@ def test_bad_command_lines_are_refused_before_anything_is_played(argv, message, 
     with pytest.raises(SystemExit) as exit_info:
         levels.main(argv)
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
-
-
-def test_the_committed_report_is_made_from_the_committed_records(tmp_path):
-    """levels.md and levels.json (the page's ratings) are exactly what the committed records give."""
-    out, ratings = tmp_path / "levels.md", tmp_path / "levels.json"
-    levels.report(levels.RECORDS, out, ratings)
-    assert out.read_text() == levels.REPORT.read_text()
-    assert ratings.read_text() == levels.RATINGS.read_text()

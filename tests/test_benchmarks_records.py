@@ -2,9 +2,7 @@
 disjoint deal sets, records that round-trip, pooling that refuses what cannot be pooled, and reports
 that are a pure function of the records."""
 
-import glob
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,6 @@ from benchmarks.records import Record
 from envs.games import make_game
 
 ROOT = Path(__file__).resolve().parent.parent
-LEADERBOARD = sorted(glob.glob(str(ROOT / "benchmarks" / "records" / "leaderboard" / "*.jsonl.gz")))
 
 
 def test_tuning_and_test_deal_sets_never_overlap():
@@ -138,23 +135,6 @@ def test_the_ladders_best_rung_plays_wherever_best_is_a_guided_search():
         "samurai": True,
         "wapi": False,
     }
-
-
-def test_the_committed_leaderboard_page_is_generated_from_the_committed_records():
-    assert LEADERBOARD, "the leaderboard's records are committed under benchmarks/records/leaderboard"
-    text = report.markdown(records.read(LEADERBOARD), "Leaderboard", report.LEADERBOARD_INTRO, LEADERBOARD)
-    assert (ROOT / "docs" / "leaderboard.md").read_text() == text
-
-
-def test_the_committed_models_report_is_generated_from_its_records(tmp_path):
-    """benchmarks/results/models.md: the title and the records it names give it again, byte for byte."""
-    page = ROOT / "benchmarks" / "results" / "models.md"
-    text = page.read_text()
-    title = text.splitlines()[0].removeprefix("# ")
-    sources = [ROOT / path for path in re.findall(r"`(benchmarks/records/models/[^`]+)`", text.split("\n## ")[0])]
-    assert len(sources) == 3
-    assert report.main([*map(str, sources), "--title", title, "--out", str(tmp_path / "models.md")]) == 0
-    assert (tmp_path / "models.md").read_text() == text
 
 
 def results_files() -> dict[Path, bytes]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pytest
@@ -159,13 +158,3 @@ def test_a_report_of_two_configurations_is_refused():
 
 
 COMMITTED = sorted((ROOT / "benchmarks" / "results").glob("ceiling_*.md"))
-
-
-@pytest.mark.parametrize("page", COMMITTED, ids=[p.name for p in COMMITTED])
-def test_a_committed_ceiling_report_is_generated_from_its_committed_records(page, tmp_path):
-    text = page.read_text()
-    sources = re.search(r"^Records: (.*)\.$", text, re.M).group(1)
-    paths = [ROOT / p for p in re.findall(r"`([^`]+)`", sources)]
-    out = tmp_path / page.name
-    assert ceiling.main(["--from-record", *map(str, paths), "--out", str(out)]) == 0
-    assert out.read_text() == text

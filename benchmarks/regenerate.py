@@ -1,0 +1,148 @@
+"""Every report made from committed records, made again from them: the check that the published figures are
+what the records give.
+
+    python -m benchmarks.regenerate            # check: write nothing, exit 1 naming each report that differs
+    python -m benchmarks.regenerate --write    # write every report, then SUMMARY.md and the README's figures
+
+Each entry of :data:`REPORTS` is one command of a report module (``benchmarks.report``, ``levels``,
+``claims``, ``ceiling``, ``luck_report``) run in this process into a scratch folder, with the committed
+files it makes. The check compares the text files (markdown, JSON) byte for byte; plots are made again
+but not compared, since a plot's bytes change with the plotting library's version. Then
+``benchmarks.summary`` checks (or, with ``--write``, fills) SUMMARY.md and the README from the reports.
+
+The measurements that play no games (speed, throughput, server load: ``throughput.md``, ``batch.md``,
+``training_speed.md``, ...) have no records: each of those reports is the output of the command it names,
+run again to measure again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import io
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks import summary
+from benchmarks.records import ROOT
+
+#: The plots' suffixes: made again, not compared (their bytes depend on the plotting library's version).
+PLOTS = (".png",)
+
+
+@dataclass(frozen=True)
+class Report:
+    """One report command: the module whose ``main`` makes it, its arguments (``{out}`` is the scratch folder,
+    ``{records:FOLDER}`` every record there, sorted) and the committed files it makes, by their names there."""
+
+    module: str
+    args: tuple[str, ...]
+    outputs: tuple[str, ...]
+
+    def argv(self, out: Path) -> list[str]:
+        """The arguments with the scratch folder and the record lists filled in (paths relative to the root, as
+        the committed reports name them)."""
+        argv = []
+        for arg in self.args:
+            folder = arg.removeprefix("{records:")
+            if folder != arg:
+                argv += sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / folder.rstrip("}")).glob("*.jsonl*"))
+            else:
+                argv.append(arg.format(out=out))
+        return argv
+
+
+def _ceiling(config: str) -> Report:
+    record = f"benchmarks/records/ceiling/{config}.jsonl.gz"
+    outputs = (f"benchmarks/results/ceiling_{config}.md", f"benchmarks/results/ceiling_{config}.png")
+    return Report("benchmarks.ceiling", ("--from-record", record, "--out", f"{{out}}/ceiling_{config}.md"), outputs)
+
+
+def _luck(folder: str, results: str) -> Report:
+    outputs = tuple(f"{results}/{name}" for name in ("luck.md", "duplicate.md", "luck.png"))
+    return Report("benchmarks.luck_report", (f"{{records:{folder}}}", "--out", "{out}"), outputs)
+
+
+MODELS = tuple(f"benchmarks/records/models/{m}.jsonl.gz" for m in ("wakanda", "samurai_2p", "wapi_4p"))  # in order
+REPORTS = (
+    Report(
+        "benchmarks.report",
+        (*MODELS, "--title", "The shipped models on the test deals", "--out", "{out}/models.md"),
+        ("benchmarks/results/models.md",),
+    ),
+    Report(
+        "benchmarks.report",
+        ("--leaderboard", "{records:benchmarks/records/leaderboard}", "--out", "{out}/leaderboard.md"),
+        ("docs/leaderboard.md",),
+    ),
+    Report(
+        "benchmarks.levels",
+        ("report", "--out", "{out}/levels.md", "--ratings", "{out}/levels.json"),
+        ("benchmarks/results/levels.md", "benchmarks/results/levels.json"),
+    ),
+    Report("benchmarks.claims", ("report", "--out", "{out}/claims.md"), ("benchmarks/results/claims.md",)),
+    *(_ceiling(config) for config in ("samurai_2p", "wakanda", "wapi_3p", "wapi_4p", "wapi_5p")),
+    _luck("benchmarks/records/luck", "benchmarks/results"),
+    _luck("benchmarks/records/luck_strong", "benchmarks/results/luck_strong"),
+)
+
+
+def make(report: Report, out: Path) -> None:
+    """Run ``report``'s command into ``out`` (from the root, quietly); RuntimeError naming it when it fails."""
+    main = importlib.import_module(report.module).main
+    argv = report.argv(out)
+    with contextlib.chdir(ROOT), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = main(argv)
+    if code:
+        raise RuntimeError(f"python -m {report.module} {' '.join(argv)} exited {code}")
+
+
+def stale(report: Report, out: Path) -> list[str]:
+    """The committed text files of ``report`` that differ from what its command just made in ``out``."""
+    return [
+        name
+        for name in report.outputs
+        if not name.endswith(PLOTS) and (out / Path(name).name).read_bytes() != (ROOT / name).read_bytes()
+    ]
+
+
+def regenerate(reports=REPORTS, write: bool = False) -> list[str]:
+    """Make every report again; with ``write``, over the committed files. The committed files that differ."""
+    differ = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for i, report in enumerate(reports):
+            out = Path(scratch) / str(i)
+            out.mkdir()
+            make(report, out)
+            differ += stale(report, out)
+            if write:
+                for name in report.outputs:
+                    shutil.copyfile(out / Path(name).name, ROOT / name)
+    return differ
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.regenerate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="write the reports, SUMMARY.md and the README figures")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    differ = regenerate(write=args.write)
+    seconds = time.perf_counter() - start
+    if args.write:
+        summary.main(["--readme"])
+        print(f"made {len(REPORTS)} reports again from their records in {seconds:.0f} s; {len(differ)} changed")
+        return 0
+    if differ:
+        print(f"not what the records give: {', '.join(differ)} (python -m benchmarks.regenerate --write)")
+        return 1
+    print(f"every report is what its records give ({len(REPORTS)} reports, {seconds:.0f} s)")
+    return summary.main(["--check"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

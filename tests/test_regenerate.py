@@ -1,0 +1,41 @@
+"""Issue 38: every report made from records is what its committed records give, made again by one command
+(``python -m benchmarks.regenerate``), in under a minute."""
+
+from __future__ import annotations
+
+import time
+
+from benchmarks import regenerate, summary
+from benchmarks.records import ROOT
+
+
+def test_every_committed_report_is_what_its_records_give():
+    start = time.perf_counter()
+    assert regenerate.regenerate() == []
+    assert time.perf_counter() - start < 60
+
+
+def test_every_report_that_names_a_record_is_made_again():
+    made = {name for report in regenerate.REPORTS for name in report.outputs}
+    made.add(summary.SUMMARY.relative_to(ROOT).as_posix())  # made from the reports, checked after them
+    pages = [*ROOT.glob("benchmarks/results/**/*.md"), ROOT / "docs" / "leaderboard.md"]
+    naming = {p.relative_to(ROOT).as_posix() for p in pages if "benchmarks/records/" in p.read_text(encoding="utf-8")}
+    assert naming and naming <= made, sorted(naming - made)
+
+
+def test_a_report_that_differs_from_its_records_is_named_and_a_plot_is_not_compared(tmp_path):
+    report = regenerate.Report("benchmarks.ceiling", (), ("benchmarks/results/ceiling_wakanda.md",))
+    plot = regenerate.Report("benchmarks.ceiling", (), ("benchmarks/results/ceiling_wakanda.png",))
+    committed = (ROOT / report.outputs[0]).read_text(encoding="utf-8")
+    (tmp_path / "ceiling_wakanda.md").write_text(committed, encoding="utf-8")
+    (tmp_path / "ceiling_wakanda.png").write_bytes(b"another plot")
+    assert regenerate.stale(report, tmp_path) == [] and regenerate.stale(plot, tmp_path) == []
+    (tmp_path / "ceiling_wakanda.md").write_text(committed.replace("796 games", "797 games"), encoding="utf-8")
+    assert regenerate.stale(report, tmp_path) == ["benchmarks/results/ceiling_wakanda.md"]
+
+
+def test_a_record_folder_stands_for_its_records_sorted(tmp_path):
+    report = regenerate.Report("benchmarks.report", ("{records:benchmarks/records/ceiling}", "--out", "{out}/x.md"), ())
+    argv = report.argv(tmp_path)
+    assert argv[:-2] == sorted(argv[:-2]) and "benchmarks/records/ceiling/wakanda.jsonl.gz" in argv
+    assert argv[-2:] == ["--out", f"{tmp_path}/x.md"]
