@@ -15,7 +15,9 @@ and prints its rating (random 0, heuristic 1,000) with a 95% interval
 clustered by deal, and its win share against each rung. ``--rungs`` plays
 only the named rungs (the anchors, random and the heuristic, always play):
 ``--rungs heuristic --deals 500`` measures an agent against the heuristic
-alone on 500 test deals, still on the scale.
+alone on 500 test deals, still on the scale. ``--deal-set tuning`` plays the
+protocol's tuning deals instead, to choose an agent's settings before it is
+rated once on the test deals (``docs/benchmark.md``: a pool never mixes them).
 
 The ladder's own games (which place the rungs on the scale) are taken from
 the committed leaderboard records where they were played with the same
@@ -46,6 +48,7 @@ from benchmarks import rating as rating_module
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import (
     ANCHORS,
+    DEAL_SETS,
     DEFAULT_BUDGET,
     LADDERS,
     PROTOCOL,
@@ -109,7 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"CPU seconds a move the agent may think (default {DEFAULT_BUDGET}; see docs/benchmark.md for the margin)",
     )
     parser.add_argument("--quick", action="store_true", help="the quick ladder: fewer deals, cheaper rungs")
-    parser.add_argument("--deals", type=int, help="test deals per table (default: the ladder's)")
+    parser.add_argument("--deals", type=int, help="deals per table (default: the ladder's)")
+    parser.add_argument(
+        "--deal-set",
+        choices=list(DEAL_SETS),
+        default="test",
+        help="test: the deals a result is reported on (default); tuning: the deals to choose settings on",
+    )
     parser.add_argument(
         "--rungs",
         nargs="+",
@@ -191,10 +200,11 @@ def play(rating: Rating, args: argparse.Namespace, argv: list[str]) -> tuple[rec
     tables += [(specs[hero.label], specs[opponent.label]) for hero, opponent in reference_tables(rungs)]
     agents = {s.label: agent_entry(s) for s in [spec, *specs.values()]}
     run = records.new_run(["python", "-m", "benchmarks.rate", *argv], agents)
-    tasks = arena.plan(args.game, rating.config, tables, "test", rating.deals, budgets=[(spec.label, args.budget)])
-    where = config_label(args.game, rating.config)
+    budgets = [(spec.label, args.budget)]
+    tasks = arena.plan(args.game, rating.config, tables, args.deal_set, rating.deals, budgets=budgets)
+    where, deals = config_label(args.game, rating.config), f"{rating.deals} {args.deal_set} deals"
     with rating.backend:
-        print(f"{PROTOCOL}: {spec.label} on {where}, {len(tables)} tables x {rating.deals} test deals", file=sys.stderr)
+        print(f"{PROTOCOL}: {spec.label} on {where}, {len(tables)} tables x {deals}", file=sys.stderr)
         # the first deal against the first rung here first: an agent that breaks the protocol is stopped at once
         record = arena.play(tasks[:1], run, progress=False)
         if not record.failures:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import rate, records
+from benchmarks.protocol import deal_seeds
 from benchmarks.rating import anchored_ratings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,3 +143,15 @@ def test_rungs_play_only_the_named_rungs_and_the_anchors(tmp_path):
         ("heuristic", "random"),
         ("ismcts-20", "heuristic"),
     }
+
+
+def test_the_tuning_set_plays_the_tuning_deals_and_reuses_no_test_game(tmp_path):
+    """docs/benchmark.md: settings are chosen on the tuning deals, never on the test deals a result is
+    reported on; a run on the tuning set takes none of the committed (test-set) ladder games."""
+    record = tmp_path / "tuning.jsonl.gz"
+    argv = ["random", *WAPI_2P, "--deals", "2", "--rungs", "heuristic", "--deal-set", "tuning", "--processes", "1"]
+    assert rate.main([*argv, "--record", str(record)]) == 0
+    saved = records.read([record])
+    assert {g["deal_set"] for g in saved.games} == {"tuning"} and len(saved.runs) == 1
+    assert {g["seed"] for g in saved.games} == set(deal_seeds("tuning", 2))
+    assert {g["seed"] for g in saved.games}.isdisjoint(deal_seeds("test", 2))
