@@ -31,7 +31,7 @@ model plays one seat (rotating with the deal) against heuristics, and only
 its decisions are judged. There the shipped Wapi model gains +0.0034 (on the
 heuristic's positions +0.004 to +0.005) and a fit to its own positions +0.0068,
 ranked as they play (27.5% and 28.2%:
-``benchmarks/results/decision_gains_wapi_own_positions.md``).
+``docs/experiments/006-wapi-model-training.md``, its appendix).
 
     python -m benchmarks.decision_gains --game wapi --games 60 --judge-samples 256 \\
         --search-samples 32 256 --models agents/models/wapi4.zip --out benchmarks/results/decision_gains_wapi.md

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import re
 import time
 
 from benchmarks import regenerate, summary
@@ -39,3 +41,14 @@ def test_a_record_folder_stands_for_its_records_sorted(tmp_path):
     argv = report.argv(tmp_path)
     assert argv[:-2] == sorted(argv[:-2]) and "benchmarks/records/ceiling/wakanda.jsonl.gz" in argv
     assert argv[-2:] == ["--out", f"{tmp_path}/x.md"]
+
+
+def test_every_results_file_names_the_command_that_wrote_it():
+    """benchmarks/results/ holds generated reports only (history lives in docs/experiments/): each names, at its
+    top, the ``python -m benchmarks.X`` command that wrote it, and that module exists."""
+    pages = sorted(ROOT.glob("benchmarks/results/**/*.md"))
+    assert pages
+    for page in pages:
+        header = "\n".join(page.read_text(encoding="utf-8").splitlines()[:8])
+        command = re.search(r"`python -m (benchmarks\.\w+)", header)
+        assert command and importlib.util.find_spec(command.group(1)), page.relative_to(ROOT)
