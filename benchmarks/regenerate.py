@@ -5,7 +5,7 @@ what the records give.
     python -m benchmarks.regenerate --write    # write every report, then SUMMARY.md and the README's figures
 
 Each entry of :data:`REPORTS` is one command of a report module (``benchmarks.report``, ``levels``,
-``claims``, ``ceiling``, ``luck_report``) run in this process into a scratch folder, with the committed
+``claims``, ``ceiling``, ``tournament``, ``luck_report``) run in this process into a scratch folder, with the committed
 files it makes. The check compares the text files (markdown, JSON) byte for byte; plots are made again
 but not compared, since a plot's bytes change with the plotting library's version. Then
 ``benchmarks.summary`` checks (or, with ``--write``, fills) SUMMARY.md and the README from the reports.
@@ -68,6 +68,12 @@ def _luck(folder: str, results: str) -> Report:
     return Report("benchmarks.luck_report", (f"{{records:{folder}}}", "--out", "{out}"), outputs)
 
 
+def _tournament(name: str) -> Report:
+    record, stem = f"benchmarks/records/tournament/{name}.jsonl.gz", f"tournament_{name}"
+    outputs = (f"benchmarks/results/{stem}.md", f"benchmarks/results/{stem}.png")
+    return Report("benchmarks.tournament", ("--from-record", record, "--out", "{out}", "--name", stem), outputs)
+
+
 MODELS = tuple(f"benchmarks/records/models/{m}.jsonl.gz" for m in ("wakanda", "samurai_2p", "wapi_4p"))  # in order
 REPORTS = (
     Report(
@@ -87,6 +93,7 @@ REPORTS = (
     ),
     Report("benchmarks.claims", ("report", "--out", "{out}/claims.md"), ("benchmarks/results/claims.md",)),
     *(_ceiling(config) for config in ("samurai_2p", "wakanda", "wapi_3p", "wapi_4p", "wapi_5p")),
+    *(_tournament(name) for name in ("samurai_2p", "samurai_3p", "wakanda", "wapi_2p", "wapi_4p")),
     _luck("benchmarks/records/luck", "benchmarks/results"),
     _luck("benchmarks/records/luck_strong", "benchmarks/results/luck_strong"),
 )

@@ -13,10 +13,14 @@ deal; ``permutations``: all orders, which also balance who sits after whom;
 the default ``auto`` takes permutations up to three players), so that every
 agent meets the same luck in every seat; all tables share the same deals. Ratings: Bradley–Terry on
 the Elo scale (two players) or openskill's Plackett–Luce (more), with 95%
-intervals. Writes ``tournament_<game>.md`` and ``.png`` into ``--out`` (default a new folder under
-``runs/bench/``: the committed reports in ``benchmarks/results`` only when ``--out`` names it).
-The same command and seed give the same report (ISMCTS runs on a fixed
-number of iterations, never on a clock, for that reason).
+intervals. Every game goes into a record (``benchmarks.records``; ``--record``, by default
+``tournament_<game>.jsonl.gz`` beside the report), and the report is made from that record:
+``tournament_<game>.md`` and ``.png`` in ``--out`` (default a new folder under ``runs/bench/``: the
+committed reports in ``benchmarks/results`` only when ``--out`` names it); ``--from-record RECORD``
+makes them again from the record alone. The same command and seed give the same games and report
+(ISMCTS runs on a fixed number of iterations, never on a clock, for that reason).
+
+    python -m benchmarks.tournament --from-record benchmarks/records/tournament/wakanda.jsonl.gz --out FOLDER
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
-import shlex
 import sys
 import time
 from collections import defaultdict
@@ -35,7 +38,7 @@ import numpy as np
 
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, agent_kind, make_agent, split_epsilon
-from benchmarks import batch_matches, records, tournament_report
+from benchmarks import batch_matches, records, tournament_record, tournament_report
 from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, seatings
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
 from benchmarks.variance import DuplicateEffect, duplicate_effect
@@ -197,14 +200,37 @@ def duplicate_effects(plan: Plan, results: list[TaskResult]) -> dict[tuple[str, 
     return out
 
 
-def run_tournament(plan: Plan, processes: int = 2, progress: bool = True, backend: Backend | None = None) -> Summary:
-    """Play the plan on ``backend`` (default: ``processes`` local processes): the same summary on any backend.
+def play(plan: Plan, processes: int = 2, progress: bool = True, backend: Backend | None = None) -> list[TaskResult]:
+    """Play the plan on ``backend`` (default: ``processes`` local processes): the same games on any backend.
     Tables of random and heuristic agents play on the batch engines (``benchmarks.batch_matches``: the
     same games)."""
     tasks = plan.tasks()
-    return summarize(
-        plan, batch_matches.run_tasks(tasks, processes=processes, progress=progress, desc="tournament", backend=backend)
-    )
+    return batch_matches.run_tasks(tasks, processes=processes, progress=progress, desc="tournament", backend=backend)
+
+
+def run_tournament(plan: Plan, processes: int = 2, progress: bool = True, backend: Backend | None = None) -> Summary:
+    """Play the plan and summarise it: the same summary on any backend."""
+    return summarize(plan, play(plan, processes, progress, backend))
+
+
+def plan_of(settings: dict, agents: list[AgentSpec]) -> Plan:
+    """The plan a record's tournament header describes (``tournament_record.tournament_of``)."""
+    by_label = {spec.label: spec for spec in agents}
+    tables = [tuple(by_label[label] for label in table) for table in settings["tables"]]
+    seats = [tuple(s) for s in settings["seatings"]]
+    game, config = settings["game"], settings["config"]
+    return Plan(game, config, len(tables[0]), agents, tables, seats, settings["deals"], settings["seed"])
+
+
+def write_report(record_path: Path, stem: Path) -> str:
+    """The report ``stem``.md and plot ``stem``.png made from the record at ``record_path`` alone: its text."""
+    settings, agents, results = tournament_record.tournament_of(records.read([record_path]))
+    summary = summarize(plan_of(settings, agents), results)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    text = tournament_report.markdown(summary, settings["command"], stem.with_suffix(".png").name, settings["ran_on"])
+    stem.with_suffix(".md").write_text(text)
+    tournament_report.plot(summary, stem.with_suffix(".png"))
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -213,15 +239,14 @@ def build_parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("--game", required=True, help=f"one of {', '.join(list(GAME_NAMES))}")
+    parser.add_argument("--game", help=f"one of {', '.join(list(GAME_NAMES))} (required unless --from-record)")
     parser.add_argument(
         "--agents",
         nargs="+",
-        required=True,
         metavar="AGENT",
         help=f"from {', '.join(AGENT_NAMES)}, or any as {EPSILON_SPELLING} (heuristic~0.25: ε-greedy)",
     )
-    parser.add_argument("--games", type=int, required=True, help="games per table (rounded up to whole deals)")
+    parser.add_argument("--games", type=int, help="games per table (rounded up to whole deals; required to play)")
     parser.add_argument("--seed", type=int, default=0, help="fixes every deal and every agent's seed")
     pool.add_arguments(parser)
     parser.add_argument(
@@ -240,6 +265,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_game_options(parser)
     parser.add_argument("--out", help="folder for the report (default runs/bench/tournament-TIME)")
     parser.add_argument("--name", help="report file stem (default: tournament_<game>[_<n>p][_<options>])")
+    parser.add_argument("--record", type=Path, help="the games' record (default: beside the report, STEM.jsonl.gz)")
+    parser.add_argument(
+        "--from-record",
+        type=Path,
+        metavar="RECORD",
+        help="play nothing: make the report again from a tournament's record (--out and --name say where)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -265,12 +297,18 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.from_record:
+        return from_record(parser, args)
     try:
+        if args.game is None or args.agents is None or args.games is None:
+            raise ValueError("--game, --agents and --games are required (unless --from-record)")
         config = game_config(args.game, args)
         backend = pool.from_args(args)
         plan = plan_tournament(
             args.game, args.agents, args.games, args.seed, args.seating, config, args.ismcts_iterations
         )
+        if args.record is not None and args.record.exists():
+            raise ValueError(f"--record {args.record} exists; records are not overwritten")
     except ValueError as error:
         parser.error(str(error))
     tables, per_table = len(plan.tables), plan.deals * len(plan.seatings)
@@ -282,20 +320,31 @@ def main(argv: list[str] | None = None) -> int:
                 f"= {tables * per_table} games on the {backend.describe()}",
                 file=sys.stderr,
             )
-            summary = run_tournament(plan, progress=not args.no_progress, backend=backend)
+            results = play(plan, progress=not args.no_progress, backend=backend)
             ran_on = backend.describe()
     except ValueError as error:  # the cluster could not be joined or cannot run this project
         print(f"python -m benchmarks.tournament: error: {error}", file=sys.stderr)
         return 2
-    command = "python -m benchmarks.tournament " + shlex.join(argv)
     stem = Path(args.out or records.run_file("tournament", "")) / (args.name or default_name(plan))
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    text = tournament_report.markdown(summary, command, stem.with_suffix(".png").name, ran_on)
-    stem.with_suffix(".md").write_text(text)
-    tournament_report.plot(summary, stem.with_suffix(".png"))
-    print(text)
-    print(f"wrote {stem}.md and {stem}.png in {time.perf_counter() - start:.0f} s", file=sys.stderr)
-    return 1 if summary.failures else 0
+    record = tournament_record.record_of(plan, results, ["python", "-m", "benchmarks.tournament", *argv], ran_on)
+    # the record beside the report is the report's own (--out named the place of both); --record is never replaced
+    path = records.write(record, args.record or stem.with_suffix(".jsonl.gz"), overwrite=args.record is None)
+    print(write_report(path, stem))
+    print(f"wrote {path}, {stem}.md and {stem}.png in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    return 1 if record.failures else 0
+
+
+def from_record(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--from-record``: the report and plot made again from a record, into ``--out`` (``--name``)."""
+    try:
+        settings, agents, _ = tournament_record.tournament_of(records.read([args.from_record]))
+        name = args.name or default_name(plan_of(settings, agents))
+        stem = Path(args.out or records.run_file("tournament", "")) / name
+        write_report(args.from_record, stem)
+    except (OSError, ValueError, KeyError) as error:
+        parser.error(f"--from-record {args.from_record}: {error}")
+    print(f"wrote {stem}.md and {stem}.png from {args.from_record}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from agents import Agent
-from benchmarks import batch_matches, matches, tournament
-from benchmarks.matches import AgentSpec, Task, agent_seed, deal_seed, play_task, seatings
+from benchmarks import batch_matches, matches, records, tournament, tournament_record
+from benchmarks.matches import AgentSpec, Failure, Task, TaskResult, agent_seed, deal_seed, play_task, seatings
 from benchmarks.ratings import ELO, Z95, bradley_terry, finishing_ranks, pairwise_counts, plackett_luce
 from benchmarks.tournament import agent_labels, plan_tournament, run_tournament
 
@@ -333,3 +333,43 @@ def test_every_game_option_reaches_a_tournament_and_names_its_report():
     (result,) = [matches.play_task(task) for task in plan.tasks()[:1]]
     assert not result.failures and result.games
     assert matches.configured_game(*plan.tasks()[0].game).config()["coins"] == coins
+
+
+def test_a_tournament_record_gives_the_same_report_and_keeps_the_game_options(tmp_path):
+    """Records, then reports: the report made from the record alone (``--from-record``) is the one the run
+    wrote, Wapi's coins (a dict with int keys) come back as they were given, and --record is never replaced."""
+    argv = [
+        "--game",
+        "wapi",
+        "--num-players",
+        "3",
+        "--coins",
+        '{"0": 6, "1": 12, "2": 12, "3": 8, "5": 8}',
+        "--agents",
+        "random",
+    ]
+    argv += ["heuristic", "random", "--games", "6", "--processes", "1", "--no-progress", "--out", str(tmp_path)]
+    record = tmp_path / "t.jsonl.gz"
+    assert tournament.main([*argv, "--name", "t", "--record", str(record)]) == 0
+    settings, agents, results = tournament_record.tournament_of(records.read([record]))
+    assert settings["config"] == {"num_players": 3, "coins": {0: 6, 1: 12, 2: 12, 3: 8, 5: 8}}
+    assert [a.label for a in agents] == ["random", "heuristic", "random#2"] and len(results) == 1
+    assert sum(len(r.games) for r in results) == 6 and len(records.read([record]).games) == 6
+    again = tmp_path / "again"
+    assert tournament.main(["--from-record", str(record), "--out", str(again), "--name", "t"]) == 0
+    assert (again / "t.md").read_text() == (tmp_path / "t.md").read_text()
+    assert (again / "t.png").read_bytes() == (tmp_path / "t.png").read_bytes()
+    before = record.read_bytes()
+    with pytest.raises(SystemExit):
+        tournament.main([*argv, "--name", "u", "--record", str(record)])
+    assert record.read_bytes() == before and not (tmp_path / "u.md").exists()
+
+
+def test_a_failed_game_is_kept_in_the_record_and_reported_again(tmp_path):
+    spec = AgentSpec("random", "random")
+    plan = plan_tournament("wakanda", ["random", "heuristic"], games=2)
+    broken = TaskResult(plan.tasks()[0], failures=[Failure("random", ("random", "heuristic"), 7, "illegal action 99")])
+    record = tournament_record.record_of(plan, [broken], ["python", "-m", "benchmarks.tournament"], "local backend")
+    path = records.write(record, tmp_path / "f.jsonl")
+    _, agents, (result,) = tournament_record.tournament_of(records.read([path]))
+    assert result.failures == broken.failures and result.task.table == plan.tables[0] and spec in agents
