@@ -57,6 +57,11 @@ class Report:
         return argv
 
 
+def _names(folder: str) -> list[str]:
+    """The names of the records in ``folder`` (one report each), sorted."""
+    return sorted(p.name.split(".")[0] for p in (ROOT / folder).glob("*.jsonl*"))
+
+
 def _ceiling(config: str) -> Report:
     record = f"benchmarks/records/ceiling/{config}.jsonl.gz"
     outputs = (f"benchmarks/results/ceiling_{config}.md", f"benchmarks/results/ceiling_{config}.png")
@@ -92,8 +97,8 @@ REPORTS = (
         ("benchmarks/results/levels.md", "benchmarks/results/levels.json"),
     ),
     Report("benchmarks.claims", ("report", "--out", "{out}/claims.md"), ("benchmarks/results/claims.md",)),
-    *(_ceiling(config) for config in ("samurai_2p", "wakanda", "wapi_3p", "wapi_4p", "wapi_5p")),
-    *(_tournament(name) for name in ("samurai_2p", "samurai_3p", "wakanda", "wapi_2p", "wapi_4p")),
+    *(_ceiling(config) for config in _names("benchmarks/records/ceiling")),
+    *(_tournament(name) for name in _names("benchmarks/records/tournament")),
     _luck("benchmarks/records/luck", "benchmarks/results"),
     _luck("benchmarks/records/luck_strong", "benchmarks/results/luck_strong"),
 )
