@@ -33,7 +33,6 @@ import numpy as np
 
 from agents import agent_kind
 from benchmarks import records
-from benchmarks.protocol import deal_set_of
 from benchmarks.records import Record
 
 #: the number of games at which the two designs' interval widths are compared in duplicate.md
@@ -99,22 +98,9 @@ def game_lines(results) -> tuple[list[dict], list[dict]]:
         name, frozen = r.task.game
         config = json.loads(json.dumps(dict(configured_game(name, frozen).config())))
         common = {"game": name, "config": config, "study_config": config_name, "pair": p, "table": [strong, weak]}
-        for g in r.games:
-            games.append(
-                {"kind": "game"}
-                | common
-                | {"deal_set": deal_set_of(g.game_seed), "deal": g.deal, "seed": g.game_seed, "seating": g.seating}
-                | {"replay": g.replay, "seats": list(g.seats), "scores": [float(x) for x in g.scores]}
-                | {"winners": [int(w) for w in g.winners]}
-            )
-        for f in r.failures:
-            seat = f.seats.index(f.agent) if f.agent in f.seats else None
-            failures.append(
-                {"kind": "failure"}
-                | common
-                | {"deal_set": deal_set_of(f.game_seed), "deal": r.task.deal, "seed": f.game_seed}
-                | {"seats": list(f.seats), "agent": f.agent, "seat": seat, "move": None, "message": f.message}
-            )
+        played, failed = records.task_lines(r, common)
+        games += played
+        failures += failed
     return games, failures
 
 

@@ -12,7 +12,8 @@ games (and failures, if any), every line a JSON object with a ``kind``:
   ``moves`` and ``cpu_us`` (per seat, each move's CPU microseconds); a study
   that replays a deal with fresh agent seeds adds ``replay`` (the luck study's
   records, :mod:`benchmarks.luck_report`, also say which pair and study
-  configuration a game belongs to, and time no moves);
+  configuration a game belongs to, a tournament's, :mod:`benchmarks.tournament_record`,
+  which table; neither times moves);
 - ``failure``: ``run``, ``game``, ``config``, ``seed``, ``seats``, ``agent``,
   ``seat``, ``move``, ``message``: a game stopped because an agent broke the protocol.
 
@@ -37,7 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.protocol import PROTOCOL
+from benchmarks.protocol import PROTOCOL, deal_set_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -128,6 +129,28 @@ def new_run(command: list[str], agents: dict[str, dict]) -> dict:
         "started": started,
         "agents": agents,
     }
+
+
+def task_lines(result, common: dict) -> tuple[list[dict], list[dict]]:
+    """The games and failures of one played deal (``matches.TaskResult``) as record lines without timings, each
+    with the ``common`` fields (the run, the configuration, the table ...), in the order played."""
+    games = [
+        {"kind": "game"}
+        | common
+        | {"deal_set": deal_set_of(g.game_seed), "deal": g.deal, "seed": g.game_seed, "seating": g.seating}
+        | {"replay": g.replay, "seats": list(g.seats), "scores": [float(x) for x in g.scores]}
+        | {"winners": [int(w) for w in g.winners]}
+        for g in result.games
+    ]
+    failures = [
+        {"kind": "failure"}
+        | common
+        | {"deal_set": deal_set_of(f.game_seed), "deal": result.task.deal, "seed": f.game_seed, "seats": list(f.seats)}
+        | {"agent": f.agent, "seat": f.seats.index(f.agent) if f.agent in f.seats else None}
+        | {"move": None, "message": f.message}
+        for f in result.failures
+    ]
+    return games, failures
 
 
 def run_file(stem: str, suffix: str) -> Path:

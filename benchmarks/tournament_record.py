@@ -13,7 +13,6 @@ from typing import Any
 
 from benchmarks import records
 from benchmarks.matches import AgentSpec, Failure, GameRecord, Task, TaskResult, game_key
-from benchmarks.protocol import deal_set_of
 from benchmarks.ratings import finishing_ranks
 
 
@@ -45,22 +44,9 @@ def record_of(plan, results: list[TaskResult], command: list[str], ran_on: str) 
     games, failures = [], []
     for r in results:
         where = common | {"tournament_table": r.task.key, "table": [spec.label for spec in r.task.table]}
-        for g in r.games:
-            games.append(
-                {"kind": "game"}
-                | where
-                | {"deal_set": deal_set_of(g.game_seed), "deal": g.deal, "seed": g.game_seed, "seating": g.seating}
-                | {"replay": g.replay, "seats": list(g.seats), "scores": [float(x) for x in g.scores]}
-                | {"winners": [int(w) for w in g.winners]}
-            )
-        for f in r.failures:
-            seat = f.seats.index(f.agent) if f.agent in f.seats else None
-            failures.append(
-                {"kind": "failure"}
-                | where
-                | {"deal": r.task.deal, "seed": f.game_seed, "seats": list(f.seats), "agent": f.agent, "seat": seat}
-                | {"move": None, "message": f.message}
-            )
+        played, failed = records.task_lines(r, where)
+        games += played
+        failures += failed
     return records.Record([run], games, failures)
 
 
