@@ -40,5 +40,6 @@ BEST_GUIDE: dict[str, str] = {"samurai": "trained", "wakanda": "trained"}
 #: The guide of the ``best`` agent's search where the configuration has no shipped model, per game: ``"heuristic"``
 #: is :class:`agents.heuristic_evaluator.HeuristicEvaluator`. Samurai without a model (three and four players, the
 #: two-player variants): plain ISMCTS lost to the heuristic there, the heuristic-guided search beat it
-#: (docs/experiments/013-samurai-heuristic-guide.md).
+#: (docs/experiments/013-samurai-heuristic-guide.md). Not Wapi: there the guide was no better than plain ISMCTS
+#: (docs/experiments/014-wapi-heuristic-guide.md).
 BEST_GUIDE_WITHOUT_MODEL: dict[str, str] = {"samurai": "heuristic"}
