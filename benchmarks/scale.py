@@ -123,7 +123,7 @@ def rllib_steps_per_second(game, opponents: list[str], hp: dict, steps: int, see
     """RLlib's PPO as train.py --backend rllib builds it, on a local Ray, without evaluations."""
     from parallel.ray_cluster import ray_session
     from training.network import network_description
-    from training.rllib.league import League
+    from training.rllib.league import league_state, new_league
     from training.rllib.training import RLlibRun, build_config, learner_steps, pull_results, push_league
     from training.settings import PPOSettings
 
@@ -131,7 +131,7 @@ def rllib_steps_per_second(game, opponents: list[str], hp: dict, steps: int, see
     freqs = {k: hp[k] for k in ("timesteps", "eval_freq", "snapshot_freq")}
     run = RLlibRun(game, ppo, **freqs, opponents=opponents, n_envs=hp["n_envs"], num_env_runners=runners, seed=seed)
     with ray_session(None, max(2, runners)):
-        league = League(opponents)
+        league = new_league(opponents)
         algo = build_config(run, league).build_algo()
         try:
             done, start = 0, time.perf_counter()
@@ -139,7 +139,7 @@ def rllib_steps_per_second(game, opponents: list[str], hp: dict, steps: int, see
                 done = learner_steps(algo.train())
                 for kind, points in pull_results(algo):
                     league.record(kind, points)
-                push_league(algo, league.state(with_snapshots=False))
+                push_league(algo, league_state(league, {}, with_snapshots=False))
             seconds = time.perf_counter() - start
         finally:
             algo.stop()

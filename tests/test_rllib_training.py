@@ -208,3 +208,15 @@ def test_an_unreachable_cluster_ends_with_a_message_and_nothing_running(tmp_path
     message = run_error(TINY + ["--ray-address", "127.0.0.1:1", "--out", str(tmp_path / "run")])
     assert "cannot reach a Ray cluster at 127.0.0.1:1" in message
     assert not ray.is_initialized() and not (tmp_path / "run").exists()
+
+
+def test_the_scaling_benchmark_trains_rllib_as_train_py_builds_it():
+    """benchmarks.scale's RLlib part drives the league the way training does (it once called a method the league
+    no longer had): a few learner steps at small settings, measured."""
+    import envs
+    from benchmarks import scale
+    from training.settings import game_training
+
+    hp = dict(game_training("wakanda"), n_steps=16, n_envs=4, batch_size=64, n_epochs=1)
+    rate = scale.rllib_steps_per_second(envs.describe("wakanda").make(), ["random", "heuristic"], hp, 64, 0, 0)
+    assert rate > 0
