@@ -19,10 +19,9 @@ so in its ``note``; the ratings come from ``docs/leaderboard.md``, which
 
 A share read from a generated report may be shown as a percentage
 (``percent``), with its interval from another column (``interval``): a
-change of notation, not of value. Two figures are computed rather than read,
-each from one table's own data:
-``ratio_of_medians`` (the Ray speed-up from the median of each row's runs)
-and ``ratio_of_cells``. Nothing else is derived.
+change of notation, not of value. A figure in a report's prose (a headline
+line, not a table) is located by its ``pick`` pattern alone, without ``row``.
+Nothing is computed.
 
 The README marks each figure it quotes as
 ``<!-- figure: KEY -->VALUE<!-- /figure -->``; ``--readme`` rewrites VALUE
@@ -35,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import statistics
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -133,15 +131,11 @@ def _number(text: str) -> float:
 
 
 def _value(path: str, text: str, spec: dict) -> str:
-    derive = spec.get("derive")
-    if derive == "ratio_of_medians":
-        a, b = (statistics.median(_number(x) for x in _cell(path, text, spec, r).split(",")) for r in spec["rows"])
-        return f"{a / b:.2f}x"
-    if derive == "ratio_of_cells":
-        a, b = (_number(_cell(path, text, spec, r)) for r in spec["rows"])
-        return f"{a / b:.2f}x"
-    if derive is not None:
-        raise ValueError(f"{spec['key']}: derive must be ratio_of_medians or ratio_of_cells, got {derive!r}")
+    if "row" not in spec:  # a figure of the report's prose: its pattern's first group
+        match = re.search(spec["pick"], text)
+        if match is None:
+            raise ValueError(f"{spec['key']}: {spec['pick']!r} not in {path}")
+        return match.group(1)
     value = _cell(path, text, spec)
     if "interval" in spec:  # a share and its interval, in two columns of a generated report
         value = f"{value} {_cell(path, text, {**spec, 'column': spec['interval']})}"

@@ -118,13 +118,14 @@ def _spec(**changes) -> dict:
     return {**spec, "command": "python -m benchmarks.example --rounds 3", **changes}
 
 
-def test_a_figure_is_read_from_its_cell_and_ratios_from_the_tables_own_data(tmp_path):
-    root = _root(tmp_path, REPORT)
+def test_a_figure_is_read_from_its_cell_or_from_the_prose_by_its_pattern(tmp_path):
+    root = _root(tmp_path, REPORT + "\n**Two against one: 1.90x**, the median of 3 runs.\n")
     (figure,) = summary.figures([_spec()], root)
     assert (figure.value, figure.source) == ("4.0", "r.md")
-    medians = _spec(derive="ratio_of_medians", rows=[["one"], ["two"]], column="every run (s)")
-    assert summary.figures([medians], root)[0].value == "1.90x"  # 9.5 / 5.0, not the best runs' 2.25x
-    assert summary.figures([{**medians, "derive": "ratio_of_cells", "column": "best"}], root)[0].value == "2.25x"
+    prose = {k: v for k, v in _spec(pick=r"\*\*Two against one: ([\d.]+x)\*\*").items() if k != "row"}
+    assert summary.figures([prose], root)[0].value == "1.90x"
+    with pytest.raises(ValueError, match="not in r.md"):
+        summary.figures([{**prose, "pick": r"Three against one: ([\d.]+x)"}], root)
 
 
 SHARES = """# Generated
@@ -157,7 +158,6 @@ def test_a_share_is_shown_as_a_percentage_with_its_interval_from_its_own_row(tmp
         ({"column": "worst"}, "0 rows"),
         ({"command": "python -m benchmarks.example --rounds 4"}, "is not in r.md"),
         ({"pick": r"(\d+) ms"}, "not in '4.0'"),
-        ({"derive": "mean"}, "derive must be"),
     ],
 )
 def test_a_figure_not_found_in_its_source_is_refused_naming_it(tmp_path, change, message):
