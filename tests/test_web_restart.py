@@ -96,7 +96,9 @@ def test_a_restarted_server_resumes_every_game_exactly(tmp_path):
 
 def test_a_move_is_stored_before_its_answer_and_a_turn_cut_by_a_restart_is_played_after_it(tmp_path):
     db = tmp_path / "web.sqlite3"
-    body = {"game": "wakanda", "opponents": [{"name": "ismcts", "time_limit": 0.5}], "seed": 2}
+    # The opponent thinks for 3 CPU seconds, so that the first server is surely stopped while it
+    # thinks, however slowly it stops on a loaded machine (0.5 s was not enough in CI).
+    body = {"game": "wakanda", "opponents": [{"name": "ismcts", "time_limit": 3.0}], "seed": 2}
     with serve(create_app(limits=ROOMY, db=db)) as base:
         client = Client(base)
         status, data = client.call("POST", "/api/games", body)
