@@ -64,8 +64,18 @@ LEVELS = {
 #: A game's own levels, where two common levels measured no different. Wakanda's heuristic
 #: hardly suffers one random move in five (level 3 against level 2: 0.522 [0.451, 0.594] on test
 #: deals), while a search of 0.01 s beats it clearly: there level 2 is the heuristic and level 3 a
-#: short search (docs/experiments/010-wakanda-levels.md).
+#: short search (docs/experiments/010-wakanda-levels.md). In Wapi no search was shown stronger
+#: than the heuristic and more thinking bought nothing (flat thinking-time curves), so the common
+#: levels 3 to 5 played at one strength: there the heuristic with fewer and fewer random moves
+#: makes levels 1 to 4, and level 5 is the best agent at 0.1 s a move, the mixes chosen on the
+#: tuning deals (docs/experiments/015-wapi-levels.md).
 GAME_LEVELS = {
+    "wapi": {
+        2: Level(2, "casual", "heuristic~0.3", help="the hand-written strategy, with three random moves in ten"),
+        3: Level(3, "club", "heuristic~0.15", help="the hand-written strategy, with about one random move in seven"),
+        4: Level(4, "strong", "heuristic", help="the game's hand-written strategy, every move"),
+        5: Level(5, "expert", "best", {"time_limit": 0.1}, "the strongest agent, thinking 0.1 s a move"),
+    },
     "wakanda": {
         2: Level(2, "casual", "heuristic", help="the game's hand-written strategy, every move"),
         3: Level(3, "club", "best", {"time_limit": 0.01}, "the strongest search, thinking 0.01 s a move"),

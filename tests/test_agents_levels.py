@@ -51,22 +51,43 @@ def test_every_level_is_built_for_every_configuration(name, config):
             assert isinstance(agent, BestAgent) and agent.agent.time_limit == lv.seconds
 
 
+def order_key(lv) -> tuple[float, float]:
+    """A level's place by construction: fewer random moves, then more thinking time."""
+    name, _, epsilon = lv.agent.partition("~")
+    return (-float(epsilon or 0), lv.seconds or 0.0) if name in ("heuristic", "best") else (float("nan"), 0.0)
+
+
+@pytest.mark.parametrize("game", list(envs.GAMES))
+def test_every_games_levels_order_by_construction(game):
+    """In every game (its own levels included) each level has fewer random moves than the one below
+    or, past the heuristic, more thinking time; level 1 is the heuristic with at most half its moves
+    random, level 5 the best agent, and every level thinks less than 2 s a move."""
+    levels = list(levels_of(game).values())
+    keys = [order_key(lv) for lv in levels]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    assert levels[0].agent.startswith("heuristic~") and float(levels[0].agent.partition("~")[2]) <= 0.5
+    assert levels[-1].agent == "best" and all((lv.seconds or 0) < 2 for lv in levels)
+
+
 def test_a_game_has_levels_of_its_own_only_where_a_measurement_asked_for_them():
-    """Wakanda (agents.levels.GAME_LEVELS): level 2 is the heuristic, level 3 a search of 0.01 s; the
-    other games play the common levels, and every game's levels still order by construction."""
-    assert set(GAME_LEVELS) == {"wakanda"}
-    wakanda = levels_of("wakanda")
+    """Wakanda (experiment 010): level 2 is the heuristic, level 3 a search of 0.01 s. Wapi (experiment
+    015): levels 1 to 4 are the heuristic with fewer and fewer random moves, level 5 the best agent at
+    0.1 s. Samurai plays the common levels."""
+    assert set(GAME_LEVELS) == {"wakanda", "wapi"}
+    wakanda, wapi = levels_of("wakanda"), levels_of("wapi")
     assert (wakanda[2].agent, wakanda[3].agent, wakanda[3].seconds) == ("heuristic", "best", 0.01)
-    assert all(levels_of(game) == LEVELS for game in envs.GAMES if game != "wakanda")
-    assert 0 < wakanda[3].seconds < wakanda[4].seconds < wakanda[5].seconds
+    assert [wapi[n].agent for n in (1, 2, 3, 4)] == ["heuristic~0.5", "heuristic~0.3", "heuristic~0.15", "heuristic"]
+    assert (wapi[5].agent, wapi[5].seconds) == ("best", 0.1)
+    assert all(levels_of(game) == LEVELS for game in envs.GAMES if game not in GAME_LEVELS)
     assert make_agent("level:3", make_game("wakanda"), seed=1).agent.time_limit == 0.01
-    assert isinstance(make_agent("level:3", make_game("wapi")), HeuristicAgent)
+    assert isinstance(make_agent("level:4", make_game("wapi")), HeuristicAgent)
+    assert isinstance(make_agent("level:3", make_game("samurai")), HeuristicAgent)
 
 
 def test_a_level_is_reproducible_from_its_seed():
     game = make_game("wapi", num_players=3)
-    agents = [make_agent("level:1", game, seed=5), make_agent("level:2", game, seed=6), make_agent("level:3", game)]
-    again = [make_agent("level:1", game, seed=5), make_agent("level:2", game, seed=6), make_agent("level:3", game)]
+    agents = [make_agent(f"level:{n}", game, seed=4 + n) for n in (1, 2, 3)]
+    again = [make_agent(f"level:{n}", game, seed=4 + n) for n in (1, 2, 3)]
     assert play_game(game, agents, seed=11).scores == play_game(game, again, seed=11).scores
 
 

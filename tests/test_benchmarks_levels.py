@@ -38,15 +38,16 @@ def test_up_to_plays_the_lower_levels_only(tmp_path, capsys):
 
 
 def test_a_game_with_levels_of_its_own_plays_them_and_pools_its_records_alone(tmp_path):
-    """Wakanda's level 3 is a short search (agents.levels.GAME_LEVELS): its tables name that agent, and
-    a folder holding both games' records reports each game with its own levels."""
+    """Wakanda's level 3 is a short search (agents.levels.GAME_LEVELS), Wapi's one search is level 5: their
+    tables name those agents, and a folder holding two games' records reports each with its own levels."""
     tables = levels.tables("wakanda")
     level3 = tables[1][0]
     assert (level3.label, level3.name, dict(level3.options)) == ("level:3", "best", {"time_limit": 0.01})
     assert [levels.searches(table) for table in tables] == [False, True, True, True, False, False]
+    assert [levels.searches(table) for table in levels.tables("wapi")] == [False, False, False, True, False, False]
     from benchmarks import records
 
-    for game in ("wakanda", "wapi"):
+    for game in ("wakanda", "samurai"):
         run = levels.level_run(game, ["play"])
         line = {"kind": "game", "run": run["run"], "game": game, "config": {}, "seed": 1, "seats": ["level:3"] * 2}
         records.write(records.Record(runs=[run], games=[line]), tmp_path / f"{game}.jsonl")
@@ -54,7 +55,7 @@ def test_a_game_with_levels_of_its_own_plays_them_and_pools_its_records_alone(tm
         records.read(sorted(tmp_path.iterdir()))  # pooled across games, a level would mean two agents
     pooled = levels.pooled_by_game(sorted(tmp_path.iterdir()))
     assert pooled["wakanda"].agents()["level:3"]["name"] == "best"
-    assert pooled["wapi"].agents()["level:3"]["name"] == "heuristic"
+    assert pooled["samurai"].agents()["level:3"]["name"] == "heuristic"
 
 
 def test_play_writes_records_and_the_report_and_a_second_run_plays_nothing(tmp_path, monkeypatch):

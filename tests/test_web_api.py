@@ -106,13 +106,17 @@ def test_levels_are_offered_with_nothing_to_set_and_their_ratings_where_measured
 
 
 def test_a_level_plays_its_games_own_agent():
-    """Wakanda has levels of its own (agents.levels.GAME_LEVELS): its level 3 is a search of 0.01 s with
-    that preset, elsewhere the heuristic; the catalog's help says both."""
+    """Wakanda and Wapi have levels of their own (agents.levels.GAME_LEVELS): Wakanda's level 3 is a
+    search of 0.01 s with that preset, Wapi's the heuristic with some random moves, Samurai's the
+    heuristic; the catalog's help says each."""
     level3 = offered_opponents(ratings={})["level:3"]
     assert level3.for_game("wakanda") == ("best", {"time_limit": 0.01})
-    assert level3.for_game("wapi") == ("heuristic", {}) and level3.check_options({}, 10.0, "wapi") == {}
+    assert level3.for_game("samurai") == ("heuristic", {}) and level3.check_options({}, 10.0, "samurai") == {}
+    assert level3.for_game("wapi") == ("heuristic~0.15", {})
     assert level3.check_options({}, 10.0, "wakanda") == {"time_limit": 0.01}
-    assert "in wakanda: the strongest search, thinking 0.01 s a move" in level3.listing(10.0)["help"]
+    help_text = level3.listing(10.0)["help"]
+    assert "in wakanda: the strongest search, thinking 0.01 s a move" in help_text
+    assert "in wapi: the hand-written strategy, with about one random move in seven" in help_text
 
 
 def test_a_game_against_levels(client):
