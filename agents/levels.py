@@ -22,7 +22,7 @@ up to about six), so every move stays well under 2 s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from envs.core.engine import is_int, shown
@@ -73,11 +73,11 @@ GAME_LEVELS = {
     "wapi": {
         2: Level(2, "casual", "heuristic~0.3", help="the hand-written strategy, with three random moves in ten"),
         3: Level(3, "club", "heuristic~0.15", help="the hand-written strategy, with about one random move in seven"),
-        4: Level(4, "strong", "heuristic", help="the game's hand-written strategy, every move"),
+        4: replace(LEVELS[3], number=4, title="strong"),
         5: Level(5, "expert", "best", {"time_limit": 0.1}, "the strongest agent, thinking 0.1 s a move"),
     },
     "wakanda": {
-        2: Level(2, "casual", "heuristic", help="the game's hand-written strategy, every move"),
+        2: replace(LEVELS[3], number=2, title="casual"),
         3: Level(3, "club", "best", {"time_limit": 0.01}, "the strongest search, thinking 0.01 s a move"),
     },
 }

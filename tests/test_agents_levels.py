@@ -80,6 +80,7 @@ def test_a_game_has_levels_of_its_own_only_where_a_measurement_asked_for_them():
     assert (wakanda[2].agent, wakanda[3].agent, wakanda[3].seconds) == ("heuristic", "best", 0.01)
     assert [wapi[n].agent for n in (1, 2, 3, 4)] == ["heuristic~0.5", "heuristic~0.3", "heuristic~0.15", "heuristic"]
     assert (wapi[5].agent, wapi[5].seconds) == ("best", 0.1)
+    assert 0 < wakanda[3].seconds < wakanda[4].seconds < wakanda[5].seconds
     assert all(levels_of(game) == LEVELS for game in envs.GAMES if game not in GAME_LEVELS)
     assert make_agent("level:3", make_game("wakanda"), seed=1).agent.time_limit == 0.01
     assert isinstance(make_agent("level:4", make_game("wapi")), HeuristicAgent)
