@@ -76,6 +76,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.collector import freeze_long_lived
 from agents.leaf_values import Evaluation
 from agents.protocol import Agent, PlayerView
 from agents.search_options import RULES, check_options, leaf_evaluator, resolve_auto, rollout_policy
@@ -209,6 +210,8 @@ class ISMCTSAgent(Agent):
         self.np_rng = np.random.default_rng(seq_np)
         self.rnd = random.Random(int(seq_py.generate_state(1)[0]))
         self.last_iterations = 0  # simulations run for the last move (for benchmarks)
+        if time_limit is not None:
+            freeze_long_lived()  # no full collection of the libraries' objects inside a move's budget
 
     def _batch_play_out(self, game: Game | None, wanted: bool | str) -> Callable | None:
         """The heuristic's batch ``play_out`` when the search is the flat paired one with exact
