@@ -31,8 +31,9 @@ positions); from ``network=`` it is a :class:`~agents.network_evaluator.NetworkE
 - *Batches*: simulations descend one after the other, each leaving a
   *virtual loss* on the edges it took so that the next one tries another
   line, until ``leaf_batch`` leaves wait for the network (or the batch has
-  run ``BATCH_LIMIT`` times that many simulations); those leaves are then
-  evaluated in one forward pass (a call's fixed cost is shared by its rows).
+  run ``BATCH_LIMIT`` times that many simulations, or a time budget is spent);
+  those leaves are then evaluated in one forward pass (a call's fixed cost is
+  shared by its rows).
   With a budget in iterations the search is reproducible from its seed.
 - *Chance keys* (``split_chance``) come from one observer told of each
   simulation's moves, as in plain ISMCTS, so it encodes only what changed.
@@ -277,11 +278,12 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         return sum(edge.total for edge in root.edges.values()) / visits if visits else root.value
 
     def _batch(self, view: PlayerView, root: _Node, size: int, limit: int) -> int:
-        """Simulations until ``size`` leaves wait for the network (at most ``limit`` simulations);
-        those leaves evaluated together, then backed up. Returns the simulations run."""
+        """Simulations until ``size`` leaves wait for the network (at most ``limit`` simulations, and none
+        begun once a time budget is spent, so that a move ends near its budget); those leaves evaluated
+        together, then backed up. Returns the simulations run (at least one)."""
         leaves: list[tuple[GameState, _Node, list]] = []
         runs = 0
-        while runs < limit and len(leaves) < size:
+        while runs < limit and len(leaves) < size and not (runs and self.out_of_time()):
             self._descend(view.sample_determinization(self.np_rng), root, view.player, leaves)
             runs += 1
         if leaves:

@@ -235,17 +235,20 @@ class ISMCTSAgent(Agent):
         """Call ``run(iterations left, or None on a time budget)``, which returns how many
         iterations it ran, until the budget is spent (at least once, so even a tiny time budget
         decides on something); the total is kept in ``last_iterations`` for the benchmarks."""
-        deadline = None if self.time_limit is None else time.process_time() + self.time_limit
-        self._deadline = deadline
+        self._deadline = None if self.time_limit is None else time.process_time() + self.time_limit
         done = 0
         while True:
             if self.iterations is not None and done >= self.iterations:
                 break
-            if deadline is not None and done > 0 and time.process_time() >= deadline:
+            if done > 0 and self.out_of_time():
                 break
             done += run(None if self.iterations is None else self.iterations - done)
         self.last_iterations = done
         return done
+
+    def out_of_time(self) -> bool:
+        """Whether the move being searched has spent its time budget (never, on a budget of iterations)."""
+        return self._deadline is not None and time.process_time() >= self._deadline
 
     def act(self, view: PlayerView) -> int:
         legal = view.legal_actions

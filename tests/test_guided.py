@@ -232,6 +232,21 @@ def test_a_hand_written_evaluator_guides_the_search(name, config):
         assert guide.asked and all(s.game is game and s.current_player is not None for s in guide.asked)
 
 
+def test_a_search_begins_no_simulation_once_its_time_is_spent(monkeypatch):
+    """On a time budget the guided search checks its clock before each simulation, not only between
+    batches of them, so a move ends within one simulation of its budget: with a clock that moves 1 ms at
+    each reading and 50 ms to think, about fifty simulations run, not fifty batches of them."""
+    import agents.ismcts
+
+    game = make_game("samurai", num_players=3)
+    state = mid_game_state(game, seed=1, moves=6)
+    agent = make_agent("best", game, time_limit=0.05, seed=0).agent
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(agents.ismcts.time, "process_time", lambda: next(ticks) / 1000)
+    agent.act(PlayerView(state, np.random.default_rng(0)))
+    assert 40 <= agent.last_iterations <= 60
+
+
 def test_the_evaluator_option_is_checked():
     """evaluator= is refused, naming what it must be, when it has no evaluate method, when given with a network,
     or without a game."""
