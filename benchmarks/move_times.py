@@ -97,6 +97,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget", type=float, default=0.1, help="best's CPU seconds a move (default 0.1)")
     parser.add_argument("--out", type=Path, help="results file (default runs/bench/move_times-TIME.md)")
     args = parser.parse_args(argv)
+    if args.games < 1 or not args.budget > 0:
+        parser.error(f"--games must be at least 1 and --budget above 0; got {args.games} and {args.budget}")
     make_agent("best", make_game("samurai", **CONFIG), time_limit=args.budget)  # imports torch, freezes
     gc.unfreeze()
     tracked, before = len(gc.get_objects()), full_collection_seconds()

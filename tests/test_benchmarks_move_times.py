@@ -1,5 +1,7 @@
 """benchmarks/move_times.py: best's moves timed with the collector's long-lived objects frozen and not."""
 
+import pytest
+
 from benchmarks import move_times
 
 
@@ -27,3 +29,10 @@ def test_the_clock_counts_only_full_collections_inside_a_move():
     clock.on_collection("start", {"generation": 2})
     clock.on_collection("stop", {"generation": 2})
     assert len(clock.collections) == 1
+
+
+@pytest.mark.parametrize("argv", [["--games", "0"], ["--budget", "0"], ["--budget", "-1"]])
+def test_bad_arguments_are_refused_with_their_names(argv, capsys):
+    with pytest.raises(SystemExit):
+        move_times.main(argv)
+    assert "--games must be at least 1 and --budget above 0" in capsys.readouterr().err
