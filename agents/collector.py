@@ -2,8 +2,8 @@
 
 A full collection walks every object the collector tracks. Importing torch alone
 brings about 160,000 of them, so in a process that has loaded a model (or the
-guided search, which imports torch) one full collection took 0.11 CPU s here:
-most of a 0.1 s budget, and the cause of every move that overran twice its
+guided search, which imports torch) one full collection took about a tenth of a
+CPU second here: all of a 0.1 s budget, and the cause of every move that overran twice its
 budget in the Samurai thinking-time curves (``benchmarks/results/move_times.md``).
 The objects alive when a time-budgeted search is made are mostly the libraries'
 and live as long as the process, so :func:`freeze_long_lived` moves them into
