@@ -13,15 +13,18 @@ Every refusal changes nothing.
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import socket
 import time
 
 import pytest
 
 import envs
-from tests.web_helpers import Client, serve
+from tests.web_helpers import Client, serve, serve_cli
 from web import create_app
+from web.connections import LogBudget, server_options
 from web.limits import Limits
 
 ROOMY = Limits(
@@ -186,3 +189,101 @@ def test_a_replay_answers_the_same_whether_or_not_its_seed_is_being_played(clien
     assert status == 201 and not data["view"]["done"]
     during = client.call("POST", "/api/replays", record)
     assert before[0] == 200 and during == before
+
+
+# --- connections (issue 48, attack 5) ------------------------------------------------------------------
+TIMED = Limits(workers=0, header_timeout=0.5, max_connections=4, client_share=0.5)
+
+
+@pytest.fixture(scope="module")
+def bounded():
+    """A server with the bounded protocol: headers within 0.5 s, at most 4 connections, 2 per address."""
+    with serve(create_app(limits=TIMED), **server_options(TIMED, None)) as base:
+        yield int(base.rsplit(":", 1)[1])
+
+
+def closed_after(sock: socket.socket, dribble: bytes = b"") -> float:
+    """Seconds until the server closes ``sock``, sending ``dribble`` a byte every 0.1 s meanwhile."""
+    begin = time.monotonic()
+    sock.settimeout(0.1)
+    while time.monotonic() - begin < 10:
+        if dribble:
+            sock.sendall(dribble[:1])
+            dribble = dribble[1:]
+        try:
+            while chunk := sock.recv(4096):
+                del chunk
+            return time.monotonic() - begin
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - begin
+    return float("inf")
+
+
+SLOW_HEADERS = b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 200
+
+
+@pytest.mark.parametrize(
+    "opening,dribble",
+    [
+        (b"", b""),  # a connection that says nothing
+        (b"", SLOW_HEADERS),  # headers a byte at a time
+        (b'POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{"a', b"x" * 200),  # 415 first
+        (b"POST /api/games/nope/moves HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+         b"Content-Length: 500\r\n\r\n{", b"x" * 200),  # 404 first
+    ],
+    ids=["silent", "slow-headers", "answered-before-its-body-415", "answered-before-its-body-404"],
+)  # fmt: skip
+def test_a_connection_that_sends_no_whole_request_is_closed_by_the_header_timeout(bounded, opening, dribble):
+    """Issue 48: such connections stayed open at least 40 s; now at --header-timeout (0.5 s here)."""
+    with socket.create_connection(("127.0.0.1", bounded)) as sock:
+        sock.sendall(opening)
+        assert 0.3 < closed_after(sock, dribble) < 3
+
+
+def test_python_m_web_times_out_headers():
+    """The command's own server has the bounded protocol (web.connections)."""
+    with serve_cli("--header-timeout", "0.5", "--workers", "0") as base:
+        with socket.create_connection(("127.0.0.1", int(base.rsplit(":", 1)[1]))) as sock:
+            assert 0.3 < closed_after(sock) < 3
+
+
+def test_one_address_holds_at_most_its_share_of_the_connections_and_others_are_served(bounded):
+    """Two of four connections per address: the third from 127.0.0.1 is closed at once, while a
+    visitor from 127.0.0.2 is served."""
+    held = [socket.create_connection(("127.0.0.1", bounded)) for _ in range(2)]
+    try:
+        time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", bounded)) as third:
+            assert closed_after(third) < 0.3
+        with socket.create_connection(("127.0.0.1", bounded), source_address=("127.0.0.2", 0)) as other:
+            other.sendall(b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert other.recv(100).startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_the_log_lets_through_a_bounded_number_of_lines_a_minute():
+    """Issue 48: one attack wrote 287,777 tracebacks (117 MB) in 23 s. At most N lines a minute are
+    written (a traceback counts its lines); the first after a drop says how many were dropped."""
+    now = [0.0]
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.addFilter(LogBudget(10, clock=lambda: now[0]))
+    log = logging.getLogger("test_web_hygiene.flood")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        for i in range(300):
+            try:
+                raise OSError(24, "Too many open files")
+            except OSError:
+                log.exception("accept failed") if i % 2 else log.warning("warning %d", i)
+        assert 5 <= out.getvalue().count("\n") <= 10
+        now[0] = 61
+        log.warning("after the flood")
+        assert "log records dropped before this one: --log-lines-per-minute] after the flood" in out.getvalue()
+    finally:
+        log.removeHandler(handler)

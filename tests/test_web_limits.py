@@ -7,6 +7,8 @@ unfinished games were counted per address) and GETs kept them past ``--finished-
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.web_helpers import Client, serve, settle
@@ -167,8 +169,10 @@ def test_limits_refuse_bad_values(options, match):
 
 def test_every_limit_is_an_option_of_python_m_web(capsys):
     text = build_parser().format_help()
+    readme, deployment = (Path(__file__).parent.parent / name for name in ("README.md", "docs/deployment.md"))
     for name in vars(Limits()):
-        assert f"--{name.replace('_', '-')}" in text
+        flag = f"--{name.replace('_', '-')}"
+        assert flag in text and flag in readme.read_text() and f"| `{flag} " in deployment.read_text(), flag
     for flag in ["--db", "--allowed-hosts", "--forwarded-allow-ips"]:
         assert flag in text
     for argv, match in [(["--max-games", "0"], "--max-games must be"), (["--max-think", "1000"], "--max-think")]:
