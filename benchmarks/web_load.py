@@ -13,13 +13,17 @@ heuristic opponents. Measured: the latency of every GET and of every move's ackn
 resident memory (its process and its workers together, sampled every 0.2 s) and every
 response of 500 or more.
 
+Beside them (unless ``--no-hostile``) run one hostile client per attack of issue 48 and a probe
+that times another visitor's 0.5 s opponent (``benchmarks.web_hostile``); the server runs with
+1,024 open files at most, as a default service does, and its log is counted by the minute.
+
 Then the visitors stop where they are (mid-game), every game's view is read, the server
 is killed with SIGKILL (some opponents still thinking) and started again on the same
 database, and every game is read again: a game is *lost* if it is gone, *changed* if its
 configuration, seat, players or seed differ or its moves are not the moves read before the
 kill followed by at most the opponents' moves the server was playing then.
 
-    python -m benchmarks.web_load [--visitors 200] [--seconds 120] [--best-share 0.25] [--workers N]
+    python -m benchmarks.web_load [--visitors 200] [--seconds 120] [--best-share 0.25] [--workers N] [--no-hostile]
 
 Writes the report to ``--out`` (by default a new file under ``runs/bench/``; the committed
 ``benchmarks/results/web_load.md`` only when ``--out`` names it) and the run's measurements
@@ -33,6 +37,7 @@ import http.client
 import json
 import os
 import random
+import resource
 import signal
 import socket
 import subprocess
@@ -45,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import web_hostile
 from benchmarks.search_speed import default_out, write_results
 
 GAMES = {"wapi": 4, "wakanda": 2, "samurai": 2}  # players in the default configuration
@@ -92,6 +98,7 @@ class Visitor(threading.Thread):
         self.gets: list[float] = []
         self.acks: list[float] = []
         self.creates: list[float] = []
+        self.refused_creates = 0
         self.statuses: Counter = Counter()
         self.games: list[str] = []
         self.failures: list[str] = []
@@ -120,6 +127,7 @@ class Visitor(threading.Thread):
         body = {"game": game, "seat": self.rng.randrange(GAMES[game]), "opponents": opponents}
         status, data = self.call("POST", "/api/games", body, times=self.creates)
         if status != 201:
+            self.refused_creates += 1
             time.sleep(1.0)  # a limit (429): as a person would, wait
             return
         game_id = data["id"]
@@ -147,10 +155,25 @@ class Visitor(threading.Thread):
                 self.connection.http.close()
 
 
-def start_server(port: int, db: str, workers: int | None) -> subprocess.Popen:
+#: Open files the server may hold, as a default service (systemd's soft limit).
+SERVER_FILES = 1024
+
+
+def _default_file_limit() -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (SERVER_FILES, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+
+def start_server(port: int, db: str, workers: int | None, log: str | None = None) -> subprocess.Popen:
+    """``python -m web`` behind a proxy at 127.0.0.1 (the visitors name themselves by X-Forwarded-For),
+    with at most SERVER_FILES open files; its log appended to ``log``."""
     args = [sys.executable, "-m", "web", "--port", str(port), "--db", db, "--forwarded-allow-ips", "127.0.0.1"]
     args += [] if workers is None else ["--workers", str(workers)]
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    err = subprocess.DEVNULL if log is None else open(log, "ab")  # noqa: SIM115 (closed below: the child has its own)
+    try:
+        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_default_file_limit)
+    finally:
+        if log is not None:
+            err.close()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -223,19 +246,28 @@ def percentiles(times: list[float]) -> dict:
     return {"n": len(times), "p50_ms": round(float(p50), 1), "p99_ms": round(float(p99), 1)}
 
 
-def run(visitors: int, seconds: float, best_share: float, pace: tuple[float, float], workers: int | None) -> dict:
+def run(
+    visitors: int, seconds: float, best_share: float, pace: tuple[float, float], workers: int | None, hostile: bool
+) -> dict:
     with tempfile.TemporaryDirectory(prefix="web_load_") as folder:
-        return _run(visitors, seconds, best_share, pace, workers, str(Path(folder) / "web.sqlite3"))
+        db, log = str(Path(folder) / "web.sqlite3"), str(Path(folder) / "web.log")
+        return _run(visitors, seconds, best_share, pace, workers, db, log if hostile else None)
 
 
 def _run(
-    visitors: int, seconds: float, best_share: float, pace: tuple[float, float], workers: int | None, db: str
+    visitors: int,
+    seconds: float,
+    best_share: float,
+    pace: tuple[float, float],
+    workers: int | None,
+    db: str,
+    log: str | None,
 ) -> dict:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     load_before = os.getloadavg()[0]
-    server = start_server(port, db, workers)
+    server = start_server(port, db, workers, log)
     stop, sampling, peak = threading.Event(), threading.Event(), [0]
     sampler = threading.Thread(target=sample_memory, args=(server.pid, sampling, peak), daemon=True)
     sampler.start()
@@ -245,10 +277,16 @@ def _run(
     begin = time.monotonic()
     for visitor in crowd:
         visitor.start()
-    time.sleep(seconds)
+    hostiles = web_hostile.start(port, stop) if log is not None else {}
+    time.sleep(seconds / 2)
+    half = web_hostile.held_bytes(db, hostiles) if hostiles else {}
+    time.sleep(seconds / 2)
+    end = web_hostile.held_bytes(db, hostiles) if hostiles else {}
     stop.set()
-    for visitor in crowd:
-        visitor.join(timeout=30)
+    for client in [*crowd, *hostiles.values()]:
+        client.join(timeout=30)
+    if hostiles:
+        hostiles["half_open"].close()
     played = time.monotonic() - begin
     load_during = os.getloadavg()[0]
     ids = [game_id for visitor in crowd for game_id in visitor.games]
@@ -263,7 +301,11 @@ def _run(
     server.terminate()
     server.wait(timeout=30)
     lost, changed = compare(before, after)
-    statuses = sum((visitor.statuses for visitor in crowd), Counter())
+    statuses = sum((client.statuses for client in [*crowd, *hostiles.values()]), Counter())
+    attacks = {}
+    if hostiles:
+        attacks["hostile"] = web_hostile.summary(hostiles, half, end, seconds)
+        attacks["log_lines_per_minute"] = web_hostile.log_lines_per_minute(log)
     return {
         "visitors": visitors,
         "best_visitors": best,
@@ -286,6 +328,8 @@ def _run(
         "lost": lost,
         "changed": changed,
         "restart_and_read_s": round(restart, 1),
+        "visitor_creates_refused": sum(v.refused_creates for v in crowd),
+        **attacks,
     }
 
 
@@ -309,6 +353,9 @@ def report(record: dict, argv: list[str], out: Path) -> None:
         ("games lost / changed by the kill", f"**{record['lost']} / {record['changed']}**", "0 / 0"),
         ("restart and read every game", f"{record['restart_and_read_s']} s", ""),
     ]
+    if "hostile" in record:
+        refused = ("ordinary visitors' creates refused", f"**{record['visitor_creates_refused']}**", "0")
+        rows += [refused, *web_hostile.rows(record["hostile"], record["log_lines_per_minute"])]
     table = ["| measure | this run | target |", "|---|---|---|", *(f"| {a} | {b} | {c} |" for a, b, c in rows)]
     about = (
         f"{record['cpus']} CPUs, {record['workers']} search workers (and one for quick opponents). "
@@ -329,11 +376,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pace", type=float, nargs=2, default=[0.5, 2.0], metavar=("MIN", "MAX"),
                         help="seconds between a visitor's moves, drawn uniformly (default 0.5 2.0)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=None, help="python -m web --workers (default: its own)")
+    parser.add_argument("--no-hostile", action="store_true", help="without the hostile clients of issue 48")
     parser.add_argument("--out", type=Path, help="the report (default runs/bench/web_load-TIME.md)")
     args = parser.parse_args(argv)
     if args.visitors < 1 or args.seconds <= 0 or not 0 <= args.best_share <= 1 or not 0 <= args.pace[0] <= args.pace[1]:
         parser.error("--visitors >= 1, --seconds > 0, --best-share in [0, 1] and 0 <= --pace MIN <= MAX")
-    record = run(args.visitors, args.seconds, args.best_share, tuple(args.pace), args.workers)
+    record = run(args.visitors, args.seconds, args.best_share, tuple(args.pace), args.workers, not args.no_hostile)
     args.out = args.out or default_out("web_load")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
