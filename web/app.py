@@ -21,9 +21,9 @@ before a response reports it, so a restarted server goes on with every game.
 A view holds only what the human player may see (``web.views``). Errors are JSON
 ``{"error": message}``: 400 for a body that is not JSON, a move not legal now or a Host
 not served, 403 for another site's page, 404 for an unknown or expired game, 408 for a body
-too slow, 413 for a body too large, 415 for a body that is not ``application/json``, 422
-for JSON of the wrong shape, 429 (with ``Retry-After``) when a limit of ``web.limits`` is
-reached. A refused request changes nothing.
+too slow, 413 for a body, a configuration or a replay over its size limit, 415 for a body
+that is not ``application/json``, 422 for JSON of the wrong shape, 429 (with ``Retry-After``)
+when a limit of ``web.limits`` is reached. A refused request changes nothing.
 """
 
 from __future__ import annotations

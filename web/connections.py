@@ -23,6 +23,7 @@ import asyncio
 import logging
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -33,34 +34,52 @@ from web.limits import Limits, client_key
 LOG = logging.getLogger("web.connections")
 
 
+#: Seconds between two log lines about connections closed at once (each line gives their number).
+REFUSALS_LOGGED_EVERY = 10.0
+
+
 class Bounded(H11Protocol):
-    """h11 with a header deadline and a connection cap (set by :func:`protocol`)."""
+    """h11 with a header deadline and a connection cap. :func:`protocol` makes a subclass per server
+    with its settings and its own counts (open connections per address, connections refused)."""
 
     header_timeout = 10.0
     max_connections = 500
     per_address = 50
     trusted: frozenset[str] = frozenset()
+    open_by_address: Counter[str] = Counter()
+    refusals = {"count": 0, "logged": -float("inf")}
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        """A connection past a cap is closed before anything is set up for it (an attack opens
+        them by the thousand: each must cost little, and be counted in O(1))."""
         self._deadline: asyncio.TimerHandle | None = None
-        self._address = client_key(self.client[0] if self.client else None)
-        refusal = self._refusal()
+        self._address: str | None = None
+        peer = transport.get_extra_info("peername")
+        address = client_key(peer[0] if isinstance(peer, tuple) else None)
+        refusal = self._refusal(address)
         if refusal is not None:
-            LOG.warning("a connection from %s closed at once: %s", self._address, refusal)
+            self._log_refusal(refusal)
             transport.abort()
             return
+        self._address = address
+        self.open_by_address[address] += 1
+        super().connection_made(transport)
         self._arm()
 
-    def _refusal(self) -> str | None:
-        if len(self.connections) > self.max_connections:
-            return f"{self.max_connections} connections are open (--max-connections)"
-        if self._address in self.trusted:
-            return None
-        mine = sum(1 for other in self.connections if getattr(other, "_address", None) == self._address)
-        if mine > self.per_address:
-            return f"{self.per_address} connections from one address are open (--client-share of --max-connections)"
+    def _refusal(self, address: str) -> str | None:
+        if len(self.connections) >= self.max_connections:
+            return f"{self.max_connections} connections were open (--max-connections)"
+        if address not in self.trusted and self.open_by_address[address] >= self.per_address:
+            return f"{self.per_address} connections from one address were open (--client-share of --max-connections)"
         return None
+
+    def _log_refusal(self, reason: str) -> None:
+        """One log line every REFUSALS_LOGGED_EVERY seconds at most, with the number refused since."""
+        self.refusals["count"] += 1
+        now = self.loop.time()
+        if now - self.refusals["logged"] >= REFUSALS_LOGGED_EVERY:
+            LOG.warning("%d connections closed at once, the last because %s", self.refusals["count"], reason)
+            self.refusals.update(count=0, logged=now)
 
     def _arm(self) -> None:
         """From now, the next request's headers have ``header_timeout`` seconds to arrive."""
@@ -89,7 +108,12 @@ class Bounded(H11Protocol):
             self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._address is None:
+            return  # closed at once: nothing was set up
         self._disarm()
+        self.open_by_address[self._address] -= 1
+        if self.open_by_address[self._address] <= 0:
+            del self.open_by_address[self._address]
         super().connection_lost(exc)
 
 
@@ -101,6 +125,8 @@ def protocol(limits: Limits, trusted: Iterable[str] = ()) -> type[Bounded]:
         "max_connections": limits.max_connections,
         "per_address": limits.share(limits.max_connections),
         "trusted": frozenset(client_key(address) for address in trusted),
+        "open_by_address": Counter(),
+        "refusals": {"count": 0, "logged": -float("inf")},
     }
     return type("BoundedH11", (Bounded,), settings)
 

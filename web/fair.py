@@ -32,10 +32,6 @@ class FairQueue:
         self._served: dict[str, int] = {}  # when each client with jobs last got a slot (a count of grants)
         self._grants = 0
 
-    def waiting(self, client: str) -> int:
-        """Jobs of ``client`` waiting for a slot."""
-        return len(self._waiting.get(client, ()))
-
     async def run(self, client: str, job: Callable[[], Awaitable[T]]) -> T:
         """``job()`` once a slot is ``client``'s turn; the slot is held until it returns or raises."""
         ticket = asyncio.get_running_loop().create_future()
