@@ -72,26 +72,20 @@ class Games:
         self.check_thinking(client)
         usage = self.database.usage(client)
         live, live_flag = self._cap(limits.live_per_client, "--live-per-client")
-        if usage.unfinished >= live:
-            raise LimitReached(
-                f"at most {live} unfinished games per address ({live_flag}): "
-                f"finish one, or wait until an abandoned one is deleted (--idle-ttl)",
-                RETRY_LATER,
-            )
         kept, kept_flag = self._cap(limits.games_per_client, "--games-per-client")
-        if usage.games >= kept:
-            raise LimitReached(
-                f"at most {kept} games kept per address, finished or not ({kept_flag}): a finished game "
-                f"is deleted {limits.finished_ttl:g} s after its end (--finished-ttl)",
-                RETRY_LATER,
-            )
-        if usage.bytes >= limits.bytes_per_client:
-            raise LimitReached(
-                f"the games of one address may take at most {limits.bytes_per_client} bytes (--bytes-per-client)",
-                RETRY_LATER,
-            )
-        if self.database.count() >= limits.max_games:
-            raise LimitReached(f"the server holds its most games, {limits.max_games} (--max-games)", RETRY_LATER)
+        bounds = [  # (what is used, its limit, the refusal)
+            (usage.unfinished, live, f"at most {live} unfinished games per address ({live_flag}): finish one, "
+             "or wait until an abandoned one is deleted (--idle-ttl)"),
+            (usage.games, kept, f"at most {kept} games kept per address, finished or not ({kept_flag}): a finished "
+             f"game is deleted {limits.finished_ttl:g} s after its end (--finished-ttl)"),
+            (usage.bytes, limits.bytes_per_client,
+             f"the games of one address may take at most {limits.bytes_per_client} bytes (--bytes-per-client)"),
+            (self.database.count(), limits.max_games,
+             f"the server holds its most games, {limits.max_games} (--max-games)"),
+        ]  # fmt: skip
+        for used, most, refusal in bounds:
+            if used >= most:
+                raise LimitReached(refusal, RETRY_LATER)
 
     def check_thinking(self, client: str) -> None:
         """LimitReached while ``client``'s opponents have ``think_per_client`` CPU seconds waiting or running."""
