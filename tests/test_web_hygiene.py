@@ -22,7 +22,7 @@ import time
 import pytest
 
 import envs
-from tests.web_helpers import Client, serve, serve_cli
+from tests.web_helpers import Client, free_port, serve, start_cli
 from web import create_app
 from web.connections import LogBudget, server_options
 from web.limits import Limits
@@ -242,11 +242,23 @@ def test_a_connection_that_sends_no_whole_request_is_closed_by_the_header_timeou
         assert 0.3 < closed_after(sock, dribble) < 3
 
 
-def test_python_m_web_times_out_headers():
-    """The command's own server has the bounded protocol (web.connections)."""
-    with serve_cli("--header-timeout", "0.5", "--workers", "0") as base:
-        with socket.create_connection(("127.0.0.1", int(base.rsplit(":", 1)[1]))) as sock:
+def test_python_m_web_times_out_headers_and_keeps_to_its_log_budget(tmp_path):
+    """The command's own server has the bounded protocol and the log budget (web.connections):
+    ten requests that are not HTTP, each a warning, write three lines under --log-lines-per-minute 3."""
+    port = free_port()
+    args = ["--db", str(tmp_path / "web.sqlite3"), "--header-timeout", "0.5", "--log-lines-per-minute", "3"]
+    process = start_cli(port, [*args, "--workers", "0"])
+    try:
+        with socket.create_connection(("127.0.0.1", port)) as sock:
             assert 0.3 < closed_after(sock) < 3
+        for _ in range(10):
+            with socket.create_connection(("127.0.0.1", port)) as sock:
+                sock.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+                assert sock.recv(100).startswith(b"HTTP/1.1 400")
+    finally:
+        process.terminate()
+        output = process.communicate(timeout=10)[0].decode()
+    assert output.count("Invalid HTTP request") == 3, output
 
 
 def test_one_address_holds_at_most_its_share_of_the_connections_and_others_are_served(bounded):

@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         models = dict(parse_model(text) for text in args.model)
         hosts = None if args.allowed_hosts is None else [h.strip() for h in args.allowed_hosts.split(",") if h.strip()]
         from web.app import create_app
-        from web.connections import server_options
+        from web.connections import log_config, server_options
         from web.guard import default_hosts
 
         db = args.db if args.db is not None else default_db()
@@ -118,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         log_level="warning",
         proxy_headers=forwarded is not None,
         forwarded_allow_ips=forwarded,
+        log_config=log_config(limits.log_lines_per_minute),
         **server_options(limits, forwarded),
     )
     return 0

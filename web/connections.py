@@ -132,13 +132,10 @@ def protocol(limits: Limits, trusted: Iterable[str] = ()) -> type[Bounded]:
 
 
 def server_options(limits: Limits, forwarded_allow_ips: str | None) -> dict[str, Any]:
-    """uvicorn's options for ``limits``: the bounded protocol, the keep-alive timeout, the log."""
+    """uvicorn's options for ``limits``: the bounded protocol and the keep-alive timeout (``python -m
+    web`` adds :func:`log_config`; a test server leaves the test process's logging alone)."""
     trusted = [] if forwarded_allow_ips is None else [a.strip() for a in forwarded_allow_ips.split(",")]
-    return {
-        "http": protocol(limits, trusted),
-        "timeout_keep_alive": limits.keep_alive,
-        "log_config": log_config(limits.log_lines_per_minute),
-    }
+    return {"http": protocol(limits, trusted), "timeout_keep_alive": limits.keep_alive}
 
 
 class LogBudget(logging.Filter):
