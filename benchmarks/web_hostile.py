@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import multiprocessing
 import random
 import socket
 import threading
@@ -164,45 +165,60 @@ class PoolHog(Hostile):
         self.stop.wait(0.2)
 
 
-class HalfOpen(Hostile):
-    """Attack 5: connections that never finish their headers, reopened as the server closes them."""
-
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.open: list[socket.socket] = []
-        self.opened = self.refused = 0
-
-    def attack(self) -> None:
-        while len(self.open) < HALF_OPEN and not self.stop.is_set():
+def hold_half_open(port: int, stop, opened, refused) -> None:
+    """Up to HALF_OPEN connections that never finish their headers, reopened as the server closes
+    them, until ``stop`` (a process of its own: its loop would otherwise take the GIL from the
+    visitors' threads, and their latencies would measure the benchmark, not the server)."""
+    held: list[socket.socket] = []
+    while not stop.is_set():
+        while len(held) < HALF_OPEN and not stop.is_set():
             try:
-                sock = socket.create_connection(
-                    ("127.0.0.1", self.port), timeout=1, source_address=(HALF_OPEN_SOURCE, 0)
-                )
+                sock = socket.create_connection(("127.0.0.1", port), timeout=1, source_address=(HALF_OPEN_SOURCE, 0))
                 sock.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl")
-                sock.setblocking(False)
-                self.open.append(sock)
-                self.opened += 1
             except OSError:
-                self.refused += 1
+                refused.value += 1
                 break
-        alive = []
-        for sock in self.open:
-            try:
-                closed = sock.recv(1) == b""
-            except BlockingIOError:
-                closed = False
-            except OSError:
-                closed = True
-            if closed:
-                sock.close()
-            else:
-                alive.append(sock)
-        self.open = alive
-        self.stop.wait(0.5)
+            sock.setblocking(False)
+            held.append(sock)
+            opened.value += 1
+        held = [sock for sock in held if not _closed(sock)]
+        stop.wait(0.5)
+    for sock in held:
+        sock.close()
 
-    def close(self) -> None:
-        for sock in self.open:
-            sock.close()
+
+def _closed(sock: socket.socket) -> bool:
+    """Whether the server closed ``sock`` (which is then closed here too)."""
+    try:
+        closed = sock.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        closed = True
+    if closed:
+        sock.close()
+    return closed
+
+
+class HalfOpen(Hostile):
+    """Attack 5: :func:`hold_half_open` in a process of its own, while this thread waits."""
+
+    def run(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        stop, self._opened, self._refused = context.Event(), context.Value("l", 0), context.Value("l", 0)
+        process = context.Process(target=hold_half_open, args=(self.port, stop, self._opened, self._refused))
+        process.start()
+        self.stop.wait()
+        stop.set()
+        process.join(timeout=30)
+
+    @property
+    def opened(self) -> int:
+        return self._opened.value
+
+    @property
+    def refused(self) -> int:
+        return self._refused.value
 
 
 class Probe(Hostile):
@@ -214,10 +230,11 @@ class Probe(Hostile):
         self.turns: list[float] = []
 
     def follow(self, game_id: str, view: dict, begin: float) -> dict:
+        thought = view.get("thinking")
         while view.get("thinking") and not self.stop.is_set():
             time.sleep(0.02)
             view = self.json("GET", f"/api/games/{game_id}?since={len(view['log'])}")[1]
-        if not view.get("thinking"):
+        if thought and not view.get("thinking"):
             self.turns.append(time.perf_counter() - begin)
         return view
 

@@ -285,8 +285,6 @@ def _run(
     stop.set()
     for client in [*crowd, *hostiles.values()]:
         client.join(timeout=30)
-    if hostiles:
-        hostiles["half_open"].close()
     played = time.monotonic() - begin
     load_during = os.getloadavg()[0]
     ids = [game_id for visitor in crowd for game_id in visitor.games]
