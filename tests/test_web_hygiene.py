@@ -192,12 +192,12 @@ def test_a_replay_answers_the_same_whether_or_not_its_seed_is_being_played(clien
 
 
 # --- connections (issue 48, attack 5) ------------------------------------------------------------------
-TIMED = Limits(workers=0, header_timeout=0.5, max_connections=4, client_share=0.5)
+TIMED = Limits(workers=0, header_timeout=1.0, max_connections=4, client_share=0.5)
 
 
 @pytest.fixture(scope="module")
 def bounded():
-    """A server with the bounded protocol: headers within 0.5 s, at most 4 connections, 2 per address."""
+    """A server with the bounded protocol: headers within 1 s, at most 4 connections, 2 per address."""
     with serve(create_app(limits=TIMED), **server_options(TIMED, None)) as base:
         yield int(base.rsplit(":", 1)[1])
 
@@ -236,21 +236,21 @@ SLOW_HEADERS = b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a
     ids=["silent", "slow-headers", "answered-before-its-body-415", "answered-before-its-body-404"],
 )  # fmt: skip
 def test_a_connection_that_sends_no_whole_request_is_closed_by_the_header_timeout(bounded, opening, dribble):
-    """Issue 48: such connections stayed open at least 40 s; now at --header-timeout (0.5 s here)."""
+    """Issue 48: such connections stayed open at least 40 s; now at --header-timeout (1 s here)."""
     with socket.create_connection(("127.0.0.1", bounded)) as sock:
         sock.sendall(opening)
-        assert 0.3 < closed_after(sock, dribble) < 3
+        assert 0.8 < closed_after(sock, dribble) < 4
 
 
 def test_python_m_web_times_out_headers_and_keeps_to_its_log_budget(tmp_path):
     """The command's own server has the bounded protocol and the log budget (web.connections):
     ten requests that are not HTTP, each a warning, write three lines under --log-lines-per-minute 3."""
     port = free_port()
-    args = ["--db", str(tmp_path / "web.sqlite3"), "--header-timeout", "0.5", "--log-lines-per-minute", "3"]
+    args = ["--db", str(tmp_path / "web.sqlite3"), "--header-timeout", "1", "--log-lines-per-minute", "3"]
     process = start_cli(port, [*args, "--workers", "0"])
     try:
         with socket.create_connection(("127.0.0.1", port)) as sock:
-            assert 0.3 < closed_after(sock) < 3
+            assert 0.8 < closed_after(sock) < 4
         for _ in range(10):
             with socket.create_connection(("127.0.0.1", port)) as sock:
                 sock.sendall(b"NOT HTTP AT ALL\r\n\r\n")
@@ -268,7 +268,7 @@ def test_one_address_holds_at_most_its_share_of_the_connections_and_others_are_s
     try:
         time.sleep(0.05)
         with socket.create_connection(("127.0.0.1", bounded)) as third:
-            assert closed_after(third) < 0.3
+            assert closed_after(third) < 0.8  # at once, not by the header timeout
         with socket.create_connection(("127.0.0.1", bounded), source_address=("127.0.0.2", 0)) as other:
             other.sendall(b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             assert other.recv(100).startswith(b"HTTP/1.1 200")
