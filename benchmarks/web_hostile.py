@@ -264,6 +264,16 @@ def start(port: int, stop: threading.Event) -> dict[str, Hostile]:
     return clients
 
 
+def beside(port: int, db: str, stop: threading.Event, seconds: float) -> tuple[dict, dict, dict]:
+    """Every hostile client run for ``seconds`` (then ``stop`` is the caller's to set); with the
+    bytes each address holds half-way and at the end."""
+    clients = start(port, stop)
+    time.sleep(seconds / 2)
+    half = held_bytes(db, clients)
+    time.sleep(seconds / 2)
+    return clients, half, held_bytes(db, clients)
+
+
 def held_bytes(db: str, clients: dict[str, Hostile]) -> dict[str, int]:
     """What each hostile address holds in the database now (``Database.usage``, counted from above)."""
     from web.database import Database
@@ -288,8 +298,9 @@ def log_lines_per_minute(path: str) -> int:
     return max(minutes.values(), default=0)
 
 
-def summary(clients: dict[str, Hostile], half: dict[str, int], end: dict[str, int], seconds: float) -> dict:
-    """Each hostile client's statuses and bytes held, the probe's turn times, the half-open count."""
+def summary(clients: dict[str, Hostile], half: dict[str, int], end: dict[str, int], seconds: float, log: str) -> dict:
+    """For the run's record: each hostile client's statuses and bytes held, the probe's turn times,
+    the half-open count, and the most lines the server's log (at ``log``) took in a minute."""
     out = {}
     for name, client in clients.items():
         growth = (end.get(name, 0) - half.get(name, 0)) / (seconds / 2) * 3600
@@ -304,7 +315,7 @@ def summary(clients: dict[str, Hostile], half: dict[str, int], end: dict[str, in
     out["probe"]["turn_p50_s"] = None if not turns else round(float(np.percentile(turns, 50)), 2)
     out["probe"]["turn_max_s"] = None if not turns else round(max(turns), 2)
     out["half_open"].update(opened=clients["half_open"].opened, refused=clients["half_open"].refused)
-    return out
+    return {"hostile": out, "log_lines_per_minute": log_lines_per_minute(log)}
 
 
 def rows(hostile: dict, log_lines: int) -> list[tuple[str, str, str]]:

@@ -277,33 +277,18 @@ def _run(
     begin = time.monotonic()
     for visitor in crowd:
         visitor.start()
-    hostiles = web_hostile.start(port, stop) if log is not None else {}
-    time.sleep(seconds / 2)
-    half = web_hostile.held_bytes(db, hostiles) if hostiles else {}
-    time.sleep(seconds / 2)
-    end = web_hostile.held_bytes(db, hostiles) if hostiles else {}
+    hostiles, half, end = web_hostile.beside(port, db, stop, seconds) if log else ({}, {}, {})
     stop.set()
     for client in [*crowd, *hostiles.values()]:
         client.join(timeout=30)
     played = time.monotonic() - begin
     load_during = os.getloadavg()[0]
     ids = [game_id for visitor in crowd for game_id in visitor.games]
-    before = read_games(port, ids)
     sampling.set()
-    server.send_signal(signal.SIGKILL)
-    server.wait()
-    restart = time.monotonic()
-    server = start_server(port, db, workers)
-    after = read_games(port, ids)
-    restart = time.monotonic() - restart
-    server.terminate()
-    server.wait(timeout=30)
+    before, after, restart = kill_and_restart(server, port, db, workers, ids)
     lost, changed = compare(before, after)
     statuses = sum((client.statuses for client in [*crowd, *hostiles.values()]), Counter())
-    attacks = {}
-    if hostiles:
-        attacks["hostile"] = web_hostile.summary(hostiles, half, end, seconds)
-        attacks["log_lines_per_minute"] = web_hostile.log_lines_per_minute(log)
+    attacks = web_hostile.summary(hostiles, half, end, seconds, log) if log else {}
     return {
         "visitors": visitors,
         "best_visitors": best,
@@ -329,6 +314,23 @@ def _run(
         "visitor_creates_refused": sum(v.refused_creates for v in crowd),
         **attacks,
     }
+
+
+def kill_and_restart(
+    server: subprocess.Popen, port: int, db: str, workers: int | None, ids: list[str]
+) -> tuple[dict, dict, float]:
+    """Every game read, the server killed with SIGKILL and started again on the same database,
+    every game read again; the seconds from the restart to the last read."""
+    before = read_games(port, ids)
+    server.send_signal(signal.SIGKILL)
+    server.wait()
+    begin = time.monotonic()
+    server = start_server(port, db, workers)
+    after = read_games(port, ids)
+    restart = time.monotonic() - begin
+    server.terminate()
+    server.wait(timeout=30)
+    return before, after, restart
 
 
 def report(record: dict, argv: list[str], out: Path) -> None:

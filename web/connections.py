@@ -11,7 +11,7 @@ uvicorn's h11 protocol with
   ``header_timeout`` seconds of its start or of its last answer, else it is closed;
 - a **connection cap**: past ``max_connections`` open at once, or past ``client_share`` of them
   from one address (an IPv6 one as its /64; a trusted proxy is exempt), a new connection is
-  closed at once, so the server's open files stay under the cap.
+  closed at once, so the server's open files stay under the cap plus :data:`ACCEPT_BURST`.
 
 :class:`LogBudget` lets at most ``log_lines_per_minute`` log lines through in each minute
 (a traceback counts its lines) and then says how many it dropped.
@@ -36,6 +36,11 @@ LOG = logging.getLogger("web.connections")
 
 #: Seconds between two log lines about connections closed at once (each line gives their number).
 REFUSALS_LOGGED_EVERY = 10.0
+#: Connections accepted in one go (uvicorn's ``backlog``, also the kernel's queue of connections
+#: not yet accepted). asyncio accepts up to this many before it closes any refused one, so open
+#: files reach ``--max-connections`` plus this at most: with uvicorn's 2,048, a flood of connections
+#: exhausted 1,024 open files although each past the cap was closed at once.
+ACCEPT_BURST = 128
 
 
 class Bounded(H11Protocol):
@@ -135,7 +140,7 @@ def server_options(limits: Limits, forwarded_allow_ips: str | None) -> dict[str,
     """uvicorn's options for ``limits``: the bounded protocol and the keep-alive timeout (``python -m
     web`` adds :func:`log_config`; a test server leaves the test process's logging alone)."""
     trusted = [] if forwarded_allow_ips is None else [a.strip() for a in forwarded_allow_ips.split(",")]
-    return {"http": protocol(limits, trusted), "timeout_keep_alive": limits.keep_alive}
+    return {"http": protocol(limits, trusted), "timeout_keep_alive": limits.keep_alive, "backlog": ACCEPT_BURST}
 
 
 class LogBudget(logging.Filter):
