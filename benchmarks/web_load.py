@@ -14,8 +14,8 @@ resident memory (its process and its workers together, sampled every 0.2 s) and 
 response of 500 or more.
 
 Beside them (unless ``--no-hostile``) run one hostile client per attack of issue 48 and a probe
-that times another visitor's 0.5 s opponent (``benchmarks.web_hostile``); the server runs with
-1,024 open files at most, as a default service does, and its log is counted by the minute.
+timing another visitor's 0.5 s opponent (``benchmarks.web_hostile``), with the server at 1,024
+open files, as a default service, and its log counted by the minute.
 
 Then the visitors stop where they are (mid-game), every game's view is read, the server
 is killed with SIGKILL (some opponents still thinking) and started again on the same
@@ -99,6 +99,7 @@ class Visitor(threading.Thread):
         self.acks: list[float] = []
         self.creates: list[float] = []
         self.refused_creates = 0
+        self.turns: list[float] = []  # against best: each wait for the opponents' moves
         self.statuses: Counter = Counter()
         self.games: list[str] = []
         self.failures: list[str] = []
@@ -111,11 +112,14 @@ class Visitor(threading.Thread):
         return status, data
 
     def follow(self, game_id: str, view: dict) -> dict:
-        wait = 0.05
+        """``view`` followed while the opponents think; against ``best``, the turn's wall time is kept."""
+        wait, begin, thought = 0.05, time.perf_counter(), view.get("thinking")
         while view.get("thinking") and not self.stop.is_set():
             time.sleep(wait)
             wait = min(2 * wait, 0.8)
             status, view = self.call("GET", f"/api/games/{game_id}?since={len(view['log'])}", times=self.gets)
+        if self.best and thought and not view.get("thinking"):
+            self.turns.append(time.perf_counter() - begin)
         return view
 
     def play_one(self) -> None:
@@ -159,21 +163,17 @@ class Visitor(threading.Thread):
 SERVER_FILES = 1024
 
 
-def _default_file_limit() -> None:
-    resource.setrlimit(resource.RLIMIT_NOFILE, (SERVER_FILES, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-
-
 def start_server(port: int, db: str, workers: int | None, log: str | None = None) -> subprocess.Popen:
-    """``python -m web`` behind a proxy at 127.0.0.1 (the visitors name themselves by X-Forwarded-For),
-    with at most SERVER_FILES open files; its log appended to ``log``."""
+    """``python -m web`` behind a proxy at 127.0.0.1, at most SERVER_FILES open files, its log to ``log``."""
     args = [sys.executable, "-m", "web", "--port", str(port), "--db", db, "--forwarded-allow-ips", "127.0.0.1"]
     args += [] if workers is None else ["--workers", str(workers)]
     err = subprocess.DEVNULL if log is None else open(log, "ab")  # noqa: SIM115 (closed below: the child has its own)
     try:
-        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_default_file_limit)
+        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err)
     finally:
         if log is not None:
             err.close()
+    resource.prlimit(process.pid, resource.RLIMIT_NOFILE, (SERVER_FILES, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -239,11 +239,13 @@ def compare(before: dict[str, tuple[int, dict]], after: dict[str, tuple[int, dic
     return lost, changed
 
 
-def percentiles(times: list[float]) -> dict:
+def percentiles(times: list[float], unit: str = "ms") -> dict:
+    """The median and 99th percentile of ``times`` (seconds), in ``unit`` ("ms" or "s")."""
     if not times:
         return {"n": 0}
-    p50, p99 = np.percentile(np.array(times) * 1000, [50, 99])
-    return {"n": len(times), "p50_ms": round(float(p50), 1), "p99_ms": round(float(p99), 1)}
+    scale, digits = (1000, 1) if unit == "ms" else (1, 2)
+    p50, p99 = (round(float(p), digits) for p in np.percentile(np.array(times) * scale, [50, 99]))
+    return {"n": len(times), f"p50_{unit}": p50, f"p99_{unit}": p99}
 
 
 def run(
@@ -312,6 +314,7 @@ def _run(
         "changed": changed,
         "restart_and_read_s": round(restart, 1),
         "visitor_creates_refused": sum(v.refused_creates for v in crowd),
+        "best_turn_wall": percentiles([t for v in crowd for t in v.turns], unit="s"),
         **attacks,
     }
 
@@ -319,8 +322,7 @@ def _run(
 def kill_and_restart(
     server: subprocess.Popen, port: int, db: str, workers: int | None, ids: list[str]
 ) -> tuple[dict, dict, float]:
-    """Every game read, the server killed with SIGKILL and started again on the same database,
-    every game read again; the seconds from the restart to the last read."""
+    """Every game read, the server killed (SIGKILL) and restarted, every game read again (and how long that took)."""
     before = read_games(port, ids)
     server.send_signal(signal.SIGKILL)
     server.wait()
@@ -356,6 +358,10 @@ def report(record: dict, argv: list[str], out: Path) -> None:
     if "hostile" in record:
         refused = ("ordinary visitors' creates refused", f"**{record['visitor_creates_refused']}**", "0")
         rows += [refused, *web_hostile.rows(record["hostile"], record["log_lines_per_minute"])]
+    if record.get("best_turn_wall", {}).get("n"):
+        turn = record["best_turn_wall"]
+        wall = f"{turn['p50_s']} / {turn['p99_s']} s ({turn['n']:,} turns)"
+        rows.append(("visitors against best: their 1 s turn, wall time p50 / p99", wall, ""))
     table = ["| measure | this run | target |", "|---|---|---|", *(f"| {a} | {b} | {c} |" for a, b, c in rows)]
     about = (
         f"{record['cpus']} CPUs, {record['workers']} search workers (and one for quick opponents). "
