@@ -13,13 +13,17 @@ heuristic opponents. Measured: the latency of every GET and of every move's ackn
 resident memory (its process and its workers together, sampled every 0.2 s) and every
 response of 500 or more.
 
+Beside them (unless ``--no-hostile``) run one hostile client per attack of issue 48 and a probe
+timing another visitor's 0.5 s opponent (``benchmarks.web_hostile``), with the server at 1,024
+open files, as a default service, and its log counted by the minute.
+
 Then the visitors stop where they are (mid-game), every game's view is read, the server
 is killed with SIGKILL (some opponents still thinking) and started again on the same
 database, and every game is read again: a game is *lost* if it is gone, *changed* if its
 configuration, seat, players or seed differ or its moves are not the moves read before the
 kill followed by at most the opponents' moves the server was playing then.
 
-    python -m benchmarks.web_load [--visitors 200] [--seconds 120] [--best-share 0.25] [--workers N]
+    python -m benchmarks.web_load [--visitors 200] [--seconds 120] [--best-share 0.25] [--workers N] [--no-hostile]
 
 Writes the report to ``--out`` (by default a new file under ``runs/bench/``; the committed
 ``benchmarks/results/web_load.md`` only when ``--out`` names it) and the run's measurements
@@ -33,6 +37,7 @@ import http.client
 import json
 import os
 import random
+import resource
 import signal
 import socket
 import subprocess
@@ -45,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import web_hostile
 from benchmarks.search_speed import default_out, write_results
 
 GAMES = {"wapi": 4, "wakanda": 2, "samurai": 2}  # players in the default configuration
@@ -92,6 +98,8 @@ class Visitor(threading.Thread):
         self.gets: list[float] = []
         self.acks: list[float] = []
         self.creates: list[float] = []
+        self.refused_creates = 0
+        self.turns: list[float] = []  # against best: each wait for the opponents' moves
         self.statuses: Counter = Counter()
         self.games: list[str] = []
         self.failures: list[str] = []
@@ -104,11 +112,14 @@ class Visitor(threading.Thread):
         return status, data
 
     def follow(self, game_id: str, view: dict) -> dict:
-        wait = 0.05
+        """``view`` followed while the opponents think; against ``best``, the turn's wall time is kept."""
+        wait, begin, thought = 0.05, time.perf_counter(), view.get("thinking")
         while view.get("thinking") and not self.stop.is_set():
             time.sleep(wait)
             wait = min(2 * wait, 0.8)
             status, view = self.call("GET", f"/api/games/{game_id}?since={len(view['log'])}", times=self.gets)
+        if self.best and thought and not view.get("thinking"):
+            self.turns.append(time.perf_counter() - begin)
         return view
 
     def play_one(self) -> None:
@@ -120,6 +131,7 @@ class Visitor(threading.Thread):
         body = {"game": game, "seat": self.rng.randrange(GAMES[game]), "opponents": opponents}
         status, data = self.call("POST", "/api/games", body, times=self.creates)
         if status != 201:
+            self.refused_creates += 1
             time.sleep(1.0)  # a limit (429): as a person would, wait
             return
         game_id = data["id"]
@@ -147,10 +159,21 @@ class Visitor(threading.Thread):
                 self.connection.http.close()
 
 
-def start_server(port: int, db: str, workers: int | None) -> subprocess.Popen:
+#: Open files the server may hold, as a default service (systemd's soft limit).
+SERVER_FILES = 1024
+
+
+def start_server(port: int, db: str, workers: int | None, log: str | None = None) -> subprocess.Popen:
+    """``python -m web`` behind a proxy at 127.0.0.1, at most SERVER_FILES open files, its log to ``log``."""
     args = [sys.executable, "-m", "web", "--port", str(port), "--db", db, "--forwarded-allow-ips", "127.0.0.1"]
     args += [] if workers is None else ["--workers", str(workers)]
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    err = subprocess.DEVNULL if log is None else open(log, "ab")  # noqa: SIM115 (closed below: the child has its own)
+    try:
+        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err)
+    finally:
+        if log is not None:
+            err.close()
+    resource.prlimit(process.pid, resource.RLIMIT_NOFILE, (SERVER_FILES, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -216,26 +239,37 @@ def compare(before: dict[str, tuple[int, dict]], after: dict[str, tuple[int, dic
     return lost, changed
 
 
-def percentiles(times: list[float]) -> dict:
+def percentiles(times: list[float], unit: str = "ms") -> dict:
+    """The median and 99th percentile of ``times`` (seconds), in ``unit`` ("ms" or "s")."""
     if not times:
         return {"n": 0}
-    p50, p99 = np.percentile(np.array(times) * 1000, [50, 99])
-    return {"n": len(times), "p50_ms": round(float(p50), 1), "p99_ms": round(float(p99), 1)}
+    scale, digits = (1000, 1) if unit == "ms" else (1, 2)
+    p50, p99 = (round(float(p), digits) for p in np.percentile(np.array(times) * scale, [50, 99]))
+    return {"n": len(times), f"p50_{unit}": p50, f"p99_{unit}": p99}
 
 
-def run(visitors: int, seconds: float, best_share: float, pace: tuple[float, float], workers: int | None) -> dict:
+def run(
+    visitors: int, seconds: float, best_share: float, pace: tuple[float, float], workers: int | None, hostile: bool
+) -> dict:
     with tempfile.TemporaryDirectory(prefix="web_load_") as folder:
-        return _run(visitors, seconds, best_share, pace, workers, str(Path(folder) / "web.sqlite3"))
+        db, log = str(Path(folder) / "web.sqlite3"), str(Path(folder) / "web.log")
+        return _run(visitors, seconds, best_share, pace, workers, db, log if hostile else None)
 
 
 def _run(
-    visitors: int, seconds: float, best_share: float, pace: tuple[float, float], workers: int | None, db: str
+    visitors: int,
+    seconds: float,
+    best_share: float,
+    pace: tuple[float, float],
+    workers: int | None,
+    db: str,
+    log: str | None,
 ) -> dict:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     load_before = os.getloadavg()[0]
-    server = start_server(port, db, workers)
+    server = start_server(port, db, workers, log)
     stop, sampling, peak = threading.Event(), threading.Event(), [0]
     sampler = threading.Thread(target=sample_memory, args=(server.pid, sampling, peak), daemon=True)
     sampler.start()
@@ -245,25 +279,18 @@ def _run(
     begin = time.monotonic()
     for visitor in crowd:
         visitor.start()
-    time.sleep(seconds)
+    hostiles, half, end = web_hostile.beside(port, db, stop, seconds) if log else ({}, {}, {})
     stop.set()
-    for visitor in crowd:
-        visitor.join(timeout=30)
+    for client in [*crowd, *hostiles.values()]:
+        client.join(timeout=30)
     played = time.monotonic() - begin
     load_during = os.getloadavg()[0]
     ids = [game_id for visitor in crowd for game_id in visitor.games]
-    before = read_games(port, ids)
     sampling.set()
-    server.send_signal(signal.SIGKILL)
-    server.wait()
-    restart = time.monotonic()
-    server = start_server(port, db, workers)
-    after = read_games(port, ids)
-    restart = time.monotonic() - restart
-    server.terminate()
-    server.wait(timeout=30)
+    before, after, restart = kill_and_restart(server, port, db, workers, ids)
     lost, changed = compare(before, after)
-    statuses = sum((visitor.statuses for visitor in crowd), Counter())
+    statuses = sum((client.statuses for client in [*crowd, *hostiles.values()]), Counter())
+    attacks = web_hostile.summary(hostiles, half, end, seconds, log) if log else {}
     return {
         "visitors": visitors,
         "best_visitors": best,
@@ -286,7 +313,26 @@ def _run(
         "lost": lost,
         "changed": changed,
         "restart_and_read_s": round(restart, 1),
+        "visitor_creates_refused": sum(v.refused_creates for v in crowd),
+        "best_turn_wall": percentiles([t for v in crowd for t in v.turns], unit="s"),
+        **attacks,
     }
+
+
+def kill_and_restart(
+    server: subprocess.Popen, port: int, db: str, workers: int | None, ids: list[str]
+) -> tuple[dict, dict, float]:
+    """Every game read, the server killed (SIGKILL) and restarted, every game read again (and how long that took)."""
+    before = read_games(port, ids)
+    server.send_signal(signal.SIGKILL)
+    server.wait()
+    begin = time.monotonic()
+    server = start_server(port, db, workers)
+    after = read_games(port, ids)
+    restart = time.monotonic() - begin
+    server.terminate()
+    server.wait(timeout=30)
+    return before, after, restart
 
 
 def report(record: dict, argv: list[str], out: Path) -> None:
@@ -309,6 +355,13 @@ def report(record: dict, argv: list[str], out: Path) -> None:
         ("games lost / changed by the kill", f"**{record['lost']} / {record['changed']}**", "0 / 0"),
         ("restart and read every game", f"{record['restart_and_read_s']} s", ""),
     ]
+    if "hostile" in record:
+        refused = ("ordinary visitors' creates refused", f"**{record['visitor_creates_refused']}**", "0")
+        rows += [refused, *web_hostile.rows(record["hostile"], record["log_lines_per_minute"])]
+    if record.get("best_turn_wall", {}).get("n"):
+        turn = record["best_turn_wall"]
+        wall = f"{turn['p50_s']} / {turn['p99_s']} s ({turn['n']:,} turns)"
+        rows.append(("visitors against best: their 1 s turn, wall time p50 / p99", wall, ""))
     table = ["| measure | this run | target |", "|---|---|---|", *(f"| {a} | {b} | {c} |" for a, b, c in rows)]
     about = (
         f"{record['cpus']} CPUs, {record['workers']} search workers (and one for quick opponents). "
@@ -329,11 +382,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pace", type=float, nargs=2, default=[0.5, 2.0], metavar=("MIN", "MAX"),
                         help="seconds between a visitor's moves, drawn uniformly (default 0.5 2.0)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=None, help="python -m web --workers (default: its own)")
+    parser.add_argument("--no-hostile", action="store_true", help="without the hostile clients of issue 48")
     parser.add_argument("--out", type=Path, help="the report (default runs/bench/web_load-TIME.md)")
     args = parser.parse_args(argv)
     if args.visitors < 1 or args.seconds <= 0 or not 0 <= args.best_share <= 1 or not 0 <= args.pace[0] <= args.pace[1]:
         parser.error("--visitors >= 1, --seconds > 0, --best-share in [0, 1] and 0 <= --pace MIN <= MAX")
-    record = run(args.visitors, args.seconds, args.best_share, tuple(args.pace), args.workers)
+    record = run(args.visitors, args.seconds, args.best_share, tuple(args.pace), args.workers, not args.no_hostile)
     args.out = args.out or default_out("web_load")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")

@@ -417,7 +417,8 @@ class Clock:
 
 def test_idle_games_leave_memory_then_finished_and_abandoned_ones_are_deleted():
     """A game leaves memory after ``memory_idle`` (and comes back on its next request, the same),
-    is deleted ``finished_ttl`` after its last request once over, ``idle_ttl`` after if abandoned."""
+    is deleted ``finished_ttl`` after its end once over, whatever is asked meanwhile (issue 48: GETs
+    kept finished games alive and filled ``--max-games``), ``idle_ttl`` after its last request if abandoned."""
     clock = Clock()
     limits = Limits(workers=0, memory_idle=30, finished_ttl=60, idle_ttl=600)
     app = create_app(limits=limits, clock=clock)
@@ -432,10 +433,10 @@ def test_idle_games_leave_memory_then_finished_and_abandoned_ones_are_deleted():
         assert set(games.live) == set()  # both left memory...
         assert client.call("GET", f"/api/games/{idle}")[1] == {k: v for k, v in idle_view.items() if k != "frames"}
         assert client.call("GET", f"/api/games/{finished}")[1]["record"] == done["record"]  # ...and came back
-        clock.now += 59
-        assert client.call("GET", f"/api/games/{finished}")[0] == 200  # a request restarts its clock
-        clock.now += 61 + 31
-        assert client.call("GET", f"/api/games/{finished}")[0] == 404  # finished: deleted after 60 s
+        clock.now += 20
+        assert client.call("GET", f"/api/games/{finished}")[0] == 200  # 51 s after its end
+        clock.now += 10
+        assert client.call("GET", f"/api/games/{finished}")[0] == 404  # finished: deleted 60 s after its end
         assert client.call("GET", f"/api/games/{idle}")[0] == 200
         clock.now += 601 + 31
         client.call("GET", "/api/games/unknown")

@@ -6,25 +6,30 @@
 - A connection with an unfinished body stayed open for ever: now 408 and closed.
 - Wapi ``coins`` keys such as ``"--5"``, ``"²"`` or 5,000 digits, and ``coins`` nested ~960
   deep, gave 500s on create and on replay: now 422 naming the option.
-- The replay endpoint would show a live game's hidden state (its seed replayed from another
-  seat): now refused while a game dealt from that seed is being played.
+- Issue 48: the replay endpoint refused a seed being played, telling anyone which seeds were
+  (an oracle): now it answers the same whether or not its seed is being played.
 Every refusal changes nothing.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import socket
 import time
 
 import pytest
 
 import envs
-from tests.web_helpers import Client, serve, settle
+from tests.web_helpers import Client, free_port, serve, start_cli
 from web import create_app
+from web.connections import LogBudget, server_options
 from web.limits import Limits
 
-ROOMY = Limits(workers=0, creates_per_minute=10_000, live_per_client=10_000, body_timeout=0.5)
+ROOMY = Limits(
+    workers=0, creates_per_minute=10_000, live_per_client=10_000, replays_per_minute=10_000, body_timeout=0.5
+)
 
 
 @pytest.fixture(scope="module")
@@ -140,13 +145,19 @@ def test_bad_wapi_coins_are_422_naming_coins_on_create_and_on_replay(server, cli
     kept = games_kept(server)
     body = '{"game": "wapi", "config": {"coins": COINS}}'.replace("COINS", coins)
     status, data = client.call("POST", "/api/games", raw=body.encode())
-    assert status == 422 and "coins" in data["error"], data
+    assert refused_naming_coins(status, data), data
     assert games_kept(server) == kept
     record = (
         '{"format": "drawluck-web-game", "game": "wapi", "config": {"coins": %s}, "seat": 0, "seed": 1, "moves": []}'
     )
     status, data = client.call("POST", "/api/replays", raw=(record % coins).encode())
-    assert status == 422 and "coins" in data["error"], data
+    assert refused_naming_coins(status, data), data
+
+
+def refused_naming_coins(status: int, data: dict) -> bool:
+    """422 naming coins, or (a configuration over 4,096 bytes of JSON) 413 naming --max-config-bytes."""
+    error = data["error"]
+    return (status == 422 and "coins" in error) or (status == 413 and "--max-config-bytes" in error)
 
 
 ODD_VALUES = [None, -1, 0, 2**80, 1.5, True, "", "x" * 300, "²", [], {}, {"a": 1}, [1, [2]], json.loads(nested(50))]
@@ -168,19 +179,123 @@ def test_no_value_of_any_option_gives_a_500(client, game):
 
 
 # --- the replay of a live game ------------------------------------------------------------------------
-def test_the_replay_of_a_game_being_played_is_refused_until_it_is_over(client):
-    """A player who gave the seed could replay their live game from another seat and see the
-    other hands: refused while any game dealt from that seed is being played."""
-    status, data = client.call("POST", "/api/games", {"game": "samurai", "opponents": ["random"], "seed": 77})
-    game_id, view = data["id"], settle(client, data["id"], data["view"])
-    # what the player knows: the seed; replayed from the other seat, the deal would show the other hand
-    record = {"format": "drawluck-web-game", "game": "samurai", "config": {}, "seat": 1, "seed": 77, "moves": []}
-    status, data = client.call("POST", "/api/replays", record)
-    assert status == 422 and "being played" in data["error"]
-    while not view["done"]:
-        action = view["legal"][0]["action"]
-        view = settle(client, game_id, client.call("POST", f"/api/games/{game_id}/moves", {"action": action})[1])
-    status, data = client.call("POST", "/api/replays", json.loads(json.dumps(view["record"])))
-    assert status == 200 and data["done"]
-    status, data = client.call("POST", "/api/replays", {**view["record"], "seat": 1})
-    assert status == 200  # once over, any seat may be replayed
+def test_a_replay_answers_the_same_whether_or_not_its_seed_is_being_played(client):
+    """Issue 48: "a samurai game dealt from seed 4242 is being played" told anyone which seeds were
+    in play. A seed the server draws stays secret until its game ends; a visitor who chose a seed
+    can deal it with the open engine anyway: so the replay answers alike in both cases."""
+    record = {"format": "drawluck-web-game", "game": "samurai", "config": {}, "seat": 1, "seed": 4242, "moves": []}
+    before = client.call("POST", "/api/replays", record)
+    status, data = client.call("POST", "/api/games", {"game": "samurai", "opponents": ["random"], "seed": 4242})
+    assert status == 201 and not data["view"]["done"]
+    during = client.call("POST", "/api/replays", record)
+    assert before[0] == 200 and during == before
+
+
+# --- connections (issue 48, attack 5) ------------------------------------------------------------------
+TIMED = Limits(workers=0, header_timeout=1.0, max_connections=4, client_share=0.5)
+
+
+@pytest.fixture(scope="module")
+def bounded():
+    """A server with the bounded protocol: headers within 1 s, at most 4 connections, 2 per address."""
+    with serve(create_app(limits=TIMED), **server_options(TIMED, None)) as base:
+        yield int(base.rsplit(":", 1)[1])
+
+
+def closed_after(sock: socket.socket, dribble: bytes = b"") -> float:
+    """Seconds until the server closes ``sock``, sending ``dribble`` a byte every 0.1 s meanwhile."""
+    begin = time.monotonic()
+    sock.settimeout(0.1)
+    while time.monotonic() - begin < 10:
+        if dribble:
+            sock.sendall(dribble[:1])
+            dribble = dribble[1:]
+        try:
+            while chunk := sock.recv(4096):
+                del chunk
+            return time.monotonic() - begin
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - begin
+    return float("inf")
+
+
+SLOW_HEADERS = b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 200
+
+
+@pytest.mark.parametrize(
+    "opening,dribble",
+    [
+        (b"", b""),  # a connection that says nothing
+        (b"", SLOW_HEADERS),  # headers a byte at a time
+        (b'POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{"a', b"x" * 200),  # 415 first
+        (b"POST /api/games/nope/moves HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+         b"Content-Length: 500\r\n\r\n{", b"x" * 200),  # 404 first
+    ],
+    ids=["silent", "slow-headers", "answered-before-its-body-415", "answered-before-its-body-404"],
+)  # fmt: skip
+def test_a_connection_that_sends_no_whole_request_is_closed_by_the_header_timeout(bounded, opening, dribble):
+    """Issue 48: such connections stayed open at least 40 s; now at --header-timeout (1 s here)."""
+    with socket.create_connection(("127.0.0.1", bounded)) as sock:
+        sock.sendall(opening)
+        assert 0.8 < closed_after(sock, dribble) < 4
+
+
+def test_python_m_web_times_out_headers_and_keeps_to_its_log_budget(tmp_path):
+    """The command's own server has the bounded protocol and the log budget (web.connections):
+    ten requests that are not HTTP, each a warning, write three lines under --log-lines-per-minute 3."""
+    port = free_port()
+    args = ["--db", str(tmp_path / "web.sqlite3"), "--header-timeout", "1", "--log-lines-per-minute", "3"]
+    process = start_cli(port, [*args, "--workers", "0"])
+    try:
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            assert 0.8 < closed_after(sock) < 4
+        for _ in range(10):
+            with socket.create_connection(("127.0.0.1", port)) as sock:
+                sock.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+                assert sock.recv(100).startswith(b"HTTP/1.1 400")
+    finally:
+        process.terminate()
+        output = process.communicate(timeout=10)[0].decode()
+    assert output.count("Invalid HTTP request") == 3, output
+
+
+def test_one_address_holds_at_most_its_share_of_the_connections_and_others_are_served(bounded):
+    """Two of four connections per address: the third from 127.0.0.1 is closed at once, while a
+    visitor from 127.0.0.2 is served."""
+    held = [socket.create_connection(("127.0.0.1", bounded)) for _ in range(2)]
+    try:
+        time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", bounded)) as third:
+            assert closed_after(third) < 0.8  # at once, not by the header timeout
+        with socket.create_connection(("127.0.0.1", bounded), source_address=("127.0.0.2", 0)) as other:
+            other.sendall(b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert other.recv(100).startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_the_log_lets_through_a_bounded_number_of_lines_a_minute():
+    """Issue 48: one attack wrote 287,777 tracebacks (117 MB) in 23 s. At most N lines a minute are
+    written (a traceback counts its lines); the first after a drop says how many were dropped."""
+    now = [0.0]
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.addFilter(LogBudget(10, clock=lambda: now[0]))
+    log = logging.getLogger("test_web_hygiene.flood")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        for i in range(300):
+            try:
+                raise OSError(24, "Too many open files")
+            except OSError:
+                log.exception("accept failed") if i % 2 else log.warning("warning %d", i)
+        assert 5 <= out.getvalue().count("\n") <= 10
+        now[0] = 61
+        log.warning("after the flood")
+        assert "log records dropped before this one: --log-lines-per-minute] after the flood" in out.getvalue()
+    finally:
+        log.removeHandler(handler)

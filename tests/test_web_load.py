@@ -6,6 +6,7 @@ after DEADLINE seconds at the latest."""
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -73,7 +74,7 @@ def play(base: str, index: int, start: threading.Barrier, times: list[float], fa
 def test_fifty_games_at_once_every_response_correct_and_fast():
     times: list[float] = []
     failures: list[str] = []
-    with serve_cli("--creates-per-minute", "100", "--live-per-client", "100") as base:
+    with serve_cli("--creates-per-minute", "100", "--live-per-client", "100", "--client-share", "1") as base:
         start = threading.Barrier(GAMES)
         threads = [
             threading.Thread(target=play, args=(base, i, start, times, failures), daemon=True) for i in range(GAMES)
@@ -114,3 +115,21 @@ def test_the_load_benchmark_tells_lost_and_changed_games():
         "human moved": (200, {**view, "log": [*view["log"], {"player": 1, "text": "d"}]}),
     }
     assert compare(before, after) == (1, 3)
+
+
+def test_the_hostile_clients_send_what_the_issue_describes(tmp_path):
+    """benchmarks/web_hostile.py: the bloater's large configuration is over --max-config-bytes and its
+    other one the largest within it; a log's lines are counted by the minute, tracebacks included."""
+    from benchmarks.web_hostile import Bloater, bloated_coins, log_lines_per_minute
+    from web.limits import Limits
+
+    limit = Limits().max_config_bytes
+    assert len(Bloater.LARGE) > 200 * limit
+    assert limit - 100 < len(b'{"coins": }' + Bloater.LET_THROUGH) <= limit
+    assert json.loads(bloated_coins(3)) == {"0": 8, "1": 12, "2": 12, "3": 8, "05": 8, "005": 8, "0005": 8}
+    log = tmp_path / "web.log"
+    log.write_text(
+        "2026-12-04 18:00:01,000 WARNING a\nTraceback:\n  line\n2026-12-04 18:00:59,000 WARNING b\n"
+        "2026-12-04 18:01:00,000 WARNING c\n"
+    )
+    assert log_lines_per_minute(str(log)) == 4

@@ -64,7 +64,7 @@ def test_a_level_thinks_its_measured_time_on_every_move_of_its_turn():
         task = TurnTask(name, {}, seed, moves, "ismcts", {"time_limit": 0.02}, per_move)
         result = opponent_turn(task, cache)
         assert len(result.actions) >= 2
-        (agent,) = cache.values()
+        ((agent, _),) = cache.values()
         assert (agent.time_limit == 0.02) is per_move, "kept for each move only for a level"
 
 
@@ -84,7 +84,7 @@ def test_a_search_tree_does_not_outlive_its_turn():
         retained, peak = (size - before for size in tracemalloc.get_traced_memory())
     finally:
         tracemalloc.stop()
-    (agent,) = cache.values()
+    ((agent, _),) = cache.values()
     assert agent.agent.last_root is None  # the guided search's kept tree is gone
     assert retained < 200_000 and retained < peak / 2, (retained, peak)
 
@@ -123,7 +123,7 @@ def test_a_refused_create_costs_no_search(monkeypatch):
     app = create_app(limits=Limits(workers=0, max_games=1))
     thinkers = app.state.games.thinkers
     real_turn = thinkers.turn
-    monkeypatch.setattr(thinkers, "turn", lambda task: turns.append(task) or real_turn(task))
+    monkeypatch.setattr(thinkers, "turn", lambda task, client: turns.append(task) or real_turn(task, client))
     with serve(app) as base:
         client = Client(base)
         status, data = client.call("POST", "/api/games", {"game": "wapi", "seat": 3, "opponents": ["heuristic"] * 3})

@@ -24,11 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
-def serve(app) -> Iterator[str]:
-    """``app`` served on a free loopback port for the duration; yields its base URL."""
+def serve(app, **options) -> Iterator[str]:
+    """``app`` served on a free loopback port for the duration (``options`` for ``uvicorn.Config``);
+    yields its base URL."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", **options))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

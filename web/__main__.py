@@ -62,13 +62,24 @@ def build_parser() -> argparse.ArgumentParser:
         ("--workers", int, "N", "processes in which the opponents think"),
         ("--max-games", int, "N", "games kept in all, finished or not; a new one past it is refused"),
         ("--live-per-client", int, "N", "unfinished games one client address may hold"),
+        ("--games-per-client", int, "N", "games one client address may have kept, finished or not"),
+        ("--bytes-per-client", int, "BYTES", "bytes one client address's games may take in the database"),
         ("--creates-per-minute", int, "N", "new games one client address may start in any minute"),
+        ("--replays-per-minute", int, "N", "replays one client address may ask for in any minute"),
         ("--max-think", float, "SECONDS", "the longest CPU time an opponent may be given for one turn"),
+        ("--think-per-client", float, "SECONDS", "CPU time of opponents' turns one address may have queued"),
+        ("--client-share", float, "FRACTION", "the most one address may take of games, workers, connections"),
         ("--memory-idle", float, "SECONDS", "a game without a request this long leaves memory (not the database)"),
-        ("--finished-ttl", float, "SECONDS", "a finished game is deleted this long after its last request"),
+        ("--finished-ttl", float, "SECONDS", "a finished game is deleted this long after its end"),
         ("--idle-ttl", float, "SECONDS", "an unfinished game is deleted this long after its last request"),
         ("--body-timeout", float, "SECONDS", "the time a client has to send a request's body"),
+        ("--header-timeout", float, "SECONDS", "the time a connection has to send a request's headers"),
+        ("--keep-alive", float, "SECONDS", "an idle keep-alive connection is closed after this long"),
+        ("--max-connections", int, "N", "connections open at once (keep it under the file limit)"),
         ("--max-body", int, "BYTES", "the largest request body read"),
+        ("--max-config-bytes", int, "BYTES", "the largest game configuration, as JSON"),
+        ("--max-replay-bytes", int, "BYTES", "the largest replay answered"),
+        ("--log-lines-per-minute", int, "N", "log lines written in any minute (the rest counted)"),
     ]:
         name = flag.removeprefix("--").replace("-", "_")
         default = getattr(DEFAULTS, name)
@@ -88,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         models = dict(parse_model(text) for text in args.model)
         hosts = None if args.allowed_hosts is None else [h.strip() for h in args.allowed_hosts.split(",") if h.strip()]
         from web.app import create_app
+        from web.connections import log_config, server_options
         from web.guard import default_hosts
 
         db = args.db if args.db is not None else default_db()
@@ -106,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         log_level="warning",
         proxy_headers=forwarded is not None,
         forwarded_allow_ips=forwarded,
+        log_config=log_config(limits.log_lines_per_minute),
+        **server_options(limits, forwarded),
     )
     return 0
 

@@ -10,7 +10,7 @@
 ``POST /api/games/{id}/moves``         ``{"action": int}`` -> the view after the move, its
                                        frame in ``frames`` (without ``static``, which never
                                        changes); ``thinking`` while the opponents answer
-``POST /api/replays``                  a finished game's record -> every position as frames
+``POST /api/replays``                  a game's record -> every position as frames (in a worker)
 =====================================  ==================================================
 
 No request waits for a search: the opponents think in a pool of processes
@@ -21,9 +21,9 @@ before a response reports it, so a restarted server goes on with every game.
 A view holds only what the human player may see (``web.views``). Errors are JSON
 ``{"error": message}``: 400 for a body that is not JSON, a move not legal now or a Host
 not served, 403 for another site's page, 404 for an unknown or expired game, 408 for a body
-too slow, 413 for a body too large, 415 for a body that is not ``application/json``, 422
-for JSON of the wrong shape, 429 (with ``Retry-After``) when a limit of ``web.limits`` is
-reached. A refused request changes nothing.
+too slow, 413 for a body, a configuration or a replay over its size limit, 415 for a body
+that is not ``application/json``, 422 for JSON of the wrong shape, 429 (with ``Retry-After``)
+when a limit of ``web.limits`` is reached. A refused request changes nothing.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -48,7 +47,7 @@ from web.bodies import BadRequest, parse_config, parse_move, parse_new_game
 from web.database import MEMORY, Database
 from web.games import Games
 from web.guard import Guard, default_hosts, read_json
-from web.limits import LimitReached, Limits
+from web.limits import LimitReached, Limits, client_key
 from web.opponents import OpponentChoice, offered_opponents
 from web.session import replay
 from web.thinking import Thinkers
@@ -75,6 +74,24 @@ def catalog(offered: Mapping[str, OpponentChoice], max_think: float) -> dict[str
         games.append({"name": name, "options": options, "num_players": description.make().num_players})
     opponents = [choice.listing(max_think) for choice in offered.values()]
     return {"games": games, "opponents": opponents, "max_think": max_think}
+
+
+def client_of(request: Request) -> str:
+    """The client address the per-client limits count (an IPv6 one as its /64: ``web.limits.client_key``)."""
+    return client_key(request.client.host if request.client else None)
+
+
+def check_models(name: str, config: dict[str, Any], choices: list[OpponentChoice]) -> None:
+    """422 unless each trained model plays this configuration (read from its card). Run in a
+    worker: reading a card imports torch (issue 48: the first such create took 2.7-3.4 s and
+    grew the server's own process from 58 to 268 MB)."""
+    description = envs.describe(name)
+    game = description.make(**parse_config(description, config))
+    try:
+        for choice in choices:
+            choice.check_game(game)
+    except ValueError as error:
+        raise BadRequest(str(error)) from None
 
 
 def parse_since(text: str | None) -> int | None:
@@ -110,21 +127,13 @@ class Endpoints:
         return JSONResponse(self.listing)
 
     async def create_game(self, request: Request) -> Response:
-        new = parse_new_game(await self.body(request), self.offered, self.limits.max_think)
-        client = request.client.host if request.client else "unknown"
+        limits = self.limits
+        new = parse_new_game(await self.body(request), self.offered, limits.max_think, limits.max_config_bytes)
+        client = client_of(request)
         self.games.check_create(client)  # before anything is built
-
-        def check_models() -> None:  # a trained model plays one configuration: read from its card
-            description = envs.describe(new.game)
-            game = description.make(**parse_config(description, new.config))
-            try:
-                for choice, _ in new.opponents:
-                    choice.check_game(game)
-            except ValueError as error:
-                raise BadRequest(str(error)) from None
-
-        if any(choice.plays_a_model for choice, _ in new.opponents):
-            await run_in_threadpool(check_models)
+        models = [choice for choice, _ in new.opponents if choice.plays_a_model]
+        if models:
+            await self.games.thinkers.call(client, check_models, new.game, new.config, models)
         game_id, session = self.games.create(new, client)
         return JSONResponse({"id": game_id, "view": session.view(since=0)}, status_code=201)
 
@@ -141,14 +150,16 @@ class Endpoints:
         return JSONResponse(session.view(since=before, static=False))
 
     async def post_replay(self, request: Request) -> Response:
+        """Counted per address (``--replays-per-minute``) and played in a worker, bounded (``--max-replay-bytes``).
+        It answers the same whether or not a game of its seed is being played (issue 48: a refusal told
+        which seeds were): a seed the server draws is secret until its game ends, and a visitor who
+        chose a seed can deal it with the open engine anyway."""
+        client = client_of(request)
         record = await self.body(request)
-        result = await run_in_threadpool(replay, record)
-        if self.games.seed_in_play(result["game"], record["seed"]):
-            raise BadRequest(
-                f"a {result['game']} game dealt from seed {record['seed']} is being played: "
-                "its replay waits until it is over (it would show what its players cannot see)"
-            )
-        return JSONResponse(result)
+        self.games.check_replay(client)
+        bounds = (self.limits.max_replay_bytes, self.limits.max_config_bytes)
+        answer = await self.games.thinkers.call(client, replay, record, *bounds)
+        return Response(answer, media_type="application/json")
 
     def routes(self) -> list:
         return [
@@ -204,7 +215,8 @@ def create_app(
     of this server (by default the loopback names). ``app.state.games`` holds the games."""
     offered = offered_opponents(models)
     limits = limits or Limits()
-    games = Games(Database(db), offered, limits, Thinkers(limits.workers), clock)
+    thinkers = Thinkers(limits.workers, limits.share(limits.workers))
+    games = Games(Database(db), offered, limits, thinkers, clock)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):

@@ -28,6 +28,19 @@ class BadRequest(ValueError):
         super().__init__(message)
         self.status = status
 
+    def __reduce__(self):  # raised in a worker process (a replay): its status comes back with it
+        return (BadRequest, (str(self), self.status))
+
+
+def check_size(name: str, value: Any, limit: int, flag: str) -> None:
+    """413 naming ``flag`` when ``value`` as JSON is longer than ``limit`` bytes."""
+    try:
+        size = len(json.dumps(value).encode())
+    except RecursionError:
+        raise BadRequest(f"{name} nests too deep") from None
+    if size > limit:
+        raise BadRequest(f"{name} takes {size} bytes as JSON, more than {limit} ({flag})", status=413)
+
 
 def parse_json(body: bytes) -> Any:
     """The request body as JSON; 400 when it is not JSON."""
@@ -125,7 +138,10 @@ class NewGame:
     """A checked ``POST /api/games`` body."""
 
     game: str
-    config: dict[str, Any]  # as the body wrote it (JSON; what is stored and parsed again on load)
+    #: the canonical form (``Game.config()`` as JSON: every option, Wapi's coins as one count per
+    #: value), what is stored and parsed again on load; never the keys as sent (issue 48: 1,400 keys
+    #: that all read as 5 were stored as 1 MB a game)
+    config: dict[str, Any]
     seat: int
     opponents: list[tuple[OpponentChoice, dict[str, Any]]]  # one per other seat, in seat order; options checked
     seed: int | None
@@ -149,16 +165,23 @@ def _opponent(
         raise BadRequest(f"{where}: {error}") from None
 
 
-def parse_new_game(body: Any, offered: Mapping[str, OpponentChoice], max_think: float = TIME_LIMIT_RANGE[1]) -> NewGame:
+def parse_new_game(
+    body: Any,
+    offered: Mapping[str, OpponentChoice],
+    max_think: float = TIME_LIMIT_RANGE[1],
+    max_config_bytes: int = 4096,
+) -> NewGame:
     """``{"game", "config", "seat", "opponents", "seed"}``: only ``game`` is required; by default
     the game's own options, seat 0, the heuristic in every other seat and a seed drawn by the server.
-    An opponent's ``time_limit`` is at most ``max_think`` seconds."""
+    An opponent's ``time_limit`` is at most ``max_think`` seconds; the configuration as sent at most
+    ``max_config_bytes`` bytes of JSON (413)."""
     check_object("the body", body, {"game", "config", "seat", "opponents", "seed"}, {"game"})
     if not isinstance(body["game"], str) or body["game"] not in envs.GAMES:
         raise BadRequest(f"game must be one of {list(envs.GAMES)}, got {shown(body['game'])}")
     description = envs.describe(body["game"])
-    config = body.get("config", {})
-    game = make_game(description, parse_config(description, config))
+    check_size("config", body.get("config", {}), max_config_bytes, "--max-config-bytes")
+    game = make_game(description, parse_config(description, body.get("config", {})))
+    config = json.loads(json.dumps(game.config()))
     num_players = game.num_players
     seat = check_int("seat", body.get("seat", 0), 0, num_players)
     entries = body.get("opponents", ["heuristic"] * (num_players - 1))

@@ -23,17 +23,17 @@ CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
     client TEXT NOT NULL,        -- the address that created it (per-client limits)
     game TEXT NOT NULL,
-    config TEXT NOT NULL,        -- JSON, as the create request gave it (parsed again on load)
+    config TEXT NOT NULL,        -- JSON, the canonical form (Game.config()), parsed again on load
     seat INTEGER NOT NULL,
     opponents TEXT NOT NULL,     -- JSON: [{"name", "options"}] for the other seats in order
     seed INTEGER NOT NULL,
     seed_given INTEGER NOT NULL, -- 0: drawn by the server, hidden until the end
     done INTEGER NOT NULL DEFAULT 0,
     created REAL NOT NULL,
-    used REAL NOT NULL           -- the last request (wall clock, seconds), for expiry
+    used REAL NOT NULL           -- the last request, or the end once over (wall clock, seconds), for expiry
 );
 CREATE INDEX IF NOT EXISTS games_by_client ON games (client, done);
-CREATE INDEX IF NOT EXISTS games_by_seed ON games (game, seed, done);
+DROP INDEX IF EXISTS games_by_seed;
 CREATE INDEX IF NOT EXISTS games_by_use ON games (done, used);
 CREATE TABLE IF NOT EXISTS moves (
     game_id TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
@@ -61,6 +61,21 @@ class GameRecord:
     used: float
     done: bool = False
     moves: list[tuple[int, int]] = field(default_factory=list)
+
+
+#: Bytes a game's row takes beyond its JSON (id, client, numbers, three index entries) and a move's row:
+#: :meth:`Database.usage` counts with them, and tests/test_web_storage.py checks that they are not under
+#: what SQLite actually takes.
+GAME_ROW_BYTES, MOVE_ROW_BYTES = 320, 64
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What one client address holds in the database."""
+
+    games: int  # finished or not
+    unfinished: int
+    bytes: int  # an upper estimate: JSON text plus GAME_ROW_BYTES a game and MOVE_ROW_BYTES a move
 
 
 #: The path of a database that lives in memory only (the tests' default: nothing survives a restart).
@@ -142,8 +157,10 @@ class Database:
         self._write(statements)
 
     def touch(self, uses: dict[str, float]) -> None:
-        """The last request of games that leave memory (their expiry counts from it)."""
-        self._write([("UPDATE games SET used = ? WHERE id = ?", (used, game_id)) for game_id, used in uses.items()])
+        """The last request of unfinished games that leave memory (their expiry counts from it); a
+        finished game's expiry counts from its end, which no request moves."""
+        sql = "UPDATE games SET used = ? WHERE id = ? AND done = 0"
+        self._write([(sql, (used, game_id)) for game_id, used in uses.items()])
 
     def load(self, game_id: str) -> GameRecord | None:
         rows = self._read("SELECT * FROM games WHERE id = ?", (game_id,))
@@ -170,12 +187,13 @@ class Database:
         """Games kept, finished or not."""
         return self._read("SELECT COUNT(*) FROM games")[0][0]
 
-    def count_unfinished(self, client: str) -> int:
-        return self._read("SELECT COUNT(*) FROM games WHERE client = ? AND done = 0", (client,))[0][0]
-
-    def unfinished_with_seed(self, game: str, seed: int) -> bool:
-        """Whether a game of ``game`` dealt from ``seed`` is being played."""
-        return bool(self._read("SELECT 1 FROM games WHERE game = ? AND seed = ? AND done = 0 LIMIT 1", (game, seed)))
+    def usage(self, client: str) -> Usage:
+        """The games of ``client`` (finished or not, unfinished) and the bytes they take (estimated from above)."""
+        sql = "SELECT COUNT(*), COALESCE(SUM(done = 0), 0), COALESCE(SUM(length(config) + length(opponents)), 0)"
+        games, unfinished, text = self._read(sql + " FROM games WHERE client = ?", (client,))[0]
+        sql = "SELECT COUNT(*) FROM moves WHERE game_id IN (SELECT id FROM games WHERE client = ?)"
+        moves = self._read(sql, (client,))[0][0]
+        return Usage(games, unfinished, text + games * GAME_ROW_BYTES + moves * MOVE_ROW_BYTES)
 
     def ids(self) -> list[str]:
         return [row[0] for row in self._read("SELECT id FROM games ORDER BY created, id")]

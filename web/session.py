@@ -12,15 +12,16 @@ reveal the deal); the finished game's record holds it, so the game can be replay
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 import envs
 from envs.core.engine import GameState, IllegalActionError, is_int, shown
-from web.bodies import SEED_LIMIT, BadRequest, brief, check_int, check_object, make_game, parse_config
+from web.bodies import SEED_LIMIT, BadRequest, brief, check_int, check_object, check_size, make_game, parse_config
 from web.database import GameRecord
 from web.opponents import OpponentChoice
-from web.thinking import TurnResult, TurnTask, new_state
+from web.thinking import TurnResult, TurnTask, new_state, previous_turn_length
 from web.views import board_view, move_text, public_view, static_view
 
 RECORD_FORMAT = "drawluck-web-game"
@@ -116,7 +117,10 @@ class GameSession:
         actions = tuple(action for _, action in self.moves)
         agent = choice.for_game(self.game.name)[0]
         per_move = choice.group == "level"
-        return TurnTask(self.game.name, self.config, self.record.seed, actions, agent, options, per_move)
+        cost = float(options.get("time_limit", 0.0))
+        if per_move:  # each move's time: the turn thinks it about as often as this seat moved last turn
+            cost *= previous_turn_length([player for player, _ in self.moves], self.state.current_player)
+        return TurnTask(self.game.name, self.config, self.record.seed, actions, agent, options, per_move, cost)
 
     def apply_turn(self, result: TurnResult) -> None:
         """An opponent's turn from a worker, checked move by move like the human's."""
@@ -170,9 +174,12 @@ class GameSession:
         }
 
 
-def replay(record: Any) -> dict[str, Any]:
+def replay(record: Any, max_bytes: int, max_config_bytes: int) -> bytes:
     """A downloaded record played again on the engine: every position as the recorded seat
-    saw it, as frames. Each move must be legal and by the player to act (422 if not)."""
+    saw it, as frames, in the JSON answer (bytes). Each move must be legal and by the player to
+    act (422 if not); a configuration over ``max_config_bytes`` or an answer over ``max_bytes``
+    is refused (413), the latter as soon as the frames so far pass it. The server runs it in a
+    worker (issue 48: 23 ms of replay on the event loop per request slowed every GET)."""
     keys = {"format", "game", "config", "seat", "players", "seed", "moves", "scores", "winners"}
     check_object("the record", record, keys, {"format", "game", "config", "seat", "seed", "moves"})
     if record["format"] != RECORD_FORMAT:
@@ -180,8 +187,8 @@ def replay(record: Any) -> dict[str, Any]:
     if not isinstance(record["game"], str) or record["game"] not in envs.GAMES:
         raise BadRequest(f"the record's game must be one of {list(envs.GAMES)}, got {shown(record['game'])}")
     description = envs.describe(record["game"])
-    config = parse_config(description, record["config"])
-    game = make_game(description, config)
+    check_size("the record's config", record["config"], max_config_bytes, "--max-config-bytes")
+    game = make_game(description, parse_config(description, record["config"]))
     seat = check_int("the record's seat", record["seat"], 0, game.num_players)
     seed = check_int("the record's seed", record["seed"], 0, SEED_LIMIT)
     players = record.get("players", [f"player_{p}" for p in range(game.num_players)])
@@ -191,7 +198,8 @@ def replay(record: Any) -> dict[str, Any]:
     if not isinstance(moves, list) or len(moves) > MAX_RECORD_MOVES:
         raise BadRequest(f"the record's moves must be a list of at most {MAX_RECORD_MOVES}, got {shown(moves)}")
     state, _ = new_state(game, seed)
-    frames = [frame(state, seat, None, "the deal")]
+    frames = [json.dumps(frame(state, seat, None, "the deal"))]
+    size = len(frames[0])
     for i, move in enumerate(moves):
         check_object(f"moves[{i}]", move, {"player", "action", "text"}, {"player", "action"})
         player, action = move["player"], move["action"]
@@ -202,16 +210,13 @@ def replay(record: Any) -> dict[str, Any]:
             )
         text = move_text(state, player, action, seat)
         state.apply(action)
-        frames.append(frame(state, seat, player, text))
-    result = {
-        "game": game.name,
-        "config": game.config(),
-        "seat": seat,
-        "players": players,
-        "static": static_view(game),
-        "frames": frames,
-        "done": state.current_player is None,
-    }
+        frames.append(json.dumps(frame(state, seat, player, text)))
+        size += len(frames[-1]) + 1
+        if size > max_bytes:
+            raise BadRequest(f"the replay would take more than {max_bytes} bytes (--max-replay-bytes)", status=413)
+    result = {"game": game.name, "config": game.config(), "seat": seat, "players": players, "static": static_view(game)}
+    result["done"] = state.current_player is None
     if result["done"]:
         result.update(scores=state.scores(), winners=state.winners())
-    return result
+    head = json.dumps(result)  # the frames, already JSON, go in as they are
+    return (head[:-1] + ', "frames": [' + ", ".join(frames) + "]}").encode()

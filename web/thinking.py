@@ -11,10 +11,16 @@ budget left divided by the sub-actions this seat played in its previous turn, an
 :data:`MIN_SLICE`. A level is the exception (``per_move``): its thinking time is each move's, as
 its strength was measured, so a Samurai turn of six moves at level 5 thinks about 3 s.
 
+The budget counts everything the worker does for the turn, building the agent included
+(issue 48: ten ``best`` turns with ten thinking times used 9.2 CPU-s for 1.05 s of budget).
 Each worker keeps the searching and model agents it has built (a network loads in about a
-second) in a small cache, and resets an agent before and after each turn (a kept tree is
-dropped); random and heuristic opponents are built for each turn from the game's seed, so
-that they play the same game the same way.
+second) in a small cache keyed by agent, game and options *without* the thinking time, which
+is set on the kept search each turn; an agent is reset before and after each turn (a kept
+tree is dropped). Random and heuristic opponents are built for each turn from the game's
+seed, so that they play the same game the same way.
+
+Turns wait for a worker in :class:`web.fair.FairQueue`, one queue per client address, so one
+address's many searches do not hold every other visitor's turn.
 """
 
 from __future__ import annotations
@@ -25,11 +31,12 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -37,7 +44,10 @@ import envs
 from agents import Agent, PlayerView
 from agents.ismcts import ISMCTSAgent
 from envs.core.engine import GameState, IllegalActionError
+from web.fair import FairQueue
 from web.opponents import build_agent, is_model
+
+T = TypeVar("T")
 
 #: CPU seconds a sub-action still gets once its turn's budget is spent (a search decides on something).
 MIN_SLICE = 0.01
@@ -59,6 +69,8 @@ class TurnTask:
     options: dict[str, Any]  # checked; time_limit is the whole turn's CPU budget, unless per_move
     #: a level's time_limit is each move's, as its strength was measured (levels.md), not the turn's
     per_move: bool = False
+    #: CPU seconds the turn may take (its address's queued thinking, ``--think-per-client``)
+    cost: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -74,7 +86,7 @@ def new_state(game, seed: int) -> tuple[GameState, np.random.Generator]:
     return game.new_state(np.random.default_rng(game_seq)), np.random.default_rng(view_seq)
 
 
-def _previous_turn_length(players: list[int], player: int) -> int:
+def previous_turn_length(players: list[int], player: int) -> int:
     """How many sub-actions ``player`` played in its last turn (1 before its first)."""
     end = len(players)
     while end and players[end - 1] != player:
@@ -94,15 +106,18 @@ def _search(agent: Agent) -> ISMCTSAgent | None:
 def _agent(task: TurnTask, game, player: int, cache: OrderedDict) -> Agent:
     """The agent of the turn. One that neither searches nor loads a model (random, heuristic) is
     built afresh, seeded by the game's seed, its seat and the move number: the same game gets
-    the same answers, also after a restart. The others are kept built in ``cache``."""
+    the same answers, also after a restart. The others are kept built in ``cache``, by their
+    options without ``time_limit``: a kept search is given the turn's thinking time instead
+    (an agent without such a search is kept only for the options it was built with)."""
     if "time_limit" not in task.options and not is_model(task.agent):
         seed = int(np.random.SeedSequence([task.seed, player, len(task.actions)]).generate_state(1)[0])
         return build_agent(task.agent, game, {**task.options, "seed": seed})
-    key = (task.agent, game.name, repr(sorted(game.config().items())), repr(sorted(task.options.items())))
-    agent = cache.pop(key, None)
-    if agent is None:
-        agent = build_agent(task.agent, game, task.options)
-    cache[key] = agent
+    spec = sorted((key, value) for key, value in task.options.items() if key != "time_limit")
+    key = (task.agent, game.name, repr(sorted(game.config().items())), repr(spec))
+    agent, built_with = cache.pop(key, (None, None))
+    if agent is None or (_search(agent) is None and built_with != task.options):
+        agent, built_with = build_agent(task.agent, game, task.options), task.options
+    cache[key] = (agent, built_with)
     while len(cache) > CACHED_AGENTS:
         cache.popitem(last=False)
     return agent
@@ -112,7 +127,9 @@ _CACHE: OrderedDict = OrderedDict()  # a worker process's agents
 
 
 def opponent_turn(task: TurnTask, cache: OrderedDict | None = None) -> TurnResult:
-    """Play the turn of the opponent to act after ``task.actions``; only its actions come back."""
+    """Play the turn of the opponent to act after ``task.actions``; only its actions come back.
+    Its CPU time, the budget's, counts from here: the deal, the moves so far and the agent's building."""
+    start = time.process_time()
     cache = _CACHE if cache is None else cache
     game = envs.describe(task.game).make(**task.config)
     state, _ = new_state(game, task.seed)
@@ -127,9 +144,10 @@ def opponent_turn(task: TurnTask, cache: OrderedDict | None = None) -> TurnResul
     agent = _agent(task, game, player, cache)
     search = _search(agent)
     budget = None if task.per_move else task.options.get("time_limit")
-    expected = _previous_turn_length(players, player)
+    if search is not None and task.per_move:
+        search.time_limit = task.options["time_limit"]  # each move's, for every move of the turn
+    expected = previous_turn_length(players, player)
     agent.reset()
-    start = time.process_time()
     actions: list[int] = []
     try:
         while state.current_player == player:
@@ -164,16 +182,22 @@ def _end_with(server: int) -> None:
 class Thinkers:
     """The pool: ``workers`` processes for the opponents that search (spawned: no state of the
     server is copied into them), and one more for those that answer at once (random, heuristic,
-    trained models), so that their turns never wait behind searches. With ``workers=0`` both
-    lanes are one thread of the server's own process (for tests and debugging)."""
+    trained models) and for the server's own heavier work (replays, reading model cards), so
+    that none of it waits behind searches or runs on the server's event loop. Each lane is
+    entered through a :class:`FairQueue` (an address holds at most ``per_client`` search
+    workers at once). With ``workers=0`` both lanes are one thread of the server's own process
+    (for tests and debugging)."""
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, per_client: int | None = None):
         if not isinstance(workers, int) or workers < 0:
             raise ValueError(f"workers must be a non-negative int, got {workers!r}")
         self.workers = workers
         self._cache: OrderedDict = OrderedDict()  # the agents of the thread, with workers=0
-        self._search = self._start(workers)
-        self._quick = self._search if workers == 0 else self._start(1)
+        search = self._start(workers)
+        self._executors = {"search": search, "quick": search if workers == 0 else self._start(1)}
+        slots = max(1, workers)
+        share = slots if per_client is None else max(1, min(per_client, slots))
+        self._queues = {"search": FairQueue(slots, share), "quick": FairQueue(1, 1)}
 
     def _start(self, workers: int) -> Executor:
         if workers == 0:
@@ -181,25 +205,31 @@ class Thinkers:
         context = multiprocessing.get_context("spawn")
         return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),))
 
-    async def turn(self, task: TurnTask) -> TurnResult:
-        """The turn, played by a free worker of its lane (tasks wait in order for one). If a
-        worker dies (killed, out of memory), the lane starts again and the turn is tried once more."""
+    async def turn(self, task: TurnTask, client: str = "") -> TurnResult:
+        """The turn, played by a worker of its lane once it is ``client``'s turn at one."""
         run = partial(opponent_turn, cache=self._cache) if self.workers == 0 else opponent_turn
-        searches = "time_limit" in task.options
+        lane = "search" if "time_limit" in task.options else "quick"
+        return await self._queues[lane].run(client, partial(self._submit, lane, run, task))
+
+    async def call(self, client: str, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in the quick lane's worker, in ``client``'s turn (a module-level function)."""
+        return await self._queues["quick"].run(client, partial(self._submit, "quick", function, *args))
+
+    async def _submit(self, lane: str, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in the lane's executor. If a worker dies (killed, out of memory), the
+        lane starts again and the call is tried once more."""
         for attempt in range(2):
-            executor = self._search if searches else self._quick
+            executor = self._executors[lane]
             try:
-                return await asyncio.wrap_future(executor.submit(run, task))
+                return await asyncio.wrap_future(executor.submit(function, *args))
             except BrokenProcessPool:
-                if searches and self._search is executor:
-                    self._search = self._start(self.workers)
-                elif not searches and self._quick is executor:
-                    self._quick = self._start(1)
+                if self._executors[lane] is executor:
+                    self._executors[lane] = self._start(self.workers if lane == "search" else 1)
                 executor.shutdown(wait=False, cancel_futures=True)
                 if attempt:
                     raise
         raise AssertionError("unreachable")
 
     def close(self) -> None:
-        for executor in {self._search, self._quick}:
+        for executor in set(self._executors.values()):
             executor.shutdown(wait=False, cancel_futures=True)
