@@ -102,7 +102,7 @@ def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
 
         return PPOAgent
     if kind == "rllib":
-        from training.rllib.policy import RLlibAgent
+        from agents.rllib_agent import RLlibAgent
 
         return RLlibAgent
     raise ValueError(f"unknown agent {shown(kind)}; available: {', '.join(AGENT_NAMES)} or {EPSILON_SPELLING}")

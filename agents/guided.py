@@ -59,12 +59,12 @@ import numpy as np
 from agents.heuristic_evaluator import HEURISTIC_GUIDE, HeuristicEvaluator
 from agents.ismcts import ChanceKeys, Edge, ISMCTSAgent
 from agents.leaf_values import Evaluation
+from agents.models.network import PolicyValueNet
 from agents.network_evaluator import Evaluator, NetworkEvaluator
 from agents.protocol import PlayerView
 from agents.search_options import Rule, check_options, resolve_auto
 from agents.tuning import GUIDED
 from envs.core.engine import Game, GameState, is_int, is_number, shown
-from training.network import PolicyValueNet
 
 #: What the guided options left at ``"auto"`` become unless :data:`agents.tuning.GUIDED` gives the game's own.
 GUIDED_DEFAULTS = {"c_puct": 1.5, "value_mix": 0.0, "leaf_batch": 8, "prior_temperature": 1.0}
@@ -145,7 +145,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
     Args:
         game: the configured game (the network must have been made for it).
         network: ``"trained"``, ``"ppo:PATH"``, a model path, or a loaded
-            :class:`~training.network.PolicyValueNet`: guided by its :class:`NetworkEvaluator`.
+            :class:`~agents.models.network.PolicyValueNet`: guided by its :class:`NetworkEvaluator`.
         evaluator: instead of ``network``, any :class:`~agents.network_evaluator.Evaluator`, or
             ``"heuristic"``: the game's heuristic and static evaluation (:mod:`agents.heuristic_evaluator`).
         c_puct: weight of the prior in selection.

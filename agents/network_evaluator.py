@@ -20,7 +20,7 @@ Stable-Baselines3's policy module costs a fixed overhead a call whatever the
 batch (module and distribution objects), many times the small networks' own
 arithmetic, so :class:`InferenceNet` runs the same layers as bare tensor
 operations; a test checks it against
-:meth:`training.network.PolicyValueNet.evaluate`. It reads the module's weights
+:meth:`agents.models.network.PolicyValueNet.evaluate`. It reads the module's weights
 without copying them, so a network being trained is seen as it is now. It runs
 on one torch thread whatever the process's setting (restored after each call):
 for batches this small a second thread only adds hand-over costs, and on a
@@ -39,8 +39,10 @@ import numpy as np
 import torch
 from torch.nn import functional
 
+from agents.models.card import check_card
+from agents.models.network import PolicyValueNet, load_network
+from agents.models.policies import ACTIVATIONS
 from envs.core.engine import Game, GameState, shown
-from training.network import ACTIVATIONS, PolicyValueNet, check_card, load_network
 
 
 @runtime_checkable
@@ -58,7 +60,7 @@ def _linears(module: torch.nn.Module) -> list[tuple[torch.Tensor, torch.Tensor]]
 
 
 class InferenceNet:
-    """The forward pass of a :class:`~training.network.PolicyValueNet` as bare tensor operations."""
+    """The forward pass of a :class:`~agents.models.network.PolicyValueNet` as bare tensor operations."""
 
     def __init__(self, network: PolicyValueNet):
         policy = network.module
@@ -95,7 +97,7 @@ class InferenceNet:
 
 class ModuleInference:
     """The same answers as :class:`InferenceNet` from the network's own forward pass
-    (:meth:`~training.network.PolicyValueNet.evaluate`), for the kinds it does not unroll
+    (:meth:`~agents.models.network.PolicyValueNet.evaluate`), for the kinds it does not unroll
     (the structured kinds, such as ``samurai_graph``, whose cost is in their layers, not in module overhead)."""
 
     def __init__(self, network: PolicyValueNet):

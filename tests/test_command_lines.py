@@ -97,8 +97,8 @@ def test_help_exits_zero(module_name, capsys):
 
 @pytest.mark.slow
 def test_model_export_copies_a_model_and_refuses_a_missing_file(tmp_path, capsys):
+    from agents.models.files import read_card
     from training import model_files
-    from training.network import read_card
 
     destination = tmp_path / "copy.zip"
     assert model_files.main(["agents/models/wakanda.zip", str(destination)]) == 0

@@ -13,9 +13,10 @@ from test_agents_protocol import ANTI_CHEAT, mid_game_state, twin_positions
 from agents import PlayerView, make_agent, play_game
 from agents.guided import GuidedISMCTSAgent
 from agents.heuristic_evaluator import HeuristicEvaluator
+from agents.models.card import network_description
 from agents.network_evaluator import InferenceNet, NetworkEvaluator
 from envs.games import make_game
-from training.network import network_description, new_network, save_network
+from training.network import new_network, save_network
 
 GAMES = [
     ("wakanda", {}),

@@ -23,8 +23,10 @@ import torch
 import train
 from agents import make_agent, play_game
 from agents import play as terminal
+from agents.models.card import POLICY_NAME, network_description
+from agents.models.network import load_network
 from envs.games import make_game
-from training.network import POLICY_NAME, load_network, network_description, new_network, save_network
+from training.network import new_network, save_network
 
 
 class Payload:

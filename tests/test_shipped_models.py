@@ -11,8 +11,9 @@ import pytest
 
 from agents import make_agent, play_game
 from agents import play as terminal
+from agents.models.card import card_game
+from agents.models.files import SHIPPED_DIR, read_card, shipped_models
 from envs.games import make_game
-from training.network import SHIPPED_DIR, card_game, read_card, shipped_models
 
 SHIPPED = sorted(SHIPPED_DIR.glob("*.zip"))
 REQUIRED = [("wakanda", {"advanced": False}), ("samurai", {"num_players": 2}), ("wapi", {"num_players": 4})]

@@ -14,8 +14,10 @@ import pytest
 import envs
 import train
 from agents import make_agent, play_game
+from agents.models.card import OPTIMIZER_NAME
+from agents.models.files import read_card, read_tensors
+from agents.models.network import load_network
 from envs.games import make_game
-from training.network import OPTIMIZER_NAME, load_network, read_card, read_tensors
 from training.settings import game_training
 
 #: A tiny but complete run: warm start, self-play snapshots, the league, evaluations, a final table.

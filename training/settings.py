@@ -25,13 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import envs
+from agents.models.card import STRUCTURED_NETWORKS
 
 DEFAULT_GAME = "wakanda"
 
-#: The networks built for one game's observation (card kind: module). Each module has ``GAME`` and
-#: ``READS`` (what it reads), ``KIND``, ``LIMITS`` (its sizes), ``default_description``, ``POLICY`` and
-#: ``policy_kwargs`` (``training.network.structured`` imports it).
-STRUCTURED_NETWORKS = {"samurai_graph": "training.graph_network", "wapi_mines": "training.mine_network"}
 #: The values of ``--network``: an MLP for any game, or a structured network.
 NETWORK_CHOICES = ("mlp", *STRUCTURED_NETWORKS)
 
@@ -144,7 +141,7 @@ class PPOHyperparameters:
 @dataclass(frozen=True)
 class PPOSettings(PPOHyperparameters):
     """The learner's settings: PPO's numbers and the network (the card's description, see
-    ``training.network.network_description``). A model card records them as ``training.hyperparameters``."""
+    ``agents.models.card.network_description``). A model card records them as ``training.hyperparameters``."""
 
     network: dict[str, Any] = field(kw_only=True)
 

@@ -95,9 +95,9 @@ def learner_settings(args: Args, game: Game) -> PPOSettings:
 
 def check_network(args: Args) -> None:
     """The network options fit the game and the backend."""
-    from training.network import STRUCTURED, structured  # the train extra must be installed
+    from agents.models.card import STRUCTURED_NETWORKS, structured  # the train extra must be installed
 
-    if args.network in STRUCTURED and args.game != structured(args.network).GAME:
+    if args.network in STRUCTURED_NETWORKS and args.game != structured(args.network).GAME:
         raise ValueError(
             f"--network {args.network} reads {structured(args.network).READS} only, not --game {args.game}"
         )

@@ -24,7 +24,7 @@ Layout (``width``, ``head`` in the card's ``network``):
   from the drawn mask's mine together with the pooled mines, which also
   feed the value head.
 
-As in :mod:`training.graph_network`, the trunk is SB3's features extractor;
+As in :mod:`agents.models.graph_network`, the trunk is SB3's features extractor;
 its output is the logits followed by the pooled features, which the
 policy splits.
 """
@@ -37,10 +37,11 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from agents.models.card import check_sizes
+from agents.models.trunk_policy import TrunkPolicy
 from envs.wapi.actions import NUM_ACTIONS, PLACE_TOTEM
 from envs.wapi.components import FIRST_MASK, NUM_MINES, NUM_TILE_KINDS
 from envs.wapi.observation import BAG, DRAWN, MINE_BLOCK, MINES, OBSERVATION_SIZE
-from training.trunk_policy import TrunkPolicy, check_sizes
 
 KIND = "wapi_mines"
 #: The game it reads (Wapi observations).

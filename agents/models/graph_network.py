@@ -37,10 +37,11 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from agents.models.card import check_sizes
+from agents.models.trunk_policy import TrunkPolicy
 from envs.samurai.actions import HEX, NUM_ACTIONS
 from envs.samurai.board import NEIGHBOURS, NUM_HEXES, SETTLEMENTS
 from envs.samurai.observation import HEX_FEATURES, OBSERVATION_SIZE, PLAYERS
-from training.trunk_policy import TrunkPolicy, check_sizes
 
 KIND = "samurai_graph"
 #: The game it reads (Samurai boards).
