@@ -1,5 +1,5 @@
-"""What guides a search (:class:`Evaluator`), and a learned network as one: move priors and position
-values for guided ISMCTS.
+"""A learned network as a search's evaluator (:class:`~agents.evaluator.Evaluator`): move priors and
+position values for guided ISMCTS.
 
 :class:`NetworkEvaluator` answers, for a batch of positions (states a search
 owns: its own determinizations), the network's probabilities over the legal
@@ -33,25 +33,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 import torch
 from torch.nn import functional
 
-from agents.models.card import check_card
+from agents.models.card import ACTIVATION_NAMES, check_card
 from agents.models.network import PolicyValueNet, load_network
-from agents.models.policies import ACTIVATIONS
 from envs.core.engine import Game, GameState, shown
-
-
-@runtime_checkable
-class Evaluator(Protocol):
-    """What guided search asks of its guide (:class:`NetworkEvaluator`, or any object with this method)."""
-
-    def evaluate(self, states: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray]:
-        """For unfinished positions: move priors ``(B, num_actions)`` of the player to act (0 off the
-        legal moves, rows summing to 1) and values ``(B, num_players)`` on the win scale -1..1."""
 
 
 def _linears(module: torch.nn.Module) -> list[tuple[torch.Tensor, torch.Tensor]]:
@@ -66,7 +55,7 @@ class InferenceNet:
         policy = network.module
         kind = network.card["network"]["activation"]
         self.activation = {"tanh": torch.tanh, "relu": torch.relu}[kind]
-        assert set(ACTIVATIONS) == {"tanh", "relu"}, "a new activation needs its function here"
+        assert set(ACTIVATION_NAMES) == {"tanh", "relu"}, "a new activation needs its function here"
         self.shared = _linears(policy.features_extractor)  # none for SB3's plain flatten
         self.pi = _linears(policy.mlp_extractor.policy_net) + _linears(policy.action_net)
         self.vf = _linears(policy.mlp_extractor.value_net) + _linears(policy.value_net)

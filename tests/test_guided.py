@@ -332,7 +332,7 @@ def test_backups_are_exact_and_leave_no_virtual_loss(model_files, monkeypatch, n
         "ismcts", game, network=model_for(model_files, game), iterations=150, leaf_batch=5, value_mix=value_mix, seed=3
     )
     agent.evaluator = ConstantEvaluator(game, network_values)
-    monkeypatch.setattr(agent, "_plain_value", lambda state: plain_values)
+    monkeypatch.setattr(agent.leaf, "value", lambda state: plain_values)
     # Early, so no simulation reaches the end; Samurai in play, where its first move draws nothing
     # (each draw is a node of its own, and a node is expanded on its third visit).
     state = mid_game_state(game, seed=2, moves=30 if name == "samurai" else 4)
@@ -592,5 +592,7 @@ def test_auto_options_come_from_each_games_tuning(model_files):
     ):
         game = make_game(name, **config)
         agent = make_agent("ismcts", game, network=model_for(model_files, game), iterations=5)
-        assert (agent.value_mix, agent.prior_temperature) == (value_mix, temperature)
-        assert make_agent("ismcts", game, network=model_for(model_files, game), value_mix=0.25).value_mix == 0.25
+        assert (agent.settings.value_mix, agent.settings.prior_temperature) == (value_mix, temperature)
+        assert (
+            make_agent("ismcts", game, network=model_for(model_files, game), value_mix=0.25).settings.value_mix == 0.25
+        )
