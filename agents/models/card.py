@@ -80,18 +80,6 @@ def structured(kind: str):
     return importlib.import_module(STRUCTURED_NETWORKS[kind])
 
 
-def check_sizes(network: dict[str, Any], kind: str, limits: dict[str, tuple[int, int]], where: str) -> None:
-    """A structured network's description: exactly ``kind`` and the size keys, each an int within its limits."""
-    if set(network) != {"kind", *limits}:
-        raise ValueError(
-            f"{where}: a {kind} network must have the keys kind, {', '.join(limits)}; got {sorted(network)}"
-        )
-    for key, (low, high) in limits.items():
-        value = network[key]
-        if type(value) is not int or not low <= value <= high:
-            raise ValueError(f"{where}: network[{key!r}] must be an int in {low}..{high}, got {shown(value)}")
-
-
 def check_network(network: Any, where: str) -> None:
     """A card's ``network``: one of :data:`NETWORK_KINDS`, its sizes within the limits (ValueError otherwise)."""
     if not isinstance(network, dict) or network.get("kind") not in NETWORK_KINDS:
@@ -99,6 +87,8 @@ def check_network(network: Any, where: str) -> None:
             f"{where}: network must be {{'kind': one of {list(NETWORK_KINDS)}, ...}}, got {shown(network)}"
         )
     if network["kind"] in STRUCTURED_NETWORKS:
+        from agents.models.trunk_policy import check_sizes  # with the structured network's module, when first needed
+
         module = structured(network["kind"])
         check_sizes(network, module.KIND, module.LIMITS, where)
         return

@@ -37,8 +37,7 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from agents.models.card import check_sizes
-from agents.models.trunk_policy import TrunkPolicy
+from agents.models.trunk_policy import TrunkPolicy, check_sizes
 from envs.samurai.actions import HEX, NUM_ACTIONS
 from envs.samurai.board import NEIGHBOURS, NUM_HEXES, SETTLEMENTS
 from envs.samurai.observation import HEX_FEATURES, OBSERVATION_SIZE, PLAYERS

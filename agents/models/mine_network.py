@@ -37,8 +37,7 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from agents.models.card import check_sizes
-from agents.models.trunk_policy import TrunkPolicy
+from agents.models.trunk_policy import TrunkPolicy, check_sizes
 from envs.wapi.actions import NUM_ACTIONS, PLACE_TOTEM
 from envs.wapi.components import FIRST_MASK, NUM_MINES, NUM_TILE_KINDS
 from envs.wapi.observation import BAG, DRAWN, MINE_BLOCK, MINES, OBSERVATION_SIZE
