@@ -76,8 +76,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.collector import freeze_long_lived
 from agents.evaluator import RolloutEvaluator
+from agents.gc_freeze import freeze_long_lived
 from agents.protocol import Agent, PlayerView
 from agents.search_options import PLAIN_OPTIONS, RULES, SearchSettings, check_options, leaf_evaluator, rollout_policy
 from envs.core.engine import Game, GameState, Observer, is_int, shown

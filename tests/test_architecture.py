@@ -214,11 +214,23 @@ def test_the_length_check_finds_a_long_function():
     assert _long_functions(method, "m.py") == [f"m.py:2 long ({MAX_FUNCTION_LINES + 1} lines)"]
 
 
+#: The examples are read as the project's code is: short functions too.
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+#: TODO(issue 52): functions still over the limit, each to be shortened and then struck from this list.
+LONG_FOR_NOW = {"examples/ppo_batch.py main"}
+
+
+def _path_and_name(found: str) -> str:
+    """``"examples/ppo_batch.py:92 main (87 lines)"`` -> ``"examples/ppo_batch.py main"``."""
+    where, _, rest = found.partition(" ")
+    return f"{where.rpartition(':')[0]} {rest.split()[0]}"
+
+
 def test_no_function_is_long_without_saying_why():
     """Short functions (the developers' guide); one longer than 60 lines says in its docstring why ("Long because")."""
-    long = [
-        found for path in MODULES.values() for found in _long_functions(path.read_text(), str(path.relative_to(ROOT)))
-    ]
+    paths = [*MODULES.values(), *EXAMPLES]
+    long = [found for path in paths for found in _long_functions(path.read_text(), str(path.relative_to(ROOT)))]
+    long = [found for found in long if _path_and_name(found) not in LONG_FOR_NOW]
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines without 'Long because' in their docstring: {long}"
 
 
@@ -227,3 +239,13 @@ def test_the_graph_sees_imports_by_name():
     tree = ast.parse('importlib.import_module("agents.ismcts")\nimportlib.import_module(f"envs.{name}_v0")')
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
     assert [_imported_by_name(call) for call in calls] == [["agents.ismcts"], ["envs"]]
+
+
+def test_every_file_the_architecture_page_names_exists():
+    """docs/architecture.md names modules and folders as its homes; each one it names by its path is there."""
+    import re
+
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    named = set(re.findall(r"`([\w/.<>]+(?:\.py|/))`", page))
+    missing = sorted(name for name in named if "/" in name and "<" not in name and not (ROOT / name).exists())
+    assert named and not missing, missing

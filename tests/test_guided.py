@@ -550,7 +550,7 @@ def test_best_is_the_guided_search_where_its_guide_is_shipped():
     BEST_GUIDE_WITHOUT_MODEL names (Samurai: the heuristic), else plain ISMCTS; the terminal
     game and the tournament seat it."""
     from agents import play as terminal
-    from benchmarks.tournament import plan_tournament, run_tournament
+    from benchmarks.tournament import plan_tournament, play, summarize
 
     wakanda = make_game("wakanda")
     best = make_agent("best", wakanda, iterations=5, seed=1)
@@ -575,9 +575,8 @@ def test_best_is_the_guided_search_where_its_guide_is_shipped():
         == 0
     )
     assert lines[0] == "wakanda: A (player_0): you, B (player_1): best"
-    summary = run_tournament(
-        plan_tournament("wakanda", ["best", "heuristic"], 2, ismcts_iterations=4), processes=1, progress=False
-    )
+    plan = plan_tournament("wakanda", ["best", "heuristic"], 2, ismcts_iterations=4)
+    summary = summarize(plan, play(plan, processes=1, progress=False))
     assert len(summary.games) == 2 and not summary.failures
 
 
