@@ -154,11 +154,11 @@ class SearchSettings:
 
     @classmethod
     def of(cls, settings: SearchSettings | None, options: dict[str, Any], allowed: tuple[str, ...]) -> SearchSettings:
-        """``settings`` (default: all defaults) with the keyword ``options`` given beside it; a ValueError
-        names an option that is not one of ``allowed``."""
+        """``settings`` (default: all defaults) with the keyword ``options`` given beside it; an option that is
+        not one of ``allowed`` is a TypeError, as any unexpected keyword argument is."""
         unknown = sorted(set(options) - set(allowed))
         if unknown:
-            raise ValueError(f"unknown search options {shown(unknown)}; available: {list(allowed)}")
+            raise TypeError(f"unexpected keyword argument {unknown[0]!r} (the search's options: {list(allowed)})")
         if settings is not None and not isinstance(settings, SearchSettings):
             raise ValueError(f"settings must be a SearchSettings or None, got {shown(settings)}")
         return dataclasses.replace(settings or cls(), **options)
