@@ -58,14 +58,15 @@ GAMES = {
 
 def candidates(game) -> dict:
     """train.py's MLP (``--network mlp``) and the game's structured network, each at its default size."""
-    from agents.models.card import STRUCTURED_NETWORKS, network_description, structured
+    from agents.models.card import STRUCTURED_NETWORKS, network_description
+    from agents.models.policies import structured
     from training.network import new_network
     from training.settings import game_training
 
     settings = game_training(game.name)
     layers, shared = GAMES[game.name].mlp or (settings["net_arch"], settings["shared_layers"])
     mlp = network_description(layers, shared=shared)
-    (kind,) = (kind for kind in STRUCTURED_NETWORKS if structured(kind).GAME == game.name)
+    (kind,) = (kind for kind in STRUCTURED_NETWORKS if STRUCTURED_NETWORKS[kind].game == game.name)
     return {"mlp": new_network(game, mlp, ""), kind: new_network(game, structured(kind).default_description(), "")}
 
 

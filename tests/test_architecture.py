@@ -117,7 +117,7 @@ def test_the_graph_sees_the_known_imports():
     assert "agents" in GRAPH["agents.opponents"]
     assert any(module.startswith("training") for module in GRAPH["train"])
     assert "envs.samurai.rules" not in GRAPH["envs.samurai.actions"]  # only under TYPE_CHECKING
-    assert "agents.models.graph_network" in GRAPH["agents.models.card"]  # named as a string, imported by name
+    assert "agents.models.graph_network" in GRAPH["agents.models.policies"]  # named as a string, imported by name
     assert _package("agents.models.card") == "agents.models" and _package("agents.ismcts") == "agents"
 
 

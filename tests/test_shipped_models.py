@@ -66,15 +66,15 @@ def test_a_configuration_without_a_model_names_those_with_one():
 
 
 def test_reading_a_card_imports_neither_torch_nor_stable_baselines3():
-    """The read side of model files is below the players and light: a card (an MLP's) is read with JSON alone;
-    Stable-Baselines3 is imported only once a network is built."""
+    """The read side of model files is below the players and light: every shipped card (MLP or structured network)
+    is read and checked with JSON alone; Stable-Baselines3 is imported only once a network is built."""
     import subprocess
     import sys
 
     code = (
         "import sys\n"
         "import agents.models.card, agents.models.files, agents.models.network, agents.rllib_agent\n"
-        f"agents.models.files.read_card({str(SHIPPED_DIR / 'wakanda.zip')!r})\n"
+        f"for path in {[str(path) for path in SHIPPED]!r}:\n    agents.models.files.read_card(path)\n"
         "assert 'stable_baselines3' not in sys.modules and 'sb3_contrib' not in sys.modules\n"
         "import agents.models.network as network, envs.games\n"
         "network.load_network('trained', envs.games.make_game('wakanda'))\n"

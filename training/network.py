@@ -26,11 +26,10 @@ from agents.models.card import (
     check_card_fields,
     make_card,
     network_description,
-    structured,
 )
 from agents.models.files import read_card, shipped_model_path  # noqa: F401
 from agents.models.network import PolicyValueNet, network_from_policy
-from agents.models.policies import build_policy, policy_class, policy_kwargs
+from agents.models.policies import build_policy, policy_class, policy_kwargs, structured
 from envs.core.engine import Game, shown
 from training.settings import NETWORK_CHOICES
 

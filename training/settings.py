@@ -298,8 +298,7 @@ class Args(PPOHyperparameters):
     network: str = per_game(
         "network",
         "mlp (layers from --net-arch and --shared-layers), samurai_graph (Samurai only: the board as a "
-        "graph, training/graph_network.py) or wapi_mines (Wapi only: one network for every mine, "
-        "training/mine_network.py)",
+        "graph) or wapi_mines (Wapi only: one network for every mine)",
         choices=list(NETWORK_CHOICES),
     )
     net_arch: list[int] = per_game("net_arch", "hidden layers of the policy and of the value head, e.g. 128 128")

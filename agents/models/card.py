@@ -12,8 +12,8 @@ list of models, ``--resume``'s checks) should not pay for loading torch.
 
 from __future__ import annotations
 
-import importlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from envs.core.engine import Game, shown
@@ -29,10 +29,26 @@ CARD_FIELDS = ("format_version", "game", "config", "observation_size", "num_acti
 MAX_LAYERS, MAX_UNITS = 8, 4096
 #: The activations an MLP description may name (``agents.models.policies.ACTIVATIONS`` builds them).
 ACTIVATION_NAMES = ("tanh", "relu")
-#: The networks built for one game's observation (card kind: module). Each module has ``GAME`` and
-#: ``READS`` (what it reads), ``KIND``, ``LIMITS`` (its sizes), ``default_description``, ``POLICY`` and
-#: ``policy_kwargs``; :func:`structured` imports it when first needed (it pulls in torch, SB3 and its game).
-STRUCTURED_NETWORKS = {"samurai_graph": "agents.models.graph_network", "wapi_mines": "agents.models.mine_network"}
+
+
+@dataclass(frozen=True)
+class StructuredKind:
+    """What a card may say of a network built for one game's observation, known without building it: the game
+    it reads, in words for messages, and the sizes its description may take ((low, high) per key). The network
+    itself is its module's (``agents.models.policies.structured``)."""
+
+    game: str
+    reads: str
+    limits: dict[str, tuple[int, int]]
+
+
+#: The structured network kinds (card kind: what a card may say of it).
+STRUCTURED_NETWORKS = {
+    "samurai_graph": StructuredKind(
+        "samurai", "Samurai boards", {"width": (1, 512), "rounds": (1, 8), "head": (1, 1024)}
+    ),
+    "wapi_mines": StructuredKind("wapi", "Wapi observations", {"width": (1, 512), "head": (1, 1024)}),
+}
 #: The network kinds a card may describe: an MLP actor-critic (any game), or a structured one.
 NETWORK_KINDS = ("mlp_actor_critic", *STRUCTURED_NETWORKS)
 
@@ -75,9 +91,16 @@ def network_description(
     return description
 
 
-def structured(kind: str):
-    """The module of a structured network kind (imported when first needed: it pulls in its game)."""
-    return importlib.import_module(STRUCTURED_NETWORKS[kind])
+def check_sizes(network: dict[str, Any], kind: str, limits: dict[str, tuple[int, int]], where: str) -> None:
+    """A structured network's description: exactly ``kind`` and the size keys, each an int within its limits."""
+    if set(network) != {"kind", *limits}:
+        raise ValueError(
+            f"{where}: a {kind} network must have the keys kind, {', '.join(limits)}; got {sorted(network)}"
+        )
+    for key, (low, high) in limits.items():
+        value = network[key]
+        if type(value) is not int or not low <= value <= high:
+            raise ValueError(f"{where}: network[{key!r}] must be an int in {low}..{high}, got {shown(value)}")
 
 
 def check_network(network: Any, where: str) -> None:
@@ -87,10 +110,7 @@ def check_network(network: Any, where: str) -> None:
             f"{where}: network must be {{'kind': one of {list(NETWORK_KINDS)}, ...}}, got {shown(network)}"
         )
     if network["kind"] in STRUCTURED_NETWORKS:
-        from agents.models.trunk_policy import check_sizes  # with the structured network's module, when first needed
-
-        module = structured(network["kind"])
-        check_sizes(network, module.KIND, module.LIMITS, where)
+        check_sizes(network, network["kind"], STRUCTURED_NETWORKS[network["kind"]].limits, where)
         return
     if set(network) != {"kind", "shared", "pi", "vf", "activation"}:
         raise ValueError(f"{where}: network must have the keys kind, shared, pi, vf, activation; got {sorted(network)}")
@@ -164,8 +184,10 @@ def check_card(card: dict[str, Any], game: Game, where: str) -> None:
     if card["game"] != want["game"]:
         raise ValueError(f"{where} was trained for game {card['game']!r}, not {want['game']!r}")
     kind = card["network"]["kind"]
-    if kind in STRUCTURED_NETWORKS and card["game"] != structured(kind).GAME:
-        raise ValueError(f"{where}: a {kind} network reads {structured(kind).READS} only, not {card['game']!r}")
+    if kind in STRUCTURED_NETWORKS and card["game"] != STRUCTURED_NETWORKS[kind].game:
+        raise ValueError(
+            f"{where}: a {kind} network reads {STRUCTURED_NETWORKS[kind].reads} only, not {card['game']!r}"
+        )
     if card["config"] != want["config"]:
         raise ValueError(
             f"{where} was trained for {want['game']} configuration {shown(card['config'], 200)}, not {want['config']}"

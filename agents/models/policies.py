@@ -10,15 +10,23 @@ SB3 is imported here and only here on the read side, when a network is built.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from agents.models.card import STRUCTURED_NETWORKS, check_network, structured
+from agents.models.card import STRUCTURED_NETWORKS, check_network
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+#: The module of each structured network kind: its ``POLICY``, ``policy_kwargs`` and ``default_description``.
+STRUCTURED_MODULES = {"samurai_graph": "agents.models.graph_network", "wapi_mines": "agents.models.mine_network"}
+
+
+def structured(kind: str):
+    """The module of a structured network kind (imported when first needed: it pulls in its game)."""
+    return importlib.import_module(STRUCTURED_MODULES[kind])
 
 
 class SharedLayers(BaseFeaturesExtractor):

@@ -11,13 +11,9 @@ small, as SB3 starts its own action layer.
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
-
-from envs.core.engine import shown
 
 
 class SplitFeatures(nn.Module):
@@ -52,15 +48,3 @@ class TrunkPolicy(MaskableActorCriticPolicy):
                 nn.init.orthogonal_(layer.weight, gain=0.01)
                 nn.init.zeros_(layer.bias)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
-
-
-def check_sizes(network: dict[str, Any], kind: str, limits: dict[str, tuple[int, int]], where: str) -> None:
-    """A structured network's description: exactly ``kind`` and the size keys, each an int within its limits."""
-    if set(network) != {"kind", *limits}:
-        raise ValueError(
-            f"{where}: a {kind} network must have the keys kind, {', '.join(limits)}; got {sorted(network)}"
-        )
-    for key, (low, high) in limits.items():
-        value = network[key]
-        if type(value) is not int or not low <= value <= high:
-            raise ValueError(f"{where}: network[{key!r}] must be an int in {low}..{high}, got {shown(value)}")
