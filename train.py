@@ -40,10 +40,7 @@ import shlex
 import sys
 import time
 
-from training.settings import DEFAULT_GAME, Args, whole_rollouts
-from training.train_command import Validated, build_parser, parse_args, validate
-
-__all__ = ["DEFAULT_GAME", "Args", "Validated", "build_parser", "main", "parse_args", "validate", "whole_rollouts"]
+from training.train_command import parse_args, validate
 
 
 def main(argv: list[str] | None = None) -> dict:

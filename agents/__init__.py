@@ -102,7 +102,7 @@ def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
 
         return PPOAgent
     if kind == "rllib":
-        from training.rllib.policy import RLlibAgent
+        from agents.rllib_agent import RLlibAgent
 
         return RLlibAgent
     raise ValueError(f"unknown agent {shown(kind)}; available: {', '.join(AGENT_NAMES)} or {EPSILON_SPELLING}")
@@ -111,9 +111,10 @@ def _agent_class(kind: str, guided: bool = False) -> type[Agent]:
 def agent_options(name: str, guided: bool = False) -> list[str]:
     """The keyword options an agent accepts (besides ``game``); ``guided``: ISMCTS's with ``network=...``
     (or ``evaluator=...``)."""
-    kind = agent_kind(name)
-    params = inspect.signature(_agent_class(kind, guided).__init__).parameters
-    return [p for p in params if p not in ("self", "game", "path")]
+    cls = _agent_class(agent_kind(name), guided)
+    params = inspect.signature(cls.__init__).parameters
+    named = [p for p, param in params.items() if p not in ("self", "game", "path") and param.kind != param.VAR_KEYWORD]
+    return named + list(getattr(cls, "OPTIONS", ()))  # a search's options (agents.search_options.SearchSettings)
 
 
 def parse_agent_options(pairs: list[str], flag: str) -> dict[str, Any]:
@@ -154,7 +155,7 @@ def make_agent(name: str, game: Game | None = None, **options: Any) -> Agent:
 
     ``options`` are the agent's keyword arguments (``seed`` for all; for
     ISMCTS ``iterations``, ``time_limit``, ``exploration``...; ISMCTS with
-    ``network="trained" | "ppo:PATH"``, or ``evaluator=`` any :class:`agents.network_evaluator.Evaluator`, is the
+    ``network="trained" | "ppo:PATH"``, or ``evaluator=`` any :class:`agents.evaluator.Evaluator`, is the
     guided search of :mod:`agents.guided`). Unknown names
     or options raise a ValueError listing the available ones. ``"NAME~EPS"`` (``"heuristic~0.25"``) is
     NAME's agent, built with these options, made ε-greedy (:class:`agents.epsilon_greedy.EpsilonGreedy`, its

@@ -28,7 +28,7 @@ from envs.games import description_of
 def described_guide(game: Game) -> str | None:
     """The model file of :data:`agents.tuning.BEST_GUIDE`'s network for ``game``'s configuration, if one is
     shipped; else None."""
-    from training.network import shipped_model_path
+    from agents.models.files import shipped_model_path
 
     if description_of(game) is None or BEST_GUIDE.get(game.name) != "trained":
         return None

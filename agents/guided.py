@@ -5,7 +5,7 @@ The search of :mod:`agents.ismcts` (one tree over the searching player's
 information sets, one determinization per simulation, drawn from its
 :class:`~agents.protocol.PlayerView`, so it can never see a hidden fact),
 with an evaluator in place of blind exploration, as OpenSpiel's MCTS takes one: any
-:class:`~agents.network_evaluator.Evaluator` (move priors and every player's value for a batch of
+:class:`~agents.evaluator.Evaluator` (move priors and every player's value for a batch of
 positions); from ``network=`` it is a :class:`~agents.network_evaluator.NetworkEvaluator`.
 
 - *Selection* is PUCT (AlphaZero): ``Q(a) + c_puct * P(a) * sqrt(avail(a)) /
@@ -52,53 +52,24 @@ per move, as in plain ISMCTS. Per-game defaults for the options left at
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agents.evaluator import Evaluator
 from agents.heuristic_evaluator import HEURISTIC_GUIDE, HeuristicEvaluator
 from agents.ismcts import ChanceKeys, Edge, ISMCTSAgent
-from agents.leaf_values import Evaluation
-from agents.network_evaluator import Evaluator, NetworkEvaluator
 from agents.protocol import PlayerView
-from agents.search_options import Rule, check_options, resolve_auto
-from agents.tuning import GUIDED
-from envs.core.engine import Game, GameState, is_int, is_number, shown
-from training.network import PolicyValueNet
+from agents.search_options import GUIDED_OPTIONS, SearchSettings
+from envs.core.engine import Game, GameState, shown
 
-#: What the guided options left at ``"auto"`` become unless :data:`agents.tuning.GUIDED` gives the game's own.
-GUIDED_DEFAULTS = {"c_puct": 1.5, "value_mix": 0.0, "leaf_batch": 8, "prior_temperature": 1.0}
+if TYPE_CHECKING:
+    from agents.models.network import PolicyValueNet
+
 #: The pessimistic value a pending simulation leaves on each edge it took (removed when it backs up).
 VIRTUAL_LOSS = 1.0
 #: A batch runs at most this many times ``leaf_batch`` simulations (most may end without the network).
 BATCH_LIMIT = 4
-
-
-#: The guided options' rules (as :data:`agents.search_options.RULES`, checked after ``"auto"`` is resolved).
-GUIDED_RULES: dict[str, Rule] = {
-    "c_puct": (lambda v: is_number(v) and v >= 0, "'auto' or a non-negative number"),
-    "value_mix": (lambda v: is_number(v) and 0 <= v <= 1, "'auto' or a number in [0, 1]"),
-    "leaf_batch": (lambda v: is_int(v) and v >= 1, "'auto' or a positive int"),
-    "prior_temperature": (lambda v: is_number(v) and v > 0, "'auto' or a positive number"),
-    "keep_tree": (lambda v: isinstance(v, bool), "True or False"),
-}
-
-
-def guided_defaults(game: Game | None) -> dict[str, Any]:
-    """The guided options' ``"auto"`` values for ``game`` (:data:`GUIDED_DEFAULTS` with its own from
-    :data:`agents.tuning.GUIDED`)."""
-    return {**GUIDED_DEFAULTS, **GUIDED.get(getattr(game, "name", None), {})}
-
-
-def guided_options(
-    game: Game | None, c_puct: Any, value_mix: Any, leaf_batch: Any, prior_temperature: Any
-) -> tuple[float, float, int, float]:
-    """The guided options with ``"auto"`` resolved for ``game``, checked (ValueError naming the bad one)."""
-    given = dict(c_puct=c_puct, value_mix=value_mix, leaf_batch=leaf_batch, prior_temperature=prior_temperature)
-    given = resolve_auto(guided_defaults(game), **given)
-    check_options(GUIDED_RULES, **given)
-    c_puct, value_mix, leaf_batch, prior_temperature = given.values()
-    return float(c_puct), float(value_mix), int(leaf_batch), float(prior_temperature)
 
 
 def guide(
@@ -113,6 +84,8 @@ def guide(
             "or an object with evaluate(states) -> (priors, values); exactly one of them"
         )
     if network is not None:
+        from agents.network_evaluator import NetworkEvaluator  # torch, only for a network
+
         return NetworkEvaluator(network, game)
     if game is None:
         raise ValueError("the guided search needs game=... (its evaluator answers for that game's positions)")
@@ -121,7 +94,7 @@ def guide(
     if not isinstance(evaluator, Evaluator):
         raise ValueError(
             f"evaluator must be {HEURISTIC_GUIDE!r} or an object with evaluate(states) -> (priors, values) "
-            f"(agents.network_evaluator.Evaluator), got {shown(evaluator)}"
+            f"(agents.evaluator.Evaluator), got {shown(evaluator)}"
         )
     return evaluator
 
@@ -140,14 +113,20 @@ class _Node:
 
 
 class GuidedISMCTSAgent(ISMCTSAgent):
-    """ISMCTS with a network's prior and value (see the module docstring).
+    """ISMCTS with an evaluator's prior and value (see the module docstring): the plain search's budget,
+    streams and leaf evaluator (:class:`~agents.evaluator.RolloutEvaluator`, mixed in by ``value_mix``), its own
+    tree walk by PUCT. Its options are :class:`~agents.search_options.SearchSettings`' :data:`OPTIONS`, given
+    as ``settings=`` or by keyword.
 
     Args:
         game: the configured game (the network must have been made for it).
         network: ``"trained"``, ``"ppo:PATH"``, a model path, or a loaded
-            :class:`~training.network.PolicyValueNet`: guided by its :class:`NetworkEvaluator`.
-        evaluator: instead of ``network``, any :class:`~agents.network_evaluator.Evaluator`, or
+            :class:`~agents.models.network.PolicyValueNet`: guided by its
+            :class:`~agents.network_evaluator.NetworkEvaluator`.
+        evaluator: instead of ``network``, any :class:`~agents.evaluator.Evaluator`, or
             ``"heuristic"``: the game's heuristic and static evaluation (:mod:`agents.heuristic_evaluator`).
+
+    Options:
         c_puct: weight of the prior in selection.
         value_mix: weight of the plain search's leaf value (a rollout, or the
             static evaluation at ``rollout_depth``) against the network's.
@@ -168,6 +147,9 @@ class GuidedISMCTSAgent(ISMCTSAgent):
     """
 
     name = "ismcts+network"
+    #: The options this search takes by keyword, beside ``network``/``evaluator``, ``seed``, the budget and
+    #: ``settings``.
+    OPTIONS = GUIDED_OPTIONS
 
     def __init__(
         self,
@@ -176,46 +158,18 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         seed: int | None = None,
         iterations: int | None = None,
         time_limit: float | None = None,
-        c_puct: float | str = "auto",
-        value_mix: float | str = "auto",
-        leaf_batch: int | str = "auto",
-        prior_temperature: float | str = "auto",
-        widening: float | None = None,
-        keep_tree: bool = True,
-        score_weight: float = 0.25,
-        split_chance: bool = True,
-        rollout: str = "auto",
-        rollout_epsilon: float | str = "auto",
-        rollout_depth: int | None | str = "auto",
-        leaf_evaluation: Evaluation | str | None = "auto",
+        settings: SearchSettings | None = None,
         evaluator: Evaluator | str | None = None,
+        **options,
     ):
         self.evaluator = guide(network, evaluator, game, seed)  # refuses another game's network before anything else
         self.game = game
-        super().__init__(
-            game,
-            seed=seed,
-            iterations=iterations,
-            time_limit=time_limit,
-            score_weight=score_weight,
-            split_chance=split_chance,
-            rollout=rollout,
-            rollout_epsilon=rollout_epsilon,
-            rollout_depth=rollout_depth,
-            leaf_evaluation=leaf_evaluation,
-            widening=widening,
-            paired_root=False,
-            tree_depth=None,
-        )
-        self.c_puct, self.value_mix, self.leaf_batch, self.prior_temperature = guided_options(
-            game, c_puct, value_mix, leaf_batch, prior_temperature
-        )
-        check_options(GUIDED_RULES, keep_tree=keep_tree)
-        if keep_tree and not self.split_chance:
+        settings = SearchSettings.of(settings, options, self.OPTIONS).resolved(game, guided=True)
+        self._start(game, seed, iterations, time_limit, settings)
+        if settings.keep_tree and not settings.split_chance:
             raise ValueError(
                 "keep_tree=True needs split_chance=True (its keys find the kept node); pass keep_tree=False"
             )
-        self.keep_tree = keep_tree
         self.last_root: _Node | None = None
         self._played: Edge | None = None  # the last move's edge, whose subtree the next search may start from
 
@@ -228,7 +182,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        root = self.search(view, self._reached(view) if self.keep_tree else None)
+        root = self.search(view, self._reached(view) if self.settings.keep_tree else None)
         action = most_visited(root, legal)
         self._played = root.edges.get(action)  # none when the budget only evaluated the root
         return action
@@ -255,7 +209,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         root.valued = True  # its prior is needed at once
 
         def batch(left: int | None) -> int:
-            size = 1 if root.prior is None else self.leaf_batch  # the root first, alone
+            size = 1 if root.prior is None else self.settings.leaf_batch  # the root first, alone
             limit = BATCH_LIMIT * size if left is None else min(BATCH_LIMIT * size, left)
             return self._batch(view, root, size, limit)
 
@@ -293,16 +247,18 @@ class GuidedISMCTSAgent(ISMCTSAgent):
                 if node.prior is None:
                     node.prior = self._prior(prior, state.legal_tuple())
                     node.value = float(value[mover])
-                if self.value_mix:
-                    value = (1 - self.value_mix) * value + self.value_mix * np.asarray(self._plain_value(state))
+                mix = self.settings.value_mix
+                if mix:
+                    value = (1 - mix) * value + mix * np.asarray(self.leaf.value(state.clone()))
                 self._backup(path, value)
         return runs
 
     def _prior(self, probabilities: np.ndarray, legal: tuple[int, ...]) -> dict[int, float]:
         """The node's prior over ``legal`` from the network's ``probabilities`` (``prior_temperature`` applied)."""
-        if self.prior_temperature == 1:
+        temperature = self.settings.prior_temperature
+        if temperature == 1:
             return {a: float(probabilities[a]) for a in legal}
-        flattened = probabilities[list(legal)].astype(np.float64) ** (1 / self.prior_temperature)
+        flattened = probabilities[list(legal)].astype(np.float64) ** (1 / temperature)
         flattened /= flattened.sum()
         return dict(zip(legal, flattened.tolist()))
 
@@ -311,7 +267,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
         for the first time with the priors asked when needed, valued by the plain search and backed up;
         or to the game's end (backed up)."""
         path: list[tuple[Edge, int]] = []
-        keys = ChanceKeys(self._observer, me) if self.split_chance else None
+        keys = ChanceKeys(self._observer, me) if self.settings.split_chance else None
         while state.current_player is not None and node.prior is not None:
             action, edge = self._select(node, state)
             edge.visits += 1
@@ -324,10 +280,10 @@ class GuidedISMCTSAgent(ISMCTSAgent):
                 child = edge.children[key] = _Node()
             node = child
         if state.current_player is None:
-            self._backup(path, self._rewards(state))
-        elif self.value_mix == 1 and not node.valued:  # the prior waits until a simulation comes back
+            self._backup(path, self.leaf.rewards(state))
+        elif self.settings.value_mix == 1 and not node.valued:  # the prior waits until a simulation comes back
             node.valued = True
-            value = self._plain_value(state)
+            value = self.leaf.value(state.clone())  # on a copy: the leaf stays as the evaluator will see it
             node.value = value[state.current_player]
             self._backup(path, value)
         else:
@@ -336,7 +292,7 @@ class GuidedISMCTSAgent(ISMCTSAgent):
     def _select(self, node: _Node, state: GameState) -> tuple[int, Edge]:
         """PUCT over the legal actions; an untried action enters with the node's own value."""
         legal = state.legal_tuple()
-        edges, prior, c = node.edges, node.prior, self.c_puct
+        edges, prior, c = node.edges, node.prior, self.settings.c_puct
         node.visits += 1
         uniform = 1.0 / len(legal)
         best, best_score = -1, -math.inf
@@ -352,8 +308,9 @@ class GuidedISMCTSAgent(ISMCTSAgent):
             score = edge.total / edge.visits + c * prior.get(a, uniform) * math.sqrt(edge.avail) / (1 + edge.visits)
             if score > best_score:
                 best, best_score = a, score
-        if self.widening is not None:  # progressive widening in the prior's order: a new move whenever there is room
-            take = fresh >= 0 and (best < 0 or len(edges) < 1 + self.widening * math.sqrt(node.visits))
+        widening = self.settings.widening
+        if widening is not None:  # progressive widening in the prior's order: a new move whenever there is room
+            take = fresh >= 0 and (best < 0 or len(edges) < 1 + widening * math.sqrt(node.visits))
         else:
             take = fresh >= 0 and node.value + c * fresh_prior * math.sqrt(node.visits) > best_score
         if take:
@@ -366,13 +323,6 @@ class GuidedISMCTSAgent(ISMCTSAgent):
     def _backup(path: list[tuple[Edge, int]], value) -> None:
         for edge, player in path:
             edge.total += VIRTUAL_LOSS + float(value[player])
-
-    def _plain_value(self, state: GameState) -> list[float]:
-        """The plain search's value of a leaf: a rollout (to ``rollout_depth``), then the result or the
-        static evaluation; played on a copy, so the leaf stays as the network saw it."""
-        state = state.clone()
-        self._rollout(state)
-        return self._rewards(state) if state.current_player is None else self._evaluated(state)
 
 
 def most_visited(root: _Node, legal: tuple[int, ...]) -> int:

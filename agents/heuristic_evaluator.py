@@ -1,7 +1,7 @@
 """The heuristic as a search's guide, where no trained network is shipped:
 ``make_agent("ismcts", game, evaluator="heuristic")``.
 
-An :class:`~agents.network_evaluator.Evaluator` needs move priors and every player's value
+An :class:`~agents.evaluator.Evaluator` needs move priors and every player's value
 for a batch of positions (the searcher's own determinizations). This one answers with what
 the project already knows about each game, without a network:
 

@@ -76,13 +76,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.collector import freeze_long_lived
-from agents.leaf_values import Evaluation
+from agents.evaluator import RolloutEvaluator
+from agents.gc_freeze import freeze_long_lived
 from agents.protocol import Agent, PlayerView
-from agents.search_options import RULES, check_options, leaf_evaluator, resolve_auto, rollout_policy
-from agents.tuning import SEARCH
+from agents.search_options import PLAIN_OPTIONS, RULES, SearchSettings, check_options, leaf_evaluator, rollout_policy
 from envs.core.engine import Game, GameState, Observer, is_int, shown
-from envs.games import description_of
 
 #: The most determinizations a batch-rollout search plays out at once. On a time budget a batch is
 #: sized to half the time left at the last batch's pace (the first of a search: ``FIRST_BATCH``), so
@@ -92,17 +90,8 @@ BATCH_SAMPLES, FIRST_BATCH = 512, 16
 #: the same samples and sums either way.
 MIN_BATCH_ROLLOUTS = 16
 
-#: What the options left at ``"auto"`` become, for every game, unless :data:`agents.tuning.SEARCH` gives
-#: the game's own (the module docstring says why those differ).
-DEFAULTS = {"rollout_epsilon": 0.1, "rollout_depth": None, "paired_root": False, "tree_depth": None}
 #: The budget when neither ``iterations`` nor ``time_limit`` is given.
 DEFAULT_ITERATIONS = 1000
-
-
-def search_defaults(game: Game | None) -> dict:
-    """What ``"auto"`` means for ``game``: :data:`DEFAULTS` with its own values from :data:`agents.tuning.SEARCH`."""
-    own = SEARCH.get(game.name, {}) if description_of(game) is not None else {}
-    return {**DEFAULTS, **own}
 
 
 class Edge:
@@ -149,9 +138,17 @@ class _Node:
 
 
 class ISMCTSAgent(Agent):
-    """Information-set MCTS through the engine protocol; a budget of iterations or seconds per move."""
+    """Information-set MCTS through the engine protocol; a budget of iterations or seconds per move.
+
+    ``settings`` (:class:`~agents.search_options.SearchSettings`) holds the search's options, and any of
+    :data:`OPTIONS` may also be given by keyword (``ISMCTSAgent(game, iterations=200, rollout="random")``):
+    the form ``make_agent`` and the command lines use. The leaves are valued by a
+    :class:`~agents.evaluator.RolloutEvaluator` (``leaf``): rollouts, then the game's static evaluation.
+    """
 
     name = "ismcts"
+    #: The options this search takes by keyword, beside ``seed``, ``iterations``, ``time_limit``, ``settings``.
+    OPTIONS = PLAIN_OPTIONS
 
     def __init__(
         self,
@@ -159,56 +156,32 @@ class ISMCTSAgent(Agent):
         seed: int | None = None,
         iterations: int | None = None,
         time_limit: float | None = None,
-        exploration: float = 1.0,
-        score_weight: float = 0.25,
-        split_chance: bool = True,
-        rollout: str = "auto",
-        rollout_epsilon: float | str = "auto",
-        widening: float | None = 2.0,
-        rollout_depth: int | None | str = "auto",
-        paired_root: bool | str = "auto",
-        tree_depth: int | None | str = "auto",
-        batch_rollouts: bool | str = "auto",
-        leaf_evaluation: Evaluation | str | None = "auto",
+        settings: SearchSettings | None = None,
+        **options,
     ):
-        tuned = resolve_auto(
-            search_defaults(game),
-            rollout_epsilon=rollout_epsilon,
-            rollout_depth=rollout_depth,
-            paired_root=paired_root,
-            tree_depth=tree_depth,
-        )
+        settings = SearchSettings.of(settings, options, self.OPTIONS).resolved(game, guided=False)
+        self._start(game, seed, iterations, time_limit, settings)
+
+    def _start(
+        self, game: Game | None, seed: int | None, iterations: int | None, time_limit: float | None, settings
+    ) -> None:
+        """What every search sets up: its budget, resolved settings, random streams, leaf evaluator and observer."""
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ITERATIONS
-        check_options(
-            RULES,
-            iterations=iterations,
-            time_limit=time_limit,
-            exploration=exploration,
-            score_weight=score_weight,
-            rollout=rollout,
-            **tuned,
-            widening=widening,
-            split_chance=split_chance,
-            batch_rollouts=batch_rollouts,
-            leaf_evaluation=leaf_evaluation,
-        )
-        self.iterations, self.time_limit = iterations, time_limit
-        self.exploration, self.score_weight = float(exploration), float(score_weight)
-        self.rollout_epsilon, self.rollout_depth = float(tuned["rollout_epsilon"]), tuned["rollout_depth"]
-        self.paired_root, self.tree_depth = tuned["paired_root"], tuned["tree_depth"]
-        self.widening = None if widening is None else float(widening)
-        self.split_chance = split_chance
-        self._policy = rollout_policy(game, rollout)
-        self._evaluate = leaf_evaluator(game, leaf_evaluation, self.rollout_depth)
-        # The chance keys' observer, made for ``game`` (or for the game of the first view, without one).
-        self._observer: Observer | None = game.observer() if game is not None and split_chance else None
-        self._play_out = self._batch_play_out(game, batch_rollouts)
-        self._deadline: float | None = None  # of the move being searched, on a time budget
-        self._simulation_seconds: float | None = None  # the last batch's CPU time per simulation
+        check_options(RULES, iterations=iterations, time_limit=time_limit)
+        self.iterations, self.time_limit, self.settings = iterations, time_limit, settings
+        self._policy = rollout_policy(game, settings.rollout)
+        evaluation = leaf_evaluator(game, settings.leaf_evaluation, settings.rollout_depth)
         seq_np, seq_py = np.random.SeedSequence(seed).spawn(2)
         self.np_rng = np.random.default_rng(seq_np)
         self.rnd = random.Random(int(seq_py.generate_state(1)[0]))
+        depth, epsilon = settings.rollout_depth, settings.rollout_epsilon
+        self.leaf = RolloutEvaluator(self._policy, evaluation, epsilon, depth, settings.score_weight, self.rnd)
+        # The chance keys' observer, made for ``game`` (or for the game of the first view, without one).
+        self._observer: Observer | None = game.observer() if game is not None and settings.split_chance else None
+        self._play_out = self._batch_play_out(game, settings.batch_rollouts)
+        self._deadline: float | None = None  # of the move being searched, on a time budget
+        self._simulation_seconds: float | None = None  # the last batch's CPU time per simulation
         self.last_iterations = 0  # simulations run for the last move (for benchmarks)
         if time_limit is not None:
             freeze_long_lived()  # no full collection of the libraries' objects inside a move's budget
@@ -216,8 +189,9 @@ class ISMCTSAgent(Agent):
     def _batch_play_out(self, game: Game | None, wanted: bool | str) -> Callable | None:
         """The heuristic's batch ``play_out`` when the search is the flat paired one with exact
         heuristic rollouts to the end and the game has one (``batch_rollouts`` "auto" or True), else None."""
-        flat = self.paired_root and self.tree_depth == 1 and self.rollout_depth is None
-        exact = self._policy is not None and self.rollout_epsilon == 0
+        settings = self.settings
+        flat = settings.paired_root and settings.tree_depth == 1 and settings.rollout_depth is None
+        exact = self._policy is not None and settings.rollout_epsilon == 0
         play_out = None
         if flat and exact and wanted is not False:
             from agents.heuristic import batch_play_out_for
@@ -254,7 +228,7 @@ class ISMCTSAgent(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        if self.split_chance and (self._observer is None or self._observer.game is not view.game):
+        if self.settings.split_chance and (self._observer is None or self._observer.game is not view.game):
             self._observer = view.game.observer()
         root = _Node()
         self.spend_budget(lambda left: self._iterate(view, root, left))
@@ -267,7 +241,7 @@ class ISMCTSAgent(Agent):
         """Each legal action's mean reward over ``determinizations`` paired samples: what the paired
         root compares, without choosing (training targets: ``--warm-start rollouts``). Only a search
         with ``paired_root`` has them: there every action is played out on every sample alike."""
-        if not self.paired_root:
+        if not self.settings.paired_root:
             raise ValueError("action_values needs a search with paired_root=True")
         if not is_int(determinizations) or determinizations < 1:
             raise ValueError(f"determinizations must be a positive int, got {shown(determinizations)}")
@@ -286,7 +260,7 @@ class ISMCTSAgent(Agent):
             if count * len(view.legal_actions) >= MIN_BATCH_ROLLOUTS:  # else one by one is faster
                 return self._iterate_batch(view, root, count)
         state = view.sample_determinization(self.np_rng)
-        if not self.paired_root:
+        if not self.settings.paired_root:
             self._simulate(state, root, view.player)
             return 1
         legal = state.legal_actions()
@@ -309,7 +283,7 @@ class ISMCTSAgent(Agent):
         states = [view.sample_determinization(self.np_rng) for _ in range(count)]
         scores, winners = self._play_out(states, legal)
         self._simulation_seconds = (time.process_time() - start) / (count * len(legal))
-        rewards = self._batch_rewards(scores.T, winners.T, view.player).reshape(count, len(legal))
+        rewards = self.leaf.batch_rewards(scores.T, winners.T, view.player).reshape(count, len(legal))
         root.visits += count
         for action, column in zip(legal, rewards.T):
             edge = root.edges.get(action)
@@ -331,21 +305,12 @@ class ISMCTSAgent(Agent):
         remaining = self._deadline - time.process_time()
         return int(min(BATCH_SAMPLES, max(FIRST_BATCH, remaining / 2 / (self._simulation_seconds * moves))))
 
-    def _batch_rewards(self, scores: np.ndarray, winners: np.ndarray, me: int) -> np.ndarray:
-        """:meth:`_rewards` of player ``me`` for every game of a batch (``players x games`` arrays)."""
-        win = np.where(winners.all(axis=0), 0.0, np.where(winners[me], 1.0, -1.0))
-        if self.score_weight == 0:
-            return win
-        mine = scores[me]
-        rank = ((scores < mine).sum(axis=0) - (scores > mine).sum(axis=0)) / (len(scores) - 1)
-        w = self.score_weight
-        return (1 - w) * win + w * rank
-
     def _simulate(self, state: GameState, node: _Node, me: int, first: tuple[int, Edge] | None = None) -> None:
         """Walk down from ``node`` (through ``first``, when given), add one edge, roll out, back up."""
-        rnd, c, widening = self.rnd, self.exploration, self.widening
-        path, expanded, depth = [], False, self.tree_depth
-        keys = ChanceKeys(self._observer, me) if self.split_chance else None
+        settings = self.settings
+        rnd, c, widening = self.rnd, settings.exploration, settings.widening
+        path, expanded, depth = [], False, settings.tree_depth
+        keys = ChanceKeys(self._observer, me) if settings.split_chance else None
         while state.current_player is not None:
             if first is not None:
                 (action, edge), first = first, None
@@ -377,8 +342,7 @@ class ISMCTSAgent(Agent):
             node = edge.children.get(key)
             if node is None:
                 node = edge.children[key] = _Node()
-        self._rollout(state)
-        rewards = self._rewards(state) if state.current_player is None else self._evaluated(state)
+        rewards = self.leaf.value(state)
         for edge, player in path:
             edge.visits += 1
             edge.total += rewards[player]
@@ -391,37 +355,3 @@ class ISMCTSAgent(Agent):
             if value > best_value:
                 best, best_value = a, value
         return best, node[best]
-
-    def _rollout(self, state: GameState) -> None:
-        """Play ``rollout_depth`` plies (None: to the end): the game's heuristic (with
-        probability ``1 - rollout_epsilon``) or at random."""
-        rnd, policy, epsilon = self.rnd, self._policy, self.rollout_epsilon
-        left = -1 if self.rollout_depth is None else self.rollout_depth
-        while state.current_player is not None and left != 0:
-            left -= 1
-            legal = state.legal_actions()
-            if len(legal) == 1:
-                action = legal[0]
-            elif policy is not None and rnd.random() >= epsilon:
-                action = policy(state)
-            else:
-                action = legal[rnd.randrange(len(legal))]
-            state.apply(action)
-
-    def _evaluated(self, state: GameState) -> list[float]:
-        """The game's evaluation of an unfinished position, blended with the rank by its score estimate."""
-        win, scores = self._evaluate(state, self.rnd)
-        return self._blend(win, scores)
-
-    def _rewards(self, state: GameState) -> list[float]:
-        """Win rewards (+1/-1), blended with the rank by score (+1 above everyone, -1 below
-        everyone): at a table of four a second place then counts for more than a fourth."""
-        return self._blend(state.rewards("win"), state.scores())
-
-    def _blend(self, win: list[float], scores: list[float]) -> list[float]:
-        if self.score_weight == 0:
-            return win
-        n = len(scores)
-        rank = [(sum(s < mine for s in scores) - sum(s > mine for s in scores)) / (n - 1) for mine in scores]
-        w = self.score_weight
-        return [(1 - w) * v + w * r for v, r in zip(win, rank)]

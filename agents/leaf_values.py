@@ -16,7 +16,7 @@ contests end, drawn with the searcher's seeded ``rnd``, so the search
 stays reproducible.
 
 An evaluation is any callable of that shape (:data:`Evaluation`): the search's leaf
-evaluator, as the guided search's is an :class:`~agents.network_evaluator.Evaluator`.
+evaluator, as the guided search's is an :class:`~agents.evaluator.Evaluator`.
 :data:`EVALUATIONS` holds each game's own; games without one get ``None`` from
 :func:`evaluation_for`, and the search then always plays to the end unless it is given one
 (``make_agent("ismcts", game, leaf_evaluation=...)``).

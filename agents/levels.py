@@ -62,7 +62,7 @@ LEVELS = {
 
 
 #: A game's own levels, where two common levels measured no different. Wakanda's heuristic
-#: hardly suffers one random move in five (level 3 against level 2: 0.522 [0.451, 0.594] on test
+#: hardly suffers one random move in five (level 3 measured no different from level 2 on test
 #: deals), while a search of 0.01 s beats it clearly: there level 2 is the heuristic and level 3 a
 #: short search (docs/experiments/010-wakanda-levels.md). In Wapi no search was shown stronger
 #: than the heuristic and more thinking bought nothing (flat thinking-time curves), so the common

@@ -1,5 +1,5 @@
-"""What guides a search (:class:`Evaluator`), and a learned network as one: move priors and position
-values for guided ISMCTS.
+"""A learned network as a search's evaluator (:class:`~agents.evaluator.Evaluator`): move priors and
+position values for guided ISMCTS.
 
 :class:`NetworkEvaluator` answers, for a batch of positions (states a search
 owns: its own determinizations), the network's probabilities over the legal
@@ -20,7 +20,7 @@ Stable-Baselines3's policy module costs a fixed overhead a call whatever the
 batch (module and distribution objects), many times the small networks' own
 arithmetic, so :class:`InferenceNet` runs the same layers as bare tensor
 operations; a test checks it against
-:meth:`training.network.PolicyValueNet.evaluate`. It reads the module's weights
+:meth:`agents.models.network.PolicyValueNet.evaluate`. It reads the module's weights
 without copying them, so a network being trained is seen as it is now. It runs
 on one torch thread whatever the process's setting (restored after each call):
 for batches this small a second thread only adds hand-over costs, and on a
@@ -33,23 +33,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 import torch
 from torch.nn import functional
 
+from agents.models.card import ACTIVATION_NAMES, check_card
+from agents.models.network import PolicyValueNet, load_network
 from envs.core.engine import Game, GameState, shown
-from training.network import ACTIVATIONS, PolicyValueNet, check_card, load_network
-
-
-@runtime_checkable
-class Evaluator(Protocol):
-    """What guided search asks of its guide (:class:`NetworkEvaluator`, or any object with this method)."""
-
-    def evaluate(self, states: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray]:
-        """For unfinished positions: move priors ``(B, num_actions)`` of the player to act (0 off the
-        legal moves, rows summing to 1) and values ``(B, num_players)`` on the win scale -1..1."""
 
 
 def _linears(module: torch.nn.Module) -> list[tuple[torch.Tensor, torch.Tensor]]:
@@ -58,13 +49,13 @@ def _linears(module: torch.nn.Module) -> list[tuple[torch.Tensor, torch.Tensor]]
 
 
 class InferenceNet:
-    """The forward pass of a :class:`~training.network.PolicyValueNet` as bare tensor operations."""
+    """The forward pass of a :class:`~agents.models.network.PolicyValueNet` as bare tensor operations."""
 
     def __init__(self, network: PolicyValueNet):
         policy = network.module
         kind = network.card["network"]["activation"]
         self.activation = {"tanh": torch.tanh, "relu": torch.relu}[kind]
-        assert set(ACTIVATIONS) == {"tanh", "relu"}, "a new activation needs its function here"
+        assert set(ACTIVATION_NAMES) == {"tanh", "relu"}, "a new activation needs its function here"
         self.shared = _linears(policy.features_extractor)  # none for SB3's plain flatten
         self.pi = _linears(policy.mlp_extractor.policy_net) + _linears(policy.action_net)
         self.vf = _linears(policy.mlp_extractor.value_net) + _linears(policy.value_net)
@@ -95,7 +86,7 @@ class InferenceNet:
 
 class ModuleInference:
     """The same answers as :class:`InferenceNet` from the network's own forward pass
-    (:meth:`~training.network.PolicyValueNet.evaluate`), for the kinds it does not unroll
+    (:meth:`~agents.models.network.PolicyValueNet.evaluate`), for the kinds it does not unroll
     (the structured kinds, such as ``samurai_graph``, whose cost is in their layers, not in module overhead)."""
 
     def __init__(self, network: PolicyValueNet):

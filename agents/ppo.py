@@ -1,6 +1,6 @@
 """A trained policy as an agent: ``make_agent("ppo:PATH", game)`` or ``make_agent("trained", game)``.
 
-The network (:mod:`training.network`) is loaded without executing anything from
+The network (:mod:`agents.models.network`) is loaded without executing anything from
 the file, and only after its card names this game, configuration and shapes;
 any other file is refused with a ValueError. It plays the player's observation
 with the legal mask: the most probable legal move (``deterministic=True``, the
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.models.network import load_network
 from agents.protocol import Agent, PlayerView
 from envs.core.engine import Game
-from training.network import load_network
 
 
 class PPOAgent(Agent):

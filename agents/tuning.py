@@ -3,8 +3,8 @@
 Data only, kept apart from the games (``envs/`` knows nothing of the agents) and from the search code, so
 that a finished benchmark changes this table and nothing else. Every entry names the experiment
 (``docs/experiments/``) or results file (``benchmarks/results/``) that chose it; the figures live there.
-A game missing from a table takes the agent's general defaults (:data:`agents.ismcts.DEFAULTS`,
-:data:`agents.guided.GUIDED_DEFAULTS`).
+A game missing from a table takes the agent's general defaults (:data:`agents.search_options.DEFAULTS`,
+:data:`agents.search_options.GUIDED_DEFAULTS`).
 """
 
 from __future__ import annotations

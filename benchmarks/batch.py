@@ -8,7 +8,7 @@
 - **vector env**: ``envs.<game>_v0.vector_env`` with 1,024 games and random opponents, a random legal
   learner move per game a step (observations and masks included), against ``env()``'s random-play
   turns per CPU second (``benchmarks.throughput``'s PettingZoo loop): learner steps per CPU second.
-- **heuristic**: 4,096 games with the heuristic in every seat (``envs.core.opponents``: the game's
+- **heuristic**: 4,096 games with the heuristic in every seat (``agents.opponents``: the game's
   ``batch_policy`` where it has one, else game by game), against the per-game ``policy(state)`` +
   ``apply``: decisions per CPU second.
 
@@ -37,10 +37,11 @@ import numpy as np
 
 import envs
 from agents.heuristic import heuristic_module
+from agents.opponents import batch_opponent
 from benchmarks.search_speed import write_results
 from benchmarks.throughput import EngineRunner, EnvRunner, load_average
 from envs.core.batch import StateBatch, batch_games
-from envs.core.opponents import batch_opponent, random_moves
+from envs.core.opponents import random_moves
 
 BATCH, VECTOR = 4096, 1024
 

@@ -162,9 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from agents.models.network import load_network
     from envs.games import make_game
     from parallel.pool import chunks, joined, parallel_map
-    from training.network import load_network
 
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()

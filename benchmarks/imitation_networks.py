@@ -14,9 +14,9 @@ games, masked cross-entropy, one game in ten held out whole) and reports
 the held-out move accuracy.
 
 The graph network is ``train.py --network samurai_graph``
-(:mod:`training.graph_network`), at its default size. ``--game wapi`` compares
+(:mod:`agents.models.graph_network`), at its default size. ``--game wapi`` compares
 four-player Wapi's MLP (the size of the model shipped before, 256 x 256) with
-``--network wapi_mines`` (:mod:`training.mine_network`): one network for every
+``--network wapi_mines`` (:mod:`agents.models.mine_network`): one network for every
 mine, against an MLP that must learn each mine's slots on its own.
 
     python -m benchmarks.imitation_networks [--games 1500] [--epochs 8] [--out benchmarks/results/imitation_networks.md]
@@ -58,13 +58,15 @@ GAMES = {
 
 def candidates(game) -> dict:
     """train.py's MLP (``--network mlp``) and the game's structured network, each at its default size."""
-    from training.network import STRUCTURED, network_description, new_network, structured
+    from agents.models.card import STRUCTURED_NETWORKS, network_description
+    from agents.models.policies import structured
+    from training.network import new_network
     from training.settings import game_training
 
     settings = game_training(game.name)
     layers, shared = GAMES[game.name].mlp or (settings["net_arch"], settings["shared_layers"])
     mlp = network_description(layers, shared=shared)
-    (kind,) = (kind for kind in STRUCTURED if structured(kind).GAME == game.name)
+    (kind,) = (kind for kind in STRUCTURED_NETWORKS if STRUCTURED_NETWORKS[kind].game == game.name)
     return {"mlp": new_network(game, mlp, ""), kind: new_network(game, structured(kind).default_description(), "")}
 
 

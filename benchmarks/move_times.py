@@ -3,7 +3,7 @@
 A move past the protocol's allowance (1.5 x budget + 0.05 s, ``docs/benchmark.md``: twice a 0.1 s budget)
 breaks the protocol; this page counts the moves past twice the budget. In a process that
 has imported torch, one full collection of Python's garbage collector takes about as long as a 0.1 s
-budget (:mod:`agents.collector`), so a search now freezes the objects alive when it is made. This
+budget (:mod:`agents.gc_freeze`), so a search now freezes the objects alive when it is made. This
 measures, in one run on the same deals: one full collection's CPU time before and after the freeze,
 and ``best``'s moves against heuristics with the freeze (as every search is made now) and with it undone
 after the agents are made (``gc.unfreeze``: as before), with every full collection that ran inside a move.
@@ -75,7 +75,7 @@ def play(games: int, budget: float, frozen: bool) -> Clock:
             clock.agent = make_agent("best", game, time_limit=budget, seed=deal)
             others = [make_agent("heuristic", game, seed=deal * 10 + i) for i in range(1, game.num_players)]
             if not frozen:
-                gc.unfreeze()  # as before agents.collector: a full collection walks every library object
+                gc.unfreeze()  # as before agents.gc_freeze: a full collection walks every library object
             play_game(game, [clock, *others], seed=deal)
     finally:
         gc.callbacks.remove(clock.on_collection)

@@ -87,7 +87,7 @@ class Rung:
         """Whether the rung exists for this configuration: ``trained`` only where a model is shipped,
         ``best`` only where it differs from plain ISMCTS (a guided search, by a model or the heuristic)."""
         if self.name == "trained":
-            from training.network import shipped_model_path
+            from agents.models.files import shipped_model_path
 
             try:
                 shipped_model_path(game)

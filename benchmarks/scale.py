@@ -121,8 +121,8 @@ def sb3_steps_per_second(game, opponents: list[str], steps: int, n_envs: int) ->
 
 def rllib_steps_per_second(game, opponents: list[str], hp: dict, steps: int, seed: int, runners: int) -> float:
     """RLlib's PPO as train.py --backend rllib builds it, on a local Ray, without evaluations."""
+    from agents.models.card import network_description
     from parallel.ray_cluster import ray_session
-    from training.network import network_description
     from training.rllib.league import league_state, new_league
     from training.rllib.training import RLlibRun, build_config, learner_steps, pull_results, push_league
     from training.settings import PPOSettings

@@ -208,11 +208,6 @@ def play(plan: Plan, processes: int = 2, progress: bool = True, backend: Backend
     return batch_matches.run_tasks(tasks, processes=processes, progress=progress, desc="tournament", backend=backend)
 
 
-def run_tournament(plan: Plan, processes: int = 2, progress: bool = True, backend: Backend | None = None) -> Summary:
-    """Play the plan and summarise it: the same summary on any backend."""
-    return summarize(plan, play(plan, processes, progress, backend))
-
-
 def plan_of(settings: dict, agents: list[AgentSpec]) -> Plan:
     """The plan a record's tournament header describes (``tournament_record.tournament_of``)."""
     by_label = {spec.label: spec for spec in agents}

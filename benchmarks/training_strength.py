@@ -27,7 +27,7 @@ TARGETS = {"wakanda": 0.80, "samurai": 0.55, "wapi": 0.30}
 
 
 def model_paths(names: list[str]) -> list[str]:
-    from training.network import SHIPPED_DIR
+    from agents.models.files import SHIPPED_DIR
 
     if names == ["trained"]:
         return [str(path) for path in sorted(SHIPPED_DIR.glob("*.zip"))]
@@ -35,7 +35,9 @@ def model_paths(names: list[str]) -> list[str]:
 
 
 def measure(path: str, opponents: list[str], games: int, seed: int) -> dict:
-    from training.network import card_game, load_network, read_card
+    from agents.models.card import card_game
+    from agents.models.files import read_card
+    from agents.models.network import load_network
     from training.win_rates import evaluate
 
     card = read_card(path)
@@ -51,8 +53,10 @@ def measure(path: str, opponents: list[str], games: int, seed: int) -> dict:
 def check(paths: list[str], opponents: list[str], games: int) -> None:
     """Every model loads and every opponent sits at its table before the first game (ValueError naming
     what is wrong), so that a bad name does not end a long run half way."""
+    from agents.models.card import card_game
+    from agents.models.files import read_card
+    from agents.models.network import load_network
     from training.members import baseline_spec, build_member
-    from training.network import card_game, load_network, read_card
 
     if games < 1:
         raise ValueError(f"--games must be at least 1, got {games}")

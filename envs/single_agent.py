@@ -19,7 +19,7 @@ learner). The legal moves are not part of the observation: sb3-contrib reads
 them through :meth:`SingleAgentEnv.action_masks`.
 
 Opponents are callables ``opponent(state, player) -> action``
-(:func:`agents.opponent.make_opponent` makes one of any agent); an opponent pool is any
+(:func:`agents.opponents.make_opponent` makes one of any agent); an opponent pool is any
 object with ``sample(rng) -> opponent``. A plain list of callables is
 accepted too (one is drawn uniformly per seat per episode). ``train.py``
 does not step games one at a time through this class: it uses the lockstep

@@ -21,6 +21,9 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
+from agents.opponents import batch_opponent
+from envs.games import make_game
+
 
 @dataclass
 class Args:
@@ -99,8 +102,9 @@ def main(argv: list[str] | None = None) -> dict:
     # seeding: the games (game i of the batch is env().reset(seed=seed + i)'s), the opponents, torch
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)  # small networks: one thread is fastest, and leaves the other cores alone
+    opponents = batch_opponent(args.opponents, make_game(args.game))  # players come from agents
     envs = importlib.import_module(f"envs.{args.game}_v0").vector_env(
-        args.num_envs, opponents=args.opponents, seed=args.seed
+        args.num_envs, opponents=opponents, seed=args.seed
     )
     observation_size = envs.single_observation_space.shape[0]
     num_actions = envs.single_action_space.n

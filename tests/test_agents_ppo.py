@@ -1,4 +1,4 @@
-"""The trained-model agent (``ppo:PATH``, ``trained``) and the network behind it (:mod:`training.network`):
+"""The trained-model agent (``ppo:PATH``, ``trained``) and the network behind it (:mod:`agents.models.network`):
 a saved network plays legal moves with the mask; a missing file, a file that is not one of ours, or a
 model for another game, configuration or shape is refused with a clear ValueError before anything is built."""
 
@@ -12,16 +12,11 @@ import pytest
 import torch
 
 from agents import make_agent, play_game
+from agents.models.card import CARD_NAME, POLICY_NAME, network_description
+from agents.models.files import read_card
+from agents.models.network import load_network
 from envs.games import available_games, make_game
-from training.network import (
-    CARD_NAME,
-    POLICY_NAME,
-    load_network,
-    network_description,
-    new_network,
-    read_card,
-    save_network,
-)
+from training.network import new_network, save_network
 
 
 def save_model(path, game, net_arch=(16, 16)) -> str:
@@ -173,10 +168,10 @@ def test_a_model_for_another_game_is_refused(wapi_model):
 
 
 def test_trained_loads_the_shipped_model_of_the_configuration_and_names_the_others(wapi_model, tmp_path, monkeypatch):
-    import training.network
+    import agents.models.files
 
     (tmp_path / "wapi_3p.zip").write_bytes(open(wapi_model, "rb").read())
-    monkeypatch.setattr(training.network, "SHIPPED_DIR", tmp_path)
+    monkeypatch.setattr(agents.models.files, "SHIPPED_DIR", tmp_path)
     game = make_game("wapi", num_players=3)
     assert make_agent("trained", game).name == "trained"
     with pytest.raises(

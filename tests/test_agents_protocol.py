@@ -225,7 +225,9 @@ def test_ismcts_rollout_depth_is_checked():
         make_agent("ismcts", make_game("samurai", num_players=2), rollout_depth=-1)
     with pytest.raises(ValueError, match="needs a position evaluation"):
         make_agent("ismcts", make_game("wakanda"), rollout_depth=2)
-    assert make_agent("ismcts", make_game("wakanda")).rollout_depth is None  # auto: no evaluation, play to the end
+    assert (
+        make_agent("ismcts", make_game("wakanda")).settings.rollout_depth is None
+    )  # auto: no evaluation, play to the end
     with pytest.raises(ValueError, match="needs a position evaluation"):
         make_agent("ismcts", make_game("samurai", num_players=2), leaf_evaluation=None)  # its depth 0 needs one
     with pytest.raises(ValueError, match=r"^leaf_evaluation must be 'auto', None or a callable .*, got 'mine'$"):
@@ -253,14 +255,23 @@ def test_ismcts_values_its_leaves_with_the_evaluation_it_is_given():
 def test_ismcts_auto_options_take_the_games_tuned_values():
     """'auto' options resolve per game (agents.tuning.SEARCH); explicit values win over them."""
     wapi = make_agent("ismcts", make_game("wapi", num_players=4))
-    assert (wapi.paired_root, wapi.tree_depth, wapi.rollout_epsilon, wapi.rollout_depth) == (True, 1, 0.0, None)
+    assert (
+        wapi.settings.paired_root,
+        wapi.settings.tree_depth,
+        wapi.settings.rollout_epsilon,
+        wapi.settings.rollout_depth,
+    ) == (True, 1, 0.0, None)
     wakanda = make_agent("ismcts", make_game("wakanda"))
-    assert (wakanda.paired_root, wakanda.tree_depth, wakanda.rollout_epsilon) == (False, None, 0.1)
-    assert make_agent("ismcts", make_game("samurai", num_players=2)).rollout_depth == 0
+    assert (wakanda.settings.paired_root, wakanda.settings.tree_depth, wakanda.settings.rollout_epsilon) == (
+        False,
+        None,
+        0.1,
+    )
+    assert make_agent("ismcts", make_game("samurai", num_players=2)).settings.rollout_depth == 0
     mine = make_agent(
         "ismcts", make_game("wapi", num_players=4), paired_root=False, tree_depth=None, rollout_epsilon=0.2
     )
-    assert (mine.paired_root, mine.tree_depth, mine.rollout_epsilon) == (False, None, 0.2)
+    assert (mine.settings.paired_root, mine.settings.tree_depth, mine.settings.rollout_epsilon) == (False, None, 0.2)
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,8 @@ from __future__ import annotations
 import pytest
 
 import envs
-from agents.guided import GUIDED_DEFAULTS, GUIDED_RULES, guided_defaults
 from agents.heuristic_evaluator import HEURISTIC_GUIDE
-from agents.ismcts import DEFAULTS, search_defaults
-from agents.search_options import RULES
+from agents.search_options import DEFAULTS, GUIDED_DEFAULTS, GUIDED_RULES, RULES, guided_defaults, search_defaults
 from agents.tuning import BEST_GUIDE, BEST_GUIDE_WITHOUT_MODEL, GUIDED, SEARCH
 from envs.games import make_game
 

@@ -16,18 +16,20 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("envs", "agents", "parallel", "training", "benchmarks", "web")
 
-#: package -> the packages it may import (its own always). The layers of docs/architecture.md.
+#: The sub-packages that are layers of their own: the read side of model files sits below the players, so that
+#: a player reads a model file without importing training code, and training writes the same format.
+SUB_LAYERS = ("agents.models",)
+#: layer -> the layers it may import (its own always). The layers of docs/architecture.md.
 MAY_IMPORT = {
     "envs": set(),
-    "agents": {"envs"},
+    "agents.models": {"envs"},
+    "agents": {"envs", "agents.models"},
     "parallel": {"envs"},
-    "training": {"envs", "agents", "parallel"},
-    "benchmarks": {"envs", "agents", "parallel", "training"},
-    "web": {"envs", "agents", "parallel", "training", "benchmarks"},
-    "train": {"envs", "agents", "parallel", "training"},
+    "training": {"envs", "agents.models", "agents", "parallel"},
+    "benchmarks": {"envs", "agents.models", "agents", "parallel", "training"},
+    "web": {"envs", "agents.models", "agents", "parallel", "training", "benchmarks"},
+    "train": {"envs", "agents.models", "agents", "parallel", "training"},
 }
-#: The training modules a player may import: those that read a model file (docs/architecture.md, "agents").
-MODEL_FILE_MODULES = {"training.network", "training.rllib.policy"}
 
 
 def _module_files() -> dict[str, Path]:
@@ -59,8 +61,30 @@ def _type_checking_only(tree: ast.Module) -> set[int]:
     }
 
 
+def _imported_by_name(node: ast.AST) -> list[str]:
+    """The module a call ``importlib.import_module(NAME)`` imports: NAME itself, or for an f-string the
+    package its constant start names (``f"envs.{game}_v0"`` -> ``envs``); ``[]`` for any other node."""
+    if not (isinstance(node, ast.Call) and node.args and getattr(node.func, "attr", None) == "import_module"):
+        return []
+    name = node.args[0]
+    if isinstance(name, ast.Constant) and isinstance(name.value, str):
+        return [name.value]
+    if isinstance(name, ast.JoinedStr) and name.values and isinstance(name.values[0], ast.Constant):
+        return [name.values[0].value.rpartition(".")[0]]
+    return []
+
+
+def _named_module(node: ast.AST) -> list[str]:
+    """A string that is exactly a dotted project module's name (``"agents.models.graph_network"``): a module
+    imported later by that name, a dependency as real as an import."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and "." in node.value:
+        return [node.value] if node.value in MODULES else []
+    return []
+
+
 def _imports(path: Path) -> set[str]:
-    """The project modules one source file imports, anywhere in it (but for the annotations' imports)."""
+    """The project modules one source file imports, anywhere in it (but for the annotations' imports): its
+    ``import`` statements, its ``importlib.import_module`` calls and the module names it holds as strings."""
     found = set()
     tree = ast.parse(path.read_text())
     skipped = _type_checking_only(tree)
@@ -72,7 +96,7 @@ def _imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [f"{node.module}.{alias.name}" for alias in node.names]
         else:
-            continue
+            names = _imported_by_name(node) or _named_module(node)
         found |= {owner for owner in map(_owner, names) if owner}
     return found
 
@@ -81,15 +105,20 @@ GRAPH = {module: _imports(path) - {module} for module, path in MODULES.items()}
 
 
 def _package(module: str) -> str:
-    return module.split(".")[0]
+    """The layer a module belongs to: its sub-layer (``agents.models``) or its top-level package."""
+    return next(
+        (layer for layer in SUB_LAYERS if module == layer or module.startswith(layer + ".")), module.split(".")[0]
+    )
 
 
 def test_the_graph_sees_the_known_imports():
     """The checker itself: it finds imports at module level and inside functions."""
     assert "envs.core.engine" in GRAPH["agents.protocol"]
-    assert "agents" in GRAPH["agents.opponent"]
+    assert "agents" in GRAPH["agents.opponents"]
     assert any(module.startswith("training") for module in GRAPH["train"])
     assert "envs.samurai.rules" not in GRAPH["envs.samurai.actions"]  # only under TYPE_CHECKING
+    assert "agents.models.graph_network" in GRAPH["agents.models.policies"]  # named as a string, imported by name
+    assert _package("agents.models.card") == "agents.models" and _package("agents.ismcts") == "agents"
 
 
 @pytest.mark.parametrize("package", sorted(MAY_IMPORT))
@@ -100,15 +129,9 @@ def test_each_package_imports_only_the_layers_below_it(package):
         for module, targets in GRAPH.items()
         if _package(module) == package
         for target in targets
-        if _package(target) not in allowed and not (package == "agents" and target in MODEL_FILE_MODULES)
+        if _package(target) not in allowed
     )
     assert not wrong, "\n".join(wrong)
-
-
-def test_players_import_training_code_only_to_read_a_model_file():
-    """The documented exception, kept narrow: the modules that read a model file import no other training code."""
-    for module in MODEL_FILE_MODULES:
-        assert {_package(target) for target in GRAPH[module]} <= {"envs", "agents", "training"}, module
 
 
 def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -191,9 +214,38 @@ def test_the_length_check_finds_a_long_function():
     assert _long_functions(method, "m.py") == [f"m.py:2 long ({MAX_FUNCTION_LINES + 1} lines)"]
 
 
+#: The examples are read as the project's code is: short functions too.
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+#: TODO(issue 52): functions still over the limit, each to be shortened and then struck from this list.
+LONG_FOR_NOW = {"examples/ppo_batch.py main"}
+
+
+def _path_and_name(found: str) -> str:
+    """``"examples/ppo_batch.py:92 main (87 lines)"`` -> ``"examples/ppo_batch.py main"``."""
+    where, _, rest = found.partition(" ")
+    return f"{where.rpartition(':')[0]} {rest.split()[0]}"
+
+
 def test_no_function_is_long_without_saying_why():
     """Short functions (the developers' guide); one longer than 60 lines says in its docstring why ("Long because")."""
-    long = [
-        found for path in MODULES.values() for found in _long_functions(path.read_text(), str(path.relative_to(ROOT)))
-    ]
+    paths = [*MODULES.values(), *EXAMPLES]
+    long = [found for path in paths for found in _long_functions(path.read_text(), str(path.relative_to(ROOT)))]
+    long = [found for found in long if _path_and_name(found) not in LONG_FOR_NOW]
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines without 'Long because' in their docstring: {long}"
+
+
+def test_the_graph_sees_imports_by_name():
+    """``importlib.import_module`` with a constant name, or an f-string's constant start, counts as an import."""
+    tree = ast.parse('importlib.import_module("agents.ismcts")\nimportlib.import_module(f"envs.{name}_v0")')
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    assert [_imported_by_name(call) for call in calls] == [["agents.ismcts"], ["envs"]]
+
+
+def test_every_file_the_architecture_page_names_exists():
+    """docs/architecture.md names modules and folders as its homes; each one it names by its path is there."""
+    import re
+
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    named = set(re.findall(r"`([\w/.<>]+(?:\.py|/))`", page))
+    missing = sorted(name for name in named if "/" in name and "<" not in name and not (ROOT / name).exists())
+    assert named and not missing, missing

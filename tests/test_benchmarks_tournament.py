@@ -12,7 +12,7 @@ from agents import Agent
 from benchmarks import batch_matches, matches, records, tournament, tournament_record
 from benchmarks.matches import AgentSpec, Failure, Task, TaskResult, agent_seed, deal_seed, play_task, seatings
 from benchmarks.ratings import ELO, Z95, bradley_terry, finishing_ranks, pairwise_counts, plackett_luce
-from benchmarks.tournament import agent_labels, plan_tournament, run_tournament
+from benchmarks.tournament import agent_labels, plan_tournament, play, summarize
 
 
 # --- seatings and seeds ------------------------------------------------------
@@ -111,7 +111,7 @@ def test_epsilon_greedy_agents_play_a_tournament_with_the_search_budget():
         ("heuristic~0.5", "heuristic~0.5", ()),
         ("ismcts~0.1", "ismcts~0.1", (("iterations", 3),)),
     ]
-    summary = run_tournament(plan, processes=1, progress=False)
+    summary = summarize(plan, play(plan, processes=1, progress=False))
     assert len(summary.games) == 2 and not summary.failures
 
 
@@ -190,7 +190,7 @@ def test_failing_agents_are_reported_with_the_seed_and_the_rest_is_kept(monkeypa
     # the failing agents come in through play_task's agents: every table game by game, none batched
     monkeypatch.setattr(batch_matches, "batchable", lambda task: False)
     plan = plan_tournament("wapi", ["random", "heuristic", "random", "random"], games=4, config={"num_players": 2})
-    summary = run_tournament(plan, processes=1, progress=False)
+    summary = summarize(plan, play(plan, processes=1, progress=False))
     # random#2 and random#3 fail in every game they play: 3 pairings each, but their game together
     # fails on whichever moves first.
     assert {f.agent for f in summary.failures} == {"random#2", "random#3"}
@@ -257,7 +257,7 @@ def test_command_line_errors_exit_cleanly(capsys):
 # --- end to end: same command and seed, same report ----------------------------
 def test_same_seed_same_results_on_one_or_two_processes():
     plan = plan_tournament("wapi", ["random", "heuristic"], games=4, seed=3, config={"num_players": 2})
-    one, two = (run_tournament(plan, processes=p, progress=False) for p in (1, 2))
+    one, two = (summarize(plan, play(plan, processes=p, progress=False)) for p in (1, 2))
     played = [[(g.seats, g.game_seed, g.scores) for g in run.games] for run in (one, two)]
     assert played[0] == played[1]
     assert one.ratings == two.ratings and len(one.games) == 4

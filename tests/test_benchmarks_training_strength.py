@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from agents.models.files import SHIPPED_DIR
 from benchmarks.training_strength import main
-from training.network import SHIPPED_DIR
 
 WAKANDA = str(SHIPPED_DIR / "wakanda.zip")
 

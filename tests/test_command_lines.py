@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-import train
 from envs.games import HelpFormatter
+from training.train_command import build_parser
 
 #: The commands whose parsers use the shared HelpFormatter (the benchmarks, the terminal game, model export).
 COMMANDS = [
@@ -74,7 +74,7 @@ def test_every_option_has_a_help_with_its_default_once(module_name, monkeypatch)
 
 @pytest.mark.parametrize("game", ["wakanda", "samurai"])
 def test_train_py_says_each_default_once(game):
-    texts = {action.option_strings[0]: action.help for action in train.build_parser(game)._actions[1:]}
+    texts = {action.option_strings[0]: action.help for action in build_parser(game)._actions[1:]}
     check_helps(texts, set())
     assert texts["--out"].endswith("(default: runs/<game>__maskppo__<seed>__<time>; rllib: __rllib_ppo__)")
     assert "rounded up to whole rollouts" in texts["--timesteps"] and "--resume, steps to add" in texts["--timesteps"]
@@ -97,8 +97,8 @@ def test_help_exits_zero(module_name, capsys):
 
 @pytest.mark.slow
 def test_model_export_copies_a_model_and_refuses_a_missing_file(tmp_path, capsys):
+    from agents.models.files import read_card
     from training import model_files
-    from training.network import read_card
 
     destination = tmp_path / "copy.zip"
     assert model_files.main(["agents/models/wakanda.zip", str(destination)]) == 0

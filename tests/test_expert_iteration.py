@@ -13,11 +13,14 @@ import torch
 from test_model_file_safety import Payload, crafted_policy
 
 from agents import make_agent, play_game
+from agents.models.card import network_description
+from agents.models.files import read_card
+from agents.models.network import load_network
 from envs.games import make_game
 from training.expert_iteration.command import main
 from training.expert_iteration.learn import fit, load_records, save_records
 from training.expert_iteration.selfplay import RECORD_FIELDS, play_selfplay
-from training.network import load_network, network_description, new_network, read_card, save_network
+from training.network import new_network, save_network
 
 TINY = [
     "--game",

@@ -12,14 +12,17 @@ import torch
 
 import train
 from agents import make_agent, play_game
+from agents.models.card import check_card, make_card
+from agents.models.files import read_card
+from agents.models.graph_network import graph_description
+from agents.models.network import load_network
 from benchmarks import imitation_networks
 from envs.games import make_game
 from envs.samurai.actions import FIGURE, NUM_ACTIONS, hex_action
 from envs.samurai.board import NEIGHBOURS, NUM_HEXES, NUM_SETTLEMENTS
 from envs.samurai.observation import HEX_FEATURES, OBSERVATION_SIZE, PLAYERS
 from tests.conftest import tiny_train_argv
-from training.graph_network import graph_description
-from training.network import check_card, load_network, make_card, new_network, read_card, save_network
+from training.network import new_network, save_network
 
 
 @pytest.fixture(scope="module")

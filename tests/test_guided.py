@@ -13,9 +13,10 @@ from test_agents_protocol import ANTI_CHEAT, mid_game_state, twin_positions
 from agents import PlayerView, make_agent, play_game
 from agents.guided import GuidedISMCTSAgent
 from agents.heuristic_evaluator import HeuristicEvaluator
+from agents.models.card import network_description
 from agents.network_evaluator import InferenceNet, NetworkEvaluator
 from envs.games import make_game
-from training.network import network_description, new_network, save_network
+from training.network import new_network, save_network
 
 GAMES = [
     ("wakanda", {}),
@@ -331,7 +332,7 @@ def test_backups_are_exact_and_leave_no_virtual_loss(model_files, monkeypatch, n
         "ismcts", game, network=model_for(model_files, game), iterations=150, leaf_batch=5, value_mix=value_mix, seed=3
     )
     agent.evaluator = ConstantEvaluator(game, network_values)
-    monkeypatch.setattr(agent, "_plain_value", lambda state: plain_values)
+    monkeypatch.setattr(agent.leaf, "value", lambda state: plain_values)
     # Early, so no simulation reaches the end; Samurai in play, where its first move draws nothing
     # (each draw is a node of its own, and a node is expanded on its third visit).
     state = mid_game_state(game, seed=2, moves=30 if name == "samurai" else 4)
@@ -549,7 +550,7 @@ def test_best_is_the_guided_search_where_its_guide_is_shipped():
     BEST_GUIDE_WITHOUT_MODEL names (Samurai: the heuristic), else plain ISMCTS; the terminal
     game and the tournament seat it."""
     from agents import play as terminal
-    from benchmarks.tournament import plan_tournament, run_tournament
+    from benchmarks.tournament import plan_tournament, play, summarize
 
     wakanda = make_game("wakanda")
     best = make_agent("best", wakanda, iterations=5, seed=1)
@@ -574,9 +575,8 @@ def test_best_is_the_guided_search_where_its_guide_is_shipped():
         == 0
     )
     assert lines[0] == "wakanda: A (player_0): you, B (player_1): best"
-    summary = run_tournament(
-        plan_tournament("wakanda", ["best", "heuristic"], 2, ismcts_iterations=4), processes=1, progress=False
-    )
+    plan = plan_tournament("wakanda", ["best", "heuristic"], 2, ismcts_iterations=4)
+    summary = summarize(plan, play(plan, processes=1, progress=False))
     assert len(summary.games) == 2 and not summary.failures
 
 
@@ -591,5 +591,7 @@ def test_auto_options_come_from_each_games_tuning(model_files):
     ):
         game = make_game(name, **config)
         agent = make_agent("ismcts", game, network=model_for(model_files, game), iterations=5)
-        assert (agent.value_mix, agent.prior_temperature) == (value_mix, temperature)
-        assert make_agent("ismcts", game, network=model_for(model_files, game), value_mix=0.25).value_mix == 0.25
+        assert (agent.settings.value_mix, agent.settings.prior_temperature) == (value_mix, temperature)
+        assert (
+            make_agent("ismcts", game, network=model_for(model_files, game), value_mix=0.25).settings.value_mix == 0.25
+        )

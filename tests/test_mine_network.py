@@ -14,13 +14,16 @@ import torch
 
 import train
 from agents import make_agent, play_game
+from agents.models.card import check_card, game_card
+from agents.models.files import read_card
+from agents.models.mine_network import CONTEXT_INPUTS, MINE_INPUTS, mines_description
+from agents.models.network import load_network
 from envs.games import make_game
 from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM, coin_action
 from envs.wapi.components import NUM_MINES
 from envs.wapi.observation import OBSERVATION_SIZE
 from tests.conftest import tiny_train_argv
-from training.mine_network import CONTEXT_INPUTS, MINE_INPUTS, mines_description
-from training.network import check_card, game_card, load_network, new_network, read_card, save_network
+from training.network import new_network, save_network
 
 
 @pytest.fixture(scope="module")

@@ -23,8 +23,10 @@ import torch
 import train
 from agents import make_agent, play_game
 from agents import play as terminal
+from agents.models.card import POLICY_NAME, network_description
+from agents.models.network import load_network
 from envs.games import make_game
-from training.network import POLICY_NAME, load_network, network_description, new_network, save_network
+from training.network import new_network, save_network
 
 
 class Payload:
@@ -142,10 +144,11 @@ def test_the_terminal_game(files):
 
 
 def test_the_benchmarks(files):
-    from benchmarks.tournament import plan_tournament, run_tournament
+    from benchmarks.tournament import plan_tournament, play, summarize
 
     game, data_file, policy_file, marker = files
-    summary = run_tournament(plan_tournament("wakanda", [f"ppo:{data_file}", "random"], 2), processes=1, progress=False)
+    plan = plan_tournament("wakanda", [f"ppo:{data_file}", "random"], 2)
+    summary = summarize(plan, play(plan, processes=1, progress=False))
     assert len(summary.games) == 2 and not summary.failures
     with pytest.raises(ValueError, match="policy.pth is not a plain tensor file"):
         plan_tournament("wakanda", [f"ppo:{policy_file}", "random"], 2)

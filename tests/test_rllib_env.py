@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import envs
+from agents.models.rllib_policy import MaskedPolicy, game_card
 from training.rllib.env import ILLEGAL_ACTION_REWARD, RLlibGameEnv
 from training.rllib.league import SELF, add_snapshot, draw_seats, league_state, new_league, points_against
-from training.rllib.policy import MaskedPolicy, game_card
 
 GAMES = list(envs.GAMES)
 

@@ -9,11 +9,12 @@ import pytest
 import torch
 
 import envs
+from agents.models.card import network_description
+from agents.models.rllib_policy import MaskedPolicy
 from parallel.ray_cluster import ray_session
-from training.network import network_description
 from training.rllib.env import RLlibGameEnv
 from training.rllib.league import SELF, league_state, new_league
-from training.rllib.policy import MaskedPolicy, export_policy, policy_state
+from training.rllib.policy import export_policy, policy_state
 from training.rllib.training import LEARNER, RLlibRun, build_config, learner_steps, learner_weights, pull_results
 from training.settings import PPOSettings
 

@@ -16,8 +16,8 @@ import torch
 
 import train
 from agents import make_agent, play_game
+from agents.models.rllib_policy import CARD_FILE, WEIGHTS_FILE, MaskedPolicy
 from envs.games import make_game
-from training.rllib.policy import CARD_FILE, WEIGHTS_FILE, MaskedPolicy
 from training.win_rates import wilson_interval
 
 pytestmark = pytest.mark.slow

@@ -11,8 +11,9 @@ import pytest
 
 from agents import make_agent, play_game
 from agents import play as terminal
+from agents.models.card import card_game
+from agents.models.files import SHIPPED_DIR, read_card, shipped_models
 from envs.games import make_game
-from training.network import SHIPPED_DIR, card_game, read_card, shipped_models
 
 SHIPPED = sorted(SHIPPED_DIR.glob("*.zip"))
 REQUIRED = [("wakanda", {"advanced": False}), ("samurai", {"num_players": 2}), ("wapi", {"num_players": 4})]
@@ -62,3 +63,23 @@ def test_a_configuration_without_a_model_names_those_with_one():
         r"exist for: .*wakanda \{'advanced': False\}",
     ):
         make_agent("trained", make_game("wapi", num_players=5))
+
+
+def test_reading_a_card_imports_neither_torch_nor_stable_baselines3():
+    """The read side of model files is below the players and light: every shipped card (MLP or structured network)
+    is read and checked with JSON alone; Stable-Baselines3 is imported only once a network is built."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import agents.models.card, agents.models.files, agents.models.network, agents.rllib_agent\n"
+        f"for path in {[str(path) for path in SHIPPED]!r}:\n    agents.models.files.read_card(path)\n"
+        "assert 'stable_baselines3' not in sys.modules and 'sb3_contrib' not in sys.modules\n"
+        "import agents.models.network as network, envs.games\n"
+        "network.load_network('trained', envs.games.make_game('wakanda'))\n"
+        "assert 'sb3_contrib' in sys.modules\n"
+    )
+    root = SHIPPED_DIR.parent.parent
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root)
+    assert done.returncode == 0, done.stderr

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from stable_baselines3.common.env_checker import check_env
 
-from agents.opponent import make_opponent
+from agents.opponents import make_opponent
 from envs.core.engine import Game, GameState, Observer
 from envs.games import available_games, make_game
 from envs.single_agent import ILLEGAL_ACTION_REWARD, SingleAgentEnv

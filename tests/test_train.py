@@ -14,9 +14,12 @@ import pytest
 import envs
 import train
 from agents import make_agent, play_game
+from agents.models.card import OPTIMIZER_NAME
+from agents.models.files import read_card, read_tensors
+from agents.models.network import load_network
 from envs.games import make_game
-from training.network import OPTIMIZER_NAME, load_network, read_card, read_tensors
-from training.settings import game_training
+from training.settings import DEFAULT_GAME, Args, game_training, whole_rollouts
+from training.train_command import build_parser
 
 #: A tiny but complete run: warm start, self-play snapshots, the league, evaluations, a final table.
 SMOKE = [
@@ -91,14 +94,14 @@ def test_per_game_defaults_are_the_games_training_settings(name):
 
 
 def test_args_defaults_are_the_default_games_real_values():
-    defaults = train.Args()
-    for key, value in game_training(train.DEFAULT_GAME).items():
+    defaults = Args()
+    for key, value in game_training(DEFAULT_GAME).items():
         assert getattr(defaults, key) == value, key
-    assert not [f.name for f in dataclasses.fields(train.Args) if getattr(defaults, f.name) is None]
+    assert not [f.name for f in dataclasses.fields(Args) if getattr(defaults, f.name) is None]
 
 
 def test_every_option_of_every_game_has_a_flag():
-    parser = train.build_parser("wapi")
+    parser = build_parser("wapi")
     flags = {flag for action in parser._actions for flag in action.option_strings}
     for name in envs.GAMES:
         for option in envs.describe(name).options:
@@ -256,7 +259,7 @@ def test_timesteps_are_rounded_up_to_whole_rollouts_and_the_progress_bar_says_so
     assert given == [512] and "training 512 learner steps: --timesteps 100 rounded up to whole rollouts" in (
         capsys.readouterr().out
     )
-    assert train.whole_rollouts(1024, 512) == 1024 and train.whole_rollouts(1025, 512) == 1536
+    assert whole_rollouts(1024, 512) == 1024 and whole_rollouts(1025, 512) == 1536
 
 
 def test_saved_model_plays_legal_moves_as_a_ppo_agent(smoke_run):

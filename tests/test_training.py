@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 import torch
 
+from agents.models.card import network_description
 from envs.games import available_games, make_game
 from training.imitation import clone, fit_advantages, generate, measure
 from training.league import League
 from training.lockstep import LockstepGames, RandomDealer
 from training.members import HeuristicMember, NetworkMember, RandomMember, build_member, sample_actions
-from training.network import network_description, new_network, save_network
+from training.network import new_network, save_network
 from training.vecenv import LockstepVecEnv, one_torch_thread
 from training.win_rates import FixedDeals, evaluate
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 import pytest
 
 import envs
+from agents.models.files import read_card
 from training.expert_iteration.command import build_parser as expert_parser
-from training.network import read_card
 from training.options import build_parser
 from training.settings import (
     GAME_TRAINING,

@@ -132,8 +132,9 @@ def test_heuristic_opponents_play_the_heuristics_moves_batched():
     """Wapi's heuristic opponents move through the batch heuristic: every move is the per-game
     heuristic's in that position of env()'s game (its strategy reads only public facts)."""
     from agents.heuristic import wapi as heuristic
+    from agents.opponents import batch_opponent
 
-    venv = vector_env("wapi", 4, opponents="heuristic", seed=5)
+    venv = vector_env("wapi", 4, opponents=batch_opponent("heuristic", envs.describe("wapi").make()), seed=5)
     venv.reset()
     opponent = venv.opponent
     records = record("wapi", {}, opponent, 4, steps=40, seed=5)
@@ -149,7 +150,7 @@ def test_heuristic_opponents_play_the_heuristics_moves_batched():
 def test_heuristic_opponents_play_every_game(name, config):
     """Heuristic opponents (batched where the game's heuristic plays batches, else game by game on a
     determinization) play legal moves that env() accepts, game after game."""
-    from envs.core.opponents import batch_opponent
+    from agents.opponents import batch_opponent
 
     game = envs.describe(name).make()
     records = record(name, config, batch_opponent("heuristic", game), 3, steps=25, seed=8)
@@ -256,14 +257,15 @@ def test_self_play_batch_env_gives_every_seat_its_per_game_reward(name, config):
 
 
 def test_envs_imports_no_agents():
-    """envs knows nothing of the agents: making and stepping a vector env with random opponents imports
-    no agents module; only asking for "heuristic" imports the game's heuristic, by its description's name."""
+    """envs knows nothing of the agents: making and stepping a vector env imports no agent module; a player
+    comes in as a callable (the heuristic from agents.opponents), and a player's name is refused."""
     code = (
         "import sys, numpy as np, envs.wapi_v0 as w\n"
         "v = w.vector_env(2, seed=0); v.reset(); v.step(v.action_masks().argmax(1))\n"
         "assert not [m for m in sys.modules if m.split('.')[0] == 'agents'], 'agents imported'\n"
-        "w.vector_env(2, opponents='heuristic', seed=0).reset()\n"
-        "assert 'agents.heuristic.wapi' in sys.modules\n"
+        "try:\n    w.vector_env(2, opponents='heuristic', seed=0)\nexcept ValueError as e:\n"
+        "    assert 'agents.opponents.batch_opponent' in str(e)\nelse:\n    raise AssertionError('accepted')\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'agents'], 'agents imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -18,10 +18,12 @@ def run_without_ray(code: str) -> subprocess.CompletedProcess:
 
 def test_the_project_imports_and_plays_without_ray():
     done = run_without_ray("""
-        import agents, training.rllib.policy, training.rllib.league, parallel.ray_cluster, parallel.pool
+        import agents, agents.rllib_agent, training.rllib.policy, training.rllib.league
+        import parallel.ray_cluster, parallel.pool
         import benchmarks.tournament, benchmarks.strength, benchmarks.luck
-        from benchmarks.tournament import plan_tournament, run_tournament
-        summary = run_tournament(plan_tournament("wakanda", ["random", "heuristic"], 4), processes=1, progress=False)
+        from benchmarks.tournament import plan_tournament, play, summarize
+        plan = plan_tournament("wakanda", ["random", "heuristic"], 4)
+        summary = summarize(plan, play(plan, processes=1, progress=False))
         assert len(summary.games) == 4 and not summary.failures
         assert "ray" not in [m for m in sys.modules if sys.modules[m] is not None]
         print("ok")

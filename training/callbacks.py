@@ -147,7 +147,8 @@ class EvalCallback(BaseCallback):
         return True
 
     def evaluate_now(self, model) -> None:
-        from training.network import PolicyValueNet, game_card
+        from agents.models.card import game_card
+        from agents.models.network import PolicyValueNet
 
         timesteps = int(model.num_timesteps)
         if self.curve and self.curve[-1]["timesteps"] == timesteps:

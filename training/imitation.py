@@ -182,7 +182,7 @@ def clone(
     value_weight: float = 0.5,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Fit ``network`` (a :class:`~training.network.PolicyValueNet`, its module trained in place) to the moves.
+    """Fit ``network`` (a :class:`~agents.models.network.PolicyValueNet`, its module trained in place) to the moves.
 
     Returns the training and held-out move accuracy (one game in ten held out) and the losses."""
     train_rows, test_rows, held = held_out_split(data["games"], seed)

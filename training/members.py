@@ -12,7 +12,7 @@ A **member** is named by a spec, plain data that crosses process boundaries:
   :class:`~agents.protocol.PlayerView`, so it sees only what its player may see;
 - ``("network", path, deterministic)``: a model file (a self-play snapshot,
   or ``ppo:PATH`` given as an opponent), loaded with the safe loader of
-  :mod:`training.network`. All the games in which a network member is to move
+  :mod:`agents.models.network`. All the games in which a network member is to move
   are answered by **one batched forward pass**.
 
 Every member answers a round at once: ``act(turn, rows, slots)`` gives a move for each of the batch's
@@ -174,7 +174,7 @@ class NetworkMember(SlotGenerators):
     """A model file's policy: every game where it is to move answered by one forward pass."""
 
     def __init__(self, path: str, game: Game, deterministic: bool, seed: int):
-        from training.network import load_network
+        from agents.models.network import load_network
 
         super().__init__(seed)
         self.network = load_network(path, game)

@@ -1,7 +1,8 @@
-"""Saving the learner and resuming from a file: the training side of :mod:`training.network`'s format.
+"""Saving the learner and resuming from a file: the learner's side of the model-file format
+(:mod:`agents.models`; writing a file: :mod:`training.network`).
 
 The learner is Stable-Baselines3's MaskablePPO; its policy is built from a
-network description (``training.network.policy_kwargs``), so the card written
+network description (``agents.models.policies.policy_kwargs``), so the card written
 here describes it exactly. Resuming never unpickles anything: the learner is
 rebuilt from our settings (recorded in the card), then the policy and
 optimizer tensors and the step count are read back safely.
@@ -11,21 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.models.card import OPTIMIZER_NAME, POLICY_NAME, check_card, make_card
+from agents.models.files import find_model, read_card, read_tensors
+from agents.models.network import load_weights, network_from_policy
+from agents.models.policies import policy_class, policy_kwargs
 from envs.core.engine import Game
-from training.network import (
-    OPTIMIZER_NAME,
-    POLICY_NAME,
-    check_card,
-    find_model,
-    load_weights,
-    make_card,
-    network_from_policy,
-    policy_class,
-    policy_kwargs,
-    read_card,
-    read_tensors,
-    save_network,
-)
+from training.network import save_network
 from training.settings import PPOSettings
 
 
@@ -72,7 +64,7 @@ def starting_model(path: str, game: Game, reward: str, option: str) -> dict[str,
     where = f"{option}: {find_model(path)}"
     if card["reward"] != reward:
         raise ValueError(f"{where} was trained with --reward {card['reward']}, not {reward}")
-    from training.network import build_policy
+    from agents.models.policies import build_policy
 
     load_weights(
         build_policy(card["network"], game.observation_size, game.num_actions), read_tensors(path, POLICY_NAME), where
@@ -117,7 +109,8 @@ def export_model(source: str, destination: str, history: list[str] | None = None
     """Copy a trained model without its optimizer state (for shipping: about a third of the size);
     the card, with the command that made the model, is kept. ``history``: the commands that made the
     model ``source`` was resumed from, for a card written before cards recorded them."""
-    from training.network import card_game, load_network
+    from agents.models.card import card_game
+    from agents.models.network import load_network
 
     card = read_card(source)
     network = load_network(source, card_game(card))

@@ -41,8 +41,11 @@ def write_settings(run: Validated, out: str, **extra: Any) -> None:
 def start_learner(model, run: Validated) -> dict[str, Any] | None:
     """Give the new learner its start: a ``--resume`` file's tensors and step count, an ``--init-model``
     file's weights, and then the warm start. Returns the warm start's report (None without one)."""
+    from agents.models.card import POLICY_NAME
+    from agents.models.files import read_tensors
+    from agents.models.network import load_weights
     from training.imitation import warm_start
-    from training.model_files import POLICY_NAME, load_learner_state, load_weights, read_tensors
+    from training.model_files import load_learner_state
     from training.network import wrap_policy
     from training.report import warm_start_line
 
@@ -164,7 +167,7 @@ def learn(model, env, save, found: Callbacks, run: Validated, run_name: str, out
 def final_results(run: Validated, out: str, model, env, found: Callbacks, league, **timing: Any) -> dict[str, Any]:
     """The best model's win rates on fresh seeds (seats swapped), with the run's record: ``timing`` holds
     ``run_name``, ``command``, ``started``, ``start_steps``, ``train_seconds`` and ``warm``."""
-    from training.network import load_network
+    from agents.models.network import load_network
     from training.win_rates import evaluate
 
     args, game = run.args, run.game

@@ -25,13 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import envs
+from agents.models.card import STRUCTURED_NETWORKS
 
 DEFAULT_GAME = "wakanda"
 
-#: The networks built for one game's observation (card kind: module). Each module has ``GAME`` and
-#: ``READS`` (what it reads), ``KIND``, ``LIMITS`` (its sizes), ``default_description``, ``POLICY`` and
-#: ``policy_kwargs`` (``training.network.structured`` imports it).
-STRUCTURED_NETWORKS = {"samurai_graph": "training.graph_network", "wapi_mines": "training.mine_network"}
 #: The values of ``--network``: an MLP for any game, or a structured network.
 NETWORK_CHOICES = ("mlp", *STRUCTURED_NETWORKS)
 
@@ -144,7 +141,7 @@ class PPOHyperparameters:
 @dataclass(frozen=True)
 class PPOSettings(PPOHyperparameters):
     """The learner's settings: PPO's numbers and the network (the card's description, see
-    ``training.network.network_description``). A model card records them as ``training.hyperparameters``."""
+    ``agents.models.card.network_description``). A model card records them as ``training.hyperparameters``."""
 
     network: dict[str, Any] = field(kw_only=True)
 
@@ -301,8 +298,7 @@ class Args(PPOHyperparameters):
     network: str = per_game(
         "network",
         "mlp (layers from --net-arch and --shared-layers), samurai_graph (Samurai only: the board as a "
-        "graph, training/graph_network.py) or wapi_mines (Wapi only: one network for every mine, "
-        "training/mine_network.py)",
+        "graph) or wapi_mines (Wapi only: one network for every mine)",
         choices=list(NETWORK_CHOICES),
     )
     net_arch: list[int] = per_game("net_arch", "hidden layers of the policy and of the value head, e.g. 128 128")

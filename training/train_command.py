@@ -95,11 +95,11 @@ def learner_settings(args: Args, game: Game) -> PPOSettings:
 
 def check_network(args: Args) -> None:
     """The network options fit the game and the backend."""
-    from training.network import STRUCTURED, structured  # the train extra must be installed
+    from agents.models.card import STRUCTURED_NETWORKS
 
-    if args.network in STRUCTURED and args.game != structured(args.network).GAME:
+    if args.network in STRUCTURED_NETWORKS and args.game != STRUCTURED_NETWORKS[args.network].game:
         raise ValueError(
-            f"--network {args.network} reads {structured(args.network).READS} only, not --game {args.game}"
+            f"--network {args.network} reads {STRUCTURED_NETWORKS[args.network].reads} only, not --game {args.game}"
         )
     mlp_sizes = [name for name in ("net_arch", "shared_layers") if name in args.given]
     if args.network != "mlp" and mlp_sizes:

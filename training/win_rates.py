@@ -36,7 +36,7 @@ class FixedDeals:
 def evaluate(
     network, game: Game, opponent: str, games: int, seed: int = 0, reward: str = "win", batch: int = 64
 ) -> dict[str, Any]:
-    """Win rate of ``network`` (a :class:`~training.network.PolicyValueNet`) against ``opponent``
+    """Win rate of ``network`` (a :class:`~agents.models.network.PolicyValueNet`) against ``opponent``
     ("random", "heuristic", "ismcts" or "ppo:PATH") in every other seat (see the module docstring)."""
     if type(games) is not int or games < 1:
         raise ValueError(f"games must be a positive int, got {games!r}")

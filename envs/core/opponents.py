@@ -1,4 +1,4 @@
-"""The built-in opponents of the batched environments: a move for every game of a batch at once.
+"""What an opponent of the batched environments is, and the one they play by default: random moves.
 
 A batch opponent is any callable ``opponent(batch, where, rng) -> actions``: given a
 :class:`~envs.core.batch.BatchGames`, the games it is to move in (``where``, a ``(N,)`` bool; in
@@ -6,25 +6,23 @@ each the player to act is one it plays) and a generator, an int vector of N with
 for the player to act in each of those games (the other entries are ignored). The single-agent
 vector env (:mod:`envs.core.vector`) asks it for the games where an opponent is to act.
 
-Why the heuristic is found by name here and never imported at module import: ``envs`` knows
-nothing of the agents (DESIGN, "Homes"). A game's heuristic is the module ``agents.heuristic.<game
-name>`` (``agents.heuristic.heuristic_module``); :func:`batch_opponent` imports it by that name only
-when someone asks for ``"heuristic"``. Any other player comes in as a callable.
+Why only random moves here: ``envs`` knows nothing of the players (docs/architecture.md). A player
+comes in as a callable, made by the players' home of opponents: ``agents.opponents.batch_opponent(
+"heuristic", game)`` is the game's heuristic for a whole batch.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
 import numpy as np
 
-from envs.core.batch import BatchGames, batch_class
+from envs.core.batch import BatchGames
 from envs.core.engine import Game, shown
 
 #: An opponent of a batch: ``opponent(batch, where, rng) -> (N,) actions`` (see the module docstring).
 BatchOpponent = Callable[[BatchGames, np.ndarray, np.random.Generator], np.ndarray]
-BUILT_IN = ("random", "heuristic")
+BUILT_IN = ("random",)
 
 
 def random_moves(batch: BatchGames, where: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -44,39 +42,16 @@ def random_moves(batch: BatchGames, where: np.ndarray, rng: np.random.Generator)
 
 
 def batch_opponent(opponent: str | BatchOpponent, game: Game) -> BatchOpponent:
-    """The opponent ``opponent`` names (``"random"``, ``"heuristic"``) or the callable itself.
-
-    ``"heuristic"`` is the game's hand-written strategy: its module's ``batch_policy(batch)`` where it has
-    one and the batch is the engine it reads (the game's fast engine), else the per-game ``policy`` on a
-    determinization drawn for the player to act (so it reads only what that player may see), game by game.
-    """
+    """``"random"`` (:func:`random_moves`) or the callable itself; a player by name is the agents'
+    (``agents.opponents.batch_opponent``), never found from here."""
     if callable(opponent):
         return opponent
     if opponent == "random":
         return random_moves
-    if opponent == "heuristic":
-        return _heuristic(game)
     raise ValueError(
-        f"opponents must be one of {list(BUILT_IN)} or a callable (batch, where, rng) -> actions, got {shown(opponent)}"
+        f"opponents must be one of {list(BUILT_IN)} or a callable (batch, where, rng) -> actions (a player: "
+        f"agents.opponents.batch_opponent('heuristic', game)), got {shown(opponent)}"
     )
-
-
-def _heuristic(game: Game) -> BatchOpponent:
-    module = importlib.import_module(f"agents.heuristic.{game.name}")  # by name: see the module docstring
-    fast = batch_class(game)
-    batch_policy = getattr(module, "batch_policy", None)
-    policy = module.policy
-
-    def heuristic(batch: BatchGames, where: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        if batch_policy is not None and type(batch) is fast:
-            return batch_policy(batch)
-        players = batch.current_player
-        moves = np.zeros(len(batch), dtype=np.int64)
-        for i in np.flatnonzero(where & (players >= 0)):
-            moves[i] = policy(batch.state(int(i)).determinize(int(players[i]), rng))
-        return moves
-
-    return heuristic
 
 
 __all__ = ["BUILT_IN", "BatchOpponent", "batch_opponent", "random_moves"]

@@ -107,7 +107,7 @@ class BatchEnv:
 
 class GameVectorEnv(gymnasium.vector.VectorEnv):
     """The learner's seat in ``num_envs`` games of ``game``, the other seats played by ``opponents``
-    (``"random"``, ``"heuristic"`` or a batch opponent ``(batch, where, rng) -> actions``); see the
+    (``"random"`` or a batch opponent ``(batch, where, rng) -> actions``, made by ``agents.opponents``); see the
     module docstring for observations, masks, autoreset, seeds and seats."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}

@@ -76,7 +76,7 @@ def fit(
     seed: int,
     search_value_weight: float = 0.0,
 ) -> dict[str, Any]:
-    """Train ``network`` (a :class:`~training.network.PolicyValueNet`; its module in place) on ``data``;
+    """Train ``network`` (a :class:`~agents.models.network.PolicyValueNet`; its module in place) on ``data``;
     returns the held-out and training losses (see the module docstring)."""
     rng = np.random.default_rng(seed)
     game_ids = np.unique(data["games"])

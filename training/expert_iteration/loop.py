@@ -82,14 +82,9 @@ def run(settings: Settings, game, out: Path, command: str) -> dict[str, Any]:
 
 def first_network(settings: Settings, game, out: Path, command: str) -> dict[str, Any]:
     """Generation 0: a heuristic-cloned fresh network, or a copy of ``--start``, saved as ``models/gen_000.zip``."""
-    from training.network import (
-        chosen_network,
-        load_network,
-        make_card,
-        network_from_policy,
-        new_network,
-        save_network,
-    )
+    from agents.models.card import make_card
+    from agents.models.network import load_network, network_from_policy
+    from training.network import chosen_network, new_network, save_network
 
     started = time.time()
     training = {"expert_iteration": {"generation": 0, "start": settings.start}}
@@ -130,7 +125,9 @@ def first_network(settings: Settings, game, out: Path, command: str) -> dict[str
 
 def one_generation(settings: Settings, game, out: Path, generation: int, best: Path, command: str) -> dict[str, Any]:
     """Self-play with ``best``, fit a copy, gate it; returns the generation's row of the history."""
-    from training.network import load_network, make_card, network_from_policy, save_network
+    from agents.models.card import make_card
+    from agents.models.network import load_network, network_from_policy
+    from training.network import save_network
 
     started = time.time()
     n = game.num_players

@@ -55,10 +55,10 @@ def play_selfplay(task: tuple) -> dict[str, np.ndarray]:
     import torch
 
     from agents.guided import most_visited
+    from agents.models.network import load_network
     from agents.protocol import PlayerView
     from envs.games import make_game
     from training.imitation import decision_arrays
-    from training.network import load_network
 
     torch.set_num_threads(1)
     game_name, config, model, search, games, explore_moves, reward = task
@@ -106,9 +106,9 @@ def play_gate(task: tuple) -> list[float]:
     """Worker: the candidate's win share in each of ``games`` ``(deal_seed, candidate_seat)``."""
     import torch
 
+    from agents.models.network import load_network
     from agents.protocol import play_game
     from envs.games import make_game
-    from training.network import load_network
 
     torch.set_num_threads(1)
     game_name, config, candidate, previous, search, games = task

@@ -92,7 +92,7 @@ def search_options(pairs: list[str]) -> dict[str, Any]:
 def validate(settings: Settings):
     """Every check before anything is written; returns the configured game."""
     from agents.guided import GuidedISMCTSAgent
-    from training.network import load_network
+    from agents.models.network import load_network
 
     description = envs.describe(settings.game)
     game = description.make(**read_game_options(settings.game, settings.game_options))
@@ -121,7 +121,8 @@ def validate(settings: Settings):
         raise ValueError(f"--start must be one of {list(STARTS)} or ppo:PATH, got {settings.start!r}")
     if settings.start != "heuristic":
         load_network(settings.start, game)  # another game's model, or a corrupt file, is refused here
-    from training.network import network_description, new_network
+    from agents.models.card import network_description
+    from training.network import new_network
 
     probe = new_network(game, network_description([1]), "probe")  # the search's own checks of its options
     try:

@@ -4,6 +4,7 @@
   league's opponents in the other seats); imports Ray.
 - :mod:`training.rllib.league`: the opponents' seats, drawn from the one league (:mod:`training.league`).
 - :mod:`training.rllib.training`: the PPO run, its evaluation and report; imports Ray.
-- :mod:`training.rllib.policy`: the trained policy exported in a safe form, and ``rllib:PATH`` agents;
+- :mod:`training.rllib.policy`: the trained policy exported in a safe form (read back by
+  :mod:`agents.models.rllib_policy`, played by ``rllib:PATH`` agents);
   needs torch, never Ray.
 """

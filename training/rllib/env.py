@@ -12,7 +12,7 @@ It wraps the project's raw AEC environment (``envs.<game>_v0.raw_env``).
 Seats the learner does not hold are played inside the environment by the
 league's opponents (:mod:`training.rllib.league`): baseline agents through the
 agent protocol (a :class:`~agents.protocol.PlayerView`, never the true hidden
-state) and frozen snapshots of the learner (:class:`~training.rllib.policy.MaskedPolicy`).
+state) and frozen snapshots of the learner (:class:`~agents.models.rllib_policy.MaskedPolicy`).
 Without a league every seat is a learner seat (one shared policy plays them all).
 
 Rewards come when the game ends: every learner seat that has acted gets its
@@ -38,10 +38,11 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 import envs
+from agents.models.rllib_policy import MaskedPolicy
 from agents.protocol import PlayerView
+from agents.rllib_agent import RLlibAgent
 from envs.core.engine import shown
 from training.rllib.league import SELF, LeagueState, Seats, draw_seats, points_against
-from training.rllib.policy import MaskedPolicy
 
 #: What an illegal action costs its player (PettingZoo classic: the offender loses).
 ILLEGAL_ACTION_REWARD = -1.0
@@ -166,7 +167,8 @@ class RLlibGameEnv(MultiAgentEnv):
         if kind == SELF:
             if (kind, member) not in self._shared:
                 self._shared[kind, member] = MaskedPolicy.from_state_dict(self.league.snapshots[member], self.game)
-            return self._shared[kind, member].agent(deterministic=False, seed=seed, name=f"snapshot {member}")
+            policy = self._shared[kind, member]
+            return RLlibAgent.playing(policy, deterministic=False, seed=seed, name=f"snapshot {member}")
         if kind.startswith(FILE_AGENT_PREFIXES):
             if (kind, member) not in self._shared:
                 self._shared[kind, member] = make_agent(kind, self.game)

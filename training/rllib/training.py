@@ -205,9 +205,10 @@ def train(run: RLlibRun) -> dict[str, Any]:
     """Train, evaluate and report (see the module docstring); returns the results."""
     import torch
 
+    from agents.models.rllib_policy import MaskedPolicy
     from parallel.ray_cluster import ray_session
     from training.report import write_report
-    from training.rllib.policy import MaskedPolicy, export_policy
+    from training.rllib.policy import export_policy
     from training.win_rates import evaluate
 
     game = run.game
@@ -274,7 +275,8 @@ class Evaluations:
     best_timesteps: int | None = None
 
     def __call__(self, steps: int) -> None:
-        from training.rllib.policy import MaskedPolicy, export_policy, policy_state
+        from agents.models.rllib_policy import MaskedPolicy
+        from training.rllib.policy import export_policy, policy_state
         from training.win_rates import evaluate
 
         run, game = self.run, self.run.game

@@ -1,5 +1,5 @@
 """A search on a time budget keeps the garbage collector's full collections out of its moves
-(agents/collector.py): the objects alive when it is made are frozen, garbage is collected first, and a
+(agents/gc_freeze.py): the objects alive when it is made are frozen, garbage is collected first, and a
 process freezes again only after new imports."""
 
 import gc

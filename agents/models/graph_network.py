@@ -37,18 +37,19 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from agents.models.card import STRUCTURED_NETWORKS, check_sizes
+from agents.models.trunk_policy import TrunkPolicy
 from envs.samurai.actions import HEX, NUM_ACTIONS
 from envs.samurai.board import NEIGHBOURS, NUM_HEXES, SETTLEMENTS
 from envs.samurai.observation import HEX_FEATURES, OBSERVATION_SIZE, PLAYERS
-from training.trunk_policy import TrunkPolicy, check_sizes
 
 KIND = "samurai_graph"
-#: The game it reads (Samurai boards).
-GAME, READS = "samurai", "Samurai boards"
+#: The game it reads, and the sizes a description may take: the card's (agents.models.card), known without torch.
+GAME, READS = STRUCTURED_NETWORKS[KIND].game, STRUCTURED_NETWORKS[KIND].reads
 #: MaskablePPO's policy class for it.
 POLICY = TrunkPolicy
 #: The sizes a description may take: (low, high) per key.
-LIMITS = {"width": (1, 512), "rounds": (1, 8), "head": (1, 1024)}
+LIMITS = STRUCTURED_NETWORKS[KIND].limits
 #: The embedding of the observation's non-hex part.
 CONTEXT = 64
 #: How many boards (sets of hexes on the board) a network keeps its sub-graph for.

@@ -24,7 +24,7 @@ Layout (``width``, ``head`` in the card's ``network``):
   from the drawn mask's mine together with the pooled mines, which also
   feed the value head.
 
-As in :mod:`training.graph_network`, the trunk is SB3's features extractor;
+As in :mod:`agents.models.graph_network`, the trunk is SB3's features extractor;
 its output is the logits followed by the pooled features, which the
 policy splits.
 """
@@ -37,18 +37,19 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from agents.models.card import STRUCTURED_NETWORKS, check_sizes
+from agents.models.trunk_policy import TrunkPolicy
 from envs.wapi.actions import NUM_ACTIONS, PLACE_TOTEM
 from envs.wapi.components import FIRST_MASK, NUM_MINES, NUM_TILE_KINDS
 from envs.wapi.observation import BAG, DRAWN, MINE_BLOCK, MINES, OBSERVATION_SIZE
-from training.trunk_policy import TrunkPolicy, check_sizes
 
 KIND = "wapi_mines"
-#: The game it reads (Wapi observations).
-GAME, READS = "wapi", "Wapi observations"
+#: The game it reads, and the sizes a description may take: the card's (agents.models.card), known without torch.
+GAME, READS = STRUCTURED_NETWORKS[KIND].game, STRUCTURED_NETWORKS[KIND].reads
 #: MaskablePPO's policy class for it.
 POLICY = TrunkPolicy
 #: The sizes a description may take: (low, high) per key.
-LIMITS = {"width": (1, 512), "head": (1, 1024)}
+LIMITS = STRUCTURED_NETWORKS[KIND].limits
 #: The observation's entries that belong to mine k: its block, its masks in the bag, its mask drawn.
 MINE_INPUTS = [
     [*range(MINES + k * MINE_BLOCK, MINES + (k + 1) * MINE_BLOCK), BAG + FIRST_MASK + k, DRAWN + FIRST_MASK + k]

@@ -1,5 +1,5 @@
 """MaskablePPO's policy around a trunk that computes the logits itself (the structured networks:
-:mod:`training.graph_network`, :mod:`training.mine_network`).
+:mod:`agents.models.graph_network`, :mod:`agents.models.mine_network`).
 
 Such a trunk is SB3's features extractor and returns each move's logit (one
 per action, from the part of the board the move is about) followed by
@@ -11,13 +11,9 @@ small, as SB3 starts its own action layer.
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
-
-from envs.core.engine import shown
 
 
 class SplitFeatures(nn.Module):
@@ -52,15 +48,3 @@ class TrunkPolicy(MaskableActorCriticPolicy):
                 nn.init.orthogonal_(layer.weight, gain=0.01)
                 nn.init.zeros_(layer.bias)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
-
-
-def check_sizes(network: dict[str, Any], kind: str, limits: dict[str, tuple[int, int]], where: str) -> None:
-    """A structured network's description: exactly ``kind`` and the size keys, each an int within its limits."""
-    if set(network) != {"kind", *limits}:
-        raise ValueError(
-            f"{where}: a {kind} network must have the keys kind, {', '.join(limits)}; got {sorted(network)}"
-        )
-    for key, (low, high) in limits.items():
-        value = network[key]
-        if type(value) is not int or not low <= value <= high:
-            raise ValueError(f"{where}: network[{key!r}] must be an int in {low}..{high}, got {shown(value)}")

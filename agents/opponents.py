@@ -1,0 +1,83 @@
+"""The one home of opponents: a player of the project as the opponent an environment is given.
+
+An environment knows no player (``envs`` imports no other package: docs/architecture.md); it takes its
+opponents as callables. This module makes them from players:
+
+- :func:`make_opponent`: any agent ``make_agent`` knows, as an opponent of one game
+  (``opponent(state, player) -> action``, moving through its own :class:`~agents.protocol.PlayerView`);
+- :func:`batch_opponent`: ``"random"``, ``"heuristic"`` or a callable, as an opponent of a batch of games
+  (``opponent(batch, where, rng) -> actions``, :data:`envs.core.opponents.BatchOpponent`), for the vector
+  env: ``envs.wapi_v0.vector_env(n, opponents=batch_opponent("heuristic", game))``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents import make_agent
+from agents.heuristic import heuristic_module
+from agents.protocol import PlayerView
+from envs.core.batch import BatchGames, batch_class
+from envs.core.engine import Game, GameState, shown
+from envs.core.opponents import BatchOpponent, random_moves
+
+#: The opponents :func:`batch_opponent` knows by name.
+BATCH_OPPONENTS = ("random", "heuristic")
+
+
+class AgentOpponent:
+    """An agent of the agent protocol as an opponent callable: it moves through its own
+    :class:`~agents.protocol.PlayerView` (built with this opponent's seeded generator), so it
+    cannot read the true hidden state."""
+
+    def __init__(self, agent, seed: int | None = None):
+        self.agent = agent
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def __call__(self, state: GameState, player: int) -> int:
+        return int(self.agent.act(PlayerView(state, self.rng)))
+
+
+def make_opponent(name: str, game: Game, seed: int | None = None) -> AgentOpponent:
+    """An opponent callable of the agent ``name`` (any name ``agents.make_agent`` knows)."""
+    return AgentOpponent(make_agent(name, game=game, seed=seed), seed)
+
+
+def batch_opponent(opponent: str | BatchOpponent, game: Game) -> BatchOpponent:
+    """The batch opponent ``opponent`` names (``"random"``, ``"heuristic"``) or the callable itself.
+
+    ``"heuristic"`` is the game's hand-written strategy: its module's ``batch_policy(batch)`` where it has
+    one and the batch is the engine it reads (the game's fast engine), else the per-game ``policy`` on a
+    determinization drawn for the player to act (so it reads only what that player may see), game by game.
+    """
+    if callable(opponent):
+        return opponent
+    if opponent == "random":
+        return random_moves
+    if opponent == "heuristic":
+        return _heuristic(game)
+    raise ValueError(
+        f"opponents must be one of {list(BATCH_OPPONENTS)} or a callable (batch, where, rng) -> actions, "
+        f"got {shown(opponent)}"
+    )
+
+
+def _heuristic(game: Game) -> BatchOpponent:
+    module = heuristic_module(game)
+    fast = batch_class(game)
+    batch_policy = getattr(module, "batch_policy", None)
+    policy = module.policy
+
+    def heuristic(batch: BatchGames, where: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if batch_policy is not None and type(batch) is fast:
+            return batch_policy(batch)
+        players = batch.current_player
+        moves = np.zeros(len(batch), dtype=np.int64)
+        for i in np.flatnonzero(where & (players >= 0)):
+            moves[i] = policy(batch.state(int(i)).determinize(int(players[i]), rng))
+        return moves
+
+    return heuristic
