@@ -256,6 +256,13 @@ def run(
         return _run(visitors, seconds, best_share, pace, workers, db, log if hostile else None)
 
 
+def free_port() -> int:
+    """A loopback port free now (the server binds it a moment later)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def _run(
     visitors: int,
     seconds: float,
@@ -265,9 +272,7 @@ def _run(
     db: str,
     log: str | None,
 ) -> dict:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     load_before = os.getloadavg()[0]
     server = start_server(port, db, workers, log)
     stop, sampling, peak = threading.Event(), threading.Event(), [0]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("envs", "agents", "parallel", "training", "benchmarks", "web")
+PACKAGES = ("envs", "agents", "parallel", "training", "web", "benchmarks")
 
 #: The sub-packages that are layers of their own: the read side of model files sits below the players, so that
 #: a player reads a model file without importing training code, and training writes the same format.
@@ -26,8 +26,8 @@ MAY_IMPORT = {
     "agents": {"envs", "agents.models"},
     "parallel": {"envs"},
     "training": {"envs", "agents.models", "agents", "parallel"},
-    "benchmarks": {"envs", "agents.models", "agents", "parallel", "training"},
-    "web": {"envs", "agents.models", "agents", "parallel", "training", "benchmarks"},
+    "web": {"envs", "agents.models", "agents", "parallel", "training"},
+    "benchmarks": {"envs", "agents.models", "agents", "parallel", "training", "web"},
     "train": {"envs", "agents.models", "agents", "parallel", "training"},
 }
 

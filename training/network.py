@@ -17,17 +17,13 @@ from typing import Any
 import numpy as np
 import torch
 
-# check_card, read_card and shipped_model_path: web/opponents.py still imports them from here (their home is
-# agents.models; the page's import moves there with the page's own changes, then these three go).
 from agents.models.card import (
     CARD_NAME,
     STRUCTURED_NETWORKS,
-    check_card,  # noqa: F401
     check_card_fields,
     make_card,
     network_description,
 )
-from agents.models.files import read_card, shipped_model_path  # noqa: F401
 from agents.models.network import PolicyValueNet, network_from_policy
 from agents.models.policies import build_policy, policy_class, policy_kwargs, structured
 from envs.core.engine import Game, shown

@@ -92,7 +92,8 @@ class OpponentChoice:
         made for one): read from the model's card, without loading the model."""
         if not self.plays_a_model:
             return
-        from training.network import check_card, read_card, shipped_model_path
+        from agents.models.card import check_card
+        from agents.models.files import read_card, shipped_model_path
 
         if self.agent == "trained":
             shipped_model_path(game)
