@@ -25,7 +25,16 @@ from pathlib import Path
 
 from benchmarks import arena, records, report
 from benchmarks.matches import AgentSpec
-from benchmarks.protocol import LADDERS, check_deals, config_label, configurations, parse_config_label, reference_tables
+from benchmarks.protocol import (
+    LADDERS,
+    check_deals,
+    config_label,
+    configurations,
+    deal_seeds,
+    fresh_offset,
+    parse_config_label,
+    reference_tables,
+)
 from envs.games import make_game
 from parallel import pool
 
@@ -35,11 +44,13 @@ def record_name(game: str, config: dict, ladder: str) -> str:
 
 
 def play_configuration(game: str, config: dict, ladder_name: str, deals: int, run: dict, backend, progress: bool):
-    """The ladder's tables on one configuration, as a record of ``run``."""
+    """The ladder's tables on one configuration, on ``deals`` test deals from the run's ``deal_offset``, as a
+    record of ``run``."""
     rungs = LADDERS[ladder_name].for_game(make_game(game, **config))
     specs = {rung.label: AgentSpec(rung.label, rung.name, rung.options) for rung in rungs}
     tables = [(specs[hero.label], specs[opponent.label]) for hero, opponent in reference_tables(rungs)]
-    return arena.play(arena.plan(game, config, tables, "test", deals), run, backend, progress)
+    tasks = arena.plan(game, config, tables, "test", deals, first=run["deal_offset"])
+    return arena.play(tasks, run, backend, progress)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quick", action="store_true", help="the quick ladder: fewer deals, cheaper rungs")
     parser.add_argument("--configs", nargs="+", metavar="LABEL", help="configurations by label (default all)")
     parser.add_argument("--deals", type=int, help="test deals per table (default: the ladder's)")
+    parser.add_argument(
+        "--deal-offset", type=int, metavar="N", help="the first test deal (default: drawn at random; in the record)"
+    )
     parser.add_argument("--records", type=Path, help="folder of the records (default runs/bench/leaderboard-TIME)")
     parser.add_argument("--out", type=Path, help="the page to write (default leaderboard.md in --records)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -66,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         chosen = [parse_config_label(text) for text in args.configs] if args.configs else configurations()
         deals = check_deals(LADDERS[ladder].deals if args.deals is None else args.deals)
+        offset = fresh_offset("test", deals) if args.deal_offset is None else args.deal_offset
+        deal_seeds("test", deals, offset)  # a ValueError naming the set's range when --deal-offset is outside it
         folder = args.records or records.run_file("leaderboard", "")
         paths = [folder / record_name(game, config, ladder) for game, config in chosen]
         existing = [str(p) for p in paths if p.exists()]
@@ -77,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     agents = {rung.label: {"name": rung.name, "options": dict(rung.options)} for rung in LADDERS[ladder].rungs}
     run = records.new_run(["python", "-m", "benchmarks.leaderboard", *argv], agents)  # one run, every record
+    run["deal_offset"] = offset
     with backend:
         for (game, config), path in zip(chosen, paths):
             print(f"{config_label(game, config)}: {ladder} ladder, {deals} test deals", file=sys.stderr)
@@ -85,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     every = sorted(folder.glob("*.jsonl*"))
     out = args.out or folder / "leaderboard.md"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report.markdown(records.read(every), "Leaderboard", report.LEADERBOARD_INTRO, every))
+    pooled = records.read(every)
+    out.write_text(report.markdown(pooled, "Leaderboard", report.leaderboard_intro(pooled), every))
     print(f"played {len(chosen)} configuration(s) in {time.perf_counter() - start:.0f} s; wrote {out}", file=sys.stderr)
     return 0
 

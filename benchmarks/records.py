@@ -78,6 +78,12 @@ class Record:
                     raise ValueError(f"agent label {label!r} means {found[label]} in one run and {spec} in another")
         return found
 
+    def of_protocol(self, protocol: str) -> Record:
+        """The runs of ``protocol`` with their games and failures (records of two versions never pool)."""
+        keep = {run["run"] for run in self.runs if run["protocol"] == protocol}
+        pick = lambda lines: [line for line in lines if line["run"] in keep]  # noqa: E731
+        return Record([r for r in self.runs if r["run"] in keep], pick(self.games), pick(self.failures))
+
     def extend(self, other: Record) -> None:
         known = {run["run"] for run in self.runs}
         self.runs += [run for run in other.runs if run["run"] not in known]
@@ -106,6 +112,12 @@ class Record:
             yield run
             yield from (g for g in self.games if g["run"] == run["run"])
             yield from (f for f in self.failures if f["run"] == run["run"])
+
+
+def protocols(runs: Iterable[dict]) -> str:
+    """The protocol versions of ``runs`` as a report names them: a report states its records' version, not
+    the version of the code that makes it."""
+    return ", ".join(sorted({run["protocol"] for run in runs}))
 
 
 def game_identity(game: dict) -> tuple:

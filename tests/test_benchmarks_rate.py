@@ -20,7 +20,7 @@ def test_the_example_agent_is_rated_from_the_command_line(tmp_path):
     record = tmp_path / "mine.jsonl.gz"
     command = [sys.executable, "-m", "benchmarks.rate", "examples/my_agent.py:MyAgent", *WAPI_2P]
     command += ["--deals", "2", "--option", "explore=0.2", "--record", str(record), "--processes", "1"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([*command, "--rungs", "ismcts-20"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "rated:MyAgent: " in done.stdout and "on wapi 2p (random 0, heuristic 1,000)" in done.stdout
     saved = records.read([record])
@@ -28,13 +28,13 @@ def test_the_example_agent_is_rated_from_the_command_line(tmp_path):
     assert mine["options"] == {"explore": 0.2} and len(mine["sha256"]) == 64
     played = [g for g in saved.games if "rated:MyAgent" in g["seats"]]
     rungs = {g["table"][1] for g in played}
-    assert rungs == {"random", "heuristic", "ismcts-20", "ismcts-50"}  # no model is shipped for wapi 2p
+    assert rungs == {"random", "heuristic", "ismcts-20"}
     assert len(played) == len(rungs) * 2 * 2  # 2 deals x 2 rotations per rung
-    assert {g["deal_set"] for g in saved.games} == {"test"}
-    # the ladder's own games come from the committed leaderboard record, copied with its run's header
-    (ladder_run,) = [r for r in saved.runs if r["command"].startswith("python -m benchmarks.leaderboard")]
-    reused = [g for g in saved.games if g["run"] == ladder_run["run"]]
-    assert len(reused) == len(saved.games) - len(played) == 4 * 2 * 2  # 4 ladder tables, 2 deals, 2 rotations
+    # fresh deals: the test set from the run's random offset, which the record names; v1's games never reused
+    (run,) = saved.runs
+    offset = run["deal_offset"]
+    assert {g["seed"] for g in saved.games} == set(deal_seeds("test", 2, offset)) and offset > 2**20
+    assert {g["deal_set"] for g in saved.games} == {"test"} and run["protocol"] == "drawluck-bench v2"
 
 
 BROKEN = textwrap.dedent(
@@ -81,7 +81,7 @@ BROKEN = textwrap.dedent(
 )
 def test_an_agent_that_breaks_the_protocol_is_stopped_with_a_report(tmp_path, capsys, name, budget, message):
     (tmp_path / "broken.py").write_text(BROKEN)
-    argv = [f"{tmp_path / 'broken.py'}:{name}", *WAPI_2P, "--deals", "2", "--budget", budget]
+    argv = [f"{tmp_path / 'broken.py'}:{name}", *WAPI_2P, "--deals", "2", "--budget", budget, "--deal-offset", "0"]
     argv += ["--record", str(tmp_path / "r.jsonl"), "--processes", "1"]
     assert rate.main(argv) == 1
     out = capsys.readouterr().out
@@ -89,8 +89,8 @@ def test_an_agent_that_breaks_the_protocol_is_stopped_with_a_report(tmp_path, ca
     first = out.splitlines()[1]
     assert first.startswith(f"- rated:{name} broke the protocol in wapi 2p, seat ")
     assert ", test deal 0 (seed 1099511627776), rotation 0: " in first and message in first
-    if name == "Slow":
-        assert "over its budget of 0.01 s (the protocol allows 0.065 s a move)" in first
+    if name == "Slow":  # a sealed agent: the CPU of its process tree
+        assert "CPU s of its process tree, over its budget of 0.01 s (the protocol allows 0.065 s a move)" in first
     failures = records.read([tmp_path / "r.jsonl"]).failures
     assert len(failures) == 1 and failures[0]["agent"] == f"rated:{name}"  # stopped at its first deal
     assert all(f"its move {f['move']}: " in f["message"] for f in failures)
@@ -119,7 +119,8 @@ def test_bad_agent_names_and_options_are_refused_before_anything_is_played(tmp_p
 
 def test_rating_the_heuristic_reproduces_its_anchor_within_the_interval(tmp_path):
     record = tmp_path / "heuristic.jsonl.gz"
-    assert rate.main(["heuristic", *WAPI_2P, "--deals", "8", "--record", str(record), "--processes", "1"]) == 0
+    argv = ["heuristic", *WAPI_2P, "--deals", "8", "--deal-offset", "0", "--record", str(record), "--processes", "1"]
+    assert rate.main(argv) == 0
     (rated,) = [r for r in anchored_ratings(records.read([record]).games) if r.name == "rated:heuristic"]
     assert rated.low <= 1000 <= rated.high
 

@@ -82,7 +82,7 @@ def test_pooling_refuses_a_game_played_twice_and_a_label_meaning_two_agents(tmp_
     with pytest.raises(ValueError, match="'heuristic' means"):
         records.read([a, b])
     other.runs[0]["agents"]["heuristic"] = record.runs[0]["agents"]["heuristic"]
-    other.runs[0]["protocol"] = "drawluck-bench v2"
+    other.runs[0]["protocol"] = "drawluck-bench v1"
     c = records.write(other, tmp_path / "c.jsonl")
     with pytest.raises(ValueError, match="different protocols"):
         records.read([a, c])
