@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import arena, records, report
+from benchmarks import arena, provenance, records, report
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import (
     LADDERS,
@@ -68,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--records", type=Path, help="folder of the records (default runs/bench/leaderboard-TIME)")
     parser.add_argument("--out", type=Path, help="the page to write (default leaderboard.md in --records)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--allow-dirty", action="store_true", help="make the page even from runs of a dirty checkout (marked so)"
+    )
     pool.add_arguments(parser)
     return parser
 
@@ -87,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         existing = [str(p) for p in paths if p.exists()]
         if existing:
             raise ValueError(f"records exist and are never replaced: {existing}; choose another --records")
+        if not args.allow_dirty and provenance.checkout()["dirty"]:
+            raise ValueError("the checkout has uncommitted changes: commit them first (a published record names a "
+                             "commit), or pass --allow-dirty for records that no page will accept")  # fmt: skip
         backend = pool.from_args(args)
     except ValueError as error:
         parser.error(str(error))
@@ -103,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or folder / "leaderboard.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     pooled = records.read(every)
+    if not args.allow_dirty:
+        report.refuse_dirty(pooled)  # the records stay: play again from a clean checkout to publish
     out.write_text(report.markdown(pooled, "Leaderboard", report.leaderboard_intro(pooled), every))
     print(f"played {len(chosen)} configuration(s) in {time.perf_counter() - start:.0f} s; wrote {out}", file=sys.stderr)
     return 0

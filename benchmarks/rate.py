@@ -224,7 +224,8 @@ def play(rating: Rating, args: argparse.Namespace, argv: list[str]) -> tuple[rec
     tables = [(spec, specs[rung.label]) for rung in rungs]
     tables += [(specs[hero.label], specs[opponent.label]) for hero, opponent in reference_tables(rungs)]
     agents = {s.label: agent_entry(s) for s in [spec, *specs.values()]}
-    run = records.new_run(["python", "-m", "benchmarks.rate", *argv], agents) | {"deal_offset": rating.offset}
+    run = records.new_run(["python", "-m", "benchmarks.rate", *argv], agents, args.game)
+    run["deal_offset"] = rating.offset
     budgets = [(spec.label, args.budget)]
     sealed = [spec.label] if user_agents.is_user_agent(spec.name) else []
     key = secrets.randbits(63)  # the sealed agent's seeds: secret, never stored, never derived from the deal

@@ -177,6 +177,26 @@ def shown_path(path: str | Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
+def provenance_note(origin: dict) -> str:
+    """A v2 run's commit, checkout, versions and CPU, for its line in the list of runs."""
+    state = "DIRTY checkout: not citable" if origin["dirty"] else "clean checkout"
+    torch = f", torch {origin['torch']}" if origin["torch"] else ""
+    return (
+        f"; commit {str(origin['commit'])[:12]}, {state}; Python {origin['python']}, numpy {origin['numpy']}"
+        f"{torch}; {origin['cpu']}"
+    )
+
+
+def refuse_dirty(record: Record) -> None:
+    """ValueError naming the runs of ``record`` made from a dirty checkout: no published report rests on them."""
+    dirty = [run["run"] for run in record.runs if run.get("provenance", {}).get("dirty")]
+    if dirty:
+        raise ValueError(
+            f"runs {dirty} were made from a dirty checkout (uncommitted changes): refused; play them again from a "
+            "clean one, or pass --allow-dirty to look at them (never to publish)"
+        )
+
+
 def markdown(record: Record, title: str, intro: str = "", sources: Sequence[str | Path] = ()) -> str:
     """The report of a record (see the module docstring); ``sources``: the record files, to name them."""
     agents = record.agents()
@@ -187,6 +207,8 @@ def markdown(record: Record, title: str, intro: str = "", sources: Sequence[str 
     for run in record.runs:
         count = sum(1 for g in record.games if g["run"] == run["run"])
         lines.append(f"- `{run['command']}` ({run['protocol']}, {run['version']}, {run['started']}): {count} games")
+        if "provenance" in run:  # v2: the run's origin, and a mark no one can miss on a dirty one
+            lines[-1] += provenance_note(run["provenance"])
     if record.failures:
         lines += ["", "## Protocol violations", ""] + failure_lines(record.failures)
     lines.append("")
@@ -213,9 +235,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, type=Path, help="the markdown file to write")
     parser.add_argument("--title", default="Benchmark report", help="the report's title")
     parser.add_argument("--leaderboard", action="store_true", help="the leaderboard page's title and introduction")
+    parser.add_argument("--allow-dirty", action="store_true", help="accept runs from a dirty checkout (marked so)")
     args = parser.parse_args(argv)
     try:
         record = records.read(args.records)
+        if not args.allow_dirty:
+            refuse_dirty(record)
     except (OSError, ValueError) as error:
         parser.error(str(error))
     if args.leaderboard:

@@ -197,7 +197,7 @@ class Sealed(Agent):
         limit = self.budget * WALL_MARGIN + WALL_SLACK
         reply = self._ask(message, limit, view.player, f"its move {move}")
         clock = tree_cpu(self.host.pid)
-        spent, self.clock = clock - self.clock, clock
+        spent, self.clock = max(0.0, clock - self.clock), clock  # a process reaped outside the tree takes its time
         self.cpu.append(spent)
         allowed = self.budget * BUDGET_MARGIN + BUDGET_SLACK
         if spent > allowed:
