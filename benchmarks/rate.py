@@ -264,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"record: {path}", file=sys.stderr)
         return 1
     print(report.markdown(record, f"{label} on {where} ({PROTOCOL}, {rating.ladder.name} ladder)"))
-    rated = next(r for r in rating_module.anchored_ratings(record.games) if r.name == label)
+    ratings = rating_module.anchored_ratings(record.games, small_sample=report.small_sample(record))
+    rated = next(r for r in ratings if r.name == label)
     print(f"{label}: {rated.value:,.0f} [{rated.low:,.0f}, {rated.high:,.0f}] on {where} (random 0, heuristic 1,000)")
     if record.failures:
         print(f"{label} broke the protocol in {len(record.failures)} deal(s): each such game and the rest of its deal "

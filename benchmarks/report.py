@@ -91,10 +91,25 @@ def cpu_per_move(games: Sequence[dict]) -> dict[str, tuple[int, float, float]]:
     }
 
 
-def ratings_of(games: Sequence[dict]) -> list[AnchoredRating] | None:
+def ratings_of(games: Sequence[dict], small_sample: bool = False) -> list[AnchoredRating] | None:
     """The configuration's anchored ratings, or None when the anchors did not both play."""
     seated = {label for game in games for label in game["seats"]}
-    return anchored_ratings(games) if all(anchor in seated for anchor in ANCHORS) else None
+    if not all(anchor in seated for anchor in ANCHORS):
+        return None
+    return anchored_ratings(games, small_sample=small_sample)
+
+
+def small_sample(record: Record) -> bool:
+    """Whether a record's intervals are the small-sample ones: v2 records (with a schema version); v1's reports
+    keep the intervals they were published with."""
+    return bool(record.runs) and all("schema" in run for run in record.runs)
+
+
+#: The interval columns' names: (ratings, win shares), for v1 and (small samples) v2 reports.
+INTERVALS = {
+    False: ("95% interval", "95% interval"),
+    True: ("95% interval (deal bootstrap, expanded for n deals)", "95% interval (t, deals − 1 df)"),
+}
 
 
 def _cell(r: AnchoredRating) -> str:
@@ -112,15 +127,21 @@ def summary_table(sections: dict[str, list[AnchoredRating] | None], order: Seque
 
 
 def configuration_section(
-    games: Sequence[dict], agents: dict[str, dict], heading: str, ratings: list[AnchoredRating] | None
+    games: Sequence[dict],
+    agents: dict[str, dict],
+    heading: str,
+    ratings: list[AnchoredRating] | None,
+    small: bool = False,
 ) -> list[str]:
-    """The ratings, the win shares and the move times of one configuration's games."""
+    """The ratings, the win shares and the move times of one configuration's games (``small``: the intervals
+    for small samples, named in the tables' headers)."""
+    rating_interval, share_interval = INTERVALS[small]
     deals = {g["seed"] for g in games}
     sets = sorted({g["deal_set"] for g in games})
     lines = [f"## {heading}", "", f"{len(games)} games on {len(deals)} deals of the {' and '.join(sets)} set."]
     lines += [""]
     if ratings is not None:
-        lines += ["| agent | plays | rating | 95% interval | games |", "|---|---|---:|---|---:|"]
+        lines += [f"| agent | plays | rating | {rating_interval} | games |", "|---|---|---:|---|---:|"]
         for r in ratings:
             interval = f"[{_num(r.low)}, {_num(r.high)}]"
             lines.append(f"| {r.name} | {_options(agents[r.name])} | {_num(r.value)} | {interval} | {r.games} |")
@@ -129,8 +150,8 @@ def configuration_section(
     lines += swept_anchor_note(games)
     n = len(games[0]["seats"])
     lines += ["", f"Win share of the hero at its table (shared wins count 1/k; an even share is {1 / n:.3f}):", ""]
-    lines += ["| hero | opponents | win share | 95% interval | games | deals |", "|---|---|---:|---|---:|---:|"]
-    for s in win_shares(games):
+    lines += [f"| hero | opponents | win share | {share_interval} | games | deals |", "|---|---|---:|---|---:|---:|"]
+    for s in win_shares(games, small):
         lines.append(
             f"| {s.hero} | {s.opponent} | {s.value:.3f} | [{s.low:.3f}, {s.high:.3f}] | {s.games} | {s.deals} |"
         )
@@ -213,17 +234,18 @@ def markdown(record: Record, title: str, intro: str = "", sources: Sequence[str 
         lines += ["", "## Protocol violations", ""] + failure_lines(record.failures)
     lines.append("")
     groups = {label_of(game, config): games for (game, config), games in by_configuration(record.games).items()}
-    ratings = {heading: ratings_of(games) for heading, games in groups.items()}
+    small = small_sample(record)
+    ratings = {heading: ratings_of(games, small) for heading, games in groups.items()}
     if len(groups) > 1 and any(r is not None for r in ratings.values()):  # else the table would be empty
         lines += [
             "## Ratings at a glance",
             "",
-            "Rating [95% interval] by configuration (random 0, heuristic 1,000).",
+            f"Rating [{INTERVALS[small][0]}] by configuration (random 0, heuristic 1,000).",
             "",
         ]
         lines += summary_table(ratings, list(agents))
     for heading, games in groups.items():
-        lines += configuration_section(games, agents, heading, ratings[heading])
+        lines += configuration_section(games, agents, heading, ratings[heading], small)
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -202,7 +202,9 @@ def test_a_v2_record_names_its_origin_and_a_dirty_one_is_refused_by_the_reports(
             assert "dirty checkout" in capsys.readouterr().err
         else:
             assert report.main([str(path), "--out", str(tmp_path / "page.md")]) == 0
-    assert "clean checkout; Python " in (tmp_path / "page.md").read_text()
+    page = (tmp_path / "page.md").read_text()
+    assert "clean checkout; Python " in page
+    assert "| 95% interval (t, deals − 1 df) |" in page  # v2 tables name their small-sample intervals
 
 
 def test_every_v2_line_is_checked_against_the_schema_and_engines_never_pool(tmp_path):
