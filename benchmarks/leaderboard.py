@@ -3,6 +3,7 @@
     python -m benchmarks.leaderboard --quick --configs "wapi 4p" wakanda "samurai 2p"
     python -m benchmarks.leaderboard --backend ray --ray-address HEAD:6379
     python -m benchmarks.leaderboard --quick --records benchmarks/records/leaderboard --out docs/leaderboard.md
+    python -m benchmarks.leaderboard verify RECORD...
 
 For each configuration (``--configs``, by label; default every player count
 and variant of every game) the ladder's tables of ``drawluck-bench v1``
@@ -13,6 +14,10 @@ replaced). The page is then made from every record in that folder, exactly
 as ``python -m benchmarks.report --leaderboard`` makes it, and written to
 ``--out`` (default ``leaderboard.md`` in the records folder: the committed
 ``docs/leaderboard.md`` is written only when ``--out`` names it).
+
+``verify RECORD...`` checks records submitted for the leaderboard (:mod:`benchmarks.verify`: schema,
+provenance, hashes, budgets, and a replay of every game from its stored moves); exit status 1 listing
+every problem.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import arena, provenance, records, report
+from benchmarks import arena, provenance, records, report, verify
 from benchmarks.matches import AgentSpec
 from benchmarks.protocol import (
     LADDERS,
@@ -75,8 +80,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def verify_main(argv: list[str]) -> int:
+    """``verify RECORD...``: every problem of the records, or one line saying they are accepted."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.leaderboard verify", description=verify.__doc__)
+    parser.add_argument("records", nargs="+", metavar="RECORD", help="record files (.jsonl or .jsonl.gz)")
+    args = parser.parse_args(argv)
+    try:
+        record = records.read(args.records)
+    except (OSError, ValueError) as error:
+        print(f"refused: {error}")
+        return 1
+    problems = verify.verify(record)
+    for problem in problems[:50]:
+        print(f"- {problem}")
+    if problems:
+        print(f"refused: {len(problems)} problem(s) in {len(record.games)} games")
+        return 1
+    print(f"accepted: {len(record.runs)} run(s), {len(record.games)} games replayed, {len(record.failures)} failures")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["verify"]:
+        return verify_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     ladder = "quick" if args.quick else "full"

@@ -226,6 +226,7 @@ def play(rating: Rating, args: argparse.Namespace, argv: list[str]) -> tuple[rec
     agents = {s.label: agent_entry(s) for s in [spec, *specs.values()]}
     run = records.new_run(["python", "-m", "benchmarks.rate", *argv], agents, args.game)
     run["deal_offset"] = rating.offset
+    run["budgets"] = {spec.label: args.budget}
     budgets = [(spec.label, args.budget)]
     sealed = [spec.label] if user_agents.is_user_agent(spec.name) else []
     key = secrets.randbits(63)  # the sealed agent's seeds: secret, never stored, never derived from the deal
