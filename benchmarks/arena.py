@@ -2,10 +2,15 @@
 
 A *table* is a hero against copies of one opponent (two players: a match;
 more: the hero at a table of identical opponents). :func:`play_deal` plays a
-deal in every rotation of the seats, times every move in CPU seconds of the
-agent's process, and stops a game at the first move that breaks the protocol
-(an exception, an illegal action, a move over the agent's budget), naming the
-agent, its seat, the deal and the move. Games already in a record (the same
+deal in every rotation of the seats, times every move (CPU seconds of this
+process for the agents we trust, of its process tree for a sealed one,
+:mod:`benchmarks.sealed`), and stops a game at the first move that breaks the
+protocol (an exception, an illegal action, a move over the agent's budget, a
+sealed process dead or silent), naming the agent, its seat, the deal and the
+move: that game and the deal's remaining rotations are lost by that agent
+(``forfeit`` game lines), so that failing never costs less than losing. Every
+game line holds its actions, so a record can be replayed (:mod:`benchmarks.verify`).
+Games already in a record (the same
 configuration, deal, seats and agents) are reused instead of played again: the
 reference ladder's games are a pure function of the protocol, so a committed
 leaderboard record saves ``rate`` from replaying them.

@@ -6,14 +6,16 @@
     python -m benchmarks.leaderboard verify RECORD...
 
 For each configuration (``--configs``, by label; default every player count
-and variant of every game) the ladder's tables of ``drawluck-bench v1``
-(``benchmarks.protocol.reference_tables``) are played on the test deals, each
+and variant of every game) the ladder's tables of ``drawluck-bench v2``
+(``benchmarks.protocol.reference_tables``) are played on fresh test deals (from an
+offset drawn at random, named in the record), each
 deal in every rotation, into one record per configuration in ``--records``
 (default a new folder under ``runs/bench/``; an existing record is never
 replaced). The page is then made from every record in that folder, exactly
 as ``python -m benchmarks.report --leaderboard`` makes it, and written to
 ``--out`` (default ``leaderboard.md`` in the records folder: the committed
-``docs/leaderboard.md`` is written only when ``--out`` names it).
+``docs/leaderboard.md`` is written only when ``--out`` names it). Records from a checkout with uncommitted
+changes are refused (a published figure names its commit); ``--allow-dirty`` plays and shows them, marked.
 
 ``verify RECORD...`` checks records submitted for the leaderboard (:mod:`benchmarks.verify`: schema,
 provenance, hashes, budgets, and a replay of every game from its stored moves); exit status 1 listing

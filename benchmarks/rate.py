@@ -7,27 +7,29 @@
 
 AGENT is a built-in name (random, heuristic, ismcts, trained, best), ``ppo:PATH``,
 ``rllib:PATH``, or a class implementing the agent protocol, ``module:Class`` or
-``path/to/file.py:Class`` (built as ``Class(game=..., seed=..., **options)``).
-It plays the reference ladder of ``drawluck-bench v1`` (``docs/benchmark.md``:
-random, the heuristic, ISMCTS at two budgets, the shipped model and ``best``
-where they exist) on the test deals, each deal in every rotation of the seats,
-and prints its rating (random 0, heuristic 1,000) with a 95% interval
-clustered by deal, and its win share against each rung. ``--rungs`` plays
-only the named rungs (the anchors, random and the heuristic, always play):
-``--rungs heuristic --deals 500`` measures an agent against the heuristic
-alone on 500 test deals, still on the scale. ``--deal-set tuning`` plays the
-protocol's tuning deals instead, to choose an agent's settings before it is
-rated once on the test deals (``docs/benchmark.md``: a pool never mixes them).
+``path/to/file.py:Class`` (built as ``Class(game=..., seed=..., **options)``),
+which plays *sealed*: in a process of its own that sees only its player's view
+(:mod:`benchmarks.sealed`), its code never run in this process. It plays the
+reference ladder of ``drawluck-bench v2`` (``docs/benchmark.md``: random, the
+heuristic, ISMCTS at two budgets, the shipped model and ``best`` where they
+exist) on fresh test deals (from an offset drawn at random, ``--deal-offset``
+to replay one), each deal in every rotation of the seats, and prints its
+rating (random 0, heuristic 1,000) with a 95% interval clustered by deal
+(small-sample corrected), and its win share against each rung. ``--rungs``
+plays only the named rungs (the anchors, random and the heuristic, always
+play): ``--rungs heuristic --deals 500`` measures an agent against the
+heuristic alone on 500 test deals, still on the scale. ``--deal-set tuning``
+plays the protocol's tuning deals instead, to choose an agent's settings
+before it is rated once on the test deals (a pool never mixes them).
 
-The ladder's own games (which place the rungs on the scale) are taken from
-the committed leaderboard records where they were played with the same
-agents on the same deals (``--reference``), and played otherwise. Every game
-goes into a record (``--record``, by default under ``runs/bench/``); the
+The ladder's own games are played on the same deals (v2 records of the same
+agents and deals named by ``--reference`` are reused; v1's never are). Every
+game goes into a record (``--record``, by default under ``runs/bench/``); the
 printed report is made from that record, and ``python -m benchmarks.report``
-makes it again. An agent that raises, returns an illegal action or thinks
-longer than its ``--budget`` allows on a move is stopped, with a report naming
-the configuration, seat, deal and move (exit status 1); the first deal is
-played alone first, so that an agent broken from the start stops at once.
+makes it again. An agent that fails (any exception, an illegal action, a move
+over its ``--budget``, a dead or silent process) loses that game and the rest
+of its deal, and the report lists each failure (exit status 1). The first deal
+is played alone first: an agent that fails there is stopped at once, unrated.
 """
 
 from __future__ import annotations
