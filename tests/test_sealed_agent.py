@@ -54,7 +54,7 @@ def test_the_agents_seed_comes_from_the_runs_secret_key_not_from_the_deal(tmp_pa
 
 
 def test_raising_when_behind_loses_the_game_and_the_deals_rest(tmp_path):
-    honest, _, _ = play("Honest", tmp_path, deals=2)
+    honest, _, _ = play("Steady", tmp_path, deals=2)
     quitter, failures, _ = play("Quitter", tmp_path, deals=2)
     assert failures and all("behind: not playing on" in f["message"] for f in failures)
     assert len(quitter) == len(honest) == 4  # nothing dropped: each forfeited rotation is a game lost

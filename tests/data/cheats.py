@@ -87,16 +87,31 @@ class SeedInverter(Logged):
         self.note(seed=seed, hits=hits)
 
 
-class Quitter(Logged):
-    """The honest twin's moves, but it raises as soon as it is behind on the score after its 10th move."""
+class Steady(Logged):
+    """The game's heuristic, honestly: the twin of :class:`Quitter`."""
+
+    def __init__(self, game=None, seed=None, log=""):
+        super().__init__(seed, log)
+        from agents import make_agent
+
+        self.heuristic = make_agent("heuristic", game, seed=seed)
 
     def reset(self):
         self.moves = 0
+        self.heuristic.reset()
 
     def act(self, view):
         self.moves += 1
+        return self.heuristic.act(view)
+
+
+class Quitter(Steady):
+    """The heuristic's moves, but it raises as soon as it is behind on the score after its 10th move (v1
+    dropped such games, and rated the agent higher than its honest twin)."""
+
+    def act(self, view):
         scores = view.sample_determinization(np.random.default_rng(0)).scores()
-        if self.moves > 10 and scores[view.player] < max(scores):
+        if self.moves >= 10 and scores[view.player] < max(scores):
             raise RuntimeError("behind: not playing on")
         return super().act(view)
 
