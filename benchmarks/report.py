@@ -37,7 +37,13 @@ budgets, rated on every configuration played: random is 0 and the heuristic 1,00
 (`python -m benchmarks.leaderboard` plays them); never edited by hand. Each section says how many
 test deals were played; each agent's budget is in its "plays" column. A quick run (the quick
 ladder, 8 test deals a table) is an estimate: its intervals are wide, and rungs whose intervals
-overlap are not ordered by it."""
+overlap are not ordered by it.
+
+To submit your agent's rating: rate it with `python -m benchmarks.rate` from a clean checkout and
+send the record; `python -m benchmarks.leaderboard verify RECORD` checks its schema, provenance,
+hashes and budgets and replays every game (`docs/benchmark.md`, "Submitting a rating"). A verified
+record's games join its configuration's fit, so the reference agents' ratings move as games join;
+the anchors, random 0 and the heuristic 1,000, never do."""
 
 
 def leaderboard_intro(record: Record) -> str:
