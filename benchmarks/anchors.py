@@ -103,6 +103,13 @@ def code_path(module: str) -> tuple[Path, ...]:
 
 def source_digest(path: Path) -> str:
     """A Python file's hash without its docstrings and comments (its syntax tree); any other file's bytes."""
+    stat = path.stat()
+    return _digest_of(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _digest_of(path: Path, mtime: int, size: int) -> str:
+    """:func:`source_digest` once per version of a file (a run header hashes many; parsing them takes a while)."""
     if path.suffix != ".py":
         return hashlib.sha256(path.read_bytes()).hexdigest()
     tree = ast.parse(path.read_text())

@@ -20,7 +20,7 @@ def test_the_example_agent_is_rated_from_the_command_line(tmp_path):
     record = tmp_path / "mine.jsonl.gz"
     command = [sys.executable, "-m", "benchmarks.rate", "examples/my_agent.py:MyAgent", *WAPI_2P]
     command += ["--deals", "2", "--option", "explore=0.2", "--record", str(record), "--processes", "1"]
-    done = subprocess.run([*command, "--rungs", "ismcts-20"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([*command, "--rungs", "heuristic"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "rated:MyAgent: " in done.stdout and "on wapi 2p (random 0, heuristic 1,000)" in done.stdout
     saved = records.read([record])
@@ -28,7 +28,7 @@ def test_the_example_agent_is_rated_from_the_command_line(tmp_path):
     assert mine["options"] == {"explore": 0.2} and len(mine["sha256"]) == 64
     played = [g for g in saved.games if "rated:MyAgent" in g["seats"]]
     rungs = {g["table"][1] for g in played}
-    assert rungs == {"random", "heuristic", "ismcts-20"}
+    assert rungs == {"random", "heuristic"}
     assert len(played) == len(rungs) * 2 * 2  # 2 deals x 2 rotations per rung
     # fresh deals: the test set from the run's random offset, which the record names; v1's games never reused
     (run,) = saved.runs
@@ -119,7 +119,8 @@ def test_bad_agent_names_and_options_are_refused_before_anything_is_played(tmp_p
 
 def test_rating_the_heuristic_reproduces_its_anchor_within_the_interval(tmp_path):
     record = tmp_path / "heuristic.jsonl.gz"
-    argv = ["heuristic", *WAPI_2P, "--deals", "8", "--deal-offset", "0", "--record", str(record), "--processes", "1"]
+    argv = ["heuristic", *WAPI_2P, "--deals", "8", "--deal-offset", "0", "--rungs", "heuristic", "--processes", "1"]
+    argv += ["--record", str(record)]
     assert rate.main(argv) == 0
     (rated,) = [r for r in anchored_ratings(records.read([record]).games) if r.name == "rated:heuristic"]
     assert rated.low <= 1000 <= rated.high
@@ -156,3 +157,15 @@ def test_the_tuning_set_plays_the_tuning_deals_and_reuses_no_test_game(tmp_path)
     assert {g["deal_set"] for g in saved.games} == {"tuning"} and len(saved.runs) == 1
     assert {g["seed"] for g in saved.games} == set(deal_seeds("tuning", 2))
     assert {g["seed"] for g in saved.games}.isdisjoint(deal_seeds("test", 2))
+
+
+def test_two_rated_agents_pool_into_one_configuration(tmp_path):
+    """Issue 49: two user agents could not be combined ("game played twice": both records held the ladder's
+    games on the same deals). With fresh deals each run plays its own, so their records pool and rate together."""
+    paths = [tmp_path / "a.jsonl.gz", tmp_path / "b.jsonl.gz"]
+    for agent, path in zip(["random", "heuristic~0.5"], paths):
+        argv = [agent, *WAPI_2P, "--deals", "2", "--rungs", "heuristic", "--processes", "1", "--record", str(path)]
+        assert rate.main(argv) == 0
+    pooled = records.read(paths)
+    names = {r.name for r in anchored_ratings(pooled.games)}
+    assert {"rated:random", "rated:heuristic~0.5", "random", "heuristic"} <= names and len(pooled.runs) == 2
