@@ -184,3 +184,12 @@ def fresh_offset(deal_set: str, count: int) -> int:
     can tune to a fixed list of test deals; 0 in the tuning set, whose deals anyone may use."""
     start, size = DEAL_SETS[deal_set]
     return secrets.randbelow(size - count + 1) if deal_set == "test" else 0
+
+
+def check_offset(deal_set: str, count: int, offset: Any, flag: str = "--deal-offset") -> int:
+    """``offset`` as the first of ``count`` deals of ``deal_set``; a ValueError naming ``flag`` and the range."""
+    start, size = DEAL_SETS[deal_set]
+    if not is_int(offset) or not 0 <= offset <= size - count:
+        raise ValueError(f"{flag} must be an int from 0 to {size - count} for {count} deals of the {deal_set} set, "
+                         f"got {shown(offset)}")  # fmt: skip
+    return int(offset)

@@ -59,8 +59,8 @@ from benchmarks.protocol import (
     PROTOCOL,
     Ladder,
     check_deals,
+    check_offset,
     config_label,
-    deal_seeds,
     fresh_offset,
     reference_tables,
 )
@@ -196,8 +196,8 @@ def prepare(args: argparse.Namespace) -> Rating:
         raise ValueError(f"{args.agent} cannot be built: {type(error).__name__}: {error}") from error
     if args.record is not None and args.record.exists():
         raise ValueError(f"--record {args.record} exists; records are not overwritten")
-    offset = fresh_offset(args.deal_set, deals) if args.deal_offset is None else args.deal_offset
-    deal_seeds(args.deal_set, deals, offset)  # a ValueError naming the set's range when --deal-offset is outside it
+    given = args.deal_offset
+    offset = fresh_offset(args.deal_set, deals) if given is None else check_offset(args.deal_set, deals, given)
     backend = pool.from_args(args)
     paths = sorted(glob.glob(str(LEADERBOARD_RECORDS / "*.jsonl*"))) if args.reference is None else args.reference
     reuse = records.read(paths).of_protocol(PROTOCOL) if paths else None

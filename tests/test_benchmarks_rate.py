@@ -105,6 +105,7 @@ def test_bad_agent_names_and_options_are_refused_before_anything_is_played(tmp_p
         (["heuristic", *WAPI_2P, "--label", "heuristic"], "is a rung's label"),
         (["heuristic", *WAPI_2P, "--label", "trained"], "is a rung's label"),  # a rung elsewhere, not in wapi 2p
         (["heuristic", *WAPI_2P, "--deals", "1"], "--deals must be at least 2"),
+        (["heuristic", *WAPI_2P, "--deal-offset", "-1"], "--deal-offset must be an int from 0 to 1152921504606846968"),
         (["heuristic", *WAPI_2P, "--rungs", "trained"], "--rungs must be among ['random', 'heuristic', 'ismcts-20'"),
         ([f"{tmp_path / 'broken.py'}:Needy", *WAPI_2P], "cannot be built: TypeError"),
     ]:
