@@ -130,8 +130,8 @@ def plan(
 
 
 class _Deal:
-    """One deal being played: its sealed agents' hosts (one per label and seat, kept across the rotations)
-    and the agents of the game in progress."""
+    """One deal being played: its sealed agents' hosts (one per label and copy at the table, kept across the
+    rotations: a host is started once a deal) and the agents of the game in progress."""
 
     def __init__(self, task: DealTask):
         self.task = task
@@ -146,15 +146,14 @@ class _Deal:
             agent = build_agent(spec, (task.game, task.config), agent_seed(0, task.seed, rotation, seat))
             self.agents.append(Refereed(agent, spec.label, budget, self.log))
             return
-        agent = self.sealed.get((spec.label, seat))
+        copy = sum(1 for other in self.agents if other.label == spec.label)  # its copies seated before it
+        agent = self.sealed.get((spec.label, copy))
+        self.agents.append(agent or Sealed(HostProcess(), spec.label, budget, self.log))
         if agent is None:
-            agent = self.sealed[(spec.label, seat)] = Sealed(HostProcess(), spec.label, budget, self.log)
-            self.agents.append(agent)
+            agent = self.sealed[(spec.label, copy)] = self.agents[-1]
             agent.start(task.game, task.config_dict, spec.name, dict(spec.options), seat)
-        else:
-            self.agents.append(agent)
         secret = np.random.SeedSequence([task.key, task.seed, rotation, seat]).generate_state(2)
-        agent.begin(seat, int(secret[0]), np.random.default_rng(int(secret[1])))
+        agent.begin(seat, int(secret[0]), np.random.default_rng(int(secret[1])), self.log)
 
     def close(self) -> None:
         for agent in self.sealed.values():

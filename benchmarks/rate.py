@@ -90,7 +90,7 @@ def check_agent(spec: AgentSpec, game) -> None:
         sealed = Sealed(HostProcess(), spec.label, DEFAULT_BUDGET, [])
         try:
             sealed.start(game.name, json.loads(json.dumps(game.config())), spec.name, options, 0)
-            sealed.begin(0, 0, np.random.default_rng(0))
+            sealed.begin(0, 0, np.random.default_rng(0), [])
         except AgentFailure as error:
             raise ValueError(f"{spec.name} cannot be built: {error.message.split('crashed: ', 1)[-1]}") from None
         finally:

@@ -10,6 +10,7 @@ import pytest
 from benchmarks import arena
 from benchmarks.matches import AgentSpec
 from benchmarks.rating import win_shares
+from benchmarks.verify import replay
 
 CHEATS = Path(__file__).resolve().parent / "data" / "cheats.py"
 RANDOM = AgentSpec("random", "random")
@@ -44,6 +45,7 @@ def test_tampering_with_every_state_it_can_reach_changes_no_game(tmp_path):
     tampered, failures, lines = play("Tamperer", tmp_path)
     assert not failures and all(line["tampered"] >= 1 for line in lines)  # it did tamper, with its own copies
     assert [(g["scores"], g["actions"]) for g in tampered] == [(g["scores"], g["actions"]) for g in honest]
+    assert all(replay(g) is None for g in honest)  # every game's actions, the sealed agent's too, replay
 
 
 def test_the_agents_seed_comes_from_the_runs_secret_key_not_from_the_deal(tmp_path):

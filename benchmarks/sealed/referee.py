@@ -183,10 +183,10 @@ class Sealed(Agent):
         message = {"op": "game", "game": game, "config": config, "agent": agent, "options": options}
         self._ask(message, START_LIMIT, seat, "starting")
 
-    def begin(self, seat: int, seed: int, rng: np.random.Generator) -> None:
-        """A fresh agent seeded ``seed`` for the next game, ``rng`` the referee's for its determinizations; the
-        clock starts when the agent is built."""
-        self.cpu, self.move, self.rng = [], 0, rng
+    def begin(self, seat: int, seed: int, rng: np.random.Generator, log: list[int]) -> None:
+        """A fresh agent seeded ``seed`` for the next game, ``rng`` the referee's for its determinizations, ``log``
+        the game's actions; the clock starts when the agent is built."""
+        self.cpu, self.move, self.rng, self.log = [], 0, rng, log
         self._ask({"op": "agent", "seed": seed}, START_LIMIT, seat, "building it")
         self.clock = tree_cpu(self.host.pid)
 
