@@ -121,8 +121,11 @@ class Record:
     def of_protocol(self, protocol: str) -> Record:
         """The runs of ``protocol`` with their games and failures (records of two versions never pool)."""
         keep = {run["run"] for run in self.runs if run["protocol"] == protocol}
-        pick = lambda lines: [line for line in lines if line["run"] in keep]  # noqa: E731
-        return Record([r for r in self.runs if r["run"] in keep], pick(self.games), pick(self.failures))
+
+        def kept(lines: list[dict]) -> list[dict]:
+            return [line for line in lines if line["run"] in keep]
+
+        return Record(kept(self.runs), kept(self.games), kept(self.failures))
 
     def extend(self, other: Record) -> None:
         known = {run["run"] for run in self.runs}
