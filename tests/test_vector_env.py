@@ -305,7 +305,7 @@ def test_the_python_blocks_of_docs_batch_md_run():
 
     text = (Path(__file__).parent.parent / "docs" / "batch.md").read_text()
     blocks = [block.split("```")[0] for block in text.split("```python\n")[1:]]
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     for block in blocks:
         exec(compile(block, "docs/batch.md", "exec"), {})
 
