@@ -86,7 +86,7 @@ def test_bad_seeds_and_options_are_refused_by_name():
         venv.reset(options={"reset_mask": np.ones(3, bool), "seat": 1})
     with pytest.raises(ValueError, match="reset_mask resets some games of a running batch"):
         vector_env("wapi", 3).reset(options={"reset_mask": np.ones(3, bool)})
-    for mode in (AutoresetMode.DISABLED, "next_step", 1):
+    for mode in ("next_step", 1, None):
         with pytest.raises(ValueError, match="autoreset_mode must be one of"):
             vector_env("wapi", 3, autoreset_mode=mode)
     with pytest.raises(ValueError, match="render_mode must be one of"):
@@ -198,3 +198,21 @@ def test_gymnasiums_vector_wrappers_apply_to_every_game(name):
     every = np.concatenate(seen).astype(np.float64)
     assert normal.obs_rms.count == pytest.approx(len(every) + 1e-4)
     assert np.allclose(normal.obs_rms.mean, every.mean(axis=0), atol=1e-6)
+
+
+def test_with_autoreset_disabled_finished_games_wait_for_a_partial_reset():
+    """``AutoresetMode.DISABLED`` (TorchRL's way): a game that ends shows its last observation and score, and
+    the next step is refused until a partial reset deals it; the other games go on untouched."""
+    venv, rng = vector_env("wapi", 3, seed=1, autoreset_mode=AutoresetMode.DISABLED), np.random.default_rng(0)
+    _, infos = venv.reset()
+    terminated = np.zeros(3, dtype=bool)
+    while not terminated.any():
+        obs, _, terminated, _, infos = venv.step(random_legal(infos["action_mask"], rng))
+    assert infos["_score"].tolist() == terminated.tolist() and infos["action_mask"][terminated].all()
+    with pytest.raises(RuntimeError, match=r"are over and autoreset_mode is DISABLED: deal them with reset"):
+        venv.step(random_legal(infos["action_mask"], rng))
+    going = [venv.batch.state(i).to_dict() for i in np.flatnonzero(~terminated)]
+    again, infos = venv.reset(options={"reset_mask": terminated})
+    assert [venv.batch.state(i).to_dict() for i in np.flatnonzero(~terminated)] == going
+    assert np.array_equal(again[~terminated], obs[~terminated]) and not infos["action_mask"][terminated].all()
+    venv.step(random_legal(infos["action_mask"], rng))

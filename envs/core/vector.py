@@ -21,7 +21,8 @@ Choices (``docs/batch.md`` says the same for users):
   ``scores``, ``seat``), each marked by its ``_key``. Next-step (Gymnasium's default, which its observation
   wrappers need): the ending step returns the last observation itself, with ``score`` and ``scores`` in
   the infos; the next step deals that game (its action ignored, reward 0, its mask row all True meanwhile).
-  Games never truncate. Every info key has its ``_key`` mask.
+  Disabled (TorchRL's preference): as next-step, but the caller deals the games that ended with a partial
+  reset before the next step. Games never truncate. Every info key has its ``_key`` mask.
 - Seeds: game ``i`` of a reset with seed ``s`` is the per-game game with seed ``s + i`` (a list of seeds
   gives each game its own), each next game of that slot ``N`` seeds later (the batch contract);
   ``options={"reset_mask": mask}`` deals only the games of ``mask`` (Gymnasium's partial reset). The
@@ -176,11 +177,17 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """The learner's move in every game, then the opponents' up to its next turn. Next-step autoreset: the
-        games that ended at the last step are dealt instead (their actions ignored; reward 0)."""
+        games that ended at the last step are dealt instead (their actions ignored; reward 0); with autoreset
+        disabled, they must have been dealt by a partial reset."""
         batch = self.batch
         if batch is None:
             raise RuntimeError("reset() must be called before step()")
         if self._ended.any():
+            if self.autoreset_mode == AutoresetMode.DISABLED:
+                raise RuntimeError(
+                    f"games {np.flatnonzero(self._ended).tolist()} are over and autoreset_mode is DISABLED: deal them "
+                    "with reset(options={'reset_mask': ...}) before the next step"
+                )
             moving = ~self._ended
             self._ended = np.zeros(self.num_envs, dtype=bool)
             self._deal_finished()
@@ -196,7 +203,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
                 infos = self._final(ended)
                 self._deal_finished()
             else:
-                infos, self._ended = self._ending_info(ended), ended
+                infos, self._ended = self._ending_info(ended), ended.copy()  # the caller owns what step returns
         observations, infos = self._observe(infos)
         return observations, rewards, ended, np.zeros(self.num_envs, dtype=bool), infos
 
@@ -280,8 +287,8 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         return {
             "score": np.where(ended, scores[np.arange(self.num_envs), self.seats], 0.0),
             "scores": np.where(ended[:, None], scores, 0.0),
-            "_score": ended,
-            "_scores": ended,
+            "_score": ended.copy(),
+            "_scores": ended.copy(),
         }
 
     def _final(self, ended: np.ndarray) -> dict[str, Any]:

@@ -15,8 +15,9 @@ from gymnasium.vector import AutoresetMode
 
 from envs.core.engine import is_int, shown
 
-#: The autoreset modes the vector env plays: Gymnasium's default (the step after the end deals) and same-step.
-AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+#: The autoreset modes the vector env plays: Gymnasium's default (the step after the end deals), same-step, and
+#: none (the caller deals with a partial reset: TorchRL's way).
+AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 #: Its render modes: a picture or a text of each game (``"human"`` has no window to draw many games in).
 RENDER_MODES = (None, "ansi", "rgb_array")
 
@@ -25,9 +26,7 @@ def checked_autoreset_mode(value: Any) -> AutoresetMode:
     """``value`` (an :class:`AutoresetMode` or its string, as ``SyncVectorEnv`` takes it) as the enum."""
     allowed = [*AUTORESET_MODES, *(mode.value for mode in AUTORESET_MODES)]
     if isinstance(value, AutoresetMode) or (type(value) is str and value in allowed):
-        mode = AutoresetMode(value)
-        if mode in AUTORESET_MODES:
-            return mode
+        return AutoresetMode(value)
     raise ValueError(f"autoreset_mode must be one of {allowed}, got {shown(value)}")
 
 
