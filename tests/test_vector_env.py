@@ -282,21 +282,38 @@ def test_envs_imports_no_agents():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_the_ppo_example_trains_on_the_vector_env(monkeypatch):
+def test_the_ppo_example_trains_evaluates_logs_and_saves_a_playable_agent(monkeypatch, tmp_path):
     """examples/ppo_batch.py (docs/batch.md's PPO loop) runs a tiny training end to end: every step is a
-    learner step, games end with env()'s win rewards, and the run is named game__algo__seed__time."""
+    learner step, games end with env()'s win rewards, the run is named game__algo__seed__time; each evaluation
+    gives win rates against random and heuristic opponents inside their intervals; TensorBoard's event file
+    is written; the saved model plays as an agent (built as benchmarks.rate builds a user's agent), its
+    greedy legal move; CleanRL's switches turn off by name."""
     import importlib.util
     from pathlib import Path
+
+    from agents.protocol import PlayerView
+    from benchmarks.user_agents import build
 
     path = Path(__file__).parent.parent / "examples" / "ppo_batch.py"
     spec = importlib.util.spec_from_file_location("ppo_batch", path)
     example = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "ppo_batch", example)  # dataclasses look their module up there
     spec.loader.exec_module(example)
-    run = example.main(["--total-timesteps", "512", "--num-envs", "32", "--num-steps", "8", "--update-epochs", "1"])
-    assert run["steps"] == 512 and run["games"] > 0
-    assert set(run["rewards"]) <= {-1.0, 0.0, 1.0}
+    small = ["--total-timesteps", "512", "--num-envs", "32", "--num-steps", "8", "--update-epochs", "1"]
+    switches = ["--no-norm-adv", "--no-clip-vloss", "--no-anneal-lr"]
+    assert not any(vars(example.parse_args(switches))[k] for k in ("norm_adv", "clip_vloss", "anneal_lr"))
+    evaluation = ["--eval-every", "1", "--eval-games", "12", "--out", str(tmp_path)]
+    run = example.main([*small, "--game", "wapi", "--opponents", "random", *evaluation])
+    assert run["steps"] == 512 and run["games"] > 0 and set(run["rewards"]) <= {-1.0, 0.0, 1.0}
     assert run["run_name"].startswith("wapi__ppo_batch__1__")
+    assert [e["opponent"] for e in run["evaluations"]] == ["random", "heuristic"] * 2
+    assert all(0 <= e["low"] <= e["win_rate"] <= e["high"] <= 1 and e["games"] == 12 for e in run["evaluations"])
+    assert list((tmp_path / run["run_name"]).glob("events.out.tfevents.*"))
+    player = build("examples/ppo_batch.py:BatchPPOAgent", envs.describe("wapi").make(), 0, {"model": run["model"]})
+    state = new_game(envs.describe("wapi").make(), 3)
+    view = PlayerView(state, np.random.default_rng(0))
+    move = player.act(view)
+    assert move in view.legal_actions
 
 
 def test_the_python_blocks_of_docs_batch_md_run():
