@@ -116,12 +116,15 @@ def test_the_deal_over_arrays_of_seeds_is_the_engines_deal(config):
 
 def test_a_large_batch_deals_and_deals_again_the_engines_games():
     """A batch of more games than the arrays' threshold: its first deals, and the next ones ``reset_done``
-    makes ahead for the whole batch, are ``new_game``'s states of seeds s + i and s + i + N; a game's final
-    observation read alone (``observe_rows``) is the batch's."""
+    makes ahead for the whole batch, are ``new_game``'s states of seeds s + i and s + i + N; the masks of some
+    games (``legal_mask_where``) and a game's final observation read alone (``observe_rows``) are the batch's."""
     game, size = SamuraiGame(2, False, "random"), 70
     batch, rng = SamuraiBatch(game, size, 9), np.random.default_rng(0)
     assert [batch.state(i).to_dict() for i in (0, 69)] == [new_game(game, s).to_dict() for s in (9, 78)]
     while not batch.terminated.any():
+        where = rng.random(size) < 0.3
+        some = batch.legal_mask_where(where)  # computed for those games alone, before the whole mask
+        np.testing.assert_array_equal(some, batch.legal_mask() & where[:, None])
         batch.step(random_moves(batch.legal_mask(), rng))
     ended = np.flatnonzero(batch.terminated)
     seats = rng.integers(0, 2, size)

@@ -101,6 +101,7 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
         self.swap_from = np.full(n, -1, dtype=np.int64)
         self.swap_ok = np.zeros(n, dtype=bool)
         self._mask: np.ndarray | None = None
+        self._mask_where: tuple[np.ndarray, np.ndarray] | None = None
         self._ahead: DealsAhead | None = None
         self._opening_phase: int | None = None  # the first phase of a deal: known from the first one dealt
 
@@ -111,7 +112,8 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
             setattr(other, name, value[rows] if isinstance(value, np.ndarray) else value)
         other.num_games = len(rows)
         other.seeds = np.full(len(rows), -1, dtype=np.int64)
-        other._mask, other._ahead = None, None
+        other._ahead = None
+        other._changed()
         return other
 
     def _deal(self, where: np.ndarray) -> None:
@@ -172,7 +174,7 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
 
     def _play(self, actions: np.ndarray, rows: np.ndarray) -> None:
         """Play the checked ``actions`` in the games ``rows`` (all still going)."""
-        self._mask = None
+        self._changed()
         if not rows.size:
             return
         act, phase, pending = actions[rows], self.phase[rows], self.pending[rows]

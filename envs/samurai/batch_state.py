@@ -23,7 +23,7 @@ class BatchStateIO:
 
     def _load(self, rows: np.ndarray, states: list[SamuraiState]) -> None:
         """Rows ``rows`` become copies of ``states`` (which are only read)."""
-        self._mask = None
+        self._changed()
         players = self.game.num_players
         self.phase[rows] = [PHASES.index(state.phase) for state in states]
         self.player[rows] = [-1 if state.current_player is None else state.current_player for state in states]
@@ -52,7 +52,7 @@ class BatchStateIO:
         """Rows ``rows`` become the opening positions of these deals (``batch_deal.dealt``: piles ``(m, P, 20)``,
         figures ``(m, S, 3)``), as ``SamuraiState.__init__`` sets one up: player 0 to open the first phase,
         hands drawn from the piles unless chosen, an empty board; then the lookups (:meth:`_derive`)."""
-        self._mask = None
+        self._changed()
         self.phase[rows], self.player[rows] = self._opening_phase, 0
         drawn = 0 if self._opening_phase == PHASES.index(CHOOSE_HAND) else HAND_SIZE
         self.hand[rows], self.hand_len[rows] = -1, drawn
