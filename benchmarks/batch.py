@@ -23,8 +23,7 @@ Rates are per CPU second of this one process (one core). The two sides of a rati
 bursts; each round's ratio is the batched rate over the per-game rate of that round, and the figure is
 the median over the rounds with their range, so a loaded machine shows as a wide range, not a bias.
 The random-play row also says what share of the batched time went to dealing new games (``reset_done``:
-each deal is ``env().reset(seed)``'s, Wapi's and Wakanda's made ahead for many games at once,
-``envs/core/dealing.py``; Samurai's one by one by the per-game engine).
+each deal is ``env().reset(seed)``'s, made ahead for many games at once, ``envs/core/dealing.py``).
 
     python -m benchmarks.batch [--games wapi ...] [--rounds 5] [--seconds 0.5] [--out benchmarks/results/batch.md]
 

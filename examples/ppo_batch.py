@@ -43,6 +43,8 @@ class Args:
     """seed of the games, the opponents and torch"""
     total_timesteps: int = 1_000_000
     """learner steps in all"""
+    hidden: int = 64
+    """units in each of the two hidden layers of the actor and of the critic"""
     learning_rate: float = 2.5e-4
     """the optimizer's learning rate"""
     anneal_lr: bool = True
@@ -98,11 +100,13 @@ def layer(inputs: int, outputs: int, std: float = np.sqrt(2)) -> nn.Linear:
 
 
 class Agent(nn.Module):
-    def __init__(self, observations: int, actions: int):
+    def __init__(self, observations: int, actions: int, hidden: int = 64):
         super().__init__()
-        self.critic = nn.Sequential(layer(observations, 64), nn.Tanh(), layer(64, 64), nn.Tanh(), layer(64, 1, 1.0))
+        self.critic = nn.Sequential(
+            layer(observations, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(), layer(hidden, 1, 1.0)
+        )
         self.actor = nn.Sequential(
-            layer(observations, 64), nn.Tanh(), layer(64, 64), nn.Tanh(), layer(64, actions, 0.01)
+            layer(observations, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(), layer(hidden, actions, 0.01)
         )
 
     def get_value(self, x: torch.Tensor) -> torch.Tensor:
@@ -236,7 +240,12 @@ def evaluate(agent: Agent, game: str, opponent: str, games: int) -> dict:
 
 def save(agent: Agent, path: Path) -> None:
     """The weights and the sizes that rebuild the network (read back by :class:`BatchPPOAgent`)."""
-    sizes = {"observations": int(agent.actor[0].in_features), "actions": int(agent.actor[-1].out_features)}
+    first, last = agent.actor[0], agent.actor[-1]
+    sizes = {
+        "observations": int(first.in_features),
+        "actions": int(last.out_features),
+        "hidden": int(first.out_features),
+    }
     torch.save({"sizes": sizes, "state_dict": agent.state_dict()}, path)
 
 
@@ -298,7 +307,7 @@ def main(argv: list[str] | None = None) -> dict:
         args.num_envs, opponents=args.opponents, seed=args.seed
     )
     sizes = (envs.single_observation_space.shape[0], int(envs.single_action_space.n))
-    agent = Agent(*sizes)
+    agent = Agent(*sizes, args.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
     rollout = Rollout.empty(args.num_steps, args.num_envs, *sizes)
     iterations = max(1, args.total_timesteps // (args.num_envs * args.num_steps))
