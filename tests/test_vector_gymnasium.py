@@ -16,6 +16,7 @@ from gymnasium.wrappers import vector as wrappers
 
 import envs
 from envs.core.batch import new_game
+from envs.core.engine import IllegalActionError
 
 SAME, NEXT = AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP
 
@@ -216,3 +217,20 @@ def test_with_autoreset_disabled_finished_games_wait_for_a_partial_reset():
     assert [venv.batch.state(i).to_dict() for i in np.flatnonzero(~terminated)] == going
     assert np.array_equal(again[~terminated], obs[~terminated]) and not infos["action_mask"][terminated].all()
     venv.step(random_legal(infos["action_mask"], rng))
+
+
+def test_under_next_step_autoreset_an_illegal_action_deals_nothing():
+    """The step after a game ended deals it; an illegal action in another game refuses the whole step first:
+    the ended game is still over, and no game has moved."""
+    venv, rng = vector_env("wapi", 3, seed=1, autoreset_mode=NEXT), np.random.default_rng(0)
+    _, infos = venv.reset()
+    terminated = np.zeros(3, dtype=bool)
+    while not terminated.any() or terminated.all():
+        _, _, terminated, _, infos = venv.step(random_legal(infos["action_mask"], rng))
+    before = [venv.batch.state(i).to_dict() for i in range(3)]
+    actions = random_legal(infos["action_mask"], rng)
+    going = int(np.flatnonzero(~terminated)[0])
+    actions[going] = int(np.flatnonzero(~infos["action_mask"][going])[0])
+    with pytest.raises(IllegalActionError, match=f"in game {going}"):
+        venv.step(actions)
+    assert [venv.batch.state(i).to_dict() for i in range(3)] == before and venv.batch.terminated[terminated].all()

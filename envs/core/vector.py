@@ -189,9 +189,10 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
                     "with reset(options={'reset_mask': ...}) before the next step"
                 )
             moving = ~self._ended
+            batch.check_actions(np.asarray(actions), moving)  # an illegal action raises before any game is dealt
             self._ended = np.zeros(self.num_envs, dtype=bool)
             self._deal_finished()
-            batch.step_where(np.asarray(actions), moving)  # an illegal action raises, changing nothing
+            batch.step_where(np.asarray(actions), moving)
         else:
             batch.step(np.asarray(actions))  # every game is at a learner's turn; an illegal action raises
         self._advance()
