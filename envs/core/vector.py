@@ -197,9 +197,9 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             batch.step(np.asarray(actions))  # every game is at a learner's turn; an illegal action raises
         self._advance()
         ended = batch.terminated.copy()
-        rewards = batch.rewards(self.reward)[np.arange(self.num_envs), self.seats]
-        infos: dict[str, Any] = {}
-        if ended.any():
+        rewards, infos = np.zeros(self.num_envs, dtype=np.float32), {}
+        if ended.any():  # the rewards (winners over the whole batch) only where a game ended
+            rewards = batch.rewards(self.reward)[np.arange(self.num_envs), self.seats]
             if self.autoreset_mode == AutoresetMode.SAME_STEP:
                 infos = self._final(ended)
                 self._deal_finished()
