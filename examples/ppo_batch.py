@@ -9,7 +9,7 @@ model is saved as ``runs/<run name>/agent.pt`` and plays as an agent of the agen
 ``python -m benchmarks.rate examples/ppo_batch.py:BatchPPOAgent --option model=runs/<run>/agent.pt --game G``.
 Read top to bottom; ``docs/batch.md`` explains it.
 
-    python examples/ppo_batch.py                                   # Wakanda against the heuristic
+    python examples/ppo_batch.py                                   # Wakanda against the heuristic, 1.5M steps
     python examples/ppo_batch.py --game wapi --opponents random --total-timesteps 200000
     python examples/ppo_batch.py --total-timesteps 2048 --num-envs 64 --num-steps 16   # a smoke run, seconds
 """
@@ -41,11 +41,11 @@ class Args:
     """who plays the other seats while training: random or heuristic"""
     seed: int = 1
     """seed of the games, the opponents and torch"""
-    total_timesteps: int = 1_000_000
+    total_timesteps: int = 1_500_000
     """learner steps in all"""
-    hidden: int = 64
+    hidden: int = 256
     """units in each of the two hidden layers of the actor and of the critic"""
-    learning_rate: float = 2.5e-4
+    learning_rate: float = 5e-4
     """the optimizer's learning rate"""
     anneal_lr: bool = True
     """anneal the learning rate linearly to zero"""
@@ -73,7 +73,7 @@ class Args:
     """value function coefficient"""
     max_grad_norm: float = 0.5
     """gradient clipping"""
-    eval_every: int = 20
+    eval_every: int = 30
     """updates between evaluations (and one at the end); 0: only at the end"""
     eval_games: int = 400
     """test deals per opponent in an evaluation"""
