@@ -56,6 +56,10 @@ def test_bad_arguments_are_refused_by_name():
         module("wapi").sb3_vec_env(2, opponents="ismcts")
     with pytest.raises(AttributeError, match="cannot be set"):
         module("wapi").sb3_vec_env(2).set_attr("seat", 1)
+    venv = module("wapi").sb3_vec_env(2)
+    venv.set_options({"seat": 1})
+    with pytest.raises(ValueError, match="options must be empty: the SB3 vector env takes none"):
+        venv.reset()
 
 
 @pytest.mark.slow

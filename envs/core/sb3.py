@@ -41,6 +41,8 @@ class GameSB3VecEnv(VecEnv):
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
 
     def reset(self) -> np.ndarray:
+        if any(self._options):
+            raise ValueError(f"options must be empty: the SB3 vector env takes none, got {shown(self._options[0])}")
         seeds = None if all(seed is None for seed in self._seeds) else list(self._seeds)
         obs, _ = self.venv.reset(seed=seeds)
         self._reset_seeds()
