@@ -259,6 +259,9 @@ class BatchPPOAgent:
         self.agent = Agent(**saved["sizes"])
         self.agent.load_state_dict(saved["state_dict"])
 
+    def reset(self) -> None:
+        """Nothing to forget between games: the policy reads only the observation."""
+
     def act(self, view) -> int:
         obs, mask = torch.as_tensor(view.observation)[None], torch.as_tensor(view.legal_mask.astype(bool))[None]
         with torch.no_grad():

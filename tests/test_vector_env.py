@@ -312,6 +312,7 @@ def test_the_ppo_example_trains_evaluates_logs_and_saves_a_playable_agent(monkey
     player = build("examples/ppo_batch.py:BatchPPOAgent", envs.describe("wapi").make(), 0, {"model": run["model"]})
     state = new_game(envs.describe("wapi").make(), 3)
     view = PlayerView(state, np.random.default_rng(0))
+    player.reset()  # the agent protocol's call before each game
     move = player.act(view)
     assert move in view.legal_actions
 
