@@ -13,7 +13,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from agents import ismcts
+from agents import ismcts, plays_model
 from agents.opponents import batch_opponent
 from envs.core.batch import StateBatch, batch_games
 from envs.games import make_game
@@ -111,3 +111,10 @@ def test_a_searching_members_moves_are_those_it_made_before_the_merge(name, per_
 def test_the_vector_envs_heuristic_moves_are_those_it_made_before_the_merge(name, per_game):
     """Seeded: ``batch_opponent("heuristic")``'s moves are those made before the merge."""
     assert vector_heuristic_moves(name, per_game) == VECTOR[name, per_game]
+
+
+def test_the_agents_that_play_a_model_file_are_named_by_the_players():
+    """``agents.plays_model``: what the page keeps built and checks against a card (it was the page's own
+    list of names): the shipped model and the file agents, ε-greedy or not; no search, level or heuristic."""
+    assert all(plays_model(name) for name in ("trained", "ppo:m.zip", "rllib:run/ck", "ppo:m.zip~0.1"))
+    assert not any(plays_model(name) for name in ("random", "heuristic", "ismcts~0.2", "best", "level:5"))
