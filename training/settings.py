@@ -42,20 +42,22 @@ TRAINING_DEFAULTS: dict[str, Any] = dict(
     network="mlp",
     torch_threads=1,
     shared_layers=[],
-    n_steps=64,
-    n_epochs=4,
-    gamma=1.0,
-    gae_lambda=0.95,
-    ent_coef=0.01,
-    clip_range=0.2,
-    # The scale of the Wapi and Samurai runs (docs/experiments/005 and 006); Wakanda's is larger.
+    # The run's scale: the Wapi and Samurai runs' (docs/experiments/005 and 006); Wakanda's is larger.
     timesteps=1_000_000,
     warm_start_games=300,
     n_envs=64,
     eval_freq=50_000,
     snapshot_freq=50_000,
+    # PPO's rollouts and updates
+    n_steps=64,
+    n_epochs=4,
     batch_size=1024,
     learning_rate=1e-3,
+    # PPO's returns and loss
+    gamma=1.0,
+    gae_lambda=0.95,
+    ent_coef=0.01,
+    clip_range=0.2,
 )
 
 #: Each game's differences from :data:`TRAINING_DEFAULTS`: the runs of the shipped models
