@@ -39,7 +39,7 @@ from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, check_deals, parse_
 from benchmarks.rating import win_shares
 from benchmarks.records import ROOT
 from benchmarks.report import by_configuration, label_of, ratings_of, shown_path
-from envs.games import make_game
+from envs.games import make_game, parse_command
 from parallel import pool
 
 RECORDS = ROOT / "benchmarks" / "records" / "levels"
@@ -247,9 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, argv = parse_command(parser, argv)
     try:
         if args.command == "play":
             check_deals(args.deals)
