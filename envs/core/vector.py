@@ -322,12 +322,4 @@ def make_vector_env(name: str, num_envs: int, **options) -> GameVectorEnv:
     return GameVectorEnv(describe(name).make(**options), num_envs, **own)
 
 
-__all__ = [
-    "VECTOR_OPTIONS",
-    "BatchEnv",
-    "GameVectorEnv",
-    "first_seed",
-    "make_vector_env",
-    "waiting_engine",
-    "writable",
-]
+__all__ = ["VECTOR_OPTIONS", "BatchEnv", "GameVectorEnv", "first_seed", "make_vector_env", "waiting_engine", "writable"]
