@@ -29,7 +29,10 @@ history, so a figure located there is refused. A figure with an interval
 names the interval's kind (``interval_kind``), which SUMMARY.md prints.
 
 Every page of :data:`PAGES` (the README, ``agents/README.md``, the docs)
-marks each figure it quotes as ``<!-- figure: KEY -->VALUE<!-- /figure -->``;
+marks each figure it quotes as ``<!-- figure: KEY -->VALUE<!-- /figure -->``,
+or quotes a whole table under ``<!-- table: SOURCE[#SECTION] labels=N -->``
+(its first N columns name the report's row, each other cell is that row's
+cell under the same column header, or its value without the interval);
 ``--readme`` rewrites VALUE from SUMMARY.md's figure KEY, and
 ``tests/test_traced_figures.py`` fails when a marked value differs from the
 summary or a page writes a measurement outside a marker.
@@ -55,6 +58,8 @@ PAGES = [README, ROOT / "agents" / "README.md"] + sorted(
 #: Where a figure may be read: generated reports only, never a hand-written note.
 SOURCES = ("benchmarks/results/", "docs/leaderboard.md")
 MARK = re.compile(r"<!-- figure: ([a-z0-9_]+) -->(.*?)<!-- /figure -->", re.S)
+#: A table a page quotes from a report: ``<!-- table: SOURCE[#SECTION] labels=N -->`` on the line above it.
+QUOTED = re.compile(r"<!-- table: ([^\s#]+)(?:#(.*?))? labels=(\d+) -->\n+((?:\|.*(?:\n|$))+)")
 
 HEADER = """# Headline figures
 
@@ -232,6 +237,41 @@ def render(found: list[Figure], root: Path = ROOT) -> str:
             parts[-1] += f"\n| `{f.key}` | {what} | {f.value} | `{f.source}` | `{f.command}` |"
     parts.append(_leaderboard(root))
     return "\n\n".join(parts) + "\n"
+
+
+def _quoted_row(cells: list[str], header: list[str], found: list[Table], labels: int) -> str | None:
+    """What is wrong with one quoted row: its labels must name one row of the report's tables, and each
+    other cell be that row's cell under the same column (or its value without the interval)."""
+    rows = [(t, r) for t in found for r in t.rows if [_plain(c) for c in r[:labels]] == cells[:labels]]
+    if len(rows) != 1:
+        return f"{len(rows)} rows {cells[:labels]}"
+    table, row = rows[0]
+    for column, cell in zip(header[labels:], cells[labels:], strict=False):
+        source = _plain(row[table.header.index(column)])
+        if cell not in (source, source.split(" [")[0]):
+            return f"{cells[:labels]} {column}: {cell!r}, the report's {source!r}"
+    return None
+
+
+def quoted_table_problems(page: str, root: Path = ROOT) -> list[str]:
+    """What is wrong with the tables ``page`` quotes (:data:`QUOTED`): a source that is no generated report,
+    a column the report's table lacks, a row it does not have or a cell that differs from its."""
+    found = []
+    for source, section, labels, block in QUOTED.findall(page):
+        if not source.startswith(SOURCES) or not (root / source).exists():
+            found.append(f"{source}: no generated report")
+            continue
+        (quoted,) = tables(block)
+        candidates = [
+            t for t in tables((root / source).read_text(encoding="utf-8")) if set(quoted.header) <= set(t.header)
+        ]
+        if section:
+            candidates = [t for t in candidates if t.heading == section] or [
+                t for t in candidates if section in t.heading
+            ]
+        problems = [_quoted_row(cells, quoted.header, candidates, int(labels)) for cells in quoted.rows]
+        found += [f"{source}: {problem}" for problem in problems if problem]
+    return found
 
 
 def summary_values(text: str) -> dict[str, str]:

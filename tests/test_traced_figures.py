@@ -7,7 +7,9 @@ VALUE must be what SUMMARY.md, generated from those reports, gives for KEY. So a
 when its number changes, when it is swapped with another figure, when its report's row or column label
 changes (the entry no longer finds it), and when it has no generated report behind it (a hand-written
 note is refused as a source). A number written like a measurement (a decimal, a percentage, a ratio)
-outside a marker fails too, unless it is one of the page's settings or versions listed below.
+outside a marker fails too, unless it is one of the page's settings or versions listed below. A page may
+instead quote a whole table under ``<!-- table: SOURCE[#SECTION] labels=N -->``: each row is found in the
+report by its first N cells (its labels) and each other cell must be that row's cell under the same column.
 ``test_the_check_catches_every_edit_and_swap`` mutates the pages to show the check has teeth.
 """
 
@@ -45,8 +47,8 @@ LINK = re.compile(r"\]\(([^)#]+\.md)\)")
 
 
 def quoted(text: str) -> str:
-    """The page without what is no measurement: code, link targets and marked figures."""
-    text = summary.MARK.sub(" ", text)
+    """The page without what is no measurement: code, link targets, marked figures and quoted tables."""
+    text = summary.QUOTED.sub(" ", summary.MARK.sub(" ", text))
     text = re.sub(r"```.*?```", " ", text, flags=re.S)
     text = re.sub(r"`[^`]*`", " ", text)
     return re.sub(r"\]\([^)]*\)", "]", text)
@@ -61,6 +63,7 @@ def problems(pages: dict[str, str], values: dict[str, str]) -> list[str]:
     """What is wrong with the figures of ``pages`` (name -> text) against SUMMARY's ``values``."""
     found = []
     for name, text in pages.items():
+        found += [f"{name}: {problem}" for problem in summary.quoted_table_problems(text)]
         for key, value in summary.MARK.findall(text):
             if values.get(key) != value:
                 found.append(f"{name}: figure {key} is {value!r}, its report gives {values.get(key)!r}")
@@ -158,3 +161,33 @@ def test_every_number_of_the_research_page_is_in_a_report_it_links(pages):
     found = set().union(*(numbers(p.read_text(encoding="utf-8")) for p in reports))
     missing = sorted(numbers(quoted(text)) - found)
     assert not missing, f"docs/research.md: numbers found in none of its reports: {missing}"
+
+
+LUCK = """# Luck
+
+## Results
+
+| game | pair | games | d | deal share |
+|---|---|---:|---|---|
+| wapi4 | heuristic > random | 320 | +0.72 [0.66, 0.79] | 0.45 [0.27, 0.64] |
+| wapi4 | ismcts > heuristic | 64 | +0.17 [-0.05, 0.39] | 0.61 [0.35, 0.82] |
+"""
+
+
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [
+        ("| wapi4 | heuristic > random | +0.72 | 0.45 [0.27, 0.64] |", None),
+        ("| wapi4 | heuristic > random | +0.17 | 0.45 [0.27, 0.64] |", "d: '+0.17'"),  # a figure of another row
+        ("| wapi4 | heuristic > random | 0.45 [0.27, 0.64] | +0.72 |", "d: '0.45"),  # two columns swapped
+        ("| wapi4 | random > heuristic | +0.72 | 0.45 [0.27, 0.64] |", "0 rows"),  # a label changed
+    ],
+)
+def test_a_quoted_table_is_checked_cell_by_cell_against_its_report(tmp_path, table, problem):
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "results" / "luck.md").write_text(LUCK)
+    marker = "<!-- table: benchmarks/results/luck.md#Results labels=2 -->"
+    page = f"{marker}\n| game | pair | d | deal share |\n|---|---|---|---|\n{table}\n"
+    found = summary.quoted_table_problems(page, tmp_path)
+    assert (found == []) if problem is None else (len(found) == 1 and problem in found[0]), found
+    assert measurements(page) == set()
