@@ -21,7 +21,7 @@ import tomllib
 
 import pytest
 
-from benchmarks import summary
+from benchmarks import regenerate, summary
 from tests.number_tokens import numbers
 
 ROOT = summary.ROOT
@@ -96,6 +96,16 @@ def test_every_figure_is_read_from_a_generated_report():
     notes = [s["key"] for s in specs if not s["source"].startswith(summary.SOURCES)]
     assert not notes, f"figures read from no generated report: {notes}"
     assert all("row" in s or "pick" in s for s in specs)
+
+
+def test_every_figure_with_an_interval_has_records_behind_it():
+    """A measured share, rating or factor (a figure with an interval) is read from a report that
+    ``benchmarks.regenerate`` makes again from committed records; the figures without (speeds, the server's
+    load) come from measurement reports that play no games and name the command that measures again."""
+    specs = tomllib.loads(summary.FIGURES.read_text(encoding="utf-8"))["figure"]
+    from_records = {output for report in regenerate.REPORTS for output in report.outputs}
+    orphans = [s["key"] for s in specs if "interval_kind" in s and s["source"] not in from_records]
+    assert not orphans, f"figures with an interval from no report made from records: {orphans}"
 
 
 def test_a_figure_from_a_note_or_an_interval_without_its_kind_is_refused(tmp_path):
