@@ -1,7 +1,7 @@
 """A recorded command line as a report prints it: one that runs as written from a clean clone.
 
 A record keeps the command exactly as it was typed on the machine that played it, and some name files
-that a clone does not have: a development machine's scratch folder (``/work/tmp/...``, ``/tmp/...``) or
+that a clone does not have: a development machine's scratch folder (an absolute path outside the repository) or
 the git-ignored ``runs/`` folder. A report prints each such command with those names replaced (the
 record itself is never changed): an absolute path as ``FILE`` or ``FOLDER`` (where to write is the
 reader's choice), and a ``--reuse`` of a record under ``runs/`` as the committed record that holds the
