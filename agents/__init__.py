@@ -27,6 +27,7 @@ __all__ = [
     "agent_options",
     "make_agent",
     "parse_agent_options",
+    "plays_model",
     "play_game",
     "split_epsilon",
 ]
@@ -37,6 +38,8 @@ AGENT_NAMES = ("random", "heuristic", "ismcts", "ppo:PATH", "rllib:PATH", "train
 SEARCH_AGENTS = ("ismcts", "best")
 #: The agents that play a file: ``KIND:PATH``.
 FILE_AGENTS = ("ppo", "rllib")
+#: The agents that play a model file: a path's (``KIND:PATH``) or the one shipped for the configuration.
+MODEL_AGENTS = (*FILE_AGENTS, "trained")
 #: Every built-in name written ``KIND:REST``: the file agents and the levels (``level:3``).
 PREFIXED_AGENTS = (*FILE_AGENTS, "level")
 #: Any agent made ε-greedy (:mod:`agents.epsilon_greedy`): NAME's move with probability 1 - EPS, else a random one.
@@ -74,6 +77,12 @@ def agent_kind(name: str) -> str:
     """What an agent name builds, without its path or ε: ``"ismcts~0.1"`` -> ``"ismcts"``, ``"ppo:m.zip"`` -> ``"ppo"``;
     what decides, say, whether it takes a search budget."""
     return split_epsilon(name)[0].partition(":")[0]
+
+
+def plays_model(name: str) -> bool:
+    """Whether the agent ``name`` plays a model file: loaded (kept built by whoever loads it) and made for
+    one game configuration (its card says which)."""
+    return agent_kind(name) in MODEL_AGENTS
 
 
 def _agent_class(kind: str, guided: bool = False) -> type[Agent]:

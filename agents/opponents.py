@@ -5,18 +5,23 @@ opponents as callables. This module makes them from players:
 
 - :func:`make_opponent`: any agent ``make_agent`` knows, as an opponent of one game
   (``opponent(state, player) -> action``, moving through its own :class:`~agents.protocol.PlayerView`);
+  training's members make one per game slot, each with the slot's own view generator (``rng``);
 - :func:`batch_opponent`: ``"random"``, ``"heuristic"`` or a callable, as an opponent of a batch of games
   (``opponent(batch, where, rng) -> actions``, :data:`envs.core.opponents.BatchOpponent`), for the vector
-  env: ``envs.wapi_v0.vector_env(n, opponents=batch_opponent("heuristic", game))``.
+  env: ``envs.wapi_v0.vector_env(n, opponents=batch_opponent("heuristic", game))``;
+- :func:`heuristic_batch_policy`: the heuristic's one numpy pass over a batch of the game's fast engine,
+  which both the vector env's heuristic and training's heuristic member play.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
 from agents import make_agent
 from agents.heuristic import heuristic_module
-from agents.protocol import PlayerView
+from agents.protocol import Agent, PlayerView
 from envs.core.batch import BatchGames, batch_class
 from envs.core.engine import Game, GameState, shown
 from envs.core.opponents import BatchOpponent, random_moves
@@ -27,12 +32,12 @@ BATCH_OPPONENTS = ("random", "heuristic")
 
 class AgentOpponent:
     """An agent of the agent protocol as an opponent callable: it moves through its own
-    :class:`~agents.protocol.PlayerView` (built with this opponent's seeded generator), so it
-    cannot read the true hidden state."""
+    :class:`~agents.protocol.PlayerView` (built with this opponent's generator: ``rng``, else one
+    seeded with ``seed``), so it cannot read the true hidden state."""
 
-    def __init__(self, agent, seed: int | None = None):
+    def __init__(self, agent: Agent, seed: int | None = None, rng: np.random.Generator | None = None):
         self.agent = agent
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(seed) if rng is None else rng
 
     def reset(self) -> None:
         self.agent.reset()
@@ -41,9 +46,26 @@ class AgentOpponent:
         return int(self.agent.act(PlayerView(state, self.rng)))
 
 
-def make_opponent(name: str, game: Game, seed: int | None = None) -> AgentOpponent:
-    """An opponent callable of the agent ``name`` (any name ``agents.make_agent`` knows)."""
-    return AgentOpponent(make_agent(name, game=game, seed=seed), seed)
+def make_opponent(
+    name: str, game: Game, seed: int | None = None, rng: np.random.Generator | None = None
+) -> AgentOpponent:
+    """An opponent callable of the agent ``name`` (any name ``agents.make_agent`` knows), seeded with
+    ``seed``; its views drawn with ``rng`` where given (a stream of the caller's: training keeps one per
+    game slot, so that a split of the slots over processes changes no game), else with ``seed``."""
+    return AgentOpponent(make_agent(name, game=game, seed=seed), seed, rng)
+
+
+def heuristic_batch_policy(game: Game) -> Callable[[BatchGames], np.ndarray | None]:
+    """``moves(batch)``: the game's heuristic over the whole batch in one numpy pass (its module's
+    ``batch_policy``, the same moves as the per-game strategy) where the module has one and ``batch`` is
+    the game's fast engine, the engine it reads; else None, and the caller plays the heuristic game by game."""
+    batch_policy = getattr(heuristic_module(game), "batch_policy", None)
+    fast = batch_class(game)
+
+    def moves(batch: BatchGames) -> np.ndarray | None:
+        return batch_policy(batch) if batch_policy is not None and type(batch) is fast else None
+
+    return moves
 
 
 def batch_opponent(opponent: str | BatchOpponent, game: Game) -> BatchOpponent:
@@ -66,14 +88,12 @@ def batch_opponent(opponent: str | BatchOpponent, game: Game) -> BatchOpponent:
 
 
 def _heuristic(game: Game) -> BatchOpponent:
-    module = heuristic_module(game)
-    fast = batch_class(game)
-    batch_policy = getattr(module, "batch_policy", None)
-    policy = module.policy
+    at_once, policy = heuristic_batch_policy(game), heuristic_module(game).policy
 
     def heuristic(batch: BatchGames, where: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        if batch_policy is not None and type(batch) is fast:
-            return batch_policy(batch)
+        moves = at_once(batch)
+        if moves is not None:
+            return moves
         players = batch.current_player
         moves = np.zeros(len(batch), dtype=np.int64)
         for i in np.flatnonzero(where & (players >= 0)):

@@ -15,12 +15,14 @@ to act, and it is the agent's only window on the game:
   re-sampled consistently with what the player knows. It is a fresh copy
   each time: search agents may play it out as they like.
 
-Why cheating is impossible by construction: the view never holds the true
-state. When the framework builds a view it immediately replaces the true
-state by one determinized copy drawn with the framework's own generator,
-and keeps only that copy; every sample the agent asks for is re-determinized
-from it. No attribute, closure or method of the view leads back to the true
-hidden information, so an agent cannot peek even on purpose. (Engines must
+Why an agent that keeps to its view cannot cheat: the view never holds the true
+state (code in this process could still walk the stack up to :func:`play_game`;
+a user's rated agent therefore plays sealed, :mod:`benchmarks.sealed`). When
+the framework builds a view it immediately replaces the true state by one
+determinized copy drawn with the framework's own generator, and keeps only
+that copy; every sample the agent asks for is re-determinized from it. No
+attribute, closure or method of the view leads back to the true hidden
+information. (Engines must
 make ``determinize`` re-sample *everything* hidden from that player; for
 reproducible play they should also make its result depend only on what the
 player knows and on ``rng`` -- the anti-cheat tests check both.)

@@ -2,10 +2,15 @@
 
 A *table* is a hero against copies of one opponent (two players: a match;
 more: the hero at a table of identical opponents). :func:`play_deal` plays a
-deal in every rotation of the seats, times every move in CPU seconds of the
-agent's process, and stops a game at the first move that breaks the protocol
-(an exception, an illegal action, a move over the agent's budget), naming the
-agent, its seat, the deal and the move. Games already in a record (the same
+deal in every rotation of the seats, times every move (CPU seconds of this
+process for the agents we trust, of its process tree for a sealed one,
+:mod:`benchmarks.sealed`), and stops a game at the first move that breaks the
+protocol (an exception, an illegal action, a move over the agent's budget, a
+sealed process dead or silent), naming the agent, its seat, the deal and the
+move: that game and the deal's remaining rotations are lost by that agent
+(``forfeit`` game lines), so that failing never costs less than losing. Every
+game line holds its actions, so a record can be replayed (:mod:`benchmarks.verify`).
+Games already in a record (the same
 configuration, deal, seats and agents) are reused instead of played again: the
 reference ladder's games are a pure function of the protocol, so a committed
 leaderboard record saves ``rate`` from replaying them.
@@ -21,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from agents import PlayerView, play_game
 from benchmarks.matches import (
     AgentFailure,
@@ -34,17 +41,19 @@ from benchmarks.matches import (
 )
 from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, config_label, deal_seeds, protocol_seatings
 from benchmarks.records import Record, game_identity, write
+from benchmarks.sealed.referee import HostProcess, Sealed
 from envs.core.engine import is_int
 from parallel.pool import Backend
 
 
 class Refereed(Guarded):
     """:class:`~benchmarks.matches.Guarded` that also times each move (CPU seconds of this process) and
-    stops a move over ``budget`` x ``BUDGET_MARGIN`` + ``BUDGET_SLACK`` (no limit when ``budget`` is None)."""
+    stops a move over ``budget`` x ``BUDGET_MARGIN`` + ``BUDGET_SLACK`` (no limit when ``budget`` is None).
+    For the agents we trust (the reference agents and built-in names), which run in the referee's process."""
 
-    def __init__(self, agent, label: str, budget: float | None):
+    def __init__(self, agent, label: str, budget: float | None, log: list[int]):
         super().__init__(agent, label)
-        self.budget = budget
+        self.budget, self.log = budget, log
         self.cpu: list[float] = []
         self.move = 0  # the agent's own move number in this game, 1 at its first
 
@@ -69,12 +78,15 @@ class Refereed(Guarded):
                 f"its move {move}: {spent:.3f} CPU s, over its budget of {self.budget} s "
                 f"(the protocol allows {limit:.3f} s a move)",
             )
+        self.log.append(action)
         return action
 
 
 @dataclass(frozen=True)
 class DealTask:
-    """One deal at one table, to be played in every rotation. ``budgets``: CPU seconds a move by label."""
+    """One deal at one table, to be played in every rotation. ``budgets``: CPU seconds a move by label;
+    ``sealed``: the labels played by a sealed agent (:mod:`benchmarks.sealed`), seeded from the run's secret
+    ``key``, never from the deal."""
 
     game: str
     config: tuple  # matches.game_key's frozen config
@@ -84,6 +96,8 @@ class DealTask:
     deal: int
     seed: int
     budgets: tuple[tuple[str, float], ...] = ()
+    sealed: tuple[str, ...] = ()
+    key: int = 0
 
     @property
     def config_dict(self) -> dict:
@@ -95,56 +109,115 @@ class DealTask:
 
 
 def plan(
-    game: str, config: dict, tables: Sequence[tuple[AgentSpec, AgentSpec]], deal_set: str, deals: int, budgets=()
+    game: str,
+    config: dict,
+    tables: Sequence[tuple[AgentSpec, AgentSpec]],
+    deal_set: str,
+    deals: int,
+    budgets=(),
+    first: int = 0,
+    sealed: Sequence[str] = (),
+    key: int = 0,
 ) -> list[DealTask]:
-    """Every table on the first ``deals`` deals of ``deal_set``."""
-    key = game_key(game, config)
-    seeds = deal_seeds(deal_set, deals)
+    """Every table on ``deals`` deals of ``deal_set`` from position ``first``."""
+    game_config = game_key(game, config)[1]
+    seeds = deal_seeds(deal_set, deals, first)
     return [
-        DealTask(game, key[1], hero, opponent, deal_set, d, seed, tuple(budgets))
+        DealTask(game, game_config, hero, opponent, deal_set, first + d, seed, tuple(budgets), tuple(sealed), key)
         for hero, opponent in tables
         for d, seed in enumerate(seeds)
     ]
 
 
-def play_deal(task: DealTask) -> tuple[list[dict], list[dict]]:
-    """The deal's games in every rotation, as record lines (without a run id); a failure ends the deal."""
-    game = configured_game(task.game, task.config)
-    config, budgets = task.config_dict, dict(task.budgets)
-    games, failures = [], []
-    for s, seating in enumerate(protocol_seatings(game.num_players)):
-        specs = task.seats(seating)
-        labels = [spec.label for spec in specs]
-        line = {"game": task.game, "config": config, "deal_set": task.deal_set, "deal": task.deal, "seed": task.seed}
-        line |= {"seating": s, "seats": labels, "table": [task.hero.label, task.opponent.label]}
-        agents = []
-        try:
-            for seat, spec in enumerate(specs):
-                agent = build_agent(spec, (task.game, task.config), agent_seed(0, task.seed, s, seat))
-                agents.append(Refereed(agent, spec.label, budgets.get(spec.label)))
-            outcome = play_game(game, agents, seed=task.seed)
-        except AgentFailure as error:
-            move = agents[error.seat].move if error.seat < len(agents) else 0
-            failures.append(line | {"kind": "failure", "agent": error.label, "seat": error.seat, "move": move,
-                                    "message": error.message})  # fmt: skip
-            break
-        except Exception as error:  # an agent that cannot be built, or an engine bug: blame it plainly
-            seat = len(agents)
-            label = labels[seat] if seat < len(labels) else "engine"
-            message = f"{type(error).__name__}: {error}"
-            failures.append(line | {"kind": "failure", "agent": label, "seat": seat, "move": 0, "message": message})
-            break
-        cpu = [[round(t * 1e6) for t in agent.cpu] for agent in agents]
-        games.append(
+class _Deal:
+    """One deal being played: its sealed agents' hosts (one per label and copy at the table, kept across the
+    rotations: a host is started once a deal) and the agents of the game in progress."""
+
+    def __init__(self, task: DealTask):
+        self.task = task
+        self.sealed: dict[tuple[str, int], Sealed] = {}
+        self.agents: list = []
+        self.log: list[int] = []
+
+    def seat(self, spec: AgentSpec, rotation: int, seat: int):
+        """The agent of ``seat`` for the next game, appended to :attr:`agents` before it is started."""
+        task, budget = self.task, dict(self.task.budgets).get(spec.label)
+        if spec.label not in task.sealed:
+            agent = build_agent(spec, (task.game, task.config), agent_seed(0, task.seed, rotation, seat))
+            self.agents.append(Refereed(agent, spec.label, budget, self.log))
+            return
+        copy = sum(1 for other in self.agents if other.label == spec.label)  # its copies seated before it
+        agent = self.sealed.get((spec.label, copy))
+        self.agents.append(agent or Sealed(HostProcess(), spec.label, budget, self.log))
+        if agent is None:
+            agent = self.sealed[(spec.label, copy)] = self.agents[-1]
+            agent.start(task.game, task.config_dict, spec.name, dict(spec.options), seat)
+        secret = np.random.SeedSequence([task.key, task.seed, rotation, seat]).generate_state(2)
+        agent.begin(seat, int(secret[0]), np.random.default_rng(int(secret[1])), self.log)
+
+    def close(self) -> None:
+        for agent in self.sealed.values():
+            agent.host.close()
+
+
+def _forfeits(task: DealTask, line: dict, rotation: int, deal: _Deal, label: str) -> list[dict]:
+    """The game lost by ``label`` at ``rotation`` and the deal's remaining rotations, as game lines: every seat
+    it holds finishes last, the others share the win. Why: a failure must never be cheaper than a loss."""
+    out = []
+    for s, seating in enumerate(protocol_seatings(len(line["seats"]))):
+        if s < rotation:
+            continue
+        seats = [spec.label for spec in task.seats(seating)]
+        played = s == rotation
+        cpu = [[round(t * 1e6) for t in agent.cpu] for agent in deal.agents] if played else []
+        out.append(
             line
-            | {
-                "kind": "game",
-                "scores": [float(x) for x in outcome.scores],
-                "winners": list(outcome.winners),
-                "moves": outcome.moves,
-                "cpu_us": cpu,
-            }  # fmt: skip
+            | {"kind": "game", "seating": s, "seats": seats, "forfeit": label}
+            | {"scores": [0.0 if seat == label else 1.0 for seat in seats]}
+            | {"winners": [i for i, seat in enumerate(seats) if seat != label]}
+            | {"moves": len(deal.log) if played else 0, "actions": list(deal.log) if played else []}
+            | {"cpu_us": cpu if len(cpu) == len(seats) else [[] for _ in seats]}
         )
+    return out
+
+
+def _line(task: DealTask, rotation: int, labels: list[str]) -> dict:
+    line = {"game": task.game, "config": task.config_dict, "deal_set": task.deal_set, "deal": task.deal}
+    table = [task.hero.label, task.opponent.label]
+    return line | {"seed": task.seed, "seating": rotation, "seats": labels, "table": table}
+
+
+def play_deal(task: DealTask) -> tuple[list[dict], list[dict]]:
+    """The deal's games in every rotation, as record lines (without a run id). A failure (an error, an illegal
+    move, an overrun, a dead sealed process) loses that game and the deal's remaining rotations (forfeit lines);
+    the failure line says what happened."""
+    game = configured_game(task.game, task.config)
+    games, failures, deal = [], [], _Deal(task)
+    try:
+        for s, seating in enumerate(protocol_seatings(game.num_players)):
+            specs = task.seats(seating)
+            line = _line(task, s, [spec.label for spec in specs])
+            deal.agents, deal.log = [], []
+            try:
+                for seat, spec in enumerate(specs):
+                    deal.seat(spec, s, seat)
+                outcome = play_game(game, deal.agents, seed=task.seed)
+            except AgentFailure as error:
+                move = deal.agents[error.seat].move if error.seat < len(deal.agents) else 0
+                failures.append(line | {"kind": "failure", "agent": error.label, "seat": error.seat, "move": move,
+                                        "message": error.message})  # fmt: skip
+                games += _forfeits(task, line, s, deal, error.label)
+                break
+            except Exception as error:  # an engine bug: no agent is blamed, the deal is not played on
+                message = f"{type(error).__name__}: {error}"
+                failures.append(line | {"kind": "failure", "agent": "engine", "seat": 0, "move": 0, "message": message})
+                break
+            cpu = [[round(t * 1e6) for t in agent.cpu] for agent in deal.agents]
+            result = {"scores": [float(x) for x in outcome.scores], "winners": list(outcome.winners)}
+            result |= {"moves": outcome.moves, "actions": deal.log, "cpu_us": cpu}
+            games.append(line | {"kind": "game"} | result)
+    finally:
+        deal.close()
     return games, failures
 
 

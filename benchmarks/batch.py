@@ -6,18 +6,24 @@
   (``benchmarks.throughput``'s engine loop: ``legal_actions`` + ``apply``, a new game at each end):
   decisions per CPU second.
 - **vector env**: ``envs.<game>_v0.vector_env`` with 1,024 games and random opponents, a random legal
-  learner move per game a step (observations and masks included), against ``env()``'s random-play
-  turns per CPU second (``benchmarks.throughput``'s PettingZoo loop): learner steps per CPU second.
+  learner move per game a step (observations and masks included), against ``env()``'s random play
+  (``benchmarks.throughput``'s PettingZoo loop): games finished per CPU second (the batch is played for
+  a game's length first, so that its games end at different steps, as in training).
 - **heuristic**: 4,096 games with the heuristic in every seat (``agents.opponents``: the game's
   ``batch_policy`` where it has one, else game by game), against the per-game ``policy(state)`` +
   ``apply``: decisions per CPU second.
+- **SB3**, with ``train.py``'s per-game settings (its ``n_envs`` games; ``n_steps``, ``batch_size``,
+  ``n_epochs``, an MLP of its ``net_arch``; one torch thread), random opponents: learner steps per CPU
+  second of ``envs.<game>_v0.sb3_vec_env`` against the single-agent view (``envs.single_agent``, one
+  game per env under SB3's ``DummyVecEnv``), stepped with random legal moves (**SB3 VecEnv**) and under
+  sb3-contrib's ``MaskablePPO`` learning in whole rollouts (**MaskablePPO**); and MaskablePPO on it against
+  MaskablePPO on ``train.py``'s lockstep games (``training.vecenv.LockstepVecEnv``, no worker process).
 
 Rates are per CPU second of this one process (one core). The two sides of a ratio run in alternating
 bursts; each round's ratio is the batched rate over the per-game rate of that round, and the figure is
 the median over the rounds with their range, so a loaded machine shows as a wide range, not a bias.
 The random-play row also says what share of the batched time went to dealing new games (``reset_done``:
-each deal is ``env().reset(seed)``'s, Wapi's and Wakanda's made ahead for many games at once,
-``envs/core/dealing.py``; Samurai's one by one by the per-game engine).
+each deal is ``env().reset(seed)``'s, made ahead for many games at once, ``envs/core/dealing.py``).
 
     python -m benchmarks.batch [--games wapi ...] [--rounds 5] [--seconds 0.5] [--out benchmarks/results/batch.md]
 
@@ -67,12 +73,16 @@ class BatchRunner:
 
 
 class VectorRunner:
-    """The vector env with random opponents, a random legal learner move in every game a step."""
+    """The vector env with random opponents, a random legal learner move in every game a step; first played
+    until it has finished as many games as it holds, so that its games no longer end together."""
 
     def __init__(self, name: str, size: int):
         self.env = importlib.import_module(f"envs.{name}_v0").vector_env(size, opponents="random", seed=0)
         self.env.reset()
         self.rng = np.random.default_rng(0)
+        finished = 0
+        while finished < size:
+            finished += self.burst(0.1)[1]
 
     def burst(self, seconds: float) -> tuple[int, int, float]:
         env, steps, games = self.env, 0, 0
@@ -83,6 +93,94 @@ class VectorRunner:
             steps += env.num_envs
             games += int(terminated.sum())
         return steps, games, elapsed
+
+
+class RandomOpponent:
+    """A single-agent view's opponent: a uniformly random legal move."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, state, player: int) -> int:
+        legal = state.legal_actions()
+        return legal[int(self.rng.integers(len(legal)))]
+
+
+def sb3_envs(name: str) -> tuple[dict, dict]:
+    """``train.py``'s per-game settings, and SB3 vector envs of that many games with random opponents: the SB3
+    adapter, the single-agent view under ``DummyVecEnv`` and train.py's lockstep games, made when asked for."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from envs.single_agent import SingleAgentEnv
+    from training.league import League
+    from training.settings import game_training
+    from training.vecenv import LockstepVecEnv
+
+    settings, game = game_training(name), envs.describe(name).make()
+    n = settings["n_envs"]
+    single = [lambda i=i: SingleAgentEnv(game, [RandomOpponent(i)]) for i in range(n)]
+    return settings, {
+        "sb3_vec_env": lambda: importlib.import_module(f"envs.{name}_v0").sb3_vec_env(n, seed=0),
+        "single-agent view": lambda: DummyVecEnv(single),
+        "lockstep": lambda: LockstepVecEnv(name, game.config(), "win", n, League(["random"], 0, "uniform"), 0),
+    }
+
+
+class SB3Runner:
+    """An SB3 vector env stepped with random legal moves (read as sb3-contrib reads the masks)."""
+
+    def __init__(self, env):
+        from sb3_contrib.common.maskable.utils import get_action_masks
+
+        self.env, self.masks, self.rng = env, lambda: get_action_masks(env), np.random.default_rng(0)
+        env.reset()
+
+    def burst(self, seconds: float) -> tuple[int, int, float]:
+        steps, start = 0, time.process_time()
+        while (elapsed := time.process_time() - start) < seconds:
+            masks = self.masks()
+            self.env.step(np.where(masks, self.rng.random(masks.shape), -1.0).argmax(axis=1))
+            steps += self.env.num_envs
+        return steps, 0, elapsed
+
+
+class LearnerRunner:
+    """sb3-contrib's MaskablePPO learning on ``env`` with ``settings``, a whole rollout and its update at a time."""
+
+    def __init__(self, env, settings: dict):
+        import torch
+        from sb3_contrib import MaskablePPO
+
+        torch.set_num_threads(1)
+        self.rollout = env.num_envs * settings["n_steps"]
+        options = {key: settings[key] for key in ("n_steps", "batch_size", "n_epochs", "gamma", "learning_rate")}
+        net = {"net_arch": settings["net_arch"]}
+        self.model = MaskablePPO("MlpPolicy", env, policy_kwargs=net, seed=0, device="cpu", **options)
+
+    def burst(self, seconds: float) -> tuple[int, int, float]:
+        steps, start = 0, time.process_time()
+        while (elapsed := time.process_time() - start) < seconds:
+            self.model.learn(self.rollout, reset_num_timesteps=False)
+            steps += self.rollout
+        return steps, 0, elapsed
+
+
+def sb3_rows(name: str, rounds: int, seconds: float) -> list[dict]:
+    """The SB3 rows of game ``name``: its vector env stepped, and MaskablePPO learning, against the single-agent
+    view and (MaskablePPO) train.py's lockstep games."""
+    settings, make = sb3_envs(name)
+    size, rows = settings["n_envs"], []
+    for what, runner, other in [
+        ("SB3 VecEnv, random opponents", SB3Runner, "single-agent view"),
+        ("MaskablePPO, random opponents", lambda env: LearnerRunner(env, settings), "single-agent view"),
+        ("MaskablePPO, random opponents", lambda env: LearnerRunner(env, settings), "lockstep"),
+    ]:
+        mine, theirs = make["sb3_vec_env"](), make[other]()
+        rows.append({"what": f"{what}; against {other}", "size": size, "engine": "sb3_vec_env"})
+        rows[-1].update(compare(runner(mine), runner(theirs), rounds, seconds))
+        mine.close()
+        theirs.close()
+    return rows
 
 
 class HeuristicRunner:
@@ -104,14 +202,15 @@ class HeuristicRunner:
         return decisions, games, elapsed
 
 
-def compare(batched, reference, rounds: int, seconds: float) -> dict:
-    """Alternating bursts: each round's rates and ratio; the medians and the ratios' range."""
+def compare(batched, reference, rounds: int, seconds: float, counted: int = 0) -> dict:
+    """Alternating bursts: each round's rates and ratio; the medians and the ratios' range. ``counted``: what a
+    burst's rate counts (0: decisions or steps, 1: games)."""
     mine, theirs, ratios = [], [], []
     for _ in range(rounds):
-        count, _, spent = reference.burst(seconds)
-        theirs.append(count / spent)
-        count, _, spent = batched.burst(seconds)
-        mine.append(count / spent)
+        counts = reference.burst(seconds)
+        theirs.append(counts[counted] / counts[2])
+        counts = batched.burst(seconds)
+        mine.append(counts[counted] / counts[2])
         ratios.append(mine[-1] / theirs[-1])
     return {
         "batched": statistics.median(mine),
@@ -122,8 +221,8 @@ def compare(batched, reference, rounds: int, seconds: float) -> dict:
     }
 
 
-def measure(name: str, rounds: int, seconds: float) -> list[dict]:
-    """The three rows of game ``name`` (its default configuration)."""
+def measure(name: str, rounds: int, seconds: float, sb3: bool = True) -> list[dict]:
+    """The rows of game ``name`` (its default configuration); the SB3 ones unless ``sb3`` is False."""
     module = importlib.import_module(f"envs.{name}_v0")
     game = envs.describe(name).make()
     engine = type(batch_games(game, 1, 0)).__name__
@@ -133,12 +232,14 @@ def measure(name: str, rounds: int, seconds: float) -> list[dict]:
     rows[-1].update(compare(random_play, EngineRunner(game), rounds, seconds))
     rows[-1]["dealing"] = random_play.dealing / (rounds * seconds)
     rows.append({"what": "vector env, random opponents", "size": VECTOR, "engine": engine + fallback})
-    rows[-1].update(compare(VectorRunner(name, VECTOR), EnvRunner(module.env), rounds, seconds))
+    rows[-1].update(compare(VectorRunner(name, VECTOR), EnvRunner(module.env), rounds, seconds, counted=1))
     heuristic = heuristic_module(game)
     how = "batch_policy" if hasattr(heuristic, "batch_policy") and not fallback else "game by game"
     rows.append({"what": f"heuristic ({how})", "size": BATCH, "engine": engine + fallback})
     batched = BatchRunner(game, BATCH, batch_opponent("heuristic", game))
     rows[-1].update(compare(batched, HeuristicRunner(game), rounds, seconds))
+    if sb3:
+        rows += sb3_rows(name, rounds, seconds)
     for row in rows:
         row["game"] = envs.describe(name).label({})
         print(row, flush=True)
@@ -169,17 +270,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     parser.add_argument("--seconds", type=float, default=0.5, help="CPU seconds a burst (default 0.5)")
     parser.add_argument("--out", type=Path, help="write the report there (e.g. benchmarks/results/batch.md)")
+    parser.add_argument("--no-sb3", action="store_true", help="leave out the SB3 rows (SB3 and torch not needed)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.seconds <= 0:
         parser.error("--rounds must be at least 1 and --seconds positive")
     load = load_average()
-    rows = [row for name in args.games for row in measure(name, args.rounds, args.seconds)]
+    rows = [row for name in args.games for row in measure(name, args.rounds, args.seconds, not args.no_sb3)]
     about = (
         f"{os.cpu_count()} cores, load average {load} at the start and {load_average()} at the end. "
         f"Default configuration of each game; {args.rounds} rounds of {args.seconds:g} CPU-s bursts per side. "
         "Per-game sides: random play on the raw engine, env()'s PettingZoo loop, the heuristic's policy(state). "
-        "A learner step of the vector env is the learner's turn and every opponent turn up to its next one "
-        "(about num_players turns), env()'s rate counts every turn."
+        "The vector env's rates are games finished per CPU-s on both sides. "
+        "A learner step (the SB3 rows) is the learner's turn and every opponent turn up to its next one; "
+        "a MaskablePPO burst is whole rollouts, each with its update, at train.py's settings for the game."
     )
     if any(row["engine"].endswith("(reference)") for row in rows):
         about += " Engine (reference): no fast engine yet, the batch runs on StateBatch over per-game states."

@@ -187,8 +187,9 @@ def markdown(record: Record, sources: Sequence[str | Path], plot: str | None) ->
     searchers = {deal_of(g) for g in record.games if g["table"] != ANCHOR_TABLE}
     anchors = {deal_of(g) for g in record.games if g["table"] == ANCHOR_TABLE}
     total = sum(row[4] for row in rows)
+    protocols = records.protocols(record.runs)
     intro = [
-        f"Plain ISMCTS's rating against its thinking time (CPU seconds of its own process a move, {PROTOCOL}), "
+        f"Plain ISMCTS's rating against its thinking time (CPU seconds of its own process a move, {protocols}), "
         f"random 0 and the heuristic 1,000; 95% intervals by bootstrap over deals. {len(record.games)} games, "
         f"every rotation of the seats: the searchers' tables on {len(searchers)} test deals, the anchors' table "
         f"(the heuristic against random, which sets the scale's unit) on {len(anchors)}; "

@@ -44,7 +44,6 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import sys
 import time
 
 import numpy as np
@@ -123,11 +122,9 @@ def gains(values: np.ndarray, heuristic: np.ndarray, picks: np.ndarray) -> list[
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from envs.games import HelpFormatter
+    from envs.games import command_parser
 
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.decision_gains", description=__doc__.split("\n")[0], formatter_class=HelpFormatter
-    )
+    parser = command_parser("python -m benchmarks.decision_gains", __doc__.split("\n")[0])
     parser.add_argument("--game", default="wapi", help="the game")
     parser.add_argument(
         "--config",
@@ -163,12 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     from agents.models.network import load_network
-    from envs.games import make_game
+    from envs.games import make_game, parse_command
     from parallel.pool import chunks, joined, parallel_map
 
-    argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, argv = parse_command(parser, argv)
     for name in ("games", "judge_samples", "processes"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")

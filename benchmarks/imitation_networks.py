@@ -26,7 +26,6 @@ mine, against an MLP that must learn each mine's slots on its own.
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import sys
 import time
@@ -72,21 +71,16 @@ def candidates(game) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     from benchmarks import records
-    from envs.games import HelpFormatter, make_game
+    from envs.games import command_parser, make_game, parse_command
     from training.imitation import clone, generate
 
-    argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.imitation_networks",
-        description=__doc__.split("\n")[0],
-        formatter_class=HelpFormatter,
-    )
+    parser = command_parser("python -m benchmarks.imitation_networks", __doc__.split("\n")[0])
     parser.add_argument("--game", choices=sorted(GAMES), default="samurai", help="the game whose heuristic is imitated")
     parser.add_argument("--games", type=int, default=1500, help="heuristic games imitated (one in ten held out)")
     parser.add_argument("--epochs", type=int, default=8, help="passes over the imitated moves, for each network")
     parser.add_argument("--processes", type=int, default=2, help="worker processes playing the heuristic games")
     parser.add_argument("--out", help="the results file (default runs/bench/imitation_networks-TIME.md)")
-    args = parser.parse_args(argv)
+    args, argv = parse_command(parser, argv)
     torch.manual_seed(0)
     config = GAMES[args.game].config
     game = make_game(args.game, **config)

@@ -3,16 +3,23 @@
     python -m benchmarks.leaderboard --quick --configs "wapi 4p" wakanda "samurai 2p"
     python -m benchmarks.leaderboard --backend ray --ray-address HEAD:6379
     python -m benchmarks.leaderboard --quick --records benchmarks/records/leaderboard --out docs/leaderboard.md
+    python -m benchmarks.leaderboard verify RECORD...
 
 For each configuration (``--configs``, by label; default every player count
-and variant of every game) the ladder's tables of ``drawluck-bench v1``
-(``benchmarks.protocol.reference_tables``) are played on the test deals, each
+and variant of every game) the ladder's tables of ``drawluck-bench v2``
+(``benchmarks.protocol.reference_tables``) are played on fresh test deals (from an
+offset drawn at random, named in the record), each
 deal in every rotation, into one record per configuration in ``--records``
 (default a new folder under ``runs/bench/``; an existing record is never
 replaced). The page is then made from every record in that folder, exactly
 as ``python -m benchmarks.report --leaderboard`` makes it, and written to
 ``--out`` (default ``leaderboard.md`` in the records folder: the committed
-``docs/leaderboard.md`` is written only when ``--out`` names it).
+``docs/leaderboard.md`` is written only when ``--out`` names it). Records from a checkout with uncommitted
+changes are refused (a published figure names its commit); ``--allow-dirty`` plays and shows them, marked.
+
+``verify RECORD...`` checks records submitted for the leaderboard (:mod:`benchmarks.verify`: schema,
+provenance, hashes, budgets, and a replay of every game from its stored moves); exit status 1 listing
+every problem.
 """
 
 from __future__ import annotations
@@ -23,9 +30,18 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import arena, records, report
+from benchmarks import arena, provenance, records, report, verify
 from benchmarks.matches import AgentSpec
-from benchmarks.protocol import LADDERS, check_deals, config_label, configurations, parse_config_label, reference_tables
+from benchmarks.protocol import (
+    LADDERS,
+    check_deals,
+    check_offset,
+    config_label,
+    configurations,
+    fresh_offset,
+    parse_config_label,
+    reference_tables,
+)
 from envs.games import make_game
 from parallel import pool
 
@@ -35,11 +51,13 @@ def record_name(game: str, config: dict, ladder: str) -> str:
 
 
 def play_configuration(game: str, config: dict, ladder_name: str, deals: int, run: dict, backend, progress: bool):
-    """The ladder's tables on one configuration, as a record of ``run``."""
+    """The ladder's tables on one configuration, on ``deals`` test deals from the run's ``deal_offset``, as a
+    record of ``run``."""
     rungs = LADDERS[ladder_name].for_game(make_game(game, **config))
     specs = {rung.label: AgentSpec(rung.label, rung.name, rung.options) for rung in rungs}
     tables = [(specs[hero.label], specs[opponent.label]) for hero, opponent in reference_tables(rungs)]
-    return arena.play(arena.plan(game, config, tables, "test", deals), run, backend, progress)
+    tasks = arena.plan(game, config, tables, "test", deals, first=run["deal_offset"])
+    return arena.play(tasks, run, backend, progress)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,32 +69,66 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quick", action="store_true", help="the quick ladder: fewer deals, cheaper rungs")
     parser.add_argument("--configs", nargs="+", metavar="LABEL", help="configurations by label (default all)")
     parser.add_argument("--deals", type=int, help="test deals per table (default: the ladder's)")
+    parser.add_argument(
+        "--deal-offset", type=int, metavar="N", help="the first test deal (default: drawn at random; in the record)"
+    )
     parser.add_argument("--records", type=Path, help="folder of the records (default runs/bench/leaderboard-TIME)")
     parser.add_argument("--out", type=Path, help="the page to write (default leaderboard.md in --records)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--allow-dirty", action="store_true", help="make the page even from runs of a dirty checkout (marked so)"
+    )
     pool.add_arguments(parser)
     return parser
 
 
+def verify_main(argv: list[str]) -> int:
+    """``verify RECORD...``: every problem of the records, or one line saying they are accepted."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.leaderboard verify", description=verify.__doc__)
+    parser.add_argument("records", nargs="+", metavar="RECORD", help="record files (.jsonl or .jsonl.gz)")
+    args = parser.parse_args(argv)
+    try:
+        record = records.read(args.records)
+    except (OSError, ValueError) as error:
+        print(f"refused: {error}")
+        return 1
+    problems = verify.verify(record)
+    for problem in problems[:50]:
+        print(f"- {problem}")
+    if problems:
+        print(f"refused: {len(problems)} problem(s) in {len(record.games)} games")
+        return 1
+    print(f"accepted: {len(record.runs)} run(s), {len(record.games)} games replayed, {len(record.failures)} failures")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["verify"]:
+        return verify_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     ladder = "quick" if args.quick else "full"
     try:
         chosen = [parse_config_label(text) for text in args.configs] if args.configs else configurations()
         deals = check_deals(LADDERS[ladder].deals if args.deals is None else args.deals)
+        given = args.deal_offset
+        offset = fresh_offset("test", deals) if given is None else check_offset("test", deals, given)
         folder = args.records or records.run_file("leaderboard", "")
         paths = [folder / record_name(game, config, ladder) for game, config in chosen]
         existing = [str(p) for p in paths if p.exists()]
         if existing:
             raise ValueError(f"records exist and are never replaced: {existing}; choose another --records")
+        if not args.allow_dirty and provenance.checkout()["dirty"]:
+            raise ValueError("the checkout has uncommitted changes: commit them first (a published record names a "
+                             "commit), or pass --allow-dirty for records that no page will accept")  # fmt: skip
         backend = pool.from_args(args)
     except ValueError as error:
         parser.error(str(error))
     start = time.perf_counter()
     agents = {rung.label: {"name": rung.name, "options": dict(rung.options)} for rung in LADDERS[ladder].rungs}
     run = records.new_run(["python", "-m", "benchmarks.leaderboard", *argv], agents)  # one run, every record
+    run["deal_offset"] = offset
     with backend:
         for (game, config), path in zip(chosen, paths):
             print(f"{config_label(game, config)}: {ladder} ladder, {deals} test deals", file=sys.stderr)
@@ -85,7 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     every = sorted(folder.glob("*.jsonl*"))
     out = args.out or folder / "leaderboard.md"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report.markdown(records.read(every), "Leaderboard", report.LEADERBOARD_INTRO, every))
+    pooled = records.read(every)
+    if not args.allow_dirty:
+        report.refuse_dirty(pooled)  # the records stay: play again from a clean checkout to publish
+    out.write_text(report.markdown(pooled, "Leaderboard", report.leaderboard_intro(pooled), every))
     print(f"played {len(chosen)} configuration(s) in {time.perf_counter() - start:.0f} s; wrote {out}", file=sys.stderr)
     return 0
 

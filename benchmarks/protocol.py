@@ -1,4 +1,4 @@
-"""The benchmark protocol ``drawluck-bench v1`` as data: deal sets, seating, the reference ladder, budgets.
+"""The benchmark protocol ``drawluck-bench v2`` as data: deal sets, seating, the reference ladder, budgets.
 
 Everything a rating depends on is fixed here, in one place, so that a figure
 computed today and one computed next year on the same protocol version are
@@ -8,19 +8,26 @@ comparable (``docs/benchmark.md`` explains each choice):
   2**32, in the order 0, 1, 2...: anyone may tune on it, and every seed the
   older benchmarks drew (:func:`benchmarks.matches.deal_seed` gives 32-bit
   seeds) lies in it. The *test* set starts at 2**40, far from every 32-bit
-  seed, and is used only to report. The same seeds serve every configuration.
+  seed, and is used only to report. The same seeds serve every configuration. A run on the test set
+  starts at an offset drawn at random when it starts (stored in its record): from 2**60 positions, so no
+  agent can know or enumerate the deals it will meet.
 - **Seating.** Each deal is played in every rotation of the seats.
 - **The ladder.** The reference agents (rungs), each at a fixed budget of
   search iterations so that their games reproduce exactly; ``quick`` is a
   cheaper ladder with its own labels, so its games never pool with the full one's.
 - **Budgets** of a rated agent: CPU seconds of its process during its own
   moves; a move over ``BUDGET_MARGIN`` x budget + ``BUDGET_SLACK`` breaks the protocol.
+- **The sealed agent** (v2): a user's agent runs in a process of its own
+  (:mod:`benchmarks.sealed`), whose whole process tree is timed, watched by a
+  wall clock of ``WALL_MARGIN`` x budget + ``WALL_SLACK`` a move, and capped at
+  ``MEMORY_LIMIT`` bytes of address space.
 
 Changing any of these makes a new protocol version.
 """
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,14 +35,24 @@ import envs
 from benchmarks.matches import seatings
 from envs.core.engine import Game, is_int, shown
 
-PROTOCOL = "drawluck-bench v1"
+PROTOCOL = "drawluck-bench v2"
+#: The first version: its records stay readable (and are reported as they were), never pooled with v2's.
+PROTOCOL_V1 = "drawluck-bench v1"
 
-#: Deal sets: name -> (first seed, number of seeds). Disjoint by construction (checked by a test).
-DEAL_SETS = {"tuning": (0, 2**32), "test": (2**40, 2**20)}
+#: Deal sets: name -> (first seed, number of seeds). Disjoint by construction (checked by a test). v1 used the
+#: first 2**20 test seeds; v2's test set is 2**60 seeds long, so that a run's random offset cannot be guessed.
+DEAL_SETS = {"tuning": (0, 2**32), "test": (2**40, 2**60)}
 #: A rated agent's move may take this multiple of its budget plus ``BUDGET_SLACK`` CPU seconds
 #: (a search checks its clock between simulations; the slack absorbs one slow simulation and timer noise).
 BUDGET_MARGIN = 1.5
 BUDGET_SLACK = 0.05
+#: A sealed agent's move may take this multiple of its budget plus ``WALL_SLACK`` seconds of wall-clock time
+#: (a sleeping or blocked agent is killed then); starting its process and building it may take ``START_LIMIT``.
+WALL_MARGIN = 3.0
+WALL_SLACK = 1.0
+START_LIMIT = 60.0
+#: A sealed agent's address space (bytes, soft and hard limit): past it, its allocations fail.
+MEMORY_LIMIT = 8 * 2**30
 #: The rated agent's CPU budget per move when the command line gives none.
 DEFAULT_BUDGET = 1.0
 #: The anchors of the rating scale: the rung and the rating it is given.
@@ -160,3 +177,19 @@ def parse_config_label(text: str) -> tuple[str, dict]:
     if text not in known:
         raise ValueError(f"--configs: unknown configuration {shown(text)}; known: {sorted(known)}")
     return known[text]
+
+
+def fresh_offset(deal_set: str, count: int) -> int:
+    """Where a run's deals start in ``deal_set``: drawn at random (``secrets``) in the test set, so that no one
+    can tune to a fixed list of test deals; 0 in the tuning set, whose deals anyone may use."""
+    start, size = DEAL_SETS[deal_set]
+    return secrets.randbelow(size - count + 1) if deal_set == "test" else 0
+
+
+def check_offset(deal_set: str, count: int, offset: Any, flag: str = "--deal-offset") -> int:
+    """``offset`` as the first of ``count`` deals of ``deal_set``; a ValueError naming ``flag`` and the range."""
+    start, size = DEAL_SETS[deal_set]
+    if not is_int(offset) or not 0 <= offset <= size - count:
+        raise ValueError(f"{flag} must be an int from 0 to {size - count} for {count} deals of the {deal_set} set, "
+                         f"got {shown(offset)}")  # fmt: skip
+    return int(offset)

@@ -7,45 +7,50 @@
 
 AGENT is a built-in name (random, heuristic, ismcts, trained, best), ``ppo:PATH``,
 ``rllib:PATH``, or a class implementing the agent protocol, ``module:Class`` or
-``path/to/file.py:Class`` (built as ``Class(game=..., seed=..., **options)``).
-It plays the reference ladder of ``drawluck-bench v1`` (``docs/benchmark.md``:
-random, the heuristic, ISMCTS at two budgets, the shipped model and ``best``
-where they exist) on the test deals, each deal in every rotation of the seats,
-and prints its rating (random 0, heuristic 1,000) with a 95% interval
-clustered by deal, and its win share against each rung. ``--rungs`` plays
-only the named rungs (the anchors, random and the heuristic, always play):
-``--rungs heuristic --deals 500`` measures an agent against the heuristic
-alone on 500 test deals, still on the scale. ``--deal-set tuning`` plays the
-protocol's tuning deals instead, to choose an agent's settings before it is
-rated once on the test deals (``docs/benchmark.md``: a pool never mixes them).
+``path/to/file.py:Class`` (built as ``Class(game=..., seed=..., **options)``),
+which plays *sealed*: in a process of its own that sees only its player's view
+(:mod:`benchmarks.sealed`), its code never run in this process. It plays the
+reference ladder of ``drawluck-bench v2`` (``docs/benchmark.md``: random, the
+heuristic, ISMCTS at two budgets, the shipped model and ``best`` where they
+exist) on fresh test deals (from an offset drawn at random, ``--deal-offset``
+to replay one), each deal in every rotation of the seats, and prints its
+rating (random 0, heuristic 1,000) with a 95% interval clustered by deal
+(small-sample corrected), and its win share against each rung. ``--rungs``
+plays only the named rungs (the anchors, random and the heuristic, always
+play): ``--rungs heuristic --deals 500`` measures an agent against the
+heuristic alone on 500 test deals, still on the scale. ``--deal-set tuning``
+plays the protocol's tuning deals instead, to choose an agent's settings
+before it is rated once on the test deals (a pool never mixes them).
 
-The ladder's own games (which place the rungs on the scale) are taken from
-the committed leaderboard records where they were played with the same
-agents on the same deals (``--reference``), and played otherwise. Every game
-goes into a record (``--record``, by default under ``runs/bench/``); the
+The ladder's own games are played on the same deals (v2 records of the same
+agents and deals named by ``--reference`` are reused; v1's never are). Every
+game goes into a record (``--record``, by default under ``runs/bench/``); the
 printed report is made from that record, and ``python -m benchmarks.report``
-makes it again. An agent that raises, returns an illegal action or thinks
-longer than its ``--budget`` allows on a move is stopped, with a report naming
-the configuration, seat, deal and move (exit status 1); the first deal is
-played alone first, so that an agent broken from the start stops at once.
+makes it again. An agent that fails (any exception, an illegal action, a move
+over its ``--budget``, a dead or silent process) loses that game and the rest
+of its deal, and the report lists each failure (exit status 1). The first deal
+is played alone first: an agent that fails there is stopped at once, unrated.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
-import hashlib
+import json
 import re
+import secrets
 import shlex
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from agents import make_agent, parse_agent_options
 from benchmarks import arena, records, report, user_agents
 from benchmarks import rating as rating_module
-from benchmarks.matches import AgentSpec
+from benchmarks.matches import AgentFailure, AgentSpec
 from benchmarks.protocol import (
     ANCHORS,
     DEAL_SETS,
@@ -54,9 +59,12 @@ from benchmarks.protocol import (
     PROTOCOL,
     Ladder,
     check_deals,
+    check_offset,
     config_label,
+    fresh_offset,
     reference_tables,
 )
+from benchmarks.sealed.referee import HostProcess, Sealed
 from envs.games import GAME_NAMES, add_game_options, game_config, make_game
 from parallel import pool
 
@@ -75,21 +83,29 @@ def rated_spec(name: str, options: dict, label: str | None) -> AgentSpec:
 
 
 def check_agent(spec: AgentSpec, game) -> None:
-    """Build the agent once here, so that a bad name, file or option fails before anything is played."""
+    """Build the agent once, so that a bad name, file or option fails before anything is played: a user's agent
+    in a sealed process of its own (its code never runs in the referee's), a built-in one here."""
     options = dict(spec.options)
     if user_agents.is_user_agent(spec.name):
-        user_agents.build(spec.name, game, 0, options)
+        sealed = Sealed(HostProcess(), spec.label, DEFAULT_BUDGET, [])
+        try:
+            sealed.start(game.name, json.loads(json.dumps(game.config())), spec.name, options, 0)
+            sealed.begin(0, 0, np.random.default_rng(0), [])
+        except AgentFailure as error:
+            raise ValueError(f"{spec.name} cannot be built: {error.message.split('crashed: ', 1)[-1]}") from None
+        finally:
+            sealed.host.close()
     else:
         shared = spec.name == "trained" or spec.name.startswith(("ppo:", "rllib:"))  # built without a seed
         make_agent(spec.name, game, **({} if shared else {"seed": 0}), **options)
 
 
 def agent_entry(spec: AgentSpec) -> dict:
-    """An agent as a run header holds it; a user's file also by its SHA-256, so a record says which code played."""
+    """An agent as a run header holds it; a user's code also by its SHA-256 (its file, or every Python file
+    of its package), so a record says which code played."""
     entry = {"name": spec.name, "options": dict(spec.options)}
-    where = spec.name.rpartition(":")[0]
-    if user_agents.is_user_agent(spec.name) and where.endswith(".py"):
-        entry["sha256"] = hashlib.sha256(Path(where).read_bytes()).hexdigest()
+    if user_agents.is_user_agent(spec.name):
+        entry["sha256"] = user_agents.code_hash(spec.name)
     return entry
 
 
@@ -118,6 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(DEAL_SETS),
         default="test",
         help="test: the deals a result is reported on (default); tuning: the deals to choose settings on",
+    )
+    parser.add_argument(
+        "--deal-offset",
+        type=int,
+        metavar="N",
+        help="the position of the first deal in the set (default: drawn at random in the test set, 0 in the "
+        "tuning set; a record names it, so a run can be replayed)",
     )
     parser.add_argument(
         "--rungs",
@@ -151,6 +174,7 @@ class Rating:
     rungs: list
     backend: pool.Backend
     reuse: records.Record | None
+    offset: int
 
 
 def prepare(args: argparse.Namespace) -> Rating:
@@ -172,10 +196,12 @@ def prepare(args: argparse.Namespace) -> Rating:
         raise ValueError(f"{args.agent} cannot be built: {type(error).__name__}: {error}") from error
     if args.record is not None and args.record.exists():
         raise ValueError(f"--record {args.record} exists; records are not overwritten")
+    given = args.deal_offset
+    offset = fresh_offset(args.deal_set, deals) if given is None else check_offset(args.deal_set, deals, given)
     backend = pool.from_args(args)
     paths = sorted(glob.glob(str(LEADERBOARD_RECORDS / "*.jsonl*"))) if args.reference is None else args.reference
-    reuse = records.read(paths) if paths else None
-    return Rating(config, ladder, deals, spec, chosen_rungs(ladder, game, args.rungs), backend, reuse)
+    reuse = records.read(paths).of_protocol(PROTOCOL) if paths else None
+    return Rating(config, ladder, deals, spec, chosen_rungs(ladder, game, args.rungs), backend, reuse, offset)
 
 
 def chosen_rungs(ladder: Ladder, game, labels: list[str] | None) -> list:
@@ -191,17 +217,23 @@ def chosen_rungs(ladder: Ladder, game, labels: list[str] | None) -> list:
     return [rung for rung in rungs if rung.label in ANCHORS or rung.label in labels]
 
 
-def play(rating: Rating, args: argparse.Namespace, argv: list[str]) -> tuple[records.Record, dict]:
+def play(rating: Rating, args: argparse.Namespace, argv: list[str]) -> tuple[records.Record, dict, bool]:
     """Play the rated agent against every rung and the rungs' reference tables, the first deal alone first:
-    the record and this run's header."""
+    the record, this run's header, and whether the agent was stopped after that first deal (it broke the
+    protocol there: nothing else is played)."""
     spec, rungs = rating.spec, rating.rungs
     specs = {rung.label: AgentSpec(rung.label, rung.name, rung.options) for rung in rungs}
     tables = [(spec, specs[rung.label]) for rung in rungs]
     tables += [(specs[hero.label], specs[opponent.label]) for hero, opponent in reference_tables(rungs)]
     agents = {s.label: agent_entry(s) for s in [spec, *specs.values()]}
-    run = records.new_run(["python", "-m", "benchmarks.rate", *argv], agents)
+    run = records.new_run(["python", "-m", "benchmarks.rate", *argv], agents, args.game)
+    run["deal_offset"] = rating.offset
+    run["budgets"] = {spec.label: args.budget}
     budgets = [(spec.label, args.budget)]
-    tasks = arena.plan(args.game, rating.config, tables, args.deal_set, rating.deals, budgets=budgets)
+    sealed = [spec.label] if user_agents.is_user_agent(spec.name) else []
+    key = secrets.randbits(63)  # the sealed agent's seeds: secret, never stored, never derived from the deal
+    deals = (args.deal_set, rating.deals)
+    tasks = arena.plan(args.game, rating.config, tables, *deals, budgets, rating.offset, sealed, key)
     where, deals = config_label(args.game, rating.config), f"{rating.deals} {args.deal_set} deals"
     with rating.backend:
         print(f"{PROTOCOL}: {spec.label} on {where}, {len(tables)} tables x {deals}", file=sys.stderr)
@@ -212,7 +244,8 @@ def play(rating: Rating, args: argparse.Namespace, argv: list[str]) -> tuple[rec
             record.games += rest.games
             record.failures += rest.failures
             record.runs += rest.runs[1:]
-    return record, run
+            return record, run, False
+    return record, run, True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,25 +257,29 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
     start = time.perf_counter()
-    record, run = play(rating, args, argv)
+    record, run, stopped = play(rating, args, argv)
     label, where = rating.spec.label, config_label(args.game, rating.config)
     path = records.write(record, args.record or default_record(label, where))
     elapsed = time.perf_counter() - start
-    if record.failures:
+    if stopped:
         print(f"{label} was stopped: it broke the protocol ({len(record.failures)} game(s)):")
         print("\n".join(report.failure_lines(record.failures)))
         print(f"record: {path}", file=sys.stderr)
         return 1
     print(report.markdown(record, f"{label} on {where} ({PROTOCOL}, {rating.ladder.name} ladder)"))
-    rated = next(r for r in rating_module.anchored_ratings(record.games) if r.name == label)
+    ratings = rating_module.anchored_ratings(record.games, small_sample=report.small_sample(record))
+    rated = next(r for r in ratings if r.name == label)
     print(f"{label}: {rated.value:,.0f} [{rated.low:,.0f}, {rated.high:,.0f}] on {where} (random 0, heuristic 1,000)")
+    if record.failures:
+        print(f"{label} broke the protocol in {len(record.failures)} deal(s): each such game and the rest of its deal "
+              "count as lost (listed above)")  # fmt: skip
     played = sum(1 for g in record.games if g["run"] == run["run"])
     print(
         f"{played} games played, {len(record.games) - played} reused, in {elapsed:.0f} s; record: {path}\n"
         f"the report again: python -m benchmarks.report {shlex.quote(str(path))} --out FILE",
         file=sys.stderr,
     )
-    return 0
+    return 1 if record.failures else 0
 
 
 if __name__ == "__main__":

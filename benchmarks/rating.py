@@ -22,6 +22,13 @@
 
 Win shares (a k-way shared win counts 1/k) have the cluster-robust interval of
 a mean: the mean over deals of each deal's share, ± 1.96 standard errors of those deal means.
+
+**Small samples** (``small_sample=True``, every ``drawluck-bench v2`` report): with 12 to 24 deals the
+normal quantile and the plain percentile bootstrap are too narrow. A win share's interval then uses the
+t quantile with (deals − 1) degrees of freedom, and a rating's the *expanded* percentile bootstrap
+(Hesterberg 2015): the percentiles at Φ(−√(n/(n−1)) · t₀.₉₇₅,ₙ₋₁) and its complement, n the number of
+deals, which widens the interval as much as t with the same n would. v1's reports keep the intervals
+they were published with.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -42,6 +50,36 @@ REPLICATES = 400
 BOOTSTRAP_SEED = 20261203
 #: Virtual drawn games added to every pair that met, so that an agent that always wins has a finite rating.
 PRIOR_DRAWS = 1.0
+#: Student's t 0.975 quantiles for 1 to 30 degrees of freedom (beyond, :func:`t975`'s series is as close).
+T975 = tuple(
+    map(
+        float,
+        """12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131
+    2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042""".split(),
+    )
+)
+
+
+def t975(df: int) -> float:
+    """Student's t 0.975 quantile: the table to 30 degrees of freedom, then the Cornish-Fisher series in 1/df
+    (within 1e-4 there), so that no statistics library is needed."""
+    if df < 1:
+        return math.inf
+    if df <= len(T975):
+        return T975[df - 1]
+    z = Z95
+    terms = ((z**3 + z) / 4, (5 * z**5 + 16 * z**3 + 3 * z) / 96, (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384)
+    return z + sum(term / df ** (k + 1) for k, term in enumerate(terms))
+
+
+def tail_percent(clusters: int, small_sample: bool) -> float:
+    """The lower percentile of a 95% bootstrap interval over ``clusters`` deals: 2.5, or expanded for a small
+    sample (see the module docstring)."""
+    if not small_sample:
+        return 2.5
+    if clusters < 2:
+        return 0.0
+    return 100 * NormalDist().cdf(-math.sqrt(clusters / (clusters - 1)) * t975(clusters - 1))
 
 
 @dataclass(frozen=True)
@@ -101,7 +139,11 @@ def anchor(names: Sequence[str], theta: np.ndarray) -> np.ndarray:
 
 
 def anchored_ratings(
-    games: Sequence[dict], cluster: str = "deal", replicates: int = REPLICATES, seed: int = BOOTSTRAP_SEED
+    games: Sequence[dict],
+    cluster: str = "deal",
+    replicates: int = REPLICATES,
+    seed: int = BOOTSTRAP_SEED,
+    small_sample: bool = False,
 ) -> list[AnchoredRating]:
     """Every agent of ``games`` (which must include both anchors) on the anchored scale, best first.
 
@@ -122,7 +164,8 @@ def anchored_ratings(
     if placed.mean() < 0.975:
         low, high = np.full(len(names), -math.inf), np.full(len(names), math.inf)
     else:
-        low, high = np.percentile(draws[placed], [2.5, 97.5], axis=0)
+        tail = tail_percent(len(wins), small_sample)
+        low, high = np.percentile(draws[placed], [tail, 100 - tail], axis=0)
     count = defaultdict(int)
     for game in games:
         for label in set(game["seats"]):
@@ -144,8 +187,9 @@ class Share:
     deals: int
 
 
-def win_shares(games: Sequence[dict]) -> list[Share]:
-    """Per table (hero, opponent): the hero's mean win share, ± 1.96 standard errors of the per-deal means."""
+def win_shares(games: Sequence[dict], small_sample: bool = False) -> list[Share]:
+    """Per table (hero, opponent): the hero's mean win share, ± 1.96 (``small_sample``: t with deals − 1 degrees
+    of freedom) standard errors of the per-deal means."""
     by_table: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for game in games:
         hero, opponent = game["table"]
@@ -156,7 +200,8 @@ def win_shares(games: Sequence[dict]) -> list[Share]:
     for (hero, opponent), deals in sorted(by_table.items()):
         means = np.array([np.mean(v) for v in deals.values()])
         mean = float(means.mean())
-        half = Z95 * float(means.std(ddof=1)) / math.sqrt(len(means)) if len(means) > 1 else math.inf
+        quantile = t975(len(means) - 1) if small_sample else Z95
+        half = quantile * float(means.std(ddof=1)) / math.sqrt(len(means)) if len(means) > 1 else math.inf
         games_played = sum(len(v) for v in deals.values())
         out.append(Share(hero, opponent, mean, max(0.0, mean - half), min(1.0, mean + half), games_played, len(means)))
     return out

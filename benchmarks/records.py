@@ -5,7 +5,11 @@ games (and failures, if any), every line a JSON object with a ``kind``:
 
 - ``run``: ``run`` (an id unique to the run), ``protocol``, ``command``,
   ``version`` (``git describe`` of the checkout, else the package version),
-  ``started`` (UTC), ``agents`` (label -> ``{"name", "options"}``);
+  ``started`` (UTC), ``agents`` (label -> ``{"name", "options"}``); from v2 also
+  ``schema`` (2), ``provenance`` (:mod:`benchmarks.provenance`: commit, clean or
+  dirty, versions, CPU), ``engines`` (game -> engine hash), each built-in agent's
+  ``anchor`` hash and each user's agent's ``sha256`` (:mod:`benchmarks.anchors`),
+  and ``deal_offset`` where the run drew its deals at random;
 - ``game``: ``run``, ``game``, ``config``, ``deal_set``, ``deal`` (position in
   the set), ``seed``, ``seating`` (index of the rotation), ``seats`` (agent
   label per seat), ``table`` (hero, opponent), ``scores``, ``winners``,
@@ -15,11 +19,18 @@ games (and failures, if any), every line a JSON object with a ``kind``:
   configuration a game belongs to, a tournament's, :mod:`benchmarks.tournament_record`,
   which table; neither times moves);
 - ``failure``: ``run``, ``game``, ``config``, ``seed``, ``seats``, ``agent``,
-  ``seat``, ``move``, ``message``: a game stopped because an agent broke the protocol.
+  ``seat``, ``move``, ``message``: a game stopped because an agent broke the protocol;
+  from v2 each game it lost (that one and the deal's remaining rotations) is a
+  ``game`` line with ``forfeit`` (the agent's label), and a game line holds its
+  ``actions``.
+
+Every line of a v2 run is checked against ``benchmarks/schema/record-v2.schema.json``
+when it is written and when it is read.
 
 Reports are made from records only; pooling runs is concatenating records
 (``python -m benchmarks.records pool A B --out C``), refused when the runs
-are of different protocol versions, give one label two agents, or hold a game twice.
+are of different protocol versions, give one label two agents (a different anchor hash is a different agent),
+run on engines of different hashes, or hold a game twice.
 
     python -m benchmarks.records pool runs/a.jsonl.gz runs/b.jsonl.gz --out runs/pooled.jsonl.gz
 """
@@ -28,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import gzip
 import json
 import shlex
@@ -38,9 +50,37 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import envs
 from benchmarks.protocol import PROTOCOL, deal_set_of
 
 ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = ROOT / "benchmarks" / "schema" / "record-v2.schema.json"
+SCHEMA_VERSION = 2
+
+
+@functools.cache
+def _validator(kind: str):
+    """The schema's validator of one kind of line (``run``, ``game``, ``failure``): its errors name the field."""
+    import jsonschema
+
+    schema = json.loads(SCHEMA.read_text())
+    schema.pop("oneOf")
+    return jsonschema.Draft202012Validator(schema | {"$ref": f"#/$defs/{kind}"})
+
+
+def check_lines(lines: Iterable[dict], where: str) -> None:
+    """ValueError naming ``where`` and the first line of a v2 run that does not follow the schema."""
+    v2 = set()
+    for number, line in enumerate(lines, 1):
+        if line.get("kind") == "run" and line.get("protocol") == PROTOCOL:
+            v2.add(line.get("run"))
+        if line.get("run") in v2:
+            kind = line.get("kind") if line.get("kind") in ("run", "game", "failure") else "run"
+            error = next(iter(_validator(kind).iter_errors(line)), None)
+            if error is not None:
+                field = "/".join(map(str, error.absolute_path)) or "the line"
+                raise ValueError(f"{where}: line {number} ({line.get('kind')}) breaks {SCHEMA.name}: {field}: "
+                                 f"{error.message[:200]}")  # fmt: skip
 
 
 def project_version() -> str:
@@ -78,6 +118,15 @@ class Record:
                     raise ValueError(f"agent label {label!r} means {found[label]} in one run and {spec} in another")
         return found
 
+    def of_protocol(self, protocol: str) -> Record:
+        """The runs of ``protocol`` with their games and failures (records of two versions never pool)."""
+        keep = {run["run"] for run in self.runs if run["protocol"] == protocol}
+
+        def kept(lines: list[dict]) -> list[dict]:
+            return [line for line in lines if line["run"] in keep]
+
+        return Record(kept(self.runs), kept(self.games), kept(self.failures))
+
     def extend(self, other: Record) -> None:
         known = {run["run"] for run in self.runs}
         self.runs += [run for run in other.runs if run["run"] not in known]
@@ -91,6 +140,11 @@ class Record:
         if len(protocols) > 1:
             raise ValueError(f"runs of different protocols cannot be pooled: {protocols}")
         self.agents()
+        engines: dict[str, str] = {}
+        for run in self.runs:
+            for game, digest in run.get("engines", {}).items():
+                if engines.setdefault(game, digest) != digest:
+                    raise ValueError(f"runs on different {game} engines cannot be pooled (engine hashes differ)")
         seen = set()
         for game in self.games:
             key = game_identity(game)
@@ -108,6 +162,12 @@ class Record:
             yield from (f for f in self.failures if f["run"] == run["run"])
 
 
+def protocols(runs: Iterable[dict]) -> str:
+    """The protocol versions of ``runs`` as a report names them: a report states its records' version, not
+    the version of the code that makes it."""
+    return ", ".join(sorted({run["protocol"] for run in runs}))
+
+
 def game_identity(game: dict) -> tuple:
     """What makes a game the same game: configuration, deal seed, who sat where, and the replay (a study
     that replays a deal with fresh agent seeds, as the luck study does, numbers them; 0 otherwise)."""
@@ -115,19 +175,32 @@ def game_identity(game: dict) -> tuple:
     return game["game"], config, game["seed"], tuple(game["seats"]), game.get("replay", 0)
 
 
-def new_run(command: list[str], agents: dict[str, dict]) -> dict:
-    """A run header for ``command`` (argv of a ``python -m`` command) playing ``agents``."""
+def new_run(command: list[str], agents: dict[str, dict], game: str | None = None) -> dict:
+    """A run header for ``command`` (argv of a ``python -m`` command) playing ``agents``, made when the run starts
+    (its commit is the one the games are played from): each built-in agent with its anchor hash (a level
+    resolved in ``game``), every engine's hash, and the run's provenance."""
+    from benchmarks import anchors, provenance
+
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    text = shlex.join(command)
-    run_id = uuid.uuid4().hex[:12]
+    hashed = {}
+    for label, entry in agents.items():
+        hashed[label] = dict(entry)
+        if "sha256" not in entry:
+            try:
+                hashed[label]["anchor"] = anchors.anchor_hash(entry["name"], entry["options"], game)
+            except ValueError:  # an agent without an anchor hash (an RLlib checkpoint): None says so
+                hashed[label]["anchor"] = None
     return {
         "kind": "run",
-        "run": run_id,
+        "run": uuid.uuid4().hex[:12],
         "protocol": PROTOCOL,
-        "command": text,
+        "schema": SCHEMA_VERSION,
+        "command": shlex.join(command),
         "version": project_version(),
         "started": started,
-        "agents": agents,
+        "agents": hashed,
+        "provenance": provenance.provenance(),
+        "engines": {name: anchors.engine_hash(name) for name in envs.GAMES},
     }
 
 
@@ -169,6 +242,7 @@ def write(record: Record, path: str | Path, overwrite: bool = False) -> Path:
     path = Path(path)
     if path.exists() and not overwrite:
         raise ValueError(f"{path} exists; records are not overwritten (choose another --record)")
+    check_lines(record.lines(), str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".gz":  # mtime 0: the same record gives the same bytes
         with open(path, "wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as f:
@@ -192,6 +266,7 @@ def read(paths: Iterable[str | Path]) -> Record:
                     {"run": part.runs, "game": part.games, "failure": part.failures}[line["kind"]].append(line)
                 except (json.JSONDecodeError, KeyError, TypeError) as error:
                     raise ValueError(f"{path}:{number}: not a record line ({error})") from None
+        check_lines(part.lines(), str(path))
         record.extend(part)
     record.check()
     return record

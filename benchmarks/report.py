@@ -24,20 +24,31 @@ import numpy as np
 
 import envs
 from benchmarks import records
-from benchmarks.protocol import ANCHOR_TABLE, ANCHORS, PROTOCOL, config_label, configurations
+from benchmarks.protocol import ANCHOR_TABLE, ANCHORS, config_label, configurations
 from benchmarks.rating import PRIOR_DRAWS, AnchoredRating, anchored_ratings, win_shares
 from benchmarks.records import ROOT, Record
 
 MAX_FAILURES_LISTED = 10
 
-LEADERBOARD_INTRO = f"""The reference agents of the benchmark protocol `{PROTOCOL}` (`docs/benchmark.md`) at their
+LEADERBOARD_INTRO = """The reference agents of the benchmark protocol `{protocol}` (`docs/benchmark.md`) at their
 budgets, rated on every configuration played: random is 0 and the heuristic 1,000 by definition;
 95% intervals by bootstrap over deals. Generated from the records listed below by
 `python -m benchmarks.report --leaderboard RECORD... --out docs/leaderboard.md`
 (`python -m benchmarks.leaderboard` plays them); never edited by hand. Each section says how many
 test deals were played; each agent's budget is in its "plays" column. A quick run (the quick
 ladder, 8 test deals a table) is an estimate: its intervals are wide, and rungs whose intervals
-overlap are not ordered by it."""
+overlap are not ordered by it.
+
+To submit your agent's rating: rate it with `python -m benchmarks.rate` from a clean checkout and
+send the record; `python -m benchmarks.leaderboard verify RECORD` checks its schema, provenance,
+hashes and budgets and replays every game (`docs/benchmark.md`, "Submitting a rating"). A verified
+record's games join its configuration's fit, so the reference agents' ratings move as games join;
+the anchors, random 0 and the heuristic 1,000, never do."""
+
+
+def leaderboard_intro(record: Record) -> str:
+    """The leaderboard page's introduction, naming the protocol version of its records."""
+    return LEADERBOARD_INTRO.format(protocol=records.protocols(record.runs))
 
 
 def _num(x: float, digits: int = 0) -> str:
@@ -86,10 +97,25 @@ def cpu_per_move(games: Sequence[dict]) -> dict[str, tuple[int, float, float]]:
     }
 
 
-def ratings_of(games: Sequence[dict]) -> list[AnchoredRating] | None:
+def ratings_of(games: Sequence[dict], small_sample: bool = False) -> list[AnchoredRating] | None:
     """The configuration's anchored ratings, or None when the anchors did not both play."""
     seated = {label for game in games for label in game["seats"]}
-    return anchored_ratings(games) if all(anchor in seated for anchor in ANCHORS) else None
+    if not all(anchor in seated for anchor in ANCHORS):
+        return None
+    return anchored_ratings(games, small_sample=small_sample)
+
+
+def small_sample(record: Record) -> bool:
+    """Whether a record's intervals are the small-sample ones: v2 records (with a schema version); v1's reports
+    keep the intervals they were published with."""
+    return bool(record.runs) and all("schema" in run for run in record.runs)
+
+
+#: The interval columns' names: (ratings, win shares), for v1 and (small samples) v2 reports.
+INTERVALS = {
+    False: ("95% interval", "95% interval"),
+    True: ("95% interval (deal bootstrap, expanded for n deals)", "95% interval (t, deals − 1 df)"),
+}
 
 
 def _cell(r: AnchoredRating) -> str:
@@ -107,15 +133,21 @@ def summary_table(sections: dict[str, list[AnchoredRating] | None], order: Seque
 
 
 def configuration_section(
-    games: Sequence[dict], agents: dict[str, dict], heading: str, ratings: list[AnchoredRating] | None
+    games: Sequence[dict],
+    agents: dict[str, dict],
+    heading: str,
+    ratings: list[AnchoredRating] | None,
+    small: bool = False,
 ) -> list[str]:
-    """The ratings, the win shares and the move times of one configuration's games."""
+    """The ratings, the win shares and the move times of one configuration's games (``small``: the intervals
+    for small samples, named in the tables' headers)."""
+    rating_interval, share_interval = INTERVALS[small]
     deals = {g["seed"] for g in games}
     sets = sorted({g["deal_set"] for g in games})
     lines = [f"## {heading}", "", f"{len(games)} games on {len(deals)} deals of the {' and '.join(sets)} set."]
     lines += [""]
     if ratings is not None:
-        lines += ["| agent | plays | rating | 95% interval | games |", "|---|---|---:|---|---:|"]
+        lines += [f"| agent | plays | rating | {rating_interval} | games |", "|---|---|---:|---|---:|"]
         for r in ratings:
             interval = f"[{_num(r.low)}, {_num(r.high)}]"
             lines.append(f"| {r.name} | {_options(agents[r.name])} | {_num(r.value)} | {interval} | {r.games} |")
@@ -124,8 +156,8 @@ def configuration_section(
     lines += swept_anchor_note(games)
     n = len(games[0]["seats"])
     lines += ["", f"Win share of the hero at its table (shared wins count 1/k; an even share is {1 / n:.3f}):", ""]
-    lines += ["| hero | opponents | win share | 95% interval | games | deals |", "|---|---|---:|---|---:|---:|"]
-    for s in win_shares(games):
+    lines += [f"| hero | opponents | win share | {share_interval} | games | deals |", "|---|---|---:|---|---:|---:|"]
+    for s in win_shares(games, small):
         lines.append(
             f"| {s.hero} | {s.opponent} | {s.value:.3f} | [{s.low:.3f}, {s.high:.3f}] | {s.games} | {s.deals} |"
         )
@@ -172,6 +204,26 @@ def shown_path(path: str | Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
+def provenance_note(origin: dict) -> str:
+    """A v2 run's commit, checkout, versions and CPU, for its line in the list of runs."""
+    state = "DIRTY checkout: not citable" if origin["dirty"] else "clean checkout"
+    torch = f", torch {origin['torch']}" if origin["torch"] else ""
+    return (
+        f"; commit {str(origin['commit'])[:12]}, {state}; Python {origin['python']}, numpy {origin['numpy']}"
+        f"{torch}; {origin['cpu']}"
+    )
+
+
+def refuse_dirty(record: Record) -> None:
+    """ValueError naming the runs of ``record`` made from a dirty checkout: no published report rests on them."""
+    dirty = [run["run"] for run in record.runs if run.get("provenance", {}).get("dirty")]
+    if dirty:
+        raise ValueError(
+            f"runs {dirty} were made from a dirty checkout (uncommitted changes): refused; play them again from a "
+            "clean one, or pass --allow-dirty to look at them (never to publish)"
+        )
+
+
 def markdown(record: Record, title: str, intro: str = "", sources: Sequence[str | Path] = ()) -> str:
     """The report of a record (see the module docstring); ``sources``: the record files, to name them."""
     agents = record.agents()
@@ -182,21 +234,24 @@ def markdown(record: Record, title: str, intro: str = "", sources: Sequence[str 
     for run in record.runs:
         count = sum(1 for g in record.games if g["run"] == run["run"])
         lines.append(f"- `{run['command']}` ({run['protocol']}, {run['version']}, {run['started']}): {count} games")
+        if "provenance" in run:  # v2: the run's origin, and a mark no one can miss on a dirty one
+            lines[-1] += provenance_note(run["provenance"])
     if record.failures:
         lines += ["", "## Protocol violations", ""] + failure_lines(record.failures)
     lines.append("")
     groups = {label_of(game, config): games for (game, config), games in by_configuration(record.games).items()}
-    ratings = {heading: ratings_of(games) for heading, games in groups.items()}
+    small = small_sample(record)
+    ratings = {heading: ratings_of(games, small) for heading, games in groups.items()}
     if len(groups) > 1 and any(r is not None for r in ratings.values()):  # else the table would be empty
         lines += [
             "## Ratings at a glance",
             "",
-            "Rating [95% interval] by configuration (random 0, heuristic 1,000).",
+            f"Rating [{INTERVALS[small][0]}] by configuration (random 0, heuristic 1,000).",
             "",
         ]
         lines += summary_table(ratings, list(agents))
     for heading, games in groups.items():
-        lines += configuration_section(games, agents, heading, ratings[heading])
+        lines += configuration_section(games, agents, heading, ratings[heading], small)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -208,13 +263,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, type=Path, help="the markdown file to write")
     parser.add_argument("--title", default="Benchmark report", help="the report's title")
     parser.add_argument("--leaderboard", action="store_true", help="the leaderboard page's title and introduction")
+    parser.add_argument("--allow-dirty", action="store_true", help="accept runs from a dirty checkout (marked so)")
     args = parser.parse_args(argv)
     try:
         record = records.read(args.records)
+        if not args.allow_dirty:
+            refuse_dirty(record)
     except (OSError, ValueError) as error:
         parser.error(str(error))
     if args.leaderboard:
-        text = markdown(record, "Leaderboard", LEADERBOARD_INTRO, args.records)
+        text = markdown(record, "Leaderboard", leaderboard_intro(record), args.records)
     else:
         command = f"python -m benchmarks.report RECORD... --title '{args.title}' --out FILE"
         intro = f"Generated by `{command}` from the records below; never edited by hand."

@@ -1,29 +1,25 @@
 """Throughput and memory of the drawluck environments next to PettingZoo classic references.
 
-Every env is driven by the loop of ``pettingzoo.test.performance_benchmark``
-(``agent_iter`` + ``last`` + a random legal action from the mask + ``step``,
-reset at the end); the raw engines are driven directly (``legal_actions`` +
-``apply``). Speed is quoted as a ratio to ``connect_four_v3``, measured so that
-it holds on a loaded, slower or different machine:
+Every env is driven by the loop of ``pettingzoo.test.performance_benchmark`` (``agent_iter`` + ``last`` + a random
+legal action from the mask + ``step``, reset at the end); the raw engines are driven directly (``legal_actions`` +
+``apply``). Speed is quoted as a ratio to ``connect_four_v3``, measured so that it holds on a loaded, slower or
+different machine:
 
-- time is the CPU time of this process (``time.process_time``), not wall time:
-  time spent waiting for a core while other processes run is not counted;
-- CPU time alone does not suffice: on a busy machine a CPU second does less
-  work (shared caches and cores, frequency), by up to 2x within one run here.
-  So the reference and the subjects run in alternating short bursts: a round
-  runs the reference, then each subject in turn (its env, then its raw engine)
-  followed by the reference again. Each ratio is taken within a round, against
-  the reference bursts just before and just after the subject's (a steady drift
-  cancels), and the figure is the median over the rounds; their range
-  (min-max) is reported beside it, so a noisy run is seen, not hidden. Each
-  env carries its game on from burst to burst.
+- time is the CPU time of this process (``time.process_time``), not wall time: time spent waiting for a core while
+  other processes run is not counted;
+- CPU time alone does not suffice: on a busy machine a CPU second does less work (shared caches and cores,
+  frequency), by up to 2x within one run here. So the reference and the subjects run in alternating short bursts: a
+  round runs the reference, then each subject in turn (its env, then its raw engine) followed by the reference
+  again. Each ratio is taken within a round, against the reference bursts just before and just after the subject's
+  (a steady drift cancels), and the figure is the median over the rounds; their range (min-max) is reported beside
+  it, so a noisy run is seen, not hidden. Each env carries its game on from burst to burst.
 
-Peak memory is real memory: each env is run in a fresh process, which
-reports its peak resident set (``VmHWM``), the part of it above the same
-process after imports (what the env itself costs), and the peak of Python
-allocations traced by ``tracemalloc`` (numpy arrays included).
+Peak memory is real memory: each env is run in a fresh process, which reports its peak resident set (``VmHWM``), the
+part of it above the same process after imports (what the env itself costs), and the peak of Python allocations
+traced by ``tracemalloc`` (numpy arrays included).
 
     python -m benchmarks.throughput [--seconds 3] [--rounds 20] [--out benchmarks/results/throughput.md]
+
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key
 from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
 from benchmarks.variance import DuplicateEffect, duplicate_effect
 from envs.core.engine import shown
-from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
+from envs.games import GAME_NAMES, add_game_options, command_parser, game_config, make_game, parse_command
 from parallel import pool
 from parallel.pool import Backend
 
@@ -229,11 +229,7 @@ def write_report(record_path: Path, stem: Path) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.tournament",
-        description=__doc__,
-        formatter_class=HelpFormatter,
-    )
+    parser = command_parser("python -m benchmarks.tournament", __doc__)
     parser.add_argument("--game", help=f"one of {', '.join(list(GAME_NAMES))} (required unless --from-record)")
     parser.add_argument(
         "--agents",
@@ -289,9 +285,8 @@ def default_name(plan: Plan) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, argv = parse_command(parser, argv)
     if args.from_record:
         return from_record(parser, args)
     try:

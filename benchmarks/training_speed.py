@@ -17,7 +17,6 @@ turns/s; and 2 workers against 1.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import os
@@ -29,7 +28,7 @@ import time
 from pathlib import Path
 
 from benchmarks import records
-from envs.games import HelpFormatter
+from envs.games import command_parser, parse_command
 from training.report import time_shares
 from training.settings import game_training
 
@@ -153,10 +152,7 @@ def report(rows: list[dict], argv: list[str], load: tuple[float, float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.training_speed", description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter
-    )
+    parser = command_parser("python -m benchmarks.training_speed", __doc__.split("\n\n")[0])
     parser.add_argument(
         "--games",
         nargs="+",
@@ -174,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--workers", nargs="+", type=int, default=[0, 1, 2], help="worker counts to run")
     parser.add_argument("--out", help="markdown report (default runs/bench/training_speed-TIME.md)")
-    args = parser.parse_args(argv)
+    args, argv = parse_command(parser, argv)
     args.out = Path(args.out) if args.out else records.run_file("training_speed", ".md")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()[0]

@@ -15,12 +15,11 @@ the wins is 1/n.
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import sys
 import time
 
-from envs.games import HelpFormatter
+from envs.games import command_parser, parse_command
 
 #: The target of each shipped configuration against the heuristic (issue 13), by game.
 TARGETS = {"wakanda": 0.80, "samurai": 0.55, "wapi": 0.30}
@@ -96,12 +95,7 @@ def report(results: list[dict], argv: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.training_strength",
-        description=__doc__.split("\n\n")[0],
-        formatter_class=HelpFormatter,
-    )
+    parser = command_parser("python -m benchmarks.training_strength", __doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", default=["trained"], help="model files, or 'trained' (the shipped ones)")
     parser.add_argument(
         "--opponents", nargs="+", default=["random", "heuristic"], help="opponent kinds: random, heuristic, ismcts"
@@ -109,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=1000, help="games per model and opponent kind, seats swapped")
     parser.add_argument("--seed", type=int, default=9_000_000, help="game i deals from seed --seed + i // players")
     parser.add_argument("--out", default=None, help="also write the table here, as markdown (default: printed only)")
-    args = parser.parse_args(argv)
+    args, argv = parse_command(parser, argv)
     try:
         check(model_paths(args.models), args.opponents, args.games)
     except ValueError as error:

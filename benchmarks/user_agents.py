@@ -2,7 +2,9 @@
 
 Naming a Python file on the command line is the user's explicit wish to run
 it, so the file is imported as a module (model files are still only read by
-the safe loaders of ``ppo:`` and ``rllib:``). The class implements the agent
+the safe loaders of ``ppo:`` and ``rllib:``), but only in a sealed process of
+its own (:mod:`benchmarks.sealed`), never in the referee's: the referee only
+hashes the code (:func:`code_hash`), finding its files without importing them. The class implements the agent
 protocol (:mod:`agents.protocol`: ``act(view) -> int``, optional ``reset()``)
 and is built as ``Class(game=..., seed=..., **options)``, ``game`` and ``seed``
 passed only when its ``__init__`` takes them.
@@ -10,9 +12,11 @@ passed only when its ``__init__`` takes them.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -77,3 +81,31 @@ def build(name: str, game: Game, seed: int | None, options: dict[str, Any]) -> A
 def describe_names() -> str:
     """The agent names ``rate`` takes, for help texts."""
     return ", ".join(AGENT_NAMES) + ", module:Class, path/to/file.py:Class"
+
+
+def code_files(name: str) -> list[Path]:
+    """The Python files of a user's agent, found without running them: ``file.py:Class``'s file, or every
+    ``.py`` file of ``module:Class``'s top-level package (its one file for a plain module) on ``sys.path``."""
+    where = name.rpartition(":")[0]
+    if where.endswith(".py") or "/" in where:
+        path = Path(where).resolve()
+        if not path.is_file():
+            raise ValueError(f"agent file {where} does not exist")
+        return [path]
+    top = where.split(".")[0]
+    for entry in [Path.cwd(), *map(Path, sys.path[1:])]:
+        if (entry / top / "__init__.py").is_file():
+            return sorted((entry / top).rglob("*.py"))
+        if (entry / f"{top}.py").is_file():
+            return [entry / f"{top}.py"]
+    raise ValueError(f"cannot find agent module {where!r} on the Python path")
+
+
+def code_hash(name: str) -> str:
+    """SHA-256 over the agent's code files (their names relative to the first one's folder, and contents)."""
+    files = code_files(name)
+    base = Path(os.path.commonpath([path.parent for path in files]))
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(base).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

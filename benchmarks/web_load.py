@@ -1,33 +1,29 @@
 """Load on the browser server (``python -m web``) over the loopback address, then a kill and a restart.
 
-``--visitors`` simulated visitors (threads, each with its own keep-alive connection and its
-own client address, named by ``X-Forwarded-For`` to a server that trusts 127.0.0.1 as its
-proxy) arrive over the first 10 s (or quarter of the run) and play until ``--seconds``
-have passed: each starts a game (one of the three, default configuration,
-a random seat), then moves at a person's pace (``--pace`` seconds between moves, drawn
-uniformly) and, while the opponents think, polls ``GET ?since=N`` as the page does (50 ms,
-then twice as long each time, up to 800 ms). A ``--best-share`` of the visitors play against
-``best`` (the page's default thinking time, 1 s a turn), the others against random and
-heuristic opponents. Measured: the latency of every GET and of every move's acknowledgement
-(the answer to ``POST .../moves``, which never waits for the opponents), the server's peak
-resident memory (its process and its workers together, sampled every 0.2 s) and every
-response of 500 or more.
+``--visitors`` simulated visitors (threads, each with its own keep-alive connection and its own client address,
+named by ``X-Forwarded-For`` to a server that trusts 127.0.0.1 as its proxy) arrive over the first 10 s (or quarter
+of the run) and play until ``--seconds`` have passed: each starts a game (one of the three, default configuration, a
+random seat), then moves at a person's pace (``--pace`` seconds between moves, drawn uniformly) and, while the
+opponents think, polls ``GET ?since=N`` as the page does (50 ms, then twice as long each time, up to 800 ms). A
+``--best-share`` of the visitors play against ``best`` (the page's default thinking time, 1 s a turn), the others
+against random and heuristic opponents. Measured: the latency of every GET and of every move's acknowledgement (the
+answer to ``POST .../moves``, which never waits for the opponents), the server's peak resident memory (its process
+and its workers together, sampled every 0.2 s) and every response of 500 or more.
 
-Beside them (unless ``--no-hostile``) run one hostile client per attack of issue 48 and a probe
-timing another visitor's 0.5 s opponent (``benchmarks.web_hostile``), with the server at 1,024
-open files, as a default service, and its log counted by the minute.
+Beside them (unless ``--no-hostile``) run one hostile client per attack of issue 48 and a probe timing another
+visitor's 0.5 s opponent (``benchmarks.web_hostile``), with the server at 1,024 open files, as a default service,
+and its log counted by the minute.
 
-Then the visitors stop where they are (mid-game), every game's view is read, the server
-is killed with SIGKILL (some opponents still thinking) and started again on the same
-database, and every game is read again: a game is *lost* if it is gone, *changed* if its
-configuration, seat, players or seed differ or its moves are not the moves read before the
-kill followed by at most the opponents' moves the server was playing then.
+Then the visitors stop where they are (mid-game), every game's view is read, the server is killed with SIGKILL (some
+opponents still thinking) and started again on the same database, and every game is read again: a game is *lost* if
+it is gone, *changed* if its configuration, seat, players or seed differ or its moves are not the moves read before
+the kill followed by at most the opponents' moves the server was playing then.
 
     python -m benchmarks.web_load [--visitors 200] [--seconds 120] [--best-share 0.25] [--workers N] [--no-hostile]
 
 Writes the report to ``--out`` (by default a new file under ``runs/bench/``; the committed
-``benchmarks/results/web_load.md`` only when ``--out`` names it) and the run's measurements
-beside it, with the suffix ``.json``; the report is generated from them.
+``benchmarks/results/web_load.md`` only when ``--out`` names it) and the run's measurements beside it, with the
+suffix ``.json``; the report is generated from them.
 """
 
 from __future__ import annotations

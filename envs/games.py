@@ -9,6 +9,7 @@ game's new option is settable everywhere the moment its description declares it.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 import envs
@@ -58,6 +59,19 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
             default = " ".join(map(str, default)) or "none"
         shown_default = "none" if default is None else str(default)
         return f"{text} (default: {shown_default.replace('%', '%%')})".lstrip()
+
+
+def command_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The parser of a command run as ``prog`` (``python -m benchmarks.tournament``), its help written by
+    :class:`HelpFormatter`: the one way the commands build theirs."""
+    return argparse.ArgumentParser(prog=prog, description=description, formatter_class=HelpFormatter)
+
+
+def parse_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    """``argv`` (the process's own arguments when None) parsed by ``parser``, and the ``argv`` parsed: the
+    command line a command writes into its records and reports."""
+    argv = sys.argv[1:] if argv is None else argv
+    return parser.parse_args(argv), argv
 
 
 def _options_by_name() -> dict[str, list[tuple[str, Option]]]:

@@ -79,7 +79,7 @@ from envs.core import GameEnv, make_env
 from envs.core.vector import GameVectorEnv, make_vector_env
 from envs.wapi import WapiGame
 
-__all__ = ["env", "raw_env", "vector_env"]
+__all__ = ["env", "raw_env", "sb3_vec_env", "vector_env"]
 
 
 def raw_env(num_players=4, scoring="full", coins=None, reward="win", render_mode=None) -> GameEnv:
@@ -92,5 +92,14 @@ def env(num_players=4, scoring="full", coins=None, reward="win", render_mode=Non
 
 def vector_env(num_envs: int, **options) -> GameVectorEnv:
     """``num_envs`` games as a Gymnasium VectorEnv of one learner's seat (``docs/batch.md``); ``options``: those of
-    ``envs.core.vector.GameVectorEnv`` (opponents, seed, reward, seat) and of ``env()`` (the game's configuration)."""
+    ``envs.core.vector.GameVectorEnv`` (opponents, seed, reward, seat, autoreset_mode, render_mode) and of ``env()``
+    (the game's configuration)."""
     return make_vector_env("wapi", num_envs, **options)
+
+
+def sb3_vec_env(num_envs: int, **options):
+    """The vector env as a Stable-Baselines3 ``VecEnv`` with sb3-contrib's action masks (``envs/core/sb3.py``;
+    SB3 imported only here); ``options`` as :func:`vector_env`'s, but for ``autoreset_mode``."""
+    from envs.core.sb3 import sb3_vec_env as make
+
+    return make("wapi", num_envs, **options)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import re
@@ -144,6 +145,82 @@ def assert_steps_refused(env, cases) -> None:
         with pytest.raises(error, match=match):
             env.step(action)
         assert env.state_dict() == before and env.agent_selection == agent
+
+
+def assert_layout_table(layout, names: str) -> list[tuple[int, int]]:
+    """An observation module's layout table (its docstring's ``| offset | size |`` rows; a size may read
+    ``174 x 21``) states the module's blocks ``names`` (space-separated) at their real offsets, each ending
+    where the next starts. Returns the rows as (offset, size)."""
+    found = re.findall(r"^\| (\d+)\s+\| ([\d x]+?)\s+\|", layout.__doc__, re.M)
+    rows = [(int(offset), math.prod(int(n) for n in size.split("x"))) for offset, size in found]
+    assert [offset for offset, _ in rows] == [getattr(layout, name) for name in names.split()]
+    assert all(a + n == b for (a, n), (b, _) in zip(rows, rows[1:]))
+    return rows
+
+
+def assert_reloads_finished(module, **config) -> dict:
+    """A game of ``module.raw_env(**config)`` played to its end (seed 2, the first legal move each turn),
+    loaded from its ``state_dict`` into a fresh env: over there too, with the same infos and rewards.
+    Returns the state_dict, for the game's own checks."""
+    env = module.raw_env(**config)
+    env.reset(seed=2)
+    while not env.terminations[env.agent_selection]:
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    data = env.state_dict()
+    other = module.raw_env(**config)
+    other.load_state_dict(data)
+    assert all(other.terminations.values())
+    assert other.infos == env.infos and other._cumulative_rewards == env._cumulative_rewards
+    return data
+
+
+def random_positions(make_env, configs, keep, max_steps: int = 3_000) -> list[tuple[dict, dict]]:
+    """(config, state_dict) of seeded games of random legal moves (seeds 0 to 2, moves drawn with
+    ``random.Random(seed)``): at each step ``keep(step)`` chooses, and at the end."""
+    out = []
+    for config in configs:
+        for seed in range(3):
+            env = make_env(**config)
+            env.reset(seed=seed)
+            choose = random.Random(seed).choice
+            for step in range(max_steps):
+                ended = env.terminations[env.agent_selection]
+                if keep(step) or ended:
+                    out.append((config, env.state_dict()))
+                if ended:
+                    break
+                env.step(choose(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()))
+    return out
+
+
+def mutation_settings(examples: int):
+    """The Hypothesis settings of the state_dict mutation tests: reproducible (derandomized, no example
+    database), untimed, and quiet about slow or large draws (a game's state is large by nature)."""
+    from hypothesis import HealthCheck, settings
+
+    too_slow, too_large = HealthCheck.too_slow, HealthCheck.data_too_large
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[too_slow, too_large],
+    )
+
+
+def places(node, prefix=()):
+    """Every place inside a state_dict: (path, value) for each key and list item, depth first."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        yield prefix + (key,), value
+        yield from places(value, prefix + (key,))
+
+
+def parent_of(data, path):
+    """The dict or list that holds the place ``path`` (a path of :func:`places`)."""
+    for key in path[:-1]:
+        data = data[key]
+    return data
 
 
 def tiny_train_argv(game: str, network: str, warm_start: str, out: str) -> list[str]:

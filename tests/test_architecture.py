@@ -214,24 +214,24 @@ def test_the_length_check_finds_a_long_function():
     assert _long_functions(method, "m.py") == [f"m.py:2 long ({MAX_FUNCTION_LINES + 1} lines)"]
 
 
-#: The examples are read as the project's code is: short functions too.
+#: The examples are read as the project's code is: short functions, short modules.
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
-#: TODO(issue 52): functions still over the limit, each to be shortened and then struck from this list.
-LONG_FOR_NOW = {"examples/ppo_batch.py main"}
-
-
-def _path_and_name(found: str) -> str:
-    """``"examples/ppo_batch.py:92 main (87 lines)"`` -> ``"examples/ppo_batch.py main"``."""
-    where, _, rest = found.partition(" ")
-    return f"{where.rpartition(':')[0]} {rest.split()[0]}"
+#: A module's most lines (DESIGN.md: one idea per module, a module under about 400 lines).
+MAX_MODULE_LINES = 400
 
 
 def test_no_function_is_long_without_saying_why():
     """Short functions (the developers' guide); one longer than 60 lines says in its docstring why ("Long because")."""
     paths = [*MODULES.values(), *EXAMPLES]
     long = [found for path in paths for found in _long_functions(path.read_text(), str(path.relative_to(ROOT)))]
-    long = [found for found in long if _path_and_name(found) not in LONG_FOR_NOW]
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines without 'Long because' in their docstring: {long}"
+
+
+def test_no_module_is_long():
+    """One idea per module: none of the project's modules nor the examples passes MAX_MODULE_LINES."""
+    sizes = {path.relative_to(ROOT): len(path.read_text().splitlines()) for path in [*MODULES.values(), *EXAMPLES]}
+    long = sorted(f"{path} ({lines} lines)" for path, lines in sizes.items() if lines > MAX_MODULE_LINES)
+    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
 
 
 def test_the_graph_sees_imports_by_name():

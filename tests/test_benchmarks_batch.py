@@ -1,4 +1,4 @@
-"""benchmarks/batch.py: a tiny run writes its three ratios per game, with the command and the engine."""
+"""benchmarks/batch.py: a tiny run writes its ratios per game, with the command and the engine."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from benchmarks import batch
 
 def test_a_short_run_reports_each_measure_with_its_engine_and_ratio(tmp_path):
     out = tmp_path / "batch.md"
-    batch.main(["--games", "wapi", "--rounds", "1", "--seconds", "0.02", "--out", str(out)])
+    batch.main(["--games", "wapi", "--rounds", "1", "--seconds", "0.02", "--no-sb3", "--out", str(out)])
     text = out.read_text()
-    assert "Command: `python -m benchmarks.batch --games wapi --rounds 1 --seconds 0.02 --out" in text
+    assert "Command: `python -m benchmarks.batch --games wapi --rounds 1 --seconds 0.02 --no-sb3 --out" in text
     rows = [line for line in text.splitlines() if line.startswith("| wapi 4p |")]
     assert [row.split(" | ")[1].split(";")[0] for row in rows] == [
         "random play",
@@ -19,3 +19,19 @@ def test_a_short_run_reports_each_measure_with_its_engine_and_ratio(tmp_path):
     for row in rows:
         cells = row.split(" | ")
         assert cells[3] == "WapiBatch" and float(cells[6].strip("*")) > 0
+
+
+def test_the_sb3_rows_compare_the_sb3_vec_env_with_the_single_agent_view_and_lockstep(monkeypatch):
+    """The SB3 rows (here with train.py's settings made tiny): the adapter stepped and learning, each against
+    its reference, with the number of games train.py plays."""
+    import training.settings
+
+    small = {"n_envs": 4, "n_steps": 8, "batch_size": 16, "n_epochs": 1, "net_arch": [8], "gamma": 1.0}
+    monkeypatch.setattr(training.settings, "game_training", lambda name: {"learning_rate": 1e-3, **small})
+    rows = batch.sb3_rows("wakanda", 1, 0.01)
+    assert [row["what"] for row in rows] == [
+        "SB3 VecEnv, random opponents; against single-agent view",
+        "MaskablePPO, random opponents; against single-agent view",
+        "MaskablePPO, random opponents; against lockstep",
+    ]
+    assert all(row["size"] == 4 and row["batched"] > 0 and row["per_game"] > 0 for row in rows)

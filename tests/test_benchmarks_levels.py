@@ -50,6 +50,7 @@ def test_a_game_with_levels_of_its_own_plays_them_and_pools_its_records_alone(tm
     for game in ("wakanda", "samurai"):
         run = levels.level_run(game, ["play"])
         line = {"kind": "game", "run": run["run"], "game": game, "config": {}, "seed": 1, "seats": ["level:3"] * 2}
+        line |= {"scores": [1.0, 0.0], "winners": [0]}  # a whole game line: v2 records follow their schema
         records.write(records.Record(runs=[run], games=[line]), tmp_path / f"{game}.jsonl")
     with pytest.raises(ValueError, match="agent label 'level:2' means"):
         records.read(sorted(tmp_path.iterdir()))  # pooled across games, a level would mean two agents

@@ -4,7 +4,7 @@ anchors, intervals clustered by deal, and win shares with shared wins counted 1/
 import numpy as np
 import pytest
 
-from benchmarks.rating import anchored_ratings, win_shares
+from benchmarks.rating import anchored_ratings, t975, tail_percent, win_shares
 
 #: Log-strengths of the simulated agents: the anchors 1.0 apart, so that 1000 rating points = 1.0.
 STRENGTH = {"random": 0.0, "heuristic": 1.0, "strong": 1.6, "middling": 0.4}
@@ -107,3 +107,26 @@ def test_a_shared_win_counts_one_over_k_and_the_interval_is_over_deal_means():
     half = 1.959964 * means.std(ddof=1) / 2
     assert (share.low, share.high) == pytest.approx((max(0, means.mean() - half), min(1, means.mean() + half)))
     assert (share.games, share.deals) == (12, 4)
+
+
+def test_t_quantiles_match_the_published_table_beyond_it_too():
+    for df, quantile in [(1, 12.706), (11, 2.201), (30, 2.042), (40, 2.021), (60, 2.000), (120, 1.980)]:
+        assert t975(df) == pytest.approx(quantile, abs=6e-4)
+
+
+def test_small_sample_intervals_are_wider_by_what_t_says_on_twelve_deals():
+    """Issue 49: with 12 deals the normal quantile is too narrow (v2's tables use t and the expanded bootstrap)."""
+    games = simulate(12, players=2, seed=3)
+    checked = 0
+    for plain, small in zip(win_shares(games), win_shares(games, small_sample=True)):
+        ratio = (small.high - small.low) / (plain.high - plain.low)
+        if 0 < plain.low and plain.high < 1:  # (an interval cut at 0 or 1 is not scaled)
+            assert small.value == plain.value and ratio == pytest.approx(t975(11) / 1.959964, rel=1e-6)
+            checked += 1
+    assert checked
+    assert tail_percent(12, True) == pytest.approx(1.076, abs=1e-3) and tail_percent(12, False) == 2.5
+    plain = {r.name: r for r in anchored_ratings(games)}
+    small = {r.name: r for r in anchored_ratings(games, small_sample=True)}
+    strong = [name for name in small if name not in ("random", "heuristic")]
+    assert all(small[n].low <= plain[n].low and small[n].high >= plain[n].high for n in strong)
+    assert any(small[n].high - small[n].low > plain[n].high - plain[n].low for n in strong)

@@ -82,7 +82,7 @@ def test_pooling_refuses_a_game_played_twice_and_a_label_meaning_two_agents(tmp_
     with pytest.raises(ValueError, match="'heuristic' means"):
         records.read([a, b])
     other.runs[0]["agents"]["heuristic"] = record.runs[0]["agents"]["heuristic"]
-    other.runs[0]["protocol"] = "drawluck-bench v2"
+    other.runs[0]["protocol"] = "drawluck-bench v1"
     c = records.write(other, tmp_path / "c.jsonl")
     with pytest.raises(ValueError, match="different protocols"):
         records.read([a, c])
@@ -105,7 +105,7 @@ def test_a_report_is_made_from_the_record_alone_byte_for_byte(tmp_path):
     path = records.write(tiny_record(), tmp_path / "r.jsonl.gz")
     outs = [tmp_path / "one.md", tmp_path / "two.md"]
     for out in outs:
-        assert report.main([str(path), "--out", str(out)]) == 0
+        assert report.main([str(path), "--out", str(out), "--allow-dirty"]) == 0
     assert outs[0].read_bytes() == outs[1].read_bytes()
     text = outs[0].read_text()
     assert "## wapi 2p" in text and "| heuristic | `heuristic` | 1,000 | [1,000, 1,000] | 6 |" in text
@@ -184,3 +184,44 @@ def test_a_speed_benchmark_writes_no_committed_file_by_default(tmp_path, monkeyp
     assert {p.name: p.read_bytes() for p in results.glob("*.md")} == before
     (written,) = (tmp_path / "runs" / "bench").glob(f"{module}*.md")
     assert f"python -m benchmarks.{module} --rounds 1" in written.read_text()
+
+
+def test_a_v2_record_names_its_origin_and_a_dirty_one_is_refused_by_the_reports(tmp_path, capsys):
+    record = tiny_record()
+    (run,) = record.runs
+    origin = run["provenance"]
+    assert run["schema"] == 2 and set(run["engines"]) == {"wapi", "samurai", "wakanda"}
+    assert {"commit", "dirty", "python", "numpy", "torch", "cpu"} <= set(origin) and origin["cpu"]
+    assert all(len(agent["anchor"]) == 64 for agent in run["agents"].values())
+    for dirty in (True, False):
+        origin["dirty"] = dirty
+        path = records.write(record, tmp_path / f"{dirty}.jsonl")
+        if dirty:
+            with pytest.raises(SystemExit):
+                report.main([str(path), "--out", str(tmp_path / "page.md")])
+            assert "dirty checkout" in capsys.readouterr().err
+        else:
+            assert report.main([str(path), "--out", str(tmp_path / "page.md")]) == 0
+    page = (tmp_path / "page.md").read_text()
+    assert "clean checkout; Python " in page
+    assert "| 95% interval (t, deals − 1 df) |" in page  # v2 tables name their small-sample intervals
+
+
+def test_every_v2_line_is_checked_against_the_schema_and_engines_never_pool(tmp_path):
+    record = tiny_record()
+    record.games[1]["winners"] = ["first"]
+    with pytest.raises(ValueError, match=r"line 3 \(game\) breaks record-v2.schema.json: winners/0"):
+        records.write(record, tmp_path / "bad.jsonl")
+    record.games[1]["winners"] = [0]
+    path = records.write(record, tmp_path / "good.jsonl")
+    lines = path.read_text().splitlines()
+    forged = json.loads(lines[0]) | {"provenance": {"commit": "abc"}}
+    (tmp_path / "forged.jsonl").write_text("\n".join([json.dumps(forged), *lines[1:]]) + "\n")
+    with pytest.raises(ValueError, match="line 1 \\(run\\) breaks record-v2.schema.json: provenance"):
+        records.read([tmp_path / "forged.jsonl"])
+    other = tiny_record()
+    other.runs[0]["engines"]["wapi"] = "0" * 64
+    for line in other.games:
+        line["seed"] += 100
+    with pytest.raises(ValueError, match="different wapi engines"):
+        records.read([path, records.write(other, tmp_path / "other.jsonl")])

@@ -107,3 +107,18 @@ def test_model_export_copies_a_model_and_refuses_a_missing_file(tmp_path, capsys
         model_files.main([str(tmp_path / "none.zip"), str(tmp_path / "out.zip")])
     assert exit_info.value.code == 2 and "model file not found" in capsys.readouterr().err
     assert not (tmp_path / "out.zip").exists()
+
+
+def test_a_command_parses_and_keeps_its_own_command_line(monkeypatch):
+    """``parse_command``: the arguments given, else the process's own, parsed; the line parsed is returned
+    as it was, for the command's records and reports."""
+    from envs.games import command_parser, parse_command
+
+    parser = command_parser("python -m benchmarks.example", "An example.")
+    parser.add_argument("--games", type=int, default=2, help="games")
+    assert parser.formatter_class is HelpFormatter and parser.prog == "python -m benchmarks.example"
+    args, argv = parse_command(parser, ["--games", "5"])
+    assert args.games == 5 and argv == ["--games", "5"]
+    monkeypatch.setattr("sys.argv", ["example.py", "--games", "7"])
+    args, argv = parse_command(parser, None)
+    assert args.games == 7 and argv == ["--games", "7"]

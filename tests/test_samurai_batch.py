@@ -26,6 +26,7 @@ from envs.core import IllegalActionError
 from envs.core.batch import StateBatch, new_game
 from envs.samurai import SamuraiGame
 from envs.samurai.batch import BATCH_CLASS, SamuraiBatch
+from envs.samurai.batch_deal import _one_by_one, dealt
 from tests.conftest import assert_plays_out
 
 CONFIGS = list(itertools.product((2, 3, 4), (False, True), ("random", "draft")))
@@ -101,6 +102,36 @@ def test_game_i_of_a_batch_is_the_deal_of_seed_plus_i():
     assert batch.seeds.tolist() == [42, 43, 44, 45, 46]
     for i in range(5):
         assert batch.state(i).to_dict() == new_game(game, 42 + i).to_dict()
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_the_deal_over_arrays_of_seeds_is_the_engines_deal(config):
+    """Set-up (docs/rules/samurai.md, "Set-up"): for many seeds at once the vectorised deal draws exactly the
+    piles and figures that ``new_state``'s own code draws from each seed's generator."""
+    game = SamuraiGame(*config)
+    seeds = np.arange(300, dtype=np.int64) * 7919 + (2**33 if config[0] == 3 else 0)
+    for mine, theirs in zip(dealt(game, seeds), _one_by_one(game, seeds.tolist())):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def test_a_large_batch_deals_and_deals_again_the_engines_games():
+    """A batch of more games than the arrays' threshold: its first deals, and the next ones ``reset_done``
+    makes ahead for the whole batch, are ``new_game``'s states of seeds s + i and s + i + N; the masks of some
+    games (``legal_mask_where``) and a game's final observation read alone (``observe_rows``) are the batch's."""
+    game, size = SamuraiGame(2, False, "random"), 70
+    batch, rng = SamuraiBatch(game, size, 9), np.random.default_rng(0)
+    assert [batch.state(i).to_dict() for i in (0, 69)] == [new_game(game, s).to_dict() for s in (9, 78)]
+    while not batch.terminated.any():
+        where = rng.random(size) < 0.3
+        some = batch.legal_mask_where(where)  # computed for those games alone, before the whole mask
+        np.testing.assert_array_equal(some, batch.legal_mask() & where[:, None])
+        batch.step(random_moves(batch.legal_mask(), rng))
+    ended = np.flatnonzero(batch.terminated)
+    seats = rng.integers(0, 2, size)
+    np.testing.assert_array_equal(batch.observe_rows(ended, seats), batch.observe(seats)[ended])
+    assert batch.reset_done().tolist() == ended.tolist()
+    for i in ended.tolist():
+        assert batch.state(i).to_dict() == new_game(game, 9 + i + size).to_dict()
 
 
 @pytest.mark.parametrize("config", [(2, False, "random"), (4, True, "draft")])

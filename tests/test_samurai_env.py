@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,7 @@ from envs.samurai import SamuraiGame, actions
 from envs.samurai import observation as layout
 from envs.samurai.components import DRAFT, FIGURE_TYPES, PLAYER_TILES, TILE_NAMES
 from envs.samurai.serialize import KEYS
+from tests import conftest
 from tests.conftest import aec_trace, assert_refused, assert_reset_refused, assert_steps_refused, documented_keys
 from tests.test_samurai_rules import AKITA, EDO, NON_QUICK_HAND, A, B, at, fig, play, position
 
@@ -30,11 +30,7 @@ CONFIGS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        yield
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 # --- the env card ---------------------------------------------------------------------
@@ -67,28 +63,9 @@ def test_env_card_links_the_projects_rules_page():
 
 def test_observation_table_matches_the_offsets():
     """The layout table in observation.py states the real offsets and sizes."""
-    rows = re.findall(r"^\| (\d+)\s+\| ([\d x]+?)\s+\|", layout.__doc__, re.M)
-    sizes = [eval(size.replace("x", "*")) for _, size in rows]  # noqa: S307 - "174 x 21"
-    offsets = [int(o) for o, _ in rows]
-    expected = [
-        layout.HEXES,
-        layout.PLAYERS,
-        layout.SET_ASIDE,
-        layout.ON_BOARD,
-        layout.SUPPLY,
-        layout.HAND,
-        layout.PHASE,
-        layout.PENDING,
-        layout.FIRST_FIGURE,
-        layout.SWAP_PICKED,
-        layout.NON_QUICK_USED,
-        layout.PLAYED,
-        layout.TURN,
-        layout.NUM_PLAYERS,
-    ]
-    assert offsets == expected
-    assert all(a + n == b for a, n, b in zip(offsets, sizes, offsets[1:]))
-    assert offsets[-1] + sizes[-1] == layout.OBSERVATION_SIZE == 3807
+    blocks = "HEXES PLAYERS SET_ASIDE ON_BOARD SUPPLY HAND PHASE PENDING FIRST_FIGURE SWAP_PICKED NON_QUICK_USED"
+    rows = conftest.assert_layout_table(layout, blocks + " PLAYED TURN NUM_PLAYERS")
+    assert rows[-1][0] + rows[-1][1] == layout.OBSERVATION_SIZE == 3807
 
 
 def test_observation_is_relative_to_the_observer_and_shows_the_sub_step():
@@ -250,16 +227,8 @@ def test_state_dict_has_exactly_the_documented_keys_and_round_trips_mid_turn():
 
 
 def test_load_state_dict_restores_a_finished_game():
-    env = samurai_v0.raw_env(num_players=2)
-    env.reset(seed=2)
-    while not env.terminations[env.agent_selection]:
-        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
-    data = env.state_dict()
+    data = conftest.assert_reloads_finished(samurai_v0, num_players=2)
     assert data["terminal"] and data["current_player"] is None and data["winners"]
-    other = samurai_v0.raw_env(num_players=2)
-    other.load_state_dict(data)
-    assert all(other.terminations.values())
-    assert other.infos == env.infos and other._cumulative_rewards == env._cumulative_rewards
 
 
 def _with(d: dict, path: str, value) -> None:

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from envs import samurai_v0
 from envs.samurai.components import CHOOSE_HAND, DRAFT, FIGURE_TYPES, PLAY
 from envs.samurai.serialize import KEYS, TURN_KEYS
-from tests.conftest import assert_refused
+from tests.conftest import assert_refused, random_positions
 from tests.test_samurai_rules import EDO, default_figures, position
 
 CONFIGS = (
@@ -39,24 +39,8 @@ FIELDS = KEYS | TURN_KEYS | {"tile", "owner", "settlement", "type", "state_dict"
 MAX_STEPS = 3_000
 
 
-def _positions() -> list[tuple[dict, dict]]:
-    """(config, state_dict) from the opening, every 13th decision and the end of seeded random games."""
-    out = []
-    for config in CONFIGS:
-        for seed in range(3):
-            env = samurai_v0.raw_env(**config)
-            env.reset(seed=seed)
-            choose = random.Random(seed).choice
-            for step in range(MAX_STEPS):
-                if step % 13 == 0 or env.terminations[env.agent_selection]:
-                    out.append((config, env.state_dict()))
-                if env.terminations[env.agent_selection]:
-                    break
-                env.step(choose(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()))
-    return out
-
-
-POSITIONS = _positions()
+#: Positions from the opening, every 13th decision and the end of seeded random games.
+POSITIONS = random_positions(samurai_v0.raw_env, CONFIGS, lambda step: step % 13 == 0, MAX_STEPS)
 
 
 def _paths(value, prefix=()):

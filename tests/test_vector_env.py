@@ -28,6 +28,7 @@ from envs.core.engine import IllegalActionError
 from envs.core.opponents import random_moves
 from envs.core.vector import BatchEnv, GameVectorEnv
 
+SAME, NEXT = AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP
 CONFIGS = [pytest.param(name, config, id=config_id(name, config)) for name, config in game_configs()]
 GAMES = [pytest.param(name, {}, id=name) for name in envs.GAMES]
 
@@ -53,30 +54,37 @@ class Recorder:
         return actions
 
 
-def record(name: str, config: dict, opponent, num_envs: int, steps: int, seed: int, reward: str = "win"):
+def record(name: str, config: dict, opponent, num_envs: int, steps: int, seed: int, reward="win", autoreset=SAME):
     """Play random learner moves in a vector env for ``steps`` steps and on until every slot has finished a
     game; per slot: the learner's views (observation, mask) and moves, each finished game's final
-    observation, reward and scores, and the opponents' moves."""
+    observation, reward and learner's score, and the opponents' moves. Under next-step autoreset the step
+    that ends a game shows its last observation, and the next step's action (ignored) deals the next game."""
     recorder = Recorder(opponent, num_envs)
-    venv = vector_env(name, num_envs, opponents=recorder, seed=seed, reward=reward, **config)
+    venv = vector_env(name, num_envs, opponents=recorder, seed=seed, reward=reward, autoreset_mode=autoreset, **config)
     obs, infos = venv.reset()
     views = [[(obs[i], infos["action_mask"][i])] for i in range(num_envs)]
-    learner = [[] for _ in range(num_envs)]
-    finals = [[] for _ in range(num_envs)]
-    rng = np.random.default_rng(seed)
-    step = 0
+    learner, finals = [[] for _ in range(num_envs)], [[] for _ in range(num_envs)]
+    rng, ended, step = np.random.default_rng(seed), np.zeros(num_envs, dtype=bool), 0
     while step < steps or not all(finals):
         step += 1
         assert np.array_equal(venv.action_masks(), infos["action_mask"])
         actions = random_legal(infos["action_mask"], rng)
         obs, rewards, terminated, truncated, infos = venv.step(actions)
         assert not truncated.any() and (rewards[~terminated] == 0).all()
+        assert infos["_action_mask"].all() and infos["_seat"].all()
         for i in range(num_envs):
-            learner[i].append(int(actions[i]))
-            if terminated[i]:
-                assert infos["_final_obs"][i]
-                finals[i].append((infos["final_obs"][i], rewards[i], infos["final_scores"][i]))
-            views[i].append((obs[i], infos["action_mask"][i]))
+            if not ended[i]:
+                learner[i].append(int(actions[i]))
+            if terminated[i] and autoreset == SAME:
+                assert infos["_final_obs"][i] and infos["_final_info"][i] and infos["final_info"]["_score"][i]
+                finals[i].append((infos["final_obs"][i], rewards[i], infos["final_info"]["score"][i]))
+            elif terminated[i]:
+                assert infos["_score"][i] and infos["action_mask"][i].all(), "any action: it is ignored"
+                finals[i].append((obs[i], rewards[i], infos["score"][i]))
+            if not (terminated[i] and autoreset == NEXT):
+                views[i].append((obs[i], infos["action_mask"][i]))
+        ended = terminated if autoreset == NEXT else ended
+        assert "final_obs" not in infos or autoreset == SAME
     return views, learner, finals, recorder.moves
 
 
@@ -87,7 +95,7 @@ def replay(name: str, config: dict, slot: int, num_envs: int, seed: int, record_
     module = importlib.import_module(f"envs.{name}_v0")
     env = module.env(reward=reward, **config)
     num_players = envs.describe(name).make(**config).num_players
-    for k, (final_obs, final_reward, final_scores) in enumerate(finals):
+    for k, (final_obs, final_reward, final_score) in enumerate(finals):
         game_seed = seed + slot + k * num_envs
         env.reset(seed=game_seed)
         me = f"player_{game_seed % num_players}"
@@ -97,7 +105,7 @@ def replay(name: str, config: dict, slot: int, num_envs: int, seed: int, record_
                 if agent == me:
                     assert np.array_equal(observation["observation"], final_obs)
                     assert np.float32(reward_now) == final_reward
-                    assert info["score"] == final_scores[game_seed % num_players]
+                    assert info["score"] == final_score
                 env.step(None)
                 continue
             if agent == me:
@@ -114,14 +122,20 @@ def replay(name: str, config: dict, slot: int, num_envs: int, seed: int, record_
     return len(finals)
 
 
-@pytest.mark.parametrize("name,config", CONFIGS)
-def test_the_learner_sees_and_earns_what_env_shows_on_the_same_seeds(name, config):
+#: Every configuration under same-step autoreset, each game's default one under next-step autoreset too.
+AUTORESETS = [pytest.param(*p.values, SAME, id=p.id) for p in CONFIGS] + [
+    pytest.param(*p.values, NEXT, id=f"{p.id}-next-step") for p in GAMES
+]
+
+
+@pytest.mark.parametrize("name,config,autoreset", AUTORESETS)
+def test_the_learner_sees_and_earns_what_env_shows_on_the_same_seeds(name, config, autoreset):
     """Every learner observation, mask and final reward (and the last observation and score of each
-    game) is env()'s for the game of that seed, the learner in seat seed % players, the opponents'
-    moves replayed; games end at different steps and are dealt anew in place."""
+    game, where the autoreset mode puts them) is env()'s for the game of that seed, the learner in seat
+    seed % players, the opponents' moves replayed; games end at different steps and are dealt anew in place."""
     modes = envs.describe(name).game_class.reward_modes
     num_envs, seed, reward = 5, 30, modes[len(config) % len(modes)]
-    records = record(name, config, random_moves, num_envs, steps=40, seed=seed, reward=reward)
+    records = record(name, config, random_moves, num_envs, steps=40, seed=seed, reward=reward, autoreset=autoreset)
     games = sum(
         replay(name, config, slot, num_envs, seed, [r[slot] for r in records], reward) for slot in range(num_envs)
     )
@@ -270,21 +284,39 @@ def test_envs_imports_no_agents():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_the_ppo_example_trains_on_the_vector_env(monkeypatch):
+def test_the_ppo_example_trains_evaluates_logs_and_saves_a_playable_agent(monkeypatch, tmp_path):
     """examples/ppo_batch.py (docs/batch.md's PPO loop) runs a tiny training end to end: every step is a
-    learner step, games end with env()'s win rewards, and the run is named game__algo__seed__time."""
+    learner step, games end with env()'s win rewards, the run is named game__algo__seed__time; each evaluation
+    gives win rates against random and heuristic opponents inside their intervals; TensorBoard's event file
+    is written; the saved model plays as an agent (built as benchmarks.rate builds a user's agent), its
+    greedy legal move; CleanRL's switches turn off by name."""
     import importlib.util
     from pathlib import Path
+
+    from agents.protocol import PlayerView
+    from benchmarks.user_agents import build
 
     path = Path(__file__).parent.parent / "examples" / "ppo_batch.py"
     spec = importlib.util.spec_from_file_location("ppo_batch", path)
     example = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "ppo_batch", example)  # dataclasses look their module up there
     spec.loader.exec_module(example)
-    run = example.main(["--total-timesteps", "512", "--num-envs", "32", "--num-steps", "8", "--update-epochs", "1"])
-    assert run["steps"] == 512 and run["games"] > 0
-    assert set(run["rewards"]) <= {-1.0, 0.0, 1.0}
+    small = ["--total-timesteps", "512", "--num-envs", "32", "--num-steps", "8", "--update-epochs", "1"]
+    switches = ["--no-norm-adv", "--no-clip-vloss", "--no-anneal-lr"]
+    assert not any(vars(example.parse_args(switches))[k] for k in ("norm_adv", "clip_vloss", "anneal_lr"))
+    evaluation = ["--eval-every", "1", "--eval-games", "12", "--out", str(tmp_path)]
+    run = example.main([*small, "--game", "wapi", "--opponents", "random", *evaluation])
+    assert run["steps"] == 512 and run["games"] > 0 and set(run["rewards"]) <= {-1.0, 0.0, 1.0}
     assert run["run_name"].startswith("wapi__ppo_batch__1__")
+    assert [e["opponent"] for e in run["evaluations"]] == ["random", "heuristic"] * 2
+    assert all(0 <= e["low"] <= e["win_rate"] <= e["high"] <= 1 and e["games"] == 12 for e in run["evaluations"])
+    assert list((tmp_path / run["run_name"]).glob("events.out.tfevents.*"))
+    player = build("examples/ppo_batch.py:BatchPPOAgent", envs.describe("wapi").make(), 0, {"model": run["model"]})
+    state = new_game(envs.describe("wapi").make(), 3)
+    view = PlayerView(state, np.random.default_rng(0))
+    player.reset()  # the agent protocol's call before each game
+    move = player.act(view)
+    assert move in view.legal_actions
 
 
 def test_the_python_blocks_of_docs_batch_md_run():
@@ -293,7 +325,7 @@ def test_the_python_blocks_of_docs_batch_md_run():
 
     text = (Path(__file__).parent.parent / "docs" / "batch.md").read_text()
     blocks = [block.split("```")[0] for block in text.split("```python\n")[1:]]
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     for block in blocks:
         exec(compile(block, "docs/batch.md", "exec"), {})
 

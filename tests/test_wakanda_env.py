@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +17,13 @@ from envs import wakanda_v0
 from envs.core import GameEnv, IllegalActionError
 from envs.wakanda import observation as layout
 from envs.wakanda.serialize import KEYS
-from tests.conftest import assert_refused, assert_reset_refused, assert_steps_refused, documented_keys
+from tests.conftest import (
+    assert_layout_table,
+    assert_refused,
+    assert_reset_refused,
+    assert_steps_refused,
+    documented_keys,
+)
 from tests.test_wakanda_rules import (
     LINE,
     WORKED_DRAWS,
@@ -36,11 +40,7 @@ MODES = [False, True]
 WORKED_EXAMPLE = {"villages": WORKED_VILLAGES, "bag": bag(*WORKED_DRAWS)}
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        yield
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
 def test_env_card_matches_the_real_spaces():
@@ -78,24 +78,10 @@ def test_the_env_card_links_the_projects_own_rules_page():
 
 def test_observation_table_matches_the_offsets():
     """The layout table in observation.py states the real offsets and sizes."""
-    rows = re.findall(r"^\| (\d+)\s+\| (\d+)\s+\|", layout.__doc__, re.M)
-    offsets = [(int(o), int(n)) for o, n in rows]
-    expected = [
-        layout.SLOTS,
-        layout.SUPPLIES,
-        layout.HEADDRESSES_LEFT,
-        layout.BAG,
-        layout.BAG_SIZE,
-        layout.THIRD_FIRST,
-        layout.CANDIDATES,
-        layout.SCORES,
-        layout.TO_ACT,
-        layout.ADVANCED,
-    ]
-    assert [o for o, _ in offsets] == expected
-    assert offsets[-1][0] + offsets[-1][1] == layout.OBSERVATION_SIZE == 150
-    assert all(a + n == b for (a, n), (b, _) in zip(offsets, offsets[1:]))
-    assert layout.SLOT_BLOCK * 6 == offsets[0][1]
+    blocks = "SLOTS SUPPLIES HEADDRESSES_LEFT BAG BAG_SIZE THIRD_FIRST CANDIDATES SCORES TO_ACT ADVANCED"
+    rows = assert_layout_table(layout, blocks)
+    assert rows[-1][0] + rows[-1][1] == layout.OBSERVATION_SIZE == 150
+    assert layout.SLOT_BLOCK * 6 == rows[0][1]
 
 
 def test_observation_is_relative_to_the_observer_and_in_the_unit_box():

@@ -20,11 +20,12 @@ import json
 import random
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from envs import wakanda_v0
 from envs.wakanda.serialize import KEYS, VILLAGE_KEYS
+from tests.conftest import mutation_settings, parent_of, places
 
 BAD_VALUES = [
     1.0,
@@ -75,20 +76,6 @@ def positions() -> list[dict]:
 
 
 POSITIONS = positions()
-
-
-def paths(node, prefix=()):
-    """Every place inside a state_dict: (path, value) for each key and list item, depth first."""
-    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-    for key, value in items:
-        yield prefix + (key,), value
-        yield from paths(value, prefix + (key,))
-
-
-def parent_of(data, path):
-    for key in path[:-1]:
-        data = data[key]
-    return data
 
 
 def assert_json_exact(value) -> None:
@@ -148,7 +135,7 @@ def test_every_single_field_swapped_for_a_bad_value_is_refused_or_sound():
         if before["advanced"]:
             env = wakanda_v0.raw_env(advanced=True)
         env.load_state_dict(before)
-        for path, _ in list(paths(before)):
+        for path, _ in list(places(before)):
             for value in BAD_VALUES + ["<delete>"]:
                 mutant = copy.deepcopy(before)
                 parent = parent_of(mutant, path)
@@ -166,10 +153,10 @@ def mutants(draw):
     before = draw(st.sampled_from(POSITIONS))
     mutant = copy.deepcopy(before)
     for _ in range(draw(st.integers(1, 3))):
-        places = list(paths(mutant))
-        if not places:
+        where = list(places(mutant))
+        if not where:
             break
-        path, value = draw(st.sampled_from(places))
+        path, value = draw(st.sampled_from(where))
         parent = parent_of(mutant, path)
         operation = draw(st.sampled_from(["replace", "delete", "extra", "move", "reorder", "swap fields"]))
         if operation == "replace":
@@ -181,7 +168,7 @@ def mutants(draw):
         elif operation == "extra" and isinstance(value, list):
             value.append(copy.deepcopy(draw(st.sampled_from(value or BAD_VALUES))))
         elif operation == "move":
-            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(places))[1])
+            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(where))[1])
         elif operation == "reorder" and isinstance(value, list):
             parent[path[-1]] = draw(st.permutations(value))
         elif operation == "swap fields" and isinstance(mutant, dict) and len(mutant) > 1:
@@ -190,13 +177,7 @@ def mutants(draw):
     return before, mutant
 
 
-@settings(
-    max_examples=300,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@mutation_settings(300)
 @given(mutants())
 def test_generated_mutants_are_refused_cleanly_or_load_sound_games(case):
     before, mutant = case

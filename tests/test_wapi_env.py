@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from pathlib import Path
 
 import numpy as np
@@ -17,28 +16,17 @@ from envs.wapi import WapiGame, WapiState
 from envs.wapi import observation as layout
 from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM, coin_action
 from envs.wapi.serialize import KEYS
+from tests import conftest
 from tests.conftest import assert_refused, assert_reset_refused, assert_steps_refused, documented_keys
 from tests.test_wapi_rules import bag
 
 
 def test_observation_table_matches_the_offsets():
     """The layout table in observation.py states the real offsets and sizes."""
-    rows = re.findall(r"^\| (\d+)\s+\| (\d+)\s+\|", layout.__doc__, re.M)
-    offsets = [(int(o), int(n)) for o, n in rows]
-    expected = [
-        layout.MINES,
-        layout.DRAWN,
-        layout.TOTEMS_LEFT,
-        layout.BAG,
-        layout.COINS_PLACED,
-        layout.SCORING,
-        layout.SCORES,
-        layout.PRESENT,
-        layout.TO_ACT,
-    ]
-    assert [o for o, _ in offsets] == expected
-    assert offsets[-1][0] + offsets[-1][1] == layout.OBSERVATION_SIZE == 92
-    assert all(a + n == b for (a, n), (b, _) in zip(offsets, offsets[1:]))
+    rows = conftest.assert_layout_table(
+        layout, "MINES DRAWN TOTEMS_LEFT BAG COINS_PLACED SCORING SCORES PRESENT TO_ACT"
+    )
+    assert rows[-1][0] + rows[-1][1] == layout.OBSERVATION_SIZE == 92
 
 
 def test_observation_is_relative_to_the_observer():
@@ -95,16 +83,8 @@ def test_state_dict_has_exactly_the_documented_keys_and_round_trips():
 
 
 def test_load_state_dict_restores_a_finished_game():
-    env = wapi_v0.raw_env(num_players=2)
-    env.reset(seed=2)
-    while not env.terminations[env.agent_selection]:
-        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
-    data = env.state_dict()
+    data = conftest.assert_reloads_finished(wapi_v0, num_players=2)
     assert data["terminal"] and data["current_player"] is None and data["drawn"] is None
-    other = wapi_v0.raw_env(num_players=2)
-    other.load_state_dict(data)
-    assert all(other.terminations.values())
-    assert other.infos == env.infos and other._cumulative_rewards == env._cumulative_rewards
 
 
 @pytest.mark.parametrize(

@@ -15,12 +15,12 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from envs import wapi_v0
 from envs.wapi.serialize import KEYS, MINE_KEYS
-from tests.conftest import assert_refused
+from tests.conftest import assert_refused, mutation_settings, parent_of, places, random_positions
 
 CONFIGS = [
     {"num_players": 2, "scoring": "full"},
@@ -59,35 +59,8 @@ def play(env, rnd: random.Random, moves: int | None = None) -> None:
         moves = None if moves is None else moves - 1
 
 
-def sample_positions() -> list[tuple[dict, dict]]:
-    """(config, state_dict) of positions early, midway, late and at the end of seeded games."""
-    out = []
-    for config in CONFIGS:
-        for seed in range(3):
-            env = wapi_v0.raw_env(**config)
-            env.reset(seed=seed)
-            rnd = random.Random(seed)
-            for moves in (0, 7, 20, None):
-                play(env, rnd, moves)
-                out.append((config, env.state_dict()))
-    return out
-
-
-POSITIONS = sample_positions()
-
-
-def paths(node, prefix=()):
-    """Every path (a tuple of keys and indices) into a state_dict, inner nodes included."""
-    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-    for key, child in items:
-        yield prefix + (key,)
-        yield from paths(child, prefix + (key,))
-
-
-def parent_of(data, path):
-    for key in path[:-1]:
-        data = data[key]
-    return data
+#: Positions early, midway, late and at the end of seeded games.
+POSITIONS = random_positions(wapi_v0.raw_env, CONFIGS, lambda step: step in (0, 7, 27))
 
 
 def retyped(value) -> list:
@@ -108,7 +81,7 @@ def mutants(draw):
     index = draw(st.integers(0, len(POSITIONS) - 1))
     config, original = POSITIONS[index]
     data = copy.deepcopy(original)
-    where = list(paths(data))
+    where = [path for path, _ in places(data)]  # inner nodes included
     field = draw(st.sampled_from(sorted(data)))  # a field, then a place in it: the bag must not crowd out the rest
     path = draw(st.sampled_from([p for p in where if p[0] == field]))
     parent, key = parent_of(data, path), path[-1]
@@ -169,13 +142,7 @@ def assert_json_state(data) -> None:
     assert json.loads(json.dumps(data)) == data
 
 
-@settings(
-    max_examples=400,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@mutation_settings(400)
 @given(mutants())
 def test_a_mutated_state_dict_is_refused_cleanly_or_loads_a_valid_game(mutant):
     config, original, data = mutant

@@ -4,10 +4,11 @@ A **member** is named by a spec, plain data that crosses process boundaries:
 
 - ``("agent", name)``: an agent of :func:`agents.make_agent` (``random``,
   ``heuristic``, ``ismcts``). Uniform random play looks at nothing but the
-  legal masks; the heuristic plays its ``batch_policy`` over the whole batch
+  legal masks; the others are the opponent home's (:mod:`agents.opponents`):
+  the heuristic plays its ``batch_policy`` over the whole batch
   where the game has a fast batch engine (one numpy pass, reading only public
   facts, the same moves as the per-game strategy); otherwise, and for
-  ``ismcts``, each game slot has its own agent instance (``reset()`` before
+  ``ismcts``, each game slot has its own opponent (``reset()`` before
   each game, as the agent protocol requires) moving through its
   :class:`~agents.protocol.PlayerView`, so it sees only what its player may see;
 - ``("network", path, deterministic)``: a model file (a self-play snapshot,
@@ -22,11 +23,10 @@ numbers, which key the members' generators so that a split over processes change
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from envs.core.batch import BatchGames, StateBatch, batch_class
+from agents.opponents import AgentOpponent, heuristic_batch_policy, make_opponent
+from envs.core.batch import BatchGames, StateBatch
 from envs.core.engine import Game, GameState
 
 #: The opponent kinds ``train.py --opponents`` accepts besides ``ppo:PATH``; "self" stands for the snapshots.
@@ -127,47 +127,40 @@ class RandomMember(SlotGenerators):
         return sample_actions(masks / masks.sum(axis=1, keepdims=True), self.uniforms(slots))
 
 
-class AgentMember(SlotGenerators):
-    """An agent of the agent protocol, one instance per game slot, moving through its PlayerView."""
+class AgentMember:
+    """An agent of the agent protocol, one opponent of the opponent home per game slot
+    (:func:`agents.opponents.make_opponent`): its agent seeded per slot, its views drawn with the slot's
+    own generator (:func:`slot_rng`), so that it sees only what its player may see."""
 
     def __init__(self, name: str, game: Game, seed: int):
-        super().__init__(seed)  # the views' determinizations, per slot
-        self.name, self.game = name, game
-        self.agents: dict[int, Any] = {}
+        self.name, self.game, self.seed = name, game, seed
+        self.opponents: dict[int, AgentOpponent] = {}
 
     def new_game(self, slot: int) -> None:
-        agent = self.agents.get(slot)
-        if agent is None:
-            from agents import make_agent
-
-            agent = self.agents[slot] = make_agent(self.name, self.game, seed=self.seed * 7919 + slot)
-        super().new_game(slot)
-        agent.reset()
+        opponent = self.opponents.get(slot)
+        if opponent is None:
+            opponent = make_opponent(self.name, self.game, self.seed * 7919 + slot, slot_rng(self.seed, slot))
+            self.opponents[slot] = opponent
+        opponent.reset()
 
     def act(self, turn: Turn, rows: np.ndarray, slots) -> np.ndarray:
-        from agents.protocol import PlayerView
-
-        moves = [self.agents[s].act(PlayerView(turn.state(int(r)), self.rngs[s])) for r, s in zip(rows, slots)]
+        states = [turn.state(int(row)) for row in rows]
+        moves = [self.opponents[slot](state, state.current_player) for state, slot in zip(states, slots)]
         return np.array(moves, dtype=np.int64)
 
 
 class HeuristicMember(AgentMember):
-    """The game's heuristic: its ``batch_policy`` over the whole batch where the game's module has one and the
-    batch is the game's fast engine (the same moves as the per-game strategy, which reads only public facts),
-    else per game as :class:`AgentMember` (so the slots' agents are kept ready either way)."""
+    """The game's heuristic: the home's one pass over the whole batch where the batch is the game's fast
+    engine (:func:`agents.opponents.heuristic_batch_policy`), else per game as :class:`AgentMember` (so the
+    slots' opponents are kept ready either way)."""
 
     def __init__(self, game: Game, seed: int):
         super().__init__("heuristic", game, seed)
-        from agents.heuristic import heuristic_module
-
-        module = heuristic_module(game)
-        self.batch_policy = getattr(module, "batch_policy", None)
-        self.fast = batch_class(game)
+        self.at_once = heuristic_batch_policy(game)
 
     def act(self, turn: Turn, rows: np.ndarray, slots) -> np.ndarray:
-        if self.batch_policy is not None and type(turn.batch) is self.fast:
-            return self.batch_policy(turn.batch)[rows]
-        return super().act(turn, rows, slots)
+        moves = self.at_once(turn.batch)
+        return super().act(turn, rows, slots) if moves is None else moves[rows]
 
 
 class NetworkMember(SlotGenerators):

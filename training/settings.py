@@ -42,8 +42,18 @@ TRAINING_DEFAULTS: dict[str, Any] = dict(
     network="mlp",
     torch_threads=1,
     shared_layers=[],
+    # The run's scale: the Wapi and Samurai runs' (docs/experiments/005 and 006); Wakanda's is larger.
+    timesteps=1_000_000,
+    warm_start_games=300,
+    n_envs=64,
+    eval_freq=50_000,
+    snapshot_freq=50_000,
+    # PPO's rollouts and updates
     n_steps=64,
     n_epochs=4,
+    batch_size=1024,
+    learning_rate=1e-3,
+    # PPO's returns and loss
     gamma=1.0,
     gae_lambda=0.95,
     ent_coef=0.01,
@@ -60,15 +70,8 @@ GAME_TRAINING: dict[str, dict[str, Any]] = {
         # Two threads for the graph network's updates: docs/experiments/007-training-workers-and-throughput.md,
         # "The Samurai graph network's training speed".
         torch_threads=2,
-        timesteps=1_000_000,
-        warm_start_games=300,
-        n_envs=64,
-        eval_freq=50_000,
-        snapshot_freq=50_000,
         net_arch=[128],
         shared_layers=[256],
-        batch_size=1024,
-        learning_rate=1e-3,
     ),
     "wakanda": dict(
         timesteps=3_000_000,
@@ -80,16 +83,7 @@ GAME_TRAINING: dict[str, dict[str, Any]] = {
         batch_size=2048,
         learning_rate=5e-4,
     ),
-    "wapi": dict(  # docs/experiments/006-wapi-model-training.md
-        timesteps=1_000_000,
-        warm_start_games=300,
-        n_envs=64,
-        eval_freq=50_000,
-        snapshot_freq=50_000,
-        net_arch=[128, 128],
-        batch_size=1024,
-        learning_rate=1e-3,
-    ),
+    "wapi": dict(net_arch=[128, 128]),  # docs/experiments/006-wapi-model-training.md
 }
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents import AGENT_NAMES, SEARCH_AGENTS, Agent, make_agent
+from agents import AGENT_NAMES, SEARCH_AGENTS, Agent, make_agent, plays_model
 from agents.levels import GAME_LEVELS, LEVELS, Level
 from envs.core.engine import Game, is_int, shown
 
@@ -85,7 +85,7 @@ class OpponentChoice:
     @property
     def plays_a_model(self) -> bool:
         """Whether this opponent is a trained model (made for one game configuration)."""
-        return is_model(self.agent)
+        return plays_model(self.agent)
 
     def check_game(self, game: Game) -> None:
         """ValueError unless this opponent can play ``game``'s configuration (a trained model is
@@ -165,13 +165,9 @@ def offered_opponents(
     return choices
 
 
-def is_model(agent: str) -> bool:
-    """Whether the agent named ``agent`` (an :attr:`OpponentChoice.agent`) plays a trained model."""
-    return agent == "trained" or agent.startswith("ppo:")
-
-
 def build_agent(agent: str, game: Game, options: Mapping[str, Any]) -> Agent:
-    """The agent named ``agent`` (an :attr:`OpponentChoice.agent`) for ``game``, with checked options."""
+    """The agent named ``agent`` (an :attr:`OpponentChoice.agent`) for ``game``, with checked options: built
+    by the players' own registry (``agents.make_agent``), as every opponent is; the page adds no player."""
     return make_agent(agent, game, **options)
 
 

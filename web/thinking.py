@@ -41,11 +41,11 @@ from typing import Any, TypeVar
 import numpy as np
 
 import envs
-from agents import Agent, PlayerView
+from agents import Agent, PlayerView, plays_model
 from agents.ismcts import ISMCTSAgent
 from envs.core.engine import GameState, IllegalActionError
 from web.fair import FairQueue
-from web.opponents import build_agent, is_model
+from web.opponents import build_agent
 
 T = TypeVar("T")
 
@@ -109,7 +109,7 @@ def _agent(task: TurnTask, game, player: int, cache: OrderedDict) -> Agent:
     the same answers, also after a restart. The others are kept built in ``cache``, by their
     options without ``time_limit``: a kept search is given the turn's thinking time instead
     (an agent without such a search is kept only for the options it was built with)."""
-    if "time_limit" not in task.options and not is_model(task.agent):
+    if "time_limit" not in task.options and not plays_model(task.agent):
         seed = int(np.random.SeedSequence([task.seed, player, len(task.actions)]).generate_state(1)[0])
         return build_agent(task.agent, game, {**task.options, "seed": seed})
     spec = sorted((key, value) for key, value in task.options.items() if key != "time_limit")

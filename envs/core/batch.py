@@ -135,6 +135,11 @@ class BatchGames(ABC):
     def legal_mask(self) -> np.ndarray:
         """``(N, num_actions)`` bool: each game's legal actions (all False where it is over)."""
 
+    def legal_mask_where(self, where: np.ndarray) -> np.ndarray:
+        """``legal_mask()`` in the games ``where`` (a ``(N,)`` bool), all False in the others: an engine whose
+        mask costs per game computes only those (an opponents' pass moves some of the games)."""
+        return self.legal_mask() & where[:, None]
+
     @abstractmethod
     def observe(self, players: np.ndarray | None = None) -> np.ndarray:
         """``(N, observation_size)`` float32: game i as ``players[i]`` sees it (default: the player
@@ -238,7 +243,7 @@ class BatchGames(ABC):
         before anything changes."""
         actions = self._action_vector(actions)
         going = ~self.terminated if where is None else ~self.terminated & check_where(where, self.num_games)
-        mask = self.legal_mask()
+        mask = self.legal_mask() if where is None else self.legal_mask_where(going)
         in_range = (actions >= 0) & (actions < self.game.num_actions)
         legal = in_range & mask[np.arange(self.num_games), np.where(in_range, actions, 0)]
         bad = np.flatnonzero(going & ~legal)

@@ -26,12 +26,12 @@ BUILT_IN = ("random",)
 
 
 def random_moves(batch: BatchGames, where: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action in every game (0 where a game is over): the k-th legal action, k
+    """A uniformly random legal action in every game of ``where`` (0 elsewhere): the k-th legal action, k
     drawn uniformly. One draw per game (not per action: Samurai has hundreds of actions), whether or not
     it moves, so that the moves depend on the generator only, not on ``where``. The legal actions of all the
     games are listed once (``flatnonzero``, in game then action order), and game i's k-th is read at its offset:
     a running count over every action of every game was most of Samurai's random step."""
-    mask = batch.legal_mask()
+    mask = batch.legal_mask_where(where)  # only the games it moves in: an engine may compute just those
     legal = mask.sum(axis=1)
     k = (rng.random(len(mask)) * legal).astype(np.int64)  # 0 <= k < legal
     actions = np.flatnonzero(mask) % mask.shape[1]  # 2-d nonzero was 6x slower

@@ -247,10 +247,10 @@ def permutations(seeds: Sequence[int], sizes: Sequence[int]) -> list[np.ndarray]
         return [np.array([row[k] for row in rows], np.int64).reshape(len(seeds), size) for k, size in enumerate(sizes)]
     draws = Draws(seeds, int(sum(expected_draws(size) for size in sizes) * 0.6) + 4)
     flat = np.arange(len(seeds))  # each seed's next draw: its first
-    return [_shuffled(draws, flat, size) for size in sizes]
+    return [shuffled(draws, flat, size) for size in sizes]
 
 
-def _shuffled(draws: Draws, flat: np.ndarray, size: int) -> np.ndarray:
+def shuffled(draws: Draws, flat: np.ndarray, size: int) -> np.ndarray:
     """``permutation(size)`` of every seed, reading its draws from ``flat`` on (advanced in place). A step
     reads each seed's next three draws and takes the first one accepted; the few seeds that rejected all
     three draw on one at a time."""
@@ -276,4 +276,21 @@ def _shuffled(draws: Draws, flat: np.ndarray, size: int) -> np.ndarray:
     return perm.reshape(size, count).T
 
 
-__all__ = ["Draws", "pcg64_states", "permutations", "seeded"]
+def bounded(draws: Draws, flat: np.ndarray, high: int) -> np.ndarray:
+    """``(len(flat),)`` int64: numpy's bounded integer in ``0..high`` (``high`` below 2**32 - 1) of every seed,
+    reading its draws from ``flat`` on (advanced in place): ``random_bounded_uint64``'s Lemire method
+    (numpy/random/src/distributions/distributions.c), which ``Generator.choice`` without replacement uses;
+    a draw is rejected while the low half of ``draw * (high + 1)`` is below ``(2**32 - 1 - high) % (high + 1)``."""
+    count, excl = len(flat), np.uint64(high + 1)
+    threshold = np.uint64((MASK32 - high) % (high + 1))
+    product = draws.read(flat)[0].astype(np.uint64) * excl
+    flat += count
+    redo = np.flatnonzero((product & np.uint64(MASK32)) < threshold)
+    while redo.size:
+        product[redo] = draws.read(flat[redo])[0].astype(np.uint64) * excl
+        flat[redo] += count
+        redo = redo[(product[redo] & np.uint64(MASK32)) < threshold]
+    return (product >> U64_32).astype(np.int64)
+
+
+__all__ = ["Draws", "bounded", "pcg64_states", "permutations", "seeded", "shuffled"]

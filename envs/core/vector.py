@@ -14,13 +14,20 @@ Choices (``docs/batch.md`` says the same for users):
 - Observations are the flat float32 vectors of ``env()`` (the learner's seat first); the legal
   actions are not observations but ``infos["action_mask"]`` (``(N, num_actions)`` bool), also
   :meth:`GameVectorEnv.action_masks` (what sb3-contrib's MaskablePPO calls).
-- Same-step autoreset (``AutoresetMode.SAME_STEP``): a game that ends returns its final reward
-  and ``terminated`` in the step that ended it, and the observation of its next game's first
-  learner turn; its last observation is ``infos["final_obs"]`` (``infos["_final_obs"]`` marks
-  those games), its final scores ``infos["final_scores"]``. Games never truncate.
-- Seeds: game ``i`` of a reset with seed ``s`` is the per-game game with seed ``s + i``, each next
-  game of that slot ``N`` seeds later (the batch contract). The learner's seat is ``seed % players``
-  of each game's seed (rotating: every seat equally over the batch), or the fixed ``seat``.
+- Autoreset as Gymnasium defines it, chosen at construction (``autoreset_mode``, also in ``metadata``).
+  Same-step (the default): the step that ends a game returns its final reward, ``terminated`` and already
+  the observation of its next game's first learner turn; ``infos["final_obs"]`` (an object array, None in
+  the other rows) holds the last observation and ``infos["final_info"]`` the last info (``score``,
+  ``scores``, ``seat``), each marked by its ``_key``. Next-step (Gymnasium's default, which its observation
+  wrappers need): the ending step returns the last observation itself, with ``score`` and ``scores`` in
+  the infos; the next step deals that game (its action ignored, reward 0, its mask row all True meanwhile).
+  Disabled (TorchRL's preference): as next-step, but the caller deals the games that ended with a partial
+  reset before the next step. Games never truncate. Every info key has its ``_key`` mask.
+- Seeds: game ``i`` of a reset with seed ``s`` is the per-game game with seed ``s + i`` (a list of seeds
+  gives each game its own), each next game of that slot ``N`` seeds later (the batch contract);
+  ``options={"reset_mask": mask}`` deals only the games of ``mask`` (Gymnasium's partial reset). The
+  learner's seat is ``seed % players`` of each game's seed (rotating: every seat equally over the batch),
+  or the fixed ``seat``.
 - An illegal learner action raises :class:`~envs.core.engine.IllegalActionError` and changes no game
   (as ``raw_env()``; a masked learner never plays one).
 - The single-agent view needs ``step_where`` (the learner's games wait while opponents move): a fast
@@ -41,6 +48,7 @@ from gymnasium.vector.utils import batch_space
 from envs.core.batch import NO_PLAYER, BatchGames, StateBatch, batch_class, batch_games, check_batch_args
 from envs.core.engine import Game, check_choice, is_int, shown
 from envs.core.opponents import BatchOpponent, batch_opponent
+from envs.core.vector_options import RENDER_MODES, checked_autoreset_mode, fresh_seed, game_seeds, reset_mask
 
 
 def first_seed(seed: int | None, given: int | None, batch: BatchGames | None) -> int:
@@ -50,8 +58,14 @@ def first_seed(seed: int | None, given: int | None, batch: BatchGames | None) ->
         check_batch_args(1, seed)
         return seed
     if batch is None:
-        return given if given is not None else int(np.random.SeedSequence().entropy % 2**62)
+        return given if given is not None else fresh_seed()
     return int(batch.seeds.max()) + 1
+
+
+def writable(array: np.ndarray) -> np.ndarray:
+    """``array``, copied where it is read-only (an engine's cached mask): what a user gets is theirs to write
+    (``torch.as_tensor`` warns on a read-only array)."""
+    return array if array.flags.writeable else array.copy()
 
 
 def waiting_engine(game: Game) -> type[BatchGames]:
@@ -97,7 +111,7 @@ class BatchEnv:
 
     def _view(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         batch = self._require_batch()
-        return batch.observe(), batch.legal_mask(), batch.current_player.copy()
+        return batch.observe(), writable(batch.legal_mask()), batch.current_player.copy()
 
     def _require_batch(self) -> BatchGames:
         if self.batch is None:
@@ -105,12 +119,16 @@ class BatchEnv:
         return self.batch
 
 
+#: The vector env's own options (the others configure the game).
+VECTOR_OPTIONS = ("opponents", "seed", "reward", "seat", "autoreset_mode", "render_mode")
+
+
 class GameVectorEnv(gymnasium.vector.VectorEnv):
     """The learner's seat in ``num_envs`` games of ``game``, the other seats played by ``opponents``
     (``"random"`` or a batch opponent ``(batch, where, rng) -> actions``, made by ``agents.opponents``); see the
     module docstring for observations, masks, autoreset, seeds and seats."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": [m for m in RENDER_MODES if m]}
 
     def __init__(
         self,
@@ -120,15 +138,19 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         seed: int | None = None,
         reward: str = "win",
         seat: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+        render_mode: str | None = None,
     ):
         check_batch_args(num_envs, 0 if seed is None else seed)
         check_choice("reward", reward, game.reward_modes)
+        check_choice("render_mode", render_mode, RENDER_MODES)
         if seat is not None and not (is_int(seat) and 0 <= seat < game.num_players):
             raise ValueError(f"seat must be None (rotating) or a seat in 0..{game.num_players - 1}, got {shown(seat)}")
         self.game, self.num_envs, self.reward, self.fixed_seat, self._seed = game, num_envs, reward, seat, seed
+        self.autoreset_mode, self.render_mode = checked_autoreset_mode(autoreset_mode), render_mode
         self.opponent = batch_opponent(opponents, game)
         self._engine = waiting_engine(game)
-        self.metadata = {**GameVectorEnv.metadata, "name": f"{game.name}_v0"}
+        self.metadata = {**GameVectorEnv.metadata, "autoreset_mode": self.autoreset_mode, "name": f"{game.name}_v0"}
         self.single_observation_space = spaces.Box(0.0, 1.0, (game.observation_size,), np.float32)
         self.single_action_space = spaces.Discrete(game.num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
@@ -136,35 +158,53 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         self.batch: BatchGames | None = None
         self.seats = np.zeros(num_envs, dtype=np.int64)
         self._masks = np.ones((num_envs, game.num_actions), dtype=bool)
+        self._ended = np.zeros(num_envs, dtype=bool)  # next-step autoreset: the games dealt at the next step
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        if options is not None:
-            raise ValueError(f"options must be None (the vector env takes none), got {shown(options)}")
-        first = first_seed(seed, self._seed, self.batch)
-        super().reset(seed=first)  # the opponents' generator
-        self.batch = self._engine(self.game, self.num_envs, first)
-        self._seat(np.arange(self.num_envs))
-        self._advance()
-        self._deal_finished()
+    def reset(self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None):
+        """Every game dealt anew, or only those of ``options["reset_mask"]`` (the others go on as they are);
+        ``seed``: an int (game i gets ``seed + i``), a list of per-game seeds, or None (the constructor's at the
+        first reset, then each game's next). The opponents' generator is seeded from game 0's seed at a full reset."""
+        mask = reset_mask(options, self.num_envs)
+        seeds = game_seeds(seed, self.num_envs)
+        if mask is None:
+            self._reset_all(seeds)
+        elif self.batch is None:
+            raise ValueError("reset_mask resets some games of a running batch: call reset() without it first")
+        else:
+            rows = np.flatnonzero(mask)
+            self._deal_rows(rows, (self.batch.seeds + self.num_envs if seeds is None else seeds)[rows])
         return self._observe({})
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """The learner's move in every game, then the opponents' up to its next turn. Next-step autoreset: the
+        games that ended at the last step are dealt instead (their actions ignored; reward 0); with autoreset
+        disabled, they must have been dealt by a partial reset."""
         batch = self.batch
         if batch is None:
             raise RuntimeError("reset() must be called before step()")
-        batch.step(np.asarray(actions))  # every game is at a learner's turn; an illegal action raises
+        if self._ended.any():
+            if self.autoreset_mode == AutoresetMode.DISABLED:
+                raise RuntimeError(
+                    f"games {np.flatnonzero(self._ended).tolist()} are over and autoreset_mode is DISABLED: deal them "
+                    "with reset(options={'reset_mask': ...}) before the next step"
+                )
+            moving = ~self._ended
+            batch.check_actions(np.asarray(actions), moving)  # an illegal action raises before any game is dealt
+            self._ended = np.zeros(self.num_envs, dtype=bool)
+            self._deal_finished()
+            batch.step_where(np.asarray(actions), moving)
+        else:
+            batch.step(np.asarray(actions))  # every game is at a learner's turn; an illegal action raises
         self._advance()
         ended = batch.terminated.copy()
-        rewards = batch.rewards(self.reward)[np.arange(self.num_envs), self.seats]
-        infos: dict[str, Any] = {}
-        if ended.any():
-            final_obs = np.zeros((self.num_envs, self.game.observation_size), dtype=np.float32)
-            rows = np.flatnonzero(ended)  # only the games that ended: Samurai's 3,807 floats a game cost
-            final_obs[rows] = batch.observe_rows(rows, self.seats)
-            infos["final_obs"] = final_obs
-            infos["final_scores"] = np.where(ended[:, None], batch.scores(), 0.0)
-            infos["_final_obs"] = infos["_final_scores"] = ended
-            self._deal_finished()
+        rewards, infos = np.zeros(self.num_envs, dtype=np.float32), {}
+        if ended.any():  # the rewards (winners over the whole batch) only where a game ended
+            rewards = batch.rewards(self.reward)[np.arange(self.num_envs), self.seats]
+            if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                infos = self._final(ended)
+                self._deal_finished()
+            else:
+                infos, self._ended = self._ending_info(ended), ended.copy()  # the caller owns what step returns
         observations, infos = self._observe(infos)
         return observations, rewards, ended, np.zeros(self.num_envs, dtype=bool), infos
 
@@ -172,7 +212,50 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         """``(N, num_actions)`` bool: the learner's legal actions in each game (sb3-contrib's hook)."""
         return self._masks
 
+    def render(self) -> tuple | None:
+        """Each game as ``env(render_mode=...)`` draws it, the learner's seat as the perspective: a tuple of
+        texts (``"ansi"``) or pictures (``"rgb_array"``), as Gymnasium's vector envs return their envs' frames."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode= to vector_env()")
+            return None
+        states = [self._require_batch().state(i) for i in range(self.num_envs)]
+        if self.render_mode == "rgb_array":
+            return tuple(state.render_image() for state in states)
+        return tuple(state.render_text(int(seat)) for state, seat in zip(states, self.seats))
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.batch = None
+
     # --- inside ---------------------------------------------------------------------------------------
+    def _require_batch(self) -> BatchGames:
+        if self.batch is None:
+            raise RuntimeError("reset() must be called before step() or render()")
+        return self.batch
+
+    def _reset_all(self, seeds: np.ndarray | None) -> None:
+        """A new batch: game i of ``seeds`` (default: from :func:`first_seed`); the opponents' generator from
+        game 0's seed, so that ``seed=s`` and ``seed=[s, s + 1, ...]`` play the same."""
+        first = first_seed(None, self._seed, self.batch) if seeds is None else int(seeds[0])
+        super().reset(seed=first)
+        self.batch = self._engine(self.game, self.num_envs, first)
+        if seeds is not None and (other := np.flatnonzero(seeds != self.batch.seeds)).size:
+            self.batch.deal(other, seeds[other])
+        self._ended[:] = False
+        self._seat(np.arange(self.num_envs))
+        self._advance()
+        self._deal_finished()
+
+    def _deal_rows(self, rows: np.ndarray, seeds: np.ndarray) -> None:
+        """Deal the games ``rows`` the deals of ``seeds`` and play them to the learner's first turn (a game that
+        ends before it is dealt its next), the other games untouched: a partial reset."""
+        self._ended[rows] = False
+        while rows.size:
+            self.batch.deal(rows, seeds)
+            self._seat(rows)
+            self._advance()
+            rows = rows[self.batch.terminated[rows]]
+            seeds = self.batch.seeds[rows] + self.num_envs
+
     def _seat(self, games: np.ndarray) -> None:
         """The learner's seat in the newly dealt ``games``: fixed, or its game's seed modulo the players."""
         players = self.game.num_players
@@ -198,19 +281,45 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             self._seat(dealt)
             self._advance()
 
+    def _ending_info(self, ended: np.ndarray) -> dict[str, np.ndarray]:
+        """What a game's last step tells besides its mask and seat, in the rows ``ended`` (with Gymnasium's
+        ``_key`` masks): the learner's final score (env()'s ``info["score"]``) and every seat's."""
+        scores = self.batch.scores()
+        return {
+            "score": np.where(ended, scores[np.arange(self.num_envs), self.seats], 0.0),
+            "scores": np.where(ended[:, None], scores, 0.0),
+            "_score": ended.copy(),
+            "_scores": ended.copy(),
+        }
+
+    def _final(self, ended: np.ndarray) -> dict[str, Any]:
+        """Same-step autoreset's ``final_obs`` (an object array: the last observation in the rows that ended,
+        None elsewhere) and ``final_info`` (:meth:`_ending_info`), as ``SyncVectorEnv`` gives them."""
+        rows = np.flatnonzero(ended)  # only the games that ended: Samurai's 3,807 floats a game cost
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for row, seen in zip(rows, self.batch.observe_rows(rows, self.seats)):
+            final_obs[row] = seen
+        final_info = {**self._ending_info(ended), "seat": np.where(ended, self.seats, 0), "_seat": ended}
+        return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info, "_final_info": ended}
+
     def _observe(self, infos: dict) -> tuple[np.ndarray, dict]:
-        self._masks = self.batch.legal_mask()
-        infos["action_mask"], infos["seat"] = self._masks, self.seats.copy()
+        """The learner's observations (the last ones where a game just ended under next-step autoreset) and the
+        infos every step has: its masks (writable; all True where a game ended, as its next action is ignored
+        and a masked policy needs a legal choice) and seats, each with its ``_key`` mask."""
+        self._masks = writable(self.batch.legal_mask())
+        self._masks[self._ended] = True
+        every = np.ones(self.num_envs, dtype=bool)
+        infos.update(action_mask=self._masks, seat=self.seats.copy(), _action_mask=every, _seat=every)
         return self.batch.observe(self.seats), infos
 
 
-def make_vector_env(name: str, num_envs: int, opponents="random", seed=None, reward="win", seat=None, **config):
-    """``envs.<name>_v0.vector_env``: the game ``name`` configured by ``config`` (its ``env()`` options),
-    as a :class:`GameVectorEnv`."""
+def make_vector_env(name: str, num_envs: int, **options) -> GameVectorEnv:
+    """``envs.<name>_v0.vector_env``: ``options`` are :class:`GameVectorEnv`'s (opponents, seed, reward, seat,
+    autoreset_mode, render_mode) and the game's ``env()`` options, which configure the game ``name``."""
     from envs import describe  # envs imports envs.core: the description only at call time
 
-    game = describe(name).make(**config)
-    return GameVectorEnv(game, num_envs, opponents=opponents, seed=seed, reward=reward, seat=seat)
+    own = {key: options.pop(key) for key in VECTOR_OPTIONS if key in options}
+    return GameVectorEnv(describe(name).make(**options), num_envs, **own)
 
 
-__all__ = ["BatchEnv", "GameVectorEnv", "first_seed", "make_vector_env", "waiting_engine"]
+__all__ = ["VECTOR_OPTIONS", "BatchEnv", "GameVectorEnv", "first_seed", "make_vector_env", "waiting_engine", "writable"]

@@ -22,10 +22,14 @@ Fields (N games, P players, S = 34 settlement indices plus the spare :data:`DUMM
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from envs.core.batch import NO_PLAYER, BatchGames, check_batch_args, new_games
+from envs.core.batch import NO_PLAYER, BatchGames, check_batch_args, new_game
+from envs.core.dealing import DealsAhead
 from envs.samurai.actions import END_TURN, FIGURE, HEX
+from envs.samurai.batch_deal import dealt
 from envs.samurai.batch_legal import BatchLegal
 from envs.samurai.batch_observe import observe
 from envs.samurai.batch_state import BatchStateIO
@@ -42,7 +46,7 @@ from envs.samurai.batch_tables import (
     TYPES,
     any3,
 )  # fmt: skip
-from envs.samurai.components import FIGURE_SWAP, HAND_SIZE, NUM_KINDS, TILE_SWAP
+from envs.samurai.components import FIGURE_SWAP, HAND_SIZE, NUM_KINDS, PHASES, TILE_SWAP
 from envs.samurai.game import SamuraiGame
 from envs.samurai.rules import SET_ASIDE_TO_END, SamuraiState
 
@@ -97,6 +101,9 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
         self.swap_from = np.full(n, -1, dtype=np.int64)
         self.swap_ok = np.zeros(n, dtype=bool)
         self._mask: np.ndarray | None = None
+        self._mask_where: tuple[np.ndarray, np.ndarray] | None = None
+        self._ahead: DealsAhead | None = None
+        self._opening_phase: int | None = None  # the first phase of a deal: known from the first one dealt
 
     def take(self, rows: np.ndarray) -> SamuraiBatch:
         """A new batch of the games at ``rows`` (copies; rows may repeat), without seeds."""
@@ -105,11 +112,20 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
             setattr(other, name, value[rows] if isinstance(value, np.ndarray) else value)
         other.num_games = len(rows)
         other.seeds = np.full(len(rows), -1, dtype=np.int64)
-        other._mask = None
+        other._ahead = None
+        other._changed()
         return other
 
     def _deal(self, where: np.ndarray) -> None:
-        self._load(where, new_games(self.game, self.seeds[where]))
+        if self._opening_phase is None:
+            self._opening_phase = PHASES.index(new_game(self.game, 0).phase)
+        self._open(where, *dealt(self.game, self.seeds[where]))
+
+    def _deal_next(self, where: np.ndarray) -> None:
+        """:meth:`reset_done`'s deals, made ahead for many games at a time (``envs.core.dealing``)."""
+        if self._ahead is None:
+            self._ahead = DealsAhead(partial(dealt, self.game), self.num_games)
+        self._open(where, *self._ahead.take(where, self.seeds[where], self.seeds + self.num_games))
 
     # --- what the protocol reads -------------------------------------------------
     @property
@@ -118,6 +134,13 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
 
     def observe(self, players: np.ndarray | None = None) -> np.ndarray:
         return observe(self, players)
+
+    def observe_rows(self, rows: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
+        """``observe(players)[rows]`` from a batch of those games alone (:meth:`take`): the vector env observes
+        the few games that just ended, and a whole batch's observation was a tenth of its step."""
+        players = np.maximum(self.player, 0) if players is None else np.asarray(players)
+        rows = np.asarray(rows)
+        return observe(self.take(rows), players[rows])
 
     def scores(self) -> np.ndarray:
         return self.captured.sum(axis=2).astype(np.float64)
@@ -151,7 +174,7 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
 
     def _play(self, actions: np.ndarray, rows: np.ndarray) -> None:
         """Play the checked ``actions`` in the games ``rows`` (all still going)."""
-        self._mask = None
+        self._changed()
         if not rows.size:
             return
         act, phase, pending = actions[rows], self.phase[rows], self.pending[rows]

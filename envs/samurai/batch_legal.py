@@ -87,13 +87,31 @@ class BatchLegal:
     def legal_mask(self) -> np.ndarray:
         """``(N, 294)`` bool, read-only (kept until the next step)."""
         if self._mask is None:
-            self._mask = self._compute_mask()
+            self._mask = self._compute_mask(self.player >= 0)
             self._mask.flags.writeable = False
         return self._mask
 
-    def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros((self.num_games, NUM_ACTIONS), dtype=bool)
+    def legal_mask_where(self, where: np.ndarray) -> np.ndarray:
+        """The mask of the games ``where`` alone, read-only (kept until the next step, for the same ``where``:
+        an opponents' pass asks for it to choose, then to check): the vector env's opponents move in fewer
+        games pass after pass, and the whole batch's mask was a fifth of its step."""
         going = self.player >= 0
+        everywhere = not (going & ~where).any()  # every game still going is asked for: the whole mask
+        if self._mask is not None or everywhere:
+            return self.legal_mask() if everywhere else self._mask & where[:, None]
+        if self._mask_where is None or not np.array_equal(self._mask_where[0], where):
+            mask = self._compute_mask(going & where)
+            mask.flags.writeable = False
+            self._mask_where = (where.copy(), mask)
+        return self._mask_where[1]
+
+    def _changed(self) -> None:
+        """Forget the masks: the games moved or were dealt."""
+        self._mask = self._mask_where = None
+
+    def _compute_mask(self, going: np.ndarray) -> np.ndarray:
+        """The legal actions in the games ``going`` (all False in the others)."""
+        mask = np.zeros((self.num_games, NUM_ACTIONS), dtype=bool)
         phase, pending = self.phase, self.pending
         rows = np.flatnonzero(going & (phase == CHOOSE_HAND))
         if rows.size:

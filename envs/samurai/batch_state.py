@@ -14,7 +14,7 @@ import numpy as np
 
 from envs.samurai.batch_tables import DUMMY, INFLUENCE_OF, IS_LAND, MOVABLE_OF
 from envs.samurai.board import SETTLEMENTS
-from envs.samurai.components import FIGURE_TYPES, NUM_KINDS, PHASES, TILE_NAMES
+from envs.samurai.components import CHOOSE_HAND, FIGURE_TYPES, HAND_SIZE, NUM_KINDS, PHASES, TILE_NAMES
 from envs.samurai.rules import SamuraiState
 
 
@@ -23,7 +23,7 @@ class BatchStateIO:
 
     def _load(self, rows: np.ndarray, states: list[SamuraiState]) -> None:
         """Rows ``rows`` become copies of ``states`` (which are only read)."""
-        self._mask = None
+        self._changed()
         players = self.game.num_players
         self.phase[rows] = [PHASES.index(state.phase) for state in states]
         self.player[rows] = [-1 if state.current_player is None else state.current_player for state in states]
@@ -46,6 +46,24 @@ class BatchStateIO:
         firsts = [(-1, -1) if state.first_figure is None else state.first_figure for state in states]
         self.first_s[rows], self.first_t[rows] = np.array(firsts, dtype=np.int64).reshape(-1, 2).T
         self.swap_from[rows] = [state.swap_from for state in states]
+        self._derive(rows)
+
+    def _open(self, rows: np.ndarray, piles: np.ndarray, figures: np.ndarray) -> None:
+        """Rows ``rows`` become the opening positions of these deals (``batch_deal.dealt``: piles ``(m, P, 20)``,
+        figures ``(m, S, 3)``), as ``SamuraiState.__init__`` sets one up: player 0 to open the first phase,
+        hands drawn from the piles unless chosen, an empty board; then the lookups (:meth:`_derive`)."""
+        self._changed()
+        self.phase[rows], self.player[rows] = self._opening_phase, 0
+        drawn = 0 if self._opening_phase == PHASES.index(CHOOSE_HAND) else HAND_SIZE
+        self.hand[rows], self.hand_len[rows] = -1, drawn
+        self.hand[rows, :, :drawn] = piles[:, :, :drawn]
+        self.pile[rows], self.pile_len[rows] = -1, piles.shape[2] - drawn
+        self.pile[rows, :, : piles.shape[2] - drawn] = piles[:, :, drawn:]
+        self.tile[rows], self.owner[rows] = -1, -1
+        self.figures[rows, :DUMMY], self.figures[rows, DUMMY] = figures, False
+        self.captured[rows], self.set_aside[rows], self.turn[rows] = 0, 0, 0
+        self.played[rows], self.played_len[rows], self.non_quick[rows] = -1, 0, False
+        self.pending[rows], self.first_s[rows], self.first_t[rows], self.swap_from[rows] = -1, -1, -1, -1
         self._derive(rows)
 
     def _derive(self, rows: np.ndarray) -> None:

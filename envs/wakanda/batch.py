@@ -1,18 +1,16 @@
 """Many Wakanda games at once: the rules of ``rules.py`` over numpy arrays, one row a game.
 
-Why: search rollouts, training and studies play millions of games, and a numpy step of
-thousands of games costs what a few dozen Python turns do. :class:`WakandaBatch` keeps the
-protocol of :mod:`envs.core.batch` (each game its own player to act and its own seed stream)
-and holds exactly what a :class:`~envs.wakanda.rules.WakandaState` holds;
-``tests/test_wakanda_batch.py`` plays seeded games both ways and compares every mask,
-observation, score and state.
+Why: search rollouts, training and studies play millions of games, and a numpy step of thousands of games costs what
+a few dozen Python turns do. :class:`WakandaBatch` keeps the protocol of :mod:`envs.core.batch` (each game its own
+player to act and its own seed stream) and holds exactly what a :class:`~envs.wakanda.rules.WakandaState` holds;
+``tests/test_wakanda_batch.py`` plays seeded games both ways and compares every mask, observation, score and state.
 
-Deals are numpy's draws of each game's generator, computed for many games at once (:func:`dealt`,
-made ahead by ``envs.core.dealing``) and written straight into the arrays; positions given as
-per-game states (``from_states``) are copied in. Everything after the deal is numpy. For speed the
-sets a turn reads (open villages, totems with a piece, the kinds in a supply) are also kept as
-6-bit sets, so that a legal mask is two table lookups; the scores change only when a totem is
-finished and are kept too; the observations are kept up to date by :class:`BatchViews` once asked for.
+Deals are numpy's draws of each game's generator, computed for many games at once (``batch_tables.dealt``, made
+ahead by ``envs.core.dealing``) and written straight into the arrays; positions given as per-game states
+(``from_states``) are copied in. Everything after the deal is numpy. For speed the sets a turn reads (open villages,
+totems with a piece, the kinds in a supply) are also kept as 6-bit sets, so that a legal mask is two table lookups;
+the scores change only when a totem is finished and are kept too; the observations are kept up to date by
+:class:`BatchViews` once asked for.
 """
 
 from __future__ import annotations
@@ -24,11 +22,21 @@ import numpy as np
 from envs.core.batch import NO_PLAYER, BatchGames
 from envs.core.dealing import DealsAhead
 from envs.core.engine import shown
-from envs.core.seeding import permutations
-from envs.wakanda.actions import DECODED, FINISH
+from envs.wakanda.batch_tables import (
+    ACTION_KIND,
+    ACTION_SLOT,
+    AVAILABLE_SLOTS,
+    BIT,
+    BITS,
+    BUILD_MASKS,
+    NO_OWNER,
+    PER_PIECE,
+    bits_of,
+    count_kinds,
+    dealt,
+)
 from envs.wakanda.batch_view import BatchViews
 from envs.wakanda.components import (
-    ALL_PIECES,
     FIRST_AVAILABLE,
     FIRST_PLAYER,
     HEADDRESSES,
@@ -41,7 +49,6 @@ from envs.wakanda.components import (
     NUM_VILLAGE_KINDS,
     PIECE_COUNTS,
     PIECES,
-    POINTS_PER_PIECE,
     SUN,
     SUN_PENALTY,
     VARIETY,
@@ -51,58 +58,20 @@ from envs.wakanda.components import (
 from envs.wakanda.game import WakandaGame
 from envs.wakanda.rules import WakandaState
 
-#: Per action: the piece kind it builds (-1 for a finish) and its village slot.
-ACTION_KIND = np.array([-1 if kind is None else kind for kind, _ in DECODED], dtype=np.int64)
-ACTION_SLOT = np.array([slot for _, slot in DECODED], dtype=np.int64)
-#: ``BIT[i]``: slot (or kind) i in a 6-bit set; ``BITS[s]``: the set s as six flags.
-BIT = 1 << np.arange(NUM_SLOTS, dtype=np.int64)
-BITS = (np.arange(1 << NUM_SLOTS)[:, None] & BIT) > 0
-#: ``BUILD_MASKS[supply kinds * 64 + open slots]``: the legal builds (kind-major, as the action map).
-BUILD_MASKS = (BITS[:, None, :, None] & BITS[None, :, None, :]).reshape(1 << 2 * NUM_SLOTS, FINISH)
-#: Points per piece of a village's own kind, for the six piece villages.
-PER_PIECE = np.array(POINTS_PER_PIECE, dtype=np.int64)
-#: ``AVAILABLE_SLOTS[revealed]``: the slots available once ``revealed`` are.
-AVAILABLE_SLOTS = np.arange(NUM_SLOTS) < np.arange(NUM_SLOTS + 1)[:, None]
-NO_OWNER = -1
-#: The pieces in a fixed order (``WakandaGame.new_state`` shuffles them into the bag).
-PIECE_ORDER = np.array(ALL_PIECES, dtype=np.int64)
-
-
-def dealt(seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The deals ``WakandaGame.new_state`` draws from each seed's generator ``np_random(seed)``, for all the
-    seeds at once: ``(bags (M, 21) in draw order, village kinds (M, 8): the line's six, then the box's two)``
-    (the bag's permutation first, then the villages', from one generator)."""
-    bag_order, kinds = permutations(seeds.tolist(), [NUM_PIECES, NUM_VILLAGE_KINDS])
-    return PIECE_ORDER[bag_order], kinds
-
-
-def bits_of(flags: np.ndarray) -> np.ndarray:
-    """``(M, 6)`` flags as ``(M,)`` 6-bit sets."""
-    return flags.astype(np.int64) @ BIT
-
-
-def count_kinds(pieces: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """``(..., 6)``: how many of the ``present`` entries of ``pieces`` (``(..., L)``) are of each kind."""
-    lines = np.arange(present[..., 0].size).reshape(present.shape[:-1])
-    at = (lines[..., None] * NUM_PIECE_KINDS + pieces)[present]
-    return np.bincount(at, minlength=lines.size * NUM_PIECE_KINDS).reshape(*lines.shape, NUM_PIECE_KINDS)
-
 
 class WakandaBatch(BatchGames):
     """N Wakanda games of one configuration as arrays (the batch protocol of :mod:`envs.core.batch`).
 
-    Fields (N games; read them, never write them: ``step`` and ``reset_done`` keep them consistent):
-        player: ``(N,)`` the player to act, -1 once over; villages: ``(N, 6)`` kind per slot;
-        removed: ``(N, 2)`` the kinds in the box; bag: ``(N, 21)`` the pieces in draw order, of which
-        ``bag[i, next_draw[i]:]`` are still in the bag; bag_counts: ``(N, 6)`` those per kind;
-        revealed, finished: ``(N,)``; owner: ``(N, 6)`` (-1 unowned); totems: ``(N, 6, 21)`` each
-        totem's pieces bottom up (``heights`` of them); totem_counts: ``(N, 6, 6)`` per slot and kind;
-        supplies: ``(N, 2, 6)`` per player and kind; headdresses: ``(N, 2)``; third_first: ``(N,)`` who
-        placed a third headdress first (-1: nobody); held: ``(N, 2, 6)`` the pieces on each player's
-        totems, held_tallest: ``(N, 2)`` their tallest, owned_kinds: ``(N, 2, 8)`` the village kinds
-        each owns; score: ``(N, 2)`` the scores now;
-        open_bits, nonempty_bits: ``(N,)`` the open villages and the totems with a piece, as sets;
-        supply_bits: ``(N, 2)`` the kinds in each supply, as sets.
+    Fields (N games; read them, never write them: ``step`` and ``reset_done`` keep them consistent): player:
+    ``(N,)`` the player to act, -1 once over; villages: ``(N, 6)`` kind per slot; removed: ``(N, 2)`` the kinds in
+    the box; bag: ``(N, 21)`` the pieces in draw order, of which ``bag[i, next_draw[i]:]`` are still in the bag;
+    bag_counts: ``(N, 6)`` those per kind; revealed, finished: ``(N,)``; owner: ``(N, 6)`` (-1 unowned); totems:
+    ``(N, 6, 21)`` each totem's pieces bottom up (``heights`` of them); totem_counts: ``(N, 6, 6)`` per slot and
+    kind; supplies: ``(N, 2, 6)`` per player and kind; headdresses: ``(N, 2)``; third_first: ``(N,)`` who placed a
+    third headdress first (-1: nobody); held: ``(N, 2, 6)`` the pieces on each player's totems, held_tallest:
+    ``(N, 2)`` their tallest, owned_kinds: ``(N, 2, 8)`` the village kinds each owns; score: ``(N, 2)`` the scores
+    now; open_bits, nonempty_bits: ``(N,)`` the open villages and the totems with a piece, as sets; supply_bits:
+    ``(N, 2)`` the kinds in each supply, as sets.
     """
 
     def __init__(self, game: WakandaGame, num_games: int, seed: int):
@@ -121,9 +90,8 @@ class WakandaBatch(BatchGames):
         self.bag, self.next_draw, self.bag_counts = zeros(NUM_PIECES), zeros(), zeros(NUM_PIECE_KINDS)
         self.revealed, self.finished, self.owner = zeros(), zeros(), zeros(NUM_SLOTS)
         self.totems, self.heights = zeros(NUM_SLOTS, NUM_PIECES), zeros(NUM_SLOTS)
-        self.totem_counts = zeros(NUM_SLOTS, NUM_PIECE_KINDS)
+        self.totem_counts, self.third_first = zeros(NUM_SLOTS, NUM_PIECE_KINDS), zeros()
         self.supplies, self.headdresses = zeros(NUM_PLAYERS, NUM_PIECE_KINDS), zeros(NUM_PLAYERS)
-        self.third_first = zeros()
         self.held, self.held_tallest = zeros(NUM_PLAYERS, NUM_PIECE_KINDS), zeros(NUM_PLAYERS)
         self.owned_kinds = np.zeros((n, NUM_PLAYERS, NUM_VILLAGE_KINDS), dtype=bool)
         self.score = zeros(NUM_PLAYERS)
@@ -429,4 +397,4 @@ class WakandaBatch(BatchGames):
 
 BATCH_CLASS = WakandaBatch
 
-__all__ = ["BATCH_CLASS", "BIT", "BITS", "WakandaBatch", "bits_of", "count_kinds"]
+__all__ = ["BATCH_CLASS", "WakandaBatch"]

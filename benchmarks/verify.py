@@ -1,0 +1,99 @@
+"""Checking a submitted record before it joins the leaderboard: ``python -m benchmarks.leaderboard verify RECORD``.
+
+A record is accepted only if every check passes:
+
+- **schema**: every line follows ``benchmarks/schema/record-v2.schema.json`` (checked on reading), and the
+  record is of the current protocol (a v1 record cannot be verified: it holds no moves);
+- **provenance**: every run names its commit and was made from a clean checkout;
+- **hashes**: every engine hash, and every reference agent's anchor hash, is what this checkout computes
+  (a user's agent is identified by its ``sha256``, which only its code can confirm);
+- **budgets**: no move of an agent with a budget (the run's ``budgets``) took more CPU than the protocol
+  allows, unless a failure line says so;
+- **replay**: every game is played again from its seed with its stored actions, each legal, to the stored
+  scores and winners; a forfeited game's actions are legal, and a failure line of its deal names its agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from benchmarks import anchors
+from benchmarks.matches import configured_game, game_key
+from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, PROTOCOL
+from benchmarks.records import Record
+from envs.core.engine import IllegalActionError
+
+
+def check_runs(record: Record) -> Iterator[str]:
+    """The problems of the runs' headers: protocol, provenance, engine and anchor hashes."""
+    games_of = {run["run"]: sorted({g["game"] for g in record.games if g["run"] == run["run"]}) for run in record.runs}
+    for run in record.runs:
+        name = f"run {run['run']}"
+        if run["protocol"] != PROTOCOL:
+            yield f"{name}: protocol {run['protocol']!r}, not {PROTOCOL!r}: it cannot be verified"
+            continue
+        origin = run["provenance"]
+        if origin["dirty"] or not origin["commit"]:
+            yield f"{name}: made from a dirty checkout (or outside git): not citable"
+        for game in games_of[run["run"]]:
+            if run["engines"].get(game) != anchors.engine_hash(game):
+                yield f"{name}: the {game} engine's hash is not this checkout's"
+            for label, entry in run["agents"].items():
+                if entry.get("anchor") is not None and entry["anchor"] != anchors.anchor_hash(
+                    entry["name"], entry["options"], game
+                ):
+                    yield f"{name}: {label}'s anchor hash is not what {entry['name']} is in this checkout"
+
+
+def replay(line: dict) -> str | None:
+    """Play a game line's actions from its seed (as :func:`agents.play_game` deals it); what is wrong, or None."""
+    game = configured_game(*game_key(line["game"], _config(line)))
+    state = game.new_state(np.random.default_rng(np.random.SeedSequence(line["seed"]).spawn(2)[0]))
+    try:
+        for action in line.get("actions", []):
+            state.apply(action)
+    except IllegalActionError as error:
+        return f"an illegal stored action: {error}"
+    if line.get("forfeit"):
+        return None
+    if state.current_player is not None:
+        return "its stored actions do not finish the game"
+    if len(line.get("actions", [])) != line.get("moves"):
+        return "its move count is not its number of actions"
+    if [float(x) for x in state.scores()] != line["scores"] or list(state.winners()) != line["winners"]:
+        return f"the replay ends {state.scores()} won by {state.winners()}, not as recorded"
+    return None
+
+
+def _config(line: dict) -> dict:
+    """The game's constructor options from a line's JSON config (Wapi's coins have string keys there)."""
+    import envs
+
+    return envs.describe(line["game"]).make_from_json(line["config"]).config()
+
+
+def check_games(record: Record) -> Iterator[str]:
+    """The problems of the games: replays, budgets, and forfeits without their failure."""
+    budgets = {run["run"]: run.get("budgets", {}) for run in record.runs}
+    failed = {(f["run"], f["seed"], f["agent"], tuple(f.get("table", ()))) for f in record.failures}
+    for number, line in enumerate(record.games, 1):
+        where = f"game {number} ({line['game']} seed {line['seed']}, rotation {line.get('seating')})"
+        problem = replay(line)
+        if problem:
+            yield f"{where}: {problem}"
+        if line.get("forfeit") and (line["run"], line["seed"], line["forfeit"], tuple(line["table"])) not in failed:
+            yield f"{where}: forfeited by {line['forfeit']} with no failure line"
+        for label, cpu in zip(line["seats"], line.get("cpu_us", [])):
+            budget = budgets[line["run"]].get(label)
+            allowed = None if budget is None else (budget * BUDGET_MARGIN + BUDGET_SLACK) * 1e6
+            if allowed is not None and any(t > allowed for t in cpu) and not line.get("forfeit"):
+                yield f"{where}: a move of {label} took {max(cpu) / 1e6:.3f} CPU s, over its budget of {budget} s"
+
+
+def verify(record: Record) -> list[str]:
+    """Every problem of ``record`` (see the module docstring); empty when it is accepted."""
+    if not record.runs:
+        return ["no run in the record"]
+    return list(check_runs(record)) + list(check_games(record))

@@ -1,0 +1,65 @@
+"""``python -m benchmarks.leaderboard verify`` (benchmarks/verify.py): a v2 record is accepted only when its
+schema, provenance, hashes and budgets hold and every game replays from its stored moves; each forgery of
+issue 49 (a changed result, a changed hash, a dirty checkout, over-budget moves) is refused."""
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from benchmarks import arena, leaderboard, records, verify
+from benchmarks.matches import AgentSpec
+
+QUITTER = f"{Path(__file__).resolve().parent / 'data' / 'cheats.py'}:Quitter"
+
+
+@pytest.fixture(scope="module")
+def played() -> records.Record:
+    """The heuristic (1 CPU s a move) and a quitter against random on two test deals of two-player Wapi, as a
+    clean checkout would record them (the tests' own checkout may be dirty)."""
+    heuristic, random = AgentSpec("heuristic", "heuristic"), AgentSpec("random", "random")
+    quitter = AgentSpec("quitter", QUITTER)
+    agents = {s.label: {"name": s.name, "options": {}} for s in (heuristic, random)}
+    agents["quitter"] = {"name": QUITTER, "options": {}, "sha256": "0" * 64}
+    run = records.new_run(["python", "-m", "test"], agents, "wapi") | {"budgets": {"heuristic": 1.0}}
+    run["provenance"] |= {"dirty": False, "diff": None, "commit": "c" * 40}
+    tasks = arena.plan("wapi", {"num_players": 2}, [(heuristic, random), (quitter, random)], "test", 2)
+    return arena.play(tasks, run, progress=False)
+
+
+def test_an_honest_record_is_accepted_and_every_game_replayed(played, tmp_path, capsys):
+    assert played.failures and any(g.get("forfeit") == "quitter" for g in played.games)  # forfeits verify too
+    assert verify.verify(played) == []
+    path = records.write(played, tmp_path / "r.jsonl.gz")
+    assert leaderboard.main(["verify", str(path)]) == 0
+    assert f"accepted: 1 run(s), {len(played.games)} games replayed" in capsys.readouterr().out
+
+
+def forged(record: records.Record, change) -> list[str]:
+    copied = copy.deepcopy(record)
+    change(copied)
+    return verify.verify(copied)
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (lambda r: r.games[0].update(winners=[1 - r.games[0]["winners"][0]]), "not as recorded"),
+        (lambda r: r.games[0].update(scores=[99.0] * 2), "not as recorded"),
+        (lambda r: r.games[0]["actions"].pop(), "do not finish the game"),
+        (lambda r: r.runs[0]["agents"]["heuristic"].update(anchor="0" * 64), "heuristic's anchor hash"),
+        (lambda r: r.runs[0]["engines"].update(wapi="0" * 64), "the wapi engine's hash"),
+        (lambda r: r.runs[0]["provenance"].update(dirty=True), "dirty checkout"),
+        (lambda r: r.games[0]["cpu_us"][r.games[0]["seats"].index("heuristic")].append(2_000_000), "over its budget"),
+        (lambda r: r.failures.clear(), "with no failure line"),
+    ],
+)
+def test_a_forged_record_is_refused_naming_what_is_wrong(played, change, problem):
+    problems = forged(played, change)
+    assert problems and any(problem in p for p in problems), problems
+
+
+def test_a_v1_record_cannot_be_verified():
+    v1 = records.read([Path(records.ROOT) / "benchmarks/records/leaderboard/wapi_2p_quick.jsonl.gz"])
+    (problem,) = verify.check_runs(v1)
+    assert "cannot be verified" in problem
