@@ -44,6 +44,7 @@ from benchmarks.matches import AgentSpec
 from benchmarks.protocol import ANCHOR_TABLE, ANCHORS, PROTOCOL, check_deals, config_label
 from benchmarks.rating import AnchoredRating, deal_of
 from benchmarks.records import Record
+from benchmarks.shown_commands import NOTE, rewrites, shown
 from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
 from parallel import pool
 
@@ -199,6 +200,12 @@ def markdown(record: Record, sources: Sequence[str | Path], plot: str | None) ->
     ]
     intro += curve_table(rows) + [""]
     intro.append(f"![rating against thinking time]({plot})" if plot else "(no plot: matplotlib is not installed)")
+    committed = report.shown_path(sources[0]) if len(sources) == 1 else None  # what a scratch --reuse stands for
+    commands = [run["command"] for run in record.runs]
+    if rewrites(commands, committed):
+        intro[0] += f" {NOTE}"
+        runs = [{**run, "command": shown(run["command"], committed)} for run in record.runs]
+        record = Record(runs, record.games, record.failures)
     return report.markdown(record, heading(record), "\n".join(intro), sources)
 
 

@@ -34,6 +34,7 @@ import numpy as np
 from agents import agent_kind
 from benchmarks import records
 from benchmarks.records import Record
+from benchmarks.shown_commands import NOTE, shown, with_values
 
 #: the number of games at which the two designs' interval widths are compared in duplicate.md
 COMPARE_AT = 100
@@ -223,6 +224,20 @@ def report_of(recs: Sequence[Record], sources: Sequence[str] = ()) -> Report:
     return Report(parts, [str(s) for s in sources])
 
 
+def _shown(part: Part) -> str:
+    """A part's command as it runs from a clean clone and plays only the configurations it still gives: a
+    configuration a later run replaced may no longer play what it played (a level's agent changes)."""
+    return shown(with_values(part.command, "--configs", part.configs))
+
+
+def _note(report: Report) -> list[str]:
+    """The header's note when a part's command is shown other than as typed."""
+    if all(_shown(part) == part.command for part in report.parts):
+        return []
+    narrowed = "; a part's `--configs` lists only the configurations whose rows it gives"
+    return ["", NOTE[:-1] + narrowed + "."]
+
+
 def luck_markdown(report: Report) -> str:
     lines = [
         "# Luck versus skill",
@@ -236,7 +251,8 @@ def luck_markdown(report: Report) -> str:
         "number), so a part's configurations may be rerun alone with `--configs ...`, whatever else its command ran:",
         "",
     ]
-    lines += [f"- `{part.command}`: configs {' '.join(part.configs)}; {part.settings}" for part in report.parts]
+    lines += [f"- `{_shown(part)}`: configs {' '.join(part.configs)}; {part.settings}" for part in report.parts]
+    lines += _note(report)
     lines += [
         "",
         "Every deal is played in every rotation of the table and replayed with fresh agent seeds. Per game: d = +1 "
@@ -277,7 +293,8 @@ def duplicate_markdown(report: Report) -> str:
         "From the games of the luck study; regenerate with the commands listed in [luck.md](luck.md):",
         "",
     ]
-    lines += [f"- `{part.command}`" for part in report.parts]
+    lines += [f"- `{_shown(part)}`" for part in report.parts]
+    lines += _note(report)
     lines += [
         "",
         "For two agents, the confidence interval of their win-rate difference d after the same number of games, "
