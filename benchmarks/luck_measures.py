@@ -57,13 +57,13 @@ class Estimate:
 
 
 def bootstrap_all(
-    data: np.ndarray, statistics: Callable[[np.ndarray], np.ndarray], resamples: int = RESAMPLES, seed: int = 0
+    data: np.ndarray, statistics: Callable[[np.ndarray], np.ndarray], resamples: int | None = None, seed: int = 0
 ) -> list[Estimate]:
     """Each of ``statistics(data)`` (a vector) with a percentile interval from resampling the rows of ``data``
     (the deals) with replacement; the percentiles' distances from the estimate are scaled by sqrt(n / (n - 1)),
     because the bootstrap's spread is that of a sample of n with divisor n (the small-sample correction).
     Resamples where a statistic is undefined (nan or infinite) are dropped for it."""
-    data = np.asarray(data, dtype=float)
+    data, resamples = np.asarray(data, dtype=float), RESAMPLES if resamples is None else resamples
     n = len(data)
     if n < 2:
         raise ValueError(f"an interval clustered by deal needs at least 2 deals, got {n}")
@@ -83,7 +83,7 @@ def bootstrap_all(
 
 
 def bootstrap(
-    data: np.ndarray, statistic: Callable[[np.ndarray], float], resamples: int = RESAMPLES, seed: int = 0
+    data: np.ndarray, statistic: Callable[[np.ndarray], float], resamples: int | None = None, seed: int = 0
 ) -> Estimate:
     """One statistic with its cluster-bootstrap interval (:func:`bootstrap_all`)."""
     return bootstrap_all(data, statistic, resamples, seed)[0]
@@ -109,7 +109,7 @@ def relative_skill(per_deal: np.ndarray) -> float:
     return learning / total if total != 0 else math.nan
 
 
-def relative_skill_estimates(per_deal: np.ndarray, resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Estimate]:
+def relative_skill_estimates(per_deal: np.ndarray, resamples: int | None = None, seed: int = 0) -> dict[str, Estimate]:
     """LE and RE (t intervals of the per-deal differences) and RS (cluster bootstrap) from ``per_deal[deal, 3]``."""
     per_deal = np.asarray(per_deal, dtype=float)
     return {
@@ -160,7 +160,9 @@ def variance_components(y: np.ndarray, factors: tuple[str, ...]) -> dict[str, fl
             continue
         above = sum(total / math.prod(y.shape[a] for a in g) * found[g] for g in found if set(subset) < set(g))
         found[subset] = max(0.0, (mean_square - residual - above) / (total / math.prod(y.shape[a] for a in subset)))
-    named = {" x ".join(factors[a] for a in subset): value for subset, value in found.items()}
+    named = {
+        " x ".join(factors[a] for a in subset): found[subset] for subset in sorted(found, key=lambda s: (len(s), s))
+    }
     return named | {"replay": residual if replays > 1 else math.nan}
 
 
@@ -172,7 +174,7 @@ def component_shares(y: np.ndarray, factors: tuple[str, ...]) -> dict[str, float
 
 
 def share_estimates(
-    y: np.ndarray, factors: tuple[str, ...], resamples: int = RESAMPLES, seed: int = 0
+    y: np.ndarray, factors: tuple[str, ...], resamples: int | None = None, seed: int = 0
 ) -> dict[str, Estimate]:
     """Every component's share with a cluster-bootstrap interval (the first factor must be the deal)."""
     names = list(component_shares(y, factors))
@@ -194,12 +196,19 @@ def elo(share: float) -> float:
     return 400 * math.log10(share / (1 - share))
 
 
-def elo_spread(pair_shares: np.ndarray) -> float:
-    """The Elo spread of a ladder from ``pair_shares[deal, rung]``, each rung's pairwise share against the
-    same field: the Elo of the top rung over the field minus that of the bottom rung (Duersch et al.'s
+def elo_of_results(results: np.ndarray) -> float:
+    """The Elo over the field of a player's pairwise results in [0, 1], its share taken as (sum + 1/2) / (n + 1)
+    so that a player who beat the field in every game still has a finite rating (a continuity correction)."""
+    results = np.asarray(results, dtype=float).ravel()
+    return elo((results.sum() + 0.5) / (results.size + 1))
+
+
+def elo_spread(pair_results: np.ndarray) -> float:
+    """The Elo spread of a ladder from ``pair_results[deal, game, rung]``, each rung's pairwise results against
+    the same field: the Elo of the top rung over the field minus that of the bottom rung (Duersch et al.'s
     spread, on agents: a game of more skill spreads its players further)."""
-    means = np.asarray(pair_shares, dtype=float).mean(axis=0)
-    return elo(float(means[-1])) - elo(float(means[0]))
+    pair_results = np.asarray(pair_results, dtype=float)
+    return elo_of_results(pair_results[..., -1]) - elo_of_results(pair_results[..., 0])
 
 
 def upset_frequency(weak: np.ndarray, strong: np.ndarray) -> float:
@@ -228,6 +237,17 @@ def lead_games(d: np.ndarray, duplicate: bool, confidence: float = 0.95) -> floa
     d = np.asarray(d, dtype=float)
     variance = d.mean(axis=1).var(ddof=1) * d.shape[1] if duplicate else d.var(axis=0, ddof=1).mean()
     return games_to_lead(float(d.mean()), float(variance), confidence)
+
+
+def field_lead_games(stronger: np.ndarray, weaker: np.ndarray, duplicate: bool, confidence: float = 0.95) -> float:
+    """N* for two players who each play a field, from their results ``[deal, seat]`` on the same deals and seats:
+    with fresh deals their games are independent (the variances add), with duplicate deals each game of one
+    is paired with the other's on the same deal and seat (the variance of the difference)."""
+    stronger, weaker = np.asarray(stronger, dtype=float), np.asarray(weaker, dtype=float)
+    if duplicate:
+        return lead_games(stronger - weaker, duplicate=False, confidence=confidence)
+    variance = stronger.var(axis=0, ddof=1).mean() + weaker.var(axis=0, ddof=1).mean()
+    return games_to_lead(float((stronger - weaker).mean()), float(variance), confidence)
 
 
 # --- multiplicity ---------------------------------------------------------------------------------

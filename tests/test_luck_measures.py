@@ -70,7 +70,7 @@ def test_one_replay_folds_the_replay_into_the_highest_interaction():
 def test_elo_spread_and_upsets_of_a_known_ladder():
     shares = [0.2, 0.5, 0.8]
     results = sg.rung_results(shares, deals=300, seats=2)
-    spread = lm.bootstrap(results, lambda r: lm.elo_spread(r.mean(axis=1)), RESAMPLES)
+    spread = lm.bootstrap(results, lm.elo_spread, RESAMPLES)
     assert spread.contains(lm.elo(0.8) - lm.elo(0.2)), spread
     upset = lm.bootstrap(results, lambda r: lm.upset_frequency(r[:, :, 0], r[:, :, 1]), RESAMPLES)
     weak, strong = shares[:2]
@@ -91,6 +91,17 @@ def test_games_to_lead_recovers_fresh_and_duplicate_deals(duplicate, variance):
     d = sg.paired_differences(0.2, luck=1.0, noise=0.5, deals=400, seats=2)
     found = lm.bootstrap(d, lambda x: lm.lead_games(x, duplicate), RESAMPLES)
     assert found.contains(lm.games_to_lead(0.2, variance)), found
+
+
+def test_games_to_lead_against_a_field_adds_the_variances_of_independent_players():
+    shares = [0.4, 0.6]
+    results = sg.rung_results(shares, deals=400, seats=2)
+    truth = lm.games_to_lead(0.2, 0.4 * 0.6 * 2)
+    for paired in (False, True):  # independent games: pairing them changes nothing
+        found = lm.bootstrap(
+            results, lambda r, paired=paired: lm.field_lead_games(r[:, :, 1], r[:, :, 0], paired), RESAMPLES
+        )
+        assert found.contains(truth), (paired, found)
 
 
 def test_holm_adjusts_step_down():
