@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "report":
         from benchmarks import relative_skill_report
 
-        relative_skill_report.write(sorted(args.records.glob("*.jsonl")), args.out, argv)
+        relative_skill_report.write(sorted(args.records.glob("*.jsonl")), args.out)
         print(f"wrote {args.out}", file=sys.stderr)
         return 0
     try:
