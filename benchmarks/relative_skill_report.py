@@ -216,6 +216,7 @@ def write(paths: list[Path], out: Path) -> None:
         lines += study_lines
         p_values |= claims
     lines += ["## Pre-registered claims, Holm-corrected together", "", *claim_rows(p_values), ""]
+    lines += ["## References", "", *(f"- {reference}" for reference in REFERENCES), ""]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines), encoding="utf-8")
 
@@ -234,4 +235,24 @@ replay), negative estimates set to 0; with one replay, "deal x seat x agent" als
 Upsets are duplicate upsets: how often the weaker rung beat more of the field than the stronger on the same
 deal and seat. N* is the games each of the two must play against the field before the stronger's total leads
 with probability 0.95 (normal approximation), with fresh deals (independent games) or duplicate deals (the
-same deals and seats for both)."""
+same deals and seats for both): z² var / mean² with z = 1.645, where var / mean² alone would be a lead only
+Phi(1) = 0.84 likely. The estimators are validated on synthetic games of known answer (pure chance: RS = 0;
+no chance: RS = 1; a mixture of weight 0.6: RS = 0.6; known variance components, Elo spread, upsets and N*) in
+`tests/test_luck_measures.py`."""
+
+#: The standard work these measures come from (cited by ``docs/research.md``, which quotes this report).
+REFERENCES = (
+    "Borm, P. and van der Genugten, B. (2001). On a relative measure of skill for games with chance elements. "
+    "TOP 9(1), 91-114. (Relative skill: learning effect against random effect, with a fictive player.)",
+    "Duersch, P., Lambrecht, M. and Oechssler, J. (2020). Measuring skill and chance in games. European Economic "
+    "Review 127, 103472. (Skill from the spread of Elo ratings.)",
+    "Fiedler, I. C. and Rock, J.-P. (2009). Quantifying skill in games: theory and empirical evidence for poker. "
+    "Gaming Law Review and Economics 13(1), 50-57. (The critical repetition frequency, close to N*.)",
+    "Gilbert, D. E. and Wells, M. T. (2018). Ludometrics: luck, and how to measure it. arXiv:1811.00673. "
+    "(Luck against the spread of effective skill, Bradley-Terry.)",
+    "Ben-Naim, E., Vazquez, F. and Redner, S. (2006). Parity and predictability of competitions. Journal of "
+    "Quantitative Analysis in Sports 2(4). (The upset frequency.)",
+    "Burch, N., Schmid, M., Moravcik, M., Morrill, D. and Bowling, M. (2018). AIVAT: a new variance reduction "
+    "technique for agent evaluation in imperfect information games. AAAI 2018. (Duplicate play and control variates.)",
+    "Jones, A. L. (2021). Scaling scaling laws with board games. arXiv:2104.03113. (Rating against search compute.)",
+)
