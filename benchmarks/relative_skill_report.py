@@ -9,6 +9,7 @@ and what the games cost. Nothing here is written by hand: run the command at the
 
 from __future__ import annotations
 
+import itertools
 import math
 import tomllib
 from dataclasses import dataclass
@@ -25,22 +26,42 @@ PREREGISTRATION = records.ROOT / "benchmarks" / "preregistered" / "relative_skil
 
 @dataclass
 class Study:
-    """One configuration's complete deals: ``win[deal, seat, hero, replay]`` (win share) and ``pair[...]`` (the share
-    of the field finished ahead of, ties half), the heroes weakest first, the budgets and the CPU seconds."""
+    """One configuration's complete deals: ``outcomes[name][deal, seat, hero, replay]`` for each of ``OUTCOMES``,
+    the heroes weakest first, the budgets and the CPU seconds."""
 
     config: str
     heroes: list[str]
     budgets: list[int]
-    win: np.ndarray
-    pair: np.ndarray
+    outcomes: dict[str, np.ndarray]
     cpu: dict[str, float]
     commands: list[str]
+
+    @property
+    def win(self) -> np.ndarray:
+        return self.outcomes["win"]
+
+    @property
+    def pair(self) -> np.ndarray:
+        return self.outcomes["pair"]
+
+
+#: A game's outcomes for the hero: the win share (pre-registered), the share of the field finished ahead of (ties
+#: half: Elo, upsets, N*) and the score margin over the best other player (a payoff that a weak field does not cap;
+#: exploratory, added after Wakanda's first deals showed the cap).
+OUTCOMES = ("win", "pair", "margin")
 
 
 def pairwise_share(scores: list[float], winners: list[int], seat: int) -> float:
     """The share of the other players that ``seat`` finished ahead of (ties half)."""
     ranks = finishing_ranks(scores, winners)
     return float(np.mean([ahead(ranks, seat, other) for other in range(len(scores)) if other != seat]))
+
+
+def outcomes_of(game: dict) -> tuple[float, float, float]:
+    """One game's outcomes for its hero, in the order of ``OUTCOMES``."""
+    seat, scores = game["hero_seat"], game["scores"]
+    margin = scores[seat] - max(x for k, x in enumerate(scores) if k != seat)
+    return game["result"], pairwise_share(scores, game["winners"], seat), float(margin)
 
 
 def load(path: Path) -> Study:
@@ -52,37 +73,36 @@ def load(path: Path) -> Study:
     by_deal: dict[int, dict] = {}
     for g in record.games:
         key = (heroes.index(g["hero"]), g["hero_seat"], g["replay"])
-        by_deal.setdefault(g["deal"], {})[key] = (
-            g["result"],
-            pairwise_share(g["scores"], g["winners"], g["hero_seat"]),
-        )
+        by_deal.setdefault(g["deal"], {})[key] = outcomes_of(g)
     full = sorted(d for d, games in by_deal.items() if len(games) == len(heroes) * seats * replays)
-    win = np.zeros((len(full), seats, len(heroes), replays))
-    pair = np.zeros_like(win)
+    values = np.zeros((len(OUTCOMES), len(full), seats, len(heroes), replays))
     for i, deal in enumerate(full):
-        for (h, s, r), (w, p) in by_deal[deal].items():
-            win[i, s, h, r], pair[i, s, h, r] = w, p
+        for (h, s, r), found in by_deal[deal].items():
+            values[:, i, s, h, r] = found
     cpu = {h: float(np.mean([g["cpu_s"] for g in record.games if g["hero"] == h])) for h in heroes}
     budgets = sorted({int(h.split("-")[1]) for h in heroes if h.startswith("best-")})
     commands = list(dict.fromkeys(run["command"] for run in record.runs))
-    return Study(header["config"], heroes, budgets, win, pair, cpu, commands)
+    return Study(header["config"], heroes, budgets, dict(zip(OUTCOMES, values)), cpu, commands)
 
 
-def per_deal(study: Study, labels: list[str], pair: bool = False) -> np.ndarray:
+def per_deal(study: Study, labels: list[str], outcome: str = "win") -> np.ndarray:
     """``[deal, hero]`` means over seats and replays of the named heroes."""
-    data = study.pair if pair else study.win
+    data = study.outcomes[outcome]
     return data[:, :, [study.heroes.index(label) for label in labels], :].mean(axis=(1, 3))
 
 
 def hero_rows(study: Study) -> list[str]:
-    rows = ["| hero | games | mean win share | share of the field beaten | Elo over the field | CPU s a game |"]
-    rows.append("|---|---:|---|---|---|---:|")
+    rows = [
+        "| hero | games | mean win share | share of the field beaten | Elo over the field | score margin | CPU s/game |"
+    ]
+    rows.append("|---|---:|---|---|---|---|---:|")
     games = study.win.shape[0] * study.win.shape[1] * study.win.shape[3]
     for h, label in enumerate(study.heroes):
         win, pair = lm.mean_interval(per_deal(study, [label])[:, 0]), study.pair[:, :, h, :]
         rating = lm.bootstrap(pair, lm.elo_of_results, seed=h)
         beaten = lm.mean_interval(pair.mean(axis=(1, 2)))
-        rows.append(f"| {label} | {games} | {win} | {beaten} | {_elo(rating)} | {study.cpu[label]:.2f} |")
+        margin = lm.mean_interval(per_deal(study, [label], "margin")[:, 0])
+        rows.append(f"| {label} | {games} | {win} | {beaten} | {_elo(rating)} | {margin} | {study.cpu[label]:.2f} |")
     return rows
 
 
@@ -92,14 +112,15 @@ def _elo(estimate: lm.Estimate) -> str:
 
 def relative_skill_rows(study: Study) -> tuple[list[str], dict[str, float]]:
     """A row per budget (LE, RE, RS with intervals) and the p-values of the pre-registered claims (high budget)."""
-    rows = ["| budget (iterations) | LE = best - random | RE = clairvoyant - best | RS = LE / (LE + RE) |"]
-    rows.append("|---:|---|---|---|")
+    rows = ["| outcome | budget (iterations) | LE = best - random | RE = clairvoyant - best | RS = LE / (LE + RE) |"]
+    rows.append("|---|---:|---|---|---|")
     p_values = {}
-    for budget in study.budgets:
-        data = per_deal(study, ["random", f"best-{budget}", f"clairvoyant-{budget}"])
+    for outcome, budget in itertools.product(("win", "margin"), study.budgets):
+        data = per_deal(study, ["random", f"best-{budget}", f"clairvoyant-{budget}"], outcome)
         found = lm.relative_skill_estimates(data)
-        rows.append(f"| {budget} | {found['LE']} | {found['RE']} | {found['RS']} |")
-        if budget == max(study.budgets) and planned(study.config) is not None:
+        name = "win share" if outcome == "win" else "score margin (exploratory)"
+        rows.append(f"| {name} | {budget} | {found['LE']} | {found['RE']} | {found['RS']} |")
+        if outcome == "win" and budget == max(study.budgets) and planned(study.config) is not None:
             p_values[f"{study.config} LE > 0"] = lm.paired_p_value(data[:, 1] - data[:, 0])
             p_values[f"{study.config} RE > 0"] = lm.paired_p_value(data[:, 2] - data[:, 1])
     return rows, p_values
@@ -226,7 +247,10 @@ Each hero sits in every seat of the same test deals against the heuristic in eve
 whoever the hero is); `best-N` is the best agent at N iterations a move, `clairvoyant-N` the same search on the
 true state (research only, `benchmarks/clairvoyant.py`). Settings, deals and claims were pre-registered in
 `benchmarks/preregistered/relative_skill.toml` before the games. A result is the win share (1 for an outright
-win, 1/k for a win shared by k); Elo and upsets use the share of the field finished ahead of (ties half).
+win, 1/k for a win shared by k); Elo and upsets use the share of the field finished ahead of (ties half). The
+score margin (the hero's score minus the best other score) is an exploratory second outcome, not capped at a win:
+it was added, before any Samurai or Wapi game, when Wakanda's first deals showed `best` winning nearly every game
+against the heuristic field, so that the clairvoyant had no room above it in win share.
 LE and RE: t intervals over per-deal means; RS, Elo, upsets, N* and the variance shares: percentile bootstrap
 over deals (2,000 resamples), widened by sqrt(n/(n-1)); 95% throughout. RS bounds from below the share of the
 decidable result reached by players of best's strength (best is not optimal). The variance components are the
