@@ -65,7 +65,8 @@ def outcomes_of(game: dict) -> tuple[float, float, float]:
 
 
 def load(path: Path) -> Study:
-    """A configuration's record as arrays, keeping only the deals every hero played in every seat and replay."""
+    """A configuration's record as arrays, keeping only the deals every hero played in every seat and replay, and
+    of a pre-registered configuration only its pre-registered deals."""
     record = records.read([path])
     header = record.runs[-1]
     heroes, replays = header["heroes"], header["replays"]
@@ -74,7 +75,11 @@ def load(path: Path) -> Study:
     for g in record.games:
         key = (heroes.index(g["hero"]), g["hero_seat"], g["replay"])
         by_deal.setdefault(g["deal"], {})[key] = outcomes_of(g)
-    full = sorted(d for d, games in by_deal.items() if len(games) == len(heroes) * seats * replays)
+    plan = planned(header["config"])
+    planned_deals = range(plan["first"], plan["first"] + plan["deals"]) if plan else by_deal
+    full = sorted(
+        d for d, games in by_deal.items() if len(games) == len(heroes) * seats * replays and d in planned_deals
+    )
     values = np.zeros((len(OUTCOMES), len(full), seats, len(heroes), replays))
     for i, deal in enumerate(full):
         for (h, s, r), found in by_deal[deal].items():
