@@ -257,8 +257,9 @@ score margin (the hero's score minus the best other score) is an exploratory sec
 it was added, before any Samurai or Wapi game, when Wakanda's first deals showed `best` winning nearly every game
 against the heuristic field, so that the clairvoyant had no room above it in win share.
 LE and RE: t intervals over per-deal means; RS, Elo, upsets, N* and the variance shares: percentile bootstrap
-over deals (2,000 resamples), widened by sqrt(n/(n-1)); 95% throughout. RS bounds from below the share of the
-decidable result reached by players of best's strength (best is not optimal). The variance components are the
+over deals (2,000 resamples), widened by sqrt(n/(n-1)); 95% throughout. RS is the skill share for players of
+best's strength: LE is from below (best is not optimal), and so is RE (the clairvoyant uses the truth only as
+best's search can, and a field it beats nearly always leaves no room above it). The variance components are the
 ANOVA (method-of-moments) estimates of a crossed random-effects model (deal, seat, agent, their interactions,
 replay), negative estimates set to 0; with one replay, "deal x seat x agent" also holds the agents' own chance.
 Upsets are duplicate upsets: how often the weaker rung beat more of the field than the stronger on the same
