@@ -97,6 +97,8 @@ def play_deal(config: str, deal: int, seed: int, heroes: list[str], replays: int
 
 
 def record_path(config: str) -> Path:
+    """A configuration's record while it is played (plain, appended a deal at a time); a finished record is
+    committed gzipped (``.jsonl.gz``), and ``play`` does not add to a configuration whose record is sealed so."""
     return RECORDS / f"{config}.jsonl"
 
 
@@ -112,6 +114,8 @@ def play(args: argparse.Namespace, argv: list[str]) -> int:
     record holds is skipped, so a stopped run resumes where it was."""
     heroes = hero_labels(args.budgets)
     path = args.record or record_path(args.config)
+    if Path(f"{path}.gz").exists():
+        raise SystemExit(f"{path}.gz is a finished record: play into another --record")
     path.parent.mkdir(parents=True, exist_ok=True)
     done = done_deals(path)
     seeds = deal_seeds("test", args.deals, args.first)
@@ -154,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "report":
         from benchmarks import relative_skill_report
 
-        relative_skill_report.write(sorted(args.records.glob("*.jsonl")), args.out)
+        relative_skill_report.write(sorted(args.records.glob("*.jsonl*")), args.out)
         print(f"wrote {args.out}", file=sys.stderr)
         return 0
     try:

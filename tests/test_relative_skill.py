@@ -1,10 +1,13 @@
 """The relative-skill study end to end on a tiny run: a record a deal at a time, resumed, and its report."""
 
-from benchmarks import luck_measures, relative_skill
+import pytest
+
+from benchmarks import luck_measures, relative_skill, relative_skill_report
 
 
 def test_a_tiny_study_records_resumes_and_reports(tmp_path, monkeypatch):
     monkeypatch.setattr(luck_measures, "RESAMPLES", 50)
+    monkeypatch.setattr(relative_skill_report, "planned", lambda config: None)  # a run outside the pre-registration
     record = tmp_path / "records" / "wapi2.jsonl"
     play = ["play", "--config", "wapi2", "--first", "0", "--budgets", "2", "--record", str(record)]
     assert relative_skill.main([*play, "--deals", "2"]) == 0
@@ -28,3 +31,10 @@ def test_heroes_go_from_random_to_the_clairvoyant():
         "clairvoyant-25",
         "clairvoyant-100",
     ]
+
+
+def test_a_sealed_record_is_not_added_to(tmp_path):
+    record = tmp_path / "wapi2.jsonl"
+    (tmp_path / "wapi2.jsonl.gz").write_bytes(b"")
+    with pytest.raises(SystemExit, match="finished record"):
+        relative_skill.main(["play", "--config", "wapi2", "--deals", "2", "--first", "0", "--record", str(record)])
