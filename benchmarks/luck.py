@@ -13,13 +13,14 @@ played in every rotation of that table (duplicate deals) and replayed
 the pair's win-rate difference d (+1 if the strong agent finished ahead of
 the weak one, -1 behind, 0 tie). From it:
 
-(a) the deal's share of the variance of d: a random-effects ANOVA of the
+(a) the deal's share of the variance of d (a measure of the pair, not of the game:
+    :mod:`benchmarks.relative_skill` measures the game): a random-effects ANOVA of the
     replays of each deal (spread within a deal = the agents' own chance,
     spread across deals = the deal);
 (b) the upset rate: how often the weak agent finished ahead;
-(c) the games after which skill outweighs luck, N* = var(d) / mean(d)^2
-    (over N games, E[mean^2] = skill^2 + var/N), with independent deals
-    and with duplicate deals;
+(c) the games after which the strong agent leads with probability 0.95,
+    N* = z^2 var(d) / mean(d)^2 with z = 1.645 (:func:`benchmarks.luck_measures.games_to_lead`),
+    with independent deals and with duplicate deals;
 and what duplicate deals buy (the variance-reduction factor), written to
 ``duplicate.md``. Intervals are bootstrap intervals over deals.
 

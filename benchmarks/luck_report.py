@@ -265,10 +265,13 @@ def luck_markdown(report: Report) -> str:
         "- **outright wins**: share of games won by the strong / the weak agent;",
         "- **upset**: how often the weak agent finished ahead of the strong one;",
         "- **deal share**: the share of var(d) that comes from the deal (random-effects ANOVA of the replays of "
-        "each deal, per seating): 1 = the deal decides, 0 = the agents' own chance does;",
-        "- **N\\***: games after which skill outweighs luck, var(d) / mean(d)²: over N games the mean result is "
-        "skill + luck with E[mean²] = skill² + var(d)/N (var(perf) = var(skill) + var(luck)); with a fresh deal "
-        "each game, and with duplicate deals.",
+        "each deal, per seating): 1 = the deal decides, 0 = the agents' own chance does. A measure of this pair, "
+        "not of the game: its denominator is the pair's own randomness (a deterministic pair scores 1), and skill "
+        "that depends on the deal counts as luck (the game's measures: `benchmarks/results/relative_skill.md`);",
+        "- **N\\***: games after which the strong agent's total leads with probability 0.95, z² var(d) / mean(d)² "
+        "with z = 1.645 (the mean of N games is close to normal, mean(d) and var(d)/N; var(d) / mean(d)² alone is "
+        "where the lead is only Phi(1) = 0.84 likely); with a fresh deal each game, and with duplicate deals, and "
+        "its 95% bootstrap interval over deals.",
         "",
         "| game | pair | games | d | outright wins | upset | deal share | N* independent | N* duplicate |",
         "|---|---|---:|---|---|---|---|---:|---:|",
@@ -333,7 +336,7 @@ def plot(all_stats, path: Path) -> None:
     panels = [
         (axes[0, 0], "share", "deal share of var(d)", False),
         (axes[0, 1], "upset", "upset rate (weak finishes ahead)", False),
-        (axes[1, 0], "n_independent", "games until skill outweighs luck (N*, fresh deals)", True),
+        (axes[1, 0], "n_independent", "games until the strong leads with probability 0.95 (N*, fresh deals)", True),
         (axes[1, 1], "factor", "variance-reduction factor of duplicate deals", True),
     ]
     for ax, name, title, log in panels:

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import envs
-from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
+from benchmarks.luck_measures import games_to_lead
+from benchmarks.variance import deal_share, duplicate_effect
 from envs.games import GAME_NAMES
 
 
@@ -74,7 +75,7 @@ class PairStats:
     factor: float  # the variance-reduction factor of duplicate deals
     var_independent: float
     var_duplicate: float
-    n_independent: float  # games until skill outweighs luck
+    n_independent: float  # games after which the stronger leads with probability 0.95
     n_duplicate: float
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
 
@@ -99,8 +100,8 @@ def pair_stats(data: PairData, bootstrap: int = BOOTSTRAP, seed: int = 0) -> Pai
             effect.factor,
             effect.var_independent,
             effect.var_duplicate,
-            games_to_skill(effect.mean, effect.var_independent),
-            games_to_skill(effect.mean, effect.var_duplicate),
+            games_to_lead(effect.mean, effect.var_independent),
+            games_to_lead(effect.mean, effect.var_duplicate),
         )
 
     values = compute(data.d)

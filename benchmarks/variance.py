@@ -1,7 +1,7 @@
-"""The statistics of luck: what duplicate deals buy, how much of the outcome the deal decides,
-and how many games it takes for skill to show.
+"""The statistics of luck of a pair of agents: what duplicate deals buy and how much of the pair's outcome the
+deal decides (the games it takes for skill to show are :func:`benchmarks.luck_measures.games_to_lead`).
 
-All three work on a per-game performance ``x`` of one agent against another
+Both work on a per-game performance ``x`` of one agent against another
 (``d = 1`` if it finished ahead, ``-1`` behind, ``0`` on a tie: a win-rate
 difference), laid out by deal and seating.
 """
@@ -75,15 +75,3 @@ def deal_share(y: np.ndarray) -> tuple[float, float, float]:
     across = max(0.0, (between_ms - within) / replays)
     total = across + within
     return across, within, (across / total if total > 0 else math.nan)
-
-
-def games_to_skill(mean: float, var_per_game: float) -> float:
-    """Games after which skill outweighs luck in the mean result.
-
-    Over N games the observed mean difference is skill + luck with
-    E[observed^2] = skill^2 + var_per_game / N (var(perf) = var(skill) +
-    var(luck)); skill has the larger share once N > var_per_game / skill^2.
-    """
-    if mean == 0:
-        return math.inf
-    return var_per_game / mean**2

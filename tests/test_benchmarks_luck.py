@@ -10,8 +10,9 @@ import pytest
 
 from agents import make_agent, split_epsilon
 from benchmarks import luck, luck_report, luck_stats, records
+from benchmarks.luck_measures import games_to_lead
 from benchmarks.matches import run_tasks
-from benchmarks.variance import deal_share, duplicate_effect, games_to_skill
+from benchmarks.variance import deal_share, duplicate_effect
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,10 +56,11 @@ def test_deal_share_recovers_a_simulated_split():
     assert deal_share(y)[2] == pytest.approx(0.25, abs=0.03)
 
 
-def test_games_to_skill():
-    assert games_to_skill(0.5, 0.75) == pytest.approx(3.0)
-    assert games_to_skill(-0.5, 0.75) == pytest.approx(3.0)
-    assert math.isinf(games_to_skill(0.0, 0.75))
+def test_games_to_lead():
+    """z^2 var / mean^2 with z = 1.645: var / mean^2 alone (3 here) is only where the lead is 84% likely."""
+    assert games_to_lead(0.5, 0.75) == pytest.approx(3.0 * 1.6449**2, rel=1e-4)
+    assert games_to_lead(-0.5, 0.75) == pytest.approx(3.0 * 1.6449**2, rel=1e-4)
+    assert math.isinf(games_to_lead(0.0, 0.75))
 
 
 # --- the plan --------------------------------------------------------------------

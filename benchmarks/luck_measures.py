@@ -1,0 +1,271 @@
+"""Game-level measures of luck and skill, with intervals clustered by deal.
+
+The luck study of :mod:`benchmarks.luck` describes pairs of agents; these
+measures describe the game, each with what it assumes and bounds:
+
+- **Relative skill** (Borm and van der Genugten): with a beginner, our best
+  player and a clairvoyant (:mod:`benchmarks.clairvoyant`) on the same deals
+  against the same field, the learning effect LE = best - beginner, the random
+  effect RE = clairvoyant - best and RS = LE / (LE + RE). Our best is below
+  optimal, so RS estimates from below the share of the game's decidable
+  result that players of best's strength reach.
+- **Variance components** of a crossed random-effects model (deal, seat,
+  agent and their interactions, replay as the residual), by the ANOVA
+  (method-of-moments) estimator of a balanced design: each mean square
+  equated to its expectation, solved from the highest interaction down,
+  negative components set to 0.
+- **Elo spread** (Duersch, Lambrecht and Oechssler, on agents) of a ladder
+  and the **upset frequency** between adjacent rungs (Ben-Naim et al.).
+- **N\\*** (close to Fiedler and Rock's critical repetition frequency): the
+  games after which the better of two players leads with probability 0.95.
+
+Intervals are percentile bootstrap intervals resampling whole deals (every
+game of a deal together), their half-widths scaled by sqrt(n / (n - 1)) to
+undo the bootstrap's small-sample shrinkage (n deals); means use t quantiles.
+Every estimator is checked on synthetic games whose answer is known
+(:mod:`benchmarks.synthetic_games`, ``tests/test_luck_measures.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+#: Bootstrap resamples of the reports (the tests use fewer).
+RESAMPLES = 2000
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate and its interval (``low``, ``high``) at ``LEVEL``."""
+
+    value: float
+    low: float
+    high: float
+
+    def contains(self, x: float, tolerance: float = 1e-9) -> bool:
+        return self.low - tolerance <= x <= self.high + tolerance
+
+    def __str__(self) -> str:
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+def bootstrap_all(
+    data: np.ndarray, statistics: Callable[[np.ndarray], np.ndarray], resamples: int | None = None, seed: int = 0
+) -> list[Estimate]:
+    """Each of ``statistics(data)`` (a vector) with a percentile interval from resampling the rows of ``data``
+    (the deals) with replacement; the percentiles' distances from the estimate are scaled by sqrt(n / (n - 1)),
+    because the bootstrap's spread is that of a sample of n with divisor n (the small-sample correction).
+    Resamples where a statistic is undefined (nan or infinite) are dropped for it."""
+    data, resamples = np.asarray(data, dtype=float), RESAMPLES if resamples is None else resamples
+    n = len(data)
+    if n < 2:
+        raise ValueError(f"an interval clustered by deal needs at least 2 deals, got {n}")
+    values = np.atleast_1d(np.asarray(statistics(data), dtype=float))
+    rng = np.random.default_rng(seed)
+    draws = np.array([np.atleast_1d(statistics(data[rng.integers(0, n, n)])) for _ in range(resamples)], dtype=float)
+    tail, scale = (1 - LEVEL) / 2, math.sqrt(n / (n - 1))
+    estimates = []
+    for value, column in zip(values, draws.T):
+        column = column[np.isfinite(column)]
+        if not len(column) or not math.isfinite(value):
+            estimates.append(Estimate(float(value), math.nan, math.nan))
+            continue
+        low, high = np.quantile(column, [tail, 1 - tail])
+        estimates.append(Estimate(float(value), value + scale * (low - value), value + scale * (high - value)))
+    return estimates
+
+
+def bootstrap(
+    data: np.ndarray, statistic: Callable[[np.ndarray], float], resamples: int | None = None, seed: int = 0
+) -> Estimate:
+    """One statistic with its cluster-bootstrap interval (:func:`bootstrap_all`)."""
+    return bootstrap_all(data, statistic, resamples, seed)[0]
+
+
+def mean_interval(per_deal: np.ndarray) -> Estimate:
+    """The mean of per-deal values with a t interval (deals are the independent units)."""
+    x = np.asarray(per_deal, dtype=float)
+    n = len(x)
+    half = stats.t.ppf(0.5 + LEVEL / 2, n - 1) * x.std(ddof=1) / math.sqrt(n) if n > 1 else math.nan
+    return Estimate(float(x.mean()), float(x.mean() - half), float(x.mean() + half))
+
+
+# --- relative skill ------------------------------------------------------------------------------
+
+
+def relative_skill(per_deal: np.ndarray) -> float:
+    """RS = LE / (LE + RE) from ``per_deal[deal, 3]``: the mean results of (beginner, best, clairvoyant) on each
+    deal. nan where LE + RE = 0 (nothing to decide: the measure is undefined, not 0 or 1)."""
+    beginner, best, clairvoyant = np.asarray(per_deal, dtype=float).mean(axis=0)
+    learning, random_effect = best - beginner, clairvoyant - best
+    total = learning + random_effect
+    return learning / total if total != 0 else math.nan
+
+
+def relative_skill_estimates(per_deal: np.ndarray, resamples: int | None = None, seed: int = 0) -> dict[str, Estimate]:
+    """LE and RE (t intervals of the per-deal differences) and RS (cluster bootstrap) from ``per_deal[deal, 3]``."""
+    per_deal = np.asarray(per_deal, dtype=float)
+    return {
+        "LE": mean_interval(per_deal[:, 1] - per_deal[:, 0]),
+        "RE": mean_interval(per_deal[:, 2] - per_deal[:, 1]),
+        "RS": bootstrap(per_deal, relative_skill, resamples, seed),
+    }
+
+
+# --- variance components ---------------------------------------------------------------------------
+
+
+def _effect_subsets(k: int) -> list[tuple[int, ...]]:
+    """Every non-empty set of the k factors, largest first (the order the moments are solved in)."""
+    subsets = [s for size in range(1, k + 1) for s in itertools.combinations(range(k), size)]
+    return sorted(subsets, key=len, reverse=True)
+
+
+def _mean_square(cells: np.ndarray, subset: tuple[int, ...], total: int) -> tuple[float, int]:
+    """The mean square and degrees of freedom of one effect (a main effect or an interaction) of a balanced design:
+    the margin over the effect's factors, centred along each of them, squared and weighted by its cell size."""
+    others = tuple(axis for axis in range(cells.ndim) if axis not in subset)
+    effect = cells.mean(axis=others, keepdims=True)
+    for axis in subset:
+        effect = effect - effect.mean(axis=axis, keepdims=True)
+    levels = math.prod(cells.shape[axis] for axis in subset)
+    df = math.prod(cells.shape[axis] - 1 for axis in subset)
+    return (total / levels * float((effect**2).sum()) / df if df else math.nan), df
+
+
+def variance_components(y: np.ndarray, factors: tuple[str, ...]) -> dict[str, float]:
+    """The ANOVA estimates of a crossed random-effects model of ``y[factor axes..., replay]`` (balanced).
+
+    E[MS_E] = var_replay + sum over effects G containing E of (observations per G cell) * var_G; solved from
+    the highest interaction down, each component floored at 0. Keys are the factors joined by ``x``
+    (``"deal x agent"``) and ``"replay"``; with one replay the highest interaction holds the replay's variance
+    too, and ``"replay"`` is nan."""
+    y = np.asarray(y, dtype=float)
+    if y.ndim != len(factors) + 1:
+        raise ValueError(f"y needs one axis per factor {factors} and a last axis of replays, got shape {y.shape}")
+    cells, replays, total = y.mean(axis=-1), y.shape[-1], y.size
+    residual = float(((y - cells[..., None]) ** 2).sum() / (cells.size * (replays - 1))) if replays > 1 else 0.0
+    found: dict[tuple[int, ...], float] = {}
+    for subset in _effect_subsets(len(factors)):
+        mean_square, df = _mean_square(cells, subset, total)
+        if not df:
+            found[subset] = 0.0
+            continue
+        above = sum(total / math.prod(y.shape[a] for a in g) * found[g] for g in found if set(subset) < set(g))
+        found[subset] = max(0.0, (mean_square - residual - above) / (total / math.prod(y.shape[a] for a in subset)))
+    named = {
+        " x ".join(factors[a] for a in subset): found[subset] for subset in sorted(found, key=lambda s: (len(s), s))
+    }
+    return named | {"replay": residual if replays > 1 else math.nan}
+
+
+def component_shares(y: np.ndarray, factors: tuple[str, ...]) -> dict[str, float]:
+    """Each component's share of the outcome's variance (the components' sum); nan without variance."""
+    components = {k: v for k, v in variance_components(y, factors).items() if not math.isnan(v)}
+    total = sum(components.values())
+    return {k: (v / total if total > 0 else math.nan) for k, v in components.items()}
+
+
+def share_estimates(
+    y: np.ndarray, factors: tuple[str, ...], resamples: int | None = None, seed: int = 0
+) -> dict[str, Estimate]:
+    """Every component's share with a cluster-bootstrap interval (the first factor must be the deal)."""
+    names = list(component_shares(y, factors))
+
+    def shares(data: np.ndarray) -> np.ndarray:
+        found = component_shares(data, factors)
+        return np.array([found[name] for name in names])
+
+    return dict(zip(names, bootstrap_all(y, shares, resamples, seed)))
+
+
+# --- Elo spread, upsets, N* --------------------------------------------------------------------------
+
+
+def elo(share: float) -> float:
+    """The Elo difference implied by a pairwise score share: 400 log10(p / (1 - p)); +-inf at 1 and 0."""
+    if share <= 0 or share >= 1:
+        return math.copysign(math.inf, share - 0.5)
+    return 400 * math.log10(share / (1 - share))
+
+
+def elo_of_results(results: np.ndarray) -> float:
+    """The Elo over the field of a player's pairwise results in [0, 1], its share taken as (sum + 1/2) / (n + 1)
+    so that a player who beat the field in every game still has a finite rating (a continuity correction)."""
+    results = np.asarray(results, dtype=float).ravel()
+    return elo((results.sum() + 0.5) / (results.size + 1))
+
+
+def elo_spread(pair_results: np.ndarray) -> float:
+    """The Elo spread of a ladder from ``pair_results[deal, game, rung]``, each rung's pairwise results against
+    the same field: the Elo of the top rung over the field minus that of the bottom rung (Duersch et al.'s
+    spread, on agents: a game of more skill spreads its players further)."""
+    pair_results = np.asarray(pair_results, dtype=float)
+    return elo_of_results(pair_results[..., -1]) - elo_of_results(pair_results[..., 0])
+
+
+def upset_frequency(weak: np.ndarray, strong: np.ndarray) -> float:
+    """How often the weaker of two players did better than the stronger on the same deal, seat and field (ties
+    count half): the duplicate form of Ben-Naim et al.'s upset frequency."""
+    weak, strong = np.asarray(weak, dtype=float), np.asarray(strong, dtype=float)
+    return float(((weak > strong) + 0.5 * (weak == strong)).mean())
+
+
+def games_to_lead(mean: float, variance: float, confidence: float = 0.95) -> float:
+    """The games N after which the better player's total leads with probability ``confidence``.
+
+    The mean difference over N games is close to normal with mean ``mean`` and variance ``variance / N``, so
+    P(lead) = Phi(mean sqrt(N) / sd) and N* = (z * sd / mean)^2, z the one-sided quantile (1.645 at 0.95).
+    (var / mean^2 alone is where P(lead) = Phi(1) = 0.84.)"""
+    if mean == 0:
+        return math.inf
+    z = stats.norm.ppf(confidence)
+    return z * z * variance / (mean * mean)
+
+
+def lead_games(d: np.ndarray, duplicate: bool, confidence: float = 0.95) -> float:
+    """N* from ``d[deal, seat]``, the per-game difference of the better player's result over the other's:
+    with fresh deals the variance of one game (seats balanced), with duplicate deals that of a deal's mean
+    times its games (a deal counts as that many games)."""
+    d = np.asarray(d, dtype=float)
+    variance = d.mean(axis=1).var(ddof=1) * d.shape[1] if duplicate else d.var(axis=0, ddof=1).mean()
+    return games_to_lead(float(d.mean()), float(variance), confidence)
+
+
+def field_lead_games(stronger: np.ndarray, weaker: np.ndarray, duplicate: bool, confidence: float = 0.95) -> float:
+    """N* for two players who each play a field, from their results ``[deal, seat]`` on the same deals and seats:
+    with fresh deals their games are independent (the variances add), with duplicate deals each game of one
+    is paired with the other's on the same deal and seat (the variance of the difference)."""
+    stronger, weaker = np.asarray(stronger, dtype=float), np.asarray(weaker, dtype=float)
+    if duplicate:
+        return lead_games(stronger - weaker, duplicate=False, confidence=confidence)
+    variance = stronger.var(axis=0, ddof=1).mean() + weaker.var(axis=0, ddof=1).mean()
+    return games_to_lead(float((stronger - weaker).mean()), float(variance), confidence)
+
+
+# --- multiplicity ---------------------------------------------------------------------------------
+
+
+def paired_p_value(per_deal_difference: np.ndarray) -> float:
+    """Two-sided p-value of a t test that the mean per-deal difference is 0 (deals independent)."""
+    x = np.asarray(per_deal_difference, dtype=float)
+    if x.std(ddof=1) == 0:
+        return 0.0 if x.mean() != 0 else 1.0
+    return float(stats.ttest_1samp(x, 0.0).pvalue)
+
+
+def holm(p_values: dict[str, float]) -> dict[str, float]:
+    """Holm's step-down adjusted p-values (family-wise error control for the claims made together)."""
+    order = sorted(p_values, key=p_values.get)
+    adjusted, running = {}, 0.0
+    for rank, name in enumerate(order):
+        running = max(running, min(1.0, (len(order) - rank) * p_values[name]))
+        adjusted[name] = running
+    return adjusted

@@ -1,0 +1,174 @@
+"""Relative skill against a fixed field: every hero plays the same duplicate deals, the heuristic in the other seats.
+
+    python -m benchmarks.relative_skill play --config wakanda --deals 150 --first 500000 --budgets 25 100
+    python -m benchmarks.relative_skill report          # benchmarks/results/relative_skill.md from the records
+
+Borm and van der Genugten's relative skill compares three players on the
+same luck: a beginner (``random``), our strongest player (``best``) and a
+fictive player who knows how chance falls (:mod:`benchmarks.clairvoyant`,
+``best``'s search on the true state, at the same budget). Here each of them,
+and the heuristic and ``best`` at each budget (the ladder of the variance
+components and the Elo spread, :mod:`benchmarks.luck_measures`), sits in
+every seat of every deal in turn against the same field: the heuristic in
+every other seat, with the same seeds whoever the hero is, so that the heroes
+differ only by what they play (common random numbers).
+
+Searches spend a budget of iterations, not seconds, so the games reproduce
+exactly. Deals are taken from the protocol's *test* set from ``--first`` on
+(:func:`benchmarks.protocol.deal_seeds`); the record is a JSON Lines file of
+:mod:`benchmarks.records`' format, appended a deal at a time so that a run
+stopped early keeps every deal it finished (and ``play`` run again resumes it).
+The report is made from the records only (:mod:`benchmarks.relative_skill_report`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from agents import Agent, make_agent
+from benchmarks import records
+from benchmarks.clairvoyant import LABEL as CLAIRVOYANT
+from benchmarks.clairvoyant import ClairvoyantAgent, play_clairvoyant
+from benchmarks.luck_stats import CONFIGS
+from benchmarks.matches import agent_seed, seatings
+from benchmarks.protocol import check_deals, deal_seeds
+from envs.games import HelpFormatter, make_game
+
+#: The folder of the study's records, one file per configuration.
+RECORDS = records.ROOT / "benchmarks" / "records" / "relative_skill"
+#: The field's agent, in every seat but the hero's, and its label in the records' seats.
+FIELD, FIELD_LABEL = "heuristic", "field"
+
+
+def hero_labels(budgets: list[int]) -> list[str]:
+    """The heroes of a run, weakest first: random, the heuristic, then ``best`` and the clairvoyant at each budget."""
+    return ["random", FIELD, *(f"best-{b}" for b in budgets), *(f"{CLAIRVOYANT}-{b}" for b in budgets)]
+
+
+def build_hero(label: str, game, seed: int) -> Agent:
+    """The agent a hero label names: ``best-100`` is ``best`` at 100 iterations a move, ``clairvoyant-100`` its
+    clairvoyant twin (built here, never by :func:`agents.make_agent`)."""
+    kind, _, budget = label.partition("-")
+    if kind == CLAIRVOYANT:
+        return ClairvoyantAgent(game, seed=seed, iterations=int(budget))
+    if kind == "best":
+        return make_agent("best", game, seed=seed, iterations=int(budget))
+    return make_agent(kind, game, seed=seed)
+
+
+def win_share(winners: list[int], seat: int) -> float:
+    """The hero's result in one game: 1 for an outright win, 1/k for a win shared by k players, else 0."""
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
+def play_deal(config: str, deal: int, seed: int, heroes: list[str], replays: int) -> list[dict]:
+    """Every hero in every seat of one deal (``replays`` times, fresh agent seeds): the games as record lines.
+
+    The field's seeds and the hero's depend on the deal, the seat and the replay only, never on the hero."""
+    game_name, game_config = CONFIGS[config]
+    game = make_game(game_name, **game_config)
+    lines = []
+    for replay in range(replays):
+        for hero in heroes:
+            for rotation, seating in enumerate(seatings(game.num_players)):
+                hero_seat = seating.index(0)
+                agents = [
+                    build_hero(hero, game, agent_seed(seed, 0, rotation, s, replay))
+                    if s == hero_seat
+                    else make_agent(FIELD, game, seed=agent_seed(seed, 0, rotation, s, replay))
+                    for s in range(game.num_players)
+                ]
+                start = time.process_time()
+                outcome = play_clairvoyant(game, agents, seed=seed)
+                seats = [hero if s == hero_seat else FIELD_LABEL for s in range(game.num_players)]
+                lines.append(
+                    {"kind": "game", "game": game_name, "config": game_config, "study_config": config}
+                    | {"deal_set": "test", "deal": deal, "seed": seed, "seating": rotation, "replay": replay}
+                    | {"hero": hero, "hero_seat": hero_seat, "seats": seats}
+                    | {"scores": [float(x) for x in outcome.scores]}
+                    | {"winners": [int(w) for w in outcome.winners], "result": win_share(outcome.winners, hero_seat)}
+                    | {"cpu_s": round(time.process_time() - start, 3)}
+                )
+    return lines
+
+
+def record_path(config: str) -> Path:
+    """A configuration's record while it is played (plain, appended a deal at a time); a finished record is
+    committed gzipped (``.jsonl.gz``), and ``play`` does not add to a configuration whose record is sealed so."""
+    return RECORDS / f"{config}.jsonl"
+
+
+def done_deals(path: Path) -> set[int]:
+    """The deals a record already holds (a deal's lines are written together, so a deal is whole or absent)."""
+    if not path.exists():
+        return set()
+    return {line["deal"] for line in records.read([path]).games}
+
+
+def play(args: argparse.Namespace, argv: list[str]) -> int:
+    """Play ``--deals`` deals from ``--first`` on, appending each to the record as it finishes; a deal the
+    record holds is skipped, so a stopped run resumes where it was."""
+    heroes = hero_labels(args.budgets)
+    path = args.record or record_path(args.config)
+    if Path(f"{path}.gz").exists():
+        raise SystemExit(f"{path}.gz is a finished record: play into another --record")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    done = done_deals(path)
+    seeds = deal_seeds("test", args.deals, args.first)
+    todo = [(args.first + k, s) for k, s in enumerate(seeds) if args.first + k not in done]
+    agents = {label: {"name": label, "options": {}} for label in heroes} | {FIELD_LABEL: {"name": FIELD, "options": {}}}
+    header = records.new_run(["python", "-m", "benchmarks.relative_skill", *argv], agents)
+    header |= {"study": "relative_skill", "config": args.config, "heroes": heroes, "replays": args.replays}
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps(header, separators=(",", ":")) + "\n")
+        for n, (deal, seed) in enumerate(todo, 1):
+            for line in play_deal(args.config, deal, seed, heroes, args.replays):
+                out.write(json.dumps(line | {"run": header["run"]}, separators=(",", ":")) + "\n")
+            out.flush()
+            print(f"{args.config}: deal {deal} done ({n}/{len(todo)})", file=sys.stderr, flush=True)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.relative_skill", description=__doc__, formatter_class=HelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("play", help="play deals into a configuration's record")
+    run.add_argument("--config", required=True, choices=list(CONFIGS))
+    run.add_argument("--deals", type=int, required=True, help="how many test deals")
+    run.add_argument("--first", type=int, required=True, help="the first test deal (pre-registered)")
+    run.add_argument("--budgets", type=int, nargs="+", default=[25, 100], help="iterations a move of best")
+    run.add_argument("--replays", type=int, default=1, help="plays of each deal and seat with fresh agent seeds")
+    run.add_argument("--record", type=Path, help=f"default {RECORDS.relative_to(records.ROOT)}/CONFIG.jsonl")
+    report = sub.add_parser("report", help="write the report from every record")
+    report.add_argument("--records", type=Path, default=RECORDS)
+    report.add_argument("--out", type=Path, default=records.ROOT / "benchmarks" / "results" / "relative_skill.md")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "report":
+        from benchmarks import relative_skill_report
+
+        relative_skill_report.write(sorted(args.records.glob("*.jsonl*")), args.out)
+        print(f"wrote {args.out}", file=sys.stderr)
+        return 0
+    try:
+        check_deals(args.deals)
+        if min(args.budgets) < 1 or args.replays < 1:
+            raise ValueError("--budgets and --replays must be positive")
+    except ValueError as error:
+        parser.error(str(error))
+    return play(args, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

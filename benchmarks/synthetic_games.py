@@ -1,0 +1,74 @@
+"""Small synthetic games whose luck and skill are known, to check the estimators of :mod:`benchmarks.luck_measures`.
+
+A measure of luck is only as good as its behaviour where the answer is
+known: a game of pure chance must come out at RS = 0 with all its variance
+from the deal, a game without chance at RS = 1, and a mixture at its known
+weight. Each function here plays such a game over deals and seats and
+returns results laid out as the study's records are, so the tests run the
+very estimators the reports use.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def guess_and_solve(weight: float, deals: int, seats: int = 2, seed: int = 0) -> np.ndarray:
+    """``results[deal, seat, player]`` of a beginner, a skilled player and a clairvoyant in the guess-and-solve game.
+
+    Each deal gives every seat a visible puzzle with one right answer out of two, and a hidden fair coin
+    to call. A game scores ``weight`` for the right answer plus ``1 - weight`` for the right call. The
+    beginner answers and calls at random; the skilled player always answers right (it reads the puzzle)
+    and calls at random (nothing it sees tells the coin); the clairvoyant answers right and sees the coin.
+    So LE = weight / 2, RE = (1 - weight) / 2 and RS = ``weight``: 0 is pure chance, 1 no chance. The three
+    meet the same puzzles and coins (the same deal)."""
+    rng = np.random.default_rng(seed)
+    answer = rng.integers(0, 2, (deals, seats))
+    coin = rng.integers(0, 2, (deals, seats))
+
+    def score(answered: np.ndarray, called: np.ndarray) -> np.ndarray:
+        return weight * (answered == answer) + (1 - weight) * (called == coin)
+
+    beginner = score(rng.integers(0, 2, answer.shape), rng.integers(0, 2, coin.shape))
+    skilled = score(answer, rng.integers(0, 2, coin.shape))
+    clairvoyant = score(answer, coin)
+    return np.stack([beginner, skilled, clairvoyant], axis=-1)
+
+
+def ladder_game(
+    weight: float, deals: int, seats: int, agents: int, replays: int, interaction: float, noise: float, seed: int = 0
+) -> np.ndarray:
+    """``y[deal, seat, agent, replay]`` of a ladder of agents in a game of known variance components.
+
+    y = sqrt(weight) * skill[agent] + sqrt(1 - weight) * (luck[deal] + luck[deal, seat])
+    + deal-by-agent effect (variance ``interaction``) + the agents' own chance (variance ``noise``, fresh each
+    replay). The skills are equally spaced with variance 1 (divisor agents - 1) and the two lucks have variance
+    1/2 each, so the components are: deal (1 - weight) / 2, deal x seat (1 - weight) / 2, agent ``weight``,
+    deal x agent ``interaction``, replay ``noise``, and 0 for the rest."""
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(-1, 1, agents)
+    skill = skill / skill.std(ddof=1)
+    luck = rng.normal(0, np.sqrt(0.5), (deals, 1, 1, 1)) + rng.normal(0, np.sqrt(0.5), (deals, seats, 1, 1))
+    mixed = rng.normal(0, np.sqrt(interaction), (deals, 1, agents, 1))
+    own = rng.normal(0, np.sqrt(noise), (deals, seats, agents, replays))
+    return np.sqrt(weight) * skill[None, None, :, None] + np.sqrt(1 - weight) * luck + mixed + own
+
+
+def rung_results(shares: list[float], deals: int, seats: int, seed: int = 0) -> np.ndarray:
+    """``results[deal, seat, rung]``: each rung beats the field with its known probability (independent games).
+
+    The ladder's Elo spread is then 400 log10 of the top's odds over the bottom's, and the upset
+    frequency of a weaker rung w over a stronger s is w (1 - s) + (w s + (1 - w)(1 - s)) / 2."""
+    rng = np.random.default_rng(seed)
+    return (rng.random((deals, seats, len(shares))) < np.asarray(shares)).astype(float)
+
+
+def paired_differences(mean: float, luck: float, noise: float, deals: int, seats: int, seed: int = 0) -> np.ndarray:
+    """``d[deal, seat]``: the better player's result minus the other's, with duplicate luck that rotates.
+
+    Each seat of a deal carries luck (variance ``luck`` before centring), and the seats' lucks sum to zero over
+    a deal, as a rotation of the same cards between the two players does; each game adds ``noise``. With
+    fresh deals a game varies by luck (1 - 1/seats) + noise, with duplicate deals by noise only."""
+    rng = np.random.default_rng(seed)
+    cards = rng.normal(0, np.sqrt(luck), (deals, seats))
+    return mean + cards - cards.mean(axis=1, keepdims=True) + rng.normal(0, np.sqrt(noise), (deals, seats))

@@ -1,0 +1,40 @@
+"""The relative-skill study end to end on a tiny run: a record a deal at a time, resumed, and its report."""
+
+import pytest
+
+from benchmarks import luck_measures, relative_skill, relative_skill_report
+
+
+def test_a_tiny_study_records_resumes_and_reports(tmp_path, monkeypatch):
+    monkeypatch.setattr(luck_measures, "RESAMPLES", 50)
+    monkeypatch.setattr(relative_skill_report, "planned", lambda config: None)  # a run outside the pre-registration
+    record = tmp_path / "records" / "wapi2.jsonl"
+    play = ["play", "--config", "wapi2", "--first", "0", "--budgets", "2", "--record", str(record)]
+    assert relative_skill.main([*play, "--deals", "2"]) == 0
+    assert relative_skill.done_deals(record) == {0, 1}
+    assert relative_skill.main([*play, "--deals", "3"]) == 0  # plays deal 2 only
+    lines = record.read_text().splitlines()
+    assert sum('"kind":"game"' in line for line in lines) == 3 * 2 * len(relative_skill.hero_labels([2]))
+    out = tmp_path / "relative_skill.md"
+    assert relative_skill.main(["report", "--records", str(record.parent), "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "python -m benchmarks.relative_skill report" in text and "NOT pre-registered" in text
+    assert "| 2 | " in text and "clairvoyant-2" in text
+
+
+def test_heroes_go_from_random_to_the_clairvoyant():
+    assert relative_skill.hero_labels([25, 100]) == [
+        "random",
+        "heuristic",
+        "best-25",
+        "best-100",
+        "clairvoyant-25",
+        "clairvoyant-100",
+    ]
+
+
+def test_a_sealed_record_is_not_added_to(tmp_path):
+    record = tmp_path / "wapi2.jsonl"
+    (tmp_path / "wapi2.jsonl.gz").write_bytes(b"")
+    with pytest.raises(SystemExit, match="finished record"):
+        relative_skill.main(["play", "--config", "wapi2", "--deals", "2", "--first", "0", "--record", str(record)])
