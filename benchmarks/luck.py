@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import agent_kind, make_agent, split_epsilon
-from benchmarks import batch_matches, luck_report, records
+from benchmarks import batch_matches, luck_records, luck_report, records
 from benchmarks.luck_stats import (
     CONFIGS,
     GAME_PAIRS,
@@ -168,7 +168,7 @@ def plan_study(
 def collect(results: list[TaskResult]) -> tuple[list[PairData], list[str]]:
     """Arrange the games by (configuration, pair) into d[deal, replay, seating]; failed deals are noted and left out
     (through the record lines the report is made from, so the two cannot differ)."""
-    return luck_report.pair_data(*luck_report.game_lines(results))
+    return luck_records.pair_data(*luck_records.game_lines(results))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -246,9 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m benchmarks.luck: error: {error}", file=sys.stderr)
         return 2
     elapsed = time.perf_counter() - start
-    record = luck_report.record_of(results, plan, ["python", "-m", "benchmarks.luck", *argv], elapsed, ran_on)
+    record = luck_records.record_of(results, plan, ["python", "-m", "benchmarks.luck", *argv], elapsed, ran_on)
     folder = args.records or records.run_file("luck", "")
-    path = records.write(record, folder / luck_report.record_name(record))
+    path = records.write(record, folder / luck_records.record_name(record))
     out = args.out or folder
     luck_report.write(sorted(folder.glob("*.jsonl*")), out)
     print(f"wrote {path}, and {out}/luck.md, duplicate.md and luck.png; {elapsed:.0f} s", file=sys.stderr)

@@ -97,6 +97,11 @@ REPORTS = (
         ("benchmarks/results/levels.md", "benchmarks/results/levels.json"),
     ),
     Report("benchmarks.claims", ("report", "--out", "{out}/claims.md"), ("benchmarks/results/claims.md",)),
+    Report(
+        "benchmarks.relative_skill",
+        ("report", "--out", "{out}/relative_skill.md"),
+        ("benchmarks/results/relative_skill.md",),
+    ),
     *(_ceiling(config) for config in _names("benchmarks/records/ceiling")),
     *(_tournament(name) for name in _names("benchmarks/records/tournament")),
     _luck("benchmarks/records/luck", "benchmarks/results"),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent, split_epsilon
-from benchmarks import luck, luck_report, luck_stats, records
+from benchmarks import luck, luck_records, luck_report, luck_stats, records
 from benchmarks.luck_measures import games_to_lead
 from benchmarks.matches import run_tasks
 from benchmarks.variance import deal_share, duplicate_effect
@@ -93,7 +93,7 @@ def test_the_plan_seats_the_pair_with_fillers_in_every_rotation():
 def _tiny_record(plan, command: str = "python -m benchmarks.luck --configs wapi3", started: str | None = None):
     """The plan played in this process, as the luck command's record (with ``started`` set when given)."""
     results = run_tasks(plan.tasks, processes=1, progress=False)
-    record = luck_report.record_of(results, plan, command.split(), 1.0, "local backend, 1 process")
+    record = luck_records.record_of(results, plan, command.split(), 1.0, "local backend, 1 process")
     if started:
         record.runs[0]["started"] = started
     return results, record
@@ -110,14 +110,14 @@ def test_a_tiny_study_end_to_end(tmp_path):
     assert stats.upset == pytest.approx(((1 - pair.d) / 2).mean())
     assert 0 <= stats.share <= 1 or math.isnan(stats.share)
     # the report is made from the record alone, read back from its file: replays of a deal pool as distinct games
-    path = records.write(record, tmp_path / "records" / luck_report.record_name(record))
+    path = records.write(record, tmp_path / "records" / luck_records.record_name(record))
     assert len(records.read([path]).games) == 18 and all(g["deal_set"] == "tuning" for g in record.games)
-    (back,), _ = luck_report.pair_data(records.read([path]).games)
+    (back,), _ = luck_records.pair_data(records.read([path]).games)
     assert np.array_equal(back.d, pair.d) and (back.strong_wins, back.weak_wins) == (pair.strong_wins, pair.weak_wins)
     luck_report.write([path], tmp_path)
     text = (tmp_path / "luck.md").read_text()
     assert "| wapi3 | heuristic > random | 18 |" in text and "python -m benchmarks.luck --configs wapi3" in text
-    assert luck_report.luck_row(luck_stats.pair_stats(pair)) in text and str(luck_report.record_name(record)) in text
+    assert luck_report.luck_row(luck_stats.pair_stats(pair)) in text and str(luck_records.record_name(record)) in text
     assert "| wapi3 | heuristic > random | 18 |" in (tmp_path / "duplicate.md").read_text()
     assert (tmp_path / "luck.png").stat().st_size > 1000
     first = (tmp_path / "luck.md").read_bytes(), (tmp_path / "duplicate.md").read_bytes()
@@ -146,7 +146,7 @@ def test_a_luck_runs_header_says_when_its_games_began():
     import datetime
 
     plan = luck.plan_study(["wapi3"], deals=2, ismcts_deals=0, replays=1, ismcts_iterations=1)
-    (run,) = luck_report.record_of([], plan, ["cmd"], 3600.0, "here").runs
+    (run,) = luck_records.record_of([], plan, ["cmd"], 3600.0, "here").runs
     started = datetime.datetime.strptime(run["started"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
     assert abs((datetime.datetime.now(datetime.UTC) - started).total_seconds() - 3600) < 60
     assert run["study"]["settings"] == plan.settings and run["study"]["notes"] == plan.notes
@@ -244,7 +244,7 @@ def test_per_game_pairs_and_a_report_of_several_parts(tmp_path):
         _tiny_record(plan4, "cmd wapi4", "2026-01-01T00:00:01Z")[1],
         _tiny_record(plan3, "cmd wapi3 again", "2026-01-01T00:00:02Z")[1],
     ]
-    paths = [records.write(r, tmp_path / luck_report.record_name(r)) for r in parts]
+    paths = [records.write(r, tmp_path / luck_records.record_name(r)) for r in parts]
     luck_report.write(paths[::-1], tmp_path)  # the order given does not matter: the runs' starts do
     text = (tmp_path / "luck.md").read_text()
     assert "| wapi3 | heuristic > random | 6 |" in text and "| wapi4 | heuristic~0.1 > random | 16 |" in text
