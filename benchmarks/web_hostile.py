@@ -28,6 +28,7 @@ import numpy as np
 
 from envs.games import make_game
 from web.limits import Limits
+from web.session import RECORD_FORMAT
 
 HOG_GAMES, HOG_THINK, PROBE_THINK = 20, 2.0, 0.5
 HALF_OPEN, HALF_OPEN_SOURCE = 1100, "127.0.0.5"
@@ -123,7 +124,7 @@ def samurai_record(seed: int = 4) -> bytes:
     while state.current_player is not None:
         moves.append({"player": state.current_player, "action": int(choose(state.legal_actions()))})
         state.apply(moves[-1]["action"])
-    record = {"format": "drawluck-web-game", "game": "samurai", "config": {}, "seat": 0, "seed": seed, "moves": moves}
+    record = {"format": RECORD_FORMAT, "game": "samurai", "config": {}, "seat": 0, "seed": seed, "moves": moves}
     return json.dumps(record).encode()
 
 

@@ -47,12 +47,13 @@ class Bounded(H11Protocol):
     """h11 with a header deadline and a connection cap. :func:`protocol` makes a subclass per server
     with its settings and its own counts (open connections per address, connections refused)."""
 
-    header_timeout = 10.0
-    max_connections = 500
-    per_address = 50
-    trusted: frozenset[str] = frozenset()
-    open_by_address: Counter[str] = Counter()
-    refusals = {"count": 0, "logged": -float("inf")}
+    # set by protocol(), from Limits (a server's own counts, never shared with another's)
+    header_timeout: float
+    max_connections: int
+    per_address: int
+    trusted: frozenset[str]
+    open_by_address: Counter[str]
+    refusals: dict[str, float]
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """A connection past a cap is closed before anything is set up for it (an attack opens

@@ -164,14 +164,15 @@ class Games:
         request loads it from disk again, as it was before those moves) and the error goes on."""
         first, moves = session.unsaved()
         if moves:
+            now = self.clock()
             try:
-                self.database.add_moves(session.record.id, first, moves, session.done, self.clock())
+                self.database.add_moves(session.record.id, first, moves, session.done, now)
             except Exception:
                 self._forget(session.record.id)
                 raise
             session.mark_saved()
             if session.done:
-                self._ended.setdefault(session.record.id, self.clock())
+                self._ended.setdefault(session.record.id, now)  # the end as stored
 
     def _forget(self, game_id: str) -> None:
         """The game leaves memory (it stays in the database)."""
