@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
-import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from torch.distributions import Categorical
 
 from agents.opponents import batch_opponent
 from envs.games import make_game
+from training.win_rates import wilson_interval
 
 #: The first seed of the evaluation's test deals: far beyond any seed a training run deals.
 TEST_DEALS = 10**9
@@ -215,13 +215,6 @@ def update(args: Args, agent: Agent, optimizer, rollout: Rollout, advantage, ret
     return {"policy_loss": pg_loss.item(), "value_loss": v_loss.item(), "entropy": entropy.mean().item()}
 
 
-def wilson(points: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a win rate of ``points`` out of ``n`` games."""
-    p, scale = points / n, 1 + z * z / n
-    centre, half = (p + z * z / (2 * n)) / scale, z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def evaluate(agent: Agent, game: str, opponent: str, games: int) -> dict:
     """The greedy policy on ``games`` test deals (seeds from :data:`TEST_DEALS`, the learner's seat rotating with
     the seed) against ``opponent`` in every other seat: its win rate (a win 1, a game all players share
@@ -239,7 +232,7 @@ def evaluate(agent: Agent, game: str, opponent: str, games: int) -> dict:
         points[first] = np.where(reward[first] > 0, 1.0, np.where(reward[first] == 0, 1 / envs.game.num_players, 0))
         counted |= terminated
     envs.close()
-    low, high = wilson(points.sum(), games)
+    low, high = wilson_interval(points.sum(), games)
     return {"opponent": opponent, "games": games, "win_rate": points.mean(), "low": low, "high": high}
 
 

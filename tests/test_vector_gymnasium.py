@@ -5,28 +5,19 @@ wrappers over every game, each checked against the same games played unwrapped."
 
 from __future__ import annotations
 
-import importlib
-
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 from gymnasium.wrappers import vector as wrappers
+from test_vector_env import random_legal, vector_env
 
 import envs
 from envs.core.batch import new_game
 from envs.core.engine import IllegalActionError
 
 SAME, NEXT = AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP
-
-
-def vector_env(name: str, num_envs: int, **options):
-    return importlib.import_module(f"envs.{name}_v0").vector_env(num_envs, **options)
-
-
-def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
 
 
 def learner_view(name: str, seed: int) -> np.ndarray:
