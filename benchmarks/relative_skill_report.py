@@ -185,9 +185,9 @@ def spread_rows(study: Study) -> list[str]:
 
 
 def _games(estimate: lm.Estimate) -> str:
-    return " ".join(f"{x:,.0f}" if math.isfinite(x) else "inf" for x in (estimate.value,)) + (
-        f" [{estimate.low:,.0f}, {estimate.high:,.0f}]" if math.isfinite(estimate.high) else " [undefined]"
-    )
+    value = f"{estimate.value:,.0f}" if math.isfinite(estimate.value) else "inf"
+    interval = f"[{estimate.low:,.0f}, {estimate.high:,.0f}]" if math.isfinite(estimate.high) else "[undefined]"
+    return f"{value} {interval}"
 
 
 def planned(config: str) -> dict | None:
