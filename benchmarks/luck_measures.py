@@ -174,16 +174,24 @@ def component_shares(y: np.ndarray, factors: tuple[str, ...]) -> dict[str, float
 
 
 def share_estimates(
-    y: np.ndarray, factors: tuple[str, ...], resamples: int | None = None, seed: int = 0
+    y: np.ndarray,
+    factors: tuple[str, ...],
+    resamples: int | None = None,
+    seed: int = 0,
+    groups: dict[str, tuple[str, ...]] | None = None,
 ) -> dict[str, Estimate]:
-    """Every component's share with a cluster-bootstrap interval (the first factor must be the deal)."""
+    """Every component's share with a cluster-bootstrap interval (the first factor must be the deal), then each
+    of ``groups`` (a name and its components) that the model has a component of: the sum of its components'
+    shares, from the same resamples."""
     names = list(component_shares(y, factors))
+    groups = {group: members for group, members in (groups or {}).items() if set(members) & set(names)}
 
     def shares(data: np.ndarray) -> np.ndarray:
         found = component_shares(data, factors)
-        return np.array([found[name] for name in names])
+        grouped = [sum(found[name] for name in members if name in found) for members in groups.values()]
+        return np.array([found[name] for name in names] + grouped)
 
-    return dict(zip(names, bootstrap_all(y, shares, resamples, seed)))
+    return dict(zip(names + list(groups), bootstrap_all(y, shares, resamples, seed)))
 
 
 # --- Elo spread, upsets, N* --------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def pair_data(games: Sequence[dict], failures: Sequence[dict] = ()) -> tuple[lis
     """The games of each (configuration, pair) as ``luck.PairData``, d[deal, replay, seating], in the order of
     the configurations and pairs; and a note per deal left out because an agent failed."""
     from benchmarks.luck_stats import CONFIGS_ORDER, PairData
-    from benchmarks.ratings import ahead, finishing_ranks
+    from benchmarks.ratings import ahead, finishing_ranks, win_share
 
     notes, failed = [], set()
     for f in failures:
@@ -57,8 +57,7 @@ def pair_data(games: Sequence[dict], failures: Sequence[dict] = ()) -> tuple[lis
                 2 * ahead(finishing_ranks(g["scores"], g["winners"]), a, b) - 1
             )
             for who, seat in ((strong, a), (weak, b)):
-                if seat in g["winners"]:
-                    wins[who] += 1 / len(g["winners"])
+                wins[who] += win_share(g["winners"], seat)
         data = PairData(config, strong, weak, len(group[0]["seats"]), d, wins[strong] / d.size, wins[weak] / d.size)
         out.append((CONFIGS_ORDER.index(config), p, data))
     out.sort(key=lambda item: item[:2])

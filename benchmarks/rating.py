@@ -43,7 +43,7 @@ from statistics import NormalDist
 import numpy as np
 
 from benchmarks.protocol import ANCHORS
-from benchmarks.ratings import ELO, Z95, ahead, bradley_terry, finishing_ranks
+from benchmarks.ratings import ELO, Z95, ahead, bradley_terry, finishing_ranks, win_share
 
 #: Bootstrap replicates, and the generator seed that makes a report reproduce byte for byte.
 REPLICATES = 400
@@ -194,8 +194,7 @@ def win_shares(games: Sequence[dict], small_sample: bool = False) -> list[Share]
     for game in games:
         hero, opponent = game["table"]
         seat = game["seats"].index(hero)
-        share = 1.0 / len(game["winners"]) if seat in game["winners"] else 0.0
-        by_table[(hero, opponent)][deal_of(game)].append(share)
+        by_table[(hero, opponent)][deal_of(game)].append(win_share(game["winners"], seat))
     out = []
     for (hero, opponent), deals in sorted(by_table.items()):
         means = np.array([np.mean(v) for v in deals.values()])

@@ -45,6 +45,11 @@ def finishing_ranks(scores: Sequence[float], winners: Sequence[int]) -> list[int
     return [order.index(k) for k in keys]
 
 
+def win_share(winners: Sequence[int], seat: int) -> float:
+    """Seat ``seat``'s win share of one game: 1 for an outright win, 1/k for a win shared by k players, else 0."""
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
 def ahead(ranks: Sequence[int], a: int, b: int) -> float:
     """1 if seat ``a`` finished ahead of seat ``b``, 0.5 on a tie, 0 behind."""
     if ranks[a] == ranks[b]:

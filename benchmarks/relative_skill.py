@@ -36,6 +36,7 @@ from benchmarks.clairvoyant import ClairvoyantAgent, play_clairvoyant
 from benchmarks.luck_stats import CONFIGS
 from benchmarks.matches import agent_seed, seatings
 from benchmarks.protocol import check_deals, deal_seeds
+from benchmarks.ratings import win_share
 from envs.games import HelpFormatter, make_game
 
 #: The folder of the study's records, one file per configuration.
@@ -58,11 +59,6 @@ def build_hero(label: str, game, seed: int) -> Agent:
     if kind == "best":
         return make_agent("best", game, seed=seed, iterations=int(budget))
     return make_agent(kind, game, seed=seed)
-
-
-def win_share(winners: list[int], seat: int) -> float:
-    """The hero's result in one game: 1 for an outright win, 1/k for a win shared by k players, else 0."""
-    return 1.0 / len(winners) if seat in winners else 0.0
 
 
 def play_deal(config: str, deal: int, seed: int, heroes: list[str], replays: int) -> list[dict]:

@@ -149,20 +149,9 @@ def component_rows(study: Study) -> list[str]:
     """Shares of the win share's variance over the honest ladder: each component of the crossed model (deal,
     seat, agent, interactions, replay) and their groups, with cluster-bootstrap intervals."""
     ladder = [study.heroes.index(label) for label in honest_ladder(study)]
-    y, factors = study.win[:, :, ladder, :], ("deal", "seat", "agent")
-    names = list(lm.component_shares(y, factors))
-
-    groups = {group: members for group, members in GROUPS.items() if set(members) & set(names)}
-
-    def shares(data: np.ndarray) -> np.ndarray:
-        found = lm.component_shares(data, factors)
-        grouped = [sum(found[name] for name in members if name in found) for members in groups.values()]
-        return np.array([found[name] for name in names] + grouped)
-
-    estimates = lm.bootstrap_all(y, shares)
-    labels = names + [f"**{group}**" for group in groups]
+    estimates = lm.share_estimates(study.win[:, :, ladder, :], ("deal", "seat", "agent"), groups=GROUPS)
     rows = ["| component | share of the variance |", "|---|---|"]
-    return rows + [f"| {label} | {estimate} |" for label, estimate in zip(labels, estimates)]
+    return rows + [f"| {f'**{name}**' if name in GROUPS else name} | {found} |" for name, found in estimates.items()]
 
 
 def spread_rows(study: Study) -> list[str]:
@@ -185,9 +174,9 @@ def spread_rows(study: Study) -> list[str]:
 
 
 def _games(estimate: lm.Estimate) -> str:
-    return " ".join(f"{x:,.0f}" if math.isfinite(x) else "inf" for x in (estimate.value,)) + (
-        f" [{estimate.low:,.0f}, {estimate.high:,.0f}]" if math.isfinite(estimate.high) else " [undefined]"
-    )
+    value = f"{estimate.value:,.0f}" if math.isfinite(estimate.value) else "inf"
+    interval = f"[{estimate.low:,.0f}, {estimate.high:,.0f}]" if math.isfinite(estimate.high) else "[undefined]"
+    return f"{value} {interval}"
 
 
 def planned(config: str) -> dict | None:
