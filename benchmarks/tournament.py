@@ -40,7 +40,7 @@ import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, agent_kind, make_agent, split_epsilon
 from benchmarks import batch_matches, records, tournament_record, tournament_report
 from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, seatings
-from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce
+from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce, win_share
 from benchmarks.variance import DuplicateEffect, duplicate_effect
 from envs.core.engine import shown
 from envs.games import GAME_NAMES, add_game_options, command_parser, game_config, make_game, parse_command
@@ -162,12 +162,11 @@ def summarize(plan: Plan, results: list[TaskResult]) -> Summary:
         for seat, label in enumerate(g.seats):
             count[label] += 1
             score[label] += g.scores[seat]
-            if seat in g.winners:
-                share[label] += 1.0 / len(g.winners)
-    win_share = {label: share[label] / count[label] for label in labels if count[label]}
+            share[label] += win_share(g.winners, seat)
+    shares = {label: share[label] / count[label] for label in labels if count[label]}
     mean_score = {label: score[label] / count[label] for label in labels if count[label]}
     effects = duplicate_effects(plan, results)
-    return Summary(plan, games, failures, ratings, kind, wins, played, win_share, mean_score, effects)
+    return Summary(plan, games, failures, ratings, kind, wins, played, shares, mean_score, effects)
 
 
 def _average(values: list[float], weights: np.ndarray) -> float:
