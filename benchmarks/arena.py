@@ -39,7 +39,7 @@ from benchmarks.matches import (
     game_key,
     run_tasks,
 )
-from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, config_label, deal_seeds, protocol_seatings
+from benchmarks.protocol import config_label, deal_seeds, move_limit, protocol_seatings
 from benchmarks.records import Record, game_identity, write
 from benchmarks.sealed.referee import HostProcess, Sealed
 from envs.core.engine import is_int
@@ -70,8 +70,7 @@ class Refereed(Guarded):
             raise AgentFailure(self.label, error.seat, f"its move {move}: {error.message}") from error
         spent = time.process_time() - start
         self.cpu.append(spent)
-        if self.budget is not None and spent > self.budget * BUDGET_MARGIN + BUDGET_SLACK:
-            limit = self.budget * BUDGET_MARGIN + BUDGET_SLACK
+        if self.budget is not None and spent > (limit := move_limit(self.budget)):
             raise AgentFailure(
                 self.label,
                 view.player,

@@ -61,6 +61,11 @@ ANCHORS = {"random": 0.0, "heuristic": 1000.0}
 ANCHOR_TABLE = sorted(ANCHORS, key=ANCHORS.get, reverse=True)
 
 
+def move_limit(budget: float) -> float:
+    """The CPU seconds a move may take under ``budget``: ``budget`` x ``BUDGET_MARGIN`` + ``BUDGET_SLACK``."""
+    return budget * BUDGET_MARGIN + BUDGET_SLACK
+
+
 def check_deals(count: Any, flag: str = "--deals") -> int:
     """``count`` deals for a reported figure: an int of at least 2 (an interval clustered by deal needs two);
     a ValueError naming ``flag`` otherwise."""

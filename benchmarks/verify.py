@@ -21,7 +21,7 @@ import numpy as np
 
 from benchmarks import anchors
 from benchmarks.matches import configured_game, game_key
-from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, PROTOCOL
+from benchmarks.protocol import PROTOCOL, move_limit
 from benchmarks.records import Record
 from envs.core.engine import IllegalActionError
 
@@ -87,7 +87,7 @@ def check_games(record: Record) -> Iterator[str]:
             yield f"{where}: forfeited by {line['forfeit']} with no failure line"
         for label, cpu in zip(line["seats"], line.get("cpu_us", [])):
             budget = budgets[line["run"]].get(label)
-            allowed = None if budget is None else (budget * BUDGET_MARGIN + BUDGET_SLACK) * 1e6
+            allowed = None if budget is None else move_limit(budget) * 1e6
             if allowed is not None and any(t > allowed for t in cpu) and not line.get("forfeit"):
                 yield f"{where}: a move of {label} took {max(cpu) / 1e6:.3f} CPU s, over its budget of {budget} s"
 
