@@ -19,8 +19,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+import envs
 from benchmarks import anchors
-from benchmarks.matches import configured_game, game_key
 from benchmarks.protocol import PROTOCOL, move_limit
 from benchmarks.records import Record
 from envs.core.engine import IllegalActionError
@@ -49,7 +49,7 @@ def check_runs(record: Record) -> Iterator[str]:
 
 def replay(line: dict) -> str | None:
     """Play a game line's actions from its seed (as :func:`agents.play_game` deals it); what is wrong, or None."""
-    game = configured_game(*game_key(line["game"], _config(line)))
+    game = envs.describe(line["game"]).make_from_json(line["config"])
     state = game.new_state(np.random.default_rng(np.random.SeedSequence(line["seed"]).spawn(2)[0]))
     try:
         for action in line.get("actions", []):
@@ -65,13 +65,6 @@ def replay(line: dict) -> str | None:
     if [float(x) for x in state.scores()] != line["scores"] or list(state.winners()) != line["winners"]:
         return f"the replay ends {state.scores()} won by {state.winners()}, not as recorded"
     return None
-
-
-def _config(line: dict) -> dict:
-    """The game's constructor options from a line's JSON config (Wapi's coins have string keys there)."""
-    import envs
-
-    return envs.describe(line["game"]).make_from_json(line["config"]).config()
 
 
 def check_games(record: Record) -> Iterator[str]:
