@@ -198,3 +198,8 @@ def check_offset(deal_set: str, count: int, offset: Any, flag: str = "--deal-off
         raise ValueError(f"{flag} must be an int from 0 to {size - count} for {count} deals of the {deal_set} set, "
                          f"got {shown(offset)}")  # fmt: skip
     return int(offset)
+
+
+def deal_offset(deal_set: str, count: int, given: Any = None) -> int:
+    """A run's first deal: ``given`` checked (:func:`check_offset`), or a fresh one (:func:`fresh_offset`) when None."""
+    return fresh_offset(deal_set, count) if given is None else check_offset(deal_set, count, given)
