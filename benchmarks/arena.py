@@ -168,7 +168,7 @@ def _forfeits(task: DealTask, line: dict, rotation: int, deal: _Deal, label: str
             continue
         seats = [spec.label for spec in task.seats(seating)]
         played = s == rotation
-        cpu = [[round(t * 1e6) for t in agent.cpu] for agent in deal.agents] if played else []
+        cpu = _cpu_us(deal.agents) if played else []
         out.append(
             line
             | {"kind": "game", "seating": s, "seats": seats, "forfeit": label}
@@ -178,6 +178,11 @@ def _forfeits(task: DealTask, line: dict, rotation: int, deal: _Deal, label: str
             | {"cpu_us": cpu if len(cpu) == len(seats) else [[] for _ in seats]}
         )
     return out
+
+
+def _cpu_us(agents: list) -> list[list[int]]:
+    """Each seat's move times in CPU microseconds, as a game line holds them (``cpu_us``)."""
+    return [[round(t * 1e6) for t in agent.cpu] for agent in agents]
 
 
 def _line(task: DealTask, rotation: int, labels: list[str]) -> dict:
@@ -211,7 +216,7 @@ def play_deal(task: DealTask) -> tuple[list[dict], list[dict]]:
                 message = f"{type(error).__name__}: {error}"
                 failures.append(line | {"kind": "failure", "agent": "engine", "seat": 0, "move": 0, "message": message})
                 break
-            cpu = [[round(t * 1e6) for t in agent.cpu] for agent in deal.agents]
+            cpu = _cpu_us(deal.agents)
             result = {"scores": [float(x) for x in outcome.scores], "winners": list(outcome.winners)}
             result |= {"moves": outcome.moves, "actions": deal.log, "cpu_us": cpu}
             games.append(line | {"kind": "game"} | result)
