@@ -39,7 +39,7 @@ from benchmarks.matches import (
     game_key,
     run_tasks,
 )
-from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, config_label, deal_seeds, protocol_seatings
+from benchmarks.protocol import config_label, deal_seeds, move_limit, protocol_seatings
 from benchmarks.records import Record, game_identity, write
 from benchmarks.sealed.referee import HostProcess, Sealed
 from envs.core.engine import is_int
@@ -70,8 +70,7 @@ class Refereed(Guarded):
             raise AgentFailure(self.label, error.seat, f"its move {move}: {error.message}") from error
         spent = time.process_time() - start
         self.cpu.append(spent)
-        if self.budget is not None and spent > self.budget * BUDGET_MARGIN + BUDGET_SLACK:
-            limit = self.budget * BUDGET_MARGIN + BUDGET_SLACK
+        if self.budget is not None and spent > (limit := move_limit(self.budget)):
             raise AgentFailure(
                 self.label,
                 view.player,
@@ -169,7 +168,7 @@ def _forfeits(task: DealTask, line: dict, rotation: int, deal: _Deal, label: str
             continue
         seats = [spec.label for spec in task.seats(seating)]
         played = s == rotation
-        cpu = [[round(t * 1e6) for t in agent.cpu] for agent in deal.agents] if played else []
+        cpu = _cpu_us(deal.agents) if played else []
         out.append(
             line
             | {"kind": "game", "seating": s, "seats": seats, "forfeit": label}
@@ -179,6 +178,11 @@ def _forfeits(task: DealTask, line: dict, rotation: int, deal: _Deal, label: str
             | {"cpu_us": cpu if len(cpu) == len(seats) else [[] for _ in seats]}
         )
     return out
+
+
+def _cpu_us(agents: list) -> list[list[int]]:
+    """Each seat's move times in CPU microseconds, as a game line holds them (``cpu_us``)."""
+    return [[round(t * 1e6) for t in agent.cpu] for agent in agents]
 
 
 def _line(task: DealTask, rotation: int, labels: list[str]) -> dict:
@@ -212,7 +216,7 @@ def play_deal(task: DealTask) -> tuple[list[dict], list[dict]]:
                 message = f"{type(error).__name__}: {error}"
                 failures.append(line | {"kind": "failure", "agent": "engine", "seat": 0, "move": 0, "message": message})
                 break
-            cpu = [[round(t * 1e6) for t in agent.cpu] for agent in deal.agents]
+            cpu = _cpu_us(deal.agents)
             result = {"scores": [float(x) for x in outcome.scores], "winners": list(outcome.winners)}
             result |= {"moves": outcome.moves, "actions": deal.log, "cpu_us": cpu}
             games.append(line | {"kind": "game"} | result)

@@ -35,10 +35,9 @@ from benchmarks.matches import AgentSpec
 from benchmarks.protocol import (
     LADDERS,
     check_deals,
-    check_offset,
     config_label,
     configurations,
-    fresh_offset,
+    deal_offset,
     parse_config_label,
     reference_tables,
 )
@@ -112,8 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         chosen = [parse_config_label(text) for text in args.configs] if args.configs else configurations()
         deals = check_deals(LADDERS[ladder].deals if args.deals is None else args.deals)
-        given = args.deal_offset
-        offset = fresh_offset("test", deals) if given is None else check_offset("test", deals, given)
+        offset = deal_offset("test", deals, args.deal_offset)
         folder = args.records or records.run_file("leaderboard", "")
         paths = [folder / record_name(game, config, ladder) for game, config in chosen]
         existing = [str(p) for p in paths if p.exists()]

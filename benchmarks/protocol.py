@@ -61,6 +61,11 @@ ANCHORS = {"random": 0.0, "heuristic": 1000.0}
 ANCHOR_TABLE = sorted(ANCHORS, key=ANCHORS.get, reverse=True)
 
 
+def move_limit(budget: float) -> float:
+    """The CPU seconds a move may take under ``budget``: ``budget`` x ``BUDGET_MARGIN`` + ``BUDGET_SLACK``."""
+    return budget * BUDGET_MARGIN + BUDGET_SLACK
+
+
 def check_deals(count: Any, flag: str = "--deals") -> int:
     """``count`` deals for a reported figure: an int of at least 2 (an interval clustered by deal needs two);
     a ValueError naming ``flag`` otherwise."""
@@ -193,3 +198,8 @@ def check_offset(deal_set: str, count: int, offset: Any, flag: str = "--deal-off
         raise ValueError(f"{flag} must be an int from 0 to {size - count} for {count} deals of the {deal_set} set, "
                          f"got {shown(offset)}")  # fmt: skip
     return int(offset)
+
+
+def deal_offset(deal_set: str, count: int, given: Any = None) -> int:
+    """A run's first deal: ``given`` checked (:func:`check_offset`), or a fresh one (:func:`fresh_offset`) when None."""
+    return fresh_offset(deal_set, count) if given is None else check_offset(deal_set, count, given)

@@ -59,9 +59,8 @@ from benchmarks.protocol import (
     PROTOCOL,
     Ladder,
     check_deals,
-    check_offset,
     config_label,
-    fresh_offset,
+    deal_offset,
     reference_tables,
 )
 from benchmarks.sealed.referee import HostProcess, Sealed
@@ -196,8 +195,7 @@ def prepare(args: argparse.Namespace) -> Rating:
         raise ValueError(f"{args.agent} cannot be built: {type(error).__name__}: {error}") from error
     if args.record is not None and args.record.exists():
         raise ValueError(f"--record {args.record} exists; records are not overwritten")
-    given = args.deal_offset
-    offset = fresh_offset(args.deal_set, deals) if given is None else check_offset(args.deal_set, deals, given)
+    offset = deal_offset(args.deal_set, deals, args.deal_offset)
     backend = pool.from_args(args)
     paths = sorted(glob.glob(str(LEADERBOARD_RECORDS / "*.jsonl*"))) if args.reference is None else args.reference
     reuse = records.read(paths).of_protocol(PROTOCOL) if paths else None

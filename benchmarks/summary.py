@@ -121,14 +121,19 @@ def _plain(cell: str) -> str:
     return cell.replace("**", "").strip()
 
 
+def _in_section(found: list[Table], section: str) -> list[Table]:
+    """The tables under the heading ``section`` itself where one is (`wapi 4p`, not `wapi 4p shared`), else
+    under every heading containing it."""
+    return [t for t in found if t.heading == section] or [t for t in found if section in t.heading]
+
+
 def _find_row(path: str, text: str, spec: dict) -> tuple[Table, list[str]]:
     """The one row whose leading cells are ``spec['row']`` in a table with ``spec['column']``
     (under the heading containing ``spec['section']`` when given)."""
     row = spec["row"] if isinstance(spec["row"], list) else [spec["row"]]
     found, matches = tables(text), []
-    if "section" in spec:  # the heading itself where one is (`wapi 4p`, not `wapi 4p shared`), else one containing it
-        exact = [t for t in found if t.heading == spec["section"]]
-        found = exact or [t for t in found if spec["section"] in t.heading]
+    if "section" in spec:
+        found = _in_section(found, spec["section"])
     for table in found:
         if isinstance(spec["column"], str) and spec["column"] not in table.header:
             continue
@@ -266,9 +271,7 @@ def quoted_table_problems(page: str, root: Path = ROOT) -> list[str]:
             t for t in tables((root / source).read_text(encoding="utf-8")) if set(quoted.header) <= set(t.header)
         ]
         if section:
-            candidates = [t for t in candidates if t.heading == section] or [
-                t for t in candidates if section in t.heading
-            ]
+            candidates = _in_section(candidates, section)
         problems = [_quoted_row(cells, quoted.header, candidates, int(labels)) for cells in quoted.rows]
         found += [f"{source}: {problem}" for problem in problems if problem]
     return found

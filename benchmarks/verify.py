@@ -19,9 +19,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
+import envs
 from benchmarks import anchors
-from benchmarks.matches import configured_game, game_key
-from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, PROTOCOL
+from benchmarks.protocol import PROTOCOL, move_limit
 from benchmarks.records import Record
 from envs.core.engine import IllegalActionError
 
@@ -49,7 +49,7 @@ def check_runs(record: Record) -> Iterator[str]:
 
 def replay(line: dict) -> str | None:
     """Play a game line's actions from its seed (as :func:`agents.play_game` deals it); what is wrong, or None."""
-    game = configured_game(*game_key(line["game"], _config(line)))
+    game = envs.describe(line["game"]).make_from_json(line["config"])
     state = game.new_state(np.random.default_rng(np.random.SeedSequence(line["seed"]).spawn(2)[0]))
     try:
         for action in line.get("actions", []):
@@ -67,13 +67,6 @@ def replay(line: dict) -> str | None:
     return None
 
 
-def _config(line: dict) -> dict:
-    """The game's constructor options from a line's JSON config (Wapi's coins have string keys there)."""
-    import envs
-
-    return envs.describe(line["game"]).make_from_json(line["config"]).config()
-
-
 def check_games(record: Record) -> Iterator[str]:
     """The problems of the games: replays, budgets, and forfeits without their failure."""
     budgets = {run["run"]: run.get("budgets", {}) for run in record.runs}
@@ -87,7 +80,7 @@ def check_games(record: Record) -> Iterator[str]:
             yield f"{where}: forfeited by {line['forfeit']} with no failure line"
         for label, cpu in zip(line["seats"], line.get("cpu_us", [])):
             budget = budgets[line["run"]].get(label)
-            allowed = None if budget is None else (budget * BUDGET_MARGIN + BUDGET_SLACK) * 1e6
+            allowed = None if budget is None else move_limit(budget) * 1e6
             if allowed is not None and any(t > allowed for t in cpu) and not line.get("forfeit"):
                 yield f"{where}: a move of {label} took {max(cpu) / 1e6:.3f} CPU s, over its budget of {budget} s"
 

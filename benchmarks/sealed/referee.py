@@ -26,7 +26,7 @@ import numpy as np
 
 from agents import Agent, PlayerView
 from benchmarks.matches import AgentFailure
-from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, START_LIMIT, WALL_MARGIN, WALL_SLACK
+from benchmarks.protocol import START_LIMIT, WALL_MARGIN, WALL_SLACK, move_limit
 from envs.core.engine import shown
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -199,7 +199,7 @@ class Sealed(Agent):
         clock = tree_cpu(self.host.pid)
         spent, self.clock = max(0.0, clock - self.clock), clock  # a process reaped outside the tree takes its time
         self.cpu.append(spent)
-        allowed = self.budget * BUDGET_MARGIN + BUDGET_SLACK
+        allowed = move_limit(self.budget)
         if spent > allowed:
             self.host.close()
             message = f"its move {move}: {spent:.3f} CPU s of its process tree, over its budget of {self.budget} s"
