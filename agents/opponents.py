@@ -23,11 +23,9 @@ from agents import make_agent
 from agents.heuristic import heuristic_module
 from agents.protocol import Agent, PlayerView
 from envs.core.batch import BatchGames, batch_class
-from envs.core.engine import Game, GameState, shown
-from envs.core.opponents import BatchOpponent, random_moves
-
-#: The opponents :func:`batch_opponent` knows by name.
-BATCH_OPPONENTS = ("random", "heuristic")
+from envs.core.engine import Game, GameState
+from envs.core.opponents import BatchOpponent
+from envs.core.opponents import batch_opponent as envs_batch_opponent
 
 
 class AgentOpponent:
@@ -74,17 +72,11 @@ def batch_opponent(opponent: str | BatchOpponent, game: Game) -> BatchOpponent:
     ``"heuristic"`` is the game's hand-written strategy: its module's ``batch_policy(batch)`` where it has
     one and the batch is the engine it reads (the game's fast engine), else the per-game ``policy`` on a
     determinization drawn for the player to act (so it reads only what that player may see), game by game.
+    The rest (``"random"``, a callable, a refusal) is the environments' :func:`envs.core.opponents.batch_opponent`.
     """
-    if callable(opponent):
-        return opponent
-    if opponent == "random":
-        return random_moves
-    if opponent == "heuristic":
+    if isinstance(opponent, str) and opponent == "heuristic":
         return _heuristic(game)
-    raise ValueError(
-        f"opponents must be one of {list(BATCH_OPPONENTS)} or a callable (batch, where, rng) -> actions, "
-        f"got {shown(opponent)}"
-    )
+    return envs_batch_opponent(opponent)
 
 
 def _heuristic(game: Game) -> BatchOpponent:

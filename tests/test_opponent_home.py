@@ -16,6 +16,7 @@ import pytest
 from agents import ismcts, plays_model
 from agents.opponents import batch_opponent
 from envs.core.batch import StateBatch, batch_games
+from envs.core.opponents import random_moves
 from envs.games import make_game
 from training.members import AgentMember, Turn, build_member
 
@@ -111,6 +112,16 @@ def test_a_searching_members_moves_are_those_it_made_before_the_merge(name, per_
 def test_the_vector_envs_heuristic_moves_are_those_it_made_before_the_merge(name, per_game):
     """Seeded: ``batch_opponent("heuristic")``'s moves are those made before the merge."""
     assert vector_heuristic_moves(name, per_game) == VECTOR[name, per_game]
+
+
+def test_batch_opponent_hands_random_and_callables_to_the_environments_and_refuses_by_name():
+    """``"heuristic"`` is the agents' own; ``"random"``, a callable and a refusal are the environments'
+    ``batch_opponent`` (one home for them), whose message names the argument, ``random`` and the heuristic."""
+    game = make_game("wapi")
+    assert batch_opponent("random", game) is random_moves
+    assert batch_opponent(random_moves, game) is random_moves
+    with pytest.raises(ValueError, match=r"opponents must be one of \['random'\] .*'heuristic'.*got 'ismcts'"):
+        batch_opponent("ismcts", game)
 
 
 def test_the_agents_that_play_a_model_file_are_named_by_the_players():

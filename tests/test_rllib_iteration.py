@@ -20,17 +20,8 @@ from training.settings import PPOSettings
 
 pytestmark = pytest.mark.slow
 
-TINY_PPO = PPOSettings(
-    n_steps=64,
-    batch_size=64,
-    n_epochs=1,
-    learning_rate=1e-3,
-    gamma=1.0,
-    gae_lambda=0.95,
-    ent_coef=0.01,
-    clip_range=0.2,
-    network=network_description([16, 16]),
-)
+#: A tiny run: the rest of PPO's numbers are the defaults (training/settings.py).
+TINY_PPO = PPOSettings(n_steps=64, batch_size=64, n_epochs=1, learning_rate=1e-3, network=network_description([16, 16]))
 
 
 @pytest.fixture(scope="module")

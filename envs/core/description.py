@@ -79,15 +79,18 @@ class GameDescription:
     """Everything the rest of the project needs to know about one game.
 
     Attributes:
-        name: the game's name (``Game.name``), also its package ``envs.<name>``
-            and its PettingZoo entry point ``envs.<name>_v0``.
         game_class: the :class:`~envs.core.engine.Game` subclass.
         options: its constructor arguments, in order.
     """
 
-    name: str
     game_class: type[Game]
     options: tuple[Option, ...]
+
+    @property
+    def name(self) -> str:
+        """The game's name, its class's ``Game.name``: also its package ``envs.<name>`` and its PettingZoo
+        entry point ``envs.<name>_v0``."""
+        return self.game_class.name
 
     @property
     def env_module(self) -> str:

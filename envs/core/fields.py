@@ -24,27 +24,35 @@ def invalid_state(game: str, message: str) -> NoReturn:
 
 
 class FieldReader:
-    """The readers of one game's ``state_dict`` fields (``label`` names the game in messages).
+    """The readers of one game's ``state_dict`` fields (``label`` names the game in messages;
+    ``config_keys``, the keys of ``game.config()`` a state_dict records, are written by :meth:`header` and
+    read back by :meth:`check_header`, so that both sides name them once).
 
     Each reader returns the value read (a name as its index) or refuses the data."""
 
-    def __init__(self, label: str):
+    def __init__(self, label: str, config_keys: tuple[str, ...] = ()):
         self.label = label
+        self.config_keys = config_keys
 
     def fail(self, message: str) -> NoReturn:
         invalid_state(self.label, message)
 
-    def check_header(self, game: Game, data: Any, keys: set[str], config_keys: tuple[str, ...]) -> None:
+    def header(self, game: Game) -> dict[str, Any]:
+        """The start of every ``state_dict``: the game's name, then its configuration's ``config_keys``."""
+        config = game.config()
+        return {"game": game.name, **{key: config[key] for key in self.config_keys}}
+
+    def check_header(self, game: Game, data: Any, keys: set[str]) -> None:
         """The start of every load: exactly ``keys``, this game's name, and the configuration
         (``config_keys`` of ``game.config()``) of this table."""
         check_keys("state_dict", data, keys, keys)
         if type(data["game"]) is not str or data["game"] != game.name:  # a str first: arrays compare ambiguously
             self.fail(f"game is {shown(data['game'])}, expected {game.name!r}")
         config = game.config()
-        given = {key: data[key] for key in config_keys}
-        if any(type(given[key]) is not type(config[key]) or given[key] != config[key] for key in config_keys):
-            have = ", ".join(f"{key}={shown(given[key])}" for key in config_keys)
-            want = ", ".join(f"{key}={config[key]!r}" for key in config_keys)
+        given = {key: data[key] for key in self.config_keys}
+        if any(type(given[key]) is not type(config[key]) or given[key] != config[key] for key in self.config_keys):
+            have = ", ".join(f"{key}={shown(given[key])}" for key in self.config_keys)
+            want = ", ".join(f"{key}={config[key]!r}" for key in self.config_keys)
             self.fail(f"it is for {have}; this environment has {want}")
 
     def as_list(self, value: Any, name: str, length: int | None = None, most: int | None = None) -> list:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from envs.core.batch import BatchGames
-from envs.core.engine import Game, shown
+from envs.core.engine import shown
 
 #: An opponent of a batch: ``opponent(batch, where, rng) -> (N,) actions`` (see the module docstring).
 BatchOpponent = Callable[[BatchGames, np.ndarray, np.random.Generator], np.ndarray]
@@ -41,7 +41,7 @@ def random_moves(batch: BatchGames, where: np.ndarray, rng: np.random.Generator)
     return np.where(legal > 0, chosen, 0).astype(np.int64)
 
 
-def batch_opponent(opponent: str | BatchOpponent, game: Game) -> BatchOpponent:
+def batch_opponent(opponent: str | BatchOpponent) -> BatchOpponent:
     """``"random"`` (:func:`random_moves`) or the callable itself; a player by name is the agents'
     (``agents.opponents.batch_opponent``), never found from here."""
     if callable(opponent):

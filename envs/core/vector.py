@@ -148,7 +148,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"seat must be None (rotating) or a seat in 0..{game.num_players - 1}, got {shown(seat)}")
         self.game, self.num_envs, self.reward, self.fixed_seat, self._seed = game, num_envs, reward, seat, seed
         self.autoreset_mode, self.render_mode = checked_autoreset_mode(autoreset_mode), render_mode
-        self.opponent = batch_opponent(opponents, game)
+        self.opponent = batch_opponent(opponents)
         self._engine = waiting_engine(game)
         self.metadata = {**GameVectorEnv.metadata, "autoreset_mode": self.autoreset_mode, "name": f"{game.name}_v0"}
         self.single_observation_space = spaces.Box(0.0, 1.0, (game.observation_size,), np.float32)

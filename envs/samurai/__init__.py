@@ -9,7 +9,6 @@ from envs.samurai.rules import SamuraiState
 __all__ = ["DESCRIPTION", "SamuraiGame", "SamuraiState"]
 
 DESCRIPTION = GameDescription(
-    name="samurai",
     game_class=SamuraiGame,
     options=(
         Option("num_players", "int", 2, "players", PLAYER_COUNTS),

@@ -66,8 +66,7 @@ MAX_TURN_NUMBER = 1_000
 def state_to_dict(state: SamuraiState) -> dict[str, Any]:
     first = state.first_figure
     return {
-        "game": "samurai",
-        "num_players": state.game.num_players,
+        **_read.header(state.game),
         "current_player": state.current_player,
         "board": {
             str(h): {"tile": TILE_NAMES[state.tile[h]], "owner": state.owner[h]}
@@ -95,7 +94,7 @@ def state_to_dict(state: SamuraiState) -> dict[str, Any]:
     }
 
 
-_read = FieldReader("Samurai")
+_read = FieldReader("Samurai", ("num_players",))
 _fail = _read.fail
 
 
@@ -189,7 +188,7 @@ def _turn(turn: Any, game: SamuraiGame) -> dict[str, Any]:
 
 # --- loading -------------------------------------------------------------------------
 def state_from_dict(game: SamuraiGame, data: dict[str, Any]) -> SamuraiState:
-    _read.check_header(game, data, KEYS, ("num_players",))
+    _read.check_header(game, data, KEYS)
     n, supply = game.num_players, game.layout.supply
     hands = [_tiles(h, f"hands[{p}]", HAND_SIZE) for p, h in enumerate(_read.as_list(data["hands"], "hands", n))]
     piles = [_tiles(q, f"piles[{p}]") for p, q in enumerate(_read.as_list(data["piles"], "piles", n))]

@@ -7,7 +7,6 @@ from envs.wakanda.rules import WakandaState
 __all__ = ["DESCRIPTION", "WakandaGame", "WakandaState"]
 
 DESCRIPTION = GameDescription(
-    name="wakanda",
     game_class=WakandaGame,
     options=(Option("advanced", "bool", False, "advanced rules: face-down villages", (False, True)),),
 )

@@ -63,14 +63,13 @@ KEYS = {
 }
 VILLAGE_KEYS = {"kind", "available", "face_up", "owner", "totem"}
 
-_read = FieldReader("Wakanda")
+_read = FieldReader("Wakanda", ("advanced",))
 _fail = _read.fail
 
 
 def state_to_dict(state: WakandaState) -> dict[str, Any]:
     return {
-        "game": "wakanda",
-        "advanced": state.game.advanced,
+        **_read.header(state.game),
         "current_player": state.current_player,
         "villages": [
             {
@@ -94,7 +93,7 @@ def state_to_dict(state: WakandaState) -> dict[str, Any]:
 
 
 def state_from_dict(game: WakandaGame, data: Any) -> WakandaState:
-    _read.check_header(game, data, KEYS, ("advanced",))
+    _read.check_header(game, data, KEYS)
     line = _read_villages(data["villages"])
     removed = [
         _village_name(name, f"removed_villages[{i}]")

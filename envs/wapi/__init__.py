@@ -14,7 +14,6 @@ from envs.wapi.rules import WapiState
 __all__ = ["DESCRIPTION", "WapiGame", "WapiState"]
 
 DESCRIPTION = GameDescription(
-    name="wapi",
     game_class=WapiGame,
     options=(
         Option("num_players", "int", 4, "players (2 is our unofficial variant)", PLAYER_COUNTS),

@@ -47,15 +47,13 @@ KEYS = {
     "terminal",
 }
 MINE_KEYS = {"silver", "masks", "totems"}
-_read = FieldReader("Wapi")
+_read = FieldReader("Wapi", ("num_players", "scoring"))
 _fail = _read.fail
 
 
 def state_to_dict(state: WapiState) -> dict[str, Any]:
     return {
-        "game": "wapi",
-        "num_players": state.game.num_players,
-        "scoring": state.game.scoring,
+        **_read.header(state.game),
         "current_player": state.current_player,
         "drawn": None if state.drawn is None else TILE_CODES[state.drawn],
         "mines": [
@@ -83,7 +81,7 @@ class Position(NamedTuple):
 
 
 def state_from_dict(game: WapiGame, data: Any) -> WapiState:
-    _read.check_header(game, data, KEYS, ("num_players", "scoring"))
+    _read.check_header(game, data, KEYS)
     position = read_position(game, data)
     check_position(game, position)
     state = build(game, position)
