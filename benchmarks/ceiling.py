@@ -44,7 +44,7 @@ from benchmarks.core.matches import AgentSpec
 from benchmarks.core.protocol import ANCHOR_TABLE, ANCHORS, PROTOCOL, check_deals, config_label
 from benchmarks.core.rating import AnchoredRating, deal_of
 from benchmarks.core.records import Record
-from benchmarks.shown_commands import NOTE, rewrites, shown
+from benchmarks.core.shown_commands import NOTE, rewrites, shown
 from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
 from parallel import pool
 

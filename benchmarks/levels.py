@@ -39,7 +39,7 @@ from benchmarks.core.protocol import BUDGET_MARGIN, BUDGET_SLACK, check_deals, p
 from benchmarks.core.rating import win_shares
 from benchmarks.core.records import ROOT
 from benchmarks.core.report import by_configuration, label_of, ratings_of, shown_path
-from benchmarks.shown_commands import NOTE, rewrites, shown
+from benchmarks.core.shown_commands import NOTE, rewrites, shown
 from envs.games import make_game, parse_command
 from parallel import pool
 

@@ -47,8 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import agent_kind, make_agent, split_epsilon
-from benchmarks import batch_matches, luck_records, luck_report
-from benchmarks.core import records
+from benchmarks import luck_records, luck_report
+from benchmarks.core import batch_matches, records
 from benchmarks.core.matches import AgentSpec, Task, TaskResult, game_key
 from benchmarks.core.protocol import seatings
 from benchmarks.luck_stats import (

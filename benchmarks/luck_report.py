@@ -32,8 +32,8 @@ import numpy as np
 from agents import agent_kind
 from benchmarks.core import records
 from benchmarks.core.records import Record
+from benchmarks.core.shown_commands import NOTE, shown, with_values
 from benchmarks.luck_records import pair_data
-from benchmarks.shown_commands import NOTE, shown, with_values
 
 #: the number of games at which the two designs' interval widths are compared in duplicate.md
 COMPARE_AT = 100

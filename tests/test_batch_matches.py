@@ -1,11 +1,11 @@
-"""``benchmarks/batch_matches.py``: the random and heuristic games of tournaments and the luck study on
+"""``benchmarks/core/batch_matches.py``: the random and heuristic games of tournaments and the luck study on
 the batch engines give exactly the records ``benchmarks.core.matches.play_task`` gives, game by game."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchmarks import batch_matches
+from benchmarks.core import batch_matches
 from benchmarks.core.matches import AgentSpec, Task, game_key, play_task
 from benchmarks.core.protocol import seatings
 

@@ -12,8 +12,8 @@ from agents import make_agent, split_epsilon
 from benchmarks import luck, luck_records, luck_report, luck_stats
 from benchmarks.core import records
 from benchmarks.core.matches import run_tasks
+from benchmarks.core.variance import deal_share, duplicate_effect
 from benchmarks.luck_measures import games_to_lead
-from benchmarks.variance import deal_share, duplicate_effect
 
 ROOT = Path(__file__).resolve().parent.parent
 
