@@ -17,7 +17,7 @@ to act, and it is the agent's only window on the game:
 
 Why an agent that keeps to its view cannot cheat: the view never holds the true
 state (code in this process could still walk the stack up to :func:`play_game`;
-a user's rated agent therefore plays sealed, :mod:`benchmarks.sealed`). When
+a user's rated agent therefore plays sealed, :mod:`benchmarks.core.sealed`). When
 the framework builds a view it immediately replaces the true state by one
 determinized copy drawn with the framework's own generator, and keeps only
 that copy; every sample the agent asks for is re-determinized from it. No
@@ -111,6 +111,13 @@ class GameResult:
     actions: list[tuple[int, int]] = field(default_factory=list)  # (player, action), in order
 
 
+def start_game(game: Game, seed: int | None, options: dict | None = None) -> tuple[GameState, np.random.Generator]:
+    """The state :func:`play_game` deals from ``seed``, and the generator that determinizes its views: two
+    streams of the one seed, so that a game's seed alone deals it again (a record's replay, a batch of games)."""
+    game_seq, view_seq = np.random.SeedSequence(seed).spawn(2)
+    return game.new_state(np.random.default_rng(game_seq), options), np.random.default_rng(view_seq)
+
+
 def play_game(
     game: Game,
     agents: Sequence[Agent],
@@ -133,9 +140,7 @@ def play_game(
     """
     if len(agents) != game.num_players:
         raise ValueError(f"agents must hold one agent per player: {game.num_players} needed, got {len(agents)}")
-    game_seq, view_seq = np.random.SeedSequence(seed).spawn(2)
-    state = game.new_state(np.random.default_rng(game_seq), options)
-    view_rng = np.random.default_rng(view_seq)
+    state, view_rng = start_game(game, seed, options)
     for agent in agents:
         agent.reset()
     moves, actions = 0, []

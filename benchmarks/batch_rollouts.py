@@ -18,13 +18,11 @@ written only when ``--out`` names them; by default the report goes to a new file
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
 import envs
 from agents import PlayerView, make_agent
-from benchmarks.search_speed import default_out, medians, positions, span, write_results
+from benchmarks.search_speed import default_out, medians, positions, results_parser, span, write_results
 from envs.games import make_game
 
 #: The flat paired search with exact heuristic rollouts to the end: the search whose rollouts batch.
@@ -53,11 +51,10 @@ def measure(game, views: list[PlayerView], budget: float, rounds: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = results_parser(__doc__, "batch_rollouts_GAME")
     parser.add_argument("--game", default="wapi", choices=envs.GAMES, help="the game (default wapi)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.05, 0.5], help="CPU seconds a move")
-    parser.add_argument("--out", type=Path, help="results file (default runs/bench/batch_rollouts_GAME-TIME.md)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or min(args.budgets) <= 0:
         parser.error("--rounds must be at least 1 and every budget positive")

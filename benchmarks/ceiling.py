@@ -9,7 +9,7 @@ seconds of its own process a move (``time.process_time``, as the protocol
 ``drawluck-bench v1`` counts budgets, ``docs/benchmark.md``); each move is
 refereed against ``B`` like a rated agent's. ``--best`` adds ``best`` at the
 largest budget. The cheapest design that places every budget on the scale
-(random 0, heuristic 1,000; :mod:`benchmarks.rating`) with its interval:
+(random 0, heuristic 1,000; :mod:`benchmarks.core.rating`) with its interval:
 
 - the heuristic against random (the anchors);
 - every budget against the heuristic (the hero at a table of heuristics);
@@ -20,7 +20,7 @@ largest budget. The cheapest design that places every budget on the scale
 Each table is played on the first ``--deals`` test deals, and the anchors'
 table, which costs milliseconds a game and sets the scale's unit, on the
 first ``--anchor-deals``; each deal in every rotation of the seats
-(:mod:`benchmarks.arena`). ``--reuse`` takes the games a record already holds
+(:mod:`benchmarks.core.arena`). ``--reuse`` takes the games a record already holds
 with the same agents (a run extended with more deals or anchor deals). The games are played one
 deal at a time and the record (``--record``, JSON Lines, gzip when it ends in
 ``.gz``) is rewritten after each deal, so a run stopped early keeps every
@@ -39,12 +39,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import arena, records, report
-from benchmarks.matches import AgentSpec
-from benchmarks.protocol import ANCHOR_TABLE, ANCHORS, PROTOCOL, check_deals, config_label
-from benchmarks.rating import AnchoredRating, deal_of
-from benchmarks.records import Record
-from benchmarks.shown_commands import NOTE, rewrites, shown
+from benchmarks.core import arena, records, report
+from benchmarks.core.matches import AgentSpec
+from benchmarks.core.protocol import ANCHOR_TABLE, ANCHORS, PROTOCOL, check_deals, config_label
+from benchmarks.core.rating import AnchoredRating, deal_of
+from benchmarks.core.records import Record
+from benchmarks.core.shown_commands import NOTE, rewrites, shown
 from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
 from parallel import pool
 

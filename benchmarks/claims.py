@@ -12,7 +12,7 @@ protocol's test deals, each deal in every rotation, refereed against the protoco
 that budget, in records of ``--chunk`` deals under ``--records`` (the committed
 ``benchmarks/records/claims``), every table's first chunk before any table's second, so a run
 stopped early still holds every table; a record that exists is skipped. ``report`` writes the
-report from the records alone (``benchmarks.report``), to ``--out`` only when it is named.
+report from the records alone (``benchmarks.core.report``), to ``--out`` only when it is named.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchmarks import arena, records, report
-from benchmarks.matches import AgentSpec
-from benchmarks.protocol import check_deals
-from benchmarks.records import ROOT
+from benchmarks.core import arena, records, report
+from benchmarks.core.matches import AgentSpec
+from benchmarks.core.protocol import check_deals
+from benchmarks.core.records import ROOT
 from parallel import pool
 
 RECORDS = ROOT / "benchmarks" / "records" / "claims"
@@ -81,14 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.command == "play":
             check_deals(args.deals)
             arena.check_chunk(args.chunk)
-            play(args, argv)
+            play(args, sys.argv[1:] if argv is None else argv)  # the command line its records name
         write_report(args.records, args.out or records.run_file("claims", ".md"))
     except ValueError as error:
         parser.error(str(error))

@@ -70,7 +70,7 @@ def candidates(game) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from benchmarks import records
+    from benchmarks.core import records
     from envs.games import command_parser, make_game, parse_command
     from training.imitation import clone, generate
 

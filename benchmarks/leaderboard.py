@@ -7,7 +7,7 @@
 
 For each configuration (``--configs``, by label; default every player count
 and variant of every game) the ladder's tables of ``drawluck-bench v2``
-(``benchmarks.protocol.reference_tables``) are played on fresh test deals (from an
+(``benchmarks.core.protocol.reference_tables``) are played on fresh test deals (from an
 offset drawn at random, named in the record), each
 deal in every rotation, into one record per configuration in ``--records``
 (default a new folder under ``runs/bench/``; an existing record is never
@@ -17,7 +17,7 @@ as ``python -m benchmarks.report --leaderboard`` makes it, and written to
 ``docs/leaderboard.md`` is written only when ``--out`` names it). Records from a checkout with uncommitted
 changes are refused (a published figure names its commit); ``--allow-dirty`` plays and shows them, marked.
 
-``verify RECORD...`` checks records submitted for the leaderboard (:mod:`benchmarks.verify`: schema,
+``verify RECORD...`` checks records submitted for the leaderboard (:mod:`benchmarks.core.verify`: schema,
 provenance, hashes, budgets, and a replay of every game from its stored moves); exit status 1 listing
 every problem.
 """
@@ -30,9 +30,9 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import arena, provenance, records, report, verify
-from benchmarks.matches import AgentSpec
-from benchmarks.protocol import (
+from benchmarks.core import arena, provenance, records, report, verify
+from benchmarks.core.matches import AgentSpec
+from benchmarks.core.protocol import (
     LADDERS,
     check_deals,
     config_label,

@@ -6,7 +6,7 @@
 ``play`` plays, for each configuration, every level (``agents.levels``) against the level
 below it (the hero alone at a table of the lower level's copies), and the two tables that put
 the levels on the protocol's scale (the heuristic against random, level 1 against random), each
-deal in every rotation of the seats (``benchmarks.arena``), into one record per configuration,
+deal in every rotation of the seats (``benchmarks.core.arena``), into one record per configuration,
 table and chunk of deals in ``--records`` (by default the committed
 ``benchmarks/records/levels``). Tables without a search (games of milliseconds) play their
 ``--deals`` in one record; tables with a searching level play ``--search-deals`` in chunks of
@@ -33,13 +33,13 @@ from pathlib import Path
 
 import envs
 from agents.levels import LEVELS, Level, levels_of
-from benchmarks import arena, records
-from benchmarks.matches import AgentSpec
-from benchmarks.protocol import BUDGET_MARGIN, BUDGET_SLACK, check_deals, parse_config_label
-from benchmarks.rating import win_shares
-from benchmarks.records import ROOT
-from benchmarks.report import by_configuration, label_of, ratings_of, shown_path
-from benchmarks.shown_commands import NOTE, rewrites, shown
+from benchmarks.core import arena, records
+from benchmarks.core.matches import AgentSpec
+from benchmarks.core.protocol import BUDGET_MARGIN, BUDGET_SLACK, check_deals, parse_config_label
+from benchmarks.core.rating import win_shares
+from benchmarks.core.records import ROOT
+from benchmarks.core.report import by_configuration, label_of, ratings_of, shown_path
+from benchmarks.core.shown_commands import NOTE, rewrites, shown
 from envs.games import make_game, parse_command
 from parallel import pool
 

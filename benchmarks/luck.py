@@ -47,7 +47,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import agent_kind, make_agent, split_epsilon
-from benchmarks import batch_matches, luck_records, luck_report, records
+from benchmarks import luck_records, luck_report
+from benchmarks.core import batch_matches, records
+from benchmarks.core.matches import AgentSpec, Task, TaskResult, game_key
+from benchmarks.core.protocol import seatings
 from benchmarks.luck_stats import (
     CONFIGS,
     GAME_PAIRS,
@@ -55,7 +58,6 @@ from benchmarks.luck_stats import (
     PAIRS,
     PairData,
 )
-from benchmarks.matches import AgentSpec, Task, TaskResult, game_key, seatings
 from envs.core.engine import shown
 from envs.games import HelpFormatter, make_game
 from parallel import pool
@@ -114,12 +116,13 @@ def table_specs(game, table: list[str], ismcts_iterations: int) -> list[AgentSpe
 def plan_study(
     configs: list[str],
     deals: int,
-    ismcts_deals: int,
     replays: int,
+    *,
+    ismcts_deals: int,
     ismcts_iterations: int,
+    ismcts_games: tuple[str, ...] = ISMCTS_GAMES,
     filler: str = "heuristic",
     seed: int = 0,
-    ismcts_games: tuple[str, ...] = ISMCTS_GAMES,
     pairs: list[tuple[str, str]] | None = None,
 ) -> StudyPlan:
     """Validate the options and lay out one task per (configuration, pair, deal); expensive tasks first.
@@ -223,13 +226,13 @@ def main(argv: list[str] | None = None) -> int:
         plan = plan_study(
             args.configs,
             args.deals,
-            args.ismcts_deals,
             args.replays,
-            args.ismcts_iterations,
-            args.filler,
-            args.seed,
-            tuple(args.ismcts_games),
-            pairs,
+            ismcts_deals=args.ismcts_deals,
+            ismcts_iterations=args.ismcts_iterations,
+            ismcts_games=tuple(args.ismcts_games),
+            filler=args.filler,
+            seed=args.seed,
+            pairs=pairs,
         )
     except ValueError as error:
         parser.error(str(error))

@@ -10,14 +10,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from benchmarks import records
-from benchmarks.records import Record
+from benchmarks.core import records
+from benchmarks.core.records import Record
 
 
 def game_lines(results) -> tuple[list[dict], list[dict]]:
     """A luck run's games and failures (``matches.TaskResult`` of tasks keyed (configuration, pair index,
     strong, weak)) as record lines without a run id, in the order played."""
-    from benchmarks.matches import configured_game
+    from benchmarks.core.matches import configured_game
 
     games, failures = [], []
     for r in results:
@@ -34,8 +34,8 @@ def game_lines(results) -> tuple[list[dict], list[dict]]:
 def pair_data(games: Sequence[dict], failures: Sequence[dict] = ()) -> tuple[list, list[str]]:
     """The games of each (configuration, pair) as ``luck.PairData``, d[deal, replay, seating], in the order of
     the configurations and pairs; and a note per deal left out because an agent failed."""
+    from benchmarks.core.rating import ahead, finishing_ranks, win_share
     from benchmarks.luck_stats import CONFIGS_ORDER, PairData
-    from benchmarks.ratings import ahead, finishing_ranks, win_share
 
     notes, failed = [], set()
     for f in failures:

@@ -3,12 +3,12 @@
     python -m benchmarks.luck_report RECORD [RECORD...] --out FOLDER
 
 A luck run (``python -m benchmarks.luck``) writes what it played as a record
-(:mod:`benchmarks.records`, JSON Lines): the run header carries the study's
+(:mod:`benchmarks.core.records`, JSON Lines): the run header carries the study's
 ``settings``, the ``notes`` of the pairs it skipped, and the ``elapsed_s`` and
 ``ran_on`` the report quotes; each game line also carries ``study_config``
 (``wapi3``), ``pair`` (the pair's position in that configuration's list),
 ``table`` (strong, weak) and ``replay``. The luck study plays through
-:func:`benchmarks.matches.play_task`, which does not time moves, so its games
+:func:`benchmarks.core.matches.play_task`, which does not time moves, so its games
 have no ``moves`` or ``cpu_us``.
 
 Several records make one report, one part each: a configuration's rows come
@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 
 from agents import agent_kind
-from benchmarks import records
+from benchmarks.core import records
+from benchmarks.core.records import Record
+from benchmarks.core.shown_commands import NOTE, shown, with_values
 from benchmarks.luck_records import pair_data
-from benchmarks.records import Record
-from benchmarks.shown_commands import NOTE, shown, with_values
 
 #: the number of games at which the two designs' interval widths are compared in duplicate.md
 COMPARE_AT = 100
@@ -159,12 +159,17 @@ def _shown(part: Part) -> str:
     return shown(with_values(part.command, "--configs", part.configs))
 
 
-def _note(report: Report) -> list[str]:
-    """The header's note when a part's command is shown other than as typed."""
+def _commands(report: Report, settings: bool) -> list[str]:
+    """The parts' commands as a list (with ``settings``, each part's configurations and settings), then the
+    note when a command is shown other than as typed."""
+    lines = [
+        f"- `{_shown(part)}`" + (f": configs {' '.join(part.configs)}; {part.settings}" if settings else "")
+        for part in report.parts
+    ]
     if all(_shown(part) == part.command for part in report.parts):
-        return []
+        return lines
     narrowed = "; a part's `--configs` lists only the configurations whose rows it gives"
-    return ["", NOTE[:-1] + narrowed + "."]
+    return lines + ["", NOTE[:-1] + narrowed + "."]
 
 
 def luck_markdown(report: Report) -> str:
@@ -180,8 +185,7 @@ def luck_markdown(report: Report) -> str:
         "number), so a part's configurations may be rerun alone with `--configs ...`, whatever else its command ran:",
         "",
     ]
-    lines += [f"- `{_shown(part)}`: configs {' '.join(part.configs)}; {part.settings}" for part in report.parts]
-    lines += _note(report)
+    lines += _commands(report, settings=True)
     lines += [
         "",
         "Every deal is played in every rotation of the table and replayed with fresh agent seeds. Per game: d = +1 "
@@ -225,8 +229,7 @@ def duplicate_markdown(report: Report) -> str:
         "From the games of the luck study; regenerate with the commands listed in [luck.md](luck.md):",
         "",
     ]
-    lines += [f"- `{_shown(part)}`" for part in report.parts]
-    lines += _note(report)
+    lines += _commands(report, settings=False)
     lines += [
         "",
         "For two agents, the confidence interval of their win-rate difference d after the same number of games, "
@@ -302,7 +305,7 @@ def plot(all_stats, path: Path) -> None:
 
 def write(paths: Sequence[str | Path], out: str | Path) -> Report:
     """Write luck.md, duplicate.md and luck.png into ``out`` from the luck records at ``paths``."""
-    from benchmarks.report import shown_path
+    from benchmarks.core.report import shown_path
 
     recs = []
     for path in paths:

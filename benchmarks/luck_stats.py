@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import envs
+from benchmarks.core.variance import deal_share, duplicate_effect
 from benchmarks.luck_measures import games_to_lead
-from benchmarks.variance import deal_share, duplicate_effect
 from envs.games import GAME_NAMES
 
 

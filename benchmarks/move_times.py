@@ -13,16 +13,14 @@ after the agents are made (``gc.unfreeze``: as before), with every full collecti
 
 from __future__ import annotations
 
-import argparse
 import gc
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 
 from agents import make_agent, play_game
-from benchmarks.search_speed import default_out, write_results
+from benchmarks.search_speed import default_out, results_parser, write_results
 from envs.games import make_game
 
 CONFIG = {"num_players": 3}  # Samurai at three players, where the thinking-time curve's moves overran
@@ -93,10 +91,9 @@ def row(label: str, clock: Clock, budget: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = results_parser(__doc__, "move_times")
     parser.add_argument("--games", type=int, default=20, help="deals played by each row (default 20)")
     parser.add_argument("--budget", type=float, default=0.1, help="best's CPU seconds a move (default 0.1)")
-    parser.add_argument("--out", type=Path, help="results file (default runs/bench/move_times-TIME.md)")
     args = parser.parse_args(argv)
     if args.games < 1 or not args.budget > 0:
         parser.error(f"--games must be at least 1 and --budget above 0; got {args.games} and {args.budget}")

@@ -9,7 +9,7 @@ AGENT is a built-in name (random, heuristic, ismcts, trained, best), ``ppo:PATH`
 ``rllib:PATH``, or a class implementing the agent protocol, ``module:Class`` or
 ``path/to/file.py:Class`` (built as ``Class(game=..., seed=..., **options)``),
 which plays *sealed*: in a process of its own that sees only its player's view
-(:mod:`benchmarks.sealed`), its code never run in this process. It plays the
+(:mod:`benchmarks.core.sealed`), its code never run in this process. It plays the
 reference ladder of ``drawluck-bench v2`` (``docs/benchmark.md``: random, the
 heuristic, ISMCTS at two budgets, the shipped model and ``best`` where they
 exist) on fresh test deals (from an offset drawn at random, ``--deal-offset``
@@ -48,10 +48,10 @@ from pathlib import Path
 import numpy as np
 
 from agents import make_agent, parse_agent_options
-from benchmarks import arena, records, report, user_agents
-from benchmarks import rating as rating_module
-from benchmarks.matches import AgentFailure, AgentSpec
-from benchmarks.protocol import (
+from benchmarks.core import arena, records, report, user_agents
+from benchmarks.core import rating as rating_module
+from benchmarks.core.matches import AgentFailure, AgentSpec
+from benchmarks.core.protocol import (
     ANCHORS,
     DEAL_SETS,
     DEFAULT_BUDGET,
@@ -63,7 +63,7 @@ from benchmarks.protocol import (
     deal_offset,
     reference_tables,
 )
-from benchmarks.sealed.referee import HostProcess, Sealed
+from benchmarks.core.sealed.referee import HostProcess, Sealed
 from envs.games import GAME_NAMES, add_game_options, game_config, make_game
 from parallel import pool
 

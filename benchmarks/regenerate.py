@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import summary
-from benchmarks.records import ROOT
+from benchmarks.core.records import ROOT
 
 #: The plots' suffixes: made again, not compared (their bytes depend on the plotting library's version).
 PLOTS = (".png",)

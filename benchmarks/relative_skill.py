@@ -15,8 +15,8 @@ differ only by what they play (common random numbers).
 
 Searches spend a budget of iterations, not seconds, so the games reproduce
 exactly. Deals are taken from the protocol's *test* set from ``--first`` on
-(:func:`benchmarks.protocol.deal_seeds`); the record is a JSON Lines file of
-:mod:`benchmarks.records`' format, appended a deal at a time so that a run
+(:func:`benchmarks.core.protocol.deal_seeds`); the record is a JSON Lines file of
+:mod:`benchmarks.core.records`' format, appended a deal at a time so that a run
 stopped early keeps every deal it finished (and ``play`` run again resumes it).
 The report is made from the records only (:mod:`benchmarks.relative_skill_report`).
 """
@@ -30,13 +30,13 @@ import time
 from pathlib import Path
 
 from agents import Agent, make_agent
-from benchmarks import records
 from benchmarks.clairvoyant import LABEL as CLAIRVOYANT
 from benchmarks.clairvoyant import ClairvoyantAgent, play_clairvoyant
+from benchmarks.core import records
+from benchmarks.core.matches import agent_seed
+from benchmarks.core.protocol import check_deals, deal_seeds, seatings
+from benchmarks.core.rating import win_share
 from benchmarks.luck_stats import CONFIGS
-from benchmarks.matches import agent_seed, seatings
-from benchmarks.protocol import check_deals, deal_seeds
-from benchmarks.ratings import win_share
 from envs.games import HelpFormatter, make_game
 
 #: The folder of the study's records, one file per configuration.

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import luck_measures as lm
-from benchmarks import records
-from benchmarks.ratings import ahead, finishing_ranks
+from benchmarks.core import records
+from benchmarks.core.rating import ahead, finishing_ranks
 
 PREREGISTRATION = records.ROOT / "benchmarks" / "preregistered" / "relative_skill.toml"
 

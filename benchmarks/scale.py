@@ -31,8 +31,8 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import records
-from benchmarks.matches import run_tasks
+from benchmarks.core import records
+from benchmarks.core.matches import run_tasks
 from benchmarks.tournament import plan_tournament
 from envs.games import HelpFormatter
 from parallel.pool import LocalBackend, RayBackend

@@ -105,10 +105,9 @@ def medians(reference: list[float], measured: list[float], ratios: list[float]) 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = results_parser(__doc__, "search_speed")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     parser.add_argument("--iterations", type=int, default=256, help="simulations per search (default 256)")
-    parser.add_argument("--out", type=Path, help="results file (default runs/bench/search_speed-TIME.md)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.iterations < 2:
         parser.error("--rounds must be at least 1 and --iterations at least 2")
@@ -136,10 +135,18 @@ def span(row: dict, digits: int) -> str:
     return f"{low:.{digits}f}-{high:.{digits}f}"
 
 
+def results_parser(doc: str, stem: str) -> argparse.ArgumentParser:
+    """A speed command's parser (described by its docstring's first paragraph) with its ``--out``: the results
+    file, by default a new one (:func:`default_out`)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, help=f"results file (default runs/bench/{stem}-TIME.md)")
+    return parser
+
+
 def default_out(stem: str) -> Path:
     """A new file under ``runs/bench/`` (imported here, not at the top, so that this file still runs
     from an older checkout with ``--out``: see the module docstring)."""
-    from benchmarks.records import run_file
+    from benchmarks.core.records import run_file
 
     return run_file(stem, ".md")
 

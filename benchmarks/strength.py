@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
-from benchmarks import records
-from benchmarks.matches import run_tasks
+from benchmarks.core import records
+from benchmarks.core.matches import run_tasks
 from envs.games import HelpFormatter, available_games, flags, given_settings, make_game
 from parallel import pool
 from parallel.pool import Backend

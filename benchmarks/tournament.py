@@ -13,7 +13,7 @@ deal; ``permutations``: all orders, which also balance who sits after whom;
 the default ``auto`` takes permutations up to three players), so that every
 agent meets the same luck in every seat; all tables share the same deals. Ratings: Bradley–Terry on
 the Elo scale (two players) or openskill's Plackett–Luce (more), with 95%
-intervals. Every game goes into a record (``benchmarks.records``; ``--record``, by default
+intervals. Every game goes into a record (``benchmarks.core.records``; ``--record``, by default
 ``tournament_<game>.jsonl.gz`` beside the report), and the report is made from that record:
 ``tournament_<game>.md`` and ``.png`` in ``--out`` (default a new folder under ``runs/bench/``: the
 committed reports in ``benchmarks/results`` only when ``--out`` names it); ``--from-record RECORD``
@@ -38,10 +38,12 @@ import numpy as np
 
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, agent_kind, make_agent, split_epsilon
-from benchmarks import batch_matches, records, tournament_record, tournament_report
-from benchmarks.matches import AgentSpec, GameRecord, Task, TaskResult, game_key, seatings
-from benchmarks.ratings import ahead, bradley_terry, pairwise_counts, plackett_luce, win_share
-from benchmarks.variance import DuplicateEffect, duplicate_effect
+from benchmarks import tournament_record, tournament_report
+from benchmarks.core import batch_matches, records
+from benchmarks.core.matches import AgentSpec, GameRecord, Task, TaskResult, game_key
+from benchmarks.core.protocol import seatings
+from benchmarks.core.rating import ahead, bradley_terry, pairwise_counts, plackett_luce, win_share
+from benchmarks.core.variance import DuplicateEffect, duplicate_effect
 from envs.core.engine import shown
 from envs.games import GAME_NAMES, add_game_options, command_parser, game_config, make_game, parse_command
 from parallel import pool
@@ -201,7 +203,7 @@ def duplicate_effects(plan: Plan, results: list[TaskResult]) -> dict[tuple[str, 
 
 def play(plan: Plan, processes: int = 2, progress: bool = True, backend: Backend | None = None) -> list[TaskResult]:
     """Play the plan on ``backend`` (default: ``processes`` local processes): the same games on any backend.
-    Tables of random and heuristic agents play on the batch engines (``benchmarks.batch_matches``: the
+    Tables of random and heuristic agents play on the batch engines (``benchmarks.core.batch_matches``: the
     same games)."""
     tasks = plan.tasks()
     return batch_matches.run_tasks(tasks, processes=processes, progress=progress, desc="tournament", backend=backend)

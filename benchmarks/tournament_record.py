@@ -1,4 +1,4 @@
-"""A tournament's games as a record (``benchmarks.records``), and the tournament read back from one.
+"""A tournament's games as a record (``benchmarks.core.records``), and the tournament read back from one.
 
 The run header carries what the report needs beyond the games (``tournament``: the game, its options in
 the order given, the agents' labels in order, the tables, the seatings, the deals, the seed, where it ran);
@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from benchmarks import records
-from benchmarks.matches import AgentSpec, Failure, GameRecord, Task, TaskResult, game_key
-from benchmarks.ratings import finishing_ranks
+from benchmarks.core import records
+from benchmarks.core.matches import AgentSpec, Failure, GameRecord, Task, TaskResult, game_key
+from benchmarks.core.rating import finishing_ranks
 
 
 def _config_items(config: dict) -> list:

@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import records
+from benchmarks.core import records
 from envs.games import command_parser, parse_command
 from training.report import time_shares
 from training.settings import game_training

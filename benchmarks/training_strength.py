@@ -89,8 +89,7 @@ def report(results: list[dict], argv: list[str]) -> str:
                 f"{1 / game.num_players:.0%} | {'–' if target is None else f'{target:.0%}'} | {met} |"
             )
     lines += ["", "How each model was made (the `command` in its card):", ""]
-    for result in results:
-        lines.append(f"- `{result['path']}`: `{result['card']['command']}`")
+    lines += [f"- `{result['path']}`: `{result['card']['command']}`" for result in results]
     return "\n".join(lines) + "\n"
 
 

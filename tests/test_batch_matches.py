@@ -1,12 +1,13 @@
-"""``benchmarks/batch_matches.py``: the random and heuristic games of tournaments and the luck study on
-the batch engines give exactly the records ``benchmarks.matches.play_task`` gives, game by game."""
+"""``benchmarks/core/batch_matches.py``: the random and heuristic games of tournaments and the luck study on
+the batch engines give exactly the records ``benchmarks.core.matches.play_task`` gives, game by game."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchmarks import batch_matches
-from benchmarks.matches import AgentSpec, Task, game_key, play_task, seatings
+from benchmarks.core import batch_matches
+from benchmarks.core.matches import AgentSpec, Task, game_key, play_task
+from benchmarks.core.protocol import seatings
 
 TABLES = [
     ("wapi", {"num_players": 3}, ("random", "heuristic", "heuristic~0.5"), 3),

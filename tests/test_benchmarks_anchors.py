@@ -1,11 +1,11 @@
-"""Frozen anchors (benchmarks/anchors.py): every reference agent and engine is identified by a content hash,
+"""Frozen anchors (benchmarks/core/anchors.py): every reference agent and engine is identified by a content hash,
 and a hash cannot change while the protocol's version stays the same."""
 
 import json
 
 from agents.levels import parse_level_name
-from benchmarks import anchors
-from benchmarks.protocol import PROTOCOL
+from benchmarks.core import anchors
+from benchmarks.core.protocol import PROTOCOL
 
 
 def test_no_anchor_or_engine_changed_without_a_new_protocol_version():
@@ -14,7 +14,7 @@ def test_no_anchor_or_engine_changed_without_a_new_protocol_version():
     differ = anchors.changed(anchors.table(), committed)
     assert not differ, (
         f"{differ} changed under {PROTOCOL}: what a reference agent plays or the engine is not the same any "
-        "more; bump benchmarks.protocol.PROTOCOL, then python -m benchmarks.anchors --write"
+        "more; bump benchmarks.core.protocol.PROTOCOL, then python -m benchmarks.anchors --write"
     )
 
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import claims, records
-from benchmarks.matches import AgentSpec
+from benchmarks import claims
+from benchmarks.core import records
+from benchmarks.core.matches import AgentSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 

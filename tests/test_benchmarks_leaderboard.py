@@ -3,8 +3,9 @@ record per configuration, the page made from the records, and records never repl
 
 import pytest
 
-from benchmarks import leaderboard, records, report
-from benchmarks.protocol import parse_config_label
+from benchmarks import leaderboard
+from benchmarks.core import records, report
+from benchmarks.core.protocol import parse_config_label
 
 
 def test_the_leaderboard_plays_the_ladder_into_records_and_makes_its_page_from_them(tmp_path, capsys):
@@ -38,8 +39,8 @@ def test_configurations_are_named_by_their_labels():
 
 
 def test_the_ladder_plays_the_same_games_on_the_ray_backend():
-    from benchmarks import arena, records
-    from benchmarks.matches import AgentSpec
+    from benchmarks.core import arena, records
+    from benchmarks.core.matches import AgentSpec
     from parallel.pool import RayBackend
 
     tables = [(AgentSpec("heuristic", "heuristic"), AgentSpec("random", "random"))]

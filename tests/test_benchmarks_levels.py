@@ -9,8 +9,8 @@ import pytest
 
 import benchmarks.levels as levels
 from agents.levels import LEVELS
-from benchmarks.protocol import DEAL_SETS
-from benchmarks.rating import Share
+from benchmarks.core.protocol import DEAL_SETS
+from benchmarks.core.rating import Share
 
 
 def test_each_level_meets_the_one_below_and_the_anchors_place_them():
@@ -45,7 +45,7 @@ def test_a_game_with_levels_of_its_own_plays_them_and_pools_its_records_alone(tm
     assert (level3.label, level3.name, dict(level3.options)) == ("level:3", "best", {"time_limit": 0.01})
     assert [levels.searches(table) for table in tables] == [False, True, True, True, False, False]
     assert [levels.searches(table) for table in levels.tables("wapi")] == [False, False, False, True, False, False]
-    from benchmarks import records
+    from benchmarks.core import records
 
     for game in ("wakanda", "samurai"):
         run = levels.level_run(game, ["play"])
@@ -75,7 +75,7 @@ def test_play_writes_records_and_the_report_and_a_second_run_plays_nothing(tmp_p
     page = json.loads(ratings.read_text())
     assert page["wakanda"]["game"] == "wakanda" and page["wakanda"]["options"] == {"advanced": False}
     assert sorted(page["wakanda"]["levels"]) == ["level:1", "level:2", "level:3"]
-    from benchmarks import records
+    from benchmarks.core import records
 
     games = records.read(sorted(folder.iterdir())).games
     assert all(g["deal_set"] == "test" and g["seed"] >= DEAL_SETS["test"][0] for g in games)

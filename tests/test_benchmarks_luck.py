@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from agents import make_agent, split_epsilon
-from benchmarks import luck, luck_records, luck_report, luck_stats, records
+from benchmarks import luck, luck_records, luck_report, luck_stats
+from benchmarks.core import records
+from benchmarks.core.matches import run_tasks
+from benchmarks.core.variance import deal_share, duplicate_effect
 from benchmarks.luck_measures import games_to_lead
-from benchmarks.matches import run_tasks
-from benchmarks.variance import deal_share, duplicate_effect
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import rate, records
-from benchmarks.protocol import deal_seeds
-from benchmarks.rating import anchored_ratings
+from benchmarks import rate
+from benchmarks.core import records
+from benchmarks.core.protocol import deal_seeds
+from benchmarks.core.rating import anchored_ratings
 
 ROOT = Path(__file__).resolve().parent.parent
 WAPI_2P = ["--game", "wapi", "--num-players", "2", "--quick", "--no-progress"]

@@ -1,10 +1,10 @@
-"""The protocol's ratings (benchmarks/rating.py): known strengths recovered from simulated games, the
+"""The protocol's ratings (benchmarks/core/rating.py): known strengths recovered from simulated games, the
 anchors, intervals clustered by deal, and win shares with shared wins counted 1/k."""
 
 import numpy as np
 import pytest
 
-from benchmarks.rating import anchored_ratings, t975, tail_percent, win_shares
+from benchmarks.core.rating import anchored_ratings, t975, tail_percent, win_shares
 
 #: Log-strengths of the simulated agents: the anchors 1.0 apart, so that 1000 rating points = 1.0.
 STRENGTH = {"random": 0.0, "heuristic": 1.0, "strong": 1.6, "middling": 0.4}

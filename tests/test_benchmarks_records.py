@@ -1,4 +1,4 @@
-"""The protocol's deal sets and the records (benchmarks/protocol.py, records.py, arena.py, report.py):
+"""The protocol's deal sets and the records (benchmarks/core/protocol.py, records.py, arena.py, report.py):
 disjoint deal sets, records that round-trip, pooling that refuses what cannot be pooled, and reports
 that are a pure function of the records."""
 
@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import arena, records, report
-from benchmarks.matches import AgentSpec, deal_seed
-from benchmarks.protocol import DEAL_SETS, LADDERS, deal_seeds, deal_set_of, reference_tables
-from benchmarks.records import Record
+from benchmarks import pool_records
+from benchmarks import report as report_command
+from benchmarks.core import arena, records, report
+from benchmarks.core.matches import AgentSpec, deal_seed
+from benchmarks.core.protocol import DEAL_SETS, LADDERS, deal_seeds, deal_set_of, reference_tables
+from benchmarks.core.records import Record
 from envs.games import make_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +98,7 @@ def test_pool_command_concatenates_runs(tmp_path):
     for line in second.games:
         line["run"] = "other"
     paths = [records.write(first, tmp_path / "1.jsonl"), records.write(second, tmp_path / "2.jsonl.gz")]
-    assert records.main(["pool", *map(str, paths), "--out", str(tmp_path / "pooled.jsonl.gz")]) == 0
+    assert pool_records.main([*map(str, paths), "--out", str(tmp_path / "pooled.jsonl.gz")]) == 0
     pooled = records.read([tmp_path / "pooled.jsonl.gz"])
     assert len(pooled.runs) == 2 and len(pooled.games) == 12
 
@@ -105,7 +107,7 @@ def test_a_report_is_made_from_the_record_alone_byte_for_byte(tmp_path):
     path = records.write(tiny_record(), tmp_path / "r.jsonl.gz")
     outs = [tmp_path / "one.md", tmp_path / "two.md"]
     for out in outs:
-        assert report.main([str(path), "--out", str(out), "--allow-dirty"]) == 0
+        assert report_command.main([str(path), "--out", str(out), "--allow-dirty"]) == 0
     assert outs[0].read_bytes() == outs[1].read_bytes()
     text = outs[0].read_text()
     assert "## wapi 2p" in text and "| heuristic | `heuristic` | 1,000 | [1,000, 1,000] | 6 |" in text
@@ -198,10 +200,10 @@ def test_a_v2_record_names_its_origin_and_a_dirty_one_is_refused_by_the_reports(
         path = records.write(record, tmp_path / f"{dirty}.jsonl")
         if dirty:
             with pytest.raises(SystemExit):
-                report.main([str(path), "--out", str(tmp_path / "page.md")])
+                report_command.main([str(path), "--out", str(tmp_path / "page.md")])
             assert "dirty checkout" in capsys.readouterr().err
         else:
-            assert report.main([str(path), "--out", str(tmp_path / "page.md")]) == 0
+            assert report_command.main([str(path), "--out", str(tmp_path / "page.md")]) == 0
     page = (tmp_path / "page.md").read_text()
     assert "clean checkout; Python " in page
     assert "| 95% interval (t, deals − 1 df) |" in page  # v2 tables name their small-sample intervals

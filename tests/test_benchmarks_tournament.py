@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 from agents import Agent
-from benchmarks import batch_matches, matches, records, tournament, tournament_record
-from benchmarks.matches import AgentSpec, Failure, Task, TaskResult, agent_seed, deal_seed, play_task, seatings
-from benchmarks.ratings import ELO, Z95, bradley_terry, finishing_ranks, pairwise_counts, plackett_luce
+from benchmarks import tournament, tournament_record
+from benchmarks.core import batch_matches, matches, records
+from benchmarks.core.matches import AgentSpec, Failure, Task, TaskResult, agent_seed, deal_seed, play_task
+from benchmarks.core.protocol import seatings
+from benchmarks.core.rating import ELO, Z95, bradley_terry, finishing_ranks, pairwise_counts, plackett_luce
 from benchmarks.tournament import agent_labels, plan_tournament, play, summarize
 
 

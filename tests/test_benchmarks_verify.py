@@ -1,4 +1,4 @@
-"""``python -m benchmarks.leaderboard verify`` (benchmarks/verify.py): a v2 record is accepted only when its
+"""``python -m benchmarks.leaderboard verify`` (benchmarks/core/verify.py): a v2 record is accepted only when its
 schema, provenance, hashes and budgets hold and every game replays from its stored moves; each forgery of
 issue 49 (a changed result, a changed hash, a dirty checkout, over-budget moves) is refused."""
 
@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import arena, leaderboard, records, verify
-from benchmarks.matches import AgentSpec
+from benchmarks import leaderboard
+from benchmarks.core import arena, records, verify
+from benchmarks.core.matches import AgentSpec
 
 QUITTER = f"{Path(__file__).resolve().parent / 'data' / 'cheats.py'}:Quitter"
 

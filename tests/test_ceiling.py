@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks import ceiling, records
-from benchmarks.protocol import deal_seeds
-from benchmarks.records import ROOT, Record
+from benchmarks import ceiling
+from benchmarks.core import records
+from benchmarks.core.protocol import deal_seeds
+from benchmarks.core.records import ROOT, Record
 
 
 @pytest.fixture(scope="module")

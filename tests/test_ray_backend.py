@@ -29,7 +29,7 @@ from ray import cloudpickle
 from ray.cluster_utils import Cluster
 
 from benchmarks import luck, strength, tournament
-from benchmarks.matches import play_task, run_tasks
+from benchmarks.core.matches import play_task, run_tasks
 from benchmarks.tournament import plan_tournament
 from parallel import ray_cluster
 from parallel.pool import LocalBackend, RayBackend, parallel_map

@@ -8,7 +8,7 @@ import re
 import time
 
 from benchmarks import regenerate, summary
-from benchmarks.records import ROOT
+from benchmarks.core.records import ROOT
 
 
 def test_every_committed_report_is_what_its_records_give():

@@ -12,7 +12,8 @@ import subprocess
 
 import pytest
 
-from benchmarks import shown_commands, summary
+from benchmarks import summary
+from benchmarks.core import shown_commands
 
 ROOT = summary.ROOT
 #: The top folders of a development machine's scratch space (the pattern is built so this file names none).

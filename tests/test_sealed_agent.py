@@ -1,4 +1,4 @@
-"""The sealed agent (benchmarks/sealed): each cheat a user's agent could try gains nothing, and every failure
+"""The sealed agent (benchmarks/core/sealed): each cheat a user's agent could try gains nothing, and every failure
 is a loss of that game and of the deal's remaining games. The cheats are in tests/data/cheats.py."""
 
 import json
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import arena
-from benchmarks.matches import AgentSpec
-from benchmarks.rating import win_shares
-from benchmarks.verify import replay
+from benchmarks.core import arena
+from benchmarks.core.matches import AgentSpec
+from benchmarks.core.rating import win_shares
+from benchmarks.core.verify import replay
 
 CHEATS = Path(__file__).resolve().parent / "data" / "cheats.py"
 RANDOM = AgentSpec("random", "random")

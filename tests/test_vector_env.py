@@ -294,7 +294,7 @@ def test_the_ppo_example_trains_evaluates_logs_and_saves_a_playable_agent(monkey
     from pathlib import Path
 
     from agents.protocol import PlayerView
-    from benchmarks.user_agents import build
+    from benchmarks.core.user_agents import build
 
     path = Path(__file__).parent.parent / "examples" / "ppo_batch.py"
     spec = importlib.util.spec_from_file_location("ppo_batch", path)

@@ -75,7 +75,7 @@ class SeedInverter(Logged):
 
     def __init__(self, seed=None, log=""):
         super().__init__(seed, log)
-        from benchmarks.matches import agent_seed
+        from benchmarks.core.matches import agent_seed
 
         hits = [
             deal

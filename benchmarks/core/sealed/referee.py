@@ -1,13 +1,13 @@
 """The referee's side of a sealed agent: a host process per deal, spoken to in JSON lines, timed and watched.
 
-:class:`HostProcess` starts ``python -m benchmarks.sealed.host`` in a session of its own and reads its replies
+:class:`HostProcess` starts ``python -m benchmarks.core.sealed.host`` in a session of its own and reads its replies
 with a wall-clock deadline (``select``): a host that does not answer in time is killed with its whole session.
 :func:`tree_cpu` is the CPU time of the host's process tree read from ``/proc`` (the host's own clock to the
 nanosecond; every process of its session or descended from it; children it has reaped through their
 ``cutime``), so work handed to a child process is counted. :class:`Sealed` is the agent the game loop sees:
 it sends a determinization drawn with the referee's own generator, never the true state, and turns every
 misdeed (an error, an illegal or malformed reply, an overrun, a dead or silent process) into
-:class:`~benchmarks.matches.AgentFailure`. The referee only ever parses JSON from the host: nothing the host
+:class:`~benchmarks.core.matches.AgentFailure`. The referee only ever parses JSON from the host: nothing the host
 sends is unpickled or executed.
 """
 
@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from agents import Agent, PlayerView
-from benchmarks.matches import AgentFailure
-from benchmarks.protocol import START_LIMIT, WALL_MARGIN, WALL_SLACK, move_limit
+from benchmarks.core.matches import AgentFailure
+from benchmarks.core.protocol import START_LIMIT, WALL_MARGIN, WALL_SLACK, move_limit
 from envs.core.engine import shown
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 #: The longest reply line read from a host; a longer one is a failure (the referee's memory is not the agent's).
 MAX_REPLY = 65536
 TICK = os.sysconf("SC_CLK_TCK")
@@ -86,7 +86,7 @@ class HostProcess:
     def __init__(self) -> None:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.sealed.host"],
+            [sys.executable, "-m", "benchmarks.core.sealed.host"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -157,7 +157,7 @@ class Sealed(Agent):
 
     One host serves a seat through the deal's games (:meth:`start` once, then :meth:`begin` a fresh agent each
     game, seeded by the referee). ``cpu`` (each move's CPU seconds), ``move``, ``label`` and ``log`` (the game's
-    actions, shared by its seats) are those of :class:`benchmarks.arena.Refereed`. A move is charged the CPU
+    actions, shared by its seats) are those of :class:`benchmarks.core.arena.Refereed`. A move is charged the CPU
     its process tree spent since the end of the previous one, so thinking during the others' moves counts."""
 
     def __init__(self, host: HostProcess, label: str, budget: float, log: list[int]):

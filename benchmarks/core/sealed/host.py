@@ -1,6 +1,6 @@
-"""The sealed agent's side: ``python -m benchmarks.sealed.host``, a fresh process that runs one user's agent.
+"""The sealed agent's side: ``python -m benchmarks.core.sealed.host``, a fresh process that runs one user's agent.
 
-The referee (:mod:`benchmarks.sealed.referee`) starts this module with ``subprocess`` (a new program, never a
+The referee (:mod:`benchmarks.core.sealed.referee`) starts this module with ``subprocess`` (a new program, never a
 fork of the referee, so no object of the referee's exists here) and talks to it in JSON lines over its stdin
 and stdout. Messages in, each answered by one line out (``{"ok": true}``, ``{"action": A}`` or ``{"error": TEXT}``):
 
@@ -12,7 +12,7 @@ and stdout. Messages in, each answered by one line out (``{"ok": true}``, ``{"ac
   view built here holds nothing the player may not know.
 
 Before the user's code is imported, the protocol's pipes are moved off file descriptors 0 and 1 (the agent's
-``print`` goes to stderr) and the address space is capped (:data:`benchmarks.protocol.MEMORY_LIMIT`, soft and
+``print`` goes to stderr) and the address space is capped (:data:`benchmarks.core.protocol.MEMORY_LIMIT`, soft and
 hard, so the agent cannot raise it). Any ``BaseException`` of the agent (``SystemExit`` and
 ``KeyboardInterrupt`` included) is reported as an error line, and the referee scores it as a loss.
 """
@@ -30,8 +30,8 @@ import numpy as np
 
 import envs
 from agents.protocol import PlayerView
-from benchmarks import user_agents
-from benchmarks.protocol import MEMORY_LIMIT
+from benchmarks.core import user_agents
+from benchmarks.core.protocol import MEMORY_LIMIT
 from envs.core.engine import Game, GameState
 
 

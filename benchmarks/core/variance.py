@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.ratings import Z95
+from benchmarks.core.rating import Z95
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Duplicate-deal matches: seatings, seeds, guarded agents and the parallel runner.
+"""Duplicate-deal matches: seeds, guarded agents and the parallel runner (the seatings are the protocol's).
 
 A *deal* is one game seed: since every engine draws all its randomness when
 the state is created, the same seed gives the same bag, piles and villages
@@ -16,7 +16,6 @@ the luck study all build on it.
 from __future__ import annotations
 
 import functools
-import itertools
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,28 +24,10 @@ from typing import Any
 import numpy as np
 
 from agents import Agent, PlayerView, agent_kind, make_agent, play_game, split_epsilon
-from benchmarks.ratings import finishing_ranks
+from benchmarks.core.rating import finishing_ranks
 from envs.core.engine import shown
 from envs.games import make_game
 from parallel.pool import Backend, parallel_map
-
-SEATINGS = ("rotations", "permutations")
-
-
-def seatings(num_players: int, mode: str = "rotations") -> list[tuple[int, ...]]:
-    """The seat orders a deal is played in: ``seating[seat]`` = index of the table's agent there.
-
-    ``rotations``: n seatings, each agent once in each seat (the smallest
-    balanced design); ``permutations``: all n! orders, which also balance
-    who sits after whom.
-    """
-    if mode not in SEATINGS:
-        raise ValueError(f"seating must be one of {list(SEATINGS)}, got {shown(mode)}")
-    if num_players < 2:
-        raise ValueError(f"num_players must be at least 2, got {num_players}")
-    if mode == "permutations":
-        return list(itertools.permutations(range(num_players)))
-    return [tuple((seat + shift) % num_players for seat in range(num_players)) for shift in range(num_players)]
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -162,8 +143,8 @@ def _shared_agent(spec: AgentSpec, game_key: tuple) -> Agent:
 def build_agent(spec: AgentSpec, game_key: tuple, seed: int) -> Agent:
     """A fresh agent seeded for one game (a cached one for ``ppo:``, ``rllib:`` and ``trained`` models, which
     play deterministically; made ε-greedy, ``NAME~EPS``, they draw random moves and are built afresh; a user's
-    ``module:Class``, see :mod:`benchmarks.user_agents`)."""
-    from benchmarks import user_agents
+    ``module:Class``, see :mod:`benchmarks.core.user_agents`)."""
+    from benchmarks.core import user_agents
 
     if user_agents.is_user_agent(spec.name):
         return user_agents.build(spec.name, configured_game(*game_key), seed, dict(spec.options))

@@ -4,12 +4,12 @@ A *table* is a hero against copies of one opponent (two players: a match;
 more: the hero at a table of identical opponents). :func:`play_deal` plays a
 deal in every rotation of the seats, times every move (CPU seconds of this
 process for the agents we trust, of its process tree for a sealed one,
-:mod:`benchmarks.sealed`), and stops a game at the first move that breaks the
+:mod:`benchmarks.core.sealed`), and stops a game at the first move that breaks the
 protocol (an exception, an illegal action, a move over the agent's budget, a
 sealed process dead or silent), naming the agent, its seat, the deal and the
 move: that game and the deal's remaining rotations are lost by that agent
 (``forfeit`` game lines), so that failing never costs less than losing. Every
-game line holds its actions, so a record can be replayed (:mod:`benchmarks.verify`).
+game line holds its actions, so a record can be replayed (:mod:`benchmarks.core.verify`).
 Games already in a record (the same
 configuration, deal, seats and agents) are reused instead of played again: the
 reference ladder's games are a pure function of the protocol, so a committed
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from agents import PlayerView, play_game
-from benchmarks.matches import (
+from benchmarks.core.matches import (
     AgentFailure,
     AgentSpec,
     Guarded,
@@ -39,15 +39,15 @@ from benchmarks.matches import (
     game_key,
     run_tasks,
 )
-from benchmarks.protocol import config_label, deal_seeds, move_limit, protocol_seatings
-from benchmarks.records import Record, game_identity, write
-from benchmarks.sealed.referee import HostProcess, Sealed
+from benchmarks.core.protocol import config_label, deal_seeds, move_limit, protocol_seatings
+from benchmarks.core.records import Record, game_identity, write
+from benchmarks.core.sealed.referee import HostProcess, Sealed
 from envs.core.engine import is_int
 from parallel.pool import Backend
 
 
 class Refereed(Guarded):
-    """:class:`~benchmarks.matches.Guarded` that also times each move (CPU seconds of this process) and
+    """:class:`~benchmarks.core.matches.Guarded` that also times each move (CPU seconds of this process) and
     stops a move over ``budget`` x ``BUDGET_MARGIN`` + ``BUDGET_SLACK`` (no limit when ``budget`` is None).
     For the agents we trust (the reference agents and built-in names), which run in the referee's process."""
 
@@ -84,7 +84,7 @@ class Refereed(Guarded):
 @dataclass(frozen=True)
 class DealTask:
     """One deal at one table, to be played in every rotation. ``budgets``: CPU seconds a move by label;
-    ``sealed``: the labels played by a sealed agent (:mod:`benchmarks.sealed`), seeded from the run's secret
+    ``sealed``: the labels played by a sealed agent (:mod:`benchmarks.core.sealed`), seeded from the run's secret
     ``key``, never from the deal."""
 
     game: str

@@ -6,9 +6,9 @@ games (and failures, if any), every line a JSON object with a ``kind``:
 - ``run``: ``run`` (an id unique to the run), ``protocol``, ``command``,
   ``version`` (``git describe`` of the checkout, else the package version),
   ``started`` (UTC), ``agents`` (label -> ``{"name", "options"}``); from v2 also
-  ``schema`` (2), ``provenance`` (:mod:`benchmarks.provenance`: commit, clean or
+  ``schema`` (2), ``provenance`` (:mod:`benchmarks.core.provenance`: commit, clean or
   dirty, versions, CPU), ``engines`` (game -> engine hash), each built-in agent's
-  ``anchor`` hash and each user's agent's ``sha256`` (:mod:`benchmarks.anchors`),
+  ``anchor`` hash and each user's agent's ``sha256`` (:mod:`benchmarks.core.anchors`),
   and ``deal_offset`` where the run drew its deals at random;
 - ``game``: ``run``, ``game``, ``config``, ``deal_set``, ``deal`` (position in
   the set), ``seed``, ``seating`` (index of the rotation), ``seats`` (agent
@@ -28,32 +28,28 @@ Every line of a v2 run is checked against ``benchmarks/schema/record-v2.schema.j
 when it is written and when it is read.
 
 Reports are made from records only; pooling runs is concatenating records
-(``python -m benchmarks.records pool A B --out C``), refused when the runs
+(``python -m benchmarks.pool_records A B --out C``), refused when the runs
 are of different protocol versions, give one label two agents (a different anchor hash is a different agent),
 run on engines of different hashes, or hold a game twice.
-
-    python -m benchmarks.records pool runs/a.jsonl.gz runs/b.jsonl.gz --out runs/pooled.jsonl.gz
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import functools
 import gzip
 import json
 import shlex
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import envs
-from benchmarks.protocol import PROTOCOL, deal_set_of
+from benchmarks.core.protocol import PROTOCOL, deal_set_of
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "benchmarks" / "schema" / "record-v2.schema.json"
 SCHEMA_VERSION = 2
 
@@ -179,7 +175,7 @@ def new_run(command: list[str], agents: dict[str, dict], game: str | None = None
     """A run header for ``command`` (argv of a ``python -m`` command) playing ``agents``, made when the run starts
     (its commit is the one the games are played from): each built-in agent with its anchor hash (a level
     resolved in ``game``), every engine's hash, and the run's provenance."""
-    from benchmarks import anchors, provenance
+    from benchmarks.core import anchors, provenance
 
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     hashed = {}
@@ -270,23 +266,3 @@ def read(paths: Iterable[str | Path]) -> Record:
         record.extend(part)
     record.check()
     return record
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.records", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    pool = sub.add_parser("pool", help="pool records into one (refused on conflicting labels or repeated games)")
-    pool.add_argument("records", nargs="+", help="record files (.jsonl or .jsonl.gz)")
-    pool.add_argument("--out", required=True, help="the pooled record (must not exist)")
-    args = parser.parse_args(argv)
-    try:
-        record = read(args.records)
-        path = write(record, args.out)
-    except (OSError, ValueError) as error:
-        parser.error(str(error))
-    print(f"pooled {len(record.runs)} run(s), {len(record.games)} games into {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import numpy as np
-
 import envs
-from benchmarks import anchors
-from benchmarks.protocol import PROTOCOL, move_limit
-from benchmarks.records import Record
+from agents.protocol import start_game
+from benchmarks.core import anchors
+from benchmarks.core.protocol import PROTOCOL, move_limit
+from benchmarks.core.records import Record
 from envs.core.engine import IllegalActionError
 
 
@@ -50,7 +49,7 @@ def check_runs(record: Record) -> Iterator[str]:
 def replay(line: dict) -> str | None:
     """Play a game line's actions from its seed (as :func:`agents.play_game` deals it); what is wrong, or None."""
     game = envs.describe(line["game"]).make_from_json(line["config"])
-    state = game.new_state(np.random.default_rng(np.random.SeedSequence(line["seed"]).spawn(2)[0]))
+    state, _ = start_game(game, line["seed"])
     try:
         for action in line.get("actions", []):
             state.apply(action)

@@ -3,9 +3,9 @@
 Why: those games are most of a luck study's and many a tournament's, and played one by one (the
 per-game engine, an agent object a seat) they cost a Python call per move and the per-game heuristic;
 on a batch engine (``envs.core.batch``) a move of hundreds of games is a few numpy calls and the
-heuristic is its ``batch_policy``. Every game is the one :func:`benchmarks.matches.play_task` plays:
+heuristic is its ``batch_policy``. Every game is the one :func:`benchmarks.core.matches.play_task` plays:
 
-- the deal is ``play_game``'s deal of the deal seed (its game stream, ``SeedSequence(seed).spawn(2)[0]``),
+- the deal is ``play_game``'s deal of the deal seed (:func:`agents.protocol.start_game`),
   loaded with ``from_states``;
 - a heuristic seat plays ``batch_policy``, the per-game heuristic's choice (it reads public facts only,
   so the view's determinization never changes it);
@@ -29,9 +29,10 @@ import numpy as np
 import envs
 from agents import split_epsilon
 from agents.heuristic import heuristic_module
-from benchmarks import matches
-from benchmarks.matches import GameRecord, Task, TaskResult, agent_seed, configured_game, deal_seed
-from benchmarks.ratings import finishing_ranks
+from agents.protocol import start_game
+from benchmarks.core import matches
+from benchmarks.core.matches import GameRecord, Task, TaskResult, agent_seed, configured_game, deal_seed
+from benchmarks.core.rating import finishing_ranks
 from envs.core.batch import batch_class
 from parallel.pool import Backend, chunks
 
@@ -75,7 +76,7 @@ class Seat:
 
 def play_chunk(tasks: Sequence[Task]) -> list[TaskResult]:
     """Every game of ``tasks`` (each deal in every seating and replay), a batch per game configuration;
-    the results of :func:`benchmarks.matches.play_task`, in task order."""
+    the results of :func:`benchmarks.core.matches.play_task`, in task order."""
     results = [TaskResult(task) for task in tasks]
     groups: dict[tuple, list[int]] = {}
     for k, task in enumerate(tasks):
@@ -102,7 +103,7 @@ def _play_group(key: tuple, results: list[TaskResult]) -> None:
     for result, replay, s, seating in games:
         task = result.task
         seed = deal_seed(task.seed, task.deal)
-        states.append(game.new_state(np.random.default_rng(np.random.SeedSequence(seed).spawn(2)[0])))
+        states.append(start_game(game, seed)[0])
         names = [task.table[i].name for i in seating]
         seats.append([Seat(name, agent_seed(task.seed, task.deal, s, p, replay)) for p, name in enumerate(names)])
     batch = batch_class(game).from_states(states)
@@ -144,7 +145,7 @@ def run_tasks(
     desc: str = "games",
     backend: Backend | None = None,
 ) -> list[TaskResult]:
-    """:func:`benchmarks.matches.run_tasks`, the batchable tasks played on the batch engines in chunks of
+    """:func:`benchmarks.core.matches.run_tasks`, the batchable tasks played on the batch engines in chunks of
     at most :data:`CHUNK` (each chunk one backend task, a few for every worker), the others game by game: the same
     results, in task order."""
     fast = [k for k, task in enumerate(tasks) if batchable(task)]

@@ -6,7 +6,7 @@ comparable (``docs/benchmark.md`` explains each choice):
 
 - **Deal sets.** A deal is a game seed. The *tuning* set is every seed below
   2**32, in the order 0, 1, 2...: anyone may tune on it, and every seed the
-  older benchmarks drew (:func:`benchmarks.matches.deal_seed` gives 32-bit
+  older benchmarks drew (:func:`benchmarks.core.matches.deal_seed` gives 32-bit
   seeds) lies in it. The *test* set starts at 2**40, far from every 32-bit
   seed, and is used only to report. The same seeds serve every configuration. A run on the test set
   starts at an offset drawn at random when it starts (stored in its record): from 2**60 positions, so no
@@ -18,7 +18,7 @@ comparable (``docs/benchmark.md`` explains each choice):
 - **Budgets** of a rated agent: CPU seconds of its process during its own
   moves; a move over ``BUDGET_MARGIN`` x budget + ``BUDGET_SLACK`` breaks the protocol.
 - **The sealed agent** (v2): a user's agent runs in a process of its own
-  (:mod:`benchmarks.sealed`), whose whole process tree is timed, watched by a
+  (:mod:`benchmarks.core.sealed`), whose whole process tree is timed, watched by a
   wall clock of ``WALL_MARGIN`` x budget + ``WALL_SLACK`` a move, and capped at
   ``MEMORY_LIMIT`` bytes of address space.
 
@@ -27,12 +27,12 @@ Changing any of these makes a new protocol version.
 
 from __future__ import annotations
 
+import itertools
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
 import envs
-from benchmarks.matches import seatings
 from envs.core.engine import Game, is_int, shown
 
 PROTOCOL = "drawluck-bench v2"
@@ -90,6 +90,26 @@ def deal_set_of(seed: int) -> str | None:
         if start <= seed < start + size:
             return name
     return None
+
+
+#: The seat orders a match may play a deal in (the protocol's is ``rotations``).
+SEATINGS = ("rotations", "permutations")
+
+
+def seatings(num_players: int, mode: str = "rotations") -> list[tuple[int, ...]]:
+    """The seat orders a deal is played in: ``seating[seat]`` = index of the table's agent there.
+
+    ``rotations``: n seatings, each agent once in each seat (the smallest
+    balanced design); ``permutations``: all n! orders, which also balance
+    who sits after whom.
+    """
+    if mode not in SEATINGS:
+        raise ValueError(f"seating must be one of {list(SEATINGS)}, got {shown(mode)}")
+    if num_players < 2:
+        raise ValueError(f"num_players must be at least 2, got {num_players}")
+    if mode == "permutations":
+        return list(itertools.permutations(range(num_players)))
+    return [tuple((seat + shift) % num_players for seat in range(num_players)) for shift in range(num_players)]
 
 
 def protocol_seatings(num_players: int) -> list[tuple[int, ...]]:

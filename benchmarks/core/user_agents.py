@@ -3,7 +3,7 @@
 Naming a Python file on the command line is the user's explicit wish to run
 it, so the file is imported as a module (model files are still only read by
 the safe loaders of ``ppo:`` and ``rllib:``), but only in a sealed process of
-its own (:mod:`benchmarks.sealed`), never in the referee's: the referee only
+its own (:mod:`benchmarks.core.sealed`), never in the referee's: the referee only
 hashes the code (:func:`code_hash`), finding its files without importing them. The class implements the agent
 protocol (:mod:`agents.protocol`: ``act(view) -> int``, optional ``reset()``)
 and is built as ``Class(game=..., seed=..., **options)``, ``game`` and ``seed``
