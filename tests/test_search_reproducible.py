@@ -163,17 +163,6 @@ def tree_digest(root) -> str:
     return hashlib.sha256(repr(rows).encode()).hexdigest()[:16]
 
 
-def searched_root(agent, view: PlayerView):
-    """The root of one search of ``view`` by ``agent``, its budget spent."""
-    if hasattr(agent, "search"):
-        return agent.search(view)
-    from agents.ismcts import _Node  # the plain search before it became the guided one's walk: no search()
-
-    root = _Node()
-    agent.spend_budget(lambda left: agent._iterate(view, root, left))
-    return root
-
-
 #: (game, configuration, moves into the game, options, digest of the tree one search grew there, agent seed 5).
 TREES = [
     ("wakanda", {}, 9, {"iterations": 120}, "b0107d5929d9542d"),
@@ -208,7 +197,7 @@ def test_a_seeded_search_grows_the_tree_it_always_grew(case):
     name, config, moves, options, digest = TREES[case]
     view = position(name, config, moves)
     agent = make_agent("ismcts", view.game, seed=5, **options)
-    assert tree_digest(searched_root(agent, view)) == digest
+    assert tree_digest(agent.search(view)) == digest
 
 
 #: The paired root's action values (training targets), pinned: (game, configuration, moves, samples, digest).
