@@ -3,7 +3,9 @@
 Each iteration draws one determinization from the agent's view (the only
 source of hidden information and chance), walks a tree of the searching
 player's information sets with UCB, adds one edge, plays the rest at random
-and backs the result up. Why this shape:
+and backs the result up: the tree walk of :mod:`agents.search`, guided by
+rollouts alone (the guided search, :mod:`agents.guided`, is the same walk
+guided by another evaluator). Why this shape:
 
 - *Any player count*: every edge stores the reward of the player who chose
   it, so each node maximises its own acting player's reward (the terminal
@@ -68,19 +70,19 @@ depend on machine speed, while iterations are exactly reproducible from
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from agents.evaluator import RolloutEvaluator
+from agents.evaluator import Evaluator, RolloutEvaluator
 from agents.gc_freeze import freeze_long_lived
-from agents.protocol import Agent, PlayerView
+from agents.protocol import PlayerView
+from agents.search import TreeSearch
 from agents.search_options import PLAIN_OPTIONS, RULES, SearchSettings, check_options, leaf_evaluator, rollout_policy
-from envs.core.engine import Game, GameState, Observer, is_int, shown
+from agents.tree import Edge, Node, most_visited
+from envs.core.engine import Game, Observer, is_int, shown
 
 #: The most determinizations a batch-rollout search plays out at once. On a time budget a batch is
 #: sized to half the time left at the last batch's pace (the first of a search: ``FIRST_BATCH``), so
@@ -94,56 +96,15 @@ MIN_BATCH_ROLLOUTS = 16
 DEFAULT_ITERATIONS = 1000
 
 
-class Edge:
-    """One action out of a node: its chooser's reward sum, visits, availability, and children by outcome
-    (the guided search of :mod:`agents.guided` uses it too, counting pending visits as virtual ones)."""
-
-    __slots__ = ("visits", "avail", "total", "children")
-
-    def __init__(self) -> None:
-        self.visits = 0
-        self.avail = 0
-        self.total = 0.0
-        self.children: dict[bytes | None, Any] = {}  # the nodes of the search that made the edge
-
-
-class ChanceKeys:
-    """The keys of one simulation's nodes below its first move: the searching player's observation after
-    each move (``split_chance``). The observer is told of the walk's moves from its first key on (none are
-    needed before), so an incremental one encodes only what changed."""
-
-    __slots__ = ("observer", "me", "following")
-
-    def __init__(self, observer: Observer, me: int):
-        self.observer, self.me, self.following = observer, me, False
-
-    def after(self, state: GameState, action: int) -> bytes | None:
-        """The key after ``action`` was applied to ``state`` (None once the game is over)."""
-        if self.following:
-            self.observer.applied(state, action)
-        else:
-            self.observer.follow(state)
-            self.following = True
-        return None if state.current_player is None else self.observer.observe(state, self.me).tobytes()
-
-
-class _Node:
-    """An information set of the searching player: its edges by action, and how often it was reached."""
-
-    __slots__ = ("edges", "visits")
-
-    def __init__(self) -> None:
-        self.edges: dict[int, Edge] = {}
-        self.visits = 0
-
-
-class ISMCTSAgent(Agent):
+class ISMCTSAgent(TreeSearch):
     """Information-set MCTS through the engine protocol; a budget of iterations or seconds per move.
 
     ``settings`` (:class:`~agents.search_options.SearchSettings`) holds the search's options, and any of
     :data:`OPTIONS` may also be given by keyword (``ISMCTSAgent(game, iterations=200, rollout="random")``):
     the form ``make_agent`` and the command lines use. The leaves are valued by a
     :class:`~agents.evaluator.RolloutEvaluator` (``leaf``): rollouts, then the game's static evaluation.
+    The tree walk is :class:`~agents.search.TreeSearch`'s, the one the guided search
+    (:class:`~agents.guided.GuidedISMCTSAgent`, this search with an evaluator) walks too.
     """
 
     name = "ismcts"
@@ -163,9 +124,16 @@ class ISMCTSAgent(Agent):
         self._start(game, seed, iterations, time_limit, settings)
 
     def _start(
-        self, game: Game | None, seed: int | None, iterations: int | None, time_limit: float | None, settings
+        self,
+        game: Game | None,
+        seed: int | None,
+        iterations: int | None,
+        time_limit: float | None,
+        settings: SearchSettings,
+        evaluator: Evaluator | None = None,
     ) -> None:
-        """What every search sets up: its budget, resolved settings, random streams, leaf evaluator and observer."""
+        """What every search sets up: its budget, resolved settings, random streams, leaf evaluator, observer,
+        and its guide (``evaluator``; None: rollouts alone, plain ISMCTS)."""
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ITERATIONS
         check_options(RULES, iterations=iterations, time_limit=time_limit)
@@ -177,12 +145,15 @@ class ISMCTSAgent(Agent):
         self.rnd = random.Random(int(seq_py.generate_state(1)[0]))
         depth, epsilon = settings.rollout_depth, settings.rollout_epsilon
         self.leaf = RolloutEvaluator(self._policy, evaluation, epsilon, depth, settings.score_weight, self.rnd)
+        self._guide(evaluator, self._policy)
         # The chance keys' observer, made for ``game`` (or for the game of the first view, without one).
         self._observer: Observer | None = game.observer() if game is not None and settings.split_chance else None
         self._play_out = self._batch_play_out(game, settings.batch_rollouts)
-        self._deadline: float | None = None  # of the move being searched, on a time budget
         self._simulation_seconds: float | None = None  # the last batch's CPU time per simulation
         self.last_iterations = 0  # simulations run for the last move (for benchmarks)
+        self.last_root: Node | None = None  # the root of the last search
+        self._played: Edge | None = None  # the last move's edge, whose subtree the next search may start from
+        self.keeps_tree = evaluator is not None and settings.keep_tree
         if time_limit is not None:
             freeze_long_lived()  # no full collection of the libraries' objects inside a move's budget
 
@@ -204,38 +175,46 @@ class ISMCTSAgent(Agent):
             )
         return play_out
 
+    def reset(self) -> None:
+        self._played = None
+        self.last_root = None
+
     # --- the search ----------------------------------------------------------
-    def spend_budget(self, run: Callable[[int | None], int]) -> int:
-        """Call ``run(iterations left, or None on a time budget)``, which returns how many
-        iterations it ran, until the budget is spent (at least once, so even a tiny time budget
-        decides on something); the total is kept in ``last_iterations`` for the benchmarks."""
-        self._deadline = None if self.time_limit is None else time.process_time() + self.time_limit
-        done = 0
-        while True:
-            if self.iterations is not None and done >= self.iterations:
-                break
-            if done > 0 and self.out_of_time():
-                break
-            done += run(None if self.iterations is None else self.iterations - done)
-        self.last_iterations = done
-        return done
-
-    def out_of_time(self) -> bool:
-        """Whether the move being searched has spent its time budget (never, on a budget of iterations)."""
-        return self._deadline is not None and time.process_time() >= self._deadline
-
     def act(self, view: PlayerView) -> int:
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
         if self.settings.split_chance and (self._observer is None or self._observer.game is not view.game):
             self._observer = view.game.observer()
-        root = _Node()
-        self.spend_budget(lambda left: self._iterate(view, root, left))
-        edges = root.edges
-        return max(
-            legal, key=lambda a: (edges[a].visits, edges[a].total / edges[a].visits) if a in edges else (-1, 0.0)
-        )
+        root = self.search(view, self._reached(view) if self.keeps_tree else None)
+        action = most_visited(root, legal)
+        if self.keeps_tree:
+            self._played = root.edges.get(action)  # none when the budget only evaluated the root
+        return action
+
+    def search(self, view: PlayerView, root: Node | None = None) -> Node:
+        """Run the budget from ``view``'s position, from ``root`` (a kept node for this position) or
+        a new node; returns the root (also kept as ``last_root``)."""
+        root = Node(self.new_prior) if root is None else root
+        root.valued = True  # its prior, if it has none, is needed at once
+        self.spend_budget(lambda left: self._simulations(view, root, left))
+        self.last_root = root
+        return root
+
+    def _reached(self, view: PlayerView) -> Node | None:
+        """The node below the last move played whose key is ``view``'s observation (the shallowest),
+        if the last search evaluated it; else None (``keep_tree``)."""
+        if self._played is None:
+            return None
+        key = view.observation.tobytes()
+        frontier = [self._played]
+        while frontier:
+            children = [item for edge in frontier for item in edge.children.items()]
+            for child_key, node in children:
+                if child_key == key and node.prior is not None:
+                    return node
+            frontier = [edge for _, node in children for edge in node.edges.values()]
+        return None
 
     def action_values(self, view: PlayerView, determinizations: int) -> dict[int, float]:
         """Each legal action's mean reward over ``determinizations`` paired samples: what the paired
@@ -245,39 +224,25 @@ class ISMCTSAgent(Agent):
             raise ValueError("action_values needs a search with paired_root=True")
         if not is_int(determinizations) or determinizations < 1:
             raise ValueError(f"determinizations must be a positive int, got {shown(determinizations)}")
-        root = _Node()
+        root = Node(self.new_prior)
         left = determinizations * len(view.legal_actions)
         while left > 0:
-            left -= self._iterate(view, root, left)
+            left -= self._simulations(view, root, left)
         return {action: edge.total / edge.visits for action, edge in root.edges.items()}
 
-    def _iterate(self, view: PlayerView, root: _Node, left: int | None = None) -> int:
-        """One determinization: one simulation, or (``paired_root``) one per root action; with batch
-        rollouts, a batch of them (:meth:`_batch_count`) unless it would be a tiny one. Returns how many
-        simulations ran (``left``: how many are still wanted, None on a time budget)."""
+    def _simulations(self, view: PlayerView, root: Node, left: int | None = None) -> int:
+        """The tree walk's simulations (:meth:`~agents.search.TreeSearch._walks`), or with batch rollouts a
+        batch of determinizations (:meth:`_batch_count`) played out at once unless it would be a tiny one.
+        Returns how many simulations ran (``left``: how many are still wanted, None on a time budget)."""
         if self._play_out is not None:
             count = self._batch_count(len(view.legal_actions), left)
             if count * len(view.legal_actions) >= MIN_BATCH_ROLLOUTS:  # else one by one is faster
                 return self._iterate_batch(view, root, count)
-        state = view.sample_determinization(self.np_rng)
-        if not self.settings.paired_root:
-            self._simulate(state, root, view.player)
-            return 1
-        legal = state.legal_actions()
-        root.visits += 1
-        luck = self.rnd.getstate()
-        for action in legal:
-            edge = root.edges.get(action)
-            if edge is None:
-                edge = root.edges[action] = Edge()
-            edge.avail += 1
-            self.rnd.setstate(luck)  # the same rollout dice for every action
-            self._simulate(state.clone(), root, view.player, first=(action, edge))
-        return len(legal)
+        return self._walks(view, root, left)
 
-    def _iterate_batch(self, view: PlayerView, root: _Node, count: int) -> int:
+    def _iterate_batch(self, view: PlayerView, root: Node, count: int) -> int:
         """``count`` determinizations of the paired flat search played out all at once: the same samples,
-        moves and sums as :meth:`_iterate` one by one (each edge's rewards added in the order of the samples)."""
+        moves and sums as :meth:`_walks` one by one (each edge's rewards added in the order of the samples)."""
         legal = list(view.legal_actions)
         start = time.process_time()
         states = [view.sample_determinization(self.np_rng) for _ in range(count)]
@@ -304,54 +269,3 @@ class ISMCTSAgent(Agent):
             return FIRST_BATCH
         remaining = self._deadline - time.process_time()
         return int(min(BATCH_SAMPLES, max(FIRST_BATCH, remaining / 2 / (self._simulation_seconds * moves))))
-
-    def _simulate(self, state: GameState, node: _Node, me: int, first: tuple[int, Edge] | None = None) -> None:
-        """Walk down from ``node`` (through ``first``, when given), add one edge, roll out, back up."""
-        settings = self.settings
-        rnd, c, widening = self.rnd, settings.exploration, settings.widening
-        path, expanded, depth = [], False, settings.tree_depth
-        keys = ChanceKeys(self._observer, me) if settings.split_chance else None
-        while state.current_player is not None:
-            if first is not None:
-                (action, edge), first = first, None
-            else:
-                legal = state.legal_actions()
-                edges = node.edges
-                node.visits += 1
-                tried, untried = [], []
-                for a in legal:
-                    (tried if a in edges else untried).append(a)
-                for a in tried:
-                    edges[a].avail += 1
-                room = widening is None or len(edges) < 1 + widening * math.sqrt(node.visits)
-                if untried and (room or not tried):
-                    action = self._policy(state) if self._policy is not None and not edges else -1
-                    if action not in untried:  # the heuristic's move first, then the others at random
-                        action = untried[rnd.randrange(len(untried))]
-                    edge = edges[action] = Edge()
-                    edge.avail = 1
-                    expanded = True
-                else:
-                    action, edge = self._select(edges, tried, c)
-            player = state.current_player
-            state.apply(action)
-            path.append((edge, player))
-            if expanded or len(path) == depth:
-                break
-            key = None if keys is None else keys.after(state, action)
-            node = edge.children.get(key)
-            if node is None:
-                node = edge.children[key] = _Node()
-        rewards = self.leaf.value(state)
-        for edge, player in path:
-            edge.visits += 1
-            edge.total += rewards[player]
-
-    def _select(self, node: dict[int, Edge], legal: list[int], c: float) -> tuple[int, Edge]:
-        best, best_value = None, -math.inf
-        for a in legal:
-            edge = node[a]
-            value = edge.total / edge.visits + c * math.sqrt(math.log(edge.avail) / edge.visits)
-            if value > best_value:
-                best, best_value = a, value
-        return best, node[best]

@@ -332,14 +332,14 @@ def test_agent_errors_quote_a_cut_value():
 def one_iteration(game, **options):
     """The root of ISMCTS's tree after one iteration, and the legal actions there (one simulation asked
     for: a search with batch rollouts then plays one determinization too)."""
-    from agents.ismcts import _Node
+    from agents.tree import UNIFORM, Node
 
     state = mid_game_state(game, seed=3, moves=12)
     while len(state.legal_actions()) < 3:
         state.apply(state.legal_actions()[0])
     agent = make_agent("ismcts", game, seed=0, **options)
-    root = _Node()
-    simulations = agent._iterate(PlayerView(state, np.random.default_rng(0)), root, 1)
+    root = Node(UNIFORM)
+    simulations = agent._simulations(PlayerView(state, np.random.default_rng(0)), root, 1)
     return root, state.legal_actions(), simulations
 
 
@@ -371,9 +371,9 @@ def test_paired_root_uses_the_same_dice_for_every_action(monkeypatch):
     seen = []
     original = ISMCTSAgent._simulate
 
-    def spy(self, state, node, me, first=None):
+    def spy(self, state, root, me, leaves, first=None):
         seen.append((tuple(state.bag), self.rnd.getstate()))
-        return original(self, state, node, me, first)
+        return original(self, state, root, me, leaves, first)
 
     monkeypatch.setattr(ISMCTSAgent, "_simulate", spy)
     _, legal, _ = one_iteration(game, paired_root=True, rollout_epsilon=0.5)
