@@ -7,8 +7,8 @@ events in the same project file (lines in the standard library and installed pac
 a call through SB3 that comes back to the same file stays there; module bodies run by an import are not
 the walk and are skipped too). The script's own layer (``train.py`` and :mod:`training`) is read
 through; a function of another package that it calls is opened (its lines count as a stay in its file)
-but not followed further, as a library's insides are not. It stops where training would begin: at the first warm-start game or
-learner update (``MaskablePPO.learn``), so nothing is trained.
+but not followed further, as a library's insides are not. It stops where training would begin: at the
+first warm-start game or learner update (``MaskablePPO.learn``), so nothing is trained.
 
 ``python tests/test_train_walk.py`` prints each command line's stays and files (the numbers quoted when
 the script was restructured); the test holds the bound.
