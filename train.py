@@ -8,12 +8,12 @@ the random and heuristic agents. Other games: ``python train.py --game wapi``,
 training settings (``training.settings.GAME_TRAINING``): ``python train.py
 --game samurai --help`` shows that game's defaults.
 
-How it trains (the pieces live in :mod:`training`): ``--n-envs`` games
-step in lockstep in this process (and in ``--workers`` more processes), the
+How it trains (the pieces live in :mod:`training`): ``--n-envs`` games play
+at once in the game's batched vector env (``envs.<game>_v0.sb3_vec_env``), the
 learner's moves in all of them in one forward pass, and every snapshot
-opponent's too; opponents come from a league (``--opponents``: baselines and,
-with ``self``, frozen copies of the learner) drawn by how often the learner
-loses to them (``--league pfsp``); ``--warm-start heuristic`` first clones the
+opponent's too; each game's opponent is dealt as the game starts, from a
+league (``--opponents``: baselines and, with ``self``, frozen copies of the
+learner) drawn by how often the learner loses to them (``--league pfsp``); ``--warm-start heuristic`` first clones the
 heuristic's moves into the policy.
 
 ``--backend rllib`` trains with RLlib's PPO on Ray instead (:mod:`training.rllib.training`,
@@ -60,8 +60,8 @@ def main(argv: list[str] | None = None) -> dict:
     # Imported after validation so that bad input fails fast.
     from training import sb3_run
     from training.league import League
+    from training.league_games import league_games
     from training.model_files import build_learner
-    from training.vecenv import LockstepVecEnv
 
     # --- seeding, and the run's folder and settings -------------------------------------
     sb3_run.seed_everything(args.seed, args.torch_threads)
@@ -70,9 +70,9 @@ def main(argv: list[str] | None = None) -> dict:
     command = shlex.join(["python", "train.py", *argv])
     sb3_run.write_settings(run, out, run_name=run_name, command=command)
 
-    # --- environments: lockstep games against the league ---------------------------
+    # --- environments: the game's vector env, each game's opponent dealt from the league --------
     league = League(args.opponents, args.max_snapshots, args.league, power=args.pfsp_power)
-    env = LockstepVecEnv(args.game, game.config(), args.reward, args.n_envs, league, args.seed, args.workers)
+    env = league_games(game, args.n_envs, league, args.seed, args.reward)
 
     # --- learner: built from the settings, then resumed, initialised or warm-started -----
     model = build_learner(env, run.ppo, args.seed, os.path.join(out, "tb"))

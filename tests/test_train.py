@@ -65,8 +65,6 @@ SMOKE = [
     "false",
     "--seed",
     "3",
-    "--workers",
-    "0",
 ]
 NO_WARM_START = [a if a != "heuristic" else "none" for a in SMOKE]
 
@@ -135,7 +133,6 @@ def test_an_option_of_another_game_is_refused(tmp_path):
         (["--game", "wakanda", "--advanced", "maybe"], "--advanced must be true or false"),
         (["--game", "wapi", "--opponents", "random", "grandmaster"], "unknown opponent 'grandmaster'"),
         (["--game", "wapi", "--timesteps", "0"], "--timesteps must be positive"),
-        (["--game", "wapi", "--n-envs", "6", "--workers", "6"], "--workers must be in 0..5 (fewer than --n-envs)"),
         (["--game", "wapi", "--warm-start", "oracle"], "--warm-start must be one of"),
         (
             ["--game", "wapi", "--warm-start-samples", "32"],
@@ -161,24 +158,6 @@ def test_an_option_of_another_game_is_refused(tmp_path):
 )
 def test_bad_settings_are_refused(argv, expected):
     assert expected in run_error(argv)
-
-
-@pytest.mark.parametrize(
-    "cores,n_envs,expected",
-    [(1, 64, 0), (2, 64, 1), (2, 16, 0), (16, 64, 3), (16, 128, 7), (4, 128, 3), (64, 20, 0)],
-)
-def test_auto_workers_gives_one_process_a_core_and_at_least_16_games_a_process(monkeypatch, cores, n_envs, expected):
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
-    args = train.parse_args(["--game", "wapi", "--n-envs", str(n_envs)])
-    assert args.workers == "auto"
-    assert train.validate(args).args.workers == expected
-    assert args.workers == "auto", "validate returns new settings; it does not change those it is given"
-
-
-def test_workers_must_be_a_count_or_auto(capsys):
-    with pytest.raises(SystemExit):
-        train.parse_args(["--workers", "two"])
-    assert "argument --workers: must be a whole number or auto, got 'two'" in capsys.readouterr().err
 
 
 def test_missing_resume_file_is_refused(tmp_path):
@@ -279,7 +258,7 @@ def test_resume_continues_from_the_checkpoint_with_the_files_settings(smoke_run,
     checkpoint = os.path.join(out, "checkpoint.zip")  # what an interrupted run leaves behind
     steps = read_card(checkpoint)["training"]["num_timesteps"]
     argv = ["--game", "wapi", "--num-players", "3", "--opponents", "random", "--eval-opponents", "random"]
-    argv += ["--eval-freq-games", "6", "--eval-games", "12", "--progress-bar", "false", "--workers", "0"]
+    argv += ["--eval-freq-games", "6", "--eval-games", "12", "--progress-bar", "false"]
     resumed = train.main(argv + ["--n-envs", "8", "--timesteps", "512", "--resume", checkpoint, "--out", str(tmp_path)])
     assert resumed["timesteps"] >= steps + 512
     assert resumed["curve"][0]["timesteps"] == steps  # evaluation starts where training left off

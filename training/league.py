@@ -20,7 +20,7 @@ Members are the baselines named by ``--opponents`` (``random``,
 the win rate of the snapshot before it (a fair guess: it is a little
 stronger), or 0.5 for the first.
 
-The SB3 path deals one member per game (:mod:`training.lockstep`); the RLlib
+The SB3 path deals one member per game (:mod:`training.league_games`); the RLlib
 path draws one per opponent seat (:mod:`training.rllib.league`), its members
 named by the agent names the environments play (``member_spec``).
 
@@ -63,7 +63,7 @@ class League:
         weighting: ``pfsp`` or ``uniform``.
         power, floor: the PFSP weight ``(1 - w) ** power + floor``.
         memory: the moving average's step (about the last ``1 / memory`` games count).
-        member_spec: a baseline's spec from its ``--opponents`` name (the SB3 path's lockstep members by
+        member_spec: a baseline's spec from its ``--opponents`` name (the SB3 path's members by
             default; the RLlib path names its members by their agent names).
     """
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from training.settings import whole_rollouts
+from training.settings import cores, whole_rollouts
 from training.train_command import Validated, settings_record
 
 
@@ -71,7 +71,7 @@ def start_learner(model, run: Validated) -> dict[str, Any] | None:
         args.warm_start_games,
         seed=1_000_000 + 100_000 * args.seed,
         reward=args.reward,
-        processes=max(args.workers, 2),
+        processes=max(cores() - 1, 2),
         epochs=args.warm_start_epochs,
         samples=args.warm_start_samples,
         fresh=not args.init_model,

@@ -1,8 +1,7 @@
 """``train.py``'s command line: its parser (per game), and the checks of every setting before anything runs.
 
 :func:`validate` never changes the settings it is given: it returns a
-:class:`Validated` run (the game, the settings with ``--workers auto``
-resolved, the learner's :class:`~training.settings.PPOSettings`, those of a
+:class:`Validated` run (the game, the settings, the learner's :class:`~training.settings.PPOSettings`, those of a
 resumed file where the command line does not give them).
 """
 
@@ -26,7 +25,6 @@ from training.settings import (
     SB3_ONLY,
     Args,
     PPOSettings,
-    auto_workers,
     game_training,
 )
 
@@ -54,8 +52,8 @@ def parse_args(argv: list[str] | None = None, description: str = "") -> Args:
 
 @dataclass(frozen=True)
 class Validated:
-    """A run whose every setting was checked: the configured game, the settings (``--workers`` a
-    count), and the learner's settings (a resumed file's, except those the command line gives)."""
+    """A run whose every setting was checked: the configured game, the settings, and the learner's settings
+    (a resumed file's, except those the command line gives)."""
 
     game: Game
     args: Args
@@ -156,19 +154,15 @@ def check_start(args: Args) -> None:
         )
 
 
-def check_numbers(args: Args) -> int:
-    """The counts and limits are in range; returns the number of worker processes (``auto`` resolved)."""
+def check_numbers(args: Args) -> None:
+    """The counts and limits are in range."""
     for name in POSITIVE:
         if getattr(args, name) <= 0:
             raise ValueError(f"{flags([name])} must be positive, got {getattr(args, name)}")
-    workers = auto_workers(args.n_envs) if args.workers == "auto" else args.workers
-    if not 0 <= workers < args.n_envs:
-        raise ValueError(f"--workers must be in 0..{args.n_envs - 1} (fewer than --n-envs), got {workers}")
     if args.pfsp_power < 0:
         raise ValueError(f"--pfsp-power must be 0 or positive, got {args.pfsp_power}")
     if args.max_minutes < 0:
         raise ValueError(f"--max-minutes must be 0 (no limit) or positive, got {args.max_minutes}")
-    return workers
 
 
 def validate(args: Args) -> Validated:
@@ -182,11 +176,11 @@ def validate(args: Args) -> Validated:
         raise ValueError(f"--reward must be one of {list(game.reward_modes)}, got {args.reward!r}")
     check_opponents(args, game)
     check_start(args)
-    workers = check_numbers(args)
+    check_numbers(args)
     ppo = learner_settings(args, game)
     if args.backend != "rllib" and (args.num_env_runners or args.ray_address):
         raise ValueError("--num-env-runners and --ray-address are options of --backend rllib")
-    return Validated(game, dataclasses.replace(args, workers=workers), ppo)
+    return Validated(game, args, ppo)
 
 
 def settings_record(run: Validated, **extra: Any) -> dict[str, Any]:
