@@ -19,7 +19,7 @@ from agents.models.files import read_card, read_tensors
 from agents.models.network import load_network
 from envs.games import make_game
 from training.settings import DEFAULT_GAME, Args, game_training, whole_rollouts
-from training.train_command import build_parser
+from training.train_command import build_parser, parse_args, validate
 
 #: A tiny but complete run: warm start, self-play snapshots, the league, evaluations, a final table.
 SMOKE = [
@@ -85,7 +85,7 @@ def run_error(argv: list[str]) -> str:
 # --- settings from the descriptions -----------------------------------------------------------
 @pytest.mark.parametrize("name", envs.GAMES)
 def test_per_game_defaults_are_the_games_training_settings(name):
-    args = train.parse_args(["--game", name])
+    args = parse_args(["--game", name])
     for key, value in game_training(name).items():
         assert getattr(args, key) == value, key
     assert args.game_options == {}
@@ -107,8 +107,8 @@ def test_every_option_of_every_game_has_a_flag():
 
 
 def test_wapi_coins_can_be_set_and_land_in_the_game(tmp_path):
-    args = train.parse_args(["--game", "wapi", "--coins", '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'])
-    game = train.validate(args).game
+    args = parse_args(["--game", "wapi", "--coins", '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'])
+    game = validate(args).game
     assert game.config()["coins"] == {0: 6, 1: 6, 2: 6, 3: 6, 5: 6}
 
 
@@ -282,10 +282,10 @@ def test_learner_settings_given_with_resume_replace_the_files(smoke_run, tmp_pat
 
 
 def test_parse_args_tells_given_settings_from_defaults():
-    args = train.parse_args(["--game", "wapi", "--learn", "1e-4", "--net-arch=64", "--num-players", "3"])
+    args = parse_args(["--game", "wapi", "--learn", "1e-4", "--net-arch=64", "--num-players", "3"])
     assert args.given == ["game", "learning_rate", "net_arch", "num_players"]
-    assert train.parse_args(["--game", "wakanda", "--advanced"]).given == ["advanced", "game"]  # a bare flag
-    assert train.parse_args([]).given == []
+    assert parse_args(["--game", "wakanda", "--advanced"]).given == ["advanced", "game"]  # a bare flag
+    assert parse_args([]).given == []
 
 
 def test_resume_refuses_a_network_option_that_contradicts_the_files_network(smoke_run, tmp_path):

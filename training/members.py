@@ -4,7 +4,7 @@ Each member is a batch opponent of the vector env (``(batch, where, rng) -> acti
 :data:`envs.core.opponents.BatchOpponent`) with ``new_game(games)``, told the games it was just dealt
 (:mod:`training.league_games` deals them; the evaluation deals one member to every game).
 
-A **member** is named by a spec, plain data that crosses process boundaries:
+A **member** is named by a spec (:func:`training.league.baseline_spec`, ``snapshot_spec``), plain data:
 
 - ``("agent", name)``: an agent of :func:`agents.make_agent` (``random``,
   ``heuristic``, ``ismcts``). Uniform random play looks at nothing but the
@@ -30,35 +30,7 @@ import numpy as np
 from agents.opponents import AgentOpponent, batch_opponent, make_opponent
 from envs.core.batch import BatchGames
 from envs.core.engine import Game
-
-#: The opponent kinds ``train.py --opponents`` accepts besides ``ppo:PATH``; "self" stands for the snapshots.
-OPPONENT_KINDS = ("random", "heuristic", "ismcts", "self")
-BASELINE_AGENTS = ("random", "heuristic", "ismcts")
-
-MemberSpec = tuple
-
-
-def baseline_spec(name: str) -> MemberSpec:
-    """The spec of an opponent named on the command line: an agent name or ``ppo:PATH``."""
-    if name in BASELINE_AGENTS:
-        return ("agent", name)
-    if isinstance(name, str) and name.startswith("ppo:") and len(name) > 4:
-        return ("network", name[4:], True)
-    raise ValueError(f"opponent must be one of {list(BASELINE_AGENTS)} or 'ppo:PATH', got {name!r}")
-
-
-def snapshot_spec(path: str) -> MemberSpec:
-    """A self-play snapshot: sampled from its policy, so that it is a varied opponent."""
-    return ("network", path, False)
-
-
-def spec_label(spec: MemberSpec) -> str:
-    """A short name for logs and tables: ``heuristic``, ``ppo:PATH``, ``snapshot_40960``."""
-    if spec[0] == "agent":
-        return spec[1]
-    from pathlib import Path
-
-    return Path(spec[1]).stem if not spec[2] else f"ppo:{spec[1]}"
+from training.league import BASELINE_AGENTS, MemberSpec
 
 
 def slot_rng(seed: int, game: int) -> np.random.Generator:

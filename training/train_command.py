@@ -11,11 +11,10 @@ import argparse
 import dataclasses
 import sys
 from dataclasses import dataclass
-from typing import Any
 
 import envs
 from envs.core.engine import Game
-from envs.games import flags, read_game_options
+from envs.games import flags, make_game, read_game_options
 from training.options import build_parser as options_parser
 from training.options import parse
 from training.settings import (
@@ -58,6 +57,14 @@ class Validated:
     game: Game
     args: Args
     ppo: PPOSettings
+
+
+def read_command(argv: list[str], description: str = "") -> Validated:
+    """``train.py``'s command line parsed and checked: a bad value exits with a message naming its option."""
+    try:
+        return validate(parse_args(argv, description))
+    except ValueError as error:
+        sys.exit(f"train.py: error: {error}")
 
 
 def kept_network(args: Args, option: str, path: str, kept: dict, asked: dict) -> dict:
@@ -113,20 +120,24 @@ def check_network(args: Args) -> None:
 
 
 def check_opponents(args: Args, game: Game) -> None:
-    """Every opponent named exists and can play ``game`` (an agent or model file that cannot fails now)."""
-    from training.members import OPPONENT_KINDS, baseline_spec, build_member
+    """Every opponent named exists, and a model file named (``ppo:PATH``) can play ``game`` (loaded now: one
+    that cannot fails here; every agent plays every game)."""
+    from training.league import OPPONENT_KINDS
 
     for name in args.opponents:
         if name not in OPPONENT_KINDS and not name.startswith("ppo:"):
             raise ValueError(f"--opponents: unknown opponent {name!r}; allowed: {list(OPPONENT_KINDS)} or ppo:PATH")
-        if name != "self":
-            build_member(baseline_spec(name), game, 0)
     for name in args.eval_opponents:
         if name == "self" or (name not in OPPONENT_KINDS and not name.startswith("ppo:")):
             raise ValueError(
                 f"--eval-opponents: unknown opponent {name!r}; allowed: random, heuristic, ismcts, ppo:PATH"
             )
-        build_member(baseline_spec(name), game, 0)
+    files = {name[4:] for name in (*args.opponents, *args.eval_opponents) if name.startswith("ppo:")}
+    if files:
+        from agents.models.network import load_network
+
+        for path in sorted(files):
+            load_network(path, game)
 
 
 def check_start(args: Args) -> None:
@@ -170,7 +181,7 @@ def validate(args: Args) -> Validated:
     sb3_only = [name for name in SB3_ONLY if name in args.given]
     if args.backend == "rllib" and sb3_only:
         raise ValueError(f"{flags(sb3_only)}: not an option of --backend rllib, only of sb3 (docs/ray.md)")
-    game = envs.describe(args.game).make(**read_game_options(args.game, args.game_options))  # refuses by name
+    game = make_game(args.game, **read_game_options(args.game, args.game_options))  # refuses by name
     check_network(args)
     if args.reward not in game.reward_modes:
         raise ValueError(f"--reward must be one of {list(game.reward_modes)}, got {args.reward!r}")
@@ -181,9 +192,3 @@ def validate(args: Args) -> Validated:
     if args.backend != "rllib" and (args.num_env_runners or args.ray_address):
         raise ValueError("--num-env-runners and --ray-address are options of --backend rllib")
     return Validated(game, args, ppo)
-
-
-def settings_record(run: Validated, **extra: Any) -> dict[str, Any]:
-    """What ``args.json`` records: every setting, the learner's as used (a resumed file's where not given)."""
-    used = {k: v for k, v in run.ppo.card().items() if k != "network"}
-    return {**run.args.settings(), **used, "learner": run.ppo.card(), **extra}

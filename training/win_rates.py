@@ -17,7 +17,8 @@ import numpy as np
 
 from envs.core.engine import Game
 from envs.core.vector import GameVectorEnv
-from training.members import baseline_spec, build_member
+from training.league import baseline_spec
+from training.members import build_member
 
 
 def evaluate(network, game: Game, opponent: str, games: int, seed: int = 0, reward: str = "win") -> dict[str, Any]:
