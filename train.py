@@ -8,12 +8,12 @@ the random and heuristic agents. Other games: ``python train.py --game wapi``,
 training settings (``training.settings.GAME_TRAINING``): ``python train.py
 --game samurai --help`` shows that game's defaults.
 
-How it trains (the pieces live in :mod:`training`): ``--n-envs`` games
-step in lockstep in this process (and in ``--workers`` more processes), the
+How it trains (the pieces live in :mod:`training`): ``--n-envs`` games play
+at once in the game's batched vector env (``envs.<game>_v0.sb3_vec_env``), the
 learner's moves in all of them in one forward pass, and every snapshot
-opponent's too; opponents come from a league (``--opponents``: baselines and,
-with ``self``, frozen copies of the learner) drawn by how often the learner
-loses to them (``--league pfsp``); ``--warm-start heuristic`` first clones the
+opponent's too; each game's opponent is dealt as the game starts, from a
+league (``--opponents``: baselines and, with ``self``, frozen copies of the
+learner) drawn by how often the learner loses to them (``--league pfsp``); ``--warm-start heuristic`` first clones the
 heuristic's moves into the policy.
 
 ``--backend rllib`` trains with RLlib's PPO on Ray instead (:mod:`training.rllib.training`,
@@ -27,76 +27,45 @@ What a run writes to ``--out`` (default ``runs/<game>__maskppo__<seed>__<time>``
 interruption), ``snapshots/``, ``tb/`` (``tensorboard --logdir <out>``),
 ``learning_curve.png``, ``results.json`` and ``results.md``.
 
-The script reads top to bottom like CleanRL's: settings, validation (all bad
-input fails here, before anything is trained or written), seeding,
-environments, learner, warm start, callbacks, training, evaluation, report;
-the steps' plumbing is in :mod:`training.sb3_run`.
+The script reads as the algorithm: build the games and their opponents, build the
+learner, loop (collect, update, evaluate, save), report; every setting is checked
+first (all bad input fails there, before anything is trained or written), and each
+step's plumbing is one method of :class:`training.sb3_run.Job`.
 """
 
 from __future__ import annotations
 
-import os
-import shlex
 import sys
-import time
 
-from training.train_command import parse_args, validate
+from training.train_command import read_command
 
 
 def main(argv: list[str] | None = None) -> dict:
-    """Build (settings, environments, learner, callbacks), train, report; returns the results."""
+    """Train as the settings say and report; returns the results."""
     argv = sys.argv[1:] if argv is None else argv
-    args = parse_args(argv, __doc__.split("\n\n")[0])
-    try:
-        run = validate(args)
-    except ValueError as error:
-        sys.exit(f"train.py: error: {error}")
-    args, game = run.args, run.game
-    if args.backend == "rllib":
+    run = read_command(argv, __doc__.split("\n\n")[0])
+    if run.args.backend == "rllib":
         from training.rllib.training import main as train_rllib
 
         return train_rllib(run)
+    from training.sb3_run import Job  # after the checks, so that bad input fails fast
 
-    # Imported after validation so that bad input fails fast.
-    from training import sb3_run
-    from training.league import League
-    from training.model_files import build_learner
-    from training.vecenv import LockstepVecEnv
+    job = Job.start(run, argv)  # seeded; the run's folder, name and settings written
 
-    # --- seeding, and the run's folder and settings -------------------------------------
-    sb3_run.seed_everything(args.seed, args.torch_threads)
-    run_name = f"{args.game}__maskppo__{args.seed}__{int(time.time())}"
-    out = args.out or os.path.join("runs", run_name)
-    command = shlex.join(["python", "train.py", *argv])
-    sb3_run.write_settings(run, out, run_name=run_name, command=command)
+    # --- the games and their opponents: the game's vector env, each game's opponent dealt by the league ---
+    league = job.league()
+    games = job.games(league)
 
-    # --- environments: lockstep games against the league ---------------------------
-    league = League(args.opponents, args.max_snapshots, args.league, power=args.pfsp_power)
-    env = LockstepVecEnv(args.game, game.config(), args.reward, args.n_envs, league, args.seed, args.workers)
+    # --- the learner: MaskablePPO from the settings, then resumed, initialised or warm-started ---
+    learner = job.learner(games)
 
-    # --- learner: built from the settings, then resumed, initialised or warm-started -----
-    model = build_learner(env, run.ppo, args.seed, os.path.join(out, "tb"))
-    warm = sb3_run.start_learner(model, run)
-    save = sb3_run.saver(run, command, warm)
+    # --- the loop: collect a rollout, update; between rollouts snapshots join the league, and every
+    # --eval-freq steps the learner is evaluated (the best kept) and saved ---
+    loop = job.loop(learner, league)
+    job.learn(learner, loop)
 
-    # --- callbacks: snapshots, league, periodic evaluation keeping the best ------------
-    callbacks = sb3_run.callbacks(run, model, league, save, out)
-
-    # --- training: whole rollouts; an interruption saves the learner and says how to resume ---
-    started, start_steps = time.time(), model.num_timesteps
-    sb3_run.learn(model, env, save, callbacks, run, run_name, out)
-    train_seconds = time.time() - started
-    callbacks.evaluation.evaluate_now(model)  # the last model competes for "best" too
-    save(model, os.path.join(out, "last_model"))
-    env.close()
-
-    # --- final evaluation of the best model (fresh seeds, seats swapped), report --------
-    timing = dict(started=started, start_steps=start_steps, train_seconds=train_seconds, warm=warm)
-    results = sb3_run.final_results(
-        run, out, model, env, callbacks, league, run_name=run_name, command=command, **timing
-    )
-    sb3_run.write_report(results, out)
-    return results
+    # --- the report: the best model on fresh deals, seats swapped ---
+    return job.report(learner, games, loop, league)
 
 
 if __name__ == "__main__":

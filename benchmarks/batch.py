@@ -14,10 +14,9 @@
   ``apply``: decisions per CPU second.
 - **SB3**, with ``train.py``'s per-game settings (its ``n_envs`` games; ``n_steps``, ``batch_size``,
   ``n_epochs``, an MLP of its ``net_arch``; one torch thread), random opponents: learner steps per CPU
-  second of ``envs.<game>_v0.sb3_vec_env`` against the single-agent view (``envs.single_agent``, one
-  game per env under SB3's ``DummyVecEnv``), stepped with random legal moves (**SB3 VecEnv**) and under
-  sb3-contrib's ``MaskablePPO`` learning in whole rollouts (**MaskablePPO**); and MaskablePPO on it against
-  MaskablePPO on ``train.py``'s lockstep games (``training.vecenv.LockstepVecEnv``, no worker process).
+  second of sb3-contrib's ``MaskablePPO`` learning in whole rollouts on ``envs.<game>_v0.sb3_vec_env``
+  against learning on ``train.py``'s games (``training.league_games``: the same env, each game's opponent
+  dealt from the league).
 
 Rates are per CPU second of this one process (one core). The two sides of a ratio run in alternating
 bursts; each round's ratio is the batched rate over the per-game rate of that round, and the figure is
@@ -95,53 +94,20 @@ class VectorRunner:
         return steps, games, elapsed
 
 
-class RandomOpponent:
-    """A single-agent view's opponent: a uniformly random legal move."""
-
-    def __init__(self, seed: int):
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, state, player: int) -> int:
-        legal = state.legal_actions()
-        return legal[int(self.rng.integers(len(legal)))]
-
-
 def sb3_envs(name: str) -> tuple[dict, dict]:
     """``train.py``'s per-game settings, and SB3 vector envs of that many games with random opponents: the SB3
-    adapter, the single-agent view under ``DummyVecEnv`` and train.py's lockstep games, made when asked for."""
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from envs.single_agent import SingleAgentEnv
+    adapter, and train.py's games (the same adapter, each game's opponent dealt from a league of ``random``),
+    made when asked for."""
     from training.league import League
+    from training.league_games import league_games
     from training.settings import game_training
-    from training.vecenv import LockstepVecEnv
 
     settings, game = game_training(name), envs.describe(name).make()
     n = settings["n_envs"]
-    single = [lambda i=i: SingleAgentEnv(game, [RandomOpponent(i)]) for i in range(n)]
     return settings, {
         "sb3_vec_env": lambda: importlib.import_module(f"envs.{name}_v0").sb3_vec_env(n, seed=0),
-        "single-agent view": lambda: DummyVecEnv(single),
-        "lockstep": lambda: LockstepVecEnv(name, game.config(), "win", n, League(["random"], 0, "uniform"), 0),
+        "train.py's games": lambda: league_games(game, n, League(["random"], 0, "uniform"), 0, "win"),
     }
-
-
-class SB3Runner:
-    """An SB3 vector env stepped with random legal moves (read as sb3-contrib reads the masks)."""
-
-    def __init__(self, env):
-        from sb3_contrib.common.maskable.utils import get_action_masks
-
-        self.env, self.masks, self.rng = env, lambda: get_action_masks(env), np.random.default_rng(0)
-        env.reset()
-
-    def burst(self, seconds: float) -> tuple[int, int, float]:
-        steps, start = 0, time.process_time()
-        while (elapsed := time.process_time() - start) < seconds:
-            masks = self.masks()
-            self.env.step(np.where(masks, self.rng.random(masks.shape), -1.0).argmax(axis=1))
-            steps += self.env.num_envs
-        return steps, 0, elapsed
 
 
 class LearnerRunner:
@@ -166,14 +132,12 @@ class LearnerRunner:
 
 
 def sb3_rows(name: str, rounds: int, seconds: float) -> list[dict]:
-    """The SB3 rows of game ``name``: its vector env stepped, and MaskablePPO learning, against the single-agent
-    view and (MaskablePPO) train.py's lockstep games."""
+    """The SB3 rows of game ``name``: MaskablePPO learning on its SB3 vector env against learning on train.py's
+    games (what the league's dealing costs)."""
     settings, make = sb3_envs(name)
     size, rows = settings["n_envs"], []
     for what, runner, other in [
-        ("SB3 VecEnv, random opponents", SB3Runner, "single-agent view"),
-        ("MaskablePPO, random opponents", lambda env: LearnerRunner(env, settings), "single-agent view"),
-        ("MaskablePPO, random opponents", lambda env: LearnerRunner(env, settings), "lockstep"),
+        ("MaskablePPO, random opponents", lambda env: LearnerRunner(env, settings), "train.py's games"),
     ]:
         mine, theirs = make["sb3_vec_env"](), make[other]()
         rows.append({"what": f"{what}; against {other}", "size": size, "engine": "sb3_vec_env"})

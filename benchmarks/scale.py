@@ -11,7 +11,7 @@ the median time counting (the best is shown beside it); the times exclude starti
 backend is entered and warmed up with a few deals first). Every run must give the same games, or the
 script fails. Training: the same game, opponents and PPO settings trained for
 ``--steps`` learner steps by sb3-contrib's MaskablePPO (``train.py``'s path,
-the game's lockstep games in this process) and by RLlib's PPO (``--backend rllib``),
+the game's batched vector env in this process) and by RLlib's PPO (``--backend rllib``),
 sampling in this process and on one and two remote env runners; steps/s is
 learner steps over the wall time of training (no evaluation, no start-up).
 
@@ -108,14 +108,14 @@ def tournament_part(game: str, agents: list[str], games: int, seed: int, repeats
 
 
 def sb3_steps_per_second(game, opponents: list[str], steps: int, n_envs: int) -> float:
-    """The learner steps/s of the ``train.py`` command itself (the SB3 path: ``n_envs`` lockstep games in
-    this process, no workers, no warm start), as ``benchmarks.training_speed`` measures it."""
+    """The learner steps/s of the ``train.py`` command itself (the SB3 path: ``n_envs`` games of the batched
+    vector env in this process, no warm start), as ``benchmarks.training_speed`` measures it."""
     import tempfile
 
     from benchmarks.training_speed import run_train, train_command
 
     with tempfile.TemporaryDirectory() as out:
-        command = train_command(game.name, game.config(), steps, 0, opponents, out) + ["--n-envs", str(n_envs)]
+        command = train_command(game.name, game.config(), steps, opponents, out) + ["--n-envs", str(n_envs)]
         return run_train(command)["train"]
 
 
@@ -165,9 +165,7 @@ def training_part(game_name: str, steps: int, seed: int) -> list[str]:
         "|---|---:|---:|",
     ]
     sb3 = sb3_steps_per_second(game, opponents, steps, hp["n_envs"])
-    lines.append(
-        f"| train.py (MaskablePPO), {hp['n_envs']} lockstep games in this process (reference) | {sb3:.0f} | 1.00x |"
-    )
+    lines.append(f"| train.py (MaskablePPO), {hp['n_envs']} games in this process (reference) | {sb3:.0f} | 1.00x |")
     for runners in (0, 1, 2):
         rate = rllib_steps_per_second(game, opponents, hp, steps, seed, runners)
         where = (

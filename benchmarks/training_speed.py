@@ -2,15 +2,15 @@
 
 For each game (its shipped configuration), in one run: env() random-play
 turns/s (PettingZoo's performance-benchmark loop, ``benchmarks.throughput``),
-then the ``train.py`` command as a subprocess with 0, 1 and 2 worker
-processes, then env() again (the reference is the mean of the two, so a
+then the ``train.py`` command as a subprocess (its games in the game's
+batched SB3 vector env, in this one process), then env() again (the reference is the mean of the two, so a
 drifting load shows). The command trains ``--timesteps`` learner steps with
 the game's default settings except: no warm start and one evaluation of a few
 games at each end (what is measured is training), and ``--opponents`` as
 given. Reported: the learner steps/s of the training (``model.learn``,
 periodic snapshots and league updates included) and of the whole command
 (start-up, evaluations and report included), each as a share of env()
-turns/s; and 2 workers against 1.
+turns/s.
 
     python -m benchmarks.training_speed [--timesteps 200000] [--seconds 5] [--out FILE]
 """
@@ -37,8 +37,8 @@ CONFIGS = {"wakanda": {}, "wapi": {"num_players": 4}, "samurai": {"num_players":
 
 
 def env_turns_per_second(game: str, config: dict, seconds: float) -> float:
-    """env() random-play turns/s in wall-clock time, as the training command is timed (its worker
-    processes make CPU time of this process the wrong clock for it)."""
+    """env() random-play turns/s in wall-clock time, as the training command is timed (a subprocess: CPU time
+    of this process is the wrong clock for it)."""
     from benchmarks.throughput import EnvRunner
 
     module = importlib.import_module(f"envs.{game}_v0")
@@ -48,7 +48,7 @@ def env_turns_per_second(game: str, config: dict, seconds: float) -> float:
     return turns / (time.perf_counter() - start)
 
 
-def train_command(game: str, config: dict, timesteps: int, workers: int, opponents: list[str], out: str) -> list[str]:
+def train_command(game: str, config: dict, timesteps: int, opponents: list[str], out: str) -> list[str]:
     flags = [f"--{k.replace('_', '-')}={json.dumps(v) if isinstance(v, dict) else v}" for k, v in config.items()]
     return [
         "python",
@@ -58,8 +58,6 @@ def train_command(game: str, config: dict, timesteps: int, workers: int, opponen
         *flags,
         "--timesteps",
         str(timesteps),
-        "--workers",
-        str(workers),
         "--opponents",
         *opponents,
         "--warm-start",
@@ -96,14 +94,12 @@ def run_train(command: list[str]) -> dict:
     }
 
 
-def measure(game: str, timesteps: int, seconds: float, opponents: list[str], workers: tuple[int, ...]) -> dict:
+def measure(game: str, timesteps: int, seconds: float, opponents: list[str]) -> dict:
     config = CONFIGS[game]
     before = env_turns_per_second(game, config, seconds)
-    runs = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for count in workers:
-            command = train_command(game, config, timesteps, count, opponents, os.path.join(tmp, f"w{count}"))
-            runs[count] = {**run_train(command), "command": shlex.join(command[:-2])}
+        command = train_command(game, config, timesteps, opponents, os.path.join(tmp, "run"))
+        run = {**run_train(command), "command": shlex.join(command[:-2])}
     after = env_turns_per_second(game, config, seconds)
     return {
         "game": game,
@@ -111,7 +107,7 @@ def measure(game: str, timesteps: int, seconds: float, opponents: list[str], wor
         "env_before": before,
         "env_after": after,
         "env": (before + after) / 2,
-        "runs": runs,
+        "run": run,
     }
 
 
@@ -125,29 +121,24 @@ def report(rows: list[dict], argv: list[str], load: tuple[float, float]) -> str:
         "env(): random-play turns/s of the game's env() (mean of a measurement before and one after the "
         "training runs). train: the learner steps/s of `model.learn` in the train.py command (snapshots, "
         "league updates, rollouts and PPO updates); whole: learner steps over the whole command's wall time "
-        "(start-up, evaluations, report). Target: train ≥ 25% of env() with 0 workers; 2 workers ≥ 1.6× 1 "
-        "worker where 2 cores are free. Where the training time went (train.py's own report): stepping the "
-        "games (with the opponents' moves; with workers, the main process's share and the wait for theirs), the "
-        "learner's own forward passes and bookkeeping, PPO's updates.",
+        "(start-up, evaluations, report). Target: train ≥ 25% of env(). Where the training time went (train.py's "
+        "own report): stepping the games (with the opponents' moves), the learner's own forward passes and "
+        "bookkeeping, PPO's updates.",
         "",
-        "| game | env() turns/s (before / after) | workers | train steps/s | % of env() | whole steps/s "
-        "| % of env() | × 1 worker | games / learner / updates |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| game | env() turns/s (before / after) | train steps/s | % of env() | whole steps/s "
+        "| % of env() | games / learner / updates |",
+        "|---|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
-        one = row["runs"].get(1, {}).get("train")
-        for count, run in row["runs"].items():
-            speedup = f"{run['train'] / one:.2f}" if one and count else "–"
-            split = " / ".join(f"{share:.0%}" for share in time_shares(run["seconds"]))
-            lines.append(
-                f"| {row['game']} {row['config'] or ''} | {row['env']:,.0f} ({row['env_before']:,.0f} / "
-                f"{row['env_after']:,.0f}) | {count} | {run['train']:,.0f} | {run['train'] / row['env']:.0%} "
-                f"| {run['whole']:,.0f} | {run['whole'] / row['env']:.0%} | {speedup} | {split} |"
-            )
+        run = row["run"]
+        split = " / ".join(f"{share:.0%}" for share in time_shares(run["seconds"]))
+        lines.append(
+            f"| {row['game']} {row['config'] or ''} | {row['env']:,.0f} ({row['env_before']:,.0f} / "
+            f"{row['env_after']:,.0f}) | {run['train']:,.0f} | {run['train'] / row['env']:.0%} "
+            f"| {run['whole']:,.0f} | {run['whole'] / row['env']:.0%} | {split} |"
+        )
     lines += ["", "Commands (each with `--out DIR`):", ""]
-    for row in rows:
-        for run in row["runs"].values():
-            lines.append(f"- `{run['command']}`")
+    lines += [f"- `{row['run']['command']}`" for row in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -168,7 +159,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--opponents", nargs="+", default=None, help="train.py --opponents (default: each game's own default opponents)"
     )
-    parser.add_argument("--workers", nargs="+", type=int, default=[0, 1, 2], help="worker counts to run")
     parser.add_argument("--out", help="markdown report (default runs/bench/training_speed-TIME.md)")
     args, argv = parse_command(parser, argv)
     args.out = Path(args.out) if args.out else records.run_file("training_speed", ".md")
@@ -177,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for game in args.games:
         opponents = args.opponents or game_training(game)["opponents"]
-        rows.append(measure(game, args.timesteps, args.seconds, opponents, tuple(args.workers)))
+        rows.append(measure(game, args.timesteps, args.seconds, opponents))
         print(json.dumps(rows[-1], default=str), file=sys.stderr, flush=True)
     text = report(rows, argv, (load_before, os.getloadavg()[0]))
     with open(args.out, "w") as f:

@@ -55,7 +55,8 @@ def check(paths: list[str], opponents: list[str], games: int) -> None:
     from agents.models.card import card_game
     from agents.models.files import read_card
     from agents.models.network import load_network
-    from training.members import baseline_spec, build_member
+    from training.league import baseline_spec
+    from training.members import build_member
 
     if games < 1:
         raise ValueError(f"--games must be at least 1, got {games}")

@@ -21,17 +21,13 @@ def test_a_short_run_reports_each_measure_with_its_engine_and_ratio(tmp_path):
         assert cells[3] == "WapiBatch" and float(cells[6].strip("*")) > 0
 
 
-def test_the_sb3_rows_compare_the_sb3_vec_env_with_the_single_agent_view_and_lockstep(monkeypatch):
-    """The SB3 rows (here with train.py's settings made tiny): the adapter stepped and learning, each against
-    its reference, with the number of games train.py plays."""
+def test_the_sb3_row_compares_learning_on_the_sb3_vec_env_with_train_pys_games(monkeypatch):
+    """The SB3 row (here with train.py's settings made tiny): MaskablePPO on the adapter against train.py's
+    games, with the number of games train.py plays."""
     import training.settings
 
     small = {"n_envs": 4, "n_steps": 8, "batch_size": 16, "n_epochs": 1, "net_arch": [8], "gamma": 1.0}
     monkeypatch.setattr(training.settings, "game_training", lambda name: {"learning_rate": 1e-3, **small})
     rows = batch.sb3_rows("wakanda", 1, 0.01)
-    assert [row["what"] for row in rows] == [
-        "SB3 VecEnv, random opponents; against single-agent view",
-        "MaskablePPO, random opponents; against single-agent view",
-        "MaskablePPO, random opponents; against lockstep",
-    ]
+    assert [row["what"] for row in rows] == ["MaskablePPO, random opponents; against train.py's games"]
     assert all(row["size"] == 4 and row["batched"] > 0 and row["per_game"] > 0 for row in rows)

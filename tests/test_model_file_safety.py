@@ -156,27 +156,20 @@ def test_the_benchmarks(files):
 
 
 def test_self_play_opponents(files):
-    """A snapshot joins the league and is loaded by the training batches (in-process and in a worker)."""
+    """A snapshot joins the league and is loaded when the league's games deal it."""
     from training.league import League
-    from training.vecenv import LockstepVecEnv
+    from training.league_games import league_games
 
     game, data_file, policy_file, marker = files
-    for workers in (0, 1):
-        league = League(["self"])
-        league.add_snapshot(data_file)
-        env = LockstepVecEnv("wakanda", {}, "win", 2, league, seed=0, workers=workers)
-        try:
-            env.reset()
-            env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
-        finally:
-            env.close()
-        league.add_snapshot(policy_file)
-        env = LockstepVecEnv("wakanda", {}, "win", 2, league, seed=0, workers=workers)
-        try:
-            with pytest.raises((ValueError, RuntimeError), match="policy.pth is not a plain tensor file"):
-                env.reset()
-        finally:
-            env.close()
+    league = League(["self"])
+    league.add_snapshot(data_file)
+    env = league_games(game, 2, league, seed=0, reward="win")
+    env.reset()
+    env.step(np.array([np.flatnonzero(m)[0] for m in env.env_method("action_masks")]))
+    league.add_snapshot(policy_file)
+    env = league_games(game, 2, league, seed=0, reward="win")
+    with pytest.raises(ValueError, match="policy.pth is not a plain tensor file"):
+        env.reset()
     assert not os.path.exists(marker)
 
 
@@ -208,8 +201,6 @@ def test_train_resume_init_model_and_ppo_opponents(files, tmp_path):
         "false",
         "--warm-start",
         "none",
-        "--workers",
-        "0",
         "--opponents",
         "random",
     ]

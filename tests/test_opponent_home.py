@@ -18,7 +18,7 @@ from agents.opponents import batch_opponent
 from envs.core.batch import StateBatch, batch_games
 from envs.core.opponents import random_moves
 from envs.games import make_game
-from training.members import AgentMember, Turn, build_member
+from training.members import AgentMember, SharedMember, build_member
 
 SLOTS = 4
 
@@ -39,7 +39,7 @@ def played(move, batch, rounds: int) -> str:
 
 def member_moves(name: str, agent: str, per_game: bool, rounds: int = 40) -> str:
     """The moves of training's member ``agent`` in every seat of ``SLOTS`` seeded games (``random~`` is
-    the random agent as a per-slot :class:`AgentMember`, not the uniform :class:`RandomMember`)."""
+    the random agent as a per-game :class:`AgentMember`, not the home's uniform random moves)."""
     game = make_game(name)
     batch = StateBatch(game, SLOTS, 3) if per_game else batch_games(game, SLOTS, 3)
     member = AgentMember("random", game, 7) if agent == "random~" else build_member(("agent", agent), game, 7)
@@ -49,8 +49,10 @@ def member_moves(name: str, agent: str, per_game: bool, rounds: int = 40) -> str
         for slot in rows.tolist():
             if (slot, int(batch.seeds[slot])) not in seen:
                 seen.add((slot, int(batch.seeds[slot])))
-                member.new_game(slot)
-        return member.act(Turn(batch), rows, rows.tolist())
+                member.new_game(np.array([slot]))
+        where = np.zeros(len(batch), dtype=bool)
+        where[rows] = True
+        return member(batch, where, np.random.default_rng(5))[rows]
 
     return played(move, batch, rounds)
 
@@ -76,8 +78,6 @@ MEMBERS = {
     ("samurai", "heuristic", True): "44e74ad45503de52",
     ("wakanda", "heuristic", False): "bd8a9283d4e5bb5b",
     ("wakanda", "heuristic", True): "bd8a9283d4e5bb5b",
-    ("wapi", "random", False): "cba8cb4c9de4eea3",
-    ("wakanda", "random", True): "d0bb66e33b1b38e1",
     ("samurai", "random~", True): "21a699302aab60d0",
 }
 #: ISMCTS (20 simulations a move) reads its view's determinization: the slots' view generators are kept.
@@ -99,6 +99,13 @@ VECTOR = {
 def test_a_members_moves_are_those_it_made_before_the_merge(name, agent, per_game):
     """Seeded: the member's moves, fast engine or per-game states, are those made before the merge."""
     assert member_moves(name, agent, per_game) == MEMBERS[name, agent, per_game]
+
+
+def test_the_random_member_is_the_homes_random_moves():
+    """Since training's games moved onto the public vector env, its random member is the home's random moves
+    (one stream, the env's), no longer per-slot generators: its earlier digests no longer apply."""
+    member = build_member(("agent", "random"), make_game("wapi"), 7)
+    assert isinstance(member, SharedMember) and member.opponent is random_moves
 
 
 @pytest.mark.parametrize("name, per_game", list(SEARCH))

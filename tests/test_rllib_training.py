@@ -199,8 +199,8 @@ def test_rllib_options_need_the_rllib_backend():
 
 def test_sb3_only_options_are_refused_with_rllib(tmp_path):
     assert "not an option of --backend rllib" in run_error(TINY + ["--resume", str(tmp_path / "model.zip")])
-    message = run_error(TINY + ["--workers", "2", "--warm-start", "heuristic", "--league", "uniform"])
-    assert "--workers, --warm-start, --league: not an option of --backend rllib" in message
+    message = run_error(TINY + ["--warm-start", "heuristic", "--league", "uniform"])
+    assert "--warm-start, --league: not an option of --backend rllib" in message
     assert "--num-env-runners must be 0" in run_error(TINY[:-1] + ["-1"])
 
 

@@ -19,7 +19,7 @@ from agents.models.files import read_card, read_tensors
 from agents.models.network import load_network
 from envs.games import make_game
 from training.settings import DEFAULT_GAME, Args, game_training, whole_rollouts
-from training.train_command import build_parser
+from training.train_command import build_parser, parse_args, validate
 
 #: A tiny but complete run: warm start, self-play snapshots, the league, evaluations, a final table.
 SMOKE = [
@@ -65,8 +65,6 @@ SMOKE = [
     "false",
     "--seed",
     "3",
-    "--workers",
-    "0",
 ]
 NO_WARM_START = [a if a != "heuristic" else "none" for a in SMOKE]
 
@@ -87,7 +85,7 @@ def run_error(argv: list[str]) -> str:
 # --- settings from the descriptions -----------------------------------------------------------
 @pytest.mark.parametrize("name", envs.GAMES)
 def test_per_game_defaults_are_the_games_training_settings(name):
-    args = train.parse_args(["--game", name])
+    args = parse_args(["--game", name])
     for key, value in game_training(name).items():
         assert getattr(args, key) == value, key
     assert args.game_options == {}
@@ -109,8 +107,8 @@ def test_every_option_of_every_game_has_a_flag():
 
 
 def test_wapi_coins_can_be_set_and_land_in_the_game(tmp_path):
-    args = train.parse_args(["--game", "wapi", "--coins", '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'])
-    game = train.validate(args).game
+    args = parse_args(["--game", "wapi", "--coins", '{"0": 6, "1": 6, "2": 6, "3": 6, "5": 6}'])
+    game = validate(args).game
     assert game.config()["coins"] == {0: 6, 1: 6, 2: 6, 3: 6, 5: 6}
 
 
@@ -135,7 +133,6 @@ def test_an_option_of_another_game_is_refused(tmp_path):
         (["--game", "wakanda", "--advanced", "maybe"], "--advanced must be true or false"),
         (["--game", "wapi", "--opponents", "random", "grandmaster"], "unknown opponent 'grandmaster'"),
         (["--game", "wapi", "--timesteps", "0"], "--timesteps must be positive"),
-        (["--game", "wapi", "--n-envs", "6", "--workers", "6"], "--workers must be in 0..5 (fewer than --n-envs)"),
         (["--game", "wapi", "--warm-start", "oracle"], "--warm-start must be one of"),
         (
             ["--game", "wapi", "--warm-start-samples", "32"],
@@ -161,24 +158,6 @@ def test_an_option_of_another_game_is_refused(tmp_path):
 )
 def test_bad_settings_are_refused(argv, expected):
     assert expected in run_error(argv)
-
-
-@pytest.mark.parametrize(
-    "cores,n_envs,expected",
-    [(1, 64, 0), (2, 64, 1), (2, 16, 0), (16, 64, 3), (16, 128, 7), (4, 128, 3), (64, 20, 0)],
-)
-def test_auto_workers_gives_one_process_a_core_and_at_least_16_games_a_process(monkeypatch, cores, n_envs, expected):
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
-    args = train.parse_args(["--game", "wapi", "--n-envs", str(n_envs)])
-    assert args.workers == "auto"
-    assert train.validate(args).args.workers == expected
-    assert args.workers == "auto", "validate returns new settings; it does not change those it is given"
-
-
-def test_workers_must_be_a_count_or_auto(capsys):
-    with pytest.raises(SystemExit):
-        train.parse_args(["--workers", "two"])
-    assert "argument --workers: must be a whole number or auto, got 'two'" in capsys.readouterr().err
 
 
 def test_missing_resume_file_is_refused(tmp_path):
@@ -279,7 +258,7 @@ def test_resume_continues_from_the_checkpoint_with_the_files_settings(smoke_run,
     checkpoint = os.path.join(out, "checkpoint.zip")  # what an interrupted run leaves behind
     steps = read_card(checkpoint)["training"]["num_timesteps"]
     argv = ["--game", "wapi", "--num-players", "3", "--opponents", "random", "--eval-opponents", "random"]
-    argv += ["--eval-freq-games", "6", "--eval-games", "12", "--progress-bar", "false", "--workers", "0"]
+    argv += ["--eval-freq-games", "6", "--eval-games", "12", "--progress-bar", "false"]
     resumed = train.main(argv + ["--n-envs", "8", "--timesteps", "512", "--resume", checkpoint, "--out", str(tmp_path)])
     assert resumed["timesteps"] >= steps + 512
     assert resumed["curve"][0]["timesteps"] == steps  # evaluation starts where training left off
@@ -303,10 +282,10 @@ def test_learner_settings_given_with_resume_replace_the_files(smoke_run, tmp_pat
 
 
 def test_parse_args_tells_given_settings_from_defaults():
-    args = train.parse_args(["--game", "wapi", "--learn", "1e-4", "--net-arch=64", "--num-players", "3"])
+    args = parse_args(["--game", "wapi", "--learn", "1e-4", "--net-arch=64", "--num-players", "3"])
     assert args.given == ["game", "learning_rate", "net_arch", "num_players"]
-    assert train.parse_args(["--game", "wakanda", "--advanced"]).given == ["advanced", "game"]  # a bare flag
-    assert train.parse_args([]).given == []
+    assert parse_args(["--game", "wakanda", "--advanced"]).given == ["advanced", "game"]  # a bare flag
+    assert parse_args([]).given == []
 
 
 def test_resume_refuses_a_network_option_that_contradicts_the_files_network(smoke_run, tmp_path):

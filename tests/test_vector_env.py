@@ -212,6 +212,41 @@ def test_seats_rotate_with_the_seed_or_stay_fixed():
     assert venv.batch.seeds.tolist() == list(range(8, 16))
 
 
+@pytest.mark.parametrize("autoreset", [SAME, NEXT])
+def test_dealt_opponents_move_in_their_own_games_and_the_last_info_names_them(autoreset):
+    """With ``deal``, every game gets its opponent when it is dealt (resets and autoresets alike); each
+    opponent is asked only for its own games, and a game's last info names the opponent that played it."""
+    asked = []
+
+    def moves(batch, where, rng):  # a dealt opponent: asked only for the games it was dealt
+        me = next(o for o in venv.dealt[where])
+        assert all(o is me for o in venv.dealt[where]) and (venv.dealt[~where] != None).all()  # noqa: E711
+        asked.append(me)
+        return random_moves(batch, where, rng)
+
+    a, b, dealt = lambda *args: moves(*args), lambda *args: moves(*args), []
+
+    def deal(games, rng):
+        dealt.append(games.tolist())
+        return [a if rng.random() < 0.5 else b for _ in games]
+
+    venv = vector_env("wapi", 6, deal=deal, seed=3, autoreset_mode=autoreset)
+    _, infos = venv.reset()
+    assert dealt == [list(range(6))]
+    rng, ended = np.random.default_rng(0), 0
+    for _ in range(80):
+        before = venv.dealt.copy()
+        _, _, terminated, _, infos = venv.step(random_legal(infos["action_mask"], rng))
+        final = infos.get("final_info", {}) if autoreset == SAME else infos
+        for i in np.flatnonzero(terminated).tolist():
+            assert final["opponent"][i] is before[i] and final["_opponent"][i]
+            assert final["winners"][i].any() and final["_winners"][i]
+            ended += 1
+    assert {id(o) for o in asked} == {id(a), id(b)} and ended > 5 and len(dealt) > 1
+    with pytest.raises(ValueError, match="deal must be a callable"):
+        vector_env("wapi", 2, deal=deal, opponents=a)
+
+
 def test_an_illegal_learner_action_raises_and_changes_nothing():
     venv = vector_env("wapi", 3, seed=1)
     obs, infos = venv.reset()

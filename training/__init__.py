@@ -4,9 +4,8 @@
 - :mod:`~training.options`: a settings dataclass as a command line (``train.py``, expert iteration);
 - :mod:`~training.train_command`: ``train.py``'s parser and the checks of its settings;
 - :mod:`~training.sb3_run`: the steps of ``train.py``'s SB3 run (learner start, callbacks, report);
-- :mod:`~training.members`: opponents (in-process agents, batched networks);
-- :mod:`~training.lockstep`: many games stepped in lockstep;
-- :mod:`~training.vecenv`: those games as an SB3 VecEnv, in-process or in worker processes;
+- :mod:`~training.members`: the league's members as batch opponents (agents, batched networks);
+- :mod:`~training.league_games`: the game's SB3 vector env, each game's opponent dealt from the league;
 - :mod:`~training.league`: the opponent league (prioritised fictitious self-play);
 - :mod:`~training.win_rates`: seat-swapped, fixed-seed evaluation with Wilson intervals;
 - :mod:`~training.model_files`: saving the learner, resuming from a file (safely);

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from envs.core.engine import Game
 from training.league import League
+from training.train_command import Validated
 from training.win_rates import evaluate
 
 #: ``save(learner, path) -> path written``: the run's own way to write a model file.
@@ -110,27 +110,18 @@ class PhaseTimeCallback(BaseCallback):
 
 
 class EvalCallback(BaseCallback):
-    """Every ``freq`` learner steps, evaluate against each baseline (fixed seeds, seats
-    swapped), log to TensorBoard, record the learning curve and keep the best model at
-    ``best_path`` (best = highest mean win rate over the baselines); also refresh the learner at
-    ``checkpoint_path`` (if given), so that an interrupted run can be resumed."""
+    """Every ``--eval-freq`` learner steps, evaluate against each ``--eval-opponents`` baseline (fixed seeds,
+    seats swapped; ``--eval-freq-games`` games each), log to TensorBoard, record the learning curve and keep the
+    best model at ``out/model`` (best = highest mean win rate over the baselines); also refresh the learner at
+    ``out/checkpoint``, so that an interrupted run can be resumed."""
 
-    def __init__(
-        self,
-        game: Game,
-        opponents: tuple[str, ...],
-        games: int,
-        freq: int,
-        best_path: str,
-        save: Save,
-        reward: str = "win",
-        seed: int = 10_000,
-        checkpoint_path: str | None = None,
-    ):
+    def __init__(self, run: Validated, save: Save, out: str, seed: int = 10_000):
         super().__init__()
-        self.game, self.opponents, self.games, self.freq, self.save = game, opponents, games, freq, save
-        self.best_path, self.reward, self.seed = best_path, reward, seed
-        self.checkpoint_path = checkpoint_path
+        args = run.args
+        self.game, self.opponents = run.game, tuple(args.eval_opponents)
+        self.games, self.freq = args.eval_freq_games, args.eval_freq
+        self.save, self.reward, self.seed = save, args.reward, seed
+        self.best_path, self.checkpoint_path = os.path.join(out, "model"), os.path.join(out, "checkpoint")
         self.last = 0
         self.best_score = -1.0
         self.best_timesteps: int | None = None
@@ -175,7 +166,6 @@ class EvalCallback(BaseCallback):
         if score > self.best_score:
             self.best_score, self.best_timesteps = score, timesteps
             self.save(model, self.best_path)
-        if self.checkpoint_path:
-            self.save(model, self.checkpoint_path)
+        self.save(model, self.checkpoint_path)
         model.logger.record("eval/best_mean_win_rate", self.best_score)
         model.logger.dump(timesteps)

@@ -20,7 +20,7 @@ Members are the baselines named by ``--opponents`` (``random``,
 the win rate of the snapshot before it (a fair guess: it is a little
 stronger), or 0.5 for the first.
 
-The SB3 path deals one member per game (:mod:`training.lockstep`); the RLlib
+The SB3 path deals one member per game (:mod:`training.league_games`); the RLlib
 path draws one per opponent seat (:mod:`training.rllib.league`), its members
 named by the agent names the environments play (``member_spec``).
 
@@ -39,9 +39,37 @@ from typing import Any
 
 import numpy as np
 
-from training.members import MemberSpec, baseline_spec, snapshot_spec, spec_label
-
 WEIGHTINGS = ("pfsp", "uniform")
+
+# --- the members' specs: plain data naming an opponent (:func:`training.members.build_member` builds one) ---
+#: The opponent kinds ``train.py --opponents`` accepts besides ``ppo:PATH``; "self" stands for the snapshots.
+OPPONENT_KINDS = ("random", "heuristic", "ismcts", "self")
+BASELINE_AGENTS = ("random", "heuristic", "ismcts")
+
+MemberSpec = tuple
+
+
+def baseline_spec(name: str) -> MemberSpec:
+    """The spec of an opponent named on the command line: an agent name or ``ppo:PATH``."""
+    if name in BASELINE_AGENTS:
+        return ("agent", name)
+    if isinstance(name, str) and name.startswith("ppo:") and len(name) > 4:
+        return ("network", name[4:], True)
+    raise ValueError(f"opponent must be one of {list(BASELINE_AGENTS)} or 'ppo:PATH', got {name!r}")
+
+
+def snapshot_spec(path: str) -> MemberSpec:
+    """A self-play snapshot: sampled from its policy, so that it is a varied opponent."""
+    return ("network", path, False)
+
+
+def spec_label(spec: MemberSpec) -> str:
+    """A short name for logs and tables: ``heuristic``, ``ppo:PATH``, ``snapshot_40960``."""
+    if spec[0] == "agent":
+        return spec[1]
+    from pathlib import Path
+
+    return Path(spec[1]).stem if not spec[2] else f"ppo:{spec[1]}"
 
 
 @dataclass
@@ -63,7 +91,7 @@ class League:
         weighting: ``pfsp`` or ``uniform``.
         power, floor: the PFSP weight ``(1 - w) ** power + floor``.
         memory: the moving average's step (about the last ``1 / memory`` games count).
-        member_spec: a baseline's spec from its ``--opponents`` name (the SB3 path's lockstep members by
+        member_spec: a baseline's spec from its ``--opponents`` name (the SB3 path's members by
             default; the RLlib path names its members by their agent names).
     """
 

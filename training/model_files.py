@@ -25,11 +25,12 @@ def build_learner(env, settings: PPOSettings, seed: int, tensorboard_log: str | 
     """A MaskablePPO on ``env`` with ``settings`` (their names are MaskablePPO's keywords)."""
     from sb3_contrib import MaskablePPO
 
+    policy, kwargs = policy_class(settings.network), policy_kwargs(settings.network)
     return MaskablePPO(
-        policy_class(settings.network),
+        policy,
         env,
         **settings.hyperparameters(),
-        policy_kwargs=policy_kwargs(settings.network),
+        policy_kwargs=kwargs,
         tensorboard_log=tensorboard_log,
         seed=seed,
         device="cpu",

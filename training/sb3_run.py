@@ -1,22 +1,230 @@
-"""The steps of ``train.py``'s SB3 run that are plumbing: seeding, the learner's start, the callbacks,
-the training loop's interruption, and the final evaluation and report.
+"""The plumbing of ``train.py``'s SB3 run, behind one small object: a :class:`Job`.
 
-``train.py`` calls them in order; each takes the :class:`~training.train_command.Validated`
-run, so that nothing here reads the command line again.
+``train.py`` reads as the algorithm (build the games and their opponents, build the learner, loop:
+collect, update, evaluate, save; report); each step is one method here, taking only what the step
+before it built. The job holds what every step shares: the checked run
+(:class:`~training.train_command.Validated`), its folder, name and command, and how to save a learner.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from training.settings import whole_rollouts
-from training.train_command import Validated, settings_record
+from training.settings import cores, whole_rollouts
+from training.train_command import Validated
+
+
+@dataclass
+class Loop:
+    """The training loop's callbacks (SB3's), and those whose findings the report reads."""
+
+    all: list
+    evaluation: Any
+    time_limit: Any
+    phases: Any
+
+
+@dataclass
+class Job:
+    """One SB3 run: the checked settings, where it writes, and what it has started from."""
+
+    run: Validated
+    out: str
+    name: str
+    command: str
+    warm: dict[str, Any] | None = None
+    started: float = field(default_factory=time.time)
+
+    @classmethod
+    def start(cls, run: Validated, argv: list[str]) -> Job:
+        """Seed everything; create the run's folder and record every setting in ``args.json``."""
+        args = run.args
+        seed_everything(args.seed, args.torch_threads)
+        name = f"{args.game}__maskppo__{args.seed}__{int(time.time())}"
+        job = cls(run, args.out or os.path.join("runs", name), name, shlex.join(["python", "train.py", *argv]))
+        os.makedirs(os.path.join(job.out, "snapshots"), exist_ok=True)
+        with open(os.path.join(job.out, "args.json"), "w") as f:
+            json.dump(settings_record(run, run_name=name, command=job.command), f, indent=1)
+        return job
+
+    # --- the games and their opponents ---------------------------------------------------------
+    def league(self):
+        """The opponent league: the baselines of ``--opponents`` (snapshots join as training goes)."""
+        from training.league import League
+
+        args = self.run.args
+        return League(args.opponents, args.max_snapshots, args.league, power=args.pfsp_power)
+
+    def games(self, league):
+        """``--n-envs`` games of the game's SB3 vector env, each game's opponent dealt from ``league``."""
+        from training.league_games import league_games
+
+        args = self.run.args
+        return league_games(self.run.game, args.n_envs, league, args.seed, args.reward)
+
+    # --- the learner -------------------------------------------------------------------------------
+    def learner(self, games):
+        """MaskablePPO built from the settings, then given its start: a ``--resume`` file's tensors and step
+        count, an ``--init-model`` file's weights, and then the warm start."""
+        from training.model_files import build_learner, load_learner_state
+
+        args = self.run.args
+        learner = build_learner(games, self.run.ppo, args.seed, os.path.join(self.out, "tb"))
+        if args.resume:  # our settings rebuilt the learner; the file gives only tensors and the step count
+            load_learner_state(learner, args.resume)
+            given = self.run.ppo.hyperparameters()
+            changed = ", ".join(f"{k} {given[k]}" for k in given if k in args.given)
+            print(f"resuming {args.resume} at {learner.num_timesteps} timesteps{'; given: ' + changed * bool(changed)}")
+        if args.init_model:  # the file gives only the policy's weights: a new run from a trained start
+            from agents.models.card import POLICY_NAME
+            from agents.models.files import read_tensors
+            from agents.models.network import load_weights
+
+            load_weights(learner.policy, read_tensors(args.init_model, POLICY_NAME), f"--init-model: {args.init_model}")
+            print(f"starting from the weights of {args.init_model}", flush=True)
+        if args.warm_start != "none":
+            self.warm = self._warm_start(learner)
+        return learner
+
+    def _warm_start(self, learner) -> dict[str, Any]:
+        from training.imitation import warm_start
+        from training.network import wrap_policy
+        from training.report import warm_start_line
+
+        args, game = self.run.args, self.run.game
+        warm = warm_start(
+            wrap_policy(learner.policy, game, self.run.ppo.network, args.reward),
+            args.game,
+            game.config(),
+            args.warm_start,
+            args.warm_start_games,
+            seed=1_000_000 + 100_000 * args.seed,
+            reward=args.reward,
+            processes=max(cores() - 1, 2),
+            epochs=args.warm_start_epochs,
+            samples=args.warm_start_samples,
+            fresh=not args.init_model,
+        )
+        print(warm_start_line(warm), flush=True)
+        return warm
+
+    def save(self, learner, path: str) -> str:
+        """Write ``learner`` to ``path`` with its card: the command, the settings, where it started from."""
+        from training.model_files import history_of, save_learner
+
+        args = self.run.args
+        started_from = args.resume or args.init_model
+        training = {
+            "hyperparameters": self.run.ppo.card(),
+            "opponents": args.opponents,
+            "league": args.league,
+            "seed": args.seed,
+            "warm_start": self.warm,
+            "history": history_of(started_from) if started_from else [],  # the commands that made it, oldest first
+        }
+        return save_learner(learner, path, self.run.game, self.command, args.reward, training)
+
+    # --- the loop ------------------------------------------------------------------------------------
+    def loop(self, learner, league) -> Loop:
+        """What runs between rollouts: league logging, periodic evaluation keeping the best model (and the
+        checkpoint), the time limit, phase timing and, with self-play, snapshots (the learner as it starts is
+        the first)."""
+        from training.callbacks import (
+            EvalCallback,
+            LeagueCallback,
+            PhaseTimeCallback,
+            SnapshotCallback,
+            TimeLimitCallback,
+            add_snapshot,
+        )
+
+        args = self.run.args
+        evaluation = EvalCallback(self.run, self.save, self.out)
+        time_limit, phases = TimeLimitCallback(args.max_minutes * 60), PhaseTimeCallback()
+        loop = Loop([LeagueCallback(league), evaluation, time_limit, phases], evaluation, time_limit, phases)
+        if league.uses_snapshots:
+            folder = os.path.join(self.out, "snapshots")
+            add_snapshot(self.save, learner, folder, league)
+            loop.all.append(SnapshotCallback(self.save, folder, args.snapshot_freq, league))
+        return loop
+
+    def learn(self, learner, loop: Loop) -> None:
+        """``learner.learn`` for ``--timesteps`` rounded up to whole rollouts (what SB3 trains anyway: its
+        progress bar then shows the true total); an interruption saves the learner and exits, saying how to
+        resume. Then the last model competes for "best" too, and is saved."""
+        args = self.run.args
+        steps = whole_rollouts(args.timesteps, learner.n_steps * learner.n_envs)
+        if steps != args.timesteps:
+            print(f"training {steps:,} learner steps: --timesteps {args.timesteps:,} rounded up to whole rollouts")
+        self.train_started, self.start_steps = time.time(), learner.num_timesteps
+        try:
+            learner.learn(
+                steps,
+                callback=loop.all,
+                progress_bar=args.progress_bar,
+                tb_log_name=self.name,
+                reset_num_timesteps=not args.resume,
+            )
+        except KeyboardInterrupt:
+            learner.env.close()
+            path = self.save(learner, os.path.join(self.out, "last_model"))
+            sys.exit(f"interrupted at {learner.num_timesteps} timesteps; continue with --resume {path}")
+        self.train_seconds = time.time() - self.train_started
+        loop.evaluation.evaluate_now(learner)
+        self.save(learner, os.path.join(self.out, "last_model"))
+        learner.env.close()
+
+    # --- the report ----------------------------------------------------------------------------------
+    def report(self, learner, games, loop: Loop, league) -> dict[str, Any]:
+        """The best model's win rates on fresh seeds (seats swapped), with the run's record; written to
+        ``results.json``, ``results.md`` (the table, also printed) and ``learning_curve.png``."""
+        from agents.models.network import load_network
+        from training.report import write_report
+        from training.win_rates import evaluate
+
+        args, game = self.run.args, self.run.game
+        best = load_network(os.path.join(self.out, "model.zip"), game)
+        rows = [
+            evaluate(best, game, name, args.eval_games, seed=20_000, reward=args.reward) for name in args.eval_opponents
+        ]
+        results = {
+            "run_name": self.name,
+            "command": self.command,
+            "game": game.name,
+            "config": game.config(),
+            "timesteps": int(learner.num_timesteps),
+            "train_seconds": round(self.train_seconds, 1),
+            "steps_per_second": (learner.num_timesteps - self.start_steps) / max(self.train_seconds, 1e-9),
+            "total_seconds": round(time.time() - self.started, 1),
+            "seconds": {  # where the training time went (the games' share is part of the rollouts')
+                "rollouts": round(loop.phases.seconds["rollouts"], 2),
+                "games": round(games.game_seconds, 2),
+                "updates": round(loop.phases.seconds["updates"], 2),
+            },
+            "best_at_timesteps": loop.evaluation.best_timesteps,
+            "stopped_by_time_limit": loop.time_limit.stopped,
+            "warm_start": self.warm,
+            "final": rows,
+            "curve": loop.evaluation.curve,
+            "league": league.table(),
+            "learner": self.run.ppo.card(),
+        }
+        print(write_report(results, self.out))
+        model = os.path.join(self.out, "model.zip")
+        print(f"model: {model} (play it as ppo:{model})")
+        return results
+
+
+def settings_record(run: Validated, **extra: Any) -> dict[str, Any]:
+    """What ``args.json`` records: every setting, the learner's as used (a resumed file's where not given)."""
+    used = {k: v for k, v in run.ppo.card().items() if k != "network"}
+    return {**run.args.settings(), **used, "learner": run.ppo.card(), **extra}
 
 
 def seed_everything(seed: int, torch_threads: int) -> None:
@@ -29,181 +237,3 @@ def seed_everything(seed: int, torch_threads: int) -> None:
     torch.set_num_threads(torch_threads)
     torch.distributions.Distribution.set_default_validate_args(False)  # our masks are checked where built
     np.random.seed(seed)
-
-
-def write_settings(run: Validated, out: str, **extra: Any) -> None:
-    """Create ``out`` (and its ``snapshots/``) and record every setting in ``args.json``."""
-    os.makedirs(os.path.join(out, "snapshots"), exist_ok=True)
-    with open(os.path.join(out, "args.json"), "w") as f:
-        json.dump(settings_record(run, **extra), f, indent=1)
-
-
-def start_learner(model, run: Validated) -> dict[str, Any] | None:
-    """Give the new learner its start: a ``--resume`` file's tensors and step count, an ``--init-model``
-    file's weights, and then the warm start. Returns the warm start's report (None without one)."""
-    from agents.models.card import POLICY_NAME
-    from agents.models.files import read_tensors
-    from agents.models.network import load_weights
-    from training.imitation import warm_start
-    from training.model_files import load_learner_state
-    from training.network import wrap_policy
-    from training.report import warm_start_line
-
-    args, game = run.args, run.game
-    if args.resume:  # our settings rebuilt the learner; the file gives only tensors and the step count
-        load_learner_state(model, args.resume)
-        given = run.ppo.hyperparameters()
-        changed = ", ".join(f"{k} {given[k]}" for k in given if k in args.given)
-        print(
-            f"resuming {args.resume} at {model.num_timesteps} timesteps{'; given: ' + changed if changed else ''}",
-            flush=True,
-        )
-    if args.init_model:  # the file gives only the policy's weights: a new run from a trained start
-        load_weights(model.policy, read_tensors(args.init_model, POLICY_NAME), f"--init-model: {args.init_model}")
-        print(f"starting from the weights of {args.init_model}", flush=True)
-    if args.warm_start == "none":
-        return None
-    warm = warm_start(
-        wrap_policy(model.policy, game, run.ppo.network, args.reward),
-        args.game,
-        game.config(),
-        args.warm_start,
-        args.warm_start_games,
-        seed=1_000_000 + 100_000 * args.seed,
-        reward=args.reward,
-        processes=max(args.workers, 2),
-        epochs=args.warm_start_epochs,
-        samples=args.warm_start_samples,
-        fresh=not args.init_model,
-    )
-    print(warm_start_line(warm), flush=True)
-    return warm
-
-
-def saver(run: Validated, command: str, warm: dict[str, Any] | None) -> Callable[[Any, str], str]:
-    """``save(learner, path)``: the learner with its card (the command, the settings, where it started from)."""
-    from training.model_files import history_of, save_learner
-
-    args = run.args
-    started_from = args.resume or args.init_model
-    training = {
-        "hyperparameters": run.ppo.card(),
-        "opponents": args.opponents,
-        "league": args.league,
-        "seed": args.seed,
-        "warm_start": warm,
-        "history": history_of(started_from) if started_from else [],  # the commands that made it, oldest first
-    }
-
-    def save(learner, path: str) -> str:
-        return save_learner(learner, path, run.game, command, args.reward, training)
-
-    return save
-
-
-@dataclass
-class Callbacks:
-    """The training's callbacks, and those whose findings the report reads."""
-
-    all: list
-    evaluation: Any
-    time_limit: Any
-    phases: Any
-
-
-def callbacks(run: Validated, model, league, save, out: str) -> Callbacks:
-    """League logging, periodic evaluation keeping the best model, the time limit, phase timing and, with
-    self-play, snapshots (the learner as it starts is the first)."""
-    from training.callbacks import (
-        EvalCallback,
-        LeagueCallback,
-        PhaseTimeCallback,
-        SnapshotCallback,
-        TimeLimitCallback,
-        add_snapshot,
-    )
-
-    args = run.args
-    evaluation = EvalCallback(
-        run.game,
-        tuple(args.eval_opponents),
-        args.eval_freq_games,
-        args.eval_freq,
-        os.path.join(out, "model"),
-        save,
-        args.reward,
-        seed=10_000,
-        checkpoint_path=os.path.join(out, "checkpoint"),
-    )
-    time_limit, phases = TimeLimitCallback(args.max_minutes * 60), PhaseTimeCallback()
-    found = Callbacks([LeagueCallback(league), evaluation, time_limit, phases], evaluation, time_limit, phases)
-    if league.uses_snapshots:
-        add_snapshot(save, model, os.path.join(out, "snapshots"), league)
-        found.all.append(SnapshotCallback(save, os.path.join(out, "snapshots"), args.snapshot_freq, league))
-    return found
-
-
-def learn(model, env, save, found: Callbacks, run: Validated, run_name: str, out: str) -> None:
-    """``model.learn`` for ``--timesteps`` rounded up to whole rollouts (what SB3 trains anyway: its progress
-    bar then shows the true total); an interruption saves the learner and exits, saying how to resume."""
-    args = run.args
-    steps = whole_rollouts(args.timesteps, model.n_steps * model.n_envs)
-    if steps != args.timesteps:
-        print(f"training {steps:,} learner steps: --timesteps {args.timesteps:,} rounded up to whole rollouts")
-    try:
-        model.learn(
-            steps,
-            callback=found.all,
-            progress_bar=args.progress_bar,
-            tb_log_name=run_name,
-            reset_num_timesteps=not args.resume,
-        )
-    except KeyboardInterrupt:
-        env.close()
-        path = save(model, os.path.join(out, "last_model"))
-        sys.exit(f"interrupted at {model.num_timesteps} timesteps; continue with --resume {path}")
-
-
-def final_results(run: Validated, out: str, model, env, found: Callbacks, league, **timing: Any) -> dict[str, Any]:
-    """The best model's win rates on fresh seeds (seats swapped), with the run's record: ``timing`` holds
-    ``run_name``, ``command``, ``started``, ``start_steps``, ``train_seconds`` and ``warm``."""
-    from agents.models.network import load_network
-    from training.win_rates import evaluate
-
-    args, game = run.args, run.game
-    best = load_network(os.path.join(out, "model.zip"), game)
-    rows = [
-        evaluate(best, game, name, args.eval_games, seed=20_000, reward=args.reward) for name in args.eval_opponents
-    ]
-    train_seconds = timing["train_seconds"]
-    return {
-        "run_name": timing["run_name"],
-        "command": timing["command"],
-        "game": game.name,
-        "config": game.config(),
-        "timesteps": int(model.num_timesteps),
-        "train_seconds": round(train_seconds, 1),
-        "steps_per_second": (model.num_timesteps - timing["start_steps"]) / max(train_seconds, 1e-9),
-        "total_seconds": round(time.time() - timing["started"], 1),
-        "seconds": {  # where the training time went (the games' share is part of the rollouts')
-            "rollouts": round(found.phases.seconds["rollouts"], 2),
-            "games": round(env.game_seconds, 2),
-            "updates": round(found.phases.seconds["updates"], 2),
-        },
-        "best_at_timesteps": found.evaluation.best_timesteps,
-        "stopped_by_time_limit": found.time_limit.stopped,
-        "warm_start": timing["warm"],
-        "final": rows,
-        "curve": found.evaluation.curve,
-        "league": league.table(),
-        "learner": run.ppo.card(),
-    }
-
-
-def write_report(results: dict[str, Any], out: str) -> None:
-    """``results.json``, ``results.md`` (the table, also printed) and ``learning_curve.png``."""
-    from training.report import write_report as write
-
-    print(write(results, out))
-    model = os.path.join(out, "model.zip")
-    print(f"model: {model} (play it as ppo:{model})")

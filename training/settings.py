@@ -158,24 +158,9 @@ class PPOSettings(PPOHyperparameters):
 
 
 # --- train.py's settings --------------------------------------------------------------------
-def count_or_auto(text: str) -> int | str:
-    """A command-line count, or ``auto`` (an argparse ``type``: its error names the option)."""
-    import argparse
-
-    if text == "auto":
-        return text
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number or auto, got {text!r}") from None
-
-
-def auto_workers(n_envs: int) -> int:
-    """``--workers auto``: one process per core (this one and the workers), each stepping at least 16 games
-    so that its opponents' moves still batch (docs/experiments/007-training-workers-and-throughput.md:
-    more processes than cores contend, and fewer leave a core idle)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(0, min(cores - 1, n_envs // 16 - 1))
+def cores() -> int:
+    """The cores this process may use (the warm start's processes)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -223,15 +208,7 @@ class Args(PPOHyperparameters):
     warm_start_samples: int = per_game(
         "warm_start_samples", "rollouts warm start: paired samples of the flat search measuring each decision's moves"
     )
-    n_envs: int = per_game("n_envs", "games stepped in lockstep")
-    workers: int | str = field(
-        default="auto",
-        metadata={
-            "help": "worker processes stepping a share of the games beside this one (0: none; auto: one fewer "
-            "than the cores, keeping at least 16 games a process)",
-            "type": count_or_auto,
-        },
-    )
+    n_envs: int = per_game("n_envs", "games played at once (the learner's moves in all of them in one pass)")
     seed: int = field(default=1, metadata={"help": "seeds everything: deals, seats, opponents, network init"})
     out: str = field(
         default="",
@@ -310,7 +287,6 @@ class Args(PPOHyperparameters):
 SB3_ONLY = (
     "resume",
     "init_model",
-    "workers",
     "warm_start",
     "warm_start_games",
     "warm_start_epochs",

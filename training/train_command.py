@@ -1,8 +1,7 @@
 """``train.py``'s command line: its parser (per game), and the checks of every setting before anything runs.
 
 :func:`validate` never changes the settings it is given: it returns a
-:class:`Validated` run (the game, the settings with ``--workers auto``
-resolved, the learner's :class:`~training.settings.PPOSettings`, those of a
+:class:`Validated` run (the game, the settings, the learner's :class:`~training.settings.PPOSettings`, those of a
 resumed file where the command line does not give them).
 """
 
@@ -12,11 +11,10 @@ import argparse
 import dataclasses
 import sys
 from dataclasses import dataclass
-from typing import Any
 
 import envs
 from envs.core.engine import Game
-from envs.games import flags, read_game_options
+from envs.games import flags, make_game, read_game_options
 from training.options import build_parser as options_parser
 from training.options import parse
 from training.settings import (
@@ -26,7 +24,6 @@ from training.settings import (
     SB3_ONLY,
     Args,
     PPOSettings,
-    auto_workers,
     game_training,
 )
 
@@ -54,12 +51,20 @@ def parse_args(argv: list[str] | None = None, description: str = "") -> Args:
 
 @dataclass(frozen=True)
 class Validated:
-    """A run whose every setting was checked: the configured game, the settings (``--workers`` a
-    count), and the learner's settings (a resumed file's, except those the command line gives)."""
+    """A run whose every setting was checked: the configured game, the settings, and the learner's settings
+    (a resumed file's, except those the command line gives)."""
 
     game: Game
     args: Args
     ppo: PPOSettings
+
+
+def read_command(argv: list[str], description: str = "") -> Validated:
+    """``train.py``'s command line parsed and checked: a bad value exits with a message naming its option."""
+    try:
+        return validate(parse_args(argv, description))
+    except ValueError as error:
+        sys.exit(f"train.py: error: {error}")
 
 
 def kept_network(args: Args, option: str, path: str, kept: dict, asked: dict) -> dict:
@@ -115,20 +120,24 @@ def check_network(args: Args) -> None:
 
 
 def check_opponents(args: Args, game: Game) -> None:
-    """Every opponent named exists and can play ``game`` (an agent or model file that cannot fails now)."""
-    from training.members import OPPONENT_KINDS, baseline_spec, build_member
+    """Every opponent named exists, and a model file named (``ppo:PATH``) can play ``game`` (loaded now: one
+    that cannot fails here; every agent plays every game)."""
+    from training.league import OPPONENT_KINDS
 
     for name in args.opponents:
         if name not in OPPONENT_KINDS and not name.startswith("ppo:"):
             raise ValueError(f"--opponents: unknown opponent {name!r}; allowed: {list(OPPONENT_KINDS)} or ppo:PATH")
-        if name != "self":
-            build_member(baseline_spec(name), game, 0)
     for name in args.eval_opponents:
         if name == "self" or (name not in OPPONENT_KINDS and not name.startswith("ppo:")):
             raise ValueError(
                 f"--eval-opponents: unknown opponent {name!r}; allowed: random, heuristic, ismcts, ppo:PATH"
             )
-        build_member(baseline_spec(name), game, 0)
+    files = {name[4:] for name in (*args.opponents, *args.eval_opponents) if name.startswith("ppo:")}
+    if files:
+        from agents.models.network import load_network
+
+        for path in sorted(files):
+            load_network(path, game)
 
 
 def check_start(args: Args) -> None:
@@ -156,19 +165,15 @@ def check_start(args: Args) -> None:
         )
 
 
-def check_numbers(args: Args) -> int:
-    """The counts and limits are in range; returns the number of worker processes (``auto`` resolved)."""
+def check_numbers(args: Args) -> None:
+    """The counts and limits are in range."""
     for name in POSITIVE:
         if getattr(args, name) <= 0:
             raise ValueError(f"{flags([name])} must be positive, got {getattr(args, name)}")
-    workers = auto_workers(args.n_envs) if args.workers == "auto" else args.workers
-    if not 0 <= workers < args.n_envs:
-        raise ValueError(f"--workers must be in 0..{args.n_envs - 1} (fewer than --n-envs), got {workers}")
     if args.pfsp_power < 0:
         raise ValueError(f"--pfsp-power must be 0 or positive, got {args.pfsp_power}")
     if args.max_minutes < 0:
         raise ValueError(f"--max-minutes must be 0 (no limit) or positive, got {args.max_minutes}")
-    return workers
 
 
 def validate(args: Args) -> Validated:
@@ -176,20 +181,14 @@ def validate(args: Args) -> Validated:
     sb3_only = [name for name in SB3_ONLY if name in args.given]
     if args.backend == "rllib" and sb3_only:
         raise ValueError(f"{flags(sb3_only)}: not an option of --backend rllib, only of sb3 (docs/ray.md)")
-    game = envs.describe(args.game).make(**read_game_options(args.game, args.game_options))  # refuses by name
+    game = make_game(args.game, **read_game_options(args.game, args.game_options))  # refuses by name
     check_network(args)
     if args.reward not in game.reward_modes:
         raise ValueError(f"--reward must be one of {list(game.reward_modes)}, got {args.reward!r}")
     check_opponents(args, game)
     check_start(args)
-    workers = check_numbers(args)
+    check_numbers(args)
     ppo = learner_settings(args, game)
     if args.backend != "rllib" and (args.num_env_runners or args.ray_address):
         raise ValueError("--num-env-runners and --ray-address are options of --backend rllib")
-    return Validated(game, dataclasses.replace(args, workers=workers), ppo)
-
-
-def settings_record(run: Validated, **extra: Any) -> dict[str, Any]:
-    """What ``args.json`` records: every setting, the learner's as used (a resumed file's where not given)."""
-    used = {k: v for k, v in run.ppo.card().items() if k != "network"}
-    return {**run.args.settings(), **used, "learner": run.ppo.card(), **extra}
+    return Validated(game, args, ppo)

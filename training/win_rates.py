@@ -4,8 +4,8 @@ Game ``i`` is the deal of seed ``seed + i // n`` (``env().reset(seed=...)``'s) w
 ``i % n`` (n players), so every deal is played from every seat and the luck
 is shared out evenly; every other seat is played by the opponent. The
 learner plays its most probable legal move. A k-way shared win counts 1/k.
-The games run in lockstep (:mod:`training.lockstep`): the learner's
-moves in all of them take one forward pass.
+The games of a seat run at once in the public vector env (:class:`~envs.core.vector.GameVectorEnv`, the
+opponent dealt to every game): the learner's moves in all of them take one forward pass.
 """
 
 from __future__ import annotations
@@ -13,49 +13,50 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from envs.core.engine import Game
-from training.lockstep import LockstepGames, play_out
-from training.members import baseline_spec, build_member
+from envs.core.vector import GameVectorEnv
+from training.league import baseline_spec
+from training.members import build_member
 
 
-class FixedDeals:
-    """The evaluation's deals, handed out in order; then the slots go idle."""
-
-    def __init__(self, games: int, num_players: int, seed: int):
-        self.deals = [(seed + i // num_players, i % num_players) for i in range(games)]
-        self.next = 0
-
-    def deal(self, slot: int):
-        if self.next >= len(self.deals):
-            return None
-        deal_seed, seat = self.deals[self.next]
-        self.next += 1
-        return deal_seed, seat, 0
-
-
-def evaluate(
-    network, game: Game, opponent: str, games: int, seed: int = 0, reward: str = "win", batch: int = 64
-) -> dict[str, Any]:
+def evaluate(network, game: Game, opponent: str, games: int, seed: int = 0, reward: str = "win") -> dict[str, Any]:
     """Win rate of ``network`` (a :class:`~agents.models.network.PolicyValueNet`) against ``opponent``
     ("random", "heuristic", "ismcts" or "ppo:PATH") in every other seat (see the module docstring)."""
     if type(games) is not int or games < 1:
         raise ValueError(f"games must be a positive int, got {games!r}")
-    member = build_member(baseline_spec(opponent), game, seed)
-    lockstep = LockstepGames(game, min(batch, games), {0: member}, FixedDeals(games, game.num_players, seed), reward)
-
-    def choose(obs, masks, slots):
-        return network.policy(obs, masks).argmax(axis=1)
-
-    outcomes = play_out(lockstep, choose)
-    points = sum(o["win_points"] for o in outcomes)
-    low, high = wilson_interval(points, len(outcomes))
+    member, n = build_member(baseline_spec(opponent), game, seed), game.num_players
+    points = []
+    for seat in range(min(n, games)):
+        deals = [seed + i // n for i in range(seat, games, n)]
+        points += seat_points(network, game, member, seat, deals, reward)
+    low, high = wilson_interval(sum(points), len(points))
     return {
         "opponent": opponent,
-        "games": len(outcomes),
-        "win_rate": points / len(outcomes),
+        "games": len(points),
+        "win_rate": sum(points) / len(points),
         "ci_low": low,
         "ci_high": high,
     }
+
+
+def seat_points(network, game: Game, member, seat: int, deals: list[int], reward: str) -> list[float]:
+    """The learner's win points in seat ``seat`` of the deals of ``deals``, one game each, all at once."""
+
+    def deal(games: np.ndarray, rng: np.random.Generator) -> list:
+        member.new_game(games)
+        return [member] * len(games)
+
+    env = GameVectorEnv(game, len(deals), deal=deal, seat=seat, reward=reward)
+    obs, infos = env.reset(seed=deals)
+    points: dict[int, float] = {}
+    while len(points) < len(deals):  # a game that ended is dealt again: its next one is not counted
+        obs, _, ended, _, infos = env.step(network.policy(obs, infos["action_mask"]).argmax(axis=1))
+        for i in np.flatnonzero(ended).tolist():
+            won = infos["final_info"]["winners"][i]
+            points.setdefault(i, 1.0 / int(won.sum()) if won[seat] else 0.0)
+    return [points[i] for i in range(len(deals))]
 
 
 def wilson_interval(points: float, n: int, z: float = 1.96) -> tuple[float, float]:

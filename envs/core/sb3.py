@@ -29,7 +29,8 @@ class GameSB3VecEnv(VecEnv):
 
     ``infos[i]`` is empty but where game ``i`` just ended: then ``terminal_observation`` (its last
     observation, as SB3's ``DummyVecEnv`` gives it), ``TimeLimit.truncated`` (False: games never
-    truncate), ``score`` and ``scores`` (the learner's and every seat's final scores) and ``seat``.
+    truncate), ``score`` and ``scores`` (the learner's and every seat's final scores), ``winners`` (each
+    seat's), ``seat`` and, with ``deal``, the ``opponent`` it was dealt.
     ``seed(s)`` deals game i the seed ``s + i`` at the next ``reset()``, as SB3's vector envs do.
     Wrap it in SB3's ``VecMonitor`` for episode statistics."""
 
@@ -64,7 +65,9 @@ class GameSB3VecEnv(VecEnv):
                     "TimeLimit.truncated": bool(truncated[i]),
                     "score": float(final["score"][i]),
                     "scores": final["scores"][i],
+                    "winners": final["winners"][i],
                     "seat": int(final["seat"][i]),
+                    **({"opponent": final["opponent"][i]} if "opponent" in final else {}),
                 }
         return obs, rewards, dones, listed
 
@@ -105,7 +108,7 @@ class GameSB3VecEnv(VecEnv):
 
 
 def sb3_vec_env(name: str, num_envs: int, **options) -> GameSB3VecEnv:
-    """``envs.<name>_v0.sb3_vec_env``: ``options`` are the vector env's (opponents, seed, reward, seat,
+    """``envs.<name>_v0.sb3_vec_env``: ``options`` are the vector env's (opponents or deal, seed, reward, seat,
     render_mode; its autoreset is SB3's, same-step) and the game's ``env()`` options."""
     if "autoreset_mode" in options:
         raise ValueError("autoreset_mode is not an option of an SB3 vector env: SB3 resets in the same step")

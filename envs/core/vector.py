@@ -7,7 +7,8 @@ else the per-game reference), so each works for every game and gets faster as en
   game; it returns who acts next in each, their observations and masks, and every seat's final reward
   in the games that ended.
 - :class:`GameVectorEnv`, a ``gymnasium.vector.VectorEnv`` of the single-agent view: the learner's
-  seat in each game against built-in opponents (:mod:`envs.core.opponents`) or any batch opponent.
+  seat in each game against built-in opponents (:mod:`envs.core.opponents`) or any batch opponent, or
+  against an opponent dealt to each game as it starts (``deal``: training's league draws them).
 
 Choices (``docs/batch.md`` says the same for users):
 
@@ -18,7 +19,8 @@ Choices (``docs/batch.md`` says the same for users):
   Same-step (the default): the step that ends a game returns its final reward, ``terminated`` and already
   the observation of its next game's first learner turn; ``infos["final_obs"]`` (an object array, None in
   the other rows) holds the last observation and ``infos["final_info"]`` the last info (``score``,
-  ``scores``, ``seat``), each marked by its ``_key``. Next-step (Gymnasium's default, which its observation
+  ``scores``, ``winners``, ``seat``; ``opponent`` with ``deal``), each marked by its ``_key``. Next-step
+  (Gymnasium's default, which its observation
   wrappers need): the ending step returns the last observation itself, with ``score`` and ``scores`` in
   the infos; the next step deals that game (its action ignored, reward 0, its mask row all True meanwhile).
   Disabled (TorchRL's preference): as next-step, but the caller deals the games that ended with a partial
@@ -37,6 +39,7 @@ Choices (``docs/batch.md`` says the same for users):
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
@@ -120,12 +123,16 @@ class BatchEnv:
 
 
 #: The vector env's own options (the others configure the game).
-VECTOR_OPTIONS = ("opponents", "seed", "reward", "seat", "autoreset_mode", "render_mode")
+VECTOR_OPTIONS = ("opponents", "deal", "seed", "reward", "seat", "autoreset_mode", "render_mode")
+#: ``deal(games, rng) -> opponents``: the batch opponent of each game of ``games`` (an int vector), newly dealt.
+Deal = Callable[[np.ndarray, np.random.Generator], Sequence[BatchOpponent]]
 
 
 class GameVectorEnv(gymnasium.vector.VectorEnv):
     """The learner's seat in ``num_envs`` games of ``game``, the other seats played by ``opponents``
-    (``"random"`` or a batch opponent ``(batch, where, rng) -> actions``, made by ``agents.opponents``); see the
+    (``"random"`` or a batch opponent ``(batch, where, rng) -> actions``, made by ``agents.opponents``), or by
+    the opponent ``deal`` gives each game when it is dealt (called at every deal, resets and autoresets alike,
+    with the env's generator; each opponent moves in its own games, and a game's last info names it); see the
     module docstring for observations, masks, autoreset, seeds and seats."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": [m for m in RENDER_MODES if m]}
@@ -135,6 +142,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         game: Game,
         num_envs: int,
         opponents: str | BatchOpponent = "random",
+        deal: Deal | None = None,
         seed: int | None = None,
         reward: str = "win",
         seat: int | None = None,
@@ -149,6 +157,10 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         self.game, self.num_envs, self.reward, self.fixed_seat, self._seed = game, num_envs, reward, seat, seed
         self.autoreset_mode, self.render_mode = checked_autoreset_mode(autoreset_mode), render_mode
         self.opponent = batch_opponent(opponents)
+        if deal is not None and (not callable(deal) or opponents != "random"):
+            raise ValueError(f"deal must be a callable (games, rng) -> opponents, without opponents; got {shown(deal)}")
+        self.deal = deal
+        self.dealt = np.full(num_envs, None, dtype=object)  # with deal: each game's opponent
         self._engine = waiting_engine(game)
         self.metadata = {**GameVectorEnv.metadata, "autoreset_mode": self.autoreset_mode, "name": f"{game.name}_v0"}
         self.single_observation_space = spaces.Box(0.0, 1.0, (game.observation_size,), np.float32)
@@ -241,7 +253,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         if seeds is not None and (other := np.flatnonzero(seeds != self.batch.seeds)).size:
             self.batch.deal(other, seeds[other])
         self._ended[:] = False
-        self._seat(np.arange(self.num_envs))
+        self._dealt(np.arange(self.num_envs))
         self._advance()
         self._deal_finished()
 
@@ -251,15 +263,21 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         self._ended[rows] = False
         while rows.size:
             self.batch.deal(rows, seeds)
-            self._seat(rows)
+            self._dealt(rows)
             self._advance()
             rows = rows[self.batch.terminated[rows]]
             seeds = self.batch.seeds[rows] + self.num_envs
 
-    def _seat(self, games: np.ndarray) -> None:
-        """The learner's seat in the newly dealt ``games``: fixed, or its game's seed modulo the players."""
+    def _dealt(self, games: np.ndarray) -> None:
+        """The learner's seat in the newly dealt ``games`` (fixed, or its game's seed modulo the players), and
+        with ``deal`` their opponents."""
         players = self.game.num_players
         self.seats[games] = self.batch.seeds[games] % players if self.fixed_seat is None else self.fixed_seat
+        if self.deal is not None and games.size:
+            opponents = list(self.deal(games, self.np_random))
+            if len(opponents) != games.size or not all(callable(o) for o in opponents):
+                raise ValueError(f"deal must return {games.size} opponents (callables), got {shown(opponents)}")
+            self.dealt[games] = opponents
 
     def _advance(self) -> None:
         """The opponents move, all games together, until the learner is to act in every game not over."""
@@ -269,7 +287,17 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             waiting = (players != NO_PLAYER) & (players != self.seats)
             if not waiting.any():
                 return
-            batch.step_where(np.asarray(self.opponent(batch, waiting, rng)), waiting)
+            batch.step_where(self._opponent_moves(waiting, rng), waiting)
+
+    def _opponent_moves(self, waiting: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The opponents' moves in the games ``waiting``: the one opponent's, or each dealt opponent's in its games."""
+        if self.deal is None:
+            return np.asarray(self.opponent(self.batch, waiting, rng))
+        moves = np.zeros(self.num_envs, dtype=np.int64)
+        for opponent in {id(o): o for o in self.dealt[waiting]}.values():
+            mine = waiting & np.fromiter((o is opponent for o in self.dealt), bool, self.num_envs)
+            moves[mine] = np.asarray(opponent(self.batch, mine, rng))[mine]
+        return moves
 
     def _deal_finished(self) -> None:
         """Deal the next game wherever one is over and play it up to the learner's first turn (a game that
@@ -278,19 +306,24 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             dealt = self.batch.reset_done()
             if not dealt.size:
                 return
-            self._seat(dealt)
+            self._dealt(dealt)
             self._advance()
 
     def _ending_info(self, ended: np.ndarray) -> dict[str, np.ndarray]:
         """What a game's last step tells besides its mask and seat, in the rows ``ended`` (with Gymnasium's
         ``_key`` masks): the learner's final score (env()'s ``info["score"]``) and every seat's."""
         scores = self.batch.scores()
-        return {
+        info = {
             "score": np.where(ended, scores[np.arange(self.num_envs), self.seats], 0.0),
             "scores": np.where(ended[:, None], scores, 0.0),
+            "winners": self.batch.winners() & ended[:, None],
             "_score": ended.copy(),
             "_scores": ended.copy(),
+            "_winners": ended.copy(),
         }
+        if self.deal is not None:
+            info.update(opponent=np.where(ended, self.dealt, None), _opponent=ended.copy())
+        return info
 
     def _final(self, ended: np.ndarray) -> dict[str, Any]:
         """Same-step autoreset's ``final_obs`` (an object array: the last observation in the rows that ended,
@@ -322,4 +355,13 @@ def make_vector_env(name: str, num_envs: int, **options) -> GameVectorEnv:
     return GameVectorEnv(describe(name).make(**options), num_envs, **own)
 
 
-__all__ = ["VECTOR_OPTIONS", "BatchEnv", "GameVectorEnv", "first_seed", "make_vector_env", "waiting_engine", "writable"]
+__all__ = [
+    "VECTOR_OPTIONS",
+    "BatchEnv",
+    "Deal",
+    "GameVectorEnv",
+    "first_seed",
+    "make_vector_env",
+    "waiting_engine",
+    "writable",
+]
