@@ -87,10 +87,10 @@ def markdown(paths: list[Path]) -> str:
         ),  # fmt: skip
         "",
         f"One time-budgeted search (`{AGENT}`, plain ISMCTS on 0.8 of its budget a move) rated twice on the "
-        f"same {deals} test deals of {GAME}, against random and {', '.join(RUNGS)}: on this machine, and on a simulated machine "
-        f"{SLOWDOWN} times slower (each step of the search costs {SLOWDOWN} times its CPU, and the calibration "
-        f"factor is the first run's divided by {SLOWDOWN}). Its budget is in reference seconds; the CPU seconds "
-        "a move it gets are that over the factor (`docs/benchmark.md`, Budgets).",
+        f"same {deals} test deals of {GAME}, against random and {', '.join(RUNGS)}: on this machine, and on a "
+        f"simulated machine {SLOWDOWN} times slower (each step of the search costs {SLOWDOWN} times its CPU, and "
+        f"the calibration factor is the first run's divided by {SLOWDOWN}). Its budget is in reference seconds; "
+        "the CPU seconds a move it gets are that over the factor (`docs/benchmark.md`, Budgets).",
         "",
         "| run | calibration factor | reference budget (s a move) | CPU budget (s a move) | CPU a move (mean, s) "
         "| rating [95% interval] |",
