@@ -184,7 +184,7 @@ def spread_page(measured: list[Calibration], command: str) -> str:
         f"Command: `{command}`",
         "",
         f"Machine: {cpu_model()}, Python {platform.python_version()}. Workload `{WORKLOAD}`: plain ISMCTS, "
-        f"{SIMULATIONS} simulations from seed 0 on each of {POSITIONS} positions of {len(CONFIGS)} games, "
+        f"{SIMULATIONS} simulations from seed 0 on each of {POSITIONS} positions of each of {len(CONFIGS)} games, "
         f"{ROUNDS} rounds, the fastest kept; factor = that speed over the reference's {REFERENCE_SPEED:,.0f} "
         f"simulations per CPU second ({REFERENCE_MACHINE}).",
         "",

@@ -76,10 +76,12 @@ def markdown(paths: list[Path]) -> str:
     normal, slowed = (row["rating"] for row in rows)
     agree = normal.low <= slowed.value <= normal.high and slowed.low <= normal.value <= slowed.high
     deals = len({g["deal"] for g in records.read([paths[0]]).games})
+    budget = rows[0]["run"]["reference_budgets"]["rated:normal"]
     lines = [
         "# Budgets across machines: the calibration check",
         "",
-        f"Made by `python -m benchmarks.calibration_check play` (`{report.shown_path(paths[0].parent)}`); its runs:",
+        f"Command: `python -m benchmarks.calibration_check play --deals {deals} --budget {budget:g} --records FOLDER "
+        f"--out FILE` (the records: `{report.shown_path(paths[0].parent)}`); its two runs:",
         "",
         *(
             f"- {name}: `{row['run']['command']}`{report.provenance_note(row['run']['provenance'])}"
@@ -87,7 +89,7 @@ def markdown(paths: list[Path]) -> str:
         ),  # fmt: skip
         "",
         f"One time-budgeted search (`{AGENT}`, plain ISMCTS on 0.8 of its budget a move) rated twice on the "
-        f"same {deals} test deals of {GAME}, against random and {', '.join(RUNGS)}: on this machine, and on a "
+        f"same {deals} test deals of {GAME}, against random, {', '.join(RUNGS)}: on this machine, and on a "
         f"simulated machine {SLOWDOWN} times slower (each step of the search costs {SLOWDOWN} times its CPU, and "
         f"the calibration factor is the first run's divided by {SLOWDOWN}). Its budget is in reference seconds; "
         "the CPU seconds a move it gets are that over the factor (`docs/benchmark.md`, Budgets).",
@@ -104,7 +106,14 @@ def markdown(paths: list[Path]) -> str:
             f"{run['budgets'][label]:g} | {row['cpu']:.4f} | {rated.value:,.0f} [{rated.low:,.0f}, {rated.high:,.0f}] |"
         )
     verdict = "agree: each lies within the other's interval" if agree else "do NOT agree within their intervals"
-    lines += ["", f"**The two ratings differ by {abs(normal.value - slowed.value):,.0f}; they {verdict}.**"]
+    lines += ["", f"**The two ratings differ by {abs(normal.value - slowed.value):,.0f}; they {verdict}.**", ""]
+    lines.append(
+        "The CPU a move doubles with the budget, as it should. What this does not show: that the check would "
+        "catch a machine left uncalibrated (the same slowed search at the normal budget makes about half the "
+        "simulations a move, a difference these intervals, from few deals, may not resolve), or anything of a "
+        "real slower machine beyond the search's own steps (the referee, the engine's memory, the sealed "
+        "process's start)."
+    )
     return "\n".join(lines) + "\n"
 
 
