@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.core import arena, provenance, records, report, verify
+from benchmarks.core import arena, calibration, provenance, records, report, verify
 from benchmarks.core.matches import AgentSpec
 from benchmarks.core.protocol import (
     LADDERS,
@@ -127,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     agents = {rung.label: {"name": rung.name, "options": dict(rung.options)} for rung in LADDERS[ladder].rungs}
     run = records.new_run(["python", "-m", "benchmarks.leaderboard", *argv], agents)  # one run, every record
     run["deal_offset"] = offset
+    run["calibration"] = calibration.entry(calibration.measure())  # the machine, though the rungs count iterations
     with backend:
         for (game, config), path in zip(chosen, paths):
             print(f"{config_label(game, config)}: {ladder} ladder, {deals} test deals", file=sys.stderr)

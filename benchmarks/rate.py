@@ -30,6 +30,13 @@ makes it again. An agent that fails (any exception, an illegal action, a move
 over its ``--budget``, a dead or silent process) loses that game and the rest
 of its deal, and the report lists each failure (exit status 1). The first deal
 is played alone first: an agent that fails there is stopped at once, unrated.
+
+``--budget`` is in reference seconds: the run first measures this machine
+(:mod:`benchmarks.calibration`, a second or two) and the agent gets
+``budget / factor`` CPU seconds a move here (a class whose ``__init__`` takes
+``budget`` is given that figure); the record and the report hold both, and the
+calibration. ``--calibration-factor F`` gives the factor instead of measuring it,
+to simulate another machine.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import math
 import re
 import secrets
 import shlex
@@ -48,7 +56,7 @@ from pathlib import Path
 import numpy as np
 
 from agents import make_agent, parse_agent_options
-from benchmarks.core import arena, records, report, user_agents
+from benchmarks.core import arena, calibration, records, report, user_agents
 from benchmarks.core import rating as rating_module
 from benchmarks.core.matches import AgentFailure, AgentSpec
 from benchmarks.core.protocol import (
@@ -124,7 +132,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--budget",
         type=float,
         default=DEFAULT_BUDGET,
-        help=f"CPU seconds a move the agent may think (default {DEFAULT_BUDGET}; see docs/benchmark.md for the margin)",
+        help=f"reference seconds a move the agent may think (default {DEFAULT_BUDGET}): CPU seconds of the reference "
+        "machine, scaled by this machine's calibration (docs/benchmark.md, Budgets)",
+    )
+    parser.add_argument(
+        "--calibration-factor",
+        type=float,
+        metavar="F",
+        help="this machine's speed relative to the reference machine, instead of measuring it (to simulate "
+        f"another machine; verify refuses such a record); from {calibration.FACTOR_RANGE[0]} to "
+        f"{calibration.FACTOR_RANGE[1]}",
     )
     parser.add_argument("--quick", action="store_true", help="the quick ladder: fewer deals, cheaper rungs")
     parser.add_argument("--deals", type=int, help="deals per table (default: the ladder's)")
@@ -174,6 +191,7 @@ class Rating:
     backend: pool.Backend
     reuse: records.Record | None
     offset: int
+    calibration: calibration.Calibration
 
 
 def prepare(args: argparse.Namespace) -> Rating:
@@ -182,8 +200,10 @@ def prepare(args: argparse.Namespace) -> Rating:
     game = make_game(args.game, **config)
     ladder = LADDERS["quick" if args.quick else "full"]
     deals = check_deals(ladder.deals if args.deals is None else args.deals)
-    if not args.budget > 0:
-        raise ValueError(f"--budget must be a positive number of CPU seconds, got {args.budget}")
+    if not (args.budget > 0 and math.isfinite(args.budget)):
+        raise ValueError(f"--budget must be a positive number of reference seconds, got {args.budget}")
+    given = args.calibration_factor
+    factor = None if given is None else calibration.check_factor(given)
     spec = rated_spec(args.agent, parse_agent_options(args.option, "--option"), args.label)
     if spec.label in {rung.label for ladder_ in LADDERS.values() for rung in ladder_.rungs}:
         raise ValueError(f"--label {spec.label!r} is a rung's label; choose another")
@@ -199,7 +219,9 @@ def prepare(args: argparse.Namespace) -> Rating:
     backend = pool.from_args(args)
     paths = sorted(glob.glob(str(LEADERBOARD_RECORDS / "*.jsonl*"))) if args.reference is None else args.reference
     reuse = records.read(paths).of_protocol(PROTOCOL) if paths else None
-    return Rating(config, ladder, deals, spec, chosen_rungs(ladder, game, args.rungs), backend, reuse, offset)
+    machine = calibration.measure() if factor is None else calibration.Calibration(factor)
+    rungs = chosen_rungs(ladder, game, args.rungs)
+    return Rating(config, ladder, deals, spec, rungs, backend, reuse, offset, machine)
 
 
 def chosen_rungs(ladder: Ladder, game, labels: list[str] | None) -> list:
@@ -226,15 +248,18 @@ def play(rating: Rating, args: argparse.Namespace, argv: list[str]) -> tuple[rec
     agents = {s.label: agent_entry(s) for s in [spec, *specs.values()]}
     run = records.new_run(["python", "-m", "benchmarks.rate", *argv], agents, args.game)
     run["deal_offset"] = rating.offset
-    run["budgets"] = {spec.label: args.budget}
-    budgets = [(spec.label, args.budget)]
+    budget = calibration.scaled(args.budget, rating.calibration.factor)
+    run["calibration"] = calibration.entry(rating.calibration)
+    run |= {"reference_budgets": {spec.label: args.budget}, "budgets": {spec.label: budget}}
+    budgets = [(spec.label, budget)]
     sealed = [spec.label] if user_agents.is_user_agent(spec.name) else []
     key = secrets.randbits(63)  # the sealed agent's seeds: secret, never stored, never derived from the deal
     deals = (args.deal_set, rating.deals)
     tasks = arena.plan(args.game, rating.config, tables, *deals, budgets, rating.offset, sealed, key)
     where, deals = config_label(args.game, rating.config), f"{rating.deals} {args.deal_set} deals"
     with rating.backend:
-        print(f"{PROTOCOL}: {spec.label} on {where}, {len(tables)} tables x {deals}", file=sys.stderr)
+        print(f"{PROTOCOL}: {spec.label} on {where}, {len(tables)} tables x {deals}{calibration.describe(run)}",
+              file=sys.stderr)  # fmt: skip
         # the first deal against the first rung here first: an agent that breaks the protocol is stopped at once
         record = arena.play(tasks[:1], run, progress=False)
         if not record.failures:

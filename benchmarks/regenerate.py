@@ -4,10 +4,10 @@ what the records give.
     python -m benchmarks.regenerate            # check: write nothing, exit 1 naming each report that differs
     python -m benchmarks.regenerate --write    # write every report, then SUMMARY.md and the README's figures
 
-Each entry of :data:`REPORTS` is one command of a report module (``benchmarks.report``, ``levels``,
-``claims``, ``ceiling``, ``tournament``, ``luck_report``) run in this process into a scratch folder, with the committed
-files it makes. The check compares the text files (markdown, JSON) byte for byte; plots are made again
-but not compared, since a plot's bytes change with the plotting library's version. Then
+Each entry of :data:`REPORTS` is one command of a report module (``benchmarks.report``, ``levels``, ``claims``,
+``calibration_check``, ``ceiling``, ``tournament``, ``luck_report``) run in this process into a scratch folder,
+with the committed files it makes. The check compares the text files (markdown, JSON) byte for byte; plots are
+made again but not compared, since a plot's bytes change with the plotting library's version. Then
 ``benchmarks.summary`` checks (or, with ``--write``, fills) SUMMARY.md and the README from the reports.
 
 The measurements that play no games (speed, throughput, server load: ``throughput.md``, ``batch.md``,
@@ -97,6 +97,16 @@ REPORTS = (
         ("benchmarks/results/levels.md", "benchmarks/results/levels.json"),
     ),
     Report("benchmarks.claims", ("report", "--out", "{out}/claims.md"), ("benchmarks/results/claims.md",)),
+    Report(
+        "benchmarks.calibration_check",
+        (
+            "report",
+            *(f"benchmarks/records/calibration/{run}.jsonl.gz" for run in ("normal", "slowed")),
+            "--out",
+            "{out}/calibration.md",
+        ),
+        ("benchmarks/results/calibration.md",),
+    ),
     Report(
         "benchmarks.relative_skill",
         ("report", "--out", "{out}/relative_skill.md"),

@@ -83,7 +83,7 @@ BROKEN = textwrap.dedent(
 def test_an_agent_that_breaks_the_protocol_is_stopped_with_a_report(tmp_path, capsys, name, budget, message):
     (tmp_path / "broken.py").write_text(BROKEN)
     argv = [f"{tmp_path / 'broken.py'}:{name}", *WAPI_2P, "--deals", "2", "--budget", budget, "--deal-offset", "0"]
-    argv += ["--record", str(tmp_path / "r.jsonl"), "--processes", "1"]
+    argv += ["--record", str(tmp_path / "r.jsonl"), "--processes", "1", "--calibration-factor", "1"]  # budget as given
     assert rate.main(argv) == 1
     out = capsys.readouterr().out
     assert f"rated:{name} was stopped: it broke the protocol" in out

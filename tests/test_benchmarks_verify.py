@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from benchmarks import leaderboard
-from benchmarks.core import arena, records, verify
+from benchmarks.core import arena, calibration, records, verify
 from benchmarks.core.matches import AgentSpec
 
+#: A machine exactly as fast as the reference, measured (its one round the reference speed).
+MACHINE = calibration.Calibration(1.0, (calibration.REFERENCE_SPEED,))
 QUITTER = f"{Path(__file__).resolve().parent / 'data' / 'cheats.py'}:Quitter"
 
 
@@ -23,6 +25,7 @@ def played() -> records.Record:
     agents = {s.label: {"name": s.name, "options": {}} for s in (heuristic, random)}
     agents["quitter"] = {"name": QUITTER, "options": {}, "sha256": "0" * 64}
     run = records.new_run(["python", "-m", "test"], agents, "wapi") | {"budgets": {"heuristic": 1.0}}
+    run |= {"reference_budgets": {"heuristic": 1.0}, "calibration": calibration.entry(MACHINE)}
     run["provenance"] |= {"dirty": False, "diff": None, "commit": "c" * 40}
     tasks = arena.plan("wapi", {"num_players": 2}, [(heuristic, random), (quitter, random)], "test", 2)
     return arena.play(tasks, run, progress=False)

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from benchmarks.core import records
+from benchmarks.core import calibration, records
 from benchmarks.core.protocol import ANCHOR_TABLE, ANCHORS, config_label, configurations
 from benchmarks.core.rating import PRIOR_DRAWS, AnchoredRating, anchored_ratings, win_shares
 from benchmarks.core.records import ROOT, Record
@@ -234,6 +234,7 @@ def markdown(record: Record, title: str, intro: str = "", sources: Sequence[str 
         lines.append(f"- `{run['command']}` ({run['protocol']}, {run['version']}, {run['started']}): {count} games")
         if "provenance" in run:  # v2: the run's origin, and a mark no one can miss on a dirty one
             lines[-1] += provenance_note(run["provenance"])
+        lines[-1] += calibration.describe(run)  # a rating's machine and budgets (benchmarks.core.calibration)
     if record.failures:
         lines += ["", "## Protocol violations", ""] + failure_lines(record.failures)
     lines.append("")

@@ -7,7 +7,9 @@ its own (:mod:`benchmarks.core.sealed`), never in the referee's: the referee onl
 hashes the code (:func:`code_hash`), finding its files without importing them. The class implements the agent
 protocol (:mod:`agents.protocol`: ``act(view) -> int``, optional ``reset()``)
 and is built as ``Class(game=..., seed=..., **options)``, ``game`` and ``seed``
-passed only when its ``__init__`` takes them.
+passed only when its ``__init__`` takes them, and ``budget`` (its CPU seconds a
+move on this machine: the ``--budget`` in reference seconds scaled by the
+machine's calibration, :mod:`benchmarks.core.calibration`) only when it names it.
 """
 
 from __future__ import annotations
@@ -65,16 +67,21 @@ def agent_class(name: str) -> type:
     return cls
 
 
-def build(name: str, game: Game, seed: int | None, options: dict[str, Any]) -> Agent:
-    """An instance of the user's class for one game; its options checked against its ``__init__``."""
+def build(name: str, game: Game, seed: int | None, options: dict[str, Any], budget: float | None = None) -> Agent:
+    """An instance of the user's class for one game; its options checked against its ``__init__``. ``budget``
+    (CPU seconds a move on this machine, :mod:`benchmarks.core.calibration`) is passed when ``__init__`` names it."""
     cls = agent_class(name)
     params = inspect.signature(cls).parameters  # of __init__ without self; () when it has none
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     unknown = sorted(set(options) - set(params)) if not takes_any else []
     if unknown:
         raise ValueError(f"unknown options {shown(unknown)} for {name}; its __init__ takes {list(params)}")
+    if "budget" in options:
+        raise ValueError(f"budget is not an option of {name}: the protocol gives it (--budget, scaled to this machine)")
     given = {"game": game, "seed": seed}
     kwargs = {k: v for k, v in given.items() if k in params or takes_any}
+    if "budget" in params:  # named only: an agent that takes **options never gets a budget it did not ask for
+        kwargs["budget"] = budget
     return cls(**kwargs, **options)
 
 

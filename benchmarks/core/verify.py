@@ -7,8 +7,10 @@ A record is accepted only if every check passes:
 - **provenance**: every run names its commit and was made from a clean checkout;
 - **hashes**: every engine hash, and every reference agent's anchor hash, is what this checkout computes
   (a user's agent is identified by its ``sha256``, which only its code can confirm);
-- **budgets**: no move of an agent with a budget (the run's ``budgets``) took more CPU than the protocol
-  allows, unless a failure line says so;
+- **calibration**: every run holds its machine's calibration, measured, plausible, and the run's ``budgets``
+  are its ``reference_budgets`` scaled by it (:func:`benchmarks.core.calibration.problems`);
+- **budgets**: no move of an agent with a budget (the run's ``budgets``, CPU seconds of its machine) took more
+  CPU than the protocol allows, unless a failure line says so;
 - **replay**: every game is played again from its seed with its stored actions, each legal, to the stored
   scores and winners; a forfeited game's actions are legal, and a failure line of its deal names its agent.
 """
@@ -19,7 +21,7 @@ from collections.abc import Iterator
 
 import envs
 from agents.protocol import start_game
-from benchmarks.core import anchors
+from benchmarks.core import anchors, calibration
 from benchmarks.core.protocol import PROTOCOL, move_limit
 from benchmarks.core.records import Record
 from envs.core.engine import IllegalActionError
@@ -36,6 +38,7 @@ def check_runs(record: Record) -> Iterator[str]:
         origin = run["provenance"]
         if origin["dirty"] or not origin["commit"]:
             yield f"{name}: made from a dirty checkout (or outside git): not citable"
+        yield from (f"{name}: {problem}" for problem in calibration.problems(run))
         for game in games_of[run["run"]]:
             if run["engines"].get(game) != anchors.engine_hash(game):
                 yield f"{name}: the {game} engine's hash is not this checkout's"

@@ -6,7 +6,9 @@ and stdout. Messages in, each answered by one line out (``{"ok": true}``, ``{"ac
 
 - ``{"op": "game", "game": NAME, "config": {...}, "agent": "module:Class", "options": {...}}``: load the game
   and the user's class (importing the user's code happens here, in this process only);
-- ``{"op": "agent", "seed": S}``: a fresh instance of the class for the next game, seeded by the referee;
+- ``{"op": "agent", "seed": S, "budget": B}``: a fresh instance of the class for the next game, seeded by the
+  referee; ``B``, its CPU seconds a move on this machine (the reference budget scaled by the machine's
+  calibration, :mod:`benchmarks.core.calibration`), is passed to a class whose ``__init__`` takes ``budget``;
 - ``{"op": "act", "player": P, "legal": [...], "state": {...}}``: one move. ``state`` is a *determinization*
   the referee drew (:meth:`GameState.determinize`: everything the player cannot see re-sampled), so the
   view built here holds nothing the player may not know.
@@ -67,7 +69,7 @@ class Host:
             user_agents.agent_class(self.name)  # import the user's code now, so a broken file fails at once
             return {"ok": True}
         if op == "agent":
-            self.agent = user_agents.build(self.name, self.game, message["seed"], self.options)
+            self.agent = user_agents.build(self.name, self.game, message["seed"], self.options, message.get("budget"))
             self.agent.reset()
             return {"ok": True}
         if op == "act":

@@ -187,7 +187,7 @@ class Sealed(Agent):
         """A fresh agent seeded ``seed`` for the next game, ``rng`` the referee's for its determinizations, ``log``
         the game's actions; the clock starts when the agent is built."""
         self.cpu, self.move, self.rng, self.log = [], 0, rng, log
-        self._ask({"op": "agent", "seed": seed}, START_LIMIT, seat, "building it")
+        self._ask({"op": "agent", "seed": seed, "budget": self.budget}, START_LIMIT, seat, "building it")
         self.clock = tree_cpu(self.host.pid)
 
     def act(self, view: PlayerView) -> int:
