@@ -20,7 +20,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from envs.core.batch import NO_PLAYER, BatchGames
-from envs.core.dealing import DealsAhead
 from envs.core.engine import shown
 from envs.wakanda.batch_tables import (
     ACTION_KIND,
@@ -99,7 +98,6 @@ class WakandaBatch(BatchGames):
         self._rows = np.arange(n)
         self._mask: np.ndarray | None = None
         self._views: BatchViews | None = None
-        self._ahead: DealsAhead | None = None
 
     @classmethod
     def from_states(cls, states: Sequence[WakandaState]) -> WakandaBatch:
@@ -118,16 +116,10 @@ class WakandaBatch(BatchGames):
         return other
 
     # --- the deal ---------------------------------------------------------------------------
-    def _deal(self, where: np.ndarray) -> None:
-        self._place(where, *dealt(self.seeds[where]))
+    def _deals(self, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return dealt(seeds)
 
-    def _deal_next(self, where: np.ndarray) -> None:
-        """:meth:`reset_done`'s deals, made ahead for many games at a time (``envs.core.dealing``)."""
-        if self._ahead is None:
-            self._ahead = DealsAhead(dealt, self.num_games)
-        self._place(where, *self._ahead.take(where, self.seeds[where], self.seeds + self.num_games))
-
-    def _place(self, rows: np.ndarray, bags: np.ndarray, kinds: np.ndarray) -> None:
+    def _start(self, rows: np.ndarray, bags: np.ndarray, kinds: np.ndarray) -> None:
         """New games in ``rows`` from their deals: the opening position of ``WakandaState`` (the first player
         has drawn the bag's first piece), written straight into the arrays."""
         self.villages[rows], self.removed[rows] = kinds[:, :NUM_SLOTS], kinds[:, NUM_SLOTS:]
