@@ -241,7 +241,7 @@ def measure(name: str, rounds: int, seconds: float, sb3: bool = True) -> list[di
     rows[-1]["dealing"] = random_play.dealing / (rounds * seconds)
     rows.append({"what": "vector env, random opponents", "size": VECTOR, "engine": engine + fallback})
     rows[-1].update(compare(VectorRunner(name, VECTOR), EnvRunner(module.env), rounds, seconds, counted=1))
-    rows[-1]["shares"] = vector_shares(name, VECTOR, seconds)
+    rows[-1]["shares"] = vector_shares(VectorRunner(name, VECTOR), seconds)
     heuristic = heuristic_module(game)
     how = "batch_policy" if hasattr(heuristic, "batch_policy") and not fallback else "game by game"
     rows.append({"what": f"heuristic ({how})", "size": BATCH, "engine": engine + fallback})

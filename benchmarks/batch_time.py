@@ -64,18 +64,16 @@ def clock_methods(target, parts: dict[str, tuple[str, ...]], clock: Clock) -> No
                 setattr(target, name, clock.wrap(part, getattr(target, name)))
 
 
-def vector_shares(name: str, size: int, seconds: float) -> dict:
-    """One clocked burst of the vector env of game ``name``: each part's share of the time, the opponents'
-    passes per learner step, and the ceiling's factor (the time over the engine's moves and dealing)."""
-    from benchmarks.batch import VectorRunner
-
-    runner, clock = VectorRunner(name, size), Clock()
+def vector_shares(runner, seconds: float) -> dict:
+    """One clocked burst of a :class:`benchmarks.batch.VectorRunner`: each part's share of the time, the
+    opponents' passes per learner step, and the ceiling's factor (the time over the engine's moves and dealing)."""
+    clock = Clock()
     clock_methods(runner.env.batch, ENGINE_PARTS, clock)
     runner.env.opponent = clock.wrap("opponents' policy", runner.env.opponent)
     steps, games, elapsed = runner.burst(seconds)
     shares = {part: clock.spent[part] / elapsed for part in [*ENGINE_PARTS, "opponents' policy"]}
     shares["the rest"] = 1.0 - sum(shares.values())
-    learner_steps = steps / size
+    learner_steps = steps / runner.env.num_envs
     passes = clock.calls["engine moves"] / learner_steps - 1  # each step: the learner's move, then passes
     return {"shares": shares, "passes": passes, "ceiling": 1 / (shares["engine moves"] + shares["dealing"])}
 

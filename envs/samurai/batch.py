@@ -22,7 +22,6 @@ Fields (N games, P players, S = 34 settlement indices plus the spare :data:`DUMM
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from envs.core.batch import NO_PLAYER, BatchGames, check_batch_args, new_game
