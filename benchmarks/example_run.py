@@ -9,8 +9,11 @@ in both rotations of the seats, into ``--record``. The rating's interval is clus
 win share against the heuristic comes with it; ``python -m benchmarks.report RECORD --out FILE`` makes
 the report again from the record (``benchmarks/regenerate.py`` lists it).
 
-    python -m benchmarks.example_run --seed 1 --deals 500 --model benchmarks/records/example/wakanda_seed1.pt \
+    python -m benchmarks.example_run --seed 1 --deals 150 --model benchmarks/records/example/wakanda_seed1.pt \
         --record benchmarks/records/example/wakanda.jsonl.gz
+
+Training takes about half an hour on a loaded two-core machine; the rating plays the model sealed, a
+process of its own for each deal (a few seconds each there, mostly importing torch).
 
 ``--skip-training`` rates a model already at ``--model`` (made by this command before).
 """
