@@ -80,6 +80,8 @@ def _tournament(name: str) -> Report:
 
 
 MODELS = tuple(f"benchmarks/records/models/{m}.jsonl.gz" for m in ("wakanda", "samurai_2p", "wapi_4p"))  # in order
+#: ``python -m benchmarks.example_run``'s record: examples/ppo_batch.py's default run against the heuristic.
+EXAMPLE_RUN = "benchmarks/records/example/wakanda.jsonl.gz"
 REPORTS = (
     Report(
         "benchmarks.report",
@@ -97,6 +99,17 @@ REPORTS = (
         ("benchmarks/results/levels.md", "benchmarks/results/levels.json"),
     ),
     Report("benchmarks.claims", ("report", "--out", "{out}/claims.md"), ("benchmarks/results/claims.md",)),
+    Report(
+        "benchmarks.report",
+        (
+            EXAMPLE_RUN,
+            "--title",
+            "examples/ppo_batch.py, its default run (benchmarks.example_run, seed 1) on the test deals",
+            "--out",
+            "{out}/example_run.md",
+        ),
+        ("benchmarks/results/example_run.md",),
+    ),
     Report(
         "benchmarks.relative_skill",
         ("report", "--out", "{out}/relative_skill.md"),
