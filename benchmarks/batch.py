@@ -18,6 +18,11 @@
   against learning on ``train.py``'s games (``training.league_games``: the same env, each game's opponent
   dealt from the league).
 
+Then, under "Where the time goes" (``benchmarks/batch_time.py``): the vector env's step split by part (the
+engine's moves, legality, dealing, observations, the opponents' policy, ...) with the ratio's ceiling were only
+the moves and dealing to cost, and MaskablePPO's run split into the env, the rollout's forward passes and the
+update, with the most any faster env could gain (Amdahl's law: ``1 / (1 - env share)``).
+
 Rates are per CPU second of this one process (one core). The two sides of a ratio run in alternating
 bursts; each round's ratio is the batched rate over the per-game rate of that round, and the figure is
 the median over the rounds with their range, so a loaded machine shows as a wide range, not a bias.
@@ -43,6 +48,7 @@ import numpy as np
 import envs
 from agents.heuristic import heuristic_module
 from agents.opponents import batch_opponent
+from benchmarks.batch_time import breakdown, learner_shares, vector_shares
 from benchmarks.search_speed import write_results
 from benchmarks.throughput import EngineRunner, EnvRunner, load_average
 from envs.core.batch import StateBatch, batch_games
@@ -121,7 +127,7 @@ class LearnerRunner:
         self.rollout = env.num_envs * settings["n_steps"]
         options = {key: settings[key] for key in ("n_steps", "batch_size", "n_epochs", "gamma", "learning_rate")}
         net = {"net_arch": settings["net_arch"]}
-        self.model = MaskablePPO("MlpPolicy", env, policy_kwargs=net, seed=0, device="cpu", **options)
+        self.env, self.model = env, MaskablePPO("MlpPolicy", env, policy_kwargs=net, seed=0, device="cpu", **options)
 
     def burst(self, seconds: float) -> tuple[int, int, float]:
         steps, start = 0, time.process_time()
@@ -139,11 +145,13 @@ def sb3_rows(name: str, rounds: int, seconds: float) -> list[dict]:
     for what, runner, other in [
         ("MaskablePPO, random opponents", lambda env: LearnerRunner(env, settings), "train.py's games"),
     ]:
-        mine, theirs = make["sb3_vec_env"](), make[other]()
+        mine, theirs = runner(make["sb3_vec_env"]()), runner(make[other]())
         rows.append({"what": f"{what}; against {other}", "size": size, "engine": "sb3_vec_env"})
-        rows[-1].update(compare(runner(mine), runner(theirs), rounds, seconds))
-        mine.close()
-        theirs.close()
+        rows[-1].update(compare(mine, theirs, rounds, seconds))
+        if isinstance(mine, LearnerRunner):
+            rows[-1]["shares"] = {"sb3_vec_env": learner_shares(mine), other: learner_shares(theirs)}
+        mine.env.close()
+        theirs.env.close()
     return rows
 
 
@@ -197,6 +205,7 @@ def measure(name: str, rounds: int, seconds: float, sb3: bool = True) -> list[di
     rows[-1]["dealing"] = random_play.dealing / (rounds * seconds)
     rows.append({"what": "vector env, random opponents", "size": VECTOR, "engine": engine + fallback})
     rows[-1].update(compare(VectorRunner(name, VECTOR), EnvRunner(module.env), rounds, seconds, counted=1))
+    rows[-1]["shares"] = vector_shares(VectorRunner(name, VECTOR), seconds)
     heuristic = heuristic_module(game)
     how = "batch_policy" if hasattr(heuristic, "batch_policy") and not fallback else "game by game"
     rows.append({"what": f"heuristic ({how})", "size": BATCH, "engine": engine + fallback})
@@ -252,9 +261,9 @@ def main(argv: list[str] | None = None) -> None:
         about += " Engine (reference): no fast engine yet, the batch runs on StateBatch over per-game states."
     title = "Batched engines and the vector env against the per-game engines"
     if args.out is not None:
-        write_results(args.out, title, "benchmarks.batch", argv, about, table(rows))
+        write_results(args.out, title, "benchmarks.batch", argv, about, table(rows) + breakdown(rows))
     else:
-        print("\n".join([f"# {title}", "", about, "", *table(rows)]))
+        print("\n".join([f"# {title}", "", about, "", *table(rows), *breakdown(rows)]))
 
 
 if __name__ == "__main__":

@@ -80,6 +80,8 @@ def _tournament(name: str) -> Report:
 
 
 MODELS = tuple(f"benchmarks/records/models/{m}.jsonl.gz" for m in ("wakanda", "samurai_2p", "wapi_4p"))  # in order
+#: ``python -m benchmarks.example_run``'s record: examples/ppo_batch.py's default run against the heuristic.
+EXAMPLE_RUN = "benchmarks/records/example/wakanda.jsonl.gz"
 REPORTS = (
     Report(
         "benchmarks.report",
@@ -106,6 +108,17 @@ REPORTS = (
             "{out}/calibration.md",
         ),
         ("benchmarks/results/calibration.md",),
+    ),
+    Report(
+        "benchmarks.report",
+        (
+            EXAMPLE_RUN,
+            "--title",
+            "examples/ppo_batch.py, its default run (benchmarks.example_run, seed 1) on the test deals",
+            "--out",
+            "{out}/example_run.md",
+        ),
+        ("benchmarks/results/example_run.md",),
     ),
     Report(
         "benchmarks.relative_skill",

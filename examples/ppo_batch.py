@@ -1,9 +1,9 @@
 """PPO with action masks on a batched drawluck game, in CleanRL's shape (``cleanrl/ppo.py``), in torch.
 
 The learner plays one seat of ``--num-envs`` games at once through ``envs.<game>_v0.vector_env``
-(the batch engine, opponents moved inside it); every setting is in :class:`Args`; illegal actions
+(the batch engine, opponents moved inside it); every setting is in :data:`SETTINGS` (``--help``); illegal actions
 get zero probability from ``infos["action_mask"]``. Every ``--eval-every`` updates the greedy policy
-plays test deals (seeds far from the training's) against random and heuristic opponents: win rates with
+plays held-out deals (seeds far from the training's) against random and heuristic opponents: win rates with
 95% intervals, printed and logged to TensorBoard (``tensorboard --logdir runs``) with the losses. The
 model is saved as ``runs/<run name>/agent.pt`` and plays as an agent of the agent protocol:
 ``python -m benchmarks.rate examples/ppo_batch.py:BatchPPOAgent --option model=runs/<run>/agent.pt --game G``.
@@ -32,66 +32,54 @@ from agents.opponents import batch_opponent
 from envs.games import make_game
 from training.win_rates import wilson_interval
 
-#: The first seed of the evaluation's test deals: far beyond any seed a training run deals.
-TEST_DEALS = 10**9
+#: The first seed of the evaluation's deals: far beyond any seed a training run deals, but in the benchmark's
+#: tuning set (``docs/benchmark.md``): a run is watched on them; its reported figure is on the test set
+#: (``python -m benchmarks.example_run``, ``benchmarks/results/example_run.md``).
+EVAL_DEALS = 10**9
 
 
-@dataclass
-class Args:
-    game: str = "wakanda"
-    """the game (wapi, wakanda, samurai), in its default configuration"""
-    opponents: str = "heuristic"
-    """who plays the other seats while training: random or heuristic"""
-    seed: int = 1
-    """seed of the games, the opponents and torch"""
-    total_timesteps: int = 1_500_000
-    """learner steps in all"""
-    hidden: int = 256
-    """units in each of the two hidden layers of the actor and of the critic"""
-    learning_rate: float = 5e-4
-    """the optimizer's learning rate"""
-    anneal_lr: bool = True
-    """anneal the learning rate linearly to zero"""
-    num_envs: int = 256
-    """games played at once"""
-    num_steps: int = 32
-    """steps in each game per rollout"""
-    gamma: float = 1.0
-    """discount (the only reward is at the end of a game)"""
-    gae_lambda: float = 0.95
-    """lambda of the generalised advantage estimate"""
-    num_minibatches: int = 4
-    """minibatches per epoch"""
-    update_epochs: int = 4
-    """epochs over each rollout"""
-    norm_adv: bool = True
-    """normalise the advantages in each minibatch"""
-    clip_coef: float = 0.2
-    """the surrogate clipping coefficient"""
-    clip_vloss: bool = True
-    """clip the value loss as the surrogate is clipped"""
-    ent_coef: float = 0.01
-    """entropy coefficient"""
-    vf_coef: float = 0.5
-    """value function coefficient"""
-    max_grad_norm: float = 0.5
-    """gradient clipping"""
-    eval_every: int = 30
-    """updates between evaluations (and one at the end); 0: only at the end"""
-    eval_games: int = 400
-    """test deals per opponent in an evaluation"""
-    out: str = "runs"
-    """where each run's folder goes (TensorBoard logs and agent.pt)"""
+#: Every setting: (name, default, what it is). ``Args`` holds them; each is a flag (``--num-envs``), its help the text.
+SETTINGS = (
+    # the run
+    ("game", "wakanda", "the game (wapi, wakanda, samurai), in its default configuration"),
+    ("opponents", "heuristic", "who plays the other seats while training: random or heuristic"),
+    ("seed", 1, "seed of the games, the opponents and torch"),
+    ("total_timesteps", 1_500_000, "learner steps in all"),
+    ("out", "runs", "where each run's folder goes (TensorBoard logs and agent.pt)"),
+    # the batch and the network
+    ("num_envs", 256, "games played at once"),
+    ("num_steps", 32, "steps in each game per rollout"),
+    ("hidden", 256, "units in each of the two hidden layers of the actor and of the critic"),
+    # the optimiser
+    ("learning_rate", 5e-4, "the optimizer's learning rate"),
+    ("anneal_lr", True, "anneal the learning rate linearly to zero"),
+    ("max_grad_norm", 0.5, "gradient clipping"),
+    # PPO
+    ("gamma", 1.0, "discount (the only reward is at the end of a game)"),
+    ("gae_lambda", 0.95, "lambda of the generalised advantage estimate"),
+    ("num_minibatches", 4, "minibatches per epoch"),
+    ("update_epochs", 4, "epochs over each rollout"),
+    ("norm_adv", True, "normalise the advantages in each minibatch"),
+    ("clip_coef", 0.2, "the surrogate clipping coefficient"),
+    ("clip_vloss", True, "clip the value loss as the surrogate is clipped"),
+    ("ent_coef", 0.01, "entropy coefficient"),
+    ("vf_coef", 0.5, "value function coefficient"),
+    # evaluation
+    ("eval_every", 30, "updates between evaluations (and one at the end); 0: only at the end"),
+    ("eval_games", 400, "held-out deals per opponent in an evaluation"),
+)
+#: The settings of a run, as CleanRL's ``Args`` (a dataclass: ``args.num_envs``), made from :data:`SETTINGS`.
+Args = dataclasses.make_dataclass("Args", [(name, type(default), default) for name, default, _ in SETTINGS])
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for field in dataclasses.fields(Args):
-        flag, kind = f"--{field.name.replace('_', '-')}", type(field.default)
-        if kind is bool:  # --norm-adv / --no-norm-adv: bool("False") would be True
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=field.default)
+    for name, default, text in SETTINGS:
+        flag = f"--{name.replace('_', '-')}"
+        if type(default) is bool:  # --norm-adv / --no-norm-adv: bool("False") would be True
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=text)
         else:
-            parser.add_argument(flag, type=kind, default=field.default)
+            parser.add_argument(flag, type=type(default), default=default, help=f"{text} (default {default})")
     return Args(**vars(parser.parse_args(argv)))
 
 
@@ -216,11 +204,11 @@ def update(args: Args, agent: Agent, optimizer, rollout: Rollout, advantage, ret
 
 
 def evaluate(agent: Agent, game: str, opponent: str, games: int) -> dict:
-    """The greedy policy on ``games`` test deals (seeds from :data:`TEST_DEALS`, the learner's seat rotating with
+    """The greedy policy on ``games`` held-out deals (seeds from :data:`EVAL_DEALS`, the learner's seat rotating with
     the seed) against ``opponent`` in every other seat: its win rate (a win 1, a game all players share
     1/players, a loss 0) with a 95% Wilson interval. Each slot's first game counts."""
     envs = importlib.import_module(f"envs.{game}_v0").vector_env(
-        games, opponents=batch_opponent(opponent, make_game(game)), seed=TEST_DEALS
+        games, opponents=batch_opponent(opponent, make_game(game)), seed=EVAL_DEALS
     )
     obs, infos = envs.reset()
     points, counted = np.zeros(games), np.zeros(games, dtype=bool)
@@ -285,7 +273,7 @@ def evaluate_now(agent: Agent, args: Args, writer, step: int) -> list[dict]:
         writer.add_scalar(f"eval/win_rate_vs_{opponent}", result["win_rate"], step)
         print(
             f"  vs {opponent}: win rate {result['win_rate']:.3f} [{result['low']:.3f}, {result['high']:.3f}] "
-            f"on {result['games']} test deals",
+            f"on {result['games']} held-out deals",
             flush=True,
         )
         results.append(result)

@@ -41,6 +41,7 @@ from collections.abc import Sequence
 import numpy as np
 from gymnasium.utils import seeding
 
+from envs.core.dealing import DealsAhead
 from envs.core.engine import Game, GameState, IllegalActionError, check_choice, is_int, shown
 from envs.core.seeding import seeded
 
@@ -88,6 +89,7 @@ class BatchGames(ABC):
         self.game = game
         self.num_games = num_games
         self.seeds = seed + np.arange(num_games, dtype=np.int64)
+        self._ahead: DealsAhead | None = None  # the next deals, made ahead (an array engine's, _deal_next)
 
     def __len__(self) -> int:
         return self.num_games
@@ -170,9 +172,19 @@ class BatchGames(ABC):
     def winners(self) -> np.ndarray:
         """``(N, num_players)`` bool: the winners of each finished game (all False while playing)."""
 
-    @abstractmethod
+    def _deals(self, seeds: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The deals of ``seeds`` as arrays whose first axis is the seed (``envs.core.dealing.Dealer``): an array
+        engine's vectorised deal, written into its games by :meth:`_start`."""
+        raise NotImplementedError(f"{type(self).__name__} deals by its own _deal")
+
+    def _start(self, rows: np.ndarray, *deals: np.ndarray) -> None:
+        """Start the games ``rows`` from their deals (:meth:`_deals`' arrays, one row per game)."""
+        raise NotImplementedError(f"{type(self).__name__} deals by its own _deal")
+
     def _deal(self, where: np.ndarray) -> None:
-        """Start the games at indices ``where`` afresh from their ``seeds``."""
+        """Start the games at indices ``where`` afresh from their ``seeds``: an array engine's deals
+        (:meth:`_deals`) written into those games (:meth:`_start`); an engine of another kind overrides it."""
+        self._start(where, *self._deals(self.seeds[where]))
 
     @abstractmethod
     def state(self, index: int) -> GameState:
@@ -227,8 +239,11 @@ class BatchGames(ABC):
 
     def _deal_next(self, where: np.ndarray) -> None:
         """:meth:`reset_done`'s deal of the games ``where`` (their seeds just advanced by N, so every game's
-        next seed is known): an engine that makes its deals ahead overrides it (``envs.core.dealing``)."""
-        self._deal(where)
+        next seed is known): an array engine's deals made ahead for many games at a time (``envs.core.dealing``),
+        once here for every engine; an engine that deals by its own :meth:`_deal` overrides it."""
+        if self._ahead is None:
+            self._ahead = DealsAhead(self._deals, self.num_games)
+        self._start(where, *self._ahead.take(where, self.seeds[where], self.seeds + self.num_games))
 
     def _action_vector(self, actions) -> np.ndarray:
         """``actions`` as an array of N ints, or a ValueError saying what it is instead."""
@@ -341,6 +356,9 @@ class StateBatch(BatchGames):
         for i, state in zip(where, new_games(self.game, self.seeds[where])):
             self.states[i] = state
             self._observers[i].follow(state)
+
+    def _deal_next(self, where: np.ndarray) -> None:
+        self._deal(where)  # per-game states: nothing to make ahead
 
     def state(self, index: int) -> GameState:
         return self.states[index].clone()

@@ -22,12 +22,9 @@ Fields (N games, P players, S = 34 settlement indices plus the spare :data:`DUMM
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
 from envs.core.batch import NO_PLAYER, BatchGames, check_batch_args, new_game
-from envs.core.dealing import DealsAhead
 from envs.samurai.actions import END_TURN, FIGURE, HEX
 from envs.samurai.batch_deal import dealt
 from envs.samurai.batch_legal import BatchLegal
@@ -102,7 +99,6 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
         self.swap_ok = np.zeros(n, dtype=bool)
         self._mask: np.ndarray | None = None
         self._mask_where: tuple[np.ndarray, np.ndarray] | None = None
-        self._ahead: DealsAhead | None = None
         self._opening_phase: int | None = None  # the first phase of a deal: known from the first one dealt
 
     def take(self, rows: np.ndarray) -> SamuraiBatch:
@@ -119,13 +115,10 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
     def _deal(self, where: np.ndarray) -> None:
         if self._opening_phase is None:
             self._opening_phase = PHASES.index(new_game(self.game, 0).phase)
-        self._open(where, *dealt(self.game, self.seeds[where]))
+        super()._deal(where)
 
-    def _deal_next(self, where: np.ndarray) -> None:
-        """:meth:`reset_done`'s deals, made ahead for many games at a time (``envs.core.dealing``)."""
-        if self._ahead is None:
-            self._ahead = DealsAhead(partial(dealt, self.game), self.num_games)
-        self._open(where, *self._ahead.take(where, self.seeds[where], self.seeds + self.num_games))
+    def _deals(self, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return dealt(self.game, seeds)
 
     # --- what the protocol reads -------------------------------------------------
     @property

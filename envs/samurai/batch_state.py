@@ -48,7 +48,7 @@ class BatchStateIO:
         self.swap_from[rows] = [state.swap_from for state in states]
         self._derive(rows)
 
-    def _open(self, rows: np.ndarray, piles: np.ndarray, figures: np.ndarray) -> None:
+    def _start(self, rows: np.ndarray, piles: np.ndarray, figures: np.ndarray) -> None:
         """Rows ``rows`` become the opening positions of these deals (``batch_deal.dealt``: piles ``(m, P, 20)``,
         figures ``(m, S, 3)``), as ``SamuraiState.__init__`` sets one up: player 0 to open the first phase,
         hands drawn from the piles unless chosen, an empty board; then the lookups (:meth:`_derive`)."""

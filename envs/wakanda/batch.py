@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from envs.core.batch import NO_PLAYER, BatchGames
-from envs.core.dealing import DealsAhead
 from envs.core.engine import shown
+from envs.wakanda import components
 from envs.wakanda.batch_tables import (
     ACTION_KIND,
     ACTION_SLOT,
@@ -37,23 +37,11 @@ from envs.wakanda.batch_tables import (
 )
 from envs.wakanda.batch_view import BatchViews
 from envs.wakanda.components import (
-    FIRST_AVAILABLE,
-    FIRST_PLAYER,
-    HEADDRESSES,
-    HEIGHT,
-    HEIGHT_POINTS,
     NUM_PIECE_KINDS,
     NUM_PIECES,
     NUM_PLAYERS,
     NUM_SLOTS,
     NUM_VILLAGE_KINDS,
-    PIECE_COUNTS,
-    PIECES,
-    SUN,
-    SUN_PENALTY,
-    VARIETY,
-    VARIETY_POINTS,
-    VILLAGES,
 )
 from envs.wakanda.game import WakandaGame
 from envs.wakanda.rules import WakandaState
@@ -99,7 +87,6 @@ class WakandaBatch(BatchGames):
         self._rows = np.arange(n)
         self._mask: np.ndarray | None = None
         self._views: BatchViews | None = None
-        self._ahead: DealsAhead | None = None
 
     @classmethod
     def from_states(cls, states: Sequence[WakandaState]) -> WakandaBatch:
@@ -118,16 +105,10 @@ class WakandaBatch(BatchGames):
         return other
 
     # --- the deal ---------------------------------------------------------------------------
-    def _deal(self, where: np.ndarray) -> None:
-        self._place(where, *dealt(self.seeds[where]))
+    def _deals(self, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return dealt(seeds)
 
-    def _deal_next(self, where: np.ndarray) -> None:
-        """:meth:`reset_done`'s deals, made ahead for many games at a time (``envs.core.dealing``)."""
-        if self._ahead is None:
-            self._ahead = DealsAhead(dealt, self.num_games)
-        self._place(where, *self._ahead.take(where, self.seeds[where], self.seeds + self.num_games))
-
-    def _place(self, rows: np.ndarray, bags: np.ndarray, kinds: np.ndarray) -> None:
+    def _start(self, rows: np.ndarray, bags: np.ndarray, kinds: np.ndarray) -> None:
         """New games in ``rows`` from their deals: the opening position of ``WakandaState`` (the first player
         has drawn the bag's first piece), written straight into the arrays."""
         self.villages[rows], self.removed[rows] = kinds[:, :NUM_SLOTS], kinds[:, NUM_SLOTS:]
@@ -135,19 +116,19 @@ class WakandaBatch(BatchGames):
         self.bag[rows, 0] = 0  # drawn: as ``_load`` pads a bag's drawn pieces
         self.next_draw[rows] = 1
         self.supplies[rows] = 0
-        self.supplies[rows, FIRST_PLAYER, bags[:, 0]] = 1
-        self.revealed[rows], self.finished[rows], self.owner[rows] = FIRST_AVAILABLE, 0, NO_OWNER
-        self.headdresses[rows], self.third_first[rows] = HEADDRESSES, NO_PLAYER
-        self.player[rows] = FIRST_PLAYER
+        self.supplies[rows, components.FIRST_PLAYER, bags[:, 0]] = 1
+        self.revealed[rows], self.finished[rows], self.owner[rows] = components.FIRST_AVAILABLE, 0, NO_OWNER
+        self.headdresses[rows], self.third_first[rows] = components.HEADDRESSES, NO_PLAYER
+        self.player[rows] = components.FIRST_PLAYER
         self.heights[rows], self.totems[rows] = 0, 0
         # what ``_derive`` would find: the bag less its first piece, an empty table, no scores yet
-        self.bag_counts[rows] = PIECE_COUNTS
+        self.bag_counts[rows] = components.PIECE_COUNTS
         self.bag_counts[rows, bags[:, 0]] -= 1
         self.totem_counts[rows], self.held[rows], self.held_tallest[rows] = 0, 0, 0
         self.owned_kinds[rows], self.score[rows] = False, 0
-        self.open_bits[rows], self.nonempty_bits[rows] = bits_of(AVAILABLE_SLOTS[FIRST_AVAILABLE][None]), 0
+        self.open_bits[rows], self.nonempty_bits[rows] = bits_of(AVAILABLE_SLOTS[components.FIRST_AVAILABLE][None]), 0
         self.supply_bits[rows] = 0
-        self.supply_bits[rows, FIRST_PLAYER] = BIT[bags[:, 0]]
+        self.supply_bits[rows, components.FIRST_PLAYER] = BIT[bags[:, 0]]
         self._mask = None
         if self._views is not None:
             self._views.encode(self, rows)
@@ -208,9 +189,11 @@ class WakandaBatch(BatchGames):
         held = np.take(self.held.reshape(-1, NUM_PIECE_KINDS), seat, axis=0)
         owned = np.take(self.owned_kinds.reshape(-1, NUM_VILLAGE_KINDS), seat, axis=0)
         score = (held * owned[:, :NUM_PIECE_KINDS]) @ PER_PIECE
-        score += np.where(owned[:, VARIETY], VARIETY_POINTS * (held > 0).sum(axis=1), 0)
-        score += np.where(owned[:, HEIGHT], HEIGHT_POINTS * self.held_tallest.reshape(-1)[seat], 0)
-        score -= np.where(owned[:, SUN], 0, SUN_PENALTY * held[:, SUN])
+        score += np.where(owned[:, components.VARIETY], components.VARIETY_POINTS * (held > 0).sum(axis=1), 0)
+        score += np.where(
+            owned[:, components.HEIGHT], components.HEIGHT_POINTS * self.held_tallest.reshape(-1)[seat], 0
+        )
+        score -= np.where(owned[:, components.SUN], 0, components.SUN_PENALTY * held[:, components.SUN])
         self.score.reshape(-1)[seat] = score
 
     # --- the protocol -----------------------------------------------------------------------
@@ -375,18 +358,20 @@ class WakandaBatch(BatchGames):
             "current_player": None if player == NO_PLAYER else player,
             "villages": [
                 {
-                    "kind": VILLAGES[self.villages[i, v]],
+                    "kind": components.VILLAGES[self.villages[i, v]],
                     "available": bool(v < self.revealed[i]),
                     "face_up": bool(v < self.revealed[i] or not advanced),
                     "owner": None if self.owner[i, v] == NO_OWNER else int(self.owner[i, v]),
-                    "totem": [PIECES[k] for k in self.totems[i, v, : self.heights[i, v]]],
+                    "totem": [components.PIECES[k] for k in self.totems[i, v, : self.heights[i, v]]],
                 }
                 for v in range(NUM_SLOTS)
             ],
-            "removed_villages": [VILLAGES[k] for k in self.removed[i]],
-            "supplies": [[PIECES[k] for k in range(NUM_PIECE_KINDS) for _ in range(s[k])] for s in self.supplies[i]],
+            "removed_villages": [components.VILLAGES[k] for k in self.removed[i]],
+            "supplies": [
+                [components.PIECES[k] for k in range(NUM_PIECE_KINDS) for _ in range(s[k])] for s in self.supplies[i]
+            ],
             "headdresses_left": self.headdresses[i].tolist(),
-            "bag": [PIECES[k] for k in self.bag[i, self.next_draw[i] :]],
+            "bag": [components.PIECES[k] for k in self.bag[i, self.next_draw[i] :]],
             "scores": self.score[i].tolist(),
             "third_headdress_first": None if self.third_first[i] == NO_PLAYER else int(self.third_first[i]),
             "terminal": player == NO_PLAYER,

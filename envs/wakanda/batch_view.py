@@ -14,14 +14,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from envs.wakanda import components
 from envs.wakanda.components import (
-    HEADDRESSES,
     NUM_PIECE_KINDS,
     NUM_PIECES,
     NUM_PLAYERS,
     NUM_SLOTS,
     NUM_VILLAGE_KINDS,
-    PIECE_COUNTS,
 )
 from envs.wakanda.observation import (
     ADVANCED,
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
     from envs.wakanda.batch import WakandaBatch
 
 #: Pieces of each kind, as the divisor of every count the observation scales (n / count, as the observer).
-COUNTS = np.array(PIECE_COUNTS, dtype=np.float64)
+COUNTS = np.array(components.PIECE_COUNTS, dtype=np.float64)
 _ROW = NUM_PLAYERS * OBSERVATION_SIZE  # one game's two views, in the flat array
 
 
@@ -79,7 +78,7 @@ class BatchViews:
         """A finish on ``slot``: its owner, the finisher's headdresses, the scores, the third-headdress mark;
         in ``tilted`` games the village revealed (its kind, face and availability; no longer a candidate)."""
         self._seat(rows, mover, slot * SLOT_BLOCK + OWNED, 1.0)
-        self._seat(rows, mover, HEADDRESSES_LEFT, batch.headdresses[rows, mover] / HEADDRESSES)
+        self._seat(rows, mover, HEADDRESSES_LEFT, batch.headdresses[rows, mover] / components.HEADDRESSES)
         for seat in range(NUM_PLAYERS):
             self._seat(rows, seat, SCORES, scaled_score(batch.score[rows, seat]))
         third = rows[batch.third_first[rows] >= 0]
@@ -144,7 +143,9 @@ def _encode(batch: WakandaBatch, rows: np.ndarray, seats: np.ndarray) -> np.ndar
     out[:, SUPPLIES : SUPPLIES + NUM_PLAYERS * NUM_PIECE_KINDS] = (batch.supplies[rows][:, seats] / COUNTS).reshape(
         m, -1
     )
-    out[:, HEADDRESSES_LEFT : HEADDRESSES_LEFT + NUM_PLAYERS] = batch.headdresses[rows][:, seats] / HEADDRESSES
+    out[:, HEADDRESSES_LEFT : HEADDRESSES_LEFT + NUM_PLAYERS] = (
+        batch.headdresses[rows][:, seats] / components.HEADDRESSES
+    )
     out[:, BAG : BAG + NUM_PIECE_KINDS] = batch.bag_counts[rows] / COUNTS
     out[:, BAG_SIZE] = (NUM_PIECES - batch.next_draw[rows]) / NUM_PIECES
     out[:, THIRD_FIRST : THIRD_FIRST + NUM_PLAYERS] = batch.third_first[rows, None] == seats

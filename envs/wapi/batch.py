@@ -18,7 +18,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from envs.core.batch import NO_PLAYER, BatchGames, check_where
-from envs.core.dealing import DealsAhead
 from envs.core.engine import IllegalActionError, shown
 from envs.core.seeding import permutations
 from envs.wapi import observation as layout
@@ -100,24 +99,13 @@ class WapiBatch(BatchGames):
         self._tile_scale = np.array(self.game.tile_scale)[:, None]
         self._tiles = np.array(self.game.tiles, dtype=np.int8)
         self._rows: np.ndarray | None = None
-        self._ahead: DealsAhead | None = None
 
-    def _draw_orders(self, seeds: np.ndarray) -> tuple[np.ndarray]:
+    def _deals(self, seeds: np.ndarray) -> tuple[np.ndarray]:
         """``(len(seeds), tiles)`` int8: the bag of each seed's deal in draw order, ``WapiGame.draw_order`` of
         its generator ``np_random(seed)`` (the tiles shuffled once), for all the seeds at once."""
         return (self._tiles[permutations(seeds.tolist(), [len(self._tiles)])[0]],)
 
-    def _deal(self, where: np.ndarray) -> None:
-        """New games in the columns ``where``, each from its seed: the deal ``env().reset(seed)`` draws."""
-        self._place(where, *self._draw_orders(self.seeds[where]))
-
-    def _deal_next(self, where: np.ndarray) -> None:
-        """:meth:`reset_done`'s deals, made ahead for many games at a time (``envs.core.dealing``)."""
-        if self._ahead is None:
-            self._ahead = DealsAhead(self._draw_orders, self.num_games)
-        self._place(where, *self._ahead.take(where, self.seeds[where], self.seeds + self.num_games))
-
-    def _place(self, where: np.ndarray, orders: np.ndarray) -> None:
+    def _start(self, where: np.ndarray, orders: np.ndarray) -> None:
         """New games in the columns ``where`` with these bags (``(len(where), tiles)``, in draw order)."""
         game = self.game
         orders = orders.T
