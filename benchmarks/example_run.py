@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks import rate
-from benchmarks.records import ROOT
+from benchmarks.core.records import ROOT
 
 EXAMPLE = "examples/ppo_batch.py"
 

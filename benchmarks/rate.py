@@ -32,7 +32,7 @@ of its deal, and the report lists each failure (exit status 1). The first deal
 is played alone first: an agent that fails there is stopped at once, unrated.
 
 ``--budget`` is in reference seconds: the run first measures this machine
-(:mod:`benchmarks.calibration`, a second or two) and the agent gets
+(:mod:`benchmarks.core.calibration`, a second or two) and the agent gets
 ``budget / factor`` CPU seconds a move here (a class whose ``__init__`` takes
 ``budget`` is given that figure); the record and the report hold both, and the
 calibration. ``--calibration-factor F`` gives the factor instead of measuring it,
