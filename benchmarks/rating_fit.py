@@ -1,6 +1,6 @@
 """The rating model checked: does Bradley–Terry predict the head-to-head shares it was fitted to?
 
-    python -m benchmarks.rating_fit --out benchmarks/results/rating_fit.md
+    python -m benchmarks.rating_fit_report --out benchmarks/results/rating_fit.md
 
 Every rating of the benchmarks (:mod:`benchmarks.rating`) fits one strength per agent to the pairwise
 results of the games (who finished ahead of whom, ties half; at three to five players the pairwise
@@ -26,9 +26,7 @@ configuration of the committed records that rate agents (leaderboard, tournament
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,9 +35,10 @@ import numpy as np
 from scipy import stats
 
 from benchmarks import records
-from benchmarks.luck_measures import holm
+from benchmarks.levels import pooled_by_game
 from benchmarks.rating import PRIOR_DRAWS, cluster_wins
 from benchmarks.ratings import ELO, bradley_terry
+from benchmarks.report import by_configuration, label_of
 
 #: The record folders whose games rate agents, in the report's order.
 SOURCES = ("leaderboard", "tournament", "ceiling", "levels")
@@ -159,9 +158,6 @@ class Section:
 
 def sections(root: Path) -> list[Section]:
     """Every configuration of every source folder under ``root`` (``benchmarks/records``), in order."""
-    from benchmarks.levels import pooled_by_game
-    from benchmarks.report import by_configuration, label_of
-
     out = []
     for source in SOURCES:
         paths = sorted((root / source).glob("*.jsonl*"))
@@ -173,30 +169,3 @@ def sections(root: Path) -> list[Section]:
                 used = {label: into for label, into in merge.items() if label in seated}
                 out.append(Section(source, label_of(game, config), games, used))
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    from benchmarks import rating_fit_report
-
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.rating_fit",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--out", required=True, type=Path, help="the markdown report to write")
-    parser.add_argument("--records", type=Path, default=records.ROOT / "benchmarks" / "records", help="the folder")
-    args = parser.parse_args(argv)
-    text = rating_fit_report.markdown(sections(args.records))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
-    print(f"wrote {args.out}", file=sys.stderr)
-    return 0
-
-
-def holm_adjusted(fits: dict[str, Fit]) -> dict[str, float]:
-    """Holm-adjusted clustered p-values over the configurations with a test (``df > 0``)."""
-    return holm({key: f.p for key, f in fits.items() if f.df > 0 and not math.isnan(f.p)})
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,6 @@
-"""The markdown of ``benchmarks/results/rating_fit.md`` (:mod:`benchmarks.rating_fit` fits; this writes).
+"""The rating model's check as a report, ``benchmarks/results/rating_fit.md`` (:mod:`benchmarks.rating_fit` fits).
+
+    python -m benchmarks.rating_fit_report --out benchmarks/results/rating_fit.md
 
 Three parts: the test per configuration, the calibration pooled over every pair, and the anchor's second
 rating in the levels' ladders (why the heuristic, 1,000 by definition, rates otherwise as a level) explained by
@@ -7,16 +9,21 @@ the same fit.
 
 from __future__ import annotations
 
+import argparse
 import math
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
+from benchmarks import rating_fit, records
+from benchmarks.luck_measures import holm
 from benchmarks.protocol import ANCHORS
 from benchmarks.rating import anchor
-from benchmarks.rating_fit import BINS, SOURCES, Fit, Section, fit, holm_adjusted
+from benchmarks.rating_fit import BINS, SOURCES, Fit, Section, fit, sections
 
-COMMAND = "python -m benchmarks.rating_fit --out FILE"
+COMMAND = "python -m benchmarks.rating_fit_report --out FILE"
 
 
 def _p(x: float) -> str:
@@ -192,3 +199,28 @@ def markdown(all_sections: Sequence[Section]) -> str:
             for pf in f.pairs
         ] + [""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def holm_adjusted(fits: dict[str, Fit]) -> dict[str, float]:
+    """Holm-adjusted clustered p-values over the configurations with a test (``df > 0``)."""
+    return holm({key: f.p for key, f in fits.items() if f.df > 0 and not math.isnan(f.p)})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.rating_fit_report",
+        description=rating_fit.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--out", required=True, type=Path, help="the markdown report to write")
+    parser.add_argument("--records", type=Path, default=records.ROOT / "benchmarks" / "records", help="the folder")
+    args = parser.parse_args(argv)
+    text = markdown(sections(args.records))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,9 +5,9 @@ what the records give.
     python -m benchmarks.regenerate --write    # write every report, then SUMMARY.md and the README's figures
 
 Each entry of :data:`REPORTS` is one command of a report module (``benchmarks.report``, ``levels``,
-``claims``, ``ceiling``, ``tournament``, ``luck_report``) run in this process into a scratch folder, with the committed
-files it makes. The check compares the text files (markdown, JSON) byte for byte; plots are made again
-but not compared, since a plot's bytes change with the plotting library's version. Then
+``claims``, ``rating_fit_report``, ``ceiling``, ``tournament``, ``luck_report``) run in this process into a scratch
+folder, with the committed files it makes. The check compares the text files (markdown, JSON) byte for byte;
+plots are made again but not compared, since a plot's bytes change with the plotting library's version. Then
 ``benchmarks.summary`` checks (or, with ``--write``, fills) SUMMARY.md and the README from the reports.
 
 The measurements that play no games (speed, throughput, server load: ``throughput.md``, ``batch.md``,
@@ -102,6 +102,7 @@ REPORTS = (
         ("report", "--out", "{out}/relative_skill.md"),
         ("benchmarks/results/relative_skill.md",),
     ),
+    Report("benchmarks.rating_fit_report", ("--out", "{out}/rating_fit.md"), ("benchmarks/results/rating_fit.md",)),
     *(_ceiling(config) for config in _names("benchmarks/records/ceiling")),
     *(_tournament(name) for name in _names("benchmarks/records/tournament")),
     _luck("benchmarks/records/luck", "benchmarks/results"),
