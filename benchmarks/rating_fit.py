@@ -36,6 +36,7 @@ from scipy import stats
 
 from benchmarks import records
 from benchmarks.levels import pooled_by_game
+from benchmarks.protocol import ANCHORS
 from benchmarks.rating import PRIOR_DRAWS, cluster_wins
 from benchmarks.ratings import ELO, bradley_terry
 from benchmarks.report import by_configuration, label_of
@@ -130,7 +131,7 @@ def merged_labels(agents: dict[str, dict]) -> dict[str, str]:
     becomes the first of them in sorted order, an anchor's label (``heuristic``, ``random``) before any other."""
     first: dict[str, str] = {}
     out = {}
-    for label in sorted(agents, key=lambda name: (name not in ("heuristic", "random"), name)):
+    for label in sorted(agents, key=lambda name: (name not in ANCHORS, name)):
         spec = agents[label]
         key = repr((spec["name"], sorted(spec.get("options", {}).items())))
         out[label] = first.setdefault(key, label)
