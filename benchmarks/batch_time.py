@@ -126,8 +126,9 @@ def breakdown(rows: list[dict]) -> list[str]:
             "",
             "MaskablePPO, one clocked rollout and update on each env at train.py's settings: the env's share "
             "(its steps and mask reads), the rollout's own (the policy's forward passes, the buffer) and the "
-            "update's. With f the env's share of the reference run (the SB3 rows' other side), no env can make that run more "
-            "than 1 / (1 - f) times faster (Amdahl's law): the ceiling of the SB3 rows' MaskablePPO ratio.",
+            "update's. With f the env's share of the reference run (the SB3 rows' other side), no env can make "
+            "that run more than 1 / (1 - f) times faster (Amdahl's law): the ceiling of "
+            "the SB3 rows' MaskablePPO ratio.",
             "",
             *learner_table(learner),
         ]

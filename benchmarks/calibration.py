@@ -1,4 +1,4 @@
-"""``python -m benchmarks.calibration``: measure this machine's speed (the library is :mod:`benchmarks.core.calibration`).
+"""``python -m benchmarks.calibration``: measure this machine's speed (library: :mod:`benchmarks.core.calibration`).
 
 ``--repeats N --out FILE`` writes the page of the factor's spread over N measurements.
 """

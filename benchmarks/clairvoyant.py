@@ -14,6 +14,11 @@ not edited: the search is handed a :class:`TrueView`, a view whose
 determinizations are copies of the true state, and the true state is bound
 to the player through :func:`agents.play_game`'s ``on_start`` hook (the engine
 mutates that one state object move after move, so the binding stays live).
+
+Its leaf values, though, may still read only the player's own view: ``best``'s network values a position
+from the player's observation (Wakanda), and Samurai's static evaluation ignores the hands and the draw
+order. :class:`SeerAgent` is the stronger reference: the same guided search and budget, every leaf valued
+by a rollout played to the end on the true state, so that both the tree and its values use the truth.
 """
 
 from __future__ import annotations
@@ -23,11 +28,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents import Agent, GameResult, PlayerView, play_game
-from agents.best import BestAgent
+from agents.best import BestAgent, best_guide
+from agents.guided import GuidedISMCTSAgent
+from agents.ismcts import ISMCTSAgent
 from envs.core.engine import Game, GameState
 
 #: The label of the clairvoyant player in records and reports.
 LABEL = "clairvoyant"
+#: The label of the stronger clairvoyant, whose leaf values are rollouts on the true state.
+SEER = "seer"
 
 
 class TrueView:
@@ -66,8 +75,12 @@ class ClairvoyantAgent(Agent):
 
     def __init__(self, game: Game, seed: int | None = None, iterations: int | None = None, time_limit=None):
         budget = {"iterations": iterations} if iterations is not None else {"time_limit": time_limit or 0.5}
-        self.search = BestAgent(game, seed=seed, **budget)
+        self.search = self.make_search(game, seed, budget)
         self.truth: GameState | None = None
+
+    def make_search(self, game: Game, seed: int | None, budget: dict) -> Agent:
+        """The search it runs on the true state: ``best``'s."""
+        return BestAgent(game, seed=seed, **budget)
 
     def watch(self, state: GameState) -> None:
         self.truth = state
@@ -80,6 +93,21 @@ class ClairvoyantAgent(Agent):
         if self.truth is None:
             raise RuntimeError("the clairvoyant player was not shown the true state (use play_clairvoyant)")
         return self.search.act(TrueView(view, self.truth))
+
+
+class SeerAgent(ClairvoyantAgent):
+    """The clairvoyant whose leaf values read the truth too: ``best``'s search (the same guide, priors and budget)
+    with every leaf valued by a rollout to the end (the search's rollout policy) on the true state, none by the
+    network's or the static evaluation's reading of the player's view. Where ``best`` is plain ISMCTS (Wapi, whose
+    rollouts already go to the end) it is the clairvoyant itself."""
+
+    name = SEER
+
+    def make_search(self, game: Game, seed: int | None, budget: dict) -> Agent:
+        guide = best_guide(game)
+        if guide:
+            return GuidedISMCTSAgent(game, seed=seed, **guide, **budget, value_mix=1.0, rollout_depth=None)
+        return ISMCTSAgent(game, seed=seed, **budget, rollout_depth=None)
 
 
 def play_clairvoyant(game: Game, agents: Sequence[Agent], seed: int | None = None) -> GameResult:

@@ -36,9 +36,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from benchmarks.core.rating import t975
+
 #: Bootstrap resamples of the reports (the tests use fewer).
 RESAMPLES = 2000
-LEVEL = 0.95
+LEVEL = 0.95  # t975's level: mean_interval's quantile is fixed at it
 
 
 @dataclass(frozen=True)
@@ -90,10 +92,11 @@ def bootstrap(
 
 
 def mean_interval(per_deal: np.ndarray) -> Estimate:
-    """The mean of per-deal values with a t interval (deals are the independent units)."""
+    """The mean of per-deal values with a t interval (deals are the independent units), the t quantile the
+    ratings use (:func:`benchmarks.core.rating.t975`, so that both intervals of a deal-clustered mean agree)."""
     x = np.asarray(per_deal, dtype=float)
     n = len(x)
-    half = stats.t.ppf(0.5 + LEVEL / 2, n - 1) * x.std(ddof=1) / math.sqrt(n) if n > 1 else math.nan
+    half = t975(n - 1) * x.std(ddof=1) / math.sqrt(n) if n > 1 else math.nan
     return Estimate(float(x.mean()), float(x.mean() - half), float(x.mean() + half))
 
 

@@ -5,10 +5,10 @@ what the records give.
     python -m benchmarks.regenerate --write    # write every report, then SUMMARY.md and the README's figures
 
 Each entry of :data:`REPORTS` is one command of a report module (``benchmarks.report``, ``levels``, ``claims``,
-``calibration_check``, ``ceiling``, ``tournament``, ``luck_report``) run in this process into a scratch folder,
-with the committed files it makes. The check compares the text files (markdown, JSON) byte for byte; plots are
-made again but not compared, since a plot's bytes change with the plotting library's version. Then
-``benchmarks.summary`` checks (or, with ``--write``, fills) SUMMARY.md and the README from the reports.
+``calibration_check``, ``rating_fit_report``, ``ceiling``, ``tournament``, ``luck_report``) run in this process
+into a scratch folder, with the committed files it makes. The check compares the text files (markdown, JSON)
+byte for byte; plots are made again but not compared, since a plot's bytes change with the plotting library's
+version. Then ``benchmarks.summary`` checks (or, with ``--write``, fills) SUMMARY.md and the README from the reports.
 
 The measurements that play no games (speed, throughput, server load: ``throughput.md``, ``batch.md``,
 ``training_speed.md``, ...) have no records: each of those reports is the output of the command it names,
@@ -125,6 +125,7 @@ REPORTS = (
         ("report", "--out", "{out}/relative_skill.md"),
         ("benchmarks/results/relative_skill.md",),
     ),
+    Report("benchmarks.rating_fit_report", ("--out", "{out}/rating_fit.md"), ("benchmarks/results/rating_fit.md",)),
     *(_ceiling(config) for config in _names("benchmarks/records/ceiling")),
     *(_tournament(name) for name in _names("benchmarks/records/tournament")),
     _luck("benchmarks/records/luck", "benchmarks/results"),
@@ -136,8 +137,12 @@ def make(report: Report, out: Path) -> None:
     """Run ``report``'s command into ``out`` (from the root, quietly); RuntimeError naming it when it fails."""
     main = importlib.import_module(report.module).main
     argv = report.argv(out)
-    with contextlib.chdir(ROOT), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        code = main(argv)
+    errors = io.StringIO()
+    with contextlib.chdir(ROOT), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(errors):
+        try:
+            code = main(argv)
+        except SystemExit as exit:  # argparse refusing an input: say which report and why, not a bare exit 2
+            code = f"{exit.code}: {errors.getvalue().strip().splitlines()[-1:]}"
     if code:
         raise RuntimeError(f"python -m {report.module} {' '.join(argv)} exited {code}")
 

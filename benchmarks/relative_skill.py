@@ -31,7 +31,7 @@ from pathlib import Path
 
 from agents import Agent, make_agent
 from benchmarks.clairvoyant import LABEL as CLAIRVOYANT
-from benchmarks.clairvoyant import ClairvoyantAgent, play_clairvoyant
+from benchmarks.clairvoyant import SEER, ClairvoyantAgent, SeerAgent, play_clairvoyant
 from benchmarks.core import records
 from benchmarks.core.matches import agent_seed
 from benchmarks.core.protocol import check_deals, deal_seeds, seatings
@@ -45,9 +45,11 @@ RECORDS = records.ROOT / "benchmarks" / "records" / "relative_skill"
 FIELD, FIELD_LABEL = "heuristic", "field"
 
 
-def hero_labels(budgets: list[int]) -> list[str]:
-    """The heroes of a run, weakest first: random, the heuristic, then ``best`` and the clairvoyant at each budget."""
-    return ["random", FIELD, *(f"best-{b}" for b in budgets), *(f"{CLAIRVOYANT}-{b}" for b in budgets)]
+def hero_labels(budgets: list[int], seer: bool = False) -> list[str]:
+    """The heroes of a run, weakest first: random, the heuristic, then ``best`` and the clairvoyant at each budget
+    (and with ``seer`` the stronger clairvoyant, :class:`benchmarks.clairvoyant.SeerAgent`, at each budget)."""
+    seers = [f"{SEER}-{b}" for b in budgets] if seer else []
+    return ["random", FIELD, *(f"best-{b}" for b in budgets), *(f"{CLAIRVOYANT}-{b}" for b in budgets), *seers]
 
 
 def build_hero(label: str, game, seed: int) -> Agent:
@@ -56,6 +58,8 @@ def build_hero(label: str, game, seed: int) -> Agent:
     kind, _, budget = label.partition("-")
     if kind == CLAIRVOYANT:
         return ClairvoyantAgent(game, seed=seed, iterations=int(budget))
+    if kind == SEER:
+        return SeerAgent(game, seed=seed, iterations=int(budget))
     if kind == "best":
         return make_agent("best", game, seed=seed, iterations=int(budget))
     return make_agent(kind, game, seed=seed)
@@ -108,7 +112,7 @@ def done_deals(path: Path) -> set[int]:
 def play(args: argparse.Namespace, argv: list[str]) -> int:
     """Play ``--deals`` deals from ``--first`` on, appending each to the record as it finishes; a deal the
     record holds is skipped, so a stopped run resumes where it was."""
-    heroes = hero_labels(args.budgets)
+    heroes = hero_labels(args.budgets, args.seer)
     path = args.record or record_path(args.config)
     if Path(f"{path}.gz").exists():
         raise SystemExit(f"{path}.gz is a finished record: play into another --record")
@@ -140,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--first", type=int, required=True, help="the first test deal (pre-registered)")
     run.add_argument("--budgets", type=int, nargs="+", default=[25, 100], help="iterations a move of best")
     run.add_argument("--replays", type=int, default=1, help="plays of each deal and seat with fresh agent seeds")
+    run.add_argument("--seer", action="store_true", help="add the stronger clairvoyant (rollouts on the truth)")
     run.add_argument("--record", type=Path, help=f"default {RECORDS.relative_to(records.ROOT)}/CONFIG.jsonl")
     report = sub.add_parser("report", help="write the report from every record")
     report.add_argument("--records", type=Path, default=RECORDS)

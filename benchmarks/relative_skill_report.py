@@ -26,7 +26,8 @@ PREREGISTRATION = records.ROOT / "benchmarks" / "preregistered" / "relative_skil
 
 @dataclass
 class Study:
-    """One configuration's complete deals: ``outcomes[name][deal, seat, hero, replay]`` for each of ``OUTCOMES``,
+    """One record's complete deals (``config``: the record's name, its configuration's unless a later study of it):
+    ``outcomes[name][deal, seat, hero, replay]`` for each of ``OUTCOMES``,
     the heroes weakest first, the budgets and the CPU seconds."""
 
     config: str
@@ -75,7 +76,8 @@ def load(path: Path) -> Study:
     for g in record.games:
         key = (heroes.index(g["hero"]), g["hero_seat"], g["replay"])
         by_deal.setdefault(g["deal"], {})[key] = outcomes_of(g)
-    plan = planned(header["config"])
+    name = path.name.split(".")[0]  # the record's name: its configuration, or a later study of it (``wakanda_seer``)
+    plan = planned(name)
     planned_deals = range(plan["first"], plan["first"] + plan["deals"]) if plan else by_deal
     full = sorted(
         d for d, games in by_deal.items() if len(games) == len(heroes) * seats * replays and d in planned_deals
@@ -87,7 +89,7 @@ def load(path: Path) -> Study:
     cpu = {h: float(np.mean([g["cpu_s"] for g in record.games if g["hero"] == h])) for h in heroes}
     budgets = sorted({int(h.split("-")[1]) for h in heroes if h.startswith("best-")})
     commands = list(dict.fromkeys(run["command"] for run in record.runs))
-    return Study(header["config"], heroes, budgets, dict(zip(OUTCOMES, values)), cpu, commands)
+    return Study(name, heroes, budgets, dict(zip(OUTCOMES, values)), cpu, commands)
 
 
 def per_deal(study: Study, labels: list[str], outcome: str = "win") -> np.ndarray:
@@ -120,14 +122,19 @@ def relative_skill_rows(study: Study) -> tuple[list[str], dict[str, float]]:
     rows = ["| outcome | budget (iterations) | LE = best - random | RE = clairvoyant - best | RS = LE / (LE + RE) |"]
     rows.append("|---|---:|---|---|---|")
     p_values = {}
-    for outcome, budget in itertools.product(("win", "margin"), study.budgets):
-        data = per_deal(study, ["random", f"best-{budget}", f"clairvoyant-{budget}"], outcome)
+    for outcome, budget, top in itertools.product(("win", "margin"), study.budgets, ("clairvoyant", "seer")):
+        if f"{top}-{budget}" not in study.heroes:  # the seer (rollouts on the truth) plays only where asked
+            continue
+        data = per_deal(study, ["random", f"best-{budget}", f"{top}-{budget}"], outcome)
         found = lm.relative_skill_estimates(data)
         name = "win share" if outcome == "win" else "score margin (exploratory)"
+        name += ", the seer as reference" if top == "seer" else ""
         rows.append(f"| {name} | {budget} | {found['LE']} | {found['RE']} | {found['RS']} |")
         if outcome == "win" and budget == max(study.budgets) and planned(study.config) is not None:
-            p_values[f"{study.config} LE > 0"] = lm.paired_p_value(data[:, 1] - data[:, 0])
-            p_values[f"{study.config} RE > 0"] = lm.paired_p_value(data[:, 2] - data[:, 1])
+            if top == "clairvoyant":
+                p_values[f"{study.config} LE > 0"] = lm.paired_p_value(data[:, 1] - data[:, 0])
+            name = "RE > 0" if top == "clairvoyant" else "RE (seer) > 0"
+            p_values[f"{study.config} {name}"] = lm.paired_p_value(data[:, 2] - data[:, 1])
     return rows, p_values
 
 
@@ -179,10 +186,11 @@ def _games(estimate: lm.Estimate) -> str:
     return f"{value} {interval}"
 
 
-def planned(config: str) -> dict | None:
-    """The pre-registered plan of a configuration, or None for one that was not pre-registered."""
+def planned(name: str) -> dict | None:
+    """The pre-registered plan of a record (by its name: the configuration's, or the entry's ``record``), or None
+    for one that was not pre-registered; an entry's own ``first`` deal overrides the study's."""
     plan = tomllib.loads(PREREGISTRATION.read_text(encoding="utf-8"))
-    found = [c | {"first": plan["first"]} for c in plan["configs"] if c["config"] == config]
+    found = [{"first": plan["first"]} | c for c in plan["configs"] if c.get("record", c["config"]) == name]
     return found[0] if found else None
 
 
@@ -202,9 +210,34 @@ def cost_lines(study: Study) -> list[str]:
     ]
 
 
+#: The skill-ceiling curve costed from a study's games (issue item 6): budgets doubling from the lower budget,
+#: this many points, each played by ``best`` in every seat of this many deals against the heuristic field.
+CURVE_POINTS, CURVE_DEALS = 6, 50
+
+
+def curve_cost_lines(study: Study) -> list[str]:
+    """What a skill-ceiling curve would cost, from ``best``'s CPU a game at the two budgets played: linear in the
+    iterations (a move's search costs its iterations), extrapolated; an estimate, not a measurement (none from
+    a single budget)."""
+    if len(study.budgets) < 2:
+        return []
+    low, high = min(study.budgets), max(study.budgets)
+    at_low, at_high = study.cpu[f"best-{low}"], study.cpu[f"best-{high}"]
+    per_iteration = (at_high - at_low) / (high - low)
+    budgets = [low * 2**k for k in range(CURVE_POINTS)]
+    games = CURVE_DEALS * study.win.shape[1]
+    hours = sum(at_low + per_iteration * (b - low) for b in budgets) * games / 3600
+    return [
+        f"A skill-ceiling curve of `best` at {', '.join(map(str, budgets))} iterations, {CURVE_DEALS} deals a point "
+        f"in every seat against the field, would take about {hours:.2f} h of CPU (extrapolated linearly in the "
+        f"iterations from best's {at_low:.2f} and {at_high:.2f} s a game at {low} and {high}).",
+        "",
+    ]
+
+
 def section(study: Study) -> tuple[list[str], dict[str, float]]:
     rs_rows, p_values = relative_skill_rows(study)
-    lines = [f"## {study.config}", "", *cost_lines(study), "", "Commands:", ""]
+    lines = [f"## {study.config}", "", *cost_lines(study), "", *curve_cost_lines(study), "Commands:", ""]
     lines += [f"    {command}" for command in study.commands] + ["", *hero_rows(study), ""]
     lines += ["Relative skill (Borm and van der Genugten):", "", *rs_rows, ""]
     lines += ["Variance components of the win share over the honest ladder (ANOVA estimator):", ""]

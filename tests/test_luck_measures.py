@@ -111,13 +111,15 @@ def test_holm_adjusts_step_down():
 def test_the_clairvoyant_is_never_offered_to_players():
     from agents import AGENT_NAMES, make_agent
 
-    assert not any("clairvoyant" in name for name in AGENT_NAMES)
-    with pytest.raises(ValueError):
-        make_agent("clairvoyant")
+    assert not any("clairvoyant" in name or "seer" in name for name in AGENT_NAMES)
+    for name in ("clairvoyant", "seer"):
+        with pytest.raises(ValueError):
+            make_agent(name)
     root = Path(__file__).resolve().parent.parent
     offered = [*root.glob("agents/**/*.py"), *(p for p in root.glob("web/**/*") if p.suffix in (".py", ".js", ".html"))]
     offered += [root / "benchmarks" / f"{name}.py" for name in ("rate", "protocol", "levels", "leaderboard", "arena")]
-    assert not [str(p) for p in offered if p.exists() and "clairvoyant" in p.read_text(encoding="utf-8").lower()]
+    texts = {str(p): p.read_text(encoding="utf-8").lower() for p in offered if p.exists()}
+    assert not [p for p, text in texts.items() if "clairvoyant" in text or "seeragent" in text]
 
 
 def test_the_clairvoyant_searches_the_true_state():

@@ -38,3 +38,15 @@ def test_a_sealed_record_is_not_added_to(tmp_path):
     (tmp_path / "wapi2.jsonl.gz").write_bytes(b"")
     with pytest.raises(SystemExit, match="finished record"):
         relative_skill.main(["play", "--config", "wapi2", "--deals", "2", "--first", "0", "--record", str(record)])
+
+
+def test_the_seer_plays_only_where_asked_and_reads_the_truth_in_its_rollouts():
+    from benchmarks.clairvoyant import SeerAgent
+    from envs.games import make_game
+
+    assert relative_skill.hero_labels([5], seer=True)[-2:] == ["clairvoyant-5", "seer-5"]
+    game = make_game("wakanda")
+    seer = relative_skill.build_hero("seer-3", game, seed=0)
+    assert isinstance(seer, SeerAgent)
+    settings = seer.search.settings
+    assert settings.value_mix == 1.0 and settings.rollout_depth is None  # every leaf a rollout on the true state

@@ -20,14 +20,9 @@ were scaled by (:func:`problems`).
 
 from __future__ import annotations
 
-import argparse
 import math
-import platform
-import shlex
-import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
