@@ -137,9 +137,8 @@ def report(rows: list[dict], argv: list[str], load: tuple[float, float]) -> str:
             f"{row['env_after']:,.0f}) | {run['train']:,.0f} | {run['train'] / row['env']:.0%} "
             f"| {run['whole']:,.0f} | {run['whole'] / row['env']:.0%} | {split} |"
         )
-    lines += ["", "Commands (each with `--out DIR`):", ""]
-    lines += [f"- `{row['run']['command']}`" for row in rows]
-    return "\n".join(lines) + "\n"
+    commands = [f"- `{row['run']['command']}`" for row in rows]
+    return "\n".join([*lines, "", "Commands (each with `--out DIR`):", "", *commands]) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:
