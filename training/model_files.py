@@ -15,27 +15,9 @@ from typing import Any
 from agents.models.card import OPTIMIZER_NAME, POLICY_NAME, check_card, make_card
 from agents.models.files import find_model, read_card, read_tensors
 from agents.models.network import load_weights, network_from_policy
-from agents.models.policies import policy_class, policy_kwargs
 from envs.core.engine import Game
 from training.network import save_network
 from training.settings import PPOSettings
-
-
-def build_learner(env, settings: PPOSettings, seed: int, tensorboard_log: str | None = None):
-    """A MaskablePPO on ``env`` with ``settings`` (their names are MaskablePPO's keywords)."""
-    from sb3_contrib import MaskablePPO
-
-    policy, kwargs = policy_class(settings.network), policy_kwargs(settings.network)
-    return MaskablePPO(
-        policy,
-        env,
-        **settings.hyperparameters(),
-        policy_kwargs=kwargs,
-        tensorboard_log=tensorboard_log,
-        seed=seed,
-        device="cpu",
-        verbose=0,
-    )
 
 
 def save_learner(model, path: str, game: Game, command: str, reward: str, training: dict[str, Any]) -> str:

@@ -15,41 +15,15 @@ import zipfile
 from typing import Any
 
 import numpy as np
-import torch
 
 from agents.models.card import (
     CARD_NAME,
-    STRUCTURED_NETWORKS,
     check_card_fields,
     make_card,
-    network_description,
 )
 from agents.models.network import PolicyValueNet, network_from_policy
-from agents.models.policies import build_policy, policy_class, policy_kwargs, structured
-from envs.core.engine import Game, shown
-from training.settings import NETWORK_CHOICES
-
-
-def chosen_network(kind: str, net_arch: list[int], shared_layers: list[int]) -> dict[str, Any]:
-    """The card's ``network`` for train.py's ``--network`` (``mlp``: its layers from ``--net-arch`` and
-    ``--shared-layers``; a structured kind at its default size), as the games' training settings name it."""
-    if kind in STRUCTURED_NETWORKS:
-        return structured(kind).default_description()
-    if kind != "mlp":
-        raise ValueError(f"network must be one of {list(NETWORK_CHOICES)}, got {shown(kind)}")
-    return network_description(net_arch, shared=shared_layers)
-
-
-def wrap_policy(
-    policy: torch.nn.Module,
-    game: Game,
-    network: dict[str, Any],
-    reward: str = "win",
-    command: str = "",
-    training: dict[str, Any] | None = None,
-) -> PolicyValueNet:
-    """A policy being trained (a learner's), with a card describing it, as a :class:`PolicyValueNet` (no copy)."""
-    return network_from_policy(policy, make_card(game, network, command, reward, training))
+from agents.models.policies import build_policy, policy_class, policy_kwargs
+from envs.core.engine import Game
 
 
 def _sb3_shell(net: PolicyValueNet):

@@ -3,11 +3,13 @@
 ``train.py`` reads as the algorithm (build the games and their opponents, build the learner, loop:
 collect, update, evaluate, save; report); each step is one method here, taking only what the step
 before it built. The job holds what every step shares: the checked run
-(:class:`~training.train_command.Validated`), its folder, name and command, and how to save a learner.
+(:class:`~training.train_command.Validated`), its folder, name and command, the learner's settings as its
+card records them (read once), and how to save a learner.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -16,7 +18,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from training.settings import cores, whole_rollouts
 from training.train_command import Validated
 
 
@@ -38,6 +39,7 @@ class Job:
     out: str
     name: str
     command: str
+    card: dict[str, Any]  # the learner's settings, as a model card records them: the network, PPO's numbers
     warm: dict[str, Any] | None = None
     started: float = field(default_factory=time.time)
 
@@ -47,39 +49,34 @@ class Job:
         args = run.args
         seed_everything(args.seed, args.torch_threads)
         name = f"{args.game}__maskppo__{args.seed}__{int(time.time())}"
-        job = cls(run, args.out or os.path.join("runs", name), name, shlex.join(["python", "train.py", *argv]))
+        command, card = shlex.join(["python", "train.py", *argv]), run.ppo.card()
+        job = cls(run, args.out or os.path.join("runs", name), name, command, card)
         os.makedirs(os.path.join(job.out, "snapshots"), exist_ok=True)
+        used = {k: v for k, v in card.items() if k != "network"}  # the learner's, a resumed file's where not given
+        record = {**dataclasses.asdict(args), **used, "learner": card, "run_name": name, "command": command}
         with open(os.path.join(job.out, "args.json"), "w") as f:
-            json.dump(settings_record(run, run_name=name, command=job.command), f, indent=1)
+            json.dump(record, f, indent=1)
         return job
-
-    # --- the games and their opponents ---------------------------------------------------------
-    def league(self):
-        """The opponent league: the baselines of ``--opponents`` (snapshots join as training goes)."""
-        from training.league import League
-
-        args = self.run.args
-        return League(args.opponents, args.max_snapshots, args.league, power=args.pfsp_power)
-
-    def games(self, league):
-        """``--n-envs`` games of the game's SB3 vector env, each game's opponent dealt from ``league``."""
-        from training.league_games import league_games
-
-        args = self.run.args
-        return league_games(self.run.game, args.n_envs, league, args.seed, args.reward)
 
     # --- the learner -------------------------------------------------------------------------------
     def learner(self, games):
         """MaskablePPO built from the settings, then given its start: a ``--resume`` file's tensors and step
         count, an ``--init-model`` file's weights, and then the warm start."""
-        from training.model_files import build_learner, load_learner_state
+        from sb3_contrib import MaskablePPO
 
-        args = self.run.args
-        learner = build_learner(games, self.run.ppo, args.seed, os.path.join(self.out, "tb"))
+        from agents.models.policies import policy_class, policy_kwargs
+        from training.model_files import load_learner_state
+
+        args, network = self.run.args, self.card["network"]
+        policy, kwargs = policy_class(network), policy_kwargs(network)
+        numbers = {k: v for k, v in self.card.items() if k != "network"}  # named as MaskablePPO's keywords
+        tensorboard = os.path.join(self.out, "tb")
+        learner = MaskablePPO(
+            policy, games, **numbers, policy_kwargs=kwargs, tensorboard_log=tensorboard, seed=args.seed, device="cpu"
+        )
         if args.resume:  # our settings rebuilt the learner; the file gives only tensors and the step count
             load_learner_state(learner, args.resume)
-            given = self.run.ppo.hyperparameters()
-            changed = ", ".join(f"{k} {given[k]}" for k in given if k in args.given)
+            changed = ", ".join(f"{k} {v}" for k, v in numbers.items() if k in args.given)
             print(f"resuming {args.resume} at {learner.num_timesteps} timesteps{'; given: ' + changed * bool(changed)}")
         if args.init_model:  # the file gives only the policy's weights: a new run from a trained start
             from agents.models.card import POLICY_NAME
@@ -93,15 +90,17 @@ class Job:
         return learner
 
     def _warm_start(self, learner) -> dict[str, Any]:
+        from agents.models.card import make_card
+        from agents.models.network import network_from_policy
         from training.imitation import warm_start
-        from training.network import wrap_policy
         from training.report import warm_start_line
 
-        args, game = self.run.args, self.run.game
+        args = self.run.args
+        # the policy being trained, with a card describing it
+        network = network_from_policy(learner.policy, make_card(self.run.game, self.card["network"], "", args.reward))
         warm = warm_start(
-            wrap_policy(learner.policy, game, self.run.ppo.network, args.reward),
-            args.game,
-            game.config(),
+            network,
+            self.run.game,
             args.warm_start,
             args.warm_start_games,
             seed=1_000_000 + 100_000 * args.seed,
@@ -121,7 +120,7 @@ class Job:
         args = self.run.args
         started_from = args.resume or args.init_model
         training = {
-            "hyperparameters": self.run.ppo.card(),
+            "hyperparameters": self.card,
             "opponents": args.opponents,
             "league": args.league,
             "seed": args.seed,
@@ -213,7 +212,7 @@ class Job:
             "final": rows,
             "curve": loop.evaluation.curve,
             "league": league.table(),
-            "learner": self.run.ppo.card(),
+            "learner": self.card,
         }
         print(write_report(results, self.out))
         model = os.path.join(self.out, "model.zip")
@@ -221,10 +220,9 @@ class Job:
         return results
 
 
-def settings_record(run: Validated, **extra: Any) -> dict[str, Any]:
-    """What ``args.json`` records: every setting, the learner's as used (a resumed file's where not given)."""
-    used = {k: v for k, v in run.ppo.card().items() if k != "network"}
-    return {**run.args.settings(), **used, "learner": run.ppo.card(), **extra}
+def cores() -> int:
+    """The cores this process may use (the warm start's processes)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def seed_everything(seed: int, torch_threads: int) -> None:
@@ -237,3 +235,9 @@ def seed_everything(seed: int, torch_threads: int) -> None:
     torch.set_num_threads(torch_threads)
     torch.distributions.Distribution.set_default_validate_args(False)  # our masks are checked where built
     np.random.seed(seed)
+
+
+def whole_rollouts(timesteps: int, rollout: int) -> int:
+    """``--timesteps`` rounded up to whole rollouts of ``rollout`` learner steps: SB3 collects whole
+    rollouts, so that is what it trains, and its progress bar's total must say so (not 8,192/2,000)."""
+    return -(-timesteps // rollout) * rollout
