@@ -2,10 +2,9 @@
 
 A model file is a zip that Stable-Baselines3 can also read, with our card
 (:mod:`agents.models.card`) and the policy's tensors beside SB3's own entries;
-the players read it (:mod:`agents.models.network`, weights only). Here: the
-network train.py's ``--network`` chooses, a learner's policy wrapped with its
-card, a fresh network, and :func:`save_network`, which writes the card next to
-what SB3's own ``save`` writes.
+the players read it (:mod:`agents.models.network`, weights only). Here: a
+fresh network, :func:`save_network`, which writes the card next to what SB3's
+own ``save`` writes, and :func:`save_learner`, a learner being trained with its card.
 """
 
 from __future__ import annotations
@@ -74,3 +73,15 @@ def new_network(
     """A freshly initialised network for ``game`` (``network`` from :func:`network_description`)."""
     card = make_card(game, network, command, reward, training)
     return network_from_policy(build_policy(network, game.observation_size, game.num_actions), card)
+
+
+def save_learner(model, path: str, game: Game, command: str, reward: str, training: dict[str, Any]) -> str:
+    """Write the learner to ``path`` with its card (``training`` gets the learner's step count)."""
+    card = make_card(
+        game,
+        training["hyperparameters"]["network"],
+        command,
+        reward,
+        {**training, "num_timesteps": int(model.num_timesteps)},
+    )
+    return save_network(network_from_policy(model.policy, card), path, learner=model)

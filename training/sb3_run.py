@@ -10,25 +10,19 @@ card records them (read once), and how to save a learner.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import shlex
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from training.train_command import Validated
 
-
-@dataclass
-class Loop:
-    """The training loop's callbacks (SB3's), and those whose findings the report reads."""
-
-    all: list
-    evaluation: Any
-    time_limit: Any
-    phases: Any
+if TYPE_CHECKING:
+    from training.callbacks import Loop, Save
 
 
 @dataclass
@@ -41,6 +35,7 @@ class Job:
     command: str
     card: dict[str, Any]  # the learner's settings, as a model card records them: the network, PPO's numbers
     warm: dict[str, Any] | None = None
+    save: Save | None = None  # set with the loop, once the learner's start is known
     started: float = field(default_factory=time.time)
 
     @classmethod
@@ -113,9 +108,11 @@ class Job:
         print(warm_start_line(warm), flush=True)
         return warm
 
-    def save(self, learner, path: str) -> str:
-        """Write ``learner`` to ``path`` with its card: the command, the settings, where it started from."""
-        from training.model_files import history_of, save_learner
+    def saver(self) -> Save:
+        """``save(learner, path)``: writes ``learner`` with its card: the command, the settings, where it
+        started from (the commands that made that file, read once, and the warm start)."""
+        from training.model_files import history_of
+        from training.network import save_learner
 
         args = self.run.args
         started_from = args.resume or args.init_model
@@ -127,31 +124,19 @@ class Job:
             "warm_start": self.warm,
             "history": history_of(started_from) if started_from else [],  # the commands that made it, oldest first
         }
-        return save_learner(learner, path, self.run.game, self.command, args.reward, training)
+        return functools.partial(
+            save_learner, game=self.run.game, command=self.command, reward=args.reward, training=training
+        )
 
     # --- the loop ------------------------------------------------------------------------------------
     def loop(self, learner, league) -> Loop:
-        """What runs between rollouts: league logging, periodic evaluation keeping the best model (and the
-        checkpoint), the time limit, phase timing and, with self-play, snapshots (the learner as it starts is
-        the first)."""
-        from training.callbacks import (
-            EvalCallback,
-            LeagueCallback,
-            PhaseTimeCallback,
-            SnapshotCallback,
-            TimeLimitCallback,
-            add_snapshot,
-        )
+        """What runs between rollouts (:func:`training.callbacks.training_loop`): league logging, periodic
+        evaluation keeping the best model (and the checkpoint), the time limit, phase timing and, with
+        self-play, snapshots. From here on the learner is saved by :meth:`saver`'s ``save``."""
+        from training.callbacks import training_loop
 
-        args = self.run.args
-        evaluation = EvalCallback(self.run, self.save, self.out)
-        time_limit, phases = TimeLimitCallback(args.max_minutes * 60), PhaseTimeCallback()
-        loop = Loop([LeagueCallback(league), evaluation, time_limit, phases], evaluation, time_limit, phases)
-        if league.uses_snapshots:
-            folder = os.path.join(self.out, "snapshots")
-            add_snapshot(self.save, learner, folder, league)
-            loop.all.append(SnapshotCallback(self.save, folder, args.snapshot_freq, league))
-        return loop
+        self.save = self.saver()
+        return training_loop(self.run, self.save, self.out, learner, league)
 
     def learn(self, learner, loop: Loop) -> None:
         """``learner.learn`` for ``--timesteps`` rounded up to whole rollouts (what SB3 trains anyway: its
