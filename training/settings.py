@@ -118,7 +118,7 @@ class PPOHyperparameters:
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(PPOHyperparameters))
+        return PPO_NUMBERS
 
     def hyperparameters(self) -> dict[str, Any]:
         """The numbers by name: MaskablePPO's keyword arguments."""
@@ -129,6 +129,10 @@ class PPOHyperparameters:
         fields = dataclasses.fields(PPOHyperparameters)
         options = {f.metadata["rllib"]: getattr(self, f.name) for f in fields if "rllib" in f.metadata}
         return {"train_batch_size_per_learner": self.n_steps * n_envs, **options}
+
+
+#: The names of PPO's numbers (MaskablePPO's keywords), as :class:`Args` and :class:`PPOSettings` hold them.
+PPO_NUMBERS = tuple(f.name for f in dataclasses.fields(PPOHyperparameters))
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from training.settings import (
     NETWORK_CHOICES,
     NETWORK_OPTIONS,
     POSITIVE,
+    PPO_NUMBERS,
     SB3_ONLY,
     Args,
     PPOSettings,
@@ -198,17 +199,17 @@ def learner_settings(args: Args, game: Game) -> PPOSettings:
     other settings except those the command line gives: a setting given is never silently ignored)."""
     from training.model_files import resume_settings, starting_model
 
-    asked = PPOSettings.of(args, chosen_network(args.network, args.net_arch, args.shared_layers))
+    asked = chosen_network(args.network, args.net_arch, args.shared_layers)
+    numbers = {name: getattr(args, name) for name in PPO_NUMBERS}
     if args.resume:
         _, kept = resume_settings(args.resume, game, args.reward)
-        network = kept_network(args, "--resume", args.resume, kept.network, asked.network)
-        numbers = {k: getattr(asked if k in args.given else kept, k) for k in PPOSettings.names()}
+        network = kept_network(args, "--resume", args.resume, kept.network, asked)
+        numbers = {k: v if k in args.given else getattr(kept, k) for k, v in numbers.items()}
         return PPOSettings(**numbers, network=network)
     if args.init_model:
         card = starting_model(args.init_model, game, args.reward, "--init-model")
-        network = kept_network(args, "--init-model", args.init_model, card["network"], asked.network)
-        return dataclasses.replace(asked, network=network)
-    return asked
+        asked = kept_network(args, "--init-model", args.init_model, card["network"], asked)
+    return PPOSettings(**numbers, network=asked)
 
 
 def check_network(args: Args) -> None:
