@@ -109,7 +109,7 @@ def walk(argv: list[str], out: str) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="issue 52 item 5: the walk is 52 (default) and 77 (options) stays in 16 and 17 files")
+@pytest.mark.xfail(reason="issue 52 item 5: the walk is 31 (default) and 43 (options) stays in 12 and 14 files")
 @pytest.mark.parametrize("name", list(ARGVS))
 def test_the_walk_of_train_argv_stays_short(name, tmp_path):
     stays = walk(ARGVS[name], str(tmp_path))

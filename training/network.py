@@ -55,15 +55,20 @@ def save_network(net: PolicyValueNet, path: str, learner: Any = None) -> str:
     then also records the optimizer for ``train.py --resume``. Without it, a MaskablePPO shell
     writes SB3's entries. Returns the path written.
     """
-    if not path.endswith(".zip"):
-        path += ".zip"
     check_card_fields(net.card, "card")
     model = learner if learner is not None else _sb3_shell(net)
     if learner is not None and learner.policy is not net.module:
         raise ValueError("save_network: learner.policy must be net.module")
+    return _write(model, path, net.card)
+
+
+def _write(model, path: str, card: dict[str, Any]) -> str:
+    """SB3's own save of ``model`` to ``path`` (``.zip`` added if missing), then ``card`` beside its entries."""
+    if not path.endswith(".zip"):
+        path += ".zip"
     model.save(path)
     with zipfile.ZipFile(path, "a") as archive:
-        archive.writestr(CARD_NAME, json.dumps(net.card, indent=1))
+        archive.writestr(CARD_NAME, json.dumps(card, indent=1))
     return path
 
 
@@ -76,12 +81,7 @@ def new_network(
 
 
 def save_learner(model, path: str, game: Game, command: str, reward: str, training: dict[str, Any]) -> str:
-    """Write the learner to ``path`` with its card (``training`` gets the learner's step count)."""
-    card = make_card(
-        game,
-        training["hyperparameters"]["network"],
-        command,
-        reward,
-        {**training, "num_timesteps": int(model.num_timesteps)},
-    )
-    return save_network(network_from_policy(model.policy, card), path, learner=model)
+    """Write the learner to ``path`` with its card (``training`` gets the learner's step count): its own save,
+    so that the optimizer is kept for ``train.py --resume``; :func:`make_card` checks the card it makes."""
+    network, steps = training["hyperparameters"]["network"], int(model.num_timesteps)
+    return _write(model, path, make_card(game, network, command, reward, {**training, "num_timesteps": steps}))
