@@ -1,8 +1,8 @@
 """The plumbing of ``train.py``'s SB3 run, behind one small object: a :class:`Job`.
 
 ``train.py`` reads as the algorithm (build the games and their opponents, build the learner, loop:
-collect, update, evaluate, save; report); each step is one method here, taking only what the step
-before it built. The job holds what every step shares: the checked run
+collect, update, evaluate, save; report); the learner's, the loop's and the report's plumbing is one
+method each here, taking only what the step before it built. The job holds what every step shares: the checked run
 (:class:`~training.train_command.Validated`), its folder, name and command, the learner's settings as its
 card records them (read once), and how to save a learner.
 """

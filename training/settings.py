@@ -275,10 +275,6 @@ class Args(PPOHyperparameters):
         "shared_layers", "hidden layers shared by both heads, before them (none: write 0)"
     )
 
-    def settings(self) -> dict[str, Any]:
-        """Every setting by name, as ``args.json`` records them."""
-        return dataclasses.asdict(self)
-
 
 #: The options of the sb3 backend alone (--backend rllib samples with --num-env-runners, draws opponents by
 #: its own PFSP, and builds its MLP from --net-arch alone).
