@@ -139,16 +139,12 @@ class EvalCallback(BaseCallback):
         return True
 
     def evaluate_now(self, model) -> None:
-        from agents.models.card import game_card
-        from agents.models.network import PolicyValueNet
+        from agents.models.network import learner_network
 
         timesteps = int(model.num_timesteps)
         if self.curve and self.curve[-1]["timesteps"] == timesteps:
             return
-        card = {**game_card(self.game), "reward": self.reward}
-        network = PolicyValueNet(
-            self.game.name, card["config"], card["observation_size"], card["num_actions"], model.policy, card
-        )
+        network = learner_network(model.policy, self.game, self.reward)
         started = time.time()
         point: dict[str, Any] = {"timesteps": timesteps}
         for name in self.opponents:

@@ -85,16 +85,13 @@ class Job:
         return learner
 
     def _warm_start(self, learner) -> dict[str, Any]:
-        from agents.models.card import make_card
-        from agents.models.network import network_from_policy
+        from agents.models.network import learner_network
         from training.imitation import warm_start
         from training.report import warm_start_line
 
         args = self.run.args
-        # the policy being trained, with a card describing it
-        network = network_from_policy(learner.policy, make_card(self.run.game, self.card["network"], "", args.reward))
         warm = warm_start(
-            network,
+            learner_network(learner.policy, self.run.game, args.reward),
             self.run.game,
             args.warm_start,
             args.warm_start_games,
