@@ -29,8 +29,8 @@ interruption), ``snapshots/``, ``tb/`` (``tensorboard --logdir <out>``),
 
 The script reads as the algorithm: build the games and their opponents, build the
 learner, loop (collect, update, evaluate, save), report; every setting is checked
-first (all bad input fails there, before anything is trained or written), and each
-step's plumbing is one method of :class:`training.sb3_run.Job`.
+first, in one pass (all bad input fails there, before anything is trained or written), and
+the learner's, the loop's and the report's plumbing is one method each of :class:`training.sb3_run.Job`.
 """
 
 from __future__ import annotations
@@ -48,13 +48,16 @@ def main(argv: list[str] | None = None) -> dict:
         from training.rllib.training import main as train_rllib
 
         return train_rllib(run)
-    from training.sb3_run import Job  # after the checks, so that bad input fails fast
+    from training.league import League  # after the checks, so that bad input fails fast
+    from training.league_games import league_games
+    from training.sb3_run import Job
 
+    args = run.args
     job = Job.start(run, argv)  # seeded; the run's folder, name and settings written
 
     # --- the games and their opponents: the game's vector env, each game's opponent dealt by the league ---
-    league = job.league()
-    games = job.games(league)
+    league = League(args.opponents, args.max_snapshots, args.league, power=args.pfsp_power)
+    games = league_games(run.game, args.n_envs, league, args.seed, args.reward)
 
     # --- the learner: MaskablePPO from the settings, then resumed, initialised or warm-started ---
     learner = job.learner(games)

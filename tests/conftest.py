@@ -230,7 +230,7 @@ def tiny_train_argv(game: str, network: str, warm_start: str, out: str) -> list[
     argv += ["--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--opponents", "random"]
     argv += ["--warm-start", warm_start, "--warm-start-games", "2", "--warm-start-epochs", "1"]
     argv += ["--eval-opponents", "random", "--eval-freq", "256", "--eval-freq-games", "2", "--eval-games", "2"]
-    return argv + ["--progress-bar", "false", "--workers", "0", "--out", out]
+    return argv + ["--progress-bar", "false", "--out", out]
 
 
 def documented_keys(env_card: str) -> set[str]:

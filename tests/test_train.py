@@ -18,7 +18,8 @@ from agents.models.card import OPTIMIZER_NAME
 from agents.models.files import read_card, read_tensors
 from agents.models.network import load_network
 from envs.games import make_game
-from training.settings import DEFAULT_GAME, Args, game_training, whole_rollouts
+from training.sb3_run import whole_rollouts
+from training.settings import DEFAULT_GAME, Args, game_training
 from training.train_command import build_parser, parse_args, validate
 
 #: A tiny but complete run: warm start, self-play snapshots, the league, evaluations, a final table.

@@ -1,4 +1,4 @@
-"""training.settings and training.options: each game's training settings live in the training package as
+"""training.settings and training.train_command: each game's training settings live in the training package as
 data, the PPO settings object is the one list of PPO's names (card, learner, RLlib), and one builder turns a
 settings dataclass into a command line that refuses bad values by option name."""
 
@@ -13,7 +13,6 @@ import pytest
 import envs
 from agents.models.files import read_card
 from training.expert_iteration.command import build_parser as expert_parser
-from training.options import build_parser
 from training.settings import (
     GAME_TRAINING,
     NETWORK_CHOICES,
@@ -26,6 +25,7 @@ from training.settings import (
 )
 from training.train_command import build_parser as train_parser
 from training.train_command import parse_args
+from training.train_command import settings_parser as build_parser
 
 
 # --- each game's settings -------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -138,16 +139,12 @@ class EvalCallback(BaseCallback):
         return True
 
     def evaluate_now(self, model) -> None:
-        from agents.models.card import game_card
-        from agents.models.network import PolicyValueNet
+        from agents.models.network import learner_network
 
         timesteps = int(model.num_timesteps)
         if self.curve and self.curve[-1]["timesteps"] == timesteps:
             return
-        card = {**game_card(self.game), "reward": self.reward}
-        network = PolicyValueNet(
-            self.game.name, card["config"], card["observation_size"], card["num_actions"], model.policy, card
-        )
+        network = learner_network(model.policy, self.game, self.reward)
         started = time.time()
         point: dict[str, Any] = {"timesteps": timesteps}
         for name in self.opponents:
@@ -169,3 +166,28 @@ class EvalCallback(BaseCallback):
         self.save(model, self.checkpoint_path)
         model.logger.record("eval/best_mean_win_rate", self.best_score)
         model.logger.dump(timesteps)
+
+
+@dataclass
+class Loop:
+    """The training loop's callbacks (SB3's), and those whose findings the report reads."""
+
+    all: list
+    evaluation: Any
+    time_limit: Any
+    phases: Any
+
+
+def training_loop(run: Validated, save: Save, out: str, learner, league: League) -> Loop:
+    """What runs between rollouts: league logging, periodic evaluation keeping the best model (and the
+    checkpoint), the time limit, phase timing and, with self-play, snapshots (the learner as it starts is
+    the first)."""
+    args = run.args
+    evaluation = EvalCallback(run, save, out)
+    time_limit, phases = TimeLimitCallback(args.max_minutes * 60), PhaseTimeCallback()
+    loop = Loop([LeagueCallback(league), evaluation, time_limit, phases], evaluation, time_limit, phases)
+    if league.uses_snapshots:
+        folder = os.path.join(out, "snapshots")
+        add_snapshot(save, learner, folder, league)
+        loop.all.append(SnapshotCallback(save, folder, args.snapshot_freq, league))
+    return loop

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from envs.core.engine import Game
 from parallel.pool import chunks, joined, parallel_map
 
 WARM_START_AGENTS = ("heuristic", "ismcts", "rollouts")
@@ -291,8 +292,7 @@ def _losses(network, data, rows) -> tuple[torch.Tensor, torch.Tensor, float]:
 
 def warm_start(
     network,
-    game_name: str,
-    config: dict,
+    game: Game,
     agent: str,
     games: int,
     seed: int,
@@ -309,6 +309,7 @@ def warm_start(
     would pull it back towards the heuristic, and is only fit to the measured moves, for ``epochs``
     passes: from a good start the fit can run longer before it overfits the measurements' noise."""
     started = time.time()
+    game_name, config = game.name, game.config()  # the processes make the game again
     report: dict[str, Any] = {}
     if fresh:
         options = {"iterations": 200} if agent == "ismcts" else {}

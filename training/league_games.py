@@ -64,8 +64,8 @@ class LeagueGames(VecEnvWrapper):
     win counts 1/k); ``game_seconds``: the wall time of stepping the games, opponents' moves included."""
 
     def __init__(self, venv: GameSB3VecEnv, league: League, dealer: LeagueDealer):
-        super().__init__(venv)
         self.league, self.dealer, self.game_seconds = league, dealer, 0.0
+        super().__init__(venv)
 
     def reset(self) -> np.ndarray:
         return self.venv.reset()

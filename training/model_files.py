@@ -1,9 +1,9 @@
-"""Saving the learner and resuming from a file: the learner's side of the model-file format
-(:mod:`agents.models`; writing a file: :mod:`training.network`).
+"""Resuming from a file, and exporting one: the learner's side of the model-file format
+(:mod:`agents.models`; writing a file, the learner's included: :mod:`training.network`).
 
 The learner is Stable-Baselines3's MaskablePPO; its policy is built from a
 network description (``agents.models.policies.policy_kwargs``), so the card written
-here describes it exactly. Resuming never unpickles anything: the learner is
+with it (:func:`training.network.save_learner`) describes it exactly. Resuming never unpickles anything: the learner is
 rebuilt from our settings (recorded in the card), then the policy and
 optimizer tensors and the step count are read back safely.
 """
@@ -12,42 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.models.card import OPTIMIZER_NAME, POLICY_NAME, check_card, make_card
+from agents.models.card import OPTIMIZER_NAME, POLICY_NAME, check_card
 from agents.models.files import find_model, read_card, read_tensors
-from agents.models.network import load_weights, network_from_policy
-from agents.models.policies import policy_class, policy_kwargs
+from agents.models.network import load_weights
 from envs.core.engine import Game
 from training.network import save_network
 from training.settings import PPOSettings
-
-
-def build_learner(env, settings: PPOSettings, seed: int, tensorboard_log: str | None = None):
-    """A MaskablePPO on ``env`` with ``settings`` (their names are MaskablePPO's keywords)."""
-    from sb3_contrib import MaskablePPO
-
-    policy, kwargs = policy_class(settings.network), policy_kwargs(settings.network)
-    return MaskablePPO(
-        policy,
-        env,
-        **settings.hyperparameters(),
-        policy_kwargs=kwargs,
-        tensorboard_log=tensorboard_log,
-        seed=seed,
-        device="cpu",
-        verbose=0,
-    )
-
-
-def save_learner(model, path: str, game: Game, command: str, reward: str, training: dict[str, Any]) -> str:
-    """Write the learner to ``path`` with its card (``training`` gets the learner's step count)."""
-    card = make_card(
-        game,
-        training["hyperparameters"]["network"],
-        command,
-        reward,
-        {**training, "num_timesteps": int(model.num_timesteps)},
-    )
-    return save_network(network_from_policy(model.policy, card), path, learner=model)
 
 
 def check_model_file(path: str, game: Game) -> dict[str, Any]:

@@ -2,10 +2,9 @@
 
 A model file is a zip that Stable-Baselines3 can also read, with our card
 (:mod:`agents.models.card`) and the policy's tensors beside SB3's own entries;
-the players read it (:mod:`agents.models.network`, weights only). Here: the
-network train.py's ``--network`` chooses, a learner's policy wrapped with its
-card, a fresh network, and :func:`save_network`, which writes the card next to
-what SB3's own ``save`` writes.
+the players read it (:mod:`agents.models.network`, weights only). Here: a
+fresh network, :func:`save_network`, which writes the card next to what SB3's
+own ``save`` writes, and :func:`save_learner`, a learner being trained with its card.
 """
 
 from __future__ import annotations
@@ -15,41 +14,15 @@ import zipfile
 from typing import Any
 
 import numpy as np
-import torch
 
 from agents.models.card import (
     CARD_NAME,
-    STRUCTURED_NETWORKS,
     check_card_fields,
     make_card,
-    network_description,
 )
 from agents.models.network import PolicyValueNet, network_from_policy
-from agents.models.policies import build_policy, policy_class, policy_kwargs, structured
-from envs.core.engine import Game, shown
-from training.settings import NETWORK_CHOICES
-
-
-def chosen_network(kind: str, net_arch: list[int], shared_layers: list[int]) -> dict[str, Any]:
-    """The card's ``network`` for train.py's ``--network`` (``mlp``: its layers from ``--net-arch`` and
-    ``--shared-layers``; a structured kind at its default size), as the games' training settings name it."""
-    if kind in STRUCTURED_NETWORKS:
-        return structured(kind).default_description()
-    if kind != "mlp":
-        raise ValueError(f"network must be one of {list(NETWORK_CHOICES)}, got {shown(kind)}")
-    return network_description(net_arch, shared=shared_layers)
-
-
-def wrap_policy(
-    policy: torch.nn.Module,
-    game: Game,
-    network: dict[str, Any],
-    reward: str = "win",
-    command: str = "",
-    training: dict[str, Any] | None = None,
-) -> PolicyValueNet:
-    """A policy being trained (a learner's), with a card describing it, as a :class:`PolicyValueNet` (no copy)."""
-    return network_from_policy(policy, make_card(game, network, command, reward, training))
+from agents.models.policies import build_policy, policy_class, policy_kwargs
+from envs.core.engine import Game
 
 
 def _sb3_shell(net: PolicyValueNet):
@@ -82,15 +55,20 @@ def save_network(net: PolicyValueNet, path: str, learner: Any = None) -> str:
     then also records the optimizer for ``train.py --resume``. Without it, a MaskablePPO shell
     writes SB3's entries. Returns the path written.
     """
-    if not path.endswith(".zip"):
-        path += ".zip"
     check_card_fields(net.card, "card")
     model = learner if learner is not None else _sb3_shell(net)
     if learner is not None and learner.policy is not net.module:
         raise ValueError("save_network: learner.policy must be net.module")
+    return _write(model, path, net.card)
+
+
+def _write(model, path: str, card: dict[str, Any]) -> str:
+    """SB3's own save of ``model`` to ``path`` (``.zip`` added if missing), then ``card`` beside its entries."""
+    if not path.endswith(".zip"):
+        path += ".zip"
     model.save(path)
     with zipfile.ZipFile(path, "a") as archive:
-        archive.writestr(CARD_NAME, json.dumps(net.card, indent=1))
+        archive.writestr(CARD_NAME, json.dumps(card, indent=1))
     return path
 
 
@@ -100,3 +78,10 @@ def new_network(
     """A freshly initialised network for ``game`` (``network`` from :func:`network_description`)."""
     card = make_card(game, network, command, reward, training)
     return network_from_policy(build_policy(network, game.observation_size, game.num_actions), card)
+
+
+def save_learner(model, path: str, game: Game, command: str, reward: str, training: dict[str, Any]) -> str:
+    """Write the learner to ``path`` with its card (``training`` gets the learner's step count): its own save,
+    so that the optimizer is kept for ``train.py --resume``; :func:`make_card` checks the card it makes."""
+    network, steps = training["hyperparameters"]["network"], int(model.num_timesteps)
+    return _write(model, path, make_card(game, network, command, reward, {**training, "num_timesteps": steps}))

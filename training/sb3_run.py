@@ -1,33 +1,28 @@
 """The plumbing of ``train.py``'s SB3 run, behind one small object: a :class:`Job`.
 
 ``train.py`` reads as the algorithm (build the games and their opponents, build the learner, loop:
-collect, update, evaluate, save; report); each step is one method here, taking only what the step
-before it built. The job holds what every step shares: the checked run
-(:class:`~training.train_command.Validated`), its folder, name and command, and how to save a learner.
+collect, update, evaluate, save; report); the learner's, the loop's and the report's plumbing is one
+method each here, taking only what the step before it built. The job holds what every step shares: the checked run
+(:class:`~training.train_command.Validated`), its folder, name and command, the learner's settings as its
+card records them (read once), and how to save a learner.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import os
 import shlex
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from training.settings import cores, whole_rollouts
 from training.train_command import Validated
 
-
-@dataclass
-class Loop:
-    """The training loop's callbacks (SB3's), and those whose findings the report reads."""
-
-    all: list
-    evaluation: Any
-    time_limit: Any
-    phases: Any
+if TYPE_CHECKING:
+    from training.callbacks import Loop, Save
 
 
 @dataclass
@@ -38,7 +33,9 @@ class Job:
     out: str
     name: str
     command: str
+    card: dict[str, Any]  # the learner's settings, as a model card records them: the network, PPO's numbers
     warm: dict[str, Any] | None = None
+    save: Save | None = None  # set with the loop, once the learner's start is known
     started: float = field(default_factory=time.time)
 
     @classmethod
@@ -47,39 +44,34 @@ class Job:
         args = run.args
         seed_everything(args.seed, args.torch_threads)
         name = f"{args.game}__maskppo__{args.seed}__{int(time.time())}"
-        job = cls(run, args.out or os.path.join("runs", name), name, shlex.join(["python", "train.py", *argv]))
+        command, card = shlex.join(["python", "train.py", *argv]), run.ppo.card()
+        job = cls(run, args.out or os.path.join("runs", name), name, command, card)
         os.makedirs(os.path.join(job.out, "snapshots"), exist_ok=True)
+        used = {k: v for k, v in card.items() if k != "network"}  # the learner's, a resumed file's where not given
+        record = {**dataclasses.asdict(args), **used, "learner": card, "run_name": name, "command": command}
         with open(os.path.join(job.out, "args.json"), "w") as f:
-            json.dump(settings_record(run, run_name=name, command=job.command), f, indent=1)
+            json.dump(record, f, indent=1)
         return job
-
-    # --- the games and their opponents ---------------------------------------------------------
-    def league(self):
-        """The opponent league: the baselines of ``--opponents`` (snapshots join as training goes)."""
-        from training.league import League
-
-        args = self.run.args
-        return League(args.opponents, args.max_snapshots, args.league, power=args.pfsp_power)
-
-    def games(self, league):
-        """``--n-envs`` games of the game's SB3 vector env, each game's opponent dealt from ``league``."""
-        from training.league_games import league_games
-
-        args = self.run.args
-        return league_games(self.run.game, args.n_envs, league, args.seed, args.reward)
 
     # --- the learner -------------------------------------------------------------------------------
     def learner(self, games):
         """MaskablePPO built from the settings, then given its start: a ``--resume`` file's tensors and step
         count, an ``--init-model`` file's weights, and then the warm start."""
-        from training.model_files import build_learner, load_learner_state
+        from sb3_contrib import MaskablePPO
 
-        args = self.run.args
-        learner = build_learner(games, self.run.ppo, args.seed, os.path.join(self.out, "tb"))
+        from agents.models.policies import policy_class, policy_kwargs
+        from training.model_files import load_learner_state
+
+        args, network = self.run.args, self.card["network"]
+        policy, kwargs = policy_class(network), policy_kwargs(network)
+        numbers = {k: v for k, v in self.card.items() if k != "network"}  # named as MaskablePPO's keywords
+        tensorboard = os.path.join(self.out, "tb")
+        learner = MaskablePPO(
+            policy, games, **numbers, policy_kwargs=kwargs, tensorboard_log=tensorboard, seed=args.seed, device="cpu"
+        )
         if args.resume:  # our settings rebuilt the learner; the file gives only tensors and the step count
             load_learner_state(learner, args.resume)
-            given = self.run.ppo.hyperparameters()
-            changed = ", ".join(f"{k} {given[k]}" for k in given if k in args.given)
+            changed = ", ".join(f"{k} {v}" for k, v in numbers.items() if k in args.given)
             print(f"resuming {args.resume} at {learner.num_timesteps} timesteps{'; given: ' + changed * bool(changed)}")
         if args.init_model:  # the file gives only the policy's weights: a new run from a trained start
             from agents.models.card import POLICY_NAME
@@ -93,15 +85,14 @@ class Job:
         return learner
 
     def _warm_start(self, learner) -> dict[str, Any]:
+        from agents.models.network import learner_network
         from training.imitation import warm_start
-        from training.network import wrap_policy
         from training.report import warm_start_line
 
-        args, game = self.run.args, self.run.game
+        args = self.run.args
         warm = warm_start(
-            wrap_policy(learner.policy, game, self.run.ppo.network, args.reward),
-            args.game,
-            game.config(),
+            learner_network(learner.policy, self.run.game, args.reward),
+            self.run.game,
             args.warm_start,
             args.warm_start_games,
             seed=1_000_000 + 100_000 * args.seed,
@@ -114,45 +105,35 @@ class Job:
         print(warm_start_line(warm), flush=True)
         return warm
 
-    def save(self, learner, path: str) -> str:
-        """Write ``learner`` to ``path`` with its card: the command, the settings, where it started from."""
-        from training.model_files import history_of, save_learner
+    def saver(self) -> Save:
+        """``save(learner, path)``: writes ``learner`` with its card: the command, the settings, where it
+        started from (the commands that made that file, read once, and the warm start)."""
+        from training.model_files import history_of
+        from training.network import save_learner
 
         args = self.run.args
         started_from = args.resume or args.init_model
         training = {
-            "hyperparameters": self.run.ppo.card(),
+            "hyperparameters": self.card,
             "opponents": args.opponents,
             "league": args.league,
             "seed": args.seed,
             "warm_start": self.warm,
             "history": history_of(started_from) if started_from else [],  # the commands that made it, oldest first
         }
-        return save_learner(learner, path, self.run.game, self.command, args.reward, training)
+        return functools.partial(
+            save_learner, game=self.run.game, command=self.command, reward=args.reward, training=training
+        )
 
     # --- the loop ------------------------------------------------------------------------------------
     def loop(self, learner, league) -> Loop:
-        """What runs between rollouts: league logging, periodic evaluation keeping the best model (and the
-        checkpoint), the time limit, phase timing and, with self-play, snapshots (the learner as it starts is
-        the first)."""
-        from training.callbacks import (
-            EvalCallback,
-            LeagueCallback,
-            PhaseTimeCallback,
-            SnapshotCallback,
-            TimeLimitCallback,
-            add_snapshot,
-        )
+        """What runs between rollouts (:func:`training.callbacks.training_loop`): league logging, periodic
+        evaluation keeping the best model (and the checkpoint), the time limit, phase timing and, with
+        self-play, snapshots. From here on the learner is saved by :meth:`saver`'s ``save``."""
+        from training.callbacks import training_loop
 
-        args = self.run.args
-        evaluation = EvalCallback(self.run, self.save, self.out)
-        time_limit, phases = TimeLimitCallback(args.max_minutes * 60), PhaseTimeCallback()
-        loop = Loop([LeagueCallback(league), evaluation, time_limit, phases], evaluation, time_limit, phases)
-        if league.uses_snapshots:
-            folder = os.path.join(self.out, "snapshots")
-            add_snapshot(self.save, learner, folder, league)
-            loop.all.append(SnapshotCallback(self.save, folder, args.snapshot_freq, league))
-        return loop
+        self.save = self.saver()
+        return training_loop(self.run, self.save, self.out, learner, league)
 
     def learn(self, learner, loop: Loop) -> None:
         """``learner.learn`` for ``--timesteps`` rounded up to whole rollouts (what SB3 trains anyway: its
@@ -213,7 +194,7 @@ class Job:
             "final": rows,
             "curve": loop.evaluation.curve,
             "league": league.table(),
-            "learner": self.run.ppo.card(),
+            "learner": self.card,
         }
         print(write_report(results, self.out))
         model = os.path.join(self.out, "model.zip")
@@ -221,10 +202,9 @@ class Job:
         return results
 
 
-def settings_record(run: Validated, **extra: Any) -> dict[str, Any]:
-    """What ``args.json`` records: every setting, the learner's as used (a resumed file's where not given)."""
-    used = {k: v for k, v in run.ppo.card().items() if k != "network"}
-    return {**run.args.settings(), **used, "learner": run.ppo.card(), **extra}
+def cores() -> int:
+    """The cores this process may use (the warm start's processes)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def seed_everything(seed: int, torch_threads: int) -> None:
@@ -237,3 +217,9 @@ def seed_everything(seed: int, torch_threads: int) -> None:
     torch.set_num_threads(torch_threads)
     torch.distributions.Distribution.set_default_validate_args(False)  # our masks are checked where built
     np.random.seed(seed)
+
+
+def whole_rollouts(timesteps: int, rollout: int) -> int:
+    """``--timesteps`` rounded up to whole rollouts of ``rollout`` learner steps: SB3 collects whole
+    rollouts, so that is what it trains, and its progress bar's total must say so (not 8,192/2,000)."""
+    return -(-timesteps // rollout) * rollout

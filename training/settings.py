@@ -8,10 +8,10 @@ Three layers, each written once:
 - :class:`PPOHyperparameters`: PPO's numbers, named as MaskablePPO's keywords,
   each with its help and RLlib's name for it; :class:`PPOSettings` adds the
   network: the learner's settings as a model card records them
-  (``training.hyperparameters``), ``build_learner`` builds them, ``--resume``
+  (``training.hyperparameters``), ``train.py``'s job builds the learner from them, ``--resume``
   keeps them and the RLlib config reads them;
 - :class:`Args`: every ``train.py`` option (the PPO numbers inherited), its help
-  beside it; :mod:`training.options` turns it into a parser.
+  beside it; :mod:`training.train_command` turns it into a parser.
 
 Nothing here imports torch: ``train.py --help`` and bad input stay fast.
 """
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,7 +95,7 @@ def game_training(game: str) -> dict[str, Any]:
 
 def per_game(name: str, text: str, **metadata: Any):
     """A setting whose default is the game's (``text``: its help): the default game's in the dataclass,
-    ``--game X``'s on the command line (:func:`training.options.build_parser`)."""
+    ``--game X``'s on the command line (:func:`training.train_command.build_parser`)."""
     return field(
         default_factory=lambda: game_training(DEFAULT_GAME)[name], metadata={"help": text, "per_game": True, **metadata}
     )
@@ -119,7 +118,7 @@ class PPOHyperparameters:
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(PPOHyperparameters))
+        return PPO_NUMBERS
 
     def hyperparameters(self) -> dict[str, Any]:
         """The numbers by name: MaskablePPO's keyword arguments."""
@@ -130,6 +129,10 @@ class PPOHyperparameters:
         fields = dataclasses.fields(PPOHyperparameters)
         options = {f.metadata["rllib"]: getattr(self, f.name) for f in fields if "rllib" in f.metadata}
         return {"train_batch_size_per_learner": self.n_steps * n_envs, **options}
+
+
+#: The names of PPO's numbers (MaskablePPO's keywords), as :class:`Args` and :class:`PPOSettings` hold them.
+PPO_NUMBERS = tuple(f.name for f in dataclasses.fields(PPOHyperparameters))
 
 
 @dataclass(frozen=True)
@@ -158,14 +161,9 @@ class PPOSettings(PPOHyperparameters):
 
 
 # --- train.py's settings --------------------------------------------------------------------
-def cores() -> int:
-    """The cores this process may use (the warm start's processes)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 @dataclass(frozen=True)
 class Args(PPOHyperparameters):
-    """Every ``train.py`` setting (one option each, see :mod:`training.options`), PPO's numbers inherited."""
+    """Every ``train.py`` setting (one option each, see :mod:`training.train_command`), PPO's numbers inherited."""
 
     # --- the game (its options, e.g. --num-players, are added from its description) ---
     game: str = field(default=DEFAULT_GAME, metadata={"help": "game to train on", "choices": list(envs.GAMES)})
@@ -215,7 +213,7 @@ class Args(PPOHyperparameters):
         metadata={"help": "output directory (default: runs/<game>__maskppo__<seed>__<time>; rllib: __rllib_ppo__)"},
     )
     eval_opponents: list[str] = field(
-        default_factory=lambda: ["random", "heuristic"],
+        default_factory=["random", "heuristic"].copy,
         metadata={"help": "baselines for the periodic evaluation and the final table"},
     )
     eval_games: int = field(default=400, metadata={"help": "games per opponent in the final table (seats swapped)"})
@@ -277,10 +275,6 @@ class Args(PPOHyperparameters):
         "shared_layers", "hidden layers shared by both heads, before them (none: write 0)"
     )
 
-    def settings(self) -> dict[str, Any]:
-        """Every setting by name, as ``args.json`` records them."""
-        return dataclasses.asdict(self)
-
 
 #: The options of the sb3 backend alone (--backend rllib samples with --num-env-runners, draws opponents by
 #: its own PFSP, and builds its MLP from --net-arch alone).
@@ -314,9 +308,3 @@ POSITIVE = (
     "warm_start_epochs",
     "warm_start_samples",
 )
-
-
-def whole_rollouts(timesteps: int, rollout: int) -> int:
-    """``--timesteps`` rounded up to whole rollouts of ``rollout`` learner steps: SB3 collects whole
-    rollouts, so that is what it trains, and its progress bar's total must say so (not 8,192/2,000)."""
-    return -(-timesteps // rollout) * rollout

@@ -1,26 +1,45 @@
-"""``train.py``'s command line: its parser (per game), and the checks of every setting before anything runs.
+"""``train.py``'s command line, read and checked in one pass, and a settings dataclass as a command line.
 
-:func:`validate` never changes the settings it is given: it returns a
-:class:`Validated` run (the game, the settings, the learner's :class:`~training.settings.PPOSettings`, those of a
-resumed file where the command line does not give them).
+:func:`read_command` parses ``train.py``'s options (per game: ``--game`` first) and :func:`validate` checks
+every one before anything runs; it never changes the settings it is given: it returns a :class:`Validated`
+run (the game, the settings, the learner's :class:`~training.settings.PPOSettings`, those of a resumed file
+where the command line does not give them). All bad input fails here, naming its option.
+
+:func:`settings_parser` turns a settings dataclass (:class:`training.settings.Args`, or expert iteration's
+:class:`training.expert_iteration.settings.Settings`) into a parser, so that both read their options the same
+way. A field's ``metadata``:
+
+- ``help``: the option's help (its default is appended, unless the help says it);
+- ``choices``: the allowed values; ``type``: a parser of its own (else one from
+  the annotation: ``int``, ``float`` (finite), ``bool`` (true/false), ``str``,
+  ``list[...]`` of one of those, one value or more);
+- ``action="store_true"``: a bare flag; ``option=False``: not an option (set by
+  the program: the game options, say); ``per_game``: its default is the game's.
+
+Every game's options (``--num-players``...) are added from the games'
+descriptions; :func:`parse` reads them back as texts for the chosen game.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 import envs
-from envs.core.engine import Game
-from envs.games import flags, make_game, read_game_options
-from training.options import build_parser as options_parser
-from training.options import parse
+from agents.models.card import STRUCTURED_NETWORKS, network_description
+from envs.core.description import parse_bool
+from envs.core.engine import Game, shown
+from envs.games import add_game_options, flags, game_option_texts, given_settings, make_game, read_game_options
 from training.settings import (
     DEFAULT_GAME,
+    NETWORK_CHOICES,
     NETWORK_OPTIONS,
     POSITIVE,
+    PPO_NUMBERS,
     SB3_ONLY,
     Args,
     PPOSettings,
@@ -28,10 +47,94 @@ from training.settings import (
 )
 
 
+def finite_float(text: str) -> float:
+    """A command-line number: finite (``nan`` and ``inf`` are refused, naming the option)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def whole_number(text: str) -> int:
+    """A command-line count: a whole number (``2.5`` and ``1e3`` are refused, naming the option)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+
+
+PARSERS = {"int": whole_number, "float": finite_float, "bool": parse_bool, "str": str}
+
+
+def _kind(field: dataclasses.Field) -> tuple[Any, str | None]:
+    """The option's parser and ``nargs`` from the field's annotation (a string: annotations are postponed)."""
+    annotation = str(field.type)
+    if annotation.startswith("list[") and annotation.endswith("]"):
+        return PARSERS[annotation[5:-1]], "+"
+    if annotation not in PARSERS:
+        raise TypeError(f"{field.name}: an option of type {annotation} needs a 'type' in its metadata")
+    return PARSERS[annotation], None
+
+
+def default_of(field: dataclasses.Field) -> Any:
+    return field.default_factory() if field.default_factory is not dataclasses.MISSING else field.default
+
+
+def shown_default(value: Any) -> str:
+    """A default as the help shows it: lists as written on the command line, empty as ``none``."""
+    text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return text if text else "none"
+
+
+def settings_parser(
+    settings_class: type,
+    prog: str | None,
+    description: str,
+    game_defaults: dict[str, Any] | None = None,
+    game: str = "",
+) -> argparse.ArgumentParser:
+    """One option per field of ``settings_class`` (its own fields, then those it inherits), then every
+    game's options.
+    ``game_defaults``: the defaults of the ``per_game`` fields, those of ``game``."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    own = settings_class.__dict__.get("__annotations__", {})
+    fields = sorted(dataclasses.fields(settings_class), key=lambda f: f.name not in own)  # inherited ones last
+    for field in fields:
+        meta = dict(field.metadata)
+        if meta.pop("option", True) is False:
+            continue
+        per_game = meta.pop("per_game", False)
+        meta.pop("rllib", None)
+        flag = "--" + field.name.replace("_", "-")
+        if meta.get("action") == "store_true":
+            parser.add_argument(flag, **meta)
+            continue
+        default = game_defaults[field.name] if per_game and game_defaults is not None else default_of(field)
+        if "(default" not in meta["help"]:  # else the help says its default in words
+            meta["help"] += f" (default{' for ' + game if per_game and game else ''}: {shown_default(default)})"
+        kind, nargs = (meta.pop("type"), None) if "type" in meta else _kind(field)
+        parser.add_argument(flag, default=default, type=kind, nargs=nargs, **meta)
+    add_game_options(parser)
+    return parser
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+    """``argv`` read by ``parser``: (the settings by field name, the game options' texts by option name,
+    the names of the settings ``argv`` gives). A bad value exits with argparse's message naming its option."""
+    values = vars(parser.parse_args(argv))
+    settings = {k: v for k, v in values.items() if not k.startswith("game_option_")}
+    return settings, game_option_texts(values), given_settings(parser, argv)
+
+
 def build_parser(game: str, description: str = "") -> argparse.ArgumentParser:
     """``train.py``'s parser with ``game``'s defaults and every game's options (from the descriptions);
     an option of another game is refused in :func:`validate`."""
-    return options_parser(Args, None, description, game_training(game), game)
+    return settings_parser(Args, None, description, game_training(game), game)
 
 
 def parse_args(argv: list[str] | None = None, description: str = "") -> Args:
@@ -47,6 +150,18 @@ def parse_args(argv: list[str] | None = None, description: str = "") -> Args:
     if (settings["resume"] or settings["init_model"]) and "warm_start" not in given:
         settings["warm_start"] = "none"  # the game's default warm start is for a fresh learner only
     return Args(**settings, game_options=texts, given=given)
+
+
+def chosen_network(kind: str, net_arch: list[int], shared_layers: list[int]) -> dict[str, Any]:
+    """The card's ``network`` for train.py's ``--network`` (``mlp``: its layers from ``--net-arch`` and
+    ``--shared-layers``; a structured kind at its default size), as the games' training settings name it."""
+    if kind in STRUCTURED_NETWORKS:
+        from agents.models.policies import structured  # torch: only for a structured network
+
+        return structured(kind).default_description()
+    if kind != "mlp":
+        raise ValueError(f"network must be one of {list(NETWORK_CHOICES)}, got {shown(kind)}")
+    return network_description(net_arch, shared=shared_layers)
 
 
 @dataclass(frozen=True)
@@ -83,25 +198,22 @@ def learner_settings(args: Args, game: Game) -> PPOSettings:
     """The learner's settings: the command line's, or a started-from file's network (and, resuming, its
     other settings except those the command line gives: a setting given is never silently ignored)."""
     from training.model_files import resume_settings, starting_model
-    from training.network import chosen_network
 
-    asked = PPOSettings.of(args, chosen_network(args.network, args.net_arch, args.shared_layers))
+    asked = chosen_network(args.network, args.net_arch, args.shared_layers)
+    numbers = {name: getattr(args, name) for name in PPO_NUMBERS}
     if args.resume:
         _, kept = resume_settings(args.resume, game, args.reward)
-        network = kept_network(args, "--resume", args.resume, kept.network, asked.network)
-        numbers = {k: getattr(asked if k in args.given else kept, k) for k in PPOSettings.names()}
+        network = kept_network(args, "--resume", args.resume, kept.network, asked)
+        numbers = {k: v if k in args.given else getattr(kept, k) for k, v in numbers.items()}
         return PPOSettings(**numbers, network=network)
     if args.init_model:
         card = starting_model(args.init_model, game, args.reward, "--init-model")
-        network = kept_network(args, "--init-model", args.init_model, card["network"], asked.network)
-        return dataclasses.replace(asked, network=network)
-    return asked
+        asked = kept_network(args, "--init-model", args.init_model, card["network"], asked)
+    return PPOSettings(**numbers, network=asked)
 
 
 def check_network(args: Args) -> None:
     """The network options fit the game and the backend."""
-    from agents.models.card import STRUCTURED_NETWORKS
-
     if args.network in STRUCTURED_NETWORKS and args.game != STRUCTURED_NETWORKS[args.network].game:
         raise ValueError(
             f"--network {args.network} reads {STRUCTURED_NETWORKS[args.network].reads} only, not --game {args.game}"

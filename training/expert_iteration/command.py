@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from training.expert_iteration.settings import Settings, resumed_settings, validate
-from training.options import build_parser as options_parser
-from training.options import parse
+from training.train_command import parse
+from training.train_command import settings_parser as options_parser
 
 
 def build_parser():

@@ -84,7 +84,8 @@ def first_network(settings: Settings, game, out: Path, command: str) -> dict[str
     """Generation 0: a heuristic-cloned fresh network, or a copy of ``--start``, saved as ``models/gen_000.zip``."""
     from agents.models.card import make_card
     from agents.models.network import load_network, network_from_policy
-    from training.network import chosen_network, new_network, save_network
+    from training.network import new_network, save_network
+    from training.train_command import chosen_network
 
     started = time.time()
     training = {"expert_iteration": {"generation": 0, "start": settings.start}}
@@ -100,8 +101,7 @@ def first_network(settings: Settings, game, out: Path, command: str) -> dict[str
         network = new_network(game, description, command, "win", training)
         report = warm_start(
             network,
-            game.name,
-            game.config(),
+            game,
             "heuristic",
             settings.warm_start_games,
             seed=_seed(settings.seed, 0, 1),

@@ -24,7 +24,7 @@ STARTS = ("heuristic", "trained")
 
 @dataclass
 class Settings:
-    """A run's settings; a field's help is its option's (:mod:`training.options`)."""
+    """A run's settings; a field's help is its option's (:mod:`training.train_command`)."""
 
     game: str = field(default="samurai", metadata={"help": "game", "choices": list(envs.GAMES)})
     game_options: dict[str, str] = field(default_factory=dict, metadata={"option": False})  # the game's, as written
