@@ -139,7 +139,7 @@ class EvalCallback(BaseCallback):
         return True
 
     def evaluate_now(self, model) -> None:
-        from training.network import learner_network
+        from agents.models.network import learner_network
 
         timesteps = int(model.num_timesteps)
         if self.curve and self.curve[-1]["timesteps"] == timesteps:

@@ -18,7 +18,6 @@ import numpy as np
 from agents.models.card import (
     CARD_NAME,
     check_card_fields,
-    game_card,
     make_card,
 )
 from agents.models.network import PolicyValueNet, network_from_policy
@@ -79,12 +78,6 @@ def new_network(
     """A freshly initialised network for ``game`` (``network`` from :func:`network_description`)."""
     card = make_card(game, network, command, reward, training)
     return network_from_policy(build_policy(network, game.observation_size, game.num_actions), card)
-
-
-def learner_network(policy, game: Game, reward: str) -> PolicyValueNet:
-    """A policy being trained, as a :class:`PolicyValueNet` of ``game`` (no copy), to evaluate or warm-start it:
-    its card says the game and the reward mode (the values' scale) only, not how the policy was made."""
-    return network_from_policy(policy, {**game_card(game), "reward": reward})
 
 
 def save_learner(model, path: str, game: Game, command: str, reward: str, training: dict[str, Any]) -> str:

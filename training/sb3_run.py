@@ -85,8 +85,8 @@ class Job:
         return learner
 
     def _warm_start(self, learner) -> dict[str, Any]:
+        from agents.models.network import learner_network
         from training.imitation import warm_start
-        from training.network import learner_network
         from training.report import warm_start_line
 
         args = self.run.args

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.models.card import POLICY_NAME, check_card
+from agents.models.card import POLICY_NAME, check_card, game_card
 from agents.models.files import find_model, read_card, read_tensors, shipped_model_path
 from envs.core.engine import Game, shown
 
@@ -108,6 +108,12 @@ class PolicyValueNet:
 def network_from_policy(policy: torch.nn.Module, card: dict[str, Any]) -> PolicyValueNet:
     """Wrap a policy (a training learner's, say) and its card as a :class:`PolicyValueNet` (no copy)."""
     return PolicyValueNet(card["game"], card["config"], card["observation_size"], card["num_actions"], policy, card)
+
+
+def learner_network(policy: torch.nn.Module, game: Game, reward: str) -> PolicyValueNet:
+    """A policy being trained, as a :class:`PolicyValueNet` of ``game`` (no copy), to evaluate or warm-start it:
+    its card says the game and the reward mode (the values' scale) only, not how the policy was made."""
+    return network_from_policy(policy, {**game_card(game), "reward": reward})
 
 
 def load_network(source: str, game: Game) -> PolicyValueNet:
