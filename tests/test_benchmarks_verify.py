@@ -10,6 +10,7 @@ import pytest
 from benchmarks import leaderboard
 from benchmarks.core import arena, calibration, records, verify
 from benchmarks.core.matches import AgentSpec
+from benchmarks.core.protocol import PROTOCOL
 
 #: A machine exactly as fast as the reference, measured (its one round the reference speed).
 MACHINE = calibration.Calibration(1.0, (calibration.REFERENCE_SPEED,))
@@ -67,3 +68,34 @@ def test_a_v1_record_cannot_be_verified():
     v1 = records.read([Path(records.ROOT) / "benchmarks/records/leaderboard/wapi_2p_quick.jsonl.gz"])
     (problem,) = verify.check_runs(v1)
     assert "cannot be verified" in problem
+
+
+#: Committed v2 records that verify refuses by design, each with the one problem it must have.
+REFUSED_BY_DESIGN = {"calibration/slowed.jsonl.gz": "its calibration was given (--calibration-factor), not measured"}
+
+
+#: The commands whose records are ratings, what verify is for (a study's records, such as the relative-skill
+#: study's, name the code they were played with and are read by their own reports).
+RATINGS = ("python -m benchmarks.rate ", "python -m benchmarks.leaderboard ")
+
+
+def test_every_committed_v2_rating_is_accepted():
+    """Issue 49's target: ``verify`` accepts every committed v2 rating (the calibration check's slowed run, whose
+    calibration was given to simulate a slower machine, is refused for that alone). A change to an anchor's code
+    without a new protocol version fails here too, naming the record."""
+    folder = records.ROOT / "benchmarks" / "records"
+    checked = 0
+    for path in sorted(folder.rglob("*.jsonl.gz")):
+        record = records.read([path])
+        if not record.runs or any(
+            run["protocol"] != PROTOCOL or not run["command"].startswith(RATINGS) for run in record.runs
+        ):
+            continue
+        checked += 1
+        problems = verify.verify(record)
+        expected = REFUSED_BY_DESIGN.get(path.relative_to(folder).as_posix())
+        if expected is None:
+            assert problems == [], f"{path.relative_to(folder)}: {problems[:3]}"
+        else:
+            assert problems and all(expected in problem for problem in problems), problems[:3]
+    assert checked >= 3  # the example's rating and the calibration check's two runs at least
