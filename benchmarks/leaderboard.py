@@ -34,6 +34,7 @@ from benchmarks.core import arena, calibration, provenance, records, report, ver
 from benchmarks.core.matches import AgentSpec
 from benchmarks.core.protocol import (
     LADDERS,
+    PROTOCOL,
     check_deals,
     config_label,
     configurations,
@@ -101,6 +102,16 @@ def verify_main(argv: list[str]) -> int:
     return 0
 
 
+def check_one_protocol(folder: Path) -> None:
+    """ValueError when ``folder`` holds records of another protocol: the page is made from every record in the
+    folder, and runs of two protocols never pool, so this is said before any game is played, not after."""
+    found = {run["protocol"] for path in folder.glob("*.jsonl*") for run in records.read([path]).runs}
+    others = sorted(found - {PROTOCOL})
+    if others:
+        raise ValueError(f"--records {folder} holds records of {', '.join(others)}, which never pool with {PROTOCOL}'s "
+                         "records on one page: choose a folder of its own")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["verify"]:
@@ -117,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         existing = [str(p) for p in paths if p.exists()]
         if existing:
             raise ValueError(f"records exist and are never replaced: {existing}; choose another --records")
+        check_one_protocol(folder)
         if not args.allow_dirty and provenance.checkout()["dirty"]:
             raise ValueError("the checkout has uncommitted changes: commit them first (a published record names a "
                              "commit), or pass --allow-dirty for records that no page will accept")  # fmt: skip

@@ -99,3 +99,14 @@ def test_every_committed_v2_rating_is_accepted():
         else:
             assert problems and all(expected in problem for problem in problems), problems[:3]
     assert checked >= 3  # the example's rating and the calibration check's two runs at least
+
+
+def test_the_leaderboard_refuses_a_records_folder_of_another_protocol_before_playing(tmp_path, capsys):
+    """The page pools every record of its folder, and v1 and v2 runs never pool: a folder holding v1 records is
+    refused at once, naming the folder, not after the games (as it once was, after the full ladder's games)."""
+    old = records.ROOT / "benchmarks" / "records" / "leaderboard" / "wapi_4p_quick.jsonl.gz"
+    (tmp_path / old.name).write_bytes(old.read_bytes())
+    with pytest.raises(SystemExit):
+        leaderboard.main(["--quick", "--configs", "wakanda", "--records", str(tmp_path), "--allow-dirty"])
+    assert "holds records of drawluck-bench v1" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [old.name]
