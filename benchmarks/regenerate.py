@@ -94,6 +94,11 @@ REPORTS = (
         ("docs/leaderboard.md",),
     ),
     Report(
+        "benchmarks.report",
+        ("--leaderboard", "{records:benchmarks/records/leaderboard_v2}", "--out", "{out}/leaderboard_v2.md"),
+        ("docs/leaderboard_v2.md",),
+    ),
+    Report(
         "benchmarks.levels",
         ("report", "--out", "{out}/levels.md", "--ratings", "{out}/levels.json"),
         ("benchmarks/results/levels.md", "benchmarks/results/levels.json"),
