@@ -51,12 +51,14 @@ ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "benchmarks" / "figures.toml"
 SUMMARY = ROOT / "benchmarks" / "results" / "SUMMARY.md"
 README = ROOT / "README.md"
-#: Hand-written pages whose figures are marked and filled from SUMMARY.md (docs/leaderboard.md is generated).
+#: The generated pages in docs/ (made from records by ``benchmarks.report --leaderboard``), sources, not pages to fill.
+GENERATED_DOCS = ("leaderboard.md", "leaderboard_v2.md")
+#: Hand-written pages whose figures are marked and filled from SUMMARY.md.
 PAGES = [README, ROOT / "agents" / "README.md"] + sorted(
-    p for p in (ROOT / "docs").glob("*.md") if p.name != "leaderboard.md"
+    p for p in (ROOT / "docs").glob("*.md") if p.name not in GENERATED_DOCS
 )
 #: Where a figure may be read: generated reports only, never a hand-written note.
-SOURCES = ("benchmarks/results/", "docs/leaderboard.md")
+SOURCES = ("benchmarks/results/", *(f"docs/{name}" for name in GENERATED_DOCS))
 MARK = re.compile(r"<!-- figure: ([a-z0-9_]+) -->(.*?)<!-- /figure -->", re.S)
 #: A table a page quotes from a report: ``<!-- table: SOURCE[#SECTION] labels=N -->`` on the line above it.
 QUOTED = re.compile(r"<!-- table: ([^\s#]+)(?:#(.*?))? labels=(\d+) -->\n+((?:\|.*(?:\n|$))+)")

@@ -20,7 +20,7 @@ def test_every_committed_report_is_what_its_records_give():
 def test_every_report_that_names_a_record_is_made_again():
     made = {name for report in regenerate.REPORTS for name in report.outputs}
     made.add(summary.SUMMARY.relative_to(ROOT).as_posix())  # made from the reports, checked after them
-    pages = [*ROOT.glob("benchmarks/results/**/*.md"), ROOT / "docs" / "leaderboard.md"]
+    pages = [*ROOT.glob("benchmarks/results/**/*.md"), *(ROOT / "docs" / name for name in summary.GENERATED_DOCS)]
     naming = {p.relative_to(ROOT).as_posix() for p in pages if "benchmarks/records/" in p.read_text(encoding="utf-8")}
     assert naming and naming <= made, sorted(naming - made)
 

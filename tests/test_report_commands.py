@@ -22,7 +22,7 @@ SCRATCH = re.compile(r"(?<![\w.~-])/(?:" + "|".join(SCRATCH_ROOTS) + r")/")
 #: Text files a clone holds (records are gzip data: what a machine typed; their reports rewrite it).
 TEXT = re.compile(r"\.(md|py|toml|txt|json|ya?ml|cfg|ini|sh|html|js|css)$|^Makefile$")
 #: The generated reports, whose commands a reader copies.
-REPORTS = sorted([*ROOT.glob("benchmarks/results/**/*.md"), ROOT / "docs" / "leaderboard.md"])
+REPORTS = sorted([*ROOT.glob("benchmarks/results/**/*.md"), *(ROOT / "docs" / name for name in summary.GENERATED_DOCS)])
 COMMAND = re.compile(r"`((?:python -m |make )[^`]+)`")
 #: Options whose value a command writes (a file or folder made if absent), and the placeholders reports use.
 WRITTEN = {"--out", "--record", "--ratings"}
