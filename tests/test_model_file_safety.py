@@ -220,3 +220,20 @@ def test_train_resume_init_model_and_ppo_opponents(files, tmp_path):
             train.main(base + ["--timesteps", "32", "--out", str(tmp_path / "refused")] + extra)
     assert not os.path.exists(tmp_path / "refused")
     assert not os.path.exists(marker)
+
+
+def test_a_crafted_file_given_to_the_batch_examples_player_runs_no_code(tmp_path):
+    """``examples/ppo_batch.py:BatchPPOAgent`` reads its ``.pt`` with ``torch.load(weights_only=True)``: a file
+    whose pickle holds a payload is refused, and the payload never runs (``benchmarks.rate`` hands it any file)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "ppo_batch.py"
+    spec = importlib.util.spec_from_file_location("ppo_batch_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    marker, crafted = tmp_path / "ran", tmp_path / "model.pt"
+    torch.save({"sizes": Payload(str(marker)), "state_dict": {}}, crafted)
+    with pytest.raises(pickle.UnpicklingError):
+        example.BatchPPOAgent(model=str(crafted))
+    assert not marker.exists()
