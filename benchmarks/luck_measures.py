@@ -37,6 +37,7 @@ import numpy as np
 from scipy import stats
 
 from benchmarks.core.rating import t975
+from benchmarks.core.variance import duplicate_effect
 
 #: Bootstrap resamples of the reports (the tests use fewer).
 RESAMPLES = 2000
@@ -245,9 +246,8 @@ def lead_games(d: np.ndarray, duplicate: bool, confidence: float = 0.95) -> floa
     """N* from ``d[deal, seat]``, the per-game difference of the better player's result over the other's:
     with fresh deals the variance of one game (seats balanced), with duplicate deals that of a deal's mean
     times its games (a deal counts as that many games)."""
-    d = np.asarray(d, dtype=float)
-    variance = d.mean(axis=1).var(ddof=1) * d.shape[1] if duplicate else d.var(axis=0, ddof=1).mean()
-    return games_to_lead(float(d.mean()), float(variance), confidence)
+    effect = duplicate_effect(d)
+    return games_to_lead(effect.mean, effect.var_duplicate if duplicate else effect.var_independent, confidence)
 
 
 def field_lead_games(stronger: np.ndarray, weaker: np.ndarray, duplicate: bool, confidence: float = 0.95) -> float:
@@ -257,8 +257,8 @@ def field_lead_games(stronger: np.ndarray, weaker: np.ndarray, duplicate: bool, 
     stronger, weaker = np.asarray(stronger, dtype=float), np.asarray(weaker, dtype=float)
     if duplicate:
         return lead_games(stronger - weaker, duplicate=False, confidence=confidence)
-    variance = stronger.var(axis=0, ddof=1).mean() + weaker.var(axis=0, ddof=1).mean()
-    return games_to_lead(float((stronger - weaker).mean()), float(variance), confidence)
+    variance = duplicate_effect(stronger).var_independent + duplicate_effect(weaker).var_independent
+    return games_to_lead(float((stronger - weaker).mean()), variance, confidence)
 
 
 # --- multiplicity ---------------------------------------------------------------------------------

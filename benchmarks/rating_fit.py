@@ -33,10 +33,11 @@ from pathlib import Path
 
 import numpy as np
 from scipy import stats
+from scipy.sparse.csgraph import connected_components
 
 from benchmarks.core import records
 from benchmarks.core.protocol import ANCHORS
-from benchmarks.core.rating import ELO, PRIOR_DRAWS, bradley_terry, cluster_wins
+from benchmarks.core.rating import cluster_wins, strengths
 from benchmarks.core.report import by_configuration, label_of
 from benchmarks.levels import pooled_by_game
 
@@ -79,25 +80,11 @@ class Fit:
         return float(stats.chi2.sf(self.chi2_naive, self.df)) if self.df > 0 else math.nan
 
 
-def components(names: Sequence[str], met: np.ndarray) -> int:
-    """The connected components of the comparison graph (agents joined by the pairs that met)."""
-    parent = list(range(len(names)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            i = parent[i]
-        return i
-
-    for i, j in zip(*np.nonzero(met)):
-        parent[root(i)] = root(j)
-    return len({root(i) for i in range(len(names))})
-
-
 def fit(games: Sequence[dict]) -> Fit:
     """The Bradley–Terry fit of ``games`` (the benchmarks' own: pairwise, ``PRIOR_DRAWS``) and its residuals."""
     names = sorted({label for game in games for label in game["seats"]})
     wins = cluster_wins(games, names)  # wins[deal, i, j]
-    theta = np.array([r.value for r in bradley_terry(names, wins.sum(axis=0), prior_draws=PRIOR_DRAWS)]) / ELO
+    theta = strengths(names, wins.sum(axis=0))
     pairs = []
     for i, j in zip(*np.triu_indices(len(names), 1)):
         won, played = wins[:, i, j], wins[:, i, j] + wins[:, j, i]
@@ -119,7 +106,7 @@ def fit(games: Sequence[dict]) -> Fit:
     met = np.zeros((len(names), len(names)), dtype=bool)
     for pf in tested:
         met[names.index(pf.a), names.index(pf.b)] = True
-    df = len(tested) - (len(names) - components(names, met))
+    df = len(tested) - (len(names) - connected_components(met, directed=False)[0])
     chi2 = float(sum(pf.z**2 for pf in tested if not math.isnan(pf.z)))
     chi2_naive = float(sum(pf.z_naive**2 for pf in tested))
     return Fit(dict(zip(names, theta.tolist())), pairs, df, chi2, chi2_naive, len(wins))

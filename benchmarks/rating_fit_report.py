@@ -108,13 +108,13 @@ def calibration(fits: Sequence[Fit]) -> list[str]:
     return lines + [""]
 
 
-def anchor_rows(section: Section) -> list[str]:
+def anchor_rows(section: Section, merged: Fit) -> list[str]:
     """A levels configuration whose ladder holds the heuristic under a level's label: that label's rating when
-    fitted apart (as published), and the heuristic-random pair under the merged fit."""
+    fitted apart (as published), and the heuristic-random pair under the merged fit (``merged``, made already)."""
     duplicates = [label for label, into in section.merge.items() if into == "heuristic"]
     if not duplicates or not all(name in {s for g in section.games for s in g["seats"]} for name in ANCHORS):
         return []
-    apart, merged = fit(section.games), fit(section.merged)
+    apart = fit(section.games)
     names = sorted(apart.theta)
     rated = dict(zip(names, anchor(names, np.array([apart.theta[n] for n in names]))))
     pair = next(pf for pf in apart.pairs if {pf.a, pf.b} == {"heuristic", "random"})
@@ -182,7 +182,7 @@ def markdown(all_sections: Sequence[Section]) -> str:
         "| configuration | label | apart | heuristic vs random: observed | chain | merged fit | z | p |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
-    lines += [row for s in all_sections if s.source == "levels" for row in anchor_rows(s)] + [""]
+    lines += [row for s, f in keyed.values() if s.source == "levels" for row in anchor_rows(s, f)] + [""]
     lines += ["## Separated anchors", "", SEPARATED_TEXT, ""] + separated_rows(keyed)
     lines += ["## Every pair", ""]
     for key, (_, f) in keyed.items():

@@ -9,6 +9,7 @@ and what the games cost. Nothing here is written by hand: run the command at the
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import tomllib
@@ -186,10 +187,16 @@ def _games(estimate: lm.Estimate) -> str:
     return f"{value} {interval}"
 
 
+@functools.cache
+def _preregistration() -> dict:
+    """The pre-registration, read once (the report asks it for every row)."""
+    return tomllib.loads(PREREGISTRATION.read_text(encoding="utf-8"))
+
+
 def planned(name: str) -> dict | None:
     """The pre-registered plan of a record (by its name: the configuration's, or the entry's ``record``), or None
     for one that was not pre-registered; an entry's own ``first`` deal overrides the study's."""
-    plan = tomllib.loads(PREREGISTRATION.read_text(encoding="utf-8"))
+    plan = _preregistration()
     found = [{"first": plan["first"]} | c for c in plan["configs"] if c.get("record", c["config"]) == name]
     return found[0] if found else None
 

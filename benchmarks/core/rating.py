@@ -256,7 +256,7 @@ def cluster_wins(games: Sequence[dict], names: Sequence[str], cluster: str = "de
     return np.array([rows[key] for key in sorted(rows)])  # a canonical order: the same games, the same draws
 
 
-def _strengths(names: Sequence[str], wins: np.ndarray) -> np.ndarray:
+def strengths(names: Sequence[str], wins: np.ndarray) -> np.ndarray:
     return np.array([r.value for r in bradley_terry(names, wins, prior_draws=PRIOR_DRAWS)]) / ELO
 
 
@@ -288,12 +288,12 @@ def anchored_ratings(
     if missing:
         raise ValueError(f"the games must include the anchors {list(ANCHORS)}; missing {missing}")
     wins = cluster_wins(games, names, cluster)
-    value = anchor(names, _strengths(names, wins.sum(axis=0)))
+    value = anchor(names, strengths(names, wins.sum(axis=0)))
     rng = np.random.default_rng(seed)
     draws = np.empty((replicates, len(names)))
     for r in range(replicates):
         weights = np.bincount(rng.integers(0, len(wins), len(wins)), minlength=len(wins))
-        draws[r] = anchor(names, _strengths(names, np.tensordot(weights, wins, axes=1)))
+        draws[r] = anchor(names, strengths(names, np.tensordot(weights, wins, axes=1)))
     placed = ~np.isnan(draws[:, 0])
     if placed.mean() < 0.975:
         low, high = np.full(len(names), -math.inf), np.full(len(names), math.inf)
