@@ -100,22 +100,6 @@ class VectorRunner:
         return steps, games, elapsed
 
 
-def sb3_envs(name: str) -> tuple[dict, dict]:
-    """``train.py``'s per-game settings, and SB3 vector envs of that many games with random opponents: the SB3
-    adapter, and train.py's games (the same adapter, each game's opponent dealt from a league of ``random``),
-    made when asked for."""
-    from training.league import League
-    from training.league_games import league_games
-    from training.settings import game_training
-
-    settings, game = game_training(name), envs.describe(name).make()
-    n = settings["n_envs"]
-    return settings, {
-        "sb3_vec_env": lambda: importlib.import_module(f"envs.{name}_v0").sb3_vec_env(n, seed=0),
-        "train.py's games": lambda: league_games(game, n, League(["random"], 0, "uniform"), 0, "win"),
-    }
-
-
 class LearnerRunner:
     """sb3-contrib's MaskablePPO learning on ``env`` with ``settings``, a whole rollout and its update at a time."""
 
@@ -138,21 +122,23 @@ class LearnerRunner:
 
 
 def sb3_rows(name: str, rounds: int, seconds: float) -> list[dict]:
-    """The SB3 rows of game ``name``: MaskablePPO learning on its SB3 vector env against learning on train.py's
-    games (what the league's dealing costs)."""
-    settings, make = sb3_envs(name)
-    size, rows = settings["n_envs"], []
-    for what, runner, other in [
-        ("MaskablePPO, random opponents", lambda env: LearnerRunner(env, settings), "train.py's games"),
-    ]:
-        mine, theirs = runner(make["sb3_vec_env"]()), runner(make[other]())
-        rows.append({"what": f"{what}; against {other}", "size": size, "engine": "sb3_vec_env"})
-        rows[-1].update(compare(mine, theirs, rounds, seconds))
-        if isinstance(mine, LearnerRunner):
-            rows[-1]["shares"] = {"sb3_vec_env": learner_shares(mine), other: learner_shares(theirs)}
-        mine.env.close()
-        theirs.env.close()
-    return rows
+    """The SB3 row of game ``name``: MaskablePPO at ``train.py``'s settings learning on the game's SB3 vector env
+    against learning on train.py's games (the same adapter, each game's opponent dealt from a league of
+    ``random``): what the league's dealing costs, and each run's time split (env, rollout, update)."""
+    from training.league import League
+    from training.league_games import league_games
+    from training.settings import game_training
+
+    settings, game, other = game_training(name), envs.describe(name).make(), "train.py's games"
+    size = settings["n_envs"]
+    mine = LearnerRunner(importlib.import_module(f"envs.{name}_v0").sb3_vec_env(size, seed=0), settings)
+    theirs = LearnerRunner(league_games(game, size, League(["random"], 0, "uniform"), 0, "win"), settings)
+    row = {"what": f"MaskablePPO, random opponents; against {other}", "size": size, "engine": "sb3_vec_env"}
+    row |= compare(mine, theirs, rounds, seconds)
+    row["shares"] = {"sb3_vec_env": learner_shares(mine), other: learner_shares(theirs)}
+    mine.env.close()
+    theirs.env.close()
+    return [row]
 
 
 class HeuristicRunner:
@@ -204,8 +190,9 @@ def measure(name: str, rounds: int, seconds: float, sb3: bool = True) -> list[di
     rows[-1].update(compare(random_play, EngineRunner(game), rounds, seconds))
     rows[-1]["dealing"] = random_play.dealing / (rounds * seconds)
     rows.append({"what": "vector env, random opponents", "size": VECTOR, "engine": engine + fallback})
-    rows[-1].update(compare(VectorRunner(name, VECTOR), EnvRunner(module.env), rounds, seconds, counted=1))
-    rows[-1]["shares"] = vector_shares(VectorRunner(name, VECTOR), seconds)
+    vector = VectorRunner(name, VECTOR)  # one warm-up: the same runner is then clocked by part
+    rows[-1].update(compare(vector, EnvRunner(module.env), rounds, seconds, counted=1))
+    rows[-1]["shares"] = vector_shares(vector, seconds)
     heuristic = heuristic_module(game)
     how = "batch_policy" if hasattr(heuristic, "batch_policy") and not fallback else "game by game"
     rows.append({"what": f"heuristic ({how})", "size": BATCH, "engine": engine + fallback})

@@ -21,7 +21,6 @@ benchmarks.calibration --repeats N``.
 from __future__ import annotations
 
 import argparse
-import secrets
 import shlex
 import sys
 from pathlib import Path
@@ -29,7 +28,7 @@ from pathlib import Path
 from benchmarks import rate
 from benchmarks.core import rating as rating_module
 from benchmarks.core import records, report
-from benchmarks.core.protocol import DEAL_SETS, check_deals
+from benchmarks.core.protocol import check_deals, fresh_offset
 from benchmarks.core.records import Record
 
 GAME = "wakanda"
@@ -51,7 +50,7 @@ def rate_argv(name: str, path: Path, deals: int, budget: float, offset: int, ext
 def play(folder: Path, deals: int, budget: float) -> list[Path]:
     """The two runs into ``folder`` (``normal.jsonl.gz``, ``slowed.jsonl.gz``) on the same fresh test deals."""
     paths = [folder / f"{name}.jsonl.gz" for name in RUNS]
-    offset = secrets.randbelow(DEAL_SETS["test"][1] - deals + 1)
+    offset = fresh_offset("test", deals)
     if rate.main(rate_argv("normal", paths[0], deals, budget, offset, ["--reference"])):
         raise RuntimeError(f"the normal run broke the protocol (its record: {paths[0]})")
     factor = records.read([paths[0]]).runs[0]["calibration"]["factor"] / SLOWDOWN
