@@ -30,7 +30,7 @@ from torch.distributions import Categorical
 
 from agents.opponents import batch_opponent
 from envs.games import make_game
-from training.win_rates import wilson_interval
+from training.win_rates import wilson_interval, win_points
 
 #: The first seed of the evaluation's deals: far beyond any seed a training run deals, but in the benchmark's
 #: tuning set (``docs/benchmark.md``): a run is watched on them; its reported figure is on the test set
@@ -205,8 +205,8 @@ def update(args: Args, agent: Agent, optimizer, rollout: Rollout, advantage, ret
 
 def evaluate(agent: Agent, game: str, opponent: str, games: int) -> dict:
     """The greedy policy on ``games`` held-out deals (seeds from :data:`EVAL_DEALS`, the learner's seat rotating with
-    the seed) against ``opponent`` in every other seat: its win rate (a win 1, a game all players share
-    1/players, a loss 0) with a 95% Wilson interval. Each slot's first game counts."""
+    the seed) against ``opponent`` in every other seat: its win rate (a win 1, a win shared by k 1/k, a loss
+    0) with a 95% Wilson interval. Each slot's first game counts."""
     envs = importlib.import_module(f"envs.{game}_v0").vector_env(
         games, opponents=batch_opponent(opponent, make_game(game)), seed=EVAL_DEALS
     )
@@ -216,8 +216,9 @@ def evaluate(agent: Agent, game: str, opponent: str, games: int) -> dict:
         with torch.no_grad():
             action = agent.greedy(torch.as_tensor(obs), torch.as_tensor(infos["action_mask"]))
         obs, reward, terminated, _, infos = envs.step(action.numpy())
-        first = terminated & ~counted
-        points[first] = np.where(reward[first] > 0, 1.0, np.where(reward[first] == 0, 1 / envs.game.num_players, 0))
+        final = infos.get("final_info", {})
+        for i in np.flatnonzero(terminated & ~counted):
+            points[i] = win_points(final["winners"][i], final["seat"][i])
         counted |= terminated
     envs.close()
     low, high = wilson_interval(points.sum(), games)

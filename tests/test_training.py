@@ -235,3 +235,13 @@ def test_only_a_paired_search_has_action_values():
     values = ISMCTSAgent(game, seed=0, paired_root=True).action_values(view, 3)
     assert sorted(values) == sorted(view.legal_actions)
     assert values == ISMCTSAgent(game, seed=0, paired_root=True).action_values(view, 3)  # seeded
+
+
+def test_win_points_follow_the_benchmarks_win_share():
+    """Evaluation, the league and the batch example score a finished game alike: a win 1, a win shared by k
+    1/k (a two-way win at four players is 1/2, not the 1 its +1 reward would give), a loss 0."""
+    from training.win_rates import win_points
+
+    shared = np.array([True, False, True, False])
+    assert win_points(shared, 0) == 0.5 and win_points(shared, 1) == 0.0
+    assert win_points(np.array([False, True]), 1) == 1.0

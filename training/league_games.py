@@ -21,6 +21,7 @@ from envs.core.sb3 import GameSB3VecEnv
 from envs.core.vector import GameVectorEnv
 from training.league import League
 from training.members import build_member
+from training.win_rates import win_points
 
 
 class LeagueDealer:
@@ -76,7 +77,7 @@ class LeagueGames(VecEnvWrapper):
         self.game_seconds += time.perf_counter() - started
         for i in np.flatnonzero(dones).tolist():
             winners, seat = infos[i]["winners"], infos[i]["seat"]
-            points = 1.0 / int(winners.sum()) if winners[seat] else 0.0
+            points = win_points(winners, seat)
             infos[i]["is_success"] = points == 1.0
             member = self.dealer.member_id(infos[i]["opponent"])
             if member is not None:

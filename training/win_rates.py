@@ -55,8 +55,14 @@ def seat_points(network, game: Game, member, seat: int, deals: list[int], reward
         obs, _, ended, _, infos = env.step(network.policy(obs, infos["action_mask"]).argmax(axis=1))
         for i in np.flatnonzero(ended).tolist():
             won = infos["final_info"]["winners"][i]
-            points.setdefault(i, 1.0 / int(won.sum()) if won[seat] else 0.0)
+            points.setdefault(i, win_points(won, seat))
     return [points[i] for i in range(len(deals))]
+
+
+def win_points(winners: np.ndarray, seat: int) -> float:
+    """A finished game's points for ``seat`` (``winners``: a bool per seat): 1 for a win, 1/k for a win shared
+    by k, 0 for a loss (the benchmarks' win share)."""
+    return 1.0 / int(winners.sum()) if winners[seat] else 0.0
 
 
 def wilson_interval(points: float, n: int, z: float = 1.96) -> tuple[float, float]:
