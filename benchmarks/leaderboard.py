@@ -3,6 +3,7 @@
     python -m benchmarks.leaderboard --quick --configs "wapi 4p" wakanda "samurai 2p"
     python -m benchmarks.leaderboard --backend ray --ray-address HEAD:6379
     python -m benchmarks.leaderboard --quick --records benchmarks/records/leaderboard --out docs/leaderboard.md
+    python -m benchmarks.leaderboard --configs wakanda --tables "best-1000 vs heuristic" --processes 1
     python -m benchmarks.leaderboard verify RECORD...
 
 For each configuration (``--configs``, by label; default every player count
@@ -11,8 +12,11 @@ and variant of every game) the ladder's tables of ``drawluck-bench v2``
 offset drawn at random, named in the record), each
 deal in every rotation, into one record per configuration in ``--records``
 (default a new folder under ``runs/bench/``; an existing record is never
-replaced). The page is then made from every record in that folder, exactly
-as ``python -m benchmarks.report --leaderboard`` makes it, and written to
+replaced). ``--tables`` plays only the named tables of the ladder, into a record named by them: a
+configuration whose ladder takes longer than one sitting is played a few tables at a time, each part
+kept as it ends, and the page pools the parts as it pools any records. The page is then made from
+every record in that folder, exactly as ``python -m benchmarks.report --leaderboard`` makes it, and
+written to
 ``--out`` (default ``leaderboard.md`` in the records folder: the committed
 ``docs/leaderboard.md`` is written only when ``--out`` names it). Records from a checkout with uncommitted
 changes are refused (a published figure names its commit); ``--allow-dirty`` plays and shows them, marked.
@@ -46,16 +50,33 @@ from envs.games import make_game
 from parallel import pool
 
 
-def record_name(game: str, config: dict, ladder: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{config_label(game, config)}_{ladder}") + ".jsonl.gz"
+def record_name(game: str, config: dict, ladder: str, tables: list[str] | None = None) -> str:
+    """``wakanda_full.jsonl.gz`` for the whole ladder; a part (``--tables``) adds its tables' labels."""
+    name = "_".join([config_label(game, config), ladder, *(tables or [])])
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name) + ".jsonl.gz"
 
 
-def play_configuration(game: str, config: dict, ladder_name: str, deals: int, run: dict, backend, progress: bool):
-    """The ladder's tables on one configuration, on ``deals`` test deals from the run's ``deal_offset``, as a
-    record of ``run``."""
+def ladder_tables(game: str, config: dict, ladder_name: str) -> dict[str, tuple[AgentSpec, AgentSpec]]:
+    """The ladder's (hero, opponent) tables on one configuration, by label (``best-1000 vs heuristic``)."""
     rungs = LADDERS[ladder_name].for_game(make_game(game, **config))
     specs = {rung.label: AgentSpec(rung.label, rung.name, rung.options) for rung in rungs}
-    tables = [(specs[hero.label], specs[opponent.label]) for hero, opponent in reference_tables(rungs)]
+    pairs = reference_tables(rungs)
+    return {f"{hero.label} vs {opponent.label}": (specs[hero.label], specs[opponent.label]) for hero, opponent in pairs}
+
+
+def chosen_tables(game: str, config: dict, ladder_name: str, labels: list[str] | None) -> list:
+    """The tables ``--tables`` names (default all); ValueError naming the ladder's tables for any other label."""
+    tables = ladder_tables(game, config, ladder_name)
+    unknown = [label for label in labels or [] if label not in tables]
+    if unknown:
+        raise ValueError(f"--tables {unknown} are not tables of the {ladder_name} ladder on "
+                         f"{config_label(game, config)}: choose from {list(tables)}")  # fmt: skip
+    return [tables[label] for label in labels] if labels else list(tables.values())
+
+
+def play_configuration(game: str, config: dict, tables: list, deals: int, run: dict, backend, progress: bool):
+    """``tables`` on one configuration, on ``deals`` test deals from the run's ``deal_offset``, as a record of
+    ``run``."""
     tasks = arena.plan(game, config, tables, "test", deals, first=run["deal_offset"])
     return arena.play(tasks, run, backend, progress)
 
@@ -68,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--quick", action="store_true", help="the quick ladder: fewer deals, cheaper rungs")
     parser.add_argument("--configs", nargs="+", metavar="LABEL", help="configurations by label (default all)")
+    parser.add_argument(
+        "--tables", nargs="+", metavar="TABLE", help="only these tables of the ladder ('HERO vs OPPONENT'; default all)"
+    )
     parser.add_argument("--deals", type=int, help="test deals per table (default: the ladder's)")
     parser.add_argument(
         "--deal-offset", type=int, metavar="N", help="the first test deal (default: drawn at random; in the record)"
@@ -124,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         deals = check_deals(LADDERS[ladder].deals if args.deals is None else args.deals)
         offset = deal_offset("test", deals, args.deal_offset)
         folder = args.records or records.run_file("leaderboard", "")
-        paths = [folder / record_name(game, config, ladder) for game, config in chosen]
+        tables = [chosen_tables(game, config, ladder, args.tables) for game, config in chosen]
+        paths = [folder / record_name(game, config, ladder, args.tables) for game, config in chosen]
         existing = [str(p) for p in paths if p.exists()]
         if existing:
             raise ValueError(f"records exist and are never replaced: {existing}; choose another --records")
@@ -141,9 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     run["deal_offset"] = offset
     run["calibration"] = calibration.entry(calibration.measure())  # the machine, though the rungs count iterations
     with backend:
-        for (game, config), path in zip(chosen, paths):
-            print(f"{config_label(game, config)}: {ladder} ladder, {deals} test deals", file=sys.stderr)
-            record = play_configuration(game, config, ladder, deals, run, backend, not args.no_progress)
+        for (game, config), played, path in zip(chosen, tables, paths):
+            print(f"{config_label(game, config)}: {ladder} ladder, {len(played)} tables, {deals} test deals",
+                  file=sys.stderr)  # fmt: skip
+            record = play_configuration(game, config, played, deals, run, backend, not args.no_progress)
             records.write(record, path)
     every = sorted(folder.glob("*.jsonl*"))
     out = args.out or folder / "leaderboard.md"

@@ -55,3 +55,20 @@ def test_the_ladder_plays_the_same_games_on_the_ray_backend():
         return [{k: v for k, v in g.items() if k != "cpu_us"} for g in record.games]
 
     assert games(on_ray) == games(local) and len(local.games) == 6
+
+
+def test_tables_play_a_part_of_the_ladder_into_a_record_named_by_them(tmp_path, capsys):
+    folder, page = tmp_path / "records", tmp_path / "page.md"
+    argv = ["--quick", "--configs", "wapi 2p", "--deals", "2", "--records", str(folder), "--out", str(page)]
+    part = ["--tables", "ismcts-50 vs heuristic", "heuristic vs random"]
+    assert leaderboard.main([*argv, *part, "--no-progress", "--processes", "1", "--allow-dirty"]) == 0
+    (path,) = folder.glob("*.jsonl.gz")
+    assert path.name == "wapi_2p_quick_ismcts-50_vs_heuristic_heuristic_vs_random.jsonl.gz"
+    tables = {tuple(g["table"]) for g in records.read([path]).games}
+    assert tables == {("ismcts-50", "heuristic"), ("heuristic", "random")}
+    with pytest.raises(SystemExit):  # a table the ladder does not have is named with the ladder's tables
+        leaderboard.main([*argv, "--tables", "best vs random", "--no-progress"])
+    assert "'best vs random'] are not tables of the quick ladder on wapi 2p: choose from ['heuristic vs random'" in (
+        capsys.readouterr().err
+    )
+    assert list(folder.glob("*.jsonl.gz")) == [path]  # refused before any game: nothing written
