@@ -35,7 +35,6 @@ import time
 from pathlib import Path
 
 from benchmarks.core import arena, calibration, provenance, records, report, verify
-from benchmarks.core.matches import AgentSpec
 from benchmarks.core.protocol import (
     LADDERS,
     PROTOCOL,
@@ -44,9 +43,7 @@ from benchmarks.core.protocol import (
     configurations,
     deal_offset,
     parse_config_label,
-    reference_tables,
 )
-from envs.games import make_game
 from parallel import pool
 
 
@@ -56,17 +53,9 @@ def record_name(game: str, config: dict, ladder: str, tables: list[str] | None =
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name) + ".jsonl.gz"
 
 
-def ladder_tables(game: str, config: dict, ladder_name: str) -> dict[str, tuple[AgentSpec, AgentSpec]]:
-    """The ladder's (hero, opponent) tables on one configuration, by label (``best-1000 vs heuristic``)."""
-    rungs = LADDERS[ladder_name].for_game(make_game(game, **config))
-    specs = {rung.label: AgentSpec(rung.label, rung.name, rung.options) for rung in rungs}
-    pairs = reference_tables(rungs)
-    return {f"{hero.label} vs {opponent.label}": (specs[hero.label], specs[opponent.label]) for hero, opponent in pairs}
-
-
 def chosen_tables(game: str, config: dict, ladder_name: str, labels: list[str] | None) -> list:
     """The tables ``--tables`` names (default all); ValueError naming the ladder's tables for any other label."""
-    tables = ladder_tables(game, config, ladder_name)
+    tables = arena.ladder_tables(game, config, ladder_name)
     unknown = [label for label in labels or [] if label not in tables]
     if unknown:
         raise ValueError(f"--tables {unknown} are not tables of the {ladder_name} ladder on "

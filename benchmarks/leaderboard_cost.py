@@ -23,30 +23,24 @@ from pathlib import Path
 
 import envs
 from benchmarks.core import arena, calibration
-from benchmarks.core.matches import AgentSpec
-from benchmarks.core.protocol import LADDERS, config_label, reference_tables
+from benchmarks.core.protocol import LADDERS, config_label
 from envs.games import make_game
 
 
 def table_costs(game: str, deals: int) -> list[tuple[str, int, float]]:
     """(table, games a deal, mean CPU seconds a deal) for every table of the full ladder on ``game``'s default."""
     config = make_game(game).config()
-    rungs = LADDERS["full"].for_game(make_game(game))
     out = []
-    for hero, opponent in reference_tables(rungs):
-        table = (
-            AgentSpec(hero.label, hero.name, hero.options),
-            AgentSpec(opponent.label, opponent.name, opponent.options),
-        )
+    for label, table in arena.ladder_tables(game, config, "full").items():
         start = time.process_time()
         games = 0
         for task in arena.plan(game, config, [table], "test", deals):
             played, failures = arena.play_deal(task)
             if failures:
-                raise RuntimeError(f"{hero.label} vs {opponent.label}: {failures[0]['message']}")
+                raise RuntimeError(f"{label}: {failures[0]['message']}")
             games += len(played)
         seconds = (time.process_time() - start) / deals
-        out.append((f"{hero.label} vs {opponent.label}", games // deals, seconds))
+        out.append((label, games // deals, seconds))
         print(f"{config_label(game, {})}: {out[-1][0]}: {seconds:.1f} CPU s a deal", file=sys.stderr, flush=True)
     return out
 

@@ -39,10 +39,11 @@ from benchmarks.core.matches import (
     game_key,
     run_tasks,
 )
-from benchmarks.core.protocol import config_label, deal_seeds, move_limit, protocol_seatings
+from benchmarks.core.protocol import LADDERS, config_label, deal_seeds, move_limit, protocol_seatings, reference_tables
 from benchmarks.core.records import Record, game_identity, write
 from benchmarks.core.sealed.referee import HostProcess, Sealed
 from envs.core.engine import is_int
+from envs.games import make_game
 from parallel.pool import Backend
 
 
@@ -105,6 +106,15 @@ class DealTask:
     def seats(self, seating: tuple[int, ...]) -> list[AgentSpec]:
         table = [self.hero] + [self.opponent] * (len(seating) - 1)
         return [table[i] for i in seating]
+
+
+def ladder_tables(game: str, config: dict, ladder: str) -> dict[str, tuple[AgentSpec, AgentSpec]]:
+    """A ladder's (hero, opponent) tables on one configuration (:func:`protocol.reference_tables`), by label
+    (``best-1000 vs heuristic``)."""
+    rungs = LADDERS[ladder].for_game(make_game(game, **config))
+    specs = {rung.label: AgentSpec(rung.label, rung.name, rung.options) for rung in rungs}
+    pairs = reference_tables(rungs)
+    return {f"{hero.label} vs {opponent.label}": (specs[hero.label], specs[opponent.label]) for hero, opponent in pairs}
 
 
 def plan(
