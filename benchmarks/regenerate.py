@@ -128,7 +128,7 @@ REPORTS = (
     Report(
         "benchmarks.relative_skill",
         ("report", "--out", "{out}/relative_skill.md"),
-        ("benchmarks/results/relative_skill.md",),
+        ("benchmarks/results/relative_skill.md", "benchmarks/results/relative_skill.png"),
     ),
     Report("benchmarks.rating_fit_report", ("--out", "{out}/rating_fit.md"), ("benchmarks/results/rating_fit.md",)),
     *(_ceiling(config) for config in _names("benchmarks/records/ceiling")),

@@ -20,6 +20,20 @@ def test_a_tiny_study_records_resumes_and_reports(tmp_path, monkeypatch):
     text = out.read_text()
     assert "python -m benchmarks.relative_skill report" in text and "NOT pre-registered" in text
     assert "| 2 | " in text and "clairvoyant-2" in text
+    assert "![relative skill and variance components](relative_skill.png)" in text
+    assert out.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # the figure the report shows
+
+
+def test_the_figure_shows_the_tables_relative_skill_and_variance_groups(tmp_path, monkeypatch):
+    monkeypatch.setattr(luck_measures, "RESAMPLES", 50)
+    study = relative_skill_report.load(relative_skill.RECORDS / "wapi4.jsonl.gz")
+    panel = relative_skill_report.panel(study)
+    assert [budget for budget, _ in panel.relative_skill] == study.budgets == [100, 1000]
+    rows = "\n".join(relative_skill_report.relative_skill_rows(study)[0])
+    for budget, rs in panel.relative_skill:  # the figure's RS is the table's, row for row
+        assert f"| win share | {budget} |" in rows and str(rs) in rows
+    assert set(panel.shares) == {"luck", "skill", "interaction", "replay"}
+    assert abs(sum(panel.shares.values()) - 1) < 1e-9  # the groups split the whole variance
 
 
 def test_heroes_go_from_random_to_the_clairvoyant():
