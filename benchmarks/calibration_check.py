@@ -64,10 +64,10 @@ def summary(record: Record, name: str) -> dict:
     """One run's calibration, budgets, CPU a move and rating."""
     label = f"rated:{name}"
     run = next(run for run in record.runs if label in run.get("budgets", {}))
-    cpu = [t for g in record.games for seat, times in zip(g["seats"], g["cpu_us"]) if seat == label for t in times]
+    _, mean_ms, _ = report.cpu_per_move(record.games)[label]
     rated = rating_module.anchored_ratings(record.games, small_sample=report.small_sample(record))
     value = next(r for r in rated if r.name == label)
-    return {"run": run, "cpu": sum(cpu) / len(cpu) / 1e6, "rating": value}
+    return {"run": run, "cpu": mean_ms / 1000, "rating": value}
 
 
 def markdown(paths: list[Path]) -> str:
