@@ -64,3 +64,28 @@ def test_the_seer_plays_only_where_asked_and_reads_the_truth_in_its_rollouts():
     assert isinstance(seer, SeerAgent)
     settings = seer.search.settings
     assert settings.value_mix == 1.0 and settings.rollout_depth is None  # every leaf a rollout on the true state
+
+
+def test_pooled_relative_skill_is_the_estimate_on_the_union_of_the_records_deals(tmp_path, monkeypatch):
+    """Amendment 9 of the pre-registration: RS of a configuration on the deals of several of its records."""
+    import numpy as np
+
+    monkeypatch.setattr(luck_measures, "RESAMPLES", 50)
+    monkeypatch.setattr(relative_skill_report, "planned", lambda config: None)
+    pooled = {"pooled": [{"config": "wapi2", "records": ["wapi2", "wapi2_more"]}]}
+    monkeypatch.setattr(relative_skill_report, "_preregistration", lambda: pooled)
+    studies = {}
+    for name, first in (("wapi2", "0"), ("wapi2_more", "7")):
+        record = tmp_path / f"{name}.jsonl"
+        argv = ["play", "--config", "wapi2", "--first", first, "--budgets", "2", "--deals", "2"]
+        argv += ["--record", str(record)]
+        assert relative_skill.main(argv) == 0
+        studies[name] = relative_skill_report.load(record)
+    assert relative_skill_report.pooled_rows({"wapi2": studies["wapi2"]})[2] == (
+        "Not reported yet: no record of wapi2_more."
+    )
+    rows = relative_skill_report.pooled_rows(studies)
+    labels = ["random", "best-2", "clairvoyant-2"]
+    union = np.concatenate([relative_skill_report.per_deal(studies[n], labels) for n in ("wapi2", "wapi2_more")])
+    expected = luck_measures.relative_skill_estimates(union)
+    assert f"| win share | 2 | 4 | {expected['LE']} | {expected['RE']} | {expected['RS']} |" in rows
