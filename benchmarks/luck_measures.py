@@ -250,15 +250,35 @@ def lead_games(d: np.ndarray, duplicate: bool, confidence: float = 0.95) -> floa
     return games_to_lead(effect.mean, effect.var_duplicate if duplicate else effect.var_independent, confidence)
 
 
-def field_lead_games(stronger: np.ndarray, weaker: np.ndarray, duplicate: bool, confidence: float = 0.95) -> float:
-    """N* for two players who each play a field, from their results ``[deal, seat]`` on the same deals and seats:
-    with fresh deals their games are independent (the variances add), with duplicate deals each game of one
-    is paired with the other's on the same deal and seat (the variance of the difference)."""
+def _field_lead_moments(stronger: np.ndarray, weaker: np.ndarray, duplicate: bool) -> tuple[float, float]:
+    """The mean per-game difference of two players who each play a field, and its variance for one game: with
+    fresh deals their games are independent (the variances add), with duplicate deals each game of one is paired
+    with the other's on the same deal and seat (the variance of the difference)."""
     stronger, weaker = np.asarray(stronger, dtype=float), np.asarray(weaker, dtype=float)
     if duplicate:
-        return lead_games(stronger - weaker, duplicate=False, confidence=confidence)
+        effect = duplicate_effect(stronger - weaker)
+        return effect.mean, effect.var_independent
     variance = duplicate_effect(stronger).var_independent + duplicate_effect(weaker).var_independent
-    return games_to_lead(float((stronger - weaker).mean()), variance, confidence)
+    return float((stronger - weaker).mean()), variance
+
+
+def field_lead_games(stronger: np.ndarray, weaker: np.ndarray, duplicate: bool, confidence: float = 0.95) -> float:
+    """N* for two players who each play a field, from their results ``[deal, seat]`` on the same deals and seats
+    (:func:`_field_lead_moments`): the games after which the better of the two leads."""
+    return games_to_lead(*_field_lead_moments(stronger, weaker, duplicate), confidence)
+
+
+def field_lead_estimate(stronger: np.ndarray, weaker: np.ndarray, duplicate: bool) -> Estimate:
+    """:func:`field_lead_games` with a 95% interval from the t interval of the mean difference over deals (the
+    variance taken as known). N* falls as the difference moves away from 0, so the interval runs from N* at the
+    end of that t interval farthest from 0 to N* at its end nearest 0, and is unbounded above when the t interval
+    holds 0 (the data do not exclude players of equal strength, whom no number of games separates). A percentile
+    bootstrap of N* itself is unusable there: its resamples cross 0, where N* is infinite."""
+    mean, variance = _field_lead_moments(stronger, weaker, duplicate)
+    difference = mean_interval((np.asarray(stronger, dtype=float) - np.asarray(weaker, dtype=float)).mean(axis=1))
+    ends = sorted((abs(difference.low), abs(difference.high)))
+    near = 0.0 if difference.low <= 0 <= difference.high else ends[0]
+    return Estimate(games_to_lead(mean, variance), games_to_lead(ends[1], variance), games_to_lead(near, variance))
 
 
 # --- multiplicity ---------------------------------------------------------------------------------

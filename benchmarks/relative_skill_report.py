@@ -111,7 +111,8 @@ def hero_rows(study: Study) -> list[str]:
         rating = lm.bootstrap(pair, lm.elo_of_results, seed=h)
         beaten = lm.mean_interval(pair.mean(axis=(1, 2)))
         margin = lm.mean_interval(per_deal(study, [label], "margin")[:, 0])
-        rows.append(f"| {label} | {games} | {win} | {beaten} | {_elo(rating)} | {margin} | {study.cpu[label]:.2f} |")
+        elo = _bound(pair) + _elo(rating)
+        rows.append(f"| {label} | {games} | {win} | {beaten} | {elo} | {margin} | {study.cpu[label]:.2f} |")
     return rows
 
 
@@ -119,11 +120,24 @@ def _elo(estimate: lm.Estimate) -> str:
     return f"{estimate.value:+.0f} [{estimate.low:+.0f}, {estimate.high:+.0f}]"
 
 
-def relative_skill_rows(study: Study) -> tuple[list[str], dict[str, float]]:
+def _bound(results: np.ndarray) -> str:
+    """``≤ `` for a player who beat no one of the field in any game, ``≥ `` for one who beat all of it in every
+    game: its Elo over the field is then the continuity correction's, set by the number of games, a bound."""
+    results = np.asarray(results)
+    return "≤ " if not results.any() else "≥ " if (results == 1).all() else ""
+
+
+def _claim(per_deal_difference: np.ndarray) -> tuple[float, float]:
+    """A directional claim's test, as registered: the two-sided paired t test's p-value, and the mean difference
+    whose sign the claim names."""
+    return lm.paired_p_value(per_deal_difference), float(np.mean(per_deal_difference))
+
+
+def relative_skill_rows(study: Study) -> tuple[list[str], dict[str, tuple[float, float]]]:
     """A row per budget (LE, RE, RS with intervals) and the p-values of the pre-registered claims (high budget)."""
     rows = ["| outcome | budget (iterations) | LE = best - random | RE = clairvoyant - best | RS = LE / (LE + RE) |"]
     rows.append("|---|---:|---|---|---|")
-    p_values = {}
+    claims = {}
     for outcome, budget, top in itertools.product(("win", "margin"), study.budgets, ("clairvoyant", "seer")):
         if f"{top}-{budget}" not in study.heroes:  # the seer (rollouts on the truth) plays only where asked
             continue
@@ -134,10 +148,10 @@ def relative_skill_rows(study: Study) -> tuple[list[str], dict[str, float]]:
         rows.append(f"| {name} | {budget} | {found['LE']} | {found['RE']} | {found['RS']} |")
         if outcome == "win" and budget == max(study.budgets) and planned(study.config) is not None:
             if top == "clairvoyant":
-                p_values[f"{study.config} LE > 0"] = lm.paired_p_value(data[:, 1] - data[:, 0])
+                claims[f"{study.config} LE > 0"] = _claim(data[:, 1] - data[:, 0])
             name = "RE > 0" if top == "clairvoyant" else "RE (seer) > 0"
-            p_values[f"{study.config} {name}"] = lm.paired_p_value(data[:, 2] - data[:, 1])
-    return rows, p_values
+            claims[f"{study.config} {name}"] = _claim(data[:, 2] - data[:, 1])
+    return rows, claims
 
 
 def honest_ladder(study: Study) -> list[str]:
@@ -171,21 +185,27 @@ def spread_rows(study: Study) -> list[str]:
     pair = study.pair[:, :, [study.heroes.index(label) for label in rungs], :]
     flat = pair.transpose(0, 1, 3, 2).reshape(len(pair), -1, len(rungs))  # [deal, seat x replay, rung]
     spread = lm.bootstrap(flat, lm.elo_spread)
-    rows = [f"Elo spread, random to {top}: {_elo(spread)}.", ""]
-    rows += ["| weaker | stronger | upset frequency | N* fresh deals | N* duplicate deals |", "|---|---|---|---|---|"]
+    bounded = _bound(flat[..., 0]) == "≤ " or _bound(flat[..., -1]) == "≥ "
+    rows = [f"Elo spread, random to {top}: {'≥ ' if bounded else ''}{_elo(spread)}."]
+    if bounded:
+        rows += ["(A lower bound: an end rung's Elo rests on the continuity correction, set by the number of games.)"]
+    rows += ["", "| weaker | stronger | upset frequency (ties half) | ties | N* fresh deals | N* duplicate deals |"]
+    rows.append("|---|---|---|---:|---|---|")
     for k in range(len(rungs) - 1):
         pairs = flat[:, :, k : k + 2]
         upset = lm.bootstrap(pairs, lambda x: lm.upset_frequency(x[:, :, 0], x[:, :, 1]))
-        fresh = lm.bootstrap(pairs, lambda x: lm.field_lead_games(x[:, :, 1], x[:, :, 0], duplicate=False))
-        duplicate = lm.bootstrap(pairs, lambda x: lm.field_lead_games(x[:, :, 1], x[:, :, 0], duplicate=True))
-        rows.append(f"| {rungs[k]} | {rungs[k + 1]} | {upset} | {_games(fresh)} | {_games(duplicate)} |")
+        ties = float((pairs[:, :, 0] == pairs[:, :, 1]).mean())
+        fresh = lm.field_lead_estimate(pairs[:, :, 1], pairs[:, :, 0], duplicate=False)
+        duplicate = lm.field_lead_estimate(pairs[:, :, 1], pairs[:, :, 0], duplicate=True)
+        rows.append(f"| {rungs[k]} | {rungs[k + 1]} | {upset} | {ties:.3f} | {_games(fresh)} | {_games(duplicate)} |")
     return rows
 
 
 def _games(estimate: lm.Estimate) -> str:
-    value = f"{estimate.value:,.0f}" if math.isfinite(estimate.value) else "inf"
-    interval = f"[{estimate.low:,.0f}, {estimate.high:,.0f}]" if math.isfinite(estimate.high) else "[undefined]"
-    return f"{value} {interval}"
+    def count(x: float) -> str:
+        return f"{x:,.0f}" if math.isfinite(x) else "∞"
+
+    return f"{count(estimate.value)} [{count(estimate.low)}, {count(estimate.high)}]"
 
 
 @functools.cache
@@ -244,13 +264,13 @@ def curve_cost_lines(study: Study) -> list[str]:
 
 
 def section(study: Study) -> tuple[list[str], dict[str, float]]:
-    rs_rows, p_values = relative_skill_rows(study)
+    rs_rows, claims = relative_skill_rows(study)
     lines = [f"## {study.config}", "", *cost_lines(study), "", *curve_cost_lines(study), "Commands:", ""]
     lines += [f"    {command}" for command in study.commands] + ["", *hero_rows(study), ""]
     lines += ["Relative skill (Borm and van der Genugten):", "", *rs_rows, ""]
     lines += ["Variance components of the win share over the honest ladder (ANOVA estimator):", ""]
     lines += [*component_rows(study), "", *spread_rows(study), ""]
-    return lines, p_values
+    return lines, claims
 
 
 def panel(study: Study) -> Panel:
@@ -288,11 +308,15 @@ def pooled_rows(studies: dict[str, Study]) -> list[str]:
     return lines
 
 
-def claim_rows(p_values: dict[str, float]) -> list[str]:
-    adjusted = lm.holm(p_values)
-    rows = ["| claim | p (paired t over deals) | Holm-adjusted p | holds at 0.05 |", "|---|---|---|---|"]
-    for name, p in p_values.items():
-        rows.append(f"| {name} | {p:.2g} | {adjusted[name]:.2g} | {'yes' if adjusted[name] < 0.05 else 'no'} |")
+def claim_rows(claims: dict[str, tuple[float, float]]) -> list[str]:
+    """The claims' table: a claim holds when its Holm-adjusted p is below 0.05 and its estimate has the sign it
+    names (the registered test is two-sided; the claims are directional)."""
+    adjusted = lm.holm({name: p for name, (p, _) in claims.items()})
+    rows = ["| claim | mean difference | p (two-sided paired t over deals) | Holm-adjusted p | holds at 0.05 |"]
+    rows.append("|---|---|---|---|---|")
+    for name, (p, mean) in claims.items():
+        holds = adjusted[name] < 0.05 and mean > 0
+        rows.append(f"| {name} | {mean:+.3f} | {p:.2g} | {adjusted[name]:.2g} | {'yes' if holds else 'no'} |")
     return rows
 
 
@@ -302,18 +326,18 @@ def write(paths: list[Path], out: Path) -> None:
     command = "python -m benchmarks.relative_skill report --out benchmarks/results/relative_skill.md"
     lines += [f"Generated by `{command}` from the study's records, never by hand."]
     lines += ["", INTRODUCTION, "", f"![relative skill and variance components]({out.with_suffix('.png').name})", ""]
-    p_values: dict[str, float] = {}
+    claims: dict[str, tuple[float, float]] = {}
     panels, studies = [], {}
     for path in paths:
         study = load(path)
         studies[study.config] = study
-        study_lines, claims = section(study)
+        study_lines, found = section(study)
         lines += study_lines
-        p_values |= claims
+        claims |= found
         if "_" not in study.config:  # a later study of a configuration (``wakanda_seer``) is in its tables only
             panels.append(panel(study))
     lines += pooled_rows(studies)
-    lines += ["## Pre-registered claims, Holm-corrected together", "", *claim_rows(p_values), ""]
+    lines += ["## Pre-registered claims, Holm-corrected together", "", *claim_rows(claims), ""]
     lines += ["## References", "", *(f"- {reference}" for reference in REFERENCES), ""]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines), encoding="utf-8")
@@ -324,24 +348,26 @@ INTRODUCTION = """\
 Each hero sits in every seat of the same test deals against the heuristic in every other seat (the same seeds
 whoever the hero is); `best-N` is the best agent at N iterations a move, `clairvoyant-N` the same search on the
 true state (research only, `benchmarks/clairvoyant.py`). Settings, deals and claims were pre-registered in
-`benchmarks/preregistered/relative_skill.toml` before the games. A result is the win share (1 for an outright
-win, 1/k for a win shared by k); Elo and upsets use the share of the field finished ahead of (ties half). The
-score margin (the hero's score minus the best other score) is an exploratory second outcome, not capped at a win:
-it was added, before any Samurai or Wapi game, when Wakanda's first deals showed `best` winning nearly every game
-against the heuristic field, so that the clairvoyant had no room above it in win share.
-LE and RE: t intervals over per-deal means; RS, Elo, upsets, N* and the variance shares: percentile bootstrap
-over deals (2,000 resamples), widened by sqrt(n/(n-1)); 95% throughout. RS is the skill share for players of
-best's strength: LE is from below (best is not optimal), and so is RE (the clairvoyant uses the truth only as
-best's search can, and a field it beats nearly always leaves no room above it). The variance components are the
-ANOVA (method-of-moments) estimates of a crossed random-effects model (deal, seat, agent, their interactions,
-replay), negative estimates set to 0; with one replay, "deal x seat x agent" also holds the agents' own chance.
-Upsets are duplicate upsets: how often the weaker rung beat more of the field than the stronger on the same
-deal and seat. N* is the games each of the two must play against the field before the stronger's total leads
-with probability 0.95 (normal approximation), with fresh deals (independent games) or duplicate deals (the
-same deals and seats for both): z² var / mean² with z = 1.645, where var / mean² alone would be a lead only
-Phi(1) = 0.84 likely. The estimators are validated on synthetic games of known answer (pure chance: RS = 0;
-no chance: RS = 1; a mixture of weight 0.6: RS = 0.6; known variance components, Elo spread, upsets and N*) in
-`tests/test_luck_measures.py`."""
+`benchmarks/preregistered/relative_skill.toml` before the games. A result is the win share (1 for an outright win,
+1/k for a win shared by k); Elo and upsets use the share of the field finished ahead of (ties half). The score
+margin (the hero's score minus the best other score) is an exploratory second outcome, not capped at a win: it was
+added, before any Samurai or Wapi game, when Wakanda's first deals showed `best` winning nearly every game against
+the heuristic field, so that the clairvoyant had no room above it in win share. LE and RE: t intervals over
+per-deal means; RS, Elo, upsets and the variance shares: percentile bootstrap over deals (2,000 resamples), widened
+by sqrt(n/(n-1)); N*: the t interval of the mean difference over deals, inverted (the variance taken as known;
+unbounded, ∞, when that interval holds 0); 95% throughout. An Elo marked ≤ or ≥ belongs to a player who beat none
+(all) of the field in every game: it is the continuity correction's, set by the number of games, and so is a spread
+ending at it (a lower bound). RS is the skill share for players of best's strength: LE is from below (best is not
+optimal), and so is RE (the clairvoyant uses the truth only as best's search can, and a field it beats nearly
+always leaves no room above it). The variance components are the ANOVA (method-of-moments) estimates of a crossed
+random-effects model (deal, seat, agent, their interactions, replay), negative estimates set to 0; with one replay,
+"deal x seat x agent" also holds the agents' own chance. Upsets are duplicate upsets: how often the weaker rung
+beat more of the field than the stronger on the same deal and seat (the ties column: how often both did the same).
+N* is the games each of the two must play against the field before the better one's total leads with probability
+0.95 (normal approximation), with fresh deals (independent games) or duplicate deals (the same deals and seats for
+both): z² var / mean² with z = 1.645, where var / mean² alone would be a lead only Phi(1) = 0.84 likely. The
+estimators are validated on synthetic games of known answer (pure chance: RS = 0; no chance: RS = 1; a mixture of
+weight 0.6: RS = 0.6; known variance components, Elo spread, upsets and N*) in `tests/test_luck_measures.py`."""
 
 #: The standard work these measures come from (cited by ``docs/research.md``, which quotes this report).
 REFERENCES = (

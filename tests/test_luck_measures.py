@@ -98,10 +98,20 @@ def test_games_to_lead_against_a_field_adds_the_variances_of_independent_players
     results = sg.rung_results(shares, deals=400, seats=2)
     truth = lm.games_to_lead(0.2, 0.4 * 0.6 * 2)
     for paired in (False, True):  # independent games: pairing them changes nothing
-        found = lm.bootstrap(
-            results, lambda r, paired=paired: lm.field_lead_games(r[:, :, 1], r[:, :, 0], paired), RESAMPLES
-        )
+        found = lm.field_lead_estimate(results[:, :, 1], results[:, :, 0], paired)
+        assert found.value == lm.field_lead_games(results[:, :, 1], results[:, :, 0], paired)
         assert found.contains(truth), (paired, found)
+
+
+def test_games_to_lead_of_equal_players_is_unbounded_and_never_below_zero():
+    """Two players of equal strength: the mean difference's interval holds 0, so N*'s interval is unbounded above
+    (no number of games separates equals), and no end of it is negative (a percentile bootstrap of N* itself,
+    whose resamples cross 0, gave negative and inverted ends)."""
+    results = sg.rung_results([0.5, 0.5], deals=60, seats=2)
+    for paired in (False, True):
+        found = lm.field_lead_estimate(results[:, :, 1], results[:, :, 0], paired)
+        assert found.high == math.inf and 0 < found.low <= found.value, found
+    assert lm.games_to_lead(0.0, 1.0) == math.inf
 
 
 def test_holm_adjusts_step_down():

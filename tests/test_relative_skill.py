@@ -89,3 +89,11 @@ def test_pooled_relative_skill_is_the_estimate_on_the_union_of_the_records_deals
     union = np.concatenate([relative_skill_report.per_deal(studies[n], labels) for n in ("wapi2", "wapi2_more")])
     expected = luck_measures.relative_skill_estimates(union)
     assert f"| win share | 2 | 4 | {expected['LE']} | {expected['RE']} | {expected['RS']} |" in rows
+
+
+def test_a_directional_claim_holds_only_in_its_direction():
+    """The registered test is two-sided: a difference shown below 0 must not make 'RE > 0' hold."""
+    claims = {"up": (1e-6, +0.2), "down": (1e-6, -0.2), "level": (0.5, +0.01)}
+    rows = relative_skill_report.claim_rows(claims)
+    holds = {row.split(" | ")[0].strip("| "): row.rstrip(" |").rsplit("| ", 1)[1] for row in rows[2:]}
+    assert holds == {"up": "yes", "down": "no", "level": "no"}
