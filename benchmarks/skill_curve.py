@@ -27,9 +27,8 @@ from benchmarks.clairvoyant import SEER
 from benchmarks.core import records
 from benchmarks.core.protocol import check_deals, check_offset, deal_seeds
 from benchmarks.luck_stats import CONFIGS
-from benchmarks.relative_skill import play_record, play_tables
+from benchmarks.relative_skill import play_record, play_tables, study_parser
 from envs.core.engine import is_int, shown
-from envs.games import HelpFormatter
 
 #: The folder of the study's records, one file per configuration.
 RECORDS = records.ROOT / "benchmarks" / "records" / "skill_curve"
@@ -120,18 +119,19 @@ def cost(args: argparse.Namespace) -> int:
     return 0
 
 
+def report(args: argparse.Namespace) -> int:
+    from benchmarks import skill_curve_report
+
+    skill_curve_report.write(args.records, args.out)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.skill_curve", description=__doc__, formatter_class=HelpFormatter
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("play", help="play deals into a configuration's record")
-    run.add_argument("--config", required=True, choices=list(CONFIGS))
-    run.add_argument("--deals", type=int, required=True, help="how many test deals (at least 2)")
-    run.add_argument("--first", type=int, required=True, help="the first test deal (pre-registered)")
+    parser, sub = study_parser("python -m benchmarks.skill_curve", __doc__, RECORDS)
+    run = sub.choices["play"]
     run.add_argument("--budgets", type=int, nargs="+", required=True, help="iterations a move of best, increasing")
     run.add_argument("--reference", choices=REFERENCES, nargs="+", default=[CLAIRVOYANT], help="upper references")
-    run.add_argument("--record", type=Path, help=f"default {RECORDS.relative_to(records.ROOT)}/CONFIG.jsonl")
     report = sub.add_parser("report", help="write the report from records")
     report.add_argument("records", type=Path, nargs="+", help="the study's records")
     report.add_argument("--out", type=Path, required=True, help="the report (its plots beside it)")
@@ -142,28 +142,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command == "report":
-        from benchmarks import skill_curve_report
-
-        skill_curve_report.write(args.records, args.out)
-        print(f"wrote {args.out}", file=sys.stderr)
-        return 0
+def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit through ``parser.error`` naming the first bad argument of ``play`` or ``cost`` and what it allows."""
     try:
         if args.command == "cost":
             if not 1 <= args.budgets[0] < args.budgets[1]:
                 raise ValueError(f"--budgets must be two increasing positive ints, got {args.budgets}")
             check_offset("test", 1, args.deal, "--deal")
-            return cost(args)
+            return
         check_deals(args.deals)
         check_budgets(args.budgets)
         check_offset("test", args.deals, args.first, "--first")
     except ValueError as error:
         parser.error(str(error))
-    return play(args, argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "report":
+        return report(args)
+    check_arguments(parser, args)
+    return cost(args) if args.command == "cost" else play(args, argv)
 
 
 if __name__ == "__main__":
