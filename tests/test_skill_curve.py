@@ -103,3 +103,13 @@ def test_a_tiny_real_play_records_resumes_and_reports(tmp_path, monkeypatch):
     text = out.read_text()
     assert "Deals: 2 complete; does NOT match its pre-registration ([25, 50, 100, 200, 400, 800]" in text
     assert "No pre-registered record played yet" in text
+
+
+def test_the_cost_adds_each_table_in_every_seat():
+    """A seat at b iterations costing b / 100 s a game (the field nothing): best's tables cost, a rotation, the
+    sum of the budgets against the field plus each adjacent pair; a reference's table its seat and best-800's."""
+    cpu = {"heuristic": 0.0} | {f"{kind}-{b}": b / 100 for kind in ("best", "clairvoyant", "seer") for b in (50, 200)}
+    hours = skill_curve.study_hours(cpu, 50, 200, seats=2)
+    games = 2 * skill_curve.STUDY_DEALS / 3600
+    assert hours["best's tables"] == pytest.approx((15.75 + 15.5 + 7.75) * games)
+    assert hours["clairvoyant"] == hours["seer"] == pytest.approx((8 + 8) * games)
