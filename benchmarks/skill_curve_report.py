@@ -167,7 +167,9 @@ def _rating(estimate: lm.Estimate) -> str:
 
 def section(loaded: Loaded, curve: Curve, plot: str | None) -> list[str]:
     """A record's part of the report."""
-    lines = [f"## {loaded.name}", "", f"Deals: {curve.deals} complete; {loaded.plan_note}", "", "Commands:", ""]
+    hours = sum(g["cpu_s"] for g in loaded.games) / 3600
+    lines = [f"## {loaded.name}", "", f"Deals: {curve.deals} complete; {loaded.plan_note} CPU: {hours:.2f} h."]
+    lines += ["", "Commands:", ""]
     lines += [f"    {command}" for command in loaded.commands] + [""]
     lines += [f"![rating against log2(budget), {loaded.name}]({plot})", ""] if plot else []
     lines += ["| player | budget (iterations) | rating (random 0, heuristic 1,000) |", "|---|---:|---|"]
@@ -242,9 +244,9 @@ def write_plot(name: str, curve: Curve, path: Path) -> bool:
     grid = np.linspace(x[0], x[-1], 50)
     ax.plot(grid, np.polyval(curve.linear, grid), ":", label="linear fit")
     ax.plot(grid, np.polyval(curve.quadratic, grid), "--", label="quadratic fit")
-    for label, marker in zip(curve.references, "s^"):
+    for k, (label, marker) in enumerate(zip(curve.references, "s^"), 1):
         ref = curve.ratings[label]
-        ax.errorbar([x[-1]], [ref.value], yerr=[[ref.value - ref.low], [ref.high - ref.value]], fmt=marker,
+        ax.errorbar([x[-1] + 0.08 * k], [ref.value], yerr=[[ref.value - ref.low], [ref.high - ref.value]], fmt=marker,
                     capsize=3, label=label)  # fmt: skip
     ax.set_xticks(x, [str(b) for b in curve.budgets])
     ax.set(xlabel="iterations a move (log2 scale)", ylabel="rating (random 0, heuristic 1,000)", title=name)
