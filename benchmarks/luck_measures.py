@@ -59,13 +59,11 @@ class Estimate:
         return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
 
-def bootstrap_all(
+def bootstrap_draws(
     data: np.ndarray, statistics: Callable[[np.ndarray], np.ndarray], resamples: int | None = None, seed: int = 0
-) -> list[Estimate]:
-    """Each of ``statistics(data)`` (a vector) with a percentile interval from resampling the rows of ``data``
-    (the deals) with replacement; the percentiles' distances from the estimate are scaled by sqrt(n / (n - 1)),
-    because the bootstrap's spread is that of a sample of n with divisor n (the small-sample correction).
-    Resamples where a statistic is undefined (nan or infinite) are dropped for it."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """``statistics(data)`` (a vector) and its value on each resample of the rows of ``data`` (the deals) drawn
+    with replacement: ``(values, draws[resample, statistic])``."""
     data, resamples = np.asarray(data, dtype=float), RESAMPLES if resamples is None else resamples
     n = len(data)
     if n < 2:
@@ -73,16 +71,36 @@ def bootstrap_all(
     values = np.atleast_1d(np.asarray(statistics(data), dtype=float))
     rng = np.random.default_rng(seed)
     draws = np.array([np.atleast_1d(statistics(data[rng.integers(0, n, n)])) for _ in range(resamples)], dtype=float)
-    tail, scale = (1 - LEVEL) / 2, math.sqrt(n / (n - 1))
-    estimates = []
-    for value, column in zip(values, draws.T):
+    return values, draws
+
+
+def widened(value: float, draw: np.ndarray, n: int) -> np.ndarray:
+    """Bootstrap draws moved away from the estimate by sqrt(n / (n - 1)), n the deals: the bootstrap's spread is
+    that of a sample of n with divisor n (the small-sample correction of every interval here)."""
+    return value + math.sqrt(n / (n - 1)) * (np.asarray(draw, dtype=float) - value)
+
+
+def percentile_estimates(values: np.ndarray, draws: np.ndarray, n: int) -> list[Estimate]:
+    """Each value with the percentile interval of its (widened) draws; undefined draws (nan or infinite) dropped."""
+    tail, estimates = (1 - LEVEL) / 2, []
+    for value, column in zip(values, np.asarray(draws, dtype=float).T):
         column = column[np.isfinite(column)]
         if not len(column) or not math.isfinite(value):
             estimates.append(Estimate(float(value), math.nan, math.nan))
             continue
-        low, high = np.quantile(column, [tail, 1 - tail])
-        estimates.append(Estimate(float(value), value + scale * (low - value), value + scale * (high - value)))
+        low, high = widened(value, np.quantile(column, [tail, 1 - tail]), n)
+        estimates.append(Estimate(float(value), float(low), float(high)))
     return estimates
+
+
+def bootstrap_all(
+    data: np.ndarray, statistics: Callable[[np.ndarray], np.ndarray], resamples: int | None = None, seed: int = 0
+) -> list[Estimate]:
+    """Each of ``statistics(data)`` (a vector) with a percentile interval from resampling the rows of ``data``
+    (the deals) with replacement (:func:`bootstrap_draws`), widened for small samples (:func:`widened`).
+    Resamples where a statistic is undefined (nan or infinite) are dropped for it."""
+    values, draws = bootstrap_draws(data, statistics, resamples, seed)
+    return percentile_estimates(values, draws, len(data))
 
 
 def bootstrap(

@@ -24,6 +24,7 @@ The report is made from the records only (:mod:`benchmarks.relative_skill_report
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -53,8 +54,8 @@ def hero_labels(budgets: list[int], seer: bool = False) -> list[str]:
 
 
 def build_hero(label: str, game, seed: int) -> Agent:
-    """The agent a hero label names: ``best-100`` is ``best`` at 100 iterations a move, ``clairvoyant-100`` its
-    clairvoyant twin (built here, never by :func:`agents.make_agent`)."""
+    """The agent a label names: ``best-100`` is ``best`` at 100 iterations a move, ``clairvoyant-100`` its
+    clairvoyant twin (built here, never by :func:`agents.make_agent`), ``field`` the field's heuristic."""
     kind, _, budget = label.partition("-")
     if kind == CLAIRVOYANT:
         return ClairvoyantAgent(game, seed=seed, iterations=int(budget))
@@ -62,37 +63,34 @@ def build_hero(label: str, game, seed: int) -> Agent:
         return SeerAgent(game, seed=seed, iterations=int(budget))
     if kind == "best":
         return make_agent("best", game, seed=seed, iterations=int(budget))
-    return make_agent(kind, game, seed=seed)
+    return make_agent(FIELD if label == FIELD_LABEL else kind, game, seed=seed)
 
 
-def play_deal(config: str, deal: int, seed: int, heroes: list[str], replays: int) -> list[dict]:
-    """Every hero in every seat of one deal (``replays`` times, fresh agent seeds): the games as record lines.
+def play_tables(config: str, deal: int, seed: int, tables: list[tuple[str, str]], replays: int) -> list[dict]:
+    """Every table ``(hero, opponent)`` of one deal, the hero in each seat in turn and the opponent in every other
+    (``replays`` times, fresh agent seeds): the games as record lines.
 
-    The field's seeds and the hero's depend on the deal, the seat and the replay only, never on the hero."""
+    The agents' seeds depend on the deal, the seat and the replay only, never on the table (common random numbers)."""
     game_name, game_config = CONFIGS[config]
     game = make_game(game_name, **game_config)
     lines = []
-    for replay in range(replays):
-        for hero in heroes:
-            for rotation, seating in enumerate(seatings(game.num_players)):
-                hero_seat = seating.index(0)
-                agents = [
-                    build_hero(hero, game, agent_seed(seed, 0, rotation, s, replay))
-                    if s == hero_seat
-                    else make_agent(FIELD, game, seed=agent_seed(seed, 0, rotation, s, replay))
-                    for s in range(game.num_players)
-                ]
-                start = time.process_time()
-                outcome = play_clairvoyant(game, agents, seed=seed)
-                seats = [hero if s == hero_seat else FIELD_LABEL for s in range(game.num_players)]
-                lines.append(
-                    {"kind": "game", "game": game_name, "config": game_config, "study_config": config}
-                    | {"deal_set": "test", "deal": deal, "seed": seed, "seating": rotation, "replay": replay}
-                    | {"hero": hero, "hero_seat": hero_seat, "seats": seats}
-                    | {"scores": [float(x) for x in outcome.scores]}
-                    | {"winners": [int(w) for w in outcome.winners], "result": win_share(outcome.winners, hero_seat)}
-                    | {"cpu_s": round(time.process_time() - start, 3)}
-                )
+    for replay, (hero, opponent) in itertools.product(range(replays), tables):
+        for rotation, seating in enumerate(seatings(game.num_players)):
+            hero_seat = seating.index(0)
+            seats = [hero if s == hero_seat else opponent for s in range(game.num_players)]
+            agents = [
+                build_hero(label, game, agent_seed(seed, 0, rotation, s, replay)) for s, label in enumerate(seats)
+            ]
+            start = time.process_time()
+            outcome = play_clairvoyant(game, agents, seed=seed)
+            lines.append(
+                {"kind": "game", "game": game_name, "config": game_config, "study_config": config}
+                | {"deal_set": "test", "deal": deal, "seed": seed, "seating": rotation, "replay": replay}
+                | {"hero": hero, "hero_seat": hero_seat, "seats": seats}
+                | {"scores": [float(x) for x in outcome.scores]}
+                | {"winners": [int(w) for w in outcome.winners], "result": win_share(outcome.winners, hero_seat)}
+                | {"cpu_s": round(time.process_time() - start, 3)}
+            )
     return lines
 
 
@@ -109,43 +107,58 @@ def done_deals(path: Path) -> set[int]:
     return {line["deal"] for line in records.read([path]).games}
 
 
-def play(args: argparse.Namespace, argv: list[str]) -> int:
-    """Play ``--deals`` deals from ``--first`` on, appending each to the record as it finishes; a deal the
-    record holds is skipped, so a stopped run resumes where it was."""
-    heroes = hero_labels(args.budgets, args.seer)
-    path = args.record or record_path(args.config)
+def play_record(path: Path, config: str, deal_numbers: range, tables: list[tuple[str, str]], header: dict) -> None:
+    """Play every table of each deal in ``deal_numbers`` (test deals), appending each deal to the record at
+    ``path`` as it finishes; a deal the record holds is skipped, so a stopped run resumes where it was.
+    ``header``: the run's header line (:func:`benchmarks.core.records.new_run`, with its ``replays``)."""
     if Path(f"{path}.gz").exists():
         raise SystemExit(f"{path}.gz is a finished record: play into another --record")
     path.parent.mkdir(parents=True, exist_ok=True)
     done = done_deals(path)
-    seeds = deal_seeds("test", args.deals, args.first)
-    todo = [(args.first + k, s) for k, s in enumerate(seeds) if args.first + k not in done]
-    agents = {label: {"name": label, "options": {}} for label in heroes} | {FIELD_LABEL: {"name": FIELD, "options": {}}}
-    header = records.new_run(["python", "-m", "benchmarks.relative_skill", *argv], agents)
-    header |= {"study": "relative_skill", "config": args.config, "heroes": heroes, "replays": args.replays}
+    seeds = deal_seeds("test", len(deal_numbers), deal_numbers.start)
+    todo = [(deal, s) for deal, s in zip(deal_numbers, seeds) if deal not in done]
     with open(path, "a", encoding="utf-8") as out:
         out.write(json.dumps(header, separators=(",", ":")) + "\n")
         for n, (deal, seed) in enumerate(todo, 1):
-            for line in play_deal(args.config, deal, seed, heroes, args.replays):
+            for line in play_tables(config, deal, seed, tables, header["replays"]):
                 out.write(json.dumps(line | {"run": header["run"]}, separators=(",", ":")) + "\n")
             out.flush()
-            print(f"{args.config}: deal {deal} done ({n}/{len(todo)})", file=sys.stderr, flush=True)
+            print(f"{config}: deal {deal} done ({n}/{len(todo)})", file=sys.stderr, flush=True)
+
+
+def play(args: argparse.Namespace, argv: list[str]) -> int:
+    """Play ``--deals`` deals from ``--first`` on, every hero against the field (:func:`play_record`)."""
+    heroes = hero_labels(args.budgets, args.seer)
+    agents = {label: {"name": label, "options": {}} for label in heroes} | {FIELD_LABEL: {"name": FIELD, "options": {}}}
+    header = records.new_run(["python", "-m", "benchmarks.relative_skill", *argv], agents)
+    header |= {"study": "relative_skill", "config": args.config, "heroes": heroes, "replays": args.replays}
+    tables = [(hero, FIELD_LABEL) for hero in heroes]
+    play_record(
+        args.record or record_path(args.config), args.config, range(args.first, args.first + args.deals), tables, header
+    )
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.relative_skill", description=__doc__, formatter_class=HelpFormatter
-    )
+def study_parser(prog: str, doc: str, folder: Path) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    """A study's parser and its sub-commands, with ``play`` and the arguments that say where and on what it plays:
+    --config, --deals, --first, --record (by default ``folder``/CONFIG.jsonl). Returns the parser and its
+    sub-commands; ``play`` is ``subcommands.choices["play"]``."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=HelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("play", help="play deals into a configuration's record")
     run.add_argument("--config", required=True, choices=list(CONFIGS))
-    run.add_argument("--deals", type=int, required=True, help="how many test deals")
+    run.add_argument("--deals", type=int, required=True, help="how many test deals (at least 2)")
     run.add_argument("--first", type=int, required=True, help="the first test deal (pre-registered)")
+    run.add_argument("--record", type=Path, help=f"default {folder.relative_to(records.ROOT)}/CONFIG.jsonl")
+    return parser, sub
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser, sub = study_parser("python -m benchmarks.relative_skill", __doc__, RECORDS)
+    run = sub.choices["play"]
     run.add_argument("--budgets", type=int, nargs="+", default=[25, 100], help="iterations a move of best")
     run.add_argument("--replays", type=int, default=1, help="plays of each deal and seat with fresh agent seeds")
     run.add_argument("--seer", action="store_true", help="add the stronger clairvoyant (rollouts on the truth)")
-    run.add_argument("--record", type=Path, help=f"default {RECORDS.relative_to(records.ROOT)}/CONFIG.jsonl")
     report = sub.add_parser("report", help="write the report from every record")
     report.add_argument("--records", type=Path, default=RECORDS)
     report.add_argument("--out", type=Path, help="the report (default a new runs/bench file)")

@@ -72,3 +72,24 @@ def paired_differences(mean: float, luck: float, noise: float, deals: int, seats
     rng = np.random.default_rng(seed)
     cards = rng.normal(0, np.sqrt(luck), (deals, seats))
     return mean + cards - cards.mean(axis=1, keepdims=True) + rng.normal(0, np.sqrt(noise), (deals, seats))
+
+
+def curve_games(strengths: dict[str, float], tables: list[tuple[str, str]], deals: int, seed: int = 0) -> list[dict]:
+    """Two-player games between players of known Bradley–Terry log-strengths, as the skill-curve study's record
+    lines: at each table ``(hero, opponent)`` of each deal, the hero in each seat once, winning with probability
+    1 / (1 + exp(opponent's strength - hero's)). With random at 0 and the heuristic at 1, a player's anchored
+    rating is 1,000 times its strength, so a curve of known shape in log(budget) can be laid out exactly."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for deal in range(deals):
+        for hero, opponent in tables:
+            for hero_seat in (0, 1):
+                won = bool(rng.random() < 1 / (1 + np.exp(strengths[opponent] - strengths[hero])))
+                winner = hero_seat if won else 1 - hero_seat
+                seats = [hero, opponent] if hero_seat == 0 else [opponent, hero]
+                lines.append(
+                    {"game": "synthetic", "config": {}, "seed": deal, "deal": deal, "seating": hero_seat}
+                    | {"replay": 0, "hero": hero, "hero_seat": hero_seat, "seats": seats, "winners": [winner]}
+                    | {"scores": [float(s == winner) for s in range(2)], "result": float(won), "cpu_s": 0.0}
+                )
+    return lines
