@@ -238,34 +238,9 @@ def cost_lines(study: Study) -> list[str]:
     ]
 
 
-#: The skill-ceiling curve costed from a study's games (issue item 6): budgets doubling from the lower budget,
-#: this many points, each played by ``best`` in every seat of this many deals against the heuristic field.
-CURVE_POINTS, CURVE_DEALS = 6, 50
-
-
-def curve_cost_lines(study: Study) -> list[str]:
-    """What a skill-ceiling curve would cost, from ``best``'s CPU a game at the two budgets played: linear in the
-    iterations (a move's search costs its iterations), extrapolated; an estimate, not a measurement (none from
-    a single budget)."""
-    if len(study.budgets) < 2:
-        return []
-    low, high = min(study.budgets), max(study.budgets)
-    at_low, at_high = study.cpu[f"best-{low}"], study.cpu[f"best-{high}"]
-    per_iteration = (at_high - at_low) / (high - low)
-    budgets = [low * 2**k for k in range(CURVE_POINTS)]
-    games = CURVE_DEALS * study.win.shape[1]
-    hours = sum(at_low + per_iteration * (b - low) for b in budgets) * games / 3600
-    return [
-        f"A skill-ceiling curve of `best` at {', '.join(map(str, budgets))} iterations, {CURVE_DEALS} deals a point "
-        f"in every seat against the field, would take about {hours:.2f} h of CPU (extrapolated linearly in the "
-        f"iterations from best's {at_low:.2f} and {at_high:.2f} s a game at {low} and {high}).",
-        "",
-    ]
-
-
 def section(study: Study) -> tuple[list[str], dict[str, float]]:
     rs_rows, claims = relative_skill_rows(study)
-    lines = [f"## {study.config}", "", *cost_lines(study), "", *curve_cost_lines(study), "Commands:", ""]
+    lines = [f"## {study.config}", "", *cost_lines(study), "", "Commands:", ""]
     lines += [f"    {command}" for command in study.commands] + ["", *hero_rows(study), ""]
     lines += ["Relative skill (Borm and van der Genugten):", "", *rs_rows, ""]
     lines += ["Variance components of the win share over the honest ladder (ANOVA estimator):", ""]
