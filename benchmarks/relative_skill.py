@@ -139,23 +139,23 @@ def play(args: argparse.Namespace, argv: list[str]) -> int:
     return 0
 
 
-def study_parser(prog: str, doc: str, folder: Path) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
-    """A study's parser and its sub-commands, with ``play`` and the arguments that say where and on what it plays:
-    --config, --deals, --first, --record (by default ``folder``/CONFIG.jsonl). Returns the parser and its
-    sub-commands; ``play`` is ``subcommands.choices["play"]``."""
-    parser = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=HelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
+def add_play(sub, folder: Path) -> argparse.ArgumentParser:
+    """A study's ``play`` sub-command on ``sub`` (the parser's sub-commands), with the arguments that say where
+    and on what it plays: --config, --deals, --first, --record (by default ``folder``/CONFIG.jsonl)."""
     run = sub.add_parser("play", help="play deals into a configuration's record")
     run.add_argument("--config", required=True, choices=list(CONFIGS))
     run.add_argument("--deals", type=int, required=True, help="how many test deals (at least 2)")
     run.add_argument("--first", type=int, required=True, help="the first test deal (pre-registered)")
     run.add_argument("--record", type=Path, help=f"default {folder.relative_to(records.ROOT)}/CONFIG.jsonl")
-    return parser, sub
+    return run
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser, sub = study_parser("python -m benchmarks.relative_skill", __doc__, RECORDS)
-    run = sub.choices["play"]
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.relative_skill", description=__doc__, formatter_class=HelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = add_play(sub, RECORDS)
     run.add_argument("--budgets", type=int, nargs="+", default=[25, 100], help="iterations a move of best")
     run.add_argument("--replays", type=int, default=1, help="plays of each deal and seat with fresh agent seeds")
     run.add_argument("--seer", action="store_true", help="add the stronger clairvoyant (rollouts on the truth)")

@@ -27,8 +27,9 @@ from benchmarks.clairvoyant import SEER
 from benchmarks.core import records
 from benchmarks.core.protocol import check_deals, check_offset, deal_seeds
 from benchmarks.luck_stats import CONFIGS
-from benchmarks.relative_skill import play_record, play_tables, study_parser
+from benchmarks.relative_skill import add_play, play_record, play_tables
 from envs.core.engine import is_int, shown
+from envs.games import HelpFormatter
 
 #: The folder of the study's records, one file per configuration.
 RECORDS = records.ROOT / "benchmarks" / "records" / "skill_curve"
@@ -128,8 +129,11 @@ def report(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser, sub = study_parser("python -m benchmarks.skill_curve", __doc__, RECORDS)
-    run = sub.choices["play"]
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.skill_curve", description=__doc__, formatter_class=HelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = add_play(sub, RECORDS)
     run.add_argument("--budgets", type=int, nargs="+", required=True, help="iterations a move of best, increasing")
     run.add_argument("--reference", choices=REFERENCES, nargs="+", default=[CLAIRVOYANT], help="upper references")
     report = sub.add_parser("report", help="write the report from records")

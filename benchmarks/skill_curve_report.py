@@ -165,6 +165,21 @@ def _rating(estimate: lm.Estimate) -> str:
     return f"{estimate.value:,.0f} [{estimate.low:,.0f}, {estimate.high:,.0f}]"
 
 
+def separated_note(games: list[dict]) -> list[str]:
+    """A note where the heuristic won every game against random (two-player Samurai): the scale's unit then rests
+    on the rating's prior, which an affine map of the strengths carries, so the claim's sign does not depend on
+    it but every size on the scale does (the pre-registration says so)."""
+    anchors = [g for g in games if g["hero"] == "heuristic" and "random" in g["seats"]]
+    if not anchors or any(g["winners"] != [g["hero_seat"]] for g in anchors):
+        return []
+    return [
+        "",
+        f"Note: the heuristic won all {len(anchors)} of its games against random, so the scale's unit rests on the "
+        "rating's prior (`benchmarks/core/rating.py`). The anchoring is an affine map of the strengths: the sign "
+        "of c (the claim) does not depend on it; the sizes of c, the slope and the gaps do.",
+    ]
+
+
 def section(loaded: Loaded, curve: Curve, plot: str | None) -> list[str]:
     """A record's part of the report."""
     hours = sum(g["cpu_s"] for g in loaded.games) / 3600
@@ -175,6 +190,7 @@ def section(loaded: Loaded, curve: Curve, plot: str | None) -> list[str]:
     lines += ["| player | budget (iterations) | rating (random 0, heuristic 1,000) |", "|---|---:|---|"]
     for label, estimate in curve.ratings.items():
         lines.append(f"| {label} | {label.partition('-')[2] or '-'} | {_rating(estimate)} |")
+    lines += separated_note(loaded.games)
     a1, b1 = curve.linear
     c2, b2, a2 = curve.quadratic
     lines += ["", f"Linear fit: rating = {b1:,.0f} {a1:+,.0f} log2(budget); per doubling {_rating(curve.slope)}."]

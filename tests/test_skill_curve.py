@@ -113,3 +113,16 @@ def test_the_cost_adds_each_table_in_every_seat():
     games = 2 * skill_curve.STUDY_DEALS / 3600
     assert hours["best's tables"] == pytest.approx((15.75 + 15.5 + 7.75) * games)
     assert hours["clairvoyant"] == hours["seer"] == pytest.approx((8 + 8) * games)
+
+
+def test_a_scale_whose_anchors_are_separated_is_said_to_rest_on_the_prior():
+    """Two-player Samurai: the heuristic beats random in every game, so the unit of the scale is the prior's."""
+    from benchmarks import skill_curve_report
+
+    swept = [
+        {"hero": "heuristic", "seats": s, "hero_seat": h, "winners": [h]}
+        for s, h in ((["heuristic", "random"], 0), (["random", "heuristic"], 1))
+    ]
+    assert "rests on the rating's prior" in skill_curve_report.separated_note(swept)[1]
+    lost = swept[:1] + [{**swept[1], "winners": [0]}]
+    assert skill_curve_report.separated_note(lost) == []
