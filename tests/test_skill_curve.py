@@ -126,3 +126,15 @@ def test_a_scale_whose_anchors_are_separated_is_said_to_rest_on_the_prior():
     assert "rests on the rating's prior" in skill_curve_report.separated_note(swept)[1]
     lost = swept[:1] + [{**swept[1], "winners": [0]}]
     assert skill_curve_report.separated_note(lost) == []
+
+
+def test_a_claim_made_early_is_adjusted_over_the_whole_registered_family():
+    """With one of the three registered configurations played, the other two count at p = 1 (Holm over three)."""
+    from benchmarks import skill_curve_report
+
+    rows = skill_curve_report.claim_rows({"wapi4: the curve bends (c < 0)": 0.01})
+    assert rows[2] == "| wapi4: the curve bends (c < 0) | 0.01 | 0.03 | yes |"
+    assert [row.split(" | ")[0] for row in rows[3:]] == [
+        "| wakanda: the curve bends (c < 0)",
+        "| samurai2: the curve bends (c < 0)",
+    ]
