@@ -68,6 +68,16 @@ def _ceiling(config: str) -> Report:
     return Report("benchmarks.ceiling", ("--from-record", record, "--out", f"{{out}}/ceiling_{config}.md"), outputs)
 
 
+def _skill_curve() -> tuple[Report, ...]:
+    """The skill-curve report and a plot per record, once the study has a record."""
+    names = _names("benchmarks/records/skill_curve")
+    if not names:
+        return ()
+    outputs = ("benchmarks/results/skill_curve.md", *(f"benchmarks/results/skill_curve_{name}.png" for name in names))
+    args = ("report", "{records:benchmarks/records/skill_curve}", "--out", "{out}/skill_curve.md")
+    return (Report("benchmarks.skill_curve", args, outputs),)
+
+
 def _luck(folder: str, results: str) -> Report:
     outputs = tuple(f"{results}/{name}" for name in ("luck.md", "duplicate.md", "luck.png"))
     return Report("benchmarks.luck_report", (f"{{records:{folder}}}", "--out", "{out}"), outputs)
@@ -131,6 +141,7 @@ REPORTS = (
         ("benchmarks/results/relative_skill.md", "benchmarks/results/relative_skill.png"),
     ),
     Report("benchmarks.rating_fit_report", ("--out", "{out}/rating_fit.md"), ("benchmarks/results/rating_fit.md",)),
+    *_skill_curve(),
     *(_ceiling(config) for config in _names("benchmarks/records/ceiling")),
     *(_tournament(name) for name in _names("benchmarks/records/tournament")),
     _luck("benchmarks/records/luck", "benchmarks/results"),
