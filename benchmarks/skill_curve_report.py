@@ -217,7 +217,7 @@ def claim_rows(p_values: dict[str, float]) -> list[str]:
     rows = ["| claim | one-sided bootstrap p | Holm-adjusted p | holds at 0.05 |", "|---|---|---|---|"]
     for name, p in p_values.items():
         rows.append(f"| {name} | {p:.3g} | {adjusted[name]:.3g} | {'yes' if adjusted[name] < 0.05 else 'no'} |")
-    return rows + [f"| {name} | not played yet (counted at p = 1) | - | - |" for name in pending]
+    return rows + [f"| {name} | no registered record yet (counted at p = 1) | - | - |" for name in pending]
 
 
 def _shown(path: Path) -> str:

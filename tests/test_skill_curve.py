@@ -94,15 +94,16 @@ def test_a_tiny_real_play_records_resumes_and_reports(tmp_path, monkeypatch):
     out = tmp_path / "skill_curve.md"
     assert skill_curve.main(["report", str(record), "--out", str(out)]) == 0
     text = out.read_text()
-    assert "python -m benchmarks.skill_curve report wakanda_tiny.jsonl --out skill_curve.md" in text
+    assert "python -m benchmarks.skill_curve report wakanda_tiny.jsonl --out benchmarks/results/skill_curve.md" in text
     assert "NOT pre-registered" in text and "| best-8 | 8 |" in text and "clairvoyant-8" in text
-    assert "No pre-registered record played yet" in text and (tmp_path / "skill_curve_wakanda_tiny.png").exists()
+    assert "| wakanda: the curve bends (c < 0) | no registered record yet (counted at p = 1) |" in text  # no claim from it
+    assert (tmp_path / "skill_curve_wakanda_tiny.png").exists()
     registered_name = tmp_path / "wakanda.jsonl"  # a registered record's name, but not its budgets nor deals
     registered_name.write_bytes(record.read_bytes())
     assert skill_curve.main(["report", str(registered_name), "--out", str(out)]) == 0
     text = out.read_text()
     assert "Deals: 2 complete; does NOT match its pre-registration ([25, 50, 100, 200, 400, 800]" in text
-    assert "No pre-registered record played yet" in text
+    assert "| wakanda: the curve bends (c < 0) | no registered record yet (counted at p = 1) |" in text
 
 
 def test_the_cost_adds_each_table_in_every_seat():
