@@ -96,7 +96,7 @@ def test_a_tiny_real_play_records_resumes_and_reports(tmp_path, monkeypatch):
     text = out.read_text()
     assert "python -m benchmarks.skill_curve report wakanda_tiny.jsonl --out benchmarks/results/skill_curve.md" in text
     assert "NOT pre-registered" in text and "| best-8 | 8 |" in text and "clairvoyant-8" in text
-    assert "| wakanda: the curve bends (c < 0) | no registered record yet (counted at p = 1) |" in text  # no claim from it
+    assert "| wakanda: the curve bends (c < 0) | no registered record yet (counted at p = 1) |" in text
     assert (tmp_path / "skill_curve_wakanda_tiny.png").exists()
     registered_name = tmp_path / "wakanda.jsonl"  # a registered record's name, but not its budgets nor deals
     registered_name.write_bytes(record.read_bytes())
