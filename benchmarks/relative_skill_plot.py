@@ -7,7 +7,7 @@ tables' numbers; the bars are the point estimates (their intervals are in the re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
@@ -23,12 +23,13 @@ BARS = (("luck", "#4c72b0"), ("skill", "#55a868"), ("interaction", "#c44e52"), (
 
 @dataclass(frozen=True)
 class Panel:
-    """One configuration's column: RS in win share at each budget, and the variance groups' shares by their first
-    word (``luck``, ``skill``, ``interaction``, ``replay``)."""
+    """One configuration's column: RS in win share at each budget (the clairvoyant as reference, and the seer where
+    a seer record exists), and the variance groups' shares by their first word (``luck``, ``skill``, ...)."""
 
     config: str
     relative_skill: list[tuple[int, lm.Estimate]]
     shares: dict[str, float]
+    seer: list[tuple[int, lm.Estimate]] = field(default_factory=list)
 
 
 def plot(panels: list[Panel], path: Path) -> None:
@@ -36,13 +37,16 @@ def plot(panels: list[Panel], path: Path) -> None:
     names = [panel.config for panel in panels]
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     for k, panel in enumerate(panels):
-        points = panel.relative_skill
-        for j, (budget, rs) in enumerate(points):
-            x = k + (j - (len(points) - 1) / 2) * 0.25
-            left.errorbar(x, rs.value, yerr=[[rs.value - rs.low], [rs.high - rs.value]], fmt="o", capsize=3,
-                          color="#4c72b0" if j == 0 else "#dd8452")  # fmt: skip
+        points = [(b, rs, "o") for b, rs in panel.relative_skill] + [(b, rs, "^") for b, rs in panel.seer]
+        for j, (budget, rs, marker) in enumerate(points):
+            x = k + (j - (len(points) - 1) / 2) * 0.18
+            left.errorbar(x, rs.value, yerr=[[rs.value - rs.low], [rs.high - rs.value]], fmt=marker, capsize=3,
+                          color="#4c72b0" if budget == min(b for b, _, _ in points) else "#dd8452")  # fmt: skip
             left.annotate(str(budget), (x, rs.high), textcoords="offset points", xytext=(0, 3), ha="center", size=7)
     left.axhline(1.0, color="grey", lw=0.5)
+    left.plot([], [], "ko", label="the clairvoyant as reference")
+    left.plot([], [], "k^", label="the seer as reference")
+    left.legend(loc="upper right", fontsize=8)
     left.set(xticks=range(len(names)), ylabel="relative skill RS (win share)",
              title="RS = LE / (LE + RE), 95% interval, at each budget (iterations)")  # fmt: skip
     left.set_xticklabels(names, rotation=30)
