@@ -9,21 +9,18 @@ and what the games cost. Nothing here is written by hand: run the command at the
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from benchmarks import luck_measures as lm
+from benchmarks import preregistration
 from benchmarks.core import records
 from benchmarks.core.rating import ahead, finishing_ranks
 from benchmarks.relative_skill_plot import Panel, plot
-
-PREREGISTRATION = records.ROOT / "benchmarks" / "preregistered" / "relative_skill.toml"
 
 
 @dataclass
@@ -208,18 +205,14 @@ def _games(estimate: lm.Estimate) -> str:
     return f"{count(estimate.value)} [{count(estimate.low)}, {count(estimate.high)}]"
 
 
-@functools.cache
 def _preregistration() -> dict:
-    """The pre-registration, read once (the report asks it for every row)."""
-    return tomllib.loads(PREREGISTRATION.read_text(encoding="utf-8"))
+    return preregistration.read("relative_skill")
 
 
 def planned(name: str) -> dict | None:
     """The pre-registered plan of a record (by its name: the configuration's, or the entry's ``record``), or None
     for one that was not pre-registered; an entry's own ``first`` deal overrides the study's."""
-    plan = _preregistration()
-    found = [{"first": plan["first"]} | c for c in plan["configs"] if c.get("record", c["config"]) == name]
-    return found[0] if found else None
+    return preregistration.entry(_preregistration(), name, ("first",))
 
 
 def cost_lines(study: Study) -> list[str]:

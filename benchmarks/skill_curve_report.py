@@ -12,18 +12,15 @@ validated on synthetic rungs of known strength (``tests/test_skill_curve.py``).
 
 from __future__ import annotations
 
-import functools
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from benchmarks import luck_measures as lm
+from benchmarks import preregistration
 from benchmarks.core import records
 from benchmarks.core.rating import anchor, cluster_wins, strengths
-
-PREREGISTRATION = records.ROOT / "benchmarks" / "preregistered" / "skill_curve.toml"
 
 
 @dataclass
@@ -106,18 +103,14 @@ def analyse(
     )
 
 
-@functools.cache
 def _preregistration() -> dict:
-    return tomllib.loads(PREREGISTRATION.read_text(encoding="utf-8"))
+    return preregistration.read("skill_curve")
 
 
 def planned(name: str) -> dict | None:
     """The pre-registered plan of a record (by its name: the configuration's, or the entry's ``record``), the
     study's settings under the entry's own, or None for a record that was not pre-registered."""
-    plan = _preregistration()
-    common = {key: plan[key] for key in ("first", "deals", "budgets", "references")}
-    found = [common | c for c in plan["configs"] if c.get("record", c["config"]) == name]
-    return found[0] if found else None
+    return preregistration.entry(_preregistration(), name, ("first", "deals", "budgets", "references"))
 
 
 @dataclass
