@@ -130,16 +130,23 @@ def _claim(per_deal_difference: np.ndarray) -> tuple[float, float]:
     return lm.paired_p_value(per_deal_difference), float(np.mean(per_deal_difference))
 
 
-def relative_skill_rows(study: Study) -> tuple[list[str], dict[str, tuple[float, float]]]:
-    """A row per budget (LE, RE, RS with intervals) and the p-values of the pre-registered claims (high budget)."""
+#: RS in win share by (reference, budget): what the figure draws of a study's relative-skill rows.
+WinRS = dict[tuple[str, int], lm.Estimate]
+
+
+def relative_skill_rows(study: Study) -> tuple[list[str], dict[str, tuple[float, float]], WinRS]:
+    """A row per budget (LE, RE, RS with intervals), the p-values of the pre-registered claims (high budget) and
+    RS in win share by (reference, budget), for the figure."""
     rows = ["| outcome | budget (iterations) | LE = best - random | RE = clairvoyant - best | RS = LE / (LE + RE) |"]
     rows.append("|---|---:|---|---|---|")
-    claims = {}
+    claims, win_rs = {}, {}
     for outcome, budget, top in itertools.product(("win", "margin"), study.budgets, ("clairvoyant", "seer")):
         if f"{top}-{budget}" not in study.heroes:  # the seer (rollouts on the truth) plays only where asked
             continue
         data = per_deal(study, ["random", f"best-{budget}", f"{top}-{budget}"], outcome)
         found = lm.relative_skill_estimates(data)
+        if outcome == "win":
+            win_rs[(top, budget)] = found["RS"]
         name = "win share" if outcome == "win" else "score margin (exploratory)"
         name += ", the seer as reference" if top == "seer" else ""
         rows.append(f"| {name} | {budget} | {found['LE']} | {found['RE']} | {found['RS']} |")
@@ -148,7 +155,7 @@ def relative_skill_rows(study: Study) -> tuple[list[str], dict[str, tuple[float,
                 claims[f"{study.config} LE > 0"] = _claim(data[:, 1] - data[:, 0])
             name = "RE > 0" if top == "clairvoyant" else "RE (seer) > 0"
             claims[f"{study.config} {name}"] = _claim(data[:, 2] - data[:, 1])
-    return rows, claims
+    return rows, claims, win_rs
 
 
 def honest_ladder(study: Study) -> list[str]:
@@ -231,34 +238,26 @@ def cost_lines(study: Study) -> list[str]:
     ]
 
 
-def section(study: Study) -> tuple[list[str], dict[str, float]]:
-    rs_rows, claims = relative_skill_rows(study)
+def section(study: Study) -> tuple[list[str], dict[str, tuple[float, float]], WinRS]:
+    rs_rows, claims, win_rs = relative_skill_rows(study)
     lines = [f"## {study.config}", "", *cost_lines(study), "", "Commands:", ""]
     lines += [f"    {command}" for command in study.commands] + ["", *hero_rows(study), ""]
     lines += ["Relative skill (Borm and van der Genugten):", "", *rs_rows, ""]
     lines += ["Variance components of the win share over the honest ladder (ANOVA estimator):", ""]
     lines += [*component_rows(study), "", *spread_rows(study), ""]
-    return lines, claims
+    return lines, claims, win_rs
 
 
-def rs_points(study: Study, reference: str) -> list[tuple[int, lm.Estimate]]:
-    """RS in win share at each budget of ``study`` with ``reference`` (``clairvoyant`` or ``seer``) on top."""
-    points = []
-    for budget in study.budgets:
-        data = per_deal(study, ["random", f"best-{budget}", f"{reference}-{budget}"])
-        points.append((budget, lm.relative_skill_estimates(data)["RS"]))
-    return points
-
-
-def panel(study: Study, seer_study: Study | None = None) -> Panel:
-    """The figure's column of a configuration: RS in win share at each budget (the clairvoyant as reference, and
-    the seer from ``seer_study``, the configuration's seer record, where there is one) and the point estimates of
-    the variance groups over the honest ladder."""
+def panel(study: Study, win_rs: WinRS, seer_rs: WinRS | None = None) -> Panel:
+    """The figure's column of a configuration: RS in win share at each budget, as its rows gave it, with the
+    clairvoyant as reference (and the seer, from ``seer_rs``, the rows of the configuration's seer record, where
+    there is one), and the point estimates of the variance groups over the honest ladder."""
     ladder = [study.heroes.index(label) for label in honest_ladder(study)]
     shares = lm.component_shares(study.win[:, :, ladder, :], ("deal", "seat", "agent"))
     grouped = {group.split()[0]: sum(shares.get(name, 0.0) for name in members) for group, members in GROUPS.items()}
-    seer = rs_points(seer_study, "seer") if seer_study is not None else []
-    return Panel(study.config, rs_points(study, "clairvoyant"), grouped, seer)
+    points = [(budget, rs) for (top, budget), rs in win_rs.items() if top == "clairvoyant"]
+    seer = [(budget, rs) for (top, budget), rs in (seer_rs or {}).items() if top == "seer"]
+    return Panel(study.config, points, grouped, seer)
 
 
 def pooled_rows(studies: dict[str, Study]) -> list[str]:
@@ -302,11 +301,11 @@ def write(paths: list[Path], out: Path) -> None:
     lines += [f"Generated by `{command}` from the study's records, never by hand."]
     lines += ["", INTRODUCTION, "", f"![relative skill and variance components]({out.with_suffix('.png').name})", ""]
     claims: dict[str, tuple[float, float]] = {}
-    studies = {}
+    studies, win_rs = {}, {}
     for path in paths:
         study = load(path)
         studies[study.config] = study
-        study_lines, found = section(study)
+        study_lines, found, win_rs[study.config] = section(study)
         lines += study_lines
         claims |= found
     lines += pooled_rows(studies)
@@ -315,7 +314,8 @@ def write(paths: list[Path], out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines), encoding="utf-8")
     firsts = [study for name, study in studies.items() if "_" not in name]  # a later study joins its first's column
-    plot([panel(study, studies.get(f"{study.config}_seer")) for study in firsts], out.with_suffix(".png"))
+    panels = [panel(study, win_rs[study.config], win_rs.get(f"{study.config}_seer")) for study in firsts]
+    plot(panels, out.with_suffix(".png"))
 
 
 INTRODUCTION = """\

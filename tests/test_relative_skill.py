@@ -27,9 +27,10 @@ def test_a_tiny_study_records_resumes_and_reports(tmp_path, monkeypatch):
 def test_the_figure_shows_the_tables_relative_skill_and_variance_groups(tmp_path, monkeypatch):
     monkeypatch.setattr(luck_measures, "RESAMPLES", 50)
     study = relative_skill_report.load(relative_skill.RECORDS / "wapi4.jsonl.gz")
-    panel = relative_skill_report.panel(study)
+    table, _, win_rs = relative_skill_report.relative_skill_rows(study)
+    panel = relative_skill_report.panel(study, win_rs)
     assert [budget for budget, _ in panel.relative_skill] == study.budgets == [100, 1000]
-    rows = "\n".join(relative_skill_report.relative_skill_rows(study)[0])
+    rows = "\n".join(table)
     for budget, rs in panel.relative_skill:  # the figure's RS is the table's, row for row
         assert f"| win share | {budget} |" in rows and str(rs) in rows
     assert set(panel.shares) == {"luck", "skill", "interaction", "replay"}
