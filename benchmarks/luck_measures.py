@@ -10,10 +10,8 @@ measures describe the game, each with what it assumes and bounds:
   optimal, so RS estimates from below the share of the game's decidable
   result that players of best's strength reach.
 - **Variance components** of a crossed random-effects model (deal, seat,
-  agent and their interactions, replay as the residual), by the ANOVA
-  (method-of-moments) estimator of a balanced design: each mean square
-  equated to its expectation, solved from the highest interaction down,
-  negative components set to 0.
+  agent and their interactions, replay as the residual): in
+  :mod:`benchmarks.variance_components`, which uses these intervals.
 - **Elo spread** (Duersch, Lambrecht and Oechssler, on agents) of a ladder
   and the **upset frequency** between adjacent rungs (Ben-Naim et al.).
 - **N\\*** (close to Fiedler and Rock's critical repetition frequency): the
@@ -21,14 +19,14 @@ measures describe the game, each with what it assumes and bounds:
 
 Intervals are percentile bootstrap intervals resampling whole deals (every
 game of a deal together), their half-widths scaled by sqrt(n / (n - 1)) to
-undo the bootstrap's small-sample shrinkage (n deals); means use t quantiles.
+undo the bootstrap's small-sample shrinkage (n deals); means use t quantiles,
+and RS, a ratio of means, has Fieller's interval beside its bootstrap one.
 Every estimator is checked on synthetic games whose answer is known
 (:mod:`benchmarks.synthetic_games`, ``tests/test_luck_measures.py``).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -131,89 +129,39 @@ def relative_skill(per_deal: np.ndarray) -> float:
     return learning / total if total != 0 else math.nan
 
 
+def fieller_ratio(numerator: np.ndarray, denominator: np.ndarray) -> Estimate:
+    """The ratio of two means over deals, mean(numerator) / mean(denominator), with Fieller's interval.
+
+    The interval is every ratio r that a t test of mean(numerator - r * denominator) = 0 does not reject (t quantile
+    of mean_interval): the roots of a quadratic in r, exact for normal per-deal means. Unlike a bootstrap of the
+    ratio it stays honest where the denominator is small: when the denominator's own t interval holds 0 the set
+    is unbounded, given as (-inf, inf)."""
+    a, b = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
+    n = len(a)
+    if n < 2:
+        raise ValueError(f"a Fieller interval needs at least 2 deals, got {n}")
+    (vaa, vab), (_, vbb) = np.cov(a, b, ddof=1) / n
+    ma, mb, t2 = a.mean(), b.mean(), t975(n - 1) ** 2
+    value = ma / mb if mb != 0 else math.nan
+    square, linear, constant = mb * mb - t2 * vbb, ma * mb - t2 * vab, ma * ma - t2 * vaa
+    if square <= 0:
+        return Estimate(float(value), -math.inf, math.inf)
+    half = math.sqrt(max(0.0, linear * linear - square * constant))
+    return Estimate(float(value), float((linear - half) / square), float((linear + half) / square))
+
+
 def relative_skill_estimates(per_deal: np.ndarray, resamples: int | None = None, seed: int = 0) -> dict[str, Estimate]:
-    """LE and RE (t intervals of the per-deal differences) and RS (cluster bootstrap) from ``per_deal[deal, 3]``."""
+    """LE and RE (t intervals of the per-deal differences), RS (cluster bootstrap, the pre-registered interval) and
+    RS with Fieller's interval (LE / (LE + RE) is a ratio of means: :func:`fieller_ratio`) from ``per_deal[deal,
+    3]``."""
     per_deal = np.asarray(per_deal, dtype=float)
+    learning, whole = per_deal[:, 1] - per_deal[:, 0], per_deal[:, 2] - per_deal[:, 0]
     return {
-        "LE": mean_interval(per_deal[:, 1] - per_deal[:, 0]),
+        "LE": mean_interval(learning),
         "RE": mean_interval(per_deal[:, 2] - per_deal[:, 1]),
         "RS": bootstrap(per_deal, relative_skill, resamples, seed),
+        "RS Fieller": fieller_ratio(learning, whole),
     }
-
-
-# --- variance components ---------------------------------------------------------------------------
-
-
-def _effect_subsets(k: int) -> list[tuple[int, ...]]:
-    """Every non-empty set of the k factors, largest first (the order the moments are solved in)."""
-    subsets = [s for size in range(1, k + 1) for s in itertools.combinations(range(k), size)]
-    return sorted(subsets, key=len, reverse=True)
-
-
-def _mean_square(cells: np.ndarray, subset: tuple[int, ...], total: int) -> tuple[float, int]:
-    """The mean square and degrees of freedom of one effect (a main effect or an interaction) of a balanced design:
-    the margin over the effect's factors, centred along each of them, squared and weighted by its cell size."""
-    others = tuple(axis for axis in range(cells.ndim) if axis not in subset)
-    effect = cells.mean(axis=others, keepdims=True)
-    for axis in subset:
-        effect = effect - effect.mean(axis=axis, keepdims=True)
-    levels = math.prod(cells.shape[axis] for axis in subset)
-    df = math.prod(cells.shape[axis] - 1 for axis in subset)
-    return (total / levels * float((effect**2).sum()) / df if df else math.nan), df
-
-
-def variance_components(y: np.ndarray, factors: tuple[str, ...]) -> dict[str, float]:
-    """The ANOVA estimates of a crossed random-effects model of ``y[factor axes..., replay]`` (balanced).
-
-    E[MS_E] = var_replay + sum over effects G containing E of (observations per G cell) * var_G; solved from
-    the highest interaction down, each component floored at 0. Keys are the factors joined by ``x``
-    (``"deal x agent"``) and ``"replay"``; with one replay the highest interaction holds the replay's variance
-    too, and ``"replay"`` is nan."""
-    y = np.asarray(y, dtype=float)
-    if y.ndim != len(factors) + 1:
-        raise ValueError(f"y needs one axis per factor {factors} and a last axis of replays, got shape {y.shape}")
-    cells, replays, total = y.mean(axis=-1), y.shape[-1], y.size
-    residual = float(((y - cells[..., None]) ** 2).sum() / (cells.size * (replays - 1))) if replays > 1 else 0.0
-    found: dict[tuple[int, ...], float] = {}
-    for subset in _effect_subsets(len(factors)):
-        mean_square, df = _mean_square(cells, subset, total)
-        if not df:
-            found[subset] = 0.0
-            continue
-        above = sum(total / math.prod(y.shape[a] for a in g) * found[g] for g in found if set(subset) < set(g))
-        found[subset] = max(0.0, (mean_square - residual - above) / (total / math.prod(y.shape[a] for a in subset)))
-    named = {
-        " x ".join(factors[a] for a in subset): found[subset] for subset in sorted(found, key=lambda s: (len(s), s))
-    }
-    return named | {"replay": residual if replays > 1 else math.nan}
-
-
-def component_shares(y: np.ndarray, factors: tuple[str, ...]) -> dict[str, float]:
-    """Each component's share of the outcome's variance (the components' sum); nan without variance."""
-    components = {k: v for k, v in variance_components(y, factors).items() if not math.isnan(v)}
-    total = sum(components.values())
-    return {k: (v / total if total > 0 else math.nan) for k, v in components.items()}
-
-
-def share_estimates(
-    y: np.ndarray,
-    factors: tuple[str, ...],
-    resamples: int | None = None,
-    seed: int = 0,
-    groups: dict[str, tuple[str, ...]] | None = None,
-) -> dict[str, Estimate]:
-    """Every component's share with a cluster-bootstrap interval (the first factor must be the deal), then each
-    of ``groups`` (a name and its components) that the model has a component of: the sum of its components'
-    shares, from the same resamples."""
-    names = list(component_shares(y, factors))
-    groups = {group: members for group, members in (groups or {}).items() if set(members) & set(names)}
-
-    def shares(data: np.ndarray) -> np.ndarray:
-        found = component_shares(data, factors)
-        grouped = [sum(found[name] for name in members if name in found) for members in groups.values()]
-        return np.array([found[name] for name in names] + grouped)
-
-    return dict(zip(names + list(groups), bootstrap_all(y, shares, resamples, seed)))
 
 
 # --- Elo spread, upsets, N* --------------------------------------------------------------------------

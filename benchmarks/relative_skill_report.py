@@ -18,6 +18,7 @@ import numpy as np
 
 from benchmarks import luck_measures as lm
 from benchmarks import preregistration
+from benchmarks import variance_components as vc
 from benchmarks.core import records
 from benchmarks.core.rating import ahead, finishing_ranks
 from benchmarks.relative_skill_plot import Panel, plot
@@ -130,6 +131,13 @@ def _claim(per_deal_difference: np.ndarray) -> tuple[float, float]:
     return lm.paired_p_value(per_deal_difference), float(np.mean(per_deal_difference))
 
 
+def _fieller(found: dict[str, lm.Estimate]) -> str:
+    """RS with Fieller's interval, or "unbounded" where LE + RE is not shown away from 0 (the set is then no
+    interval)."""
+    fieller = found["RS Fieller"]
+    return str(fieller) if math.isfinite(fieller.low) else f"{fieller.value:.3f} (unbounded)"
+
+
 #: RS in win share by (reference, budget): what the figure draws of a study's relative-skill rows.
 WinRS = dict[tuple[str, int], lm.Estimate]
 
@@ -137,8 +145,11 @@ WinRS = dict[tuple[str, int], lm.Estimate]
 def relative_skill_rows(study: Study) -> tuple[list[str], dict[str, tuple[float, float]], WinRS]:
     """A row per budget (LE, RE, RS with intervals), the p-values of the pre-registered claims (high budget) and
     RS in win share by (reference, budget), for the figure."""
-    rows = ["| outcome | budget (iterations) | LE = best - random | RE = clairvoyant - best | RS = LE / (LE + RE) |"]
-    rows.append("|---|---:|---|---|---|")
+    rows = [
+        "| outcome | budget (iterations) | LE = best - random | RE = clairvoyant - best | RS = LE / (LE + RE) "
+        "| RS, Fieller's interval |"
+    ]
+    rows.append("|---|---:|---|---|---|---|")
     claims, win_rs = {}, {}
     for outcome, budget, top in itertools.product(("win", "margin"), study.budgets, ("clairvoyant", "seer")):
         if f"{top}-{budget}" not in study.heroes:  # the seer (rollouts on the truth) plays only where asked
@@ -149,7 +160,7 @@ def relative_skill_rows(study: Study) -> tuple[list[str], dict[str, tuple[float,
             win_rs[(top, budget)] = found["RS"]
         name = "win share" if outcome == "win" else "score margin (exploratory)"
         name += ", the seer as reference" if top == "seer" else ""
-        rows.append(f"| {name} | {budget} | {found['LE']} | {found['RE']} | {found['RS']} |")
+        rows.append(f"| {name} | {budget} | {found['LE']} | {found['RE']} | {found['RS']} | {_fieller(found)} |")
         if outcome == "win" and budget == max(study.budgets) and planned(study.config) is not None:
             if top == "clairvoyant":
                 claims[f"{study.config} LE > 0"] = _claim(data[:, 1] - data[:, 0])
@@ -163,6 +174,8 @@ def honest_ladder(study: Study) -> list[str]:
     return ["random", "heuristic", *(f"best-{b}" for b in study.budgets)]
 
 
+#: The crossed model's factors (the replays are its last axis).
+FACTORS = ("deal", "seat", "agent")
 #: The variance components grouped by what they say: the cards, the players, their interplay.
 GROUPS = {
     "luck (deal, seat, deal x seat)": ("deal", "seat", "deal x seat"),
@@ -174,11 +187,13 @@ GROUPS = {
 
 def component_rows(study: Study) -> list[str]:
     """Shares of the win share's variance over the honest ladder: each component of the crossed model (deal,
-    seat, agent, interactions, replay) and their groups, with cluster-bootstrap intervals."""
+    seat, agent, interactions, replay) and their groups, with cluster-bootstrap intervals, by the registered
+    ANOVA estimator and by REML beside it (:mod:`benchmarks.variance_components`)."""
     ladder = [study.heroes.index(label) for label in honest_ladder(study)]
-    estimates = lm.share_estimates(study.win[:, :, ladder, :], ("deal", "seat", "agent"), groups=GROUPS)
-    rows = ["| component | share of the variance |", "|---|---|"]
-    return rows + [f"| {f'**{name}**' if name in GROUPS else name} | {found} |" for name, found in estimates.items()]
+    y = study.win[:, :, ladder, :]
+    anova, reml = (vc.share_estimates(y, FACTORS, groups=GROUPS, estimator=e) for e in vc.ESTIMATORS)
+    rows = ["| component | share of the variance (ANOVA) | share of the variance (REML) |", "|---|---|---|"]
+    return rows + [f"| {f'**{name}**' if name in GROUPS else name} | {anova[name]} | {reml[name]} |" for name in anova]
 
 
 def spread_rows(study: Study) -> list[str]:
@@ -243,7 +258,7 @@ def section(study: Study) -> tuple[list[str], dict[str, tuple[float, float]], Wi
     lines = [f"## {study.config}", "", *cost_lines(study), "", "Commands:", ""]
     lines += [f"    {command}" for command in study.commands] + ["", *hero_rows(study), ""]
     lines += ["Relative skill (Borm and van der Genugten):", "", *rs_rows, ""]
-    lines += ["Variance components of the win share over the honest ladder (ANOVA estimator):", ""]
+    lines += ["Variance components of the win share over the honest ladder:", ""]
     lines += [*component_rows(study), "", *spread_rows(study), ""]
     return lines, claims, win_rs
 
@@ -253,7 +268,7 @@ def panel(study: Study, win_rs: WinRS, seer_rs: WinRS | None = None) -> Panel:
     clairvoyant as reference (and the seer, from ``seer_rs``, the rows of the configuration's seer record, where
     there is one), and the point estimates of the variance groups over the honest ladder."""
     ladder = [study.heroes.index(label) for label in honest_ladder(study)]
-    shares = lm.component_shares(study.win[:, :, ladder, :], ("deal", "seat", "agent"))
+    shares = vc.component_shares(study.win[:, :, ladder, :], FACTORS)
     grouped = {group.split()[0]: sum(shares.get(name, 0.0) for name in members) for group, members in GROUPS.items()}
     points = [(budget, rs) for (top, budget), rs in win_rs.items() if top == "clairvoyant"]
     seer = [(budget, rs) for (top, budget), rs in (seer_rs or {}).items() if top == "seer"]
@@ -271,13 +286,17 @@ def pooled_rows(studies: dict[str, Study]) -> list[str]:
             lines += [f"Not reported yet: no record of {', '.join(missing)}.", ""]
             continue
         chosen = [studies[name] for name in entry["records"]]
-        rows = ["| outcome | budget (iterations) | deals | LE = best - random | RE = clairvoyant - best | RS |"]
-        rows.append("|---|---:|---:|---|---|---|")
+        rows = [
+            "| outcome | budget (iterations) | deals | LE = best - random | RE = clairvoyant - best | RS "
+            "| RS, Fieller's interval |"
+        ]
+        rows.append("|---|---:|---:|---|---|---|---|")
         for budget in chosen[0].budgets:
             labels = ["random", f"best-{budget}", f"clairvoyant-{budget}"]
             data = np.concatenate([per_deal(study, labels) for study in chosen])
             found = lm.relative_skill_estimates(data)
-            rows.append(f"| win share | {budget} | {len(data)} | {found['LE']} | {found['RE']} | {found['RS']} |")
+            found_rs = f"{found['RS']} | {_fieller(found)}"
+            rows.append(f"| win share | {budget} | {len(data)} | {found['LE']} | {found['RE']} | {found_rs} |")
         lines += [*rows, ""]
     return lines
 
@@ -320,28 +339,33 @@ def write(paths: list[Path], out: Path) -> None:
 
 INTRODUCTION = """\
 Each hero sits in every seat of the same test deals against the heuristic in every other seat (the same seeds
-whoever the hero is); `best-N` is the best agent at N iterations a move, `clairvoyant-N` the same search on the
-true state (research only, `benchmarks/clairvoyant.py`). Settings, deals and claims were pre-registered in
+whoever the hero is); `best-N` is the best agent at N iterations a move, `clairvoyant-N` the same search on the true
+state (research only, `benchmarks/clairvoyant.py`). Settings, deals and claims were pre-registered in
 `benchmarks/preregistered/relative_skill.toml` before the games. A result is the win share (1 for an outright win,
 1/k for a win shared by k); Elo and upsets use the share of the field finished ahead of (ties half). The score
 margin (the hero's score minus the best other score) is an exploratory second outcome, not capped at a win: it was
 added, before any Samurai or Wapi game, when Wakanda's first deals showed `best` winning nearly every game against
-the heuristic field, so that the clairvoyant had no room above it in win share. LE and RE: t intervals over
-per-deal means; RS, Elo, upsets and the variance shares: percentile bootstrap over deals (2,000 resamples), widened
-by sqrt(n/(n-1)); N*: the t interval of the mean difference over deals, inverted (the variance taken as known;
-unbounded, ∞, when that interval holds 0); 95% throughout. An Elo marked ≤ or ≥ belongs to a player who beat none
-(all) of the field in every game: it is the continuity correction's, set by the number of games, and so is a spread
-ending at it (a lower bound). RS is the skill share for players of best's strength: LE is from below (best is not
-optimal), and so is RE (the clairvoyant uses the truth only as best's search can, and a field it beats nearly
-always leaves no room above it). The variance components are the ANOVA (method-of-moments) estimates of a crossed
-random-effects model (deal, seat, agent, their interactions, replay), negative estimates set to 0; with one replay,
-"deal x seat x agent" also holds the agents' own chance. Upsets are duplicate upsets: how often the weaker rung
-beat more of the field than the stronger on the same deal and seat (the ties column: how often both did the same).
-N* is the games each of the two must play against the field before the better one's total leads with probability
-0.95 (normal approximation), with fresh deals (independent games) or duplicate deals (the same deals and seats for
-both): z² var / mean² with z = 1.645, where var / mean² alone would be a lead only Phi(1) = 0.84 likely. The
-estimators are validated on synthetic games of known answer (pure chance: RS = 0; no chance: RS = 1; a mixture of
-weight 0.6: RS = 0.6; known variance components, Elo spread, upsets and N*) in `tests/test_luck_measures.py`."""
+the heuristic field, so that the clairvoyant had no room above it in win share. LE and RE: t intervals over per-deal
+means; RS, Elo, upsets and the variance shares: percentile bootstrap over deals (2,000 resamples), widened by
+sqrt(n/(n-1)); RS's second interval is Fieller's, the ratios a paired t test over deals does not reject (exact for
+normal per-deal means, and unbounded where LE + RE is not shown away from 0), added after the runs as a check on the
+registered bootstrap where the ratio's denominator is small; N*: the t interval of the mean difference over deals,
+inverted (the variance taken as known; unbounded, ∞, when that interval holds 0); 95% throughout. An Elo marked ≤ or
+≥ belongs to a player who beat none (all) of the field in every game: it is the continuity correction's, set by the
+number of games, and so is a spread ending at it (a lower bound). RS is the skill share for players of best's
+strength: LE is from below (best is not optimal), and so is RE (the clairvoyant uses the truth only as best's search
+can, and a field it beats nearly always leaves no room above it). The variance components are the ANOVA
+(method-of-moments) estimates of a crossed random-effects model (deal, seat, agent, their interactions, replay),
+negative estimates set to 0 (the registered estimator), and beside them the REML estimates of the same model, added
+after the runs as a check: with balanced data the two agree where every ANOVA estimate is positive, and where one is
+negative REML refits the others with it held at 0; with one replay, "deal x seat x agent" also holds the agents' own
+chance. Upsets are duplicate upsets: how often the weaker rung beat more of the field than the stronger on the same
+deal and seat (the ties column: how often both did the same). N* is the games each of the two must play against the
+field before the better one's total leads with probability 0.95 (normal approximation), with fresh deals
+(independent games) or duplicate deals (the same deals and seats for both): z² var / mean² with z = 1.645, where var
+/ mean² alone would be a lead only Phi(1) = 0.84 likely. The estimators are validated on synthetic games of known
+answer (pure chance: RS = 0; no chance: RS = 1; a mixture of weight 0.6: RS = 0.6; known variance components, Elo
+spread, upsets and N*) in `tests/test_luck_measures.py`."""
 
 #: The standard work these measures come from (cited by ``docs/research.md``, which quotes this report).
 REFERENCES = (
@@ -357,5 +381,7 @@ REFERENCES = (
     "Quantitative Analysis in Sports 2(4). (The upset frequency.)",
     "Burch, N., Schmid, M., Moravcik, M., Morrill, D. and Bowling, M. (2018). AIVAT: a new variance reduction "
     "technique for agent evaluation in imperfect information games. AAAI 2018. (Duplicate play and control variates.)",
+    "Fieller, E. C. (1954). Some problems in interval estimation. Journal of the Royal Statistical Society B "
+    "16(2), 175-185. (The interval of a ratio of means.)",
     "Jones, A. L. (2021). Scaling scaling laws with board games. arXiv:2104.03113. (Rating against search compute.)",
 )

@@ -1,6 +1,7 @@
 """The luck measures recover what synthetic games are known to hold, within their intervals (issue 50, item 8),
 and the clairvoyant player stays a research tool."""
 
+import itertools
 import math
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from scipy import stats
 
 from benchmarks import luck_measures as lm
 from benchmarks import synthetic_games as sg
+from benchmarks import variance_components as vc
 
 RESAMPLES = 400  # enough for a 95% interval in a test; the reports use lm.RESAMPLES
 
@@ -33,20 +35,41 @@ def test_relative_skill_interval_covers_the_truth_at_its_level_on_small_samples(
     assert covered >= 35, covered
 
 
+@pytest.mark.parametrize("weight", [0.0, 0.6, 1.0])
+def test_fieller_interval_of_relative_skill_recovers_the_known_weight(weight):
+    found = rs_estimates(weight)["RS Fieller"]
+    assert found.contains(weight) and math.isfinite(found.low) and math.isfinite(found.high), found
+
+
+def test_fieller_interval_covers_the_truth_at_its_level_on_small_samples():
+    """Exact for normal per-deal means: on 30 deals of the mixture the truth is inside at about 0.95."""
+    covered = sum(rs_estimates(0.6, deals=30, seed=seed)["RS Fieller"].contains(0.6) for seed in range(40))
+    assert covered >= 35, covered
+
+
+def test_fieller_interval_is_unbounded_where_the_denominator_may_be_zero():
+    """A ratio whose denominator's own t interval holds 0 is bounded by nothing the data show."""
+    rng = np.random.default_rng(0)
+    found = lm.fieller_ratio(rng.normal(1.0, 0.1, 20), rng.normal(0.0, 1.0, 20))
+    assert (found.low, found.high) == (-math.inf, math.inf)
+    with pytest.raises(ValueError, match="at least 2 deals"):
+        lm.fieller_ratio(np.ones(1), np.ones(1))
+
+
 def test_relative_skill_is_undefined_where_nothing_is_decided():
     assert math.isnan(lm.relative_skill(np.full((5, 3), 0.5)))
 
 
 def test_variance_components_of_pure_chance_are_all_the_deal():
     y = sg.ladder_game(0.0, deals=60, seats=2, agents=4, replays=2, interaction=0.0, noise=0.0)
-    shares = lm.share_estimates(y, ("deal", "seat", "agent"), RESAMPLES)
+    shares = vc.share_estimates(y, ("deal", "seat", "agent"), RESAMPLES)
     assert shares["deal"].value + shares["deal x seat"].value == pytest.approx(1.0)
     assert shares["agent"].contains(0.0) and shares["agent"].high == pytest.approx(0.0, abs=1e-9)
 
 
 def test_variance_components_without_chance_are_all_skill():
     y = sg.ladder_game(1.0, deals=60, seats=2, agents=4, replays=2, interaction=0.0, noise=0.0)
-    shares = lm.share_estimates(y, ("deal", "seat", "agent"), RESAMPLES)
+    shares = vc.share_estimates(y, ("deal", "seat", "agent"), RESAMPLES)
     assert shares["agent"].value == pytest.approx(1.0)
     assert shares["deal"].contains(0.0) and shares["deal x seat"].contains(0.0)
 
@@ -55,16 +78,91 @@ def test_variance_components_of_a_mixture_recover_each_known_share():
     y = sg.ladder_game(0.5, deals=200, seats=2, agents=5, replays=2, interaction=0.2, noise=0.3)
     truth = {"deal": 0.25, "deal x seat": 0.25, "agent": 0.5, "deal x agent": 0.2, "replay": 0.3}
     total = sum(truth.values())
-    shares = lm.share_estimates(y, ("deal", "seat", "agent"), RESAMPLES)
+    shares = vc.share_estimates(y, ("deal", "seat", "agent"), RESAMPLES)
     for name, estimate in shares.items():
         assert estimate.contains(truth.get(name, 0.0) / total), (name, estimate)
 
 
 def test_one_replay_folds_the_replay_into_the_highest_interaction():
     y = sg.ladder_game(0.5, deals=100, seats=2, agents=3, replays=1, interaction=0.0, noise=0.3)
-    components = lm.variance_components(y, ("deal", "seat", "agent"))
+    components = vc.variance_components(y, ("deal", "seat", "agent"))
     assert math.isnan(components["replay"])
     assert components["deal x seat x agent"] == pytest.approx(0.3, abs=0.1)
+
+
+FACTORS = ("deal", "seat", "agent")
+
+
+def test_reml_is_anova_where_every_anova_component_is_positive():
+    """With balanced data both solve E[MS] = MS when that solution is non-negative."""
+    y = sg.ladder_game(0.5, deals=100, seats=2, agents=3, replays=1, interaction=0.0, noise=0.3)
+    anova = vc.variance_components(y, FACTORS)
+    assert all(v > 0 for v in anova.values() if not math.isnan(v))
+    reml = vc.reml_components(y, FACTORS)
+    assert {k: v for k, v in reml.items() if k != "replay"} == pytest.approx(
+        {k: v for k, v in anova.items() if k != "replay"}, rel=1e-9, abs=1e-12
+    )
+
+
+def reml_gradient(y: np.ndarray, components: dict[str, float]) -> dict[str, float]:
+    """The restricted log-likelihood's derivative in each component, by central differences of
+    -1/2 sum df (log E[MS] + MS / E[MS]) with the mean squares computed here from the margins."""
+    cells, total = y.mean(axis=-1), y.size
+    rows = []
+    for size in (3, 2, 1):
+        for subset in itertools.combinations(range(3), size):
+            others = tuple(a for a in range(3) if a not in subset)
+            effect = cells.mean(axis=others, keepdims=True)
+            for axis in subset:
+                effect = effect - effect.mean(axis=axis, keepdims=True)
+            df = math.prod(cells.shape[a] - 1 for a in subset)
+            levels = math.prod(cells.shape[a] for a in subset)
+            rows.append((subset, total / levels * float((effect**2).sum()) / df, df))
+    within = float(((y - cells[..., None]) ** 2).sum())
+    names = {subset: " x ".join(FACTORS[a] for a in subset) for subset, _, _ in rows}
+
+    def likelihood(c: dict[str, float]) -> float:
+        value = -0.5 * cells.size * (y.shape[-1] - 1) * math.log(c["replay"]) - 0.5 * within / c["replay"]
+        for subset, ms, df in rows:
+            theta = c["replay"] + sum(
+                total / math.prod(y.shape[a] for a in g) * c[names[g]] for g, _, _ in rows if set(subset) <= set(g)
+            )
+            value -= 0.5 * df * (math.log(theta) + ms / theta)
+        return value
+
+    h = 1e-6
+    return {
+        k: (likelihood(components | {k: v + h}) - likelihood(components | {k: v - h})) / (2 * h)
+        for k, v in components.items()
+    }
+
+
+def test_reml_where_anova_floors_a_component_is_the_constrained_maximum():
+    """A deal effect that a hero-against-a-fixed-field design drives below 0: ANOVA floors it and keeps the other
+    solved components; REML's fit is the likelihood's maximum over components >= 0 (KKT: no slope in a free
+    component, a slope pointing below 0 in one held at 0)."""
+    rng = np.random.default_rng(1)
+    y = sg.ladder_game(0.5, deals=80, seats=2, agents=4, replays=2, interaction=0.1, noise=0.3, seed=3)
+    y = y - y.mean(axis=(1, 2), keepdims=True) + rng.normal(0, 0.01, (80, 1, 1, 1))  # the deal's mean is held fixed
+    anova, reml = vc.variance_components(y, FACTORS), vc.reml_components(y, FACTORS)
+    assert anova["deal"] == 0.0 and reml["deal"] == pytest.approx(0.0, abs=1e-9)
+    assert reml["deal x seat"] < anova["deal x seat"]  # REML refits it with the deal held at 0
+    for name, slope in reml_gradient(y, {k: max(v, 1e-7) for k, v in reml.items()}).items():
+        held = reml[name] < 1e-6
+        assert slope < 1e-2 if held else abs(slope) < 1e-2, (name, reml[name], slope)
+
+
+def test_reml_shares_recover_each_known_share_of_a_mixture():
+    y = sg.ladder_game(0.5, deals=200, seats=2, agents=5, replays=2, interaction=0.2, noise=0.3)
+    truth = {"deal": 0.25, "deal x seat": 0.25, "agent": 0.5, "deal x agent": 0.2, "replay": 0.3}
+    total = sum(truth.values())
+    for name, estimate in vc.share_estimates(y, FACTORS, RESAMPLES, estimator="reml").items():
+        assert estimate.contains(truth.get(name, 0.0) / total), (name, estimate)
+
+
+def test_an_unknown_estimator_is_refused_by_name():
+    with pytest.raises(ValueError, match="estimator must be one of"):
+        vc.component_shares(np.zeros((3, 2, 2, 1)), FACTORS, "ml")
 
 
 def test_elo_spread_and_upsets_of_a_known_ladder():
