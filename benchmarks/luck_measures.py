@@ -208,14 +208,6 @@ def games_to_lead(mean: float, variance: float, confidence: float = 0.95) -> flo
     return z * z * variance / (mean * mean)
 
 
-def lead_games(d: np.ndarray, duplicate: bool, confidence: float = 0.95) -> float:
-    """N* from ``d[deal, seat]``, the per-game difference of the better player's result over the other's:
-    with fresh deals the variance of one game (seats balanced), with duplicate deals that of a deal's mean
-    times its games (a deal counts as that many games)."""
-    effect = duplicate_effect(d)
-    return games_to_lead(effect.mean, effect.var_duplicate if duplicate else effect.var_independent, confidence)
-
-
 def _field_lead_moments(stronger: np.ndarray, weaker: np.ndarray, duplicate: bool) -> tuple[float, float]:
     """The mean per-game difference of two players who each play a field, and its variance for one game: with
     fresh deals their games are independent (the variances add), with duplicate deals each game of one is paired

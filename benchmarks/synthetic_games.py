@@ -63,15 +63,17 @@ def rung_results(shares: list[float], deals: int, seats: int, seed: int = 0) -> 
     return (rng.random((deals, seats, len(shares))) < np.asarray(shares)).astype(float)
 
 
-def paired_differences(mean: float, luck: float, noise: float, deals: int, seats: int, seed: int = 0) -> np.ndarray:
-    """``d[deal, seat]``: the better player's result minus the other's, with duplicate luck that rotates.
+def field_results(strengths: list[float], luck: float, noise: float, deals: int, seats: int, seed: int = 0):
+    """``results[deal, seat, player]`` of players who each play the same field on the same deals and seats.
 
-    Each seat of a deal carries luck (variance ``luck`` before centring), and the seats' lucks sum to zero over
-    a deal, as a rotation of the same cards between the two players does; each game adds ``noise``. With
-    fresh deals a game varies by luck (1 - 1/seats) + noise, with duplicate deals by noise only."""
+    A game's result is the player's strength, plus the luck of its deal and seat (variance ``luck``, the same
+    for every player there: duplicate luck), plus the game's own noise (variance ``noise``). So between two
+    players a game differs by the strengths' difference with variance 2 (luck + noise) on fresh deals (their
+    games independent) and 2 noise on duplicate deals (the luck cancels)."""
     rng = np.random.default_rng(seed)
-    cards = rng.normal(0, np.sqrt(luck), (deals, seats))
-    return mean + cards - cards.mean(axis=1, keepdims=True) + rng.normal(0, np.sqrt(noise), (deals, seats))
+    cards = rng.normal(0, np.sqrt(luck), (deals, seats, 1))
+    own = rng.normal(0, np.sqrt(noise), (deals, seats, len(strengths)))
+    return np.asarray(strengths, dtype=float) + cards + own
 
 
 def curve_games(strengths: dict[str, float], tables: list[tuple[str, str]], deals: int, seed: int = 0) -> list[dict]:
