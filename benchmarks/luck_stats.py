@@ -9,7 +9,7 @@ import numpy as np
 
 import envs
 from benchmarks.core.variance import deal_share, duplicate_effect
-from benchmarks.luck_measures import games_to_lead
+from benchmarks.luck_measures import bootstrap_draws, games_to_lead
 from envs.games import GAME_NAMES
 
 
@@ -104,10 +104,8 @@ def pair_stats(data: PairData, bootstrap: int = BOOTSTRAP, seed: int = 0) -> Pai
             games_to_lead(effect.mean, effect.var_duplicate),
         )
 
-    values = compute(data.d)
-    stats = PairStats(data, *values)
-    rng = np.random.default_rng(seed)
-    samples = np.array([compute(data.d[rng.integers(0, len(data.d), len(data.d))]) for _ in range(bootstrap)])
+    values, samples = bootstrap_draws(data.d, compute, bootstrap, seed)
+    stats = PairStats(data, *values.tolist())
     names = ("mean", "upset", "share", "factor", "", "", "n_independent", "n_duplicate")
     for k, name in enumerate(names):
         if name:
