@@ -44,13 +44,17 @@ LEVEL = 0.95  # t975's level: mean_interval's quantile is fixed at it
 
 @dataclass(frozen=True)
 class Estimate:
-    """A point estimate and its interval (``low``, ``high``) at ``LEVEL``."""
+    """A point estimate and its interval (``low``, ``high``) at ``LEVEL``; a confidence set that is two rays (a
+    Fieller set, :func:`fieller_ratio`) is the whole line less the open interval ``excluded``."""
 
     value: float
     low: float
     high: float
+    excluded: tuple[float, float] | None = None
 
     def contains(self, x: float, tolerance: float = 1e-9) -> bool:
+        if self.excluded is not None and self.excluded[0] + tolerance < x < self.excluded[1] - tolerance:
+            return False
         return self.low - tolerance <= x <= self.high + tolerance
 
     def __str__(self) -> str:
@@ -135,7 +139,7 @@ def fieller_ratio(numerator: np.ndarray, denominator: np.ndarray) -> Estimate:
     The interval is every ratio r that a t test of mean(numerator - r * denominator) = 0 does not reject (t quantile
     of mean_interval): the roots of a quadratic in r, exact for normal per-deal means. Unlike a bootstrap of the
     ratio it stays honest where the denominator is small: when the denominator's own t interval holds 0 the set
-    is unbounded, given as (-inf, inf)."""
+    is unbounded, (-inf, inf), either the whole line or two rays (the line less ``excluded``)."""
     a, b = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
     n = len(a)
     if n < 2:
@@ -144,10 +148,14 @@ def fieller_ratio(numerator: np.ndarray, denominator: np.ndarray) -> Estimate:
     ma, mb, t2 = a.mean(), b.mean(), t975(n - 1) ** 2
     value = ma / mb if mb != 0 else math.nan
     square, linear, constant = mb * mb - t2 * vbb, ma * mb - t2 * vab, ma * ma - t2 * vaa
-    if square <= 0:
-        return Estimate(float(value), -math.inf, math.inf)
-    half = math.sqrt(max(0.0, linear * linear - square * constant))
-    return Estimate(float(value), float((linear - half) / square), float((linear + half) / square))
+    discriminant = linear * linear - square * constant
+    if square > 0:
+        half = math.sqrt(max(0.0, discriminant))
+        return Estimate(float(value), float((linear - half) / square), float((linear + half) / square))
+    if square < 0 and discriminant > 0:  # the quadratic opens downwards: the set is outside its roots
+        roots = sorted(((linear - math.sqrt(discriminant)) / square, (linear + math.sqrt(discriminant)) / square))
+        return Estimate(float(value), -math.inf, math.inf, (float(roots[0]), float(roots[1])))
+    return Estimate(float(value), -math.inf, math.inf)
 
 
 def relative_skill_estimates(per_deal: np.ndarray, resamples: int | None = None, seed: int = 0) -> dict[str, Estimate]:

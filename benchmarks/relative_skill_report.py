@@ -21,6 +21,7 @@ from benchmarks import preregistration
 from benchmarks import variance_components as vc
 from benchmarks.core import records
 from benchmarks.core.rating import ahead, finishing_ranks
+from benchmarks.relative_skill_method import INTRODUCTION, REFERENCES
 from benchmarks.relative_skill_plot import Panel, plot
 
 
@@ -132,10 +133,14 @@ def _claim(per_deal_difference: np.ndarray) -> tuple[float, float]:
 
 
 def _fieller(found: dict[str, lm.Estimate]) -> str:
-    """RS with Fieller's interval, or "unbounded" where LE + RE is not shown away from 0 (the set is then no
-    interval)."""
+    """RS with Fieller's interval, or "unbounded" where LE + RE is not shown away from 0 (the set is then the
+    whole line, or the line less an interval, which is named)."""
     fieller = found["RS Fieller"]
-    return str(fieller) if math.isfinite(fieller.low) else f"{fieller.value:.3f} (unbounded)"
+    if math.isfinite(fieller.low):
+        return str(fieller)
+    if fieller.excluded is None:
+        return f"{fieller.value:.3f} (unbounded)"
+    return f"{fieller.value:.3f} (unbounded: all but ({fieller.excluded[0]:.3f}, {fieller.excluded[1]:.3f}))"
 
 
 #: RS in win share by (reference, budget): what the figure draws of a study's relative-skill rows.
@@ -185,15 +190,31 @@ GROUPS = {
 }
 
 
+#: Each estimator's column in the components' table, the study's (REML) first.
+ESTIMATOR_COLUMNS = {
+    "reml": "share of the variance (REML)",
+    "moments": "share of the variance (moments, unconstrained)",
+    "anova": "share of the variance (ANOVA, floored)",
+}
+
+
 def component_rows(study: Study) -> list[str]:
     """Shares of the win share's variance over the honest ladder: each component of the crossed model (deal,
-    seat, agent, interactions, replay) and their groups, with cluster-bootstrap intervals, by the registered
-    ANOVA estimator and by REML beside it (:mod:`benchmarks.variance_components`)."""
+    seat, agent, interactions, replay) and their groups, with cluster-bootstrap intervals, by each estimator of
+    :mod:`benchmarks.variance_components`, and how far the floored ANOVA's sum exceeds the model's total."""
     ladder = [study.heroes.index(label) for label in honest_ladder(study)]
     y = study.win[:, :, ladder, :]
-    anova, reml = (vc.share_estimates(y, FACTORS, groups=GROUPS, estimator=e) for e in vc.ESTIMATORS)
-    rows = ["| component | share of the variance (ANOVA) | share of the variance (REML) |", "|---|---|---|"]
-    return rows + [f"| {f'**{name}**' if name in GROUPS else name} | {anova[name]} | {reml[name]} |" for name in anova]
+    found = {e: vc.share_estimates(y, FACTORS, groups=GROUPS, estimator=e) for e in ESTIMATOR_COLUMNS}
+    rows = [f"| component | {' | '.join(ESTIMATOR_COLUMNS.values())} |", "|---|---|---|---|"]
+    for name in found["reml"]:
+        shares = " | ".join(str(found[e][name]) for e in ESTIMATOR_COLUMNS)
+        rows.append(f"| {f'**{name}**' if name in GROUPS else name} | {shares} |")
+    inflation = vc.flooring_inflation(y, FACTORS)
+    return rows + [
+        "",
+        f"The floored ANOVA's components add up to {inflation:.2f} times the model's total variance "
+        "(the unconstrained moments' sum).",
+    ]
 
 
 def spread_rows(study: Study) -> list[str]:
@@ -335,53 +356,3 @@ def write(paths: list[Path], out: Path) -> None:
     firsts = [study for name, study in studies.items() if "_" not in name]  # a later study joins its first's column
     panels = [panel(study, win_rs[study.config], win_rs.get(f"{study.config}_seer")) for study in firsts]
     plot(panels, out.with_suffix(".png"))
-
-
-INTRODUCTION = """\
-Each hero sits in every seat of the same test deals against the heuristic in every other seat (the same seeds
-whoever the hero is); `best-N` is the best agent at N iterations a move, `clairvoyant-N` the same search on the true
-state (research only, `benchmarks/clairvoyant.py`). Settings, deals and claims were pre-registered in
-`benchmarks/preregistered/relative_skill.toml` before the games. A result is the win share (1 for an outright win,
-1/k for a win shared by k); Elo and upsets use the share of the field finished ahead of (ties half). The score
-margin (the hero's score minus the best other score) is an exploratory second outcome, not capped at a win: it was
-added, before any Samurai or Wapi game, when Wakanda's first deals showed `best` winning nearly every game against
-the heuristic field, so that the clairvoyant had no room above it in win share. LE and RE: t intervals over per-deal
-means; RS, Elo, upsets and the variance shares: percentile bootstrap over deals (2,000 resamples), widened by
-sqrt(n/(n-1)); RS's second interval is Fieller's, the ratios a paired t test over deals does not reject (exact for
-normal per-deal means, and unbounded where LE + RE is not shown away from 0), added after the runs as a check on the
-registered bootstrap where the ratio's denominator is small; N*: the t interval of the mean difference over deals,
-inverted (the variance taken as known; unbounded, ∞, when that interval holds 0); 95% throughout. An Elo marked ≤ or
-≥ belongs to a player who beat none (all) of the field in every game: it is the continuity correction's, set by the
-number of games, and so is a spread ending at it (a lower bound). RS is the skill share for players of best's
-strength: LE is from below (best is not optimal), and so is RE (the clairvoyant uses the truth only as best's search
-can, and a field it beats nearly always leaves no room above it). The variance components are the ANOVA
-(method-of-moments) estimates of a crossed random-effects model (deal, seat, agent, their interactions, replay),
-negative estimates set to 0 (the registered estimator), and beside them the REML estimates of the same model, added
-after the runs as a check: with balanced data the two agree where every ANOVA estimate is positive, and where one is
-negative REML refits the others with it held at 0; with one replay, "deal x seat x agent" also holds the agents' own
-chance. Upsets are duplicate upsets: how often the weaker rung beat more of the field than the stronger on the same
-deal and seat (the ties column: how often both did the same). N* is the games each of the two must play against the
-field before the better one's total leads with probability 0.95 (normal approximation), with fresh deals
-(independent games) or duplicate deals (the same deals and seats for both): z² var / mean² with z = 1.645, where var
-/ mean² alone would be a lead only Phi(1) = 0.84 likely. The estimators are validated on synthetic games of known
-answer (pure chance: RS = 0; no chance: RS = 1; a mixture of weight 0.6: RS = 0.6; known variance components, Elo
-spread, upsets and N*) in `tests/test_luck_measures.py`."""
-
-#: The standard work these measures come from (cited by ``docs/research.md``, which quotes this report).
-REFERENCES = (
-    "Borm, P. and van der Genugten, B. (2001). On a relative measure of skill for games with chance elements. "
-    "TOP 9(1), 91-114. (Relative skill: learning effect against random effect, with a fictive player.)",
-    "Duersch, P., Lambrecht, M. and Oechssler, J. (2020). Measuring skill and chance in games. European Economic "
-    "Review 127, 103472. (Skill from the spread of Elo ratings.)",
-    "Fiedler, I. C. and Rock, J.-P. (2009). Quantifying skill in games: theory and empirical evidence for poker. "
-    "Gaming Law Review and Economics 13(1), 50-57. (The critical repetition frequency, close to N*.)",
-    "Gilbert, D. E. and Wells, M. T. (2018). Ludometrics: luck, and how to measure it. arXiv:1811.00673. "
-    "(Luck against the spread of effective skill, Bradley-Terry.)",
-    "Ben-Naim, E., Vazquez, F. and Redner, S. (2006). Parity and predictability of competitions. Journal of "
-    "Quantitative Analysis in Sports 2(4). (The upset frequency.)",
-    "Burch, N., Schmid, M., Moravcik, M., Morrill, D. and Bowling, M. (2018). AIVAT: a new variance reduction "
-    "technique for agent evaluation in imperfect information games. AAAI 2018. (Duplicate play and control variates.)",
-    "Fieller, E. C. (1954). Some problems in interval estimation. Journal of the Royal Statistical Society B "
-    "16(2), 175-185. (The interval of a ratio of means.)",
-    "Jones, A. L. (2021). Scaling scaling laws with board games. arXiv:2104.03113. (Rating against search compute.)",
-)

@@ -1,19 +1,23 @@
 """Variance components of a balanced crossed random-effects model, and their shares with intervals.
 
 The luck study's ladder is balanced: every agent plays every seat of every deal the same number of times
-(``y[deal, seat, agent, replay]``). Two estimators of the same model are given:
+(``y[deal, seat, agent, replay]``). Every factor is random: a component is the variance of a new draw of its
+factor's effect (divisor levels - 1). Three estimators of the same model are given:
 
-- **ANOVA** (method of moments, the pre-registered estimator): each mean square equated to its expectation,
-  solved from the highest interaction down, negative components set to 0 (and the others left as solved).
-- **REML**: in a balanced crossed design the mean squares are independent, each ``df * MS / E[MS]`` a chi-square
-  with ``df`` degrees of freedom for normal effects, and they are the restricted likelihood's sufficient
-  statistics; so REML maximizes ``-1/2 sum df (log E[MS] + MS / E[MS])`` over components >= 0. Where every
-  ANOVA estimate is positive the two agree; where one is negative, REML refits the others with it held at 0
-  instead of keeping their solved values (Searle, Casella and McCulloch, *Variance Components*, 1992, ch. 4
-  and 6).
+- **REML**, the study's estimator: in a balanced crossed design the mean squares are independent, each
+  ``df * MS / E[MS]`` a chi-square with ``df`` degrees of freedom for normal effects, and they are the restricted
+  likelihood's sufficient statistics; so REML maximizes ``-1/2 sum df (log E[MS] + MS / E[MS])`` over
+  components >= 0 (Searle, Casella and McCulloch, *Variance Components*, 1992, ch. 4 and 6).
+- **Moments, unconstrained**: each mean square equated to its expectation and solved, negative components
+  kept (a negative one is a covariance: a deal that favours one seat disfavours the others). Where every
+  component is positive, REML is this solution.
+- **ANOVA, floored** (the estimator the study's code began with): the same solve from the highest interaction
+  down, each component floored at 0 as it is solved and the ones below solved from the floored values. A floored
+  component's negative part is dropped rather than refitted, so its components add up to more than the model's
+  total variance, and its shares are of that inflated sum (:func:`flooring_inflation`).
 
 Shares are of the components' sum, with percentile intervals from resampling whole deals
-(:func:`benchmarks.luck_measures.bootstrap_all`).
+(:func:`benchmarks.luck_measures.bootstrap_all`), clipped to [0, 1] where the components cannot be negative.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from scipy import optimize
 
 from benchmarks.luck_measures import Estimate, bootstrap_all
 
-ESTIMATORS = ("anova", "reml")
+#: The estimators by name, the study's first.
+ESTIMATORS = ("reml", "moments", "anova")
 #: Fisher scoring steps of a REML fit at most (a fit takes a handful).
 MAX_STEPS = 500
 
@@ -69,11 +74,12 @@ def _named(factors: tuple[str, ...], found: dict[tuple[int, ...], float], y: np.
     return named | {"replay": residual if y.shape[-1] > 1 else math.nan}
 
 
-def variance_components(y: np.ndarray, factors: tuple[str, ...]) -> dict[str, float]:
-    """The ANOVA estimates of a crossed random-effects model of ``y[factor axes..., replay]`` (balanced).
+def variance_components(y: np.ndarray, factors: tuple[str, ...], floored: bool = True) -> dict[str, float]:
+    """The moment (ANOVA) estimates of a crossed random-effects model of ``y[factor axes..., replay]`` (balanced).
 
     E[MS_E] = var_replay + sum over effects G containing E of (observations per G cell) * var_G; solved from
-    the highest interaction down, each component floored at 0. Keys are the factors joined by ``x``
+    the highest interaction down, each component floored at 0 as it is solved (``floored``) or kept as solved
+    (the unconstrained moments, some of them negative). Keys are the factors joined by ``x``
     (``"deal x agent"``) and ``"replay"``; with one replay the highest interaction holds the replay's variance
     too, and ``"replay"`` is nan."""
     y = _checked(y, factors)
@@ -85,7 +91,8 @@ def variance_components(y: np.ndarray, factors: tuple[str, ...]) -> dict[str, fl
             found[subset] = 0.0
             continue
         above = sum(total / math.prod(y.shape[a] for a in g) * found[g] for g in found if set(subset) < set(g))
-        found[subset] = max(0.0, (mean_square - residual - above) / (total / math.prod(y.shape[a] for a in subset)))
+        solved = (mean_square - residual - above) / (total / math.prod(y.shape[a] for a in subset))
+        found[subset] = max(0.0, solved) if floored else solved
     return _named(factors, found, y, residual)
 
 
@@ -128,14 +135,29 @@ def reml_components(y: np.ndarray, factors: tuple[str, ...]) -> dict[str, float]
     return _named(factors, found, y, float(fitted[-1]) if replays > 1 else 0.0)
 
 
-def component_shares(y: np.ndarray, factors: tuple[str, ...], estimator: str = "anova") -> dict[str, float]:
-    """Each component's share of the outcome's variance (the components' sum); nan without variance."""
+def components(y: np.ndarray, factors: tuple[str, ...], estimator: str) -> dict[str, float]:
+    """The components of ``y`` by ``estimator`` (one of :data:`ESTIMATORS`); a ValueError naming it otherwise."""
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
-    fit = variance_components if estimator == "anova" else reml_components
-    components = {k: v for k, v in fit(y, factors).items() if not math.isnan(v)}
-    total = sum(components.values())
-    return {k: (v / total if total > 0 else math.nan) for k, v in components.items()}
+    if estimator == "reml":
+        return reml_components(y, factors)
+    return variance_components(y, factors, floored=estimator == "anova")
+
+
+def component_shares(y: np.ndarray, factors: tuple[str, ...], estimator: str = "reml") -> dict[str, float]:
+    """Each component's share of the outcome's variance (the components' sum); nan without variance."""
+    found = {k: v for k, v in components(y, factors, estimator).items() if not math.isnan(v)}
+    total = sum(found.values())
+    return {k: (v / total if total > 0 else math.nan) for k, v in found.items()}
+
+
+def flooring_inflation(y: np.ndarray, factors: tuple[str, ...]) -> float:
+    """How many times the model's total variance (the unconstrained moments' sum) the floored ANOVA's components
+    add up to: the sum its shares are of, against the one they should be of."""
+    floored, unconstrained = (
+        sum(v for v in components(y, factors, e).values() if not math.isnan(v)) for e in ("anova", "moments")
+    )
+    return floored / unconstrained
 
 
 def share_estimates(
@@ -144,11 +166,12 @@ def share_estimates(
     resamples: int | None = None,
     seed: int = 0,
     groups: dict[str, tuple[str, ...]] | None = None,
-    estimator: str = "anova",
+    estimator: str = "reml",
 ) -> dict[str, Estimate]:
     """Every component's share with a cluster-bootstrap interval (the first factor must be the deal), then each
     of ``groups`` (a name and its components) that the model has a component of: the sum of its components'
-    shares, from the same resamples."""
+    shares, from the same resamples. The interval is clipped to [0, 1] where no component can be negative (all
+    but the unconstrained moments), as the small-sample widening may carry it past either end."""
     names = list(component_shares(y, factors, estimator))
     groups = {group: members for group, members in (groups or {}).items() if set(members) & set(names)}
 
@@ -157,4 +180,7 @@ def share_estimates(
         grouped = [sum(found[name] for name in members if name in found) for members in groups.values()]
         return np.array([found[name] for name in names] + grouped)
 
-    return dict(zip(names + list(groups), bootstrap_all(y, shares, resamples, seed)))
+    estimates = bootstrap_all(y, shares, resamples, seed)
+    if estimator != "moments":
+        estimates = [Estimate(e.value, *(float(np.clip(end, 0.0, 1.0)) for end in (e.low, e.high))) for e in estimates]
+    return dict(zip(names + list(groups), estimates))

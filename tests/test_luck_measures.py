@@ -14,6 +14,7 @@ from benchmarks import synthetic_games as sg
 from benchmarks import variance_components as vc
 
 RESAMPLES = 400  # enough for a 95% interval in a test; the reports use lm.RESAMPLES
+FACTORS = ("deal", "seat", "agent")  # the crossed model of the luck study's ladder
 
 
 def rs_estimates(weight: float, deals: int = 200, seed: int = 0) -> dict[str, lm.Estimate]:
@@ -52,6 +53,10 @@ def test_fieller_interval_is_unbounded_where_the_denominator_may_be_zero():
     rng = np.random.default_rng(0)
     found = lm.fieller_ratio(rng.normal(1.0, 0.1, 20), rng.normal(0.0, 1.0, 20))
     assert (found.low, found.high) == (-math.inf, math.inf)
+    low, high = found.excluded  # two rays: a clearly non-zero numerator rules out ratios near 0
+    assert low < 0 < high and not found.contains(0.0) and found.contains(10 * high) and found.contains(10 * low)
+    whole = lm.fieller_ratio(rng.normal(0.0, 1.0, 20), rng.normal(0.0, 1.0, 20))
+    assert whole.excluded is None and whole.contains(0.0) and whole.contains(1e6)
     with pytest.raises(ValueError, match="at least 2 deals"):
         lm.fieller_ratio(np.ones(1), np.ones(1))
 
@@ -60,27 +65,47 @@ def test_relative_skill_is_undefined_where_nothing_is_decided():
     assert math.isnan(lm.relative_skill(np.full((5, 3), 0.5)))
 
 
-def test_variance_components_of_pure_chance_are_all_the_deal():
+@pytest.mark.parametrize("estimator", vc.ESTIMATORS)
+def test_variance_components_of_pure_chance_are_all_the_deal(estimator):
     y = sg.ladder_game(0.0, deals=60, seats=2, agents=4, replays=2, interaction=0.0, noise=0.0)
-    shares = vc.share_estimates(y, ("deal", "seat", "agent"), RESAMPLES)
-    assert shares["deal"].value + shares["deal x seat"].value == pytest.approx(1.0)
+    shares = vc.share_estimates(y, FACTORS, RESAMPLES, estimator=estimator)
+    assert shares["deal"].value + shares["seat"].value + shares["deal x seat"].value == pytest.approx(1.0)
     assert shares["agent"].contains(0.0) and shares["agent"].high == pytest.approx(0.0, abs=1e-9)
 
 
-def test_variance_components_without_chance_are_all_skill():
+@pytest.mark.parametrize("estimator", vc.ESTIMATORS)
+def test_variance_components_without_chance_are_all_skill(estimator):
     y = sg.ladder_game(1.0, deals=60, seats=2, agents=4, replays=2, interaction=0.0, noise=0.0)
-    shares = vc.share_estimates(y, ("deal", "seat", "agent"), RESAMPLES)
+    shares = vc.share_estimates(y, FACTORS, RESAMPLES, estimator=estimator)
     assert shares["agent"].value == pytest.approx(1.0)
     assert shares["deal"].contains(0.0) and shares["deal x seat"].contains(0.0)
 
 
-def test_variance_components_of_a_mixture_recover_each_known_share():
+@pytest.mark.parametrize("estimator", vc.ESTIMATORS)
+def test_variance_components_of_a_mixture_recover_each_known_share(estimator):
     y = sg.ladder_game(0.5, deals=200, seats=2, agents=5, replays=2, interaction=0.2, noise=0.3)
     truth = {"deal": 0.25, "deal x seat": 0.25, "agent": 0.5, "deal x agent": 0.2, "replay": 0.3}
     total = sum(truth.values())
-    shares = vc.share_estimates(y, ("deal", "seat", "agent"), RESAMPLES)
-    for name, estimate in shares.items():
+    for name, estimate in vc.share_estimates(y, FACTORS, RESAMPLES, estimator=estimator).items():
         assert estimate.contains(truth.get(name, 0.0) / total), (name, estimate)
+
+
+def fixed_deal_mean(seed: int = 3) -> np.ndarray:
+    """A ladder whose every deal has (nearly) the same mean over its seats and agents, as one hero among
+    deterministic heuristics has: the deal's effect and its interaction with the agent come out below 0."""
+    y = sg.ladder_game(0.5, deals=80, seats=2, agents=4, replays=2, interaction=0.1, noise=0.3, seed=seed)
+    return y - y.mean(axis=(1, 2), keepdims=True) + np.random.default_rng(seed).normal(0, 0.01, (80, 1, 1, 1))
+
+
+def test_floored_anova_adds_up_to_more_than_the_models_variance_and_reml_does_not():
+    """Flooring a negative component drops its negative part without refitting: the floored components sum to
+    more than the unconstrained moments' (the model's total), and REML, refitted, stays near that total."""
+    y = fixed_deal_mean()
+    moments = vc.variance_components(y, FACTORS, floored=False)
+    assert moments["deal"] < 0
+    assert vc.flooring_inflation(y, FACTORS) > 1.1
+    reml, total = vc.reml_components(y, FACTORS), sum(moments.values())
+    assert sum(reml.values()) == pytest.approx(total, rel=0.05)
 
 
 def test_one_replay_folds_the_replay_into_the_highest_interaction():
@@ -88,9 +113,6 @@ def test_one_replay_folds_the_replay_into_the_highest_interaction():
     components = vc.variance_components(y, ("deal", "seat", "agent"))
     assert math.isnan(components["replay"])
     assert components["deal x seat x agent"] == pytest.approx(0.3, abs=0.1)
-
-
-FACTORS = ("deal", "seat", "agent")
 
 
 def test_reml_is_anova_where_every_anova_component_is_positive():
@@ -141,23 +163,13 @@ def test_reml_where_anova_floors_a_component_is_the_constrained_maximum():
     """A deal effect that a hero-against-a-fixed-field design drives below 0: ANOVA floors it and keeps the other
     solved components; REML's fit is the likelihood's maximum over components >= 0 (KKT: no slope in a free
     component, a slope pointing below 0 in one held at 0)."""
-    rng = np.random.default_rng(1)
-    y = sg.ladder_game(0.5, deals=80, seats=2, agents=4, replays=2, interaction=0.1, noise=0.3, seed=3)
-    y = y - y.mean(axis=(1, 2), keepdims=True) + rng.normal(0, 0.01, (80, 1, 1, 1))  # the deal's mean is held fixed
+    y = fixed_deal_mean()
     anova, reml = vc.variance_components(y, FACTORS), vc.reml_components(y, FACTORS)
     assert anova["deal"] == 0.0 and reml["deal"] == pytest.approx(0.0, abs=1e-9)
     assert reml["deal x seat"] < anova["deal x seat"]  # REML refits it with the deal held at 0
     for name, slope in reml_gradient(y, {k: max(v, 1e-7) for k, v in reml.items()}).items():
         held = reml[name] < 1e-6
         assert slope < 1e-2 if held else abs(slope) < 1e-2, (name, reml[name], slope)
-
-
-def test_reml_shares_recover_each_known_share_of_a_mixture():
-    y = sg.ladder_game(0.5, deals=200, seats=2, agents=5, replays=2, interaction=0.2, noise=0.3)
-    truth = {"deal": 0.25, "deal x seat": 0.25, "agent": 0.5, "deal x agent": 0.2, "replay": 0.3}
-    total = sum(truth.values())
-    for name, estimate in vc.share_estimates(y, FACTORS, RESAMPLES, estimator="reml").items():
-        assert estimate.contains(truth.get(name, 0.0) / total), (name, estimate)
 
 
 def test_an_unknown_estimator_is_refused_by_name():
