@@ -20,21 +20,25 @@ inverted (the variance taken as known; unbounded, ∞, when that interval holds 
 number of games, and so is a spread ending at it (a lower bound). RS is the skill share for players of best's
 strength: LE is from below (best is not optimal), and so is RE (the clairvoyant uses the truth only as best's search
 can, and a field it beats nearly always leaves no room above it). The variance components are those of a crossed
-random-effects model (deal, seat, agent, their interactions, replay; every factor random, so a component is the
-variance of a new draw of its factor, divisor levels - 1), estimated by REML from the balanced design's mean squares
-(the study's estimator since the review that found the floored ANOVA's defect); beside it the unconstrained moments
-(negative components kept, as covariances: a deal that favours one seat disfavours the others), which REML equals
-where no component is negative, and the floored ANOVA the study's code began with, each component floored at 0 as it
-is solved from the highest interaction down: its components add up to more than the model's total variance (the line
-under each table), so its shares are of an inflated sum. None of the variance components, the Elo spread, the upsets
-or N* was in the registration: they are estimates, not claims. With one replay, "deal x seat x agent" also holds the
-agents' own chance. Upsets are duplicate upsets: how often the weaker rung beat more of the field than the stronger
-on the same deal and seat (the ties column: how often both did the same). N* is the games each of the two must play
-against the field before the better one's total leads with probability 0.95 (normal approximation), with fresh deals
-(independent games) or duplicate deals (the same deals and seats for both): z² var / mean² with z = 1.645, where var
-/ mean² alone would be a lead only Phi(1) = 0.84 likely. The estimators are validated on synthetic games of known
-answer (pure chance: RS = 0; no chance: RS = 1; a mixture of weight 0.6: RS = 0.6; known variance components, Elo
-spread, upsets and N*) in `tests/test_luck_measures.py`."""
+model of deal, seat, agent, their interactions and replay, each a variance of a new deal and, for the seats and the
+four agents, the variance across these very seats and agents (divisor levels, not levels - 1: Gelman's
+finite-population variance), so that a share is a share among these players. The study's estimator is the
+unconstrained moments: each mean square equated to its expectation and solved, negative components kept as
+covariances (Nelder 1954; a deal that favours one seat disfavours the others, so the deal's component comes out
+below 0). Beside it: REML, the likelihood's fit with every component at least 0, which is a fit on the boundary of a
+model the data reject where a moment is negative (its 0.000 [0.000, 0.000] rows are that boundary, not intervals);
+and the floored ANOVA the study's code began with, each component floored at 0 as it is solved from the highest
+interaction down, whose components add up to more than the model's total variance (the line under each table), so
+that its shares were of an inflated sum. Intervals of the REML and floored-ANOVA shares are clipped to [0, 1]. None
+of the variance components, the Elo spread, the upsets or N* was in the registration: they are estimates, not
+claims. With one replay, "deal x seat x agent" also holds the agents' own chance. Upsets are duplicate upsets: how
+often the weaker rung beat more of the field than the stronger on the same deal and seat (the ties column: how often
+both did the same). N* is the games each of the two must play against the field before the better one's total leads
+with probability 0.95 (normal approximation), with fresh deals (independent games) or duplicate deals (the same
+deals and seats for both): z² var / mean² with z = 1.645, where var / mean² alone would be a lead only Phi(1) = 0.84
+likely. The estimators are validated on synthetic games of known answer (pure chance: RS = 0; no chance: RS = 1; a
+mixture of weight 0.6: RS = 0.6; known variance components, Elo spread, upsets and N*) in
+`tests/test_luck_measures.py`."""
 
 #: The standard work these measures come from (cited by ``docs/research.md``, which quotes this report).
 REFERENCES = (
@@ -52,5 +56,9 @@ REFERENCES = (
     "technique for agent evaluation in imperfect information games. AAAI 2018. (Duplicate play and control variates.)",
     "Fieller, E. C. (1954). Some problems in interval estimation. Journal of the Royal Statistical Society B "
     "16(2), 175-185. (The interval of a ratio of means.)",
+    "Nelder, J. A. (1954). The interpretation of negative components of variance. Biometrika 41(3/4), 544-548. "
+    "(A negative component as a covariance.)",
+    "Gelman, A. (2005). Analysis of variance: why it is more important than ever. Annals of Statistics 33(1), "
+    "1-53. (Finite-population against superpopulation variances.)",
     "Jones, A. L. (2021). Scaling scaling laws with board games. arXiv:2104.03113. (Rating against search compute.)",
 )

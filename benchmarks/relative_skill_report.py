@@ -181,6 +181,8 @@ def honest_ladder(study: Study) -> list[str]:
 
 #: The crossed model's factors (the replays are its last axis).
 FACTORS = ("deal", "seat", "agent")
+#: The factors whose levels are all there is to describe: these seats and these four agents (deals are drawn).
+FIXED = ("seat", "agent")
 #: The variance components grouped by what they say: the cards, the players, their interplay.
 GROUPS = {
     "luck (deal, seat, deal x seat)": ("deal", "seat", "deal x seat"),
@@ -190,10 +192,10 @@ GROUPS = {
 }
 
 
-#: Each estimator's column in the components' table, the study's (REML) first.
+#: Each estimator's column in the components' table, the study's (the unconstrained moments) first.
 ESTIMATOR_COLUMNS = {
-    "reml": "share of the variance (REML)",
     "moments": "share of the variance (moments, unconstrained)",
+    "reml": "share of the variance (REML)",
     "anova": "share of the variance (ANOVA, floored)",
 }
 
@@ -204,9 +206,9 @@ def component_rows(study: Study) -> list[str]:
     :mod:`benchmarks.variance_components`, and how far the floored ANOVA's sum exceeds the model's total."""
     ladder = [study.heroes.index(label) for label in honest_ladder(study)]
     y = study.win[:, :, ladder, :]
-    found = {e: vc.share_estimates(y, FACTORS, groups=GROUPS, estimator=e) for e in ESTIMATOR_COLUMNS}
+    found = {e: vc.share_estimates(y, FACTORS, groups=GROUPS, estimator=e, fixed=FIXED) for e in ESTIMATOR_COLUMNS}
     rows = [f"| component | {' | '.join(ESTIMATOR_COLUMNS.values())} |", "|---|---|---|---|"]
-    for name in found["reml"]:
+    for name in found["moments"]:
         shares = " | ".join(str(found[e][name]) for e in ESTIMATOR_COLUMNS)
         rows.append(f"| {f'**{name}**' if name in GROUPS else name} | {shares} |")
     inflation = vc.flooring_inflation(y, FACTORS)
@@ -289,7 +291,7 @@ def panel(study: Study, win_rs: WinRS, seer_rs: WinRS | None = None) -> Panel:
     clairvoyant as reference (and the seer, from ``seer_rs``, the rows of the configuration's seer record, where
     there is one), and the point estimates of the variance groups over the honest ladder."""
     ladder = [study.heroes.index(label) for label in honest_ladder(study)]
-    shares = vc.component_shares(study.win[:, :, ladder, :], FACTORS)
+    shares = vc.component_shares(study.win[:, :, ladder, :], FACTORS, fixed=FIXED)
     grouped = {group.split()[0]: sum(shares.get(name, 0.0) for name in members) for group, members in GROUPS.items()}
     points = [(budget, rs) for (top, budget), rs in win_rs.items() if top == "clairvoyant"]
     seer = [(budget, rs) for (top, budget), rs in (seer_rs or {}).items() if top == "seer"]

@@ -1,23 +1,28 @@
-"""Variance components of a balanced crossed random-effects model, and their shares with intervals.
+"""Variance components of a balanced crossed model, and their shares with intervals.
 
 The luck study's ladder is balanced: every agent plays every seat of every deal the same number of times
-(``y[deal, seat, agent, replay]``). Every factor is random: a component is the variance of a new draw of its
-factor's effect (divisor levels - 1). Three estimators of the same model are given:
+(``y[deal, seat, agent, replay]``). Three estimators of the same components are given:
 
-- **REML**, the study's estimator: in a balanced crossed design the mean squares are independent, each
-  ``df * MS / E[MS]`` a chi-square with ``df`` degrees of freedom for normal effects, and they are the restricted
-  likelihood's sufficient statistics; so REML maximizes ``-1/2 sum df (log E[MS] + MS / E[MS])`` over
-  components >= 0 (Searle, Casella and McCulloch, *Variance Components*, 1992, ch. 4 and 6).
-- **Moments, unconstrained**: each mean square equated to its expectation and solved, negative components
-  kept (a negative one is a covariance: a deal that favours one seat disfavours the others). Where every
-  component is positive, REML is this solution.
-- **ANOVA, floored** (the estimator the study's code began with): the same solve from the highest interaction
-  down, each component floored at 0 as it is solved and the ones below solved from the floored values. A floored
-  component's negative part is dropped rather than refitted, so its components add up to more than the model's
-  total variance, and its shares are of that inflated sum (:func:`flooring_inflation`).
+- **Moments, unconstrained** (the study's estimator): each mean square equated to its expectation and solved
+  from the highest interaction down, negative components kept. A negative component is a covariance (Nelder,
+  1954): in the study's design one hero among deterministic heuristics holds a deal's mean nearly fixed, so a
+  deal that favours one seat disfavours the others, and the deal's component comes out below 0.
+- **REML**: in a balanced crossed design the mean squares are independent, each ``df * MS / E[MS]`` a chi-square
+  with ``df`` degrees of freedom for normal effects, and they are the restricted likelihood's sufficient
+  statistics; so REML maximizes ``-1/2 sum df (log E[MS] + MS / E[MS])`` over components >= 0 (Searle, Casella
+  and McCulloch, *Variance Components*, 1992, ch. 4 and 6). Where no moment is negative it is the moments'
+  solution; where one is, it is a fit on the boundary of a model the data reject.
+- **ANOVA, floored** (the estimator the study's code began with): the moments' solve with each component floored
+  at 0 as it is solved, the ones below solved from the floored values. A floored component's negative part is
+  dropped rather than refitted, so its components add up to more than the model's total variance, and its shares
+  are of that inflated sum (:func:`flooring_inflation`).
 
-Shares are of the components' sum, with percentile intervals from resampling whole deals
-(:func:`benchmarks.luck_measures.bootstrap_all`), clipped to [0, 1] where the components cannot be negative.
+A component is the variance of a new draw of its factors' effects (divisor levels - 1). For factors whose levels
+are the whole population of interest (the study's four agents and its seats), ``fixed`` turns a component of those
+factors alone into the variance across those levels (divisor levels): times (L - 1) / L for each of its factors,
+Gelman's finite-population variance (Annals of Statistics 33, 2005). Shares are of the components' sum,
+with percentile intervals from resampling whole deals (:func:`benchmarks.luck_measures.bootstrap_all`), clipped
+to [0, 1] for the two estimators whose components cannot be negative.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from scipy import optimize
 from benchmarks.luck_measures import Estimate, bootstrap_all
 
 #: The estimators by name, the study's first.
-ESTIMATORS = ("reml", "moments", "anova")
+ESTIMATORS = ("moments", "reml", "anova")
 #: Fisher scoring steps of a REML fit at most (a fit takes a handful).
 MAX_STEPS = 500
 
@@ -144,9 +149,26 @@ def components(y: np.ndarray, factors: tuple[str, ...], estimator: str) -> dict[
     return variance_components(y, factors, floored=estimator == "anova")
 
 
-def component_shares(y: np.ndarray, factors: tuple[str, ...], estimator: str = "reml") -> dict[str, float]:
-    """Each component's share of the outcome's variance (the components' sum); nan without variance."""
-    found = {k: v for k, v in components(y, factors, estimator).items() if not math.isnan(v)}
+def finite(found: dict[str, float], y: np.ndarray, factors: tuple[str, ...], fixed: tuple[str, ...]) -> dict:
+    """``found``'s components as variances across the levels of the ``fixed`` factors (divisor L, not L - 1):
+    a component of fixed factors only (a main effect or their interaction, centred over those very levels) is
+    scaled by (L - 1) / L for each of them; one that involves a drawn factor (the deal) is the variance of a new
+    draw's effects, which nothing centres, and stays as it is. A ValueError names ``fixed`` for a factor the
+    model does not have."""
+    unknown = set(fixed) - set(factors)
+    if unknown:
+        raise ValueError(f"fixed must name factors of {factors}, got {sorted(unknown)}")
+    levels = {f: y.shape[axis] for axis, f in enumerate(factors)}
+    scale = {k: math.prod((levels[f] - 1) / levels[f] for f in k.split(" x ")) for k in found if k != "replay"}
+    return {k: v * scale[k] if set(k.split(" x ")) <= set(fixed) else v for k, v in found.items()}
+
+
+def component_shares(
+    y: np.ndarray, factors: tuple[str, ...], estimator: str = "moments", fixed: tuple[str, ...] = ()
+) -> dict[str, float]:
+    """Each component's share of the outcome's variance (the components' sum, the ``fixed`` factors' components
+    taken across their levels: :func:`finite`); nan without variance."""
+    found = finite({k: v for k, v in components(y, factors, estimator).items() if not math.isnan(v)}, y, factors, fixed)
     total = sum(found.values())
     return {k: (v / total if total > 0 else math.nan) for k, v in found.items()}
 
@@ -166,17 +188,18 @@ def share_estimates(
     resamples: int | None = None,
     seed: int = 0,
     groups: dict[str, tuple[str, ...]] | None = None,
-    estimator: str = "reml",
+    estimator: str = "moments",
+    fixed: tuple[str, ...] = (),
 ) -> dict[str, Estimate]:
     """Every component's share with a cluster-bootstrap interval (the first factor must be the deal), then each
     of ``groups`` (a name and its components) that the model has a component of: the sum of its components'
     shares, from the same resamples. The interval is clipped to [0, 1] where no component can be negative (all
     but the unconstrained moments), as the small-sample widening may carry it past either end."""
-    names = list(component_shares(y, factors, estimator))
+    names = list(component_shares(y, factors, estimator, fixed))
     groups = {group: members for group, members in (groups or {}).items() if set(members) & set(names)}
 
     def shares(data: np.ndarray) -> np.ndarray:
-        found = component_shares(data, factors, estimator)
+        found = component_shares(data, factors, estimator, fixed)
         grouped = [sum(found[name] for name in members if name in found) for members in groups.values()]
         return np.array([found[name] for name in names] + grouped)
 
