@@ -54,6 +54,29 @@ def ladder_game(
     return np.sqrt(weight) * skill[None, None, :, None] + np.sqrt(1 - weight) * luck + mixed + own
 
 
+def field_ladder(
+    luck: float, interaction: float, noise: float, deals: int, seats: int, agents: int, replays: int, seed: int = 0
+) -> tuple[np.ndarray, dict[str, float]]:
+    """``y[deal, seat, agent, replay]`` of the relative-skill study's design, and its known shares among these players.
+
+    One hero against a fixed field: a deal's luck only moves between its seats (it sums to 0 over them, the deal's
+    mean is fixed), so the crossed model's deal component comes out below 0. A result is the agent's skill (equally
+    spaced in [-1, 1]) + its seat's luck on the deal (variance ``luck`` before centring) + a deal x seat x agent
+    effect (variance ``interaction``) + the game's own noise (``noise``). Among these agents and seats the known
+    variances are: luck ``luck * (seats - 1) / seats``, skill the skills' spread (divisor agents), interaction and
+    replay as given; the shares are of their sum."""
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(-1, 1, agents)
+    cards = rng.normal(0, np.sqrt(luck), (deals, seats, 1, 1))
+    mixed = rng.normal(0, np.sqrt(interaction), (deals, seats, agents, 1))
+    own = rng.normal(0, np.sqrt(noise), (deals, seats, agents, replays))
+    y = skill[None, None, :, None] + cards - cards.mean(axis=1, keepdims=True) + mixed + own
+    known = {"luck": luck * (seats - 1) / seats, "skill": float(skill.var()), "interaction": interaction}
+    known |= {"replay": noise}
+    total = sum(known.values())
+    return y, {name: v / total for name, v in known.items()}
+
+
 def rung_results(shares: list[float], deals: int, seats: int, seed: int = 0) -> np.ndarray:
     """``results[deal, seat, rung]``: each rung beats the field with its known probability (independent games).
 

@@ -160,6 +160,26 @@ def reml_gradient(y: np.ndarray, components: dict[str, float]) -> dict[str, floa
     }
 
 
+GROUPS = {
+    "luck": ("deal", "seat", "deal x seat"),
+    "skill": ("agent", "seat x agent"),
+    "interaction": ("deal x agent", "deal x seat x agent"),
+    "replay": ("replay",),
+}
+
+
+@pytest.mark.parametrize("estimator, recovers", [("moments", True), ("reml", True), ("anova", False)])
+def test_the_study_design_shares_are_recovered_by_the_moments_and_reml_not_the_floored_anova(estimator, recovers):
+    """One hero against a fixed field (a deal's luck only moves between its seats): the shares among these
+    players are known; the moments (the study's estimator) and REML find each inside its interval, and the floored
+    ANOVA, whose sum is inflated by the negative deal component it drops, misses them."""
+    y, known = sg.field_ladder(1.0, 0.25, 0.25, deals=200, seats=2, agents=4, replays=2)
+    found = vc.share_estimates(y, FACTORS, RESAMPLES, groups=GROUPS, estimator=estimator, fixed=("seat", "agent"))
+    assert vc.variance_components(y, FACTORS, floored=False)["deal"] < 0
+    inside = {group: found[group].contains(share) for group, share in known.items()}
+    assert inside == dict.fromkeys(known, recovers), (found, known)
+
+
 def test_reml_where_anova_floors_a_component_is_the_constrained_maximum():
     """A deal effect that a hero-against-a-fixed-field design drives below 0: ANOVA floors it and keeps the other
     solved components; REML's fit is the likelihood's maximum over components >= 0 (KKT: no slope in a free
