@@ -207,7 +207,7 @@ def component_rows(study: Study) -> list[str]:
     ladder = [study.heroes.index(label) for label in honest_ladder(study)]
     y = study.win[:, :, ladder, :]
     found = {e: vc.share_estimates(y, FACTORS, groups=GROUPS, estimator=e, fixed=FIXED) for e in ESTIMATOR_COLUMNS}
-    rows = [f"| component | {' | '.join(ESTIMATOR_COLUMNS.values())} |", "|---|---|---|---|"]
+    rows = [f"| component | {' | '.join(ESTIMATOR_COLUMNS.values())} |", "|---" * (len(ESTIMATOR_COLUMNS) + 1) + "|"]
     for name in found["moments"]:
         shares = " | ".join(str(found[e][name]) for e in ESTIMATOR_COLUMNS)
         rows.append(f"| {f'**{name}**' if name in GROUPS else name} | {shares} |")

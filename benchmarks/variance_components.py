@@ -72,11 +72,37 @@ def _residual(y: np.ndarray) -> float:
     return float(((y - cells[..., None]) ** 2).sum() / (cells.size * (replays - 1))) if replays > 1 else 0.0
 
 
+def _per_cell(y: np.ndarray, subset: tuple[int, ...]) -> float:
+    """Observations in one cell of an effect's margin: its coefficient in the expected mean squares."""
+    return y.size / math.prod(y.shape[a] for a in subset)
+
+
+def _name(factors: tuple[str, ...], subset: tuple[int, ...]) -> str:
+    return " x ".join(factors[a] for a in subset)
+
+
 def _named(factors: tuple[str, ...], found: dict[tuple[int, ...], float], y: np.ndarray, residual: float) -> dict:
-    named = {
-        " x ".join(factors[a] for a in subset): found[subset] for subset in sorted(found, key=lambda s: (len(s), s))
-    }
+    named = {_name(factors, subset): found[subset] for subset in sorted(found, key=lambda s: (len(s), s))}
     return named | {"replay": residual if y.shape[-1] > 1 else math.nan}
+
+
+def _mean_squares(y: np.ndarray, factors: tuple[str, ...]) -> list[tuple[tuple[int, ...], float, int]]:
+    """Every effect's ``(subset, mean square, df)``, largest first: the one table both estimators read."""
+    cells = y.mean(axis=-1)
+    return [(subset, *_mean_square(cells, subset, y.size)) for subset in _effect_subsets(len(factors))]
+
+
+def _moments(y: np.ndarray, table: list, residual: float, floored: bool) -> dict[tuple[int, ...], float]:
+    """The moments solved from ``table`` from the highest interaction down (floored at 0 as solved, or not)."""
+    found: dict[tuple[int, ...], float] = {}
+    for subset, mean_square, df in table:
+        if not df:
+            found[subset] = 0.0
+            continue
+        above = sum(_per_cell(y, g) * found[g] for g in found if set(subset) < set(g))
+        solved = (mean_square - residual - above) / _per_cell(y, subset)
+        found[subset] = max(0.0, solved) if floored else solved
+    return found
 
 
 def variance_components(y: np.ndarray, factors: tuple[str, ...], floored: bool = True) -> dict[str, float]:
@@ -88,17 +114,8 @@ def variance_components(y: np.ndarray, factors: tuple[str, ...], floored: bool =
     (``"deal x agent"``) and ``"replay"``; with one replay the highest interaction holds the replay's variance
     too, and ``"replay"`` is nan."""
     y = _checked(y, factors)
-    cells, total, residual = y.mean(axis=-1), y.size, _residual(y)
-    found: dict[tuple[int, ...], float] = {}
-    for subset in _effect_subsets(len(factors)):
-        mean_square, df = _mean_square(cells, subset, total)
-        if not df:
-            found[subset] = 0.0
-            continue
-        above = sum(total / math.prod(y.shape[a] for a in g) * found[g] for g in found if set(subset) < set(g))
-        solved = (mean_square - residual - above) / (total / math.prod(y.shape[a] for a in subset))
-        found[subset] = max(0.0, solved) if floored else solved
-    return _named(factors, found, y, residual)
+    residual = _residual(y)
+    return _named(factors, _moments(y, _mean_squares(y, factors), residual, floored), y, residual)
 
 
 def _reml_fit(mean_squares: np.ndarray, dfs: np.ndarray, expected: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -119,22 +136,21 @@ def _reml_fit(mean_squares: np.ndarray, dfs: np.ndarray, expected: np.ndarray, s
 
 
 def reml_components(y: np.ndarray, factors: tuple[str, ...]) -> dict[str, float]:
-    """The REML estimates of the model of :func:`variance_components` (same keys): a component whose effect has no
-    degrees of freedom (a factor of one level) is 0, as there."""
+    """The REML estimates of the model of :func:`variance_components` (same keys), started from its floored
+    moments on the same table of mean squares: a component whose effect has no degrees of freedom (a factor of
+    one level) is 0, as there."""
     y = _checked(y, factors)
-    cells, total, replays = y.mean(axis=-1), y.size, y.shape[-1]
-    rows = [(s, *_mean_square(cells, s, total)) for s in _effect_subsets(len(factors))]
-    rows = [(s, ms, df) for s, ms, df in rows if df]
-    per_cell = [total / math.prod(y.shape[a] for a in s) for s, _, _ in rows]
-    expected = np.array([[n if set(e) <= set(g) else 0.0 for (g, _, _), n in zip(rows, per_cell)] for e, _, _ in rows])
+    table, residual, replays = _mean_squares(y, factors), _residual(y), y.shape[-1]
+    floored = _moments(y, table, residual, floored=True)
+    rows = [(s, ms, df) for s, ms, df in table if df]
+    expected = np.array([[_per_cell(y, g) if set(e) <= set(g) else 0.0 for g, _, _ in rows] for e, _, _ in rows])
     mean_squares, dfs = np.array([ms for _, ms, _ in rows]), np.array([df for _, _, df in rows], dtype=float)
+    start = np.array([floored[s] for s, _, _ in rows])
     if replays > 1:  # the replays' own row and component
         expected = np.pad(expected, ((0, 1), (0, 1)), constant_values=0.0)
         expected[:, -1] = 1.0
-        mean_squares = np.append(mean_squares, _residual(y))
-        dfs = np.append(dfs, cells.size * (replays - 1))
-    anova = variance_components(y, factors)
-    start = np.array([anova[" x ".join(factors[a] for a in s)] for s, _, _ in rows] + [_residual(y)] * (replays > 1))
+        mean_squares, start = np.append(mean_squares, residual), np.append(start, residual)
+        dfs = np.append(dfs, y.mean(axis=-1).size * (replays - 1))
     fitted = _reml_fit(mean_squares, dfs, expected, start)
     found = dict.fromkeys(_effect_subsets(len(factors)), 0.0) | {s: float(v) for (s, _, _), v in zip(rows, fitted)}
     return _named(factors, found, y, float(fitted[-1]) if replays > 1 else 0.0)
