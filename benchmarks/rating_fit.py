@@ -6,7 +6,8 @@ Every rating of the benchmarks (:mod:`benchmarks.core.rating`) fits one strength
 results of the games (who finished ahead of whom, ties half; at three to five players the pairwise
 decomposition of Plackett–Luce). A fitted model predicts each pair's share, ``p_ij = 1 / (1 + exp(θ_j − θ_i))``;
 this report sets the prediction against what was observed, for every pair of agents that met, in every
-configuration of the committed records that rate agents (leaderboard, tournament, skill ceiling, levels).
+configuration of the committed records that rate agents (the v2 leaderboard's full ladder, v1's quick ladder,
+tournament, skill ceiling, levels).
 
 - **Identical agents are one player.** A label whose agent (name and options) is another label's (a level that
   plays the heuristic, ``heuristic#2`` at a tournament's table) is merged into it, since the model claims one
@@ -41,8 +42,8 @@ from benchmarks.core.rating import cluster_wins, strengths
 from benchmarks.core.report import by_configuration, label_of
 from benchmarks.levels import pooled_by_game
 
-#: The record folders whose games rate agents, in the report's order.
-SOURCES = ("leaderboard", "tournament", "ceiling", "levels")
+#: The record folders whose games rate agents, in the report's order: the full ladder, the one to cite, first.
+SOURCES = ("leaderboard_v2", "leaderboard", "tournament", "ceiling", "levels")
 #: Calibration bins of the predicted share of a pair's favourite.
 BINS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0 + 1e-9)
 
