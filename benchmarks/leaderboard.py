@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     pooled = records.read(every)
     if not args.allow_dirty:
         report.refuse_dirty(pooled)  # the records stay: play again from a clean checkout to publish
-    out.write_text(report.markdown(pooled, "Leaderboard", report.leaderboard_intro(pooled), every))
+    out.write_text(report.markdown(pooled, "Leaderboard", report.leaderboard_intro(pooled, out.name), every))
     print(f"played {len(chosen)} configuration(s) in {time.perf_counter() - start:.0f} s; wrote {out}", file=sys.stderr)
     return 0
 

@@ -24,7 +24,9 @@ def test_the_leaderboard_plays_the_ladder_into_records_and_makes_its_page_from_t
     }
     offset = record.runs[0]["deal_offset"]  # fresh deals: drawn at random when the run starts, named in the record
     assert len(record.games) == len(tables) * 2 * 2 and {g["deal"] for g in record.games} == {offset, offset + 1}
-    assert page.read_text() == report.markdown(record, "Leaderboard", report.leaderboard_intro(record), [path])
+    intro = report.leaderboard_intro(record, page.name)
+    assert page.read_text() == report.markdown(record, "Leaderboard", intro, [path])
+    assert f"--out docs/{page.name}`" in intro
     assert "--configs 'wapi 2p' --deals 2" in page.read_text()
     with pytest.raises(SystemExit):  # the same folder again: the record would be replaced
         leaderboard.main([*argv, "--no-progress"])

@@ -31,7 +31,7 @@ MAX_FAILURES_LISTED = 10
 LEADERBOARD_INTRO = """The reference agents of the benchmark protocol `{protocol}` (`docs/benchmark.md`) at their
 budgets, rated on every configuration played: random is 0 and the heuristic 1,000 by definition;
 95% intervals by bootstrap over deals. Generated from the records listed below by
-`python -m benchmarks.report --leaderboard RECORD... --out docs/leaderboard.md`
+`python -m benchmarks.report --leaderboard RECORD... --out docs/{page}`
 (`python -m benchmarks.leaderboard` plays them); never edited by hand. Each section says how many
 test deals were played; each agent's budget is in its "plays" column. A quick run (the quick
 ladder, 8 test deals a table) is an estimate: its intervals are wide, and rungs whose intervals
@@ -44,9 +44,10 @@ record's games join its configuration's fit, so the reference agents' ratings mo
 the anchors, random 0 and the heuristic 1,000, never do."""
 
 
-def leaderboard_intro(record: Record) -> str:
-    """The leaderboard page's introduction, naming the protocol version of its records."""
-    return LEADERBOARD_INTRO.format(protocol=records.protocols(record.runs))
+def leaderboard_intro(record: Record, page: str) -> str:
+    """The leaderboard page's introduction, naming the protocol version of its records and the page (a file name
+    under ``docs/``: each protocol's leaderboard is a page of its own)."""
+    return LEADERBOARD_INTRO.format(protocol=records.protocols(record.runs), page=page)
 
 
 def _num(x: float, digits: int = 0) -> str:
