@@ -126,16 +126,26 @@ def play_record(path: Path, config: str, deal_numbers: range, tables: list[tuple
             print(f"{config}: deal {deal} done ({n}/{len(todo)})", file=sys.stderr, flush=True)
 
 
+def agent_entries(labels: list[str]) -> dict[str, dict]:
+    """The header's agents: ``best-B`` as ``best`` with its iterations (so that it carries its anchor hash)."""
+    entries = {}
+    for label in labels:
+        kind, _, budget = label.partition("-")
+        entries[label] = {"name": kind, "options": {"iterations": int(budget)}} if kind == "best" else {"name": label}
+        entries[label].setdefault("options", {})
+    return entries
+
+
 def play(args: argparse.Namespace, argv: list[str]) -> int:
     """Play ``--deals`` deals from ``--first`` on, every hero against the field (:func:`play_record`)."""
     heroes = hero_labels(args.budgets, args.seer)
-    agents = {label: {"name": label, "options": {}} for label in heroes} | {FIELD_LABEL: {"name": FIELD, "options": {}}}
-    header = records.new_run(["python", "-m", "benchmarks.relative_skill", *argv], agents)
+    agents = agent_entries(heroes) | {FIELD_LABEL: {"name": FIELD, "options": {}}}
+    path = args.record or record_path(args.config)
+    command = ["python", "-m", "benchmarks.relative_skill", *argv]
+    header = records.new_run(command, agents, CONFIGS[args.config][0], own=path)
     header |= {"study": "relative_skill", "config": args.config, "heroes": heroes, "replays": args.replays}
     tables = [(hero, FIELD_LABEL) for hero in heroes]
-    play_record(
-        args.record or record_path(args.config), args.config, range(args.first, args.first + args.deals), tables, header
-    )
+    play_record(path, args.config, range(args.first, args.first + args.deals), tables, header)
     return 0
 
 
@@ -162,6 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="write the report from every record")
     report.add_argument("--records", type=Path, default=RECORDS)
     report.add_argument("--out", type=Path, help="the report (default a new runs/bench file)")
+    report.add_argument(
+        "--allow-dirty", action="store_true", help="accept runs from a dirty checkout (marked so; never to publish)"
+    )
     return parser
 
 
@@ -173,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks import relative_skill_report
 
         out = args.out or records.run_file("relative_skill", ".md")
-        relative_skill_report.write(sorted(args.records.glob("*.jsonl*")), out)
+        relative_skill_report.write(sorted(args.records.glob("*.jsonl*")), out, args.allow_dirty)
         print(f"wrote {out}", file=sys.stderr)
         return 0
     try:

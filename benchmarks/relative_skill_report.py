@@ -21,6 +21,7 @@ from benchmarks import preregistration
 from benchmarks import variance_components as vc
 from benchmarks.core import records
 from benchmarks.core.rating import ahead, finishing_ranks
+from benchmarks.core.report import refuse_dirty
 from benchmarks.relative_skill_method import INTRODUCTION, REFERENCES
 from benchmarks.relative_skill_plot import Panel, plot
 
@@ -66,10 +67,13 @@ def outcomes_of(game: dict) -> tuple[float, float, float]:
     return game["result"], pairwise_share(scores, game["winners"], seat), float(margin)
 
 
-def load(path: Path) -> Study:
+def load(path: Path, allow_dirty: bool = False) -> Study:
     """A configuration's record as arrays, keeping only the deals every hero played in every seat and replay, and
-    of a pre-registered configuration only its pre-registered deals."""
+    of a pre-registered configuration only its pre-registered deals. ``allow_dirty``: accept runs from a dirty
+    checkout (a look, never to publish)."""
     record = records.read([path])
+    if not allow_dirty:
+        refuse_dirty(record, path)  # a published study rests on clean runs only
     header = record.runs[-1]
     heroes, replays = header["heroes"], header["replays"]
     seats = len(record.games[0]["seats"])
@@ -336,7 +340,7 @@ def claim_rows(claims: dict[str, tuple[float, float]]) -> list[str]:
     return rows
 
 
-def write(paths: list[Path], out: Path) -> None:
+def write(paths: list[Path], out: Path, allow_dirty: bool = False) -> None:
     """The report of every configuration's record in ``paths``, and its figure beside it (``.png``)."""
     lines = ["# Relative skill against a heuristic field", ""]
     command = "python -m benchmarks.relative_skill report --out benchmarks/results/relative_skill.md"
@@ -345,7 +349,7 @@ def write(paths: list[Path], out: Path) -> None:
     claims: dict[str, tuple[float, float]] = {}
     studies, win_rs = {}, {}
     for path in paths:
-        study = load(path)
+        study = load(path, allow_dirty)
         studies[study.config] = study
         study_lines, found, win_rs[study.config] = section(study)
         lines += study_lines

@@ -27,7 +27,7 @@ from benchmarks.clairvoyant import SEER
 from benchmarks.core import records
 from benchmarks.core.protocol import check_deals, check_offset, deal_seeds
 from benchmarks.luck_stats import CONFIGS
-from benchmarks.relative_skill import add_play, play_record, play_tables
+from benchmarks.relative_skill import add_play, agent_entries, play_record, play_tables
 from envs.core.engine import is_int, shown
 from envs.games import HelpFormatter
 
@@ -60,25 +60,16 @@ def tables(budgets: list[int], references: list[str]) -> list[tuple[str, str]]:
     ]
 
 
-def agent_entries(labels: list[str]) -> dict[str, dict]:
-    """The header's agents: ``best-B`` as ``best`` with its iterations (so that it carries its anchor hash)."""
-    entries = {}
-    for label in labels:
-        kind, _, budget = label.partition("-")
-        entries[label] = {"name": kind, "options": {"iterations": int(budget)}} if kind == "best" else {"name": label}
-        entries[label].setdefault("options", {})
-    return entries
-
-
 def play(args: argparse.Namespace, argv: list[str]) -> int:
     """Play every table of ``--deals`` deals from ``--first`` on into the record (resuming one that holds some)."""
     chosen = tables(args.budgets, args.reference)
     labels = list(dict.fromkeys(label for table in chosen for label in table))
     game_name = CONFIGS[args.config][0]
-    header = records.new_run(["python", "-m", "benchmarks.skill_curve", *argv], agent_entries(labels), game_name)
+    path = args.record or RECORDS / f"{args.config}.jsonl"
+    command = ["python", "-m", "benchmarks.skill_curve", *argv]
+    header = records.new_run(command, agent_entries(labels), game_name, own=path)
     header |= {"study": "skill_curve", "config": args.config, "iterations": args.budgets}
     header |= {"references": args.reference, "tables": [list(t) for t in chosen], "replays": 1}
-    path = args.record or RECORDS / f"{args.config}.jsonl"
     play_record(path, args.config, range(args.first, args.first + args.deals), chosen, header)
     return 0
 
@@ -123,7 +114,7 @@ def cost(args: argparse.Namespace) -> int:
 def report(args: argparse.Namespace) -> int:
     from benchmarks import skill_curve_report
 
-    skill_curve_report.write(args.records, args.out)
+    skill_curve_report.write(args.records, args.out, args.allow_dirty)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
@@ -139,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="write the report from records")
     report.add_argument("records", type=Path, nargs="+", help="the study's records")
     report.add_argument("--out", type=Path, required=True, help="the report (its plots beside it)")
+    report.add_argument(
+        "--allow-dirty", action="store_true", help="accept runs from a dirty checkout (marked so; never to publish)"
+    )
     timing = sub.add_parser("cost", help="CPU a game of each agent at two budgets, and the study's CPU hours")
     timing.add_argument("--config", required=True, choices=list(CONFIGS))
     timing.add_argument("--deal", type=int, required=True, help="a test deal outside the study's")

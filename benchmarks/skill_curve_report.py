@@ -21,6 +21,7 @@ from benchmarks import luck_measures as lm
 from benchmarks import preregistration
 from benchmarks.core import records
 from benchmarks.core.rating import anchor, cluster_wins, strengths
+from benchmarks.core.report import refuse_dirty
 
 
 @dataclass
@@ -127,10 +128,13 @@ class Loaded:
     registered: bool
 
 
-def load(path: Path) -> Loaded:
+def load(path: Path, allow_dirty: bool = False) -> Loaded:
     """A record's games of the deals it played at every table in every seat (of a record that played what its
-    pre-registration says, only the pre-registered deals), and whether it did."""
+    pre-registration says, only the pre-registered deals), and whether it did. ``allow_dirty``: accept runs
+    from a dirty checkout (a look, never to publish)."""
     record = records.read([path])
+    if not allow_dirty:
+        refuse_dirty(record, path)  # a published study rests on clean runs only
     header = record.runs[-1]
     budgets, kinds = header["iterations"], header["references"]
     tables = [tuple(t) for t in header["tables"]]
@@ -219,7 +223,7 @@ def _shown(path: Path) -> str:
     return str(resolved.relative_to(records.ROOT)) if resolved.is_relative_to(records.ROOT) else path.name
 
 
-def write(paths: list[Path], out: Path) -> None:
+def write(paths: list[Path], out: Path, allow_dirty: bool = False) -> None:
     """The report of every record in ``paths``, with a plot of each curve beside it."""
     shown = " ".join(map(_shown, paths))  # the committed report's command, wherever this copy is written
     command = f"python -m benchmarks.skill_curve report {shown} --out benchmarks/results/skill_curve.md"
@@ -228,7 +232,7 @@ def write(paths: list[Path], out: Path) -> None:
     lines += ["", INTRODUCTION, ""]
     p_values = {}
     for path in paths:
-        loaded = load(path)
+        loaded = load(path, allow_dirty)
         if len({g["deal"] for g in loaded.games}) < 2:
             lines += [f"## {loaded.name}", "", f"Fewer than 2 complete deals; {loaded.plan_note}", ""]
             continue

@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks import pool_records
 from benchmarks import report as report_command
-from benchmarks.core import arena, records, report
+from benchmarks.core import arena, provenance, records, report
 from benchmarks.core.matches import AgentSpec, deal_seed
 from benchmarks.core.protocol import DEAL_SETS, LADDERS, deal_seeds, deal_set_of, reference_tables
 from benchmarks.core.records import Record
@@ -227,3 +227,26 @@ def test_every_v2_line_is_checked_against_the_schema_and_engines_never_pool(tmp_
         line["seed"] += 100
     with pytest.raises(ValueError, match="different wapi engines"):
         records.read([path, records.write(other, tmp_path / "other.jsonl")])
+
+
+def test_a_resumed_studys_own_record_does_not_make_its_checkout_dirty_and_nothing_else_is_excused(monkeypatch):
+    """Issue 49, provenance: a study appends to its record a deal at a time, so a resumed run finds that file
+    untracked. It is the run's output, not a change to the code: left out of the check, and a run made before
+    (marked dirty) is told apart by its digest. Any other change is still dirt, and the reports refuse it."""
+    own = provenance.ROOT / "benchmarks" / "records" / "skill_curve" / "x.jsonl"
+    for status, excused in (("?? benchmarks/records/skill_curve/x.jsonl\n", True), ("?? x.py\n", False)):
+        both = "?? benchmarks/records/skill_curve/x.jsonl\n" + ("" if excused else status)
+        answers = {"rev-parse": "abc\n", "status": both, "diff": ""}
+        monkeypatch.setattr(provenance, "_git", lambda *args, answers=answers: answers[args[0]])
+        assert provenance.checkout(own)["dirty"] is not excused
+        marked = provenance.checkout()  # as a run made before the own record was left out
+        assert marked["dirty"] and provenance.dirty_by_own_record_only(marked, own.with_suffix(".jsonl.gz")) is excused
+        record = tiny_record()
+        record.runs[0]["provenance"] |= marked
+        if excused:
+            report.refuse_dirty(record, own)
+        else:
+            with pytest.raises(ValueError, match="dirty checkout"):
+                report.refuse_dirty(record, own)
+        with pytest.raises(ValueError, match="dirty checkout"):  # without its file, no run is excused
+            report.refuse_dirty(record)

@@ -92,7 +92,7 @@ def test_a_tiny_real_play_records_resumes_and_reports(tmp_path, monkeypatch):
     lines = record.read_text().splitlines()
     assert sum('"kind":"game"' in line for line in lines) == 2 * 2 * len(skill_curve.tables([2, 4, 8], ["clairvoyant"]))
     out = tmp_path / "skill_curve.md"
-    assert skill_curve.main(["report", str(record), "--out", str(out)]) == 0
+    assert skill_curve.main(["report", str(record), "--out", str(out), "--allow-dirty"]) == 0
     text = out.read_text()
     assert "python -m benchmarks.skill_curve report wakanda_tiny.jsonl --out benchmarks/results/skill_curve.md" in text
     assert "NOT pre-registered" in text and "| best-8 | 8 |" in text and "clairvoyant-8" in text
@@ -100,7 +100,7 @@ def test_a_tiny_real_play_records_resumes_and_reports(tmp_path, monkeypatch):
     assert (tmp_path / "skill_curve_wakanda_tiny.png").exists()
     registered_name = tmp_path / "wakanda.jsonl"  # a registered record's name, but not its budgets nor deals
     registered_name.write_bytes(record.read_bytes())
-    assert skill_curve.main(["report", str(registered_name), "--out", str(out)]) == 0
+    assert skill_curve.main(["report", str(registered_name), "--out", str(out), "--allow-dirty"]) == 0
     text = out.read_text()
     assert "Deals: 2 complete; does NOT match its pre-registration ([25, 50, 100, 200, 400, 800]" in text
     assert "| wakanda: the curve bends (c < 0) | no registered record yet (counted at p = 1) |" in text

@@ -171,10 +171,11 @@ def game_identity(game: dict) -> tuple:
     return game["game"], config, game["seed"], tuple(game["seats"]), game.get("replay", 0)
 
 
-def new_run(command: list[str], agents: dict[str, dict], game: str | None = None) -> dict:
+def new_run(command: list[str], agents: dict[str, dict], game: str | None = None, own: Path | None = None) -> dict:
     """A run header for ``command`` (argv of a ``python -m`` command) playing ``agents``, made when the run starts
     (its commit is the one the games are played from): each built-in agent with its anchor hash (a level
-    resolved in ``game``), every engine's hash, and the run's provenance."""
+    resolved in ``game``), every engine's hash, and the run's provenance (``own``: the record the run appends
+    to, whose untracked file is its output, not a change to the checkout)."""
     from benchmarks.core import anchors, provenance
 
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -195,7 +196,7 @@ def new_run(command: list[str], agents: dict[str, dict], game: str | None = None
         "version": project_version(),
         "started": started,
         "agents": hashed,
-        "provenance": provenance.provenance(),
+        "provenance": provenance.provenance(own),
         "engines": {name: anchors.engine_hash(name) for name in envs.GAMES},
     }
 

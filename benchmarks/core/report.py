@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from benchmarks.core import calibration, records
+from benchmarks.core import calibration, provenance, records
 from benchmarks.core.protocol import ANCHOR_TABLE, ANCHORS, config_label, configurations
 from benchmarks.core.rating import PRIOR_DRAWS, AnchoredRating, anchored_ratings, win_shares
 from benchmarks.core.records import ROOT, Record
@@ -213,9 +213,16 @@ def provenance_note(origin: dict) -> str:
     )
 
 
-def refuse_dirty(record: Record) -> None:
-    """ValueError naming the runs of ``record`` made from a dirty checkout: no published report rests on them."""
-    dirty = [run["run"] for run in record.runs if run.get("provenance", {}).get("dirty")]
+def refuse_dirty(record: Record, source: Path | None = None) -> None:
+    """ValueError naming the runs of ``record`` made from a dirty checkout: no published report rests on them.
+    ``source``: the record's one file, for a study that appends to its record a deal at a time: a run dirty only
+    through that file, untracked while it was played, is clean (:func:`provenance.dirty_by_own_record_only`)."""
+    dirty = [
+        run["run"]
+        for run in record.runs
+        if run.get("provenance", {}).get("dirty")
+        and not (source is not None and provenance.dirty_by_own_record_only(run["provenance"], source))
+    ]
     if dirty:
         raise ValueError(
             f"runs {dirty} were made from a dirty checkout (uncommitted changes): refused; play them again from a "
