@@ -8,8 +8,10 @@ import random
 import re
 import shutil
 import tempfile
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 import envs
 
@@ -26,6 +28,17 @@ if "RAY_TMPDIR" not in os.environ:
 def pytest_unconfigure(config) -> None:
     if _RAY_TMPDIR is not None:
         shutil.rmtree(_RAY_TMPDIR, ignore_errors=True)
+
+
+@pytest.fixture
+def open_tmp():
+    """A temporary folder anyone may enter, read and write. A sealed agent under a root referee runs as nobody
+    (benchmarks/core/sealed/isolation.py), which cannot enter pytest's ``tmp_path`` (its base is mode 0700): an
+    agent's file, and the notes a cheat writes, go here."""
+    folder = Path(tempfile.mkdtemp(prefix="drl-open-"))
+    folder.chmod(0o777)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def game_configs(reward_modes: bool = False) -> list[tuple[str, dict]]:

@@ -80,9 +80,9 @@ BROKEN = textwrap.dedent(
         ("Slow", "0.01", "its move 1: 0.2"),
     ],
 )
-def test_an_agent_that_breaks_the_protocol_is_stopped_with_a_report(tmp_path, capsys, name, budget, message):
-    (tmp_path / "broken.py").write_text(BROKEN)
-    argv = [f"{tmp_path / 'broken.py'}:{name}", *WAPI_2P, "--deals", "2", "--budget", budget, "--deal-offset", "0"]
+def test_an_agent_that_breaks_the_protocol_is_stopped_with_a_report(tmp_path, open_tmp, capsys, name, budget, message):
+    (open_tmp / "broken.py").write_text(BROKEN)  # where its sealed process can read it
+    argv = [f"{open_tmp / 'broken.py'}:{name}", *WAPI_2P, "--deals", "2", "--budget", budget, "--deal-offset", "0"]
     argv += ["--record", str(tmp_path / "r.jsonl"), "--processes", "1", "--calibration-factor", "1"]  # budget as given
     assert rate.main(argv) == 1
     out = capsys.readouterr().out
@@ -97,8 +97,8 @@ def test_an_agent_that_breaks_the_protocol_is_stopped_with_a_report(tmp_path, ca
     assert all(f"its move {f['move']}: " in f["message"] for f in failures)
 
 
-def test_bad_agent_names_and_options_are_refused_before_anything_is_played(tmp_path, capsys):
-    (tmp_path / "broken.py").write_text(BROKEN)
+def test_bad_agent_names_and_options_are_refused_before_anything_is_played(tmp_path, open_tmp, capsys):
+    (open_tmp / "broken.py").write_text(BROKEN)
     for argv, message in [
         (["nosuch.py:Agent", *WAPI_2P], "agent file nosuch.py does not exist"),
         (["examples/my_agent.py:Nope", *WAPI_2P], "has no class 'Nope'"),
@@ -108,14 +108,14 @@ def test_bad_agent_names_and_options_are_refused_before_anything_is_played(tmp_p
         (["heuristic", *WAPI_2P, "--deals", "1"], "--deals must be at least 2"),
         (["heuristic", *WAPI_2P, "--deal-offset", "-1"], "--deal-offset must be an int from 0 to 1152921504606846968"),
         (["heuristic", *WAPI_2P, "--rungs", "trained"], "--rungs must be among ['random', 'heuristic', 'ismcts-20'"),
-        ([f"{tmp_path / 'broken.py'}:Needy", *WAPI_2P], "cannot be built: TypeError"),
+        ([f"{open_tmp / 'broken.py'}:Needy", *WAPI_2P], "cannot be built: TypeError"),
     ]:
         with pytest.raises(SystemExit):
             rate.main([*argv, "--record", str(tmp_path / "never.jsonl")])
         assert message in capsys.readouterr().err
     assert not (tmp_path / "never.jsonl").exists()
     with pytest.raises(SystemExit):
-        rate.main(["heuristic", *WAPI_2P, "--record", str(tmp_path / "broken.py")])
+        rate.main(["heuristic", *WAPI_2P, "--record", str(open_tmp / "broken.py")])
     assert "exists; records are not overwritten" in capsys.readouterr().err
 
 

@@ -1,7 +1,8 @@
 """Agents built to cheat, rated by tests/test_sealed_agent.py: each shows that a sealed agent gains nothing.
 
 A user could hand in any of these. Each writes what it managed to find to the JSON-lines file ``log`` (a test's
-scratch file), then plays: the tests compare its games with an honest twin's and read its log.
+scratch file, in a folder anyone may write: a root referee's sealed agent runs as nobody), then plays: the tests
+compare its games with an honest twin's and read its log.
 """
 
 import gc
@@ -155,4 +156,52 @@ class Ponderer(Logged):
         if not hasattr(self, "child"):
             self.child = subprocess.Popen([sys.executable, "-c", "while True: pass"])
         time.sleep(0.3)
+        return super().act(view)
+
+
+def peek(pid, address, length):
+    """What process ``pid``'s memory gives away: its ``maps`` (the first mapping's start, the interpreter's ELF
+    header), its ``environ``, and through ``mem`` ``length`` bytes at ``address`` and that header, in hex; or,
+    for each, the name of the error that refused it."""
+    found, start = {}, None
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            start = int(f.readline().split("-")[0], 16)
+        found["maps"] = "read"
+    except OSError as error:
+        found["maps"] = type(error).__name__
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            found["environ"] = f"{len(f.read())} bytes"
+    except OSError as error:
+        found["environ"] = type(error).__name__
+    try:
+        with open(f"/proc/{pid}/mem", "rb", buffering=0) as f:
+            f.seek(address)
+            found["secret"] = f.read(length).hex()
+            if start is not None:
+                f.seek(start)
+                found["header"] = f.read(4).hex()
+        found["mem"] = "read"
+    except OSError as error:
+        found["mem"] = type(error).__name__
+    return found
+
+
+class MemoryReader(Logged):
+    """Reads its parent's memory, the referee's (v2 run as root: the true state and the run's secret key lay
+    there, open to a root child through /proc), on its first move of each game: ``address`` and ``length``,
+    a secret the test planted in the referee."""
+
+    def __init__(self, seed=None, log="", address=0, length=0):
+        super().__init__(seed, log)
+        self.address, self.length = address, length
+
+    def reset(self):
+        self.done = False
+
+    def act(self, view):
+        if not self.done:
+            self.done = True
+            self.note(ppid=os.getppid(), uid=os.geteuid(), **peek(os.getppid(), self.address, self.length))
         return super().act(view)

@@ -14,8 +14,11 @@ and stdout. Messages in, each answered by one line out (``{"ok": true}``, ``{"ac
   view built here holds nothing the player may not know.
 
 Before the user's code is imported, the protocol's pipes are moved off file descriptors 0 and 1 (the agent's
-``print`` goes to stderr) and the address space is capped (:data:`benchmarks.core.protocol.MEMORY_LIMIT`, soft and
-hard, so the agent cannot raise it). Any ``BaseException`` of the agent (``SystemExit`` and
+``print`` goes to stderr), the address space is capped (:data:`benchmarks.core.protocol.MEMORY_LIMIT`, soft and
+hard, so the agent cannot raise it) and the process gives up its privileges
+(:func:`benchmarks.core.sealed.isolation.unprivileged`: started as root, it becomes ``nobody``, since a root
+process could read the referee's memory); then it says ``{"ok": true}`` (or ``{"error": TEXT}``: it cannot run
+unprivileged) before reading any message. Any ``BaseException`` of the agent (``SystemExit`` and
 ``KeyboardInterrupt`` included) is reported as an error line, and the referee scores it as a loss.
 """
 
@@ -26,6 +29,7 @@ import os
 import resource
 import sys
 import traceback
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,7 +38,10 @@ import envs
 from agents.protocol import PlayerView
 from benchmarks.core import user_agents
 from benchmarks.core.protocol import MEMORY_LIMIT
+from benchmarks.core.sealed.isolation import unprivileged
 from envs.core.engine import Game, GameState
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class SealedView(PlayerView):
@@ -103,6 +110,14 @@ def main() -> None:
     os.dup2(2, 1)  # the agent's prints go to stderr, never into the protocol's pipe
     sys.stdout = sys.stderr
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    try:  # the interpreter's folder, the standard library's, the virtual environment's and the project's
+        unprivileged([Path(sys.executable).resolve().parent, Path(sys.base_prefix), Path(sys.prefix), ROOT])
+    except OSError as error:
+        writer.write(json.dumps({"error": f"cannot give up its privileges: {error}"}) + "\n")
+        writer.flush()
+        os._exit(1)
+    writer.write(json.dumps({"ok": True}) + "\n")
+    writer.flush()
     serve(reader, writer)
     writer.flush()
     os._exit(0)  # no atexit hook or thread of the agent's outlives the conversation

@@ -8,7 +8,9 @@ nanosecond; every process of its session or descended from it; children it has r
 it sends a determinization drawn with the referee's own generator, never the true state, and turns every
 misdeed (an error, an illegal or malformed reply, an overrun, a dead or silent process) into
 :class:`~benchmarks.core.matches.AgentFailure`. The referee only ever parses JSON from the host: nothing the host
-sends is unpickled or executed.
+sends is unpickled or executed. Importing this module makes the process non-dumpable, and a referee running as
+root has its hosts run as ``nobody`` (:mod:`benchmarks.core.sealed.isolation`), so that no host can read the
+referee's memory.
 """
 
 from __future__ import annotations
@@ -25,14 +27,17 @@ from pathlib import Path
 import numpy as np
 
 from agents import Agent, PlayerView
+from benchmarks.core import user_agents
 from benchmarks.core.matches import AgentFailure
 from benchmarks.core.protocol import START_LIMIT, WALL_MARGIN, WALL_SLACK, move_limit
+from benchmarks.core.sealed.isolation import NOBODY, refuse_tracing, uids, unreadable
 from envs.core.engine import shown
 
 ROOT = Path(__file__).resolve().parents[3]
 #: The longest reply line read from a host; a longer one is a failure (the referee's memory is not the agent's).
 MAX_REPLY = 65536
 TICK = os.sysconf("SC_CLK_TCK")
+refuse_tracing()  # here, so before any key is drawn or host started, in every process that may hold either
 
 
 class HostGone(Exception):
@@ -96,6 +101,21 @@ class HostProcess:
         os.set_blocking(self.process.stdin.fileno(), False)
         self.pid = self.process.pid
         self.buffer = b""
+        self._check_unprivileged()
+
+    def _check_unprivileged(self) -> None:
+        """Wait for the host's first line, sent once it runs unprivileged, before anything of the agent's is sent;
+        RuntimeError (the machine's fault, not the agent's: none of its code has run) if it cannot, or if a root
+        referee's host is not ``nobody`` by every uid it has."""
+        try:
+            hello = self._reply(time.monotonic() + START_LIMIT, START_LIMIT)
+            if "error" in hello:
+                raise HostGone(str(hello["error"])[:500])
+            if os.geteuid() == 0 and uids(self.pid) != {NOBODY}:
+                raise HostGone(f"it runs as uid {sorted(uids(self.pid))}, not as nobody ({NOBODY})")
+        except (HostGone, OSError) as error:
+            self.close()
+            raise RuntimeError(f"the sealed host cannot start unprivileged: {error}") from None
 
     def ask(self, message: dict, limit: float) -> dict:
         """Send ``message`` and return the reply (a JSON object) within ``limit`` wall seconds; HostGone otherwise."""
@@ -179,7 +199,15 @@ class Sealed(Agent):
         return reply
 
     def start(self, game: str, config: dict, agent: str, options: dict, seat: int) -> None:
-        """Load the game and the user's class in the host (its imports are not timed, only bounded)."""
+        """Load the game and the user's class in the host (its imports are not timed, only bounded); ValueError
+        naming the path when the host, ``nobody`` under a root referee, could not read the agent's code."""
+        for path in user_agents.code_files(agent) if os.geteuid() == 0 else []:
+            denied = unreadable(path)
+            if denied is not None:
+                raise ValueError(
+                    f"the sealed agent runs as nobody (uid {NOBODY}), which cannot read {denied} (for {path}): "
+                    "let others enter its folders (chmod o+x) and read the file (o+r), or rate as another user"
+                )
         message = {"op": "game", "game": game, "config": config, "agent": agent, "options": options}
         self._ask(message, START_LIMIT, seat, "starting")
 
