@@ -40,6 +40,23 @@ def test_an_honest_record_is_accepted_and_every_game_replayed(played, tmp_path, 
     assert f"accepted: 1 run(s), {len(played.games)} games replayed" in capsys.readouterr().out
 
 
+def reference_forfeits(record: records.Record) -> None:
+    """A reference agent's last game turned into its forfeit, with the failure line that excuses one."""
+    game = next(g for g in reversed(record.games) if g["table"] == ["heuristic", "random"])
+    seats = game["seats"]
+    game |= {"forfeit": "heuristic", "scores": [0.0 if s == "heuristic" else 1.0 for s in seats]}
+    game["winners"] = [i for i, s in enumerate(seats) if s != "heuristic"]
+    keys = ("run", "game", "config", "deal_set", "deal", "seed", "seating", "seats", "table")
+    failure = {k: game[k] for k in keys} | {"kind": "failure", "agent": "heuristic", "seat": 0, "move": 1}
+    record.failures.append(failure | {"message": "made up"})
+
+
+def dropped_deal(record: records.Record) -> None:
+    """A deal of the quitter's table left out (as a referee error that dropped the deal would)."""
+    last = max(g["deal"] for g in record.games)
+    record.games[:] = [g for g in record.games if not (g["table"][0] == "quitter" and g["deal"] == last)]
+
+
 def forged(record: records.Record, change) -> list[str]:
     copied = copy.deepcopy(record)
     change(copied)
@@ -57,6 +74,11 @@ def forged(record: records.Record, change) -> list[str]:
         (lambda r: r.runs[0]["provenance"].update(dirty=True), "dirty checkout"),
         (lambda r: r.games[0]["cpu_us"][r.games[0]["seats"].index("heuristic")].append(2_000_000), "over its budget"),
         (lambda r: r.failures.clear(), "with no failure line"),
+        (reference_forfeits, "not an agent identified by its code"),
+        (dropped_deal, "its deals are not the run's"),
+        (lambda r: r.games.pop(0), "not each rotation once"),
+        (lambda r: next(g for g in r.games if g.get("forfeit")).update(scores=[1.0, 1.0]), "not scored as"),
+        (lambda r: r.failures[0].update(seating=r.failures[0]["seating"] + 1), "not the rotations from its failure"),
     ],
 )
 def test_a_forged_record_is_refused_naming_what_is_wrong(played, change, problem):

@@ -115,6 +115,7 @@ def test_raising_when_behind_loses_the_game_and_the_deals_rest(open_tmp):
         ("Exiter", "crashed: SystemExit: 0"),
         ("Interrupted", "crashed: KeyboardInterrupt"),
         ("Vanisher", "its process ended without an answer (exit status 3)"),
+        ("Nester", "its reply is not JSON"),
     ],
 )
 def test_an_exit_an_interrupt_or_a_dead_process_is_a_loss(open_tmp, name, message):
@@ -138,3 +139,19 @@ def test_cpu_spent_in_a_child_process_is_counted(open_tmp, name):
     # Move 1 on a quiet machine; a later move when the child got less of a loaded CPU.
     spent = float(re.search(r"its move \d+: ([\d.]+) CPU s", failure["message"]).group(1))
     assert spent > 0.125 and len(games) == 2  # 0.05 x 1.5 + 0.05 allowed
+
+
+def test_an_error_no_agent_raised_costs_the_sealed_agent_never_the_deal(open_tmp, monkeypatch):
+    """An engine or referee error at a sealed agent's table forfeits the sealed agent's rest of the deal: were the
+    deal dropped instead, an agent that made the referee fail when behind would lose nothing (referee, round 49).
+    At a table of our own agents it stays an engine failure, with no one to charge."""
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("an engine bug")
+
+    monkeypatch.setattr(arena, "play_game", broken)
+    games, (failure,), _ = play("Honest", open_tmp)
+    assert failure["agent"] == "rated:Honest" and "an engine bug" in failure["message"]
+    assert len(games) == 2 and all(g["forfeit"] == "rated:Honest" for g in games)
+    games, (failure,), _ = play("Honest", open_tmp, sealed=False)
+    assert failure["agent"] == "engine" and games == []

@@ -169,6 +169,20 @@ class _Deal:
             agent.host.close()
 
 
+def _unexplained(task: DealTask, line: dict, rotation: int, deal: _Deal, error: Exception) -> tuple[dict, list]:
+    """The failure line and forfeits of an error no agent raised (an engine or referee bug). At a table of trusted
+    agents the deal is not played on; at a sealed agent's table the sealed agent forfeits the rest of the deal,
+    since a deal it could stop playing would let a losing agent drop it (v2 at first did)."""
+    message = f"{type(error).__name__}: {error}"
+    sealed = [label for label in line["seats"] if label in task.sealed]
+    if not sealed:
+        return line | {"kind": "failure", "agent": "engine", "seat": 0, "move": 0, "message": message}, []
+    seat = line["seats"].index(sealed[0])
+    message = f"an error in the referee while it played, charged to the sealed agent: {message}"
+    failure = line | {"kind": "failure", "agent": sealed[0], "seat": seat, "move": 0, "message": message}
+    return failure, _forfeits(task, line, rotation, deal, sealed[0])
+
+
 def _forfeits(task: DealTask, line: dict, rotation: int, deal: _Deal, label: str) -> list[dict]:
     """The game lost by ``label`` at ``rotation`` and the deal's remaining rotations, as game lines: every seat
     it holds finishes last, the others share the win. Why: a failure must never be cheaper than a loss."""
@@ -222,9 +236,10 @@ def play_deal(task: DealTask) -> tuple[list[dict], list[dict]]:
                                         "message": error.message})  # fmt: skip
                 games += _forfeits(task, line, s, deal, error.label)
                 break
-            except Exception as error:  # an engine bug: no agent is blamed, the deal is not played on
-                message = f"{type(error).__name__}: {error}"
-                failures.append(line | {"kind": "failure", "agent": "engine", "seat": 0, "move": 0, "message": message})
+            except Exception as error:  # an error of ours, not an agent's: see _unexplained
+                failure, forfeits = _unexplained(task, line, s, deal, error)
+                failures.append(failure)
+                games += forfeits
                 break
             cpu = _cpu_us(deal.agents)
             result = {"scores": [float(x) for x in outcome.scores], "winners": list(outcome.winners)}

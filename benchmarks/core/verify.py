@@ -12,17 +12,23 @@ A record is accepted only if every check passes:
 - **budgets**: no move of an agent with a budget (the run's ``budgets``, CPU seconds of its machine) took more
   CPU than the protocol allows, unless a failure line says so;
 - **replay**: every game is played again from its seed with its stored actions, each legal, to the stored
-  scores and winners; a forfeited game's actions are legal, and a failure line of its deal names its agent.
+  scores and winners; a forfeited game's actions are legal, and a failure line of its deal names its agent;
+- **whole deals**: every table of a run played the same deals, from the run's offset without a gap, each in
+  every rotation once (a deal cut short, or dropped, is what a failure must never buy);
+- **forfeits**: only an agent identified by its code (``sha256``: a user's, never a reference agent) forfeits,
+  from its failure's rotation to the deal's last, each such game scored as a forfeit (its seats last, the
+  others sharing the win), and no rotation after the failure is a played game.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator
 
 import envs
 from agents.protocol import start_game
 from benchmarks.core import anchors, calibration
-from benchmarks.core.protocol import PROTOCOL, move_limit
+from benchmarks.core.protocol import PROTOCOL, move_limit, protocol_seatings
 from benchmarks.core.records import Record
 from envs.core.engine import IllegalActionError
 
@@ -87,8 +93,52 @@ def check_games(record: Record) -> Iterator[str]:
                 yield f"{where}: a move of {label} took {max(cpu) / 1e6:.3f} CPU s, over its budget of {budget} s"
 
 
+def check_deals(record: Record) -> Iterator[str]:
+    """The problems of whole deals: every rotation once, the same deals at every table from the run's offset
+    without a gap, and forfeits only as a failure makes them (see the module docstring)."""
+    deals: dict[tuple, list[dict]] = defaultdict(list)
+    for line in record.games:
+        deals[(line["run"], tuple(line["table"]), line["deal"])].append(line)
+    failures = {(f["run"], tuple(f.get("table", ())), f["deal"]): f for f in record.failures}
+    by_table: dict[tuple, set[int]] = defaultdict(set)
+    for (run, table, deal), lines in deals.items():
+        by_table[(run, table)].add(deal)
+        where = f"run {run}, {' vs '.join(table)}, deal {deal}"
+        rotations = sorted(line["seating"] for line in lines)
+        if rotations != list(range(len(protocol_seatings(len(lines[0]["seats"]))))):
+            yield f"{where}: rotations {rotations} were played, not each rotation once"
+        yield from (f"{where}: {p}" for p in forfeit_problems(lines, failures.get((run, table, deal)), record, run))
+    for run in record.runs:
+        tables = {table: found for (name, table), found in by_table.items() if name == run["run"]}
+        offset = run.get("deal_offset", min(map(min, tables.values()), default=0))
+        for table, found in tables.items():
+            if found != set(range(offset, offset + len(found))) or found != next(iter(tables.values())):
+                yield f"run {run['run']}, {' vs '.join(table)}: its deals are not the run's, from its offset on"
+
+
+def forfeit_problems(lines: list[dict], failure: dict | None, record: Record, run: str) -> Iterator[str]:
+    """What is wrong with a deal's forfeits (``lines``: its games) given its ``failure`` line."""
+    forfeits = [line for line in lines if line.get("forfeit")]
+    if not forfeits or failure is None:  # a forfeit without its failure is check_games's
+        return
+    label = failure["agent"]
+    agents = next(r["agents"] for r in record.runs if r["run"] == run)
+    if "sha256" not in agents.get(label, {}):
+        yield f"forfeited by {label}, which is not an agent identified by its code (reference agents never fail)"
+    if {line["seating"] for line in forfeits} != {
+        line["seating"] for line in lines if line["seating"] >= failure["seating"]
+    }:
+        yield f"its forfeits are not the rotations from its failure's ({failure['seating']}) on"
+    for line in forfeits:
+        seats = line["seats"]
+        if line["forfeit"] != label or line["scores"] != [0.0 if seat == label else 1.0 for seat in seats]:
+            yield f"rotation {line['seating']}: not scored as {label}'s forfeit"
+        elif line["winners"] != [i for i, seat in enumerate(seats) if seat != label]:
+            yield f"rotation {line['seating']}: its winners are not those of {label}'s forfeit"
+
+
 def verify(record: Record) -> list[str]:
     """Every problem of ``record`` (see the module docstring); empty when it is accepted."""
     if not record.runs:
         return ["no run in the record"]
-    return list(check_runs(record)) + list(check_games(record))
+    return list(check_runs(record)) + list(check_games(record)) + list(check_deals(record))

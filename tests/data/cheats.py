@@ -132,6 +132,21 @@ class Vanisher(Logged):
         os._exit(3)
 
 
+class Nester(Logged):
+    """Answers its first move itself, on the host's reply pipe, with JSON nested too deep to parse (v2 at first
+    dropped the deal as an engine error instead of charging the agent)."""
+
+    def act(self, view):
+        for fd in map(int, os.listdir("/proc/self/fd")):
+            try:
+                if fd > 2 and os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
+                    os.write(fd, b"[" * 30_000 + b"]" * 30_000 + b"\n")  # under the reply limit
+                    self.note(wrote=fd)
+            except OSError:
+                pass
+        return super().act(view)
+
+
 class Sleeper(Logged):
     """Spends no CPU at all: only a wall clock can stop it."""
 

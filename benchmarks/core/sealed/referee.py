@@ -145,7 +145,7 @@ class HostProcess:
         line, self.buffer = self.buffer.split(b"\n", 1)
         try:
             reply = json.loads(line)
-        except ValueError:
+        except Exception:  # not only ValueError: deeply nested JSON raises RecursionError, and it must cost the agent
             raise HostGone(f"its reply is not JSON: {shown(line[:80])}") from None
         if not isinstance(reply, dict):
             raise HostGone(f"its reply is not a JSON object: {shown(reply)}")
