@@ -44,3 +44,20 @@ def test_the_code_path_of_an_agent_follows_its_imports_into_the_agents_package_o
     assert {"agents/ismcts.py", "agents/protocol.py", "agents/tuning.py"} <= files
     assert not any(path.startswith(("envs/", "benchmarks/")) for path in files)
     assert "agents/ppo.py" not in files  # the registry's lazy imports (agents/__init__.py) are not followed
+
+
+def test_writing_the_table_is_refused_when_a_hash_changed_under_the_same_version(monkeypatch, tmp_path, capsys):
+    """``--write`` cannot make a changed anchor pass the test above without a new protocol version."""
+    from benchmarks import anchors as command
+
+    committed = json.loads(anchors.TABLE.read_text())
+    table = tmp_path / "anchors.json"
+    table.write_text(json.dumps(committed))
+    monkeypatch.setattr(command, "TABLE", table)
+    altered = committed | {"engines": committed["engines"] | {"wapi": "0" * 64}}
+    monkeypatch.setattr(command, "table", lambda: altered)
+    assert command.main(["--write"]) == 1 and "bump the protocol's version first" in capsys.readouterr().out
+    assert json.loads(table.read_text()) == committed  # refused: nothing written
+    monkeypatch.setattr(command, "PROTOCOL", "drawluck-bench v3")
+    monkeypatch.setattr(command, "table", lambda: altered | {"protocol": "drawluck-bench v3"})
+    assert command.main(["--write"]) == 0 and json.loads(table.read_text())["engines"]["wapi"] == "0" * 64
