@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(error))
     specs, tables, _ = design(budgets, args.best)
     agents = {label: {"name": s.name, "options": dict(s.options)} for label, s in specs.items()}
-    run = records.new_run(["python", "-m", "benchmarks.ceiling", *argv], agents)
+    run = records.new_run(["python", "-m", "benchmarks.ceiling", *argv], agents, args.game)
     print(
         f"{PROTOCOL}: {where}, budgets {budgets}: the anchors on {anchor_deals} test deals, then {len(tables) - 1} "
         f"tables x {deals} test deals",

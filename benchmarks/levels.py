@@ -103,7 +103,9 @@ def level_run(game: str, argv: list[str]) -> dict:
     """The run header of ``game``'s tables: its levels' agents, by label."""
     specs = {spec.label: spec for table in tables(game) for spec in table}
     agents = {label: {"name": s.name, "options": dict(s.options)} for label, s in specs.items()}
-    return records.new_run(["python", "-m", "benchmarks.levels", *argv], agents)
+    return records.new_run(
+        ["python", "-m", "benchmarks.levels", *argv], agents, game
+    )  # a level hashed as what it plays in game
 
 
 def verdict(hero: str, share, players: int) -> str:

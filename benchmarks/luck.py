@@ -239,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     for note in plan.notes:
         print(note, file=sys.stderr)
     games = sum(len(t.seatings) * t.replays for t in plan.tasks)
+    run = luck_records.luck_run(plan, ["python", "-m", "benchmarks.luck", *argv])
     start = time.perf_counter()
     try:
         with backend:
@@ -249,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m benchmarks.luck: error: {error}", file=sys.stderr)
         return 2
     elapsed = time.perf_counter() - start
-    record = luck_records.record_of(results, plan, ["python", "-m", "benchmarks.luck", *argv], elapsed, ran_on)
+    record = luck_records.record_of(results, plan, run, elapsed, ran_on)
     folder = args.records or records.run_file("luck", "")
     path = records.write(record, folder / luck_records.record_name(record))
     out = args.out or folder

@@ -4,7 +4,6 @@ each pair's duplicate results (``benchmarks.luck_report`` makes its reports from
 
 from __future__ import annotations
 
-import datetime
 import json
 from collections.abc import Sequence
 
@@ -64,12 +63,16 @@ def pair_data(games: Sequence[dict], failures: Sequence[dict] = ()) -> tuple[lis
     return [data for _, _, data in out], notes
 
 
-def record_of(results, plan, command: list[str], elapsed: float, ran_on: str) -> Record:
-    """A luck run as a record: its games, failures, and a header with the study's settings and notes."""
+def luck_run(plan, command: list[str]) -> dict:
+    """A luck run's header, made before its games, so that its commit and checkout are those they are played
+    from (the run's configurations may be of several games: a label is hashed as its agent outside a game)."""
     agents = {spec.label: {"name": spec.name, "options": dict(spec.options)} for t in plan.tasks for spec in t.table}
-    run = records.new_run(command, agents)
-    started = datetime.datetime.strptime(run["started"], "%Y-%m-%dT%H:%M:%SZ") - datetime.timedelta(seconds=elapsed)
-    run["started"] = started.strftime("%Y-%m-%dT%H:%M:%SZ")  # the header is made when the games are over
+    return records.new_run(command, agents)
+
+
+def record_of(results, plan, run: dict, elapsed: float, ran_on: str) -> Record:
+    """A luck run as a record: its games, failures, and its header (:func:`luck_run`) with the study's settings
+    and notes."""
     run["study"] = {"settings": plan.settings, "notes": plan.notes, "elapsed_s": elapsed, "ran_on": ran_on}
     games, failures = game_lines(results)
     for line in games + failures:

@@ -303,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     tables, per_table = len(plan.tables), plan.deals * len(plan.seatings)
+    run = tournament_record.tournament_run(plan, ["python", "-m", "benchmarks.tournament", *argv])
     start = time.perf_counter()
     try:
         with backend:
@@ -317,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m benchmarks.tournament: error: {error}", file=sys.stderr)
         return 2
     stem = Path(args.out or records.run_file("tournament", "")) / (args.name or default_name(plan))
-    record = tournament_record.record_of(plan, results, ["python", "-m", "benchmarks.tournament", *argv], ran_on)
+    record = tournament_record.record_of(plan, results, run, ran_on)
     # the record beside the report is the report's own (--out named the place of both); --record is never replaced
     path = records.write(record, args.record or stem.with_suffix(".jsonl.gz"), overwrite=args.record is None)
     print(write_report(path, stem))

@@ -26,10 +26,15 @@ def _config(items: list) -> dict:
     return {k: ({a: b for a, b in v["dict"]} if isinstance(v, dict) else v) for k, v in items}
 
 
-def record_of(plan, results: list[TaskResult], command: list[str], ran_on: str) -> records.Record:
-    """The tournament ``plan`` played (``results``, one per task) as a record."""
+def tournament_run(plan, command: list[str]) -> dict:
+    """The tournament's run header, made before its games (its commit and checkout are those they are played
+    from), each level hashed as what it plays in the tournament's game."""
     agents = {spec.label: {"name": spec.name, "options": dict(spec.options)} for spec in plan.agents}
-    run = records.new_run(command, agents)
+    return records.new_run(command, agents, plan.game_name)
+
+
+def record_of(plan, results: list[TaskResult], run: dict, ran_on: str) -> records.Record:
+    """The tournament ``plan`` played (``results``, one per task) as a record under its header ``run``."""
     run["tournament"] = {
         "game": plan.game_name,
         "config": _config_items(plan.config),

@@ -94,7 +94,9 @@ def test_the_plan_seats_the_pair_with_fillers_in_every_rotation():
 def _tiny_record(plan, command: str = "python -m benchmarks.luck --configs wapi3", started: str | None = None):
     """The plan played in this process, as the luck command's record (with ``started`` set when given)."""
     results = run_tasks(plan.tasks, processes=1, progress=False)
-    record = luck_records.record_of(results, plan, command.split(), 1.0, "local backend, 1 process")
+    record = luck_records.record_of(
+        results, plan, luck_records.luck_run(plan, command.split()), 1.0, "local backend, 1 process"
+    )
     if started:
         record.runs[0]["started"] = started
     return results, record
@@ -143,13 +145,14 @@ def test_a_record_that_is_not_a_luck_record_is_refused(tmp_path):
         luck_report.write([], tmp_path)
 
 
-def test_a_luck_runs_header_says_when_its_games_began():
-    import datetime
-
+def test_a_luck_runs_header_is_made_before_its_games():
+    """Its commit, checkout and start are those the games are played from (v1 made it when they were over, so a
+    record named a commit made while it ran): ``record_of`` only adds the study to the header made first."""
     plan = luck.plan_study(["wapi3"], deals=2, ismcts_deals=0, replays=1, ismcts_iterations=1)
-    (run,) = luck_records.record_of([], plan, ["cmd"], 3600.0, "here").runs
-    started = datetime.datetime.strptime(run["started"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
-    assert abs((datetime.datetime.now(datetime.UTC) - started).total_seconds() - 3600) < 60
+    header = luck_records.luck_run(plan, ["cmd"])
+    made = {k: header[k] for k in ("run", "started", "provenance", "version")}
+    (run,) = luck_records.record_of([], plan, header, 3600.0, "here").runs
+    assert {k: run[k] for k in made} == made
     assert run["study"]["settings"] == plan.settings and run["study"]["notes"] == plan.notes
 
 

@@ -371,7 +371,8 @@ def test_a_failed_game_is_kept_in_the_record_and_reported_again(tmp_path):
     spec = AgentSpec("random", "random")
     plan = plan_tournament("wakanda", ["random", "heuristic"], games=2)
     broken = TaskResult(plan.tasks()[0], failures=[Failure("random", ("random", "heuristic"), 7, "illegal action 99")])
-    record = tournament_record.record_of(plan, [broken], ["python", "-m", "benchmarks.tournament"], "local backend")
+    run = tournament_record.tournament_run(plan, ["python", "-m", "benchmarks.tournament"])
+    record = tournament_record.record_of(plan, [broken], run, "local backend")
     path = records.write(record, tmp_path / "f.jsonl")
     _, agents, (result,) = tournament_record.tournament_of(records.read([path]))
     assert result.failures == broken.failures and result.task.table == plan.tables[0] and spec in agents
