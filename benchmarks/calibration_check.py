@@ -65,7 +65,7 @@ def summary(record: Record, name: str) -> dict:
     label = f"rated:{name}"
     run = next(run for run in record.runs if label in run.get("budgets", {}))
     _, mean_ms, _ = report.cpu_per_move(record.games)[label]
-    rated = rating_module.anchored_ratings(record.games, small_sample=report.small_sample(record))
+    rated = rating_module.anchored_ratings(record.games)
     value = next(r for r in rated if r.name == label)
     return {"run": run, "cpu": mean_ms / 1000, "rating": value}
 

@@ -167,7 +167,7 @@ def _number(x: float) -> str:
 
 
 def curve_table(rows) -> list[str]:
-    lines = ["| agent | budget (CPU s a move) | rating | 95% interval | games | moves | CPU seconds |"]
+    lines = [f"| agent | budget (CPU s a move) | rating | {report.RATING_INTERVAL} | games | moves | CPU seconds |"]
     lines.append("|---|---:|---:|---|---:|---:|---:|")
     for label, budget, r, moves, seconds in rows:
         shown = "" if budget is None else f"{budget:g}"
@@ -190,7 +190,8 @@ def markdown(record: Record, sources: Sequence[str | Path], plot: str | None) ->
     protocols = records.protocols(record.runs)
     intro = [
         f"Plain ISMCTS's rating against its thinking time (CPU seconds of its own process a move, {protocols}), "
-        f"random 0 and the heuristic 1,000; 95% intervals by bootstrap over deals. {len(record.games)} games, "
+        "random 0 and the heuristic 1,000; 95% intervals by bootstrap over deals, expanded for small samples. "
+        f"{len(record.games)} games, "
         f"every rotation of the seats: the searchers' tables on {len(searchers)} test deals, the anchors' table "
         f"(the heuristic against random, which sets the scale's unit) on {len(anchors)}; "
         f"{total:,.0f} CPU seconds of moves in all. "

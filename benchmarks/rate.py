@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"record: {path}", file=sys.stderr)
         return 1
     print(report.markdown(record, f"{label} on {where} ({PROTOCOL}, {rating.ladder.name} ladder)"))
-    ratings = rating_module.anchored_ratings(record.games, small_sample=report.small_sample(record))
+    ratings = rating_module.anchored_ratings(record.games)
     rated = next(r for r in ratings if r.name == label)
     print(f"{label}: {rated.value:,.0f} [{rated.low:,.0f}, {rated.high:,.0f}] on {where} (random 0, heuristic 1,000)")
     if record.failures:

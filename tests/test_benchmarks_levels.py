@@ -100,6 +100,22 @@ def test_the_verdict_reads_the_interval(low, players, words):
     assert levels.verdict("level:2", share, players) == words
 
 
+def test_a_verdict_on_twelve_deals_is_decided_with_the_t_interval():
+    """Issue 49: level 2 wins 8 deals outright, 2 half and loses 2 (0.750): the normal interval's lower end
+    (0.524) would call it stronger, t's with 11 degrees of freedom (0.497) does not, in a v1 record as in v2."""
+    games = []
+    for deal, result in enumerate([1.0] * 8 + [0.5] * 2 + [0.0] * 2):
+        for seating, hero_wins in enumerate([result >= 0.5, result == 1.0]):
+            seats = ["level:2", "level:1"] if seating == 0 else ["level:1", "level:2"]
+            winner = seats.index("level:2") if hero_wins else seats.index("level:1")
+            games.append({"game": "samurai", "config": {"num_players": 2}, "seed": deal, "seats": seats,
+                          "table": ["level:2", "level:1"], "winners": [winner], "cpu_us": [[1], [1]]})  # fmt: skip
+    lines, _ = levels.configuration_section("samurai 2p", games, {})
+    text = "\n".join(lines)
+    assert "| win share | 95% interval (t, deals − 1 df) |" in text
+    assert "| level:2 | level:1 | 0.750 | [0.497, 1.000] | 24 | 12 | not shown to be stronger |" in text
+
+
 @pytest.mark.parametrize(
     "argv,message",
     [

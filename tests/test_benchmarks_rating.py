@@ -104,7 +104,7 @@ def test_a_shared_win_counts_one_over_k_and_the_interval_is_over_deal_means():
     (share,) = win_shares(games)
     means = np.array([1.0, 0.5, 0.0, 1 / 3])
     assert share.value == pytest.approx(means.mean())
-    half = 1.959964 * means.std(ddof=1) / 2
+    half = t975(3) * means.std(ddof=1) / 2  # t with deals − 1 degrees of freedom
     assert (share.low, share.high) == pytest.approx((max(0, means.mean() - half), min(1, means.mean() + half)))
     assert (share.games, share.deals) == (12, 4)
 
@@ -115,18 +115,18 @@ def test_t_quantiles_match_the_published_table_beyond_it_too():
 
 
 def test_small_sample_intervals_are_wider_by_what_t_says_on_twelve_deals():
-    """Issue 49: with 12 deals the normal quantile is too narrow (v2's tables use t and the expanded bootstrap)."""
+    """Issue 49: with 12 deals the normal quantile is too narrow (every report uses t and the expanded bootstrap)."""
     games = simulate(12, players=2, seed=3)
     checked = 0
-    for plain, small in zip(win_shares(games), win_shares(games, small_sample=True)):
+    for plain, small in zip(win_shares(games, small_sample=False), win_shares(games)):
         ratio = (small.high - small.low) / (plain.high - plain.low)
         if 0 < plain.low and plain.high < 1:  # (an interval cut at 0 or 1 is not scaled)
             assert small.value == plain.value and ratio == pytest.approx(t975(11) / 1.959964, rel=1e-6)
             checked += 1
     assert checked
     assert tail_percent(12, True) == pytest.approx(1.076, abs=1e-3) and tail_percent(12, False) == 2.5
-    plain = {r.name: r for r in anchored_ratings(games)}
-    small = {r.name: r for r in anchored_ratings(games, small_sample=True)}
+    plain = {r.name: r for r in anchored_ratings(games, small_sample=False)}
+    small = {r.name: r for r in anchored_ratings(games)}
     strong = [name for name in small if name not in ("random", "heuristic")]
     assert all(small[n].low <= plain[n].low and small[n].high >= plain[n].high for n in strong)
     assert any(small[n].high - small[n].low > plain[n].high - plain[n].low for n in strong)

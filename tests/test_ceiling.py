@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from benchmarks import ceiling
-from benchmarks.core import records
+from benchmarks.core import records, report
 from benchmarks.core.protocol import deal_seeds
+from benchmarks.core.rating import anchored_ratings
 from benchmarks.core.records import ROOT, Record
 
 
@@ -102,6 +103,19 @@ def test_intervals_contain_the_estimate_and_order_by_budget():
         assert rating.low <= rating.value <= rating.high, label
     searchers = [row[2] for row in rows[2:]]
     assert all(math.isfinite(r.low) and math.isfinite(r.high) and r.high > r.low for r in searchers)
+
+
+def test_a_v1_record_is_reported_with_the_small_sample_intervals():
+    """Issue 49: a record without a schema version (v1) gets the expanded bootstrap and t intervals too, named
+    in every table's header."""
+    record = synthetic_record(deals=12)
+    small = {r.name: r for r in anchored_ratings(record.games)}
+    plain = {r.name: r for r in anchored_ratings(record.games, small_sample=False)}
+    for label, _, rating, _, _ in ceiling.curve_rows(record):
+        assert rating == small[label] and rating.low <= plain[label].low and rating.high >= plain[label].high
+    text = ceiling.markdown(record, ["r.jsonl"], None)
+    assert f"| rating | {report.RATING_INTERVAL} | games | moves |" in text
+    assert f"| win share | {report.SHARE_INTERVAL} | games | deals |" in text
 
 
 @pytest.mark.parametrize(

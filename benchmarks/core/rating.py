@@ -21,14 +21,15 @@
   games instead (``cluster="game"``) gives the naive interval.
 
 Win shares (a k-way shared win counts 1/k) have the cluster-robust interval of
-a mean: the mean over deals of each deal's share, ± 1.96 standard errors of those deal means.
+a mean: the mean over deals of each deal's share, ± t standard errors of those deal means (below).
 
-**Small samples** (``small_sample=True``, every ``drawluck-bench v2`` report): with 12 to 24 deals the
-normal quantile and the plain percentile bootstrap are too narrow. A win share's interval then uses the
-t quantile with (deals − 1) degrees of freedom, and a rating's the *expanded* percentile bootstrap
-(Hesterberg 2015): the percentiles at Φ(−√(n/(n−1)) · t₀.₉₇₅,ₙ₋₁) and its complement, n the number of
-deals, which widens the interval as much as t with the same n would. v1's reports keep the intervals
-they were published with.
+**Small samples** (:data:`SMALL_SAMPLE`, the default of every interval below, so every report's, v1's and
+v2's records alike): with 12 to 24 deals the normal quantile and the plain percentile bootstrap are too narrow.
+A win share's interval then uses the t quantile with (deals − 1) degrees of freedom, and a rating's the
+*expanded* percentile bootstrap (Hesterberg 2015): the percentiles at Φ(−√(n/(n−1)) · t₀.₉₇₅,ₙ₋₁) and its
+complement, n the number of deals, which widens the interval as much as t with the same n would.
+``small_sample=False`` gives the plain intervals (1.96, the 2.5% and 97.5% percentiles), which no report
+prints: the tests compare the two.
 
 The models themselves, shared by every report (the protocol's above, the tournament's and the luck
 study's): :func:`bradley_terry` (maximum likelihood by Newton's method on log-strengths, on the Elo scale,
@@ -184,6 +185,8 @@ REPLICATES = 400
 BOOTSTRAP_SEED = 20261203
 #: Virtual drawn games added to every pair that met, so that an agent that always wins has a finite rating.
 PRIOR_DRAWS = 1.0
+#: Whether intervals are the small-sample ones (see the module docstring): the one switch of every report.
+SMALL_SAMPLE = True
 #: Student's t 0.975 quantiles for 1 to 30 degrees of freedom (beyond, :func:`t975`'s series is as close).
 T975 = tuple(
     map(
@@ -277,7 +280,7 @@ def anchored_ratings(
     cluster: str = "deal",
     replicates: int = REPLICATES,
     seed: int = BOOTSTRAP_SEED,
-    small_sample: bool = False,
+    small_sample: bool = SMALL_SAMPLE,
 ) -> list[AnchoredRating]:
     """Every agent of ``games`` (which must include both anchors) on the anchored scale, best first.
 
@@ -321,9 +324,9 @@ class Share:
     deals: int
 
 
-def win_shares(games: Sequence[dict], small_sample: bool = False) -> list[Share]:
-    """Per table (hero, opponent): the hero's mean win share, ± 1.96 (``small_sample``: t with deals − 1 degrees
-    of freedom) standard errors of the per-deal means."""
+def win_shares(games: Sequence[dict], small_sample: bool = SMALL_SAMPLE) -> list[Share]:
+    """Per table (hero, opponent): the hero's mean win share, ± t with deals − 1 degrees of freedom (without
+    ``small_sample``: 1.96) standard errors of the per-deal means."""
     by_table: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for game in games:
         hero, opponent = game["table"]

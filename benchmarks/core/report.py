@@ -30,7 +30,7 @@ MAX_FAILURES_LISTED = 10
 
 LEADERBOARD_INTRO = """The reference agents of the benchmark protocol `{protocol}` (`docs/benchmark.md`) at their
 budgets, rated on every configuration played: random is 0 and the heuristic 1,000 by definition;
-95% intervals by bootstrap over deals. Generated from the records listed below by
+95% intervals by bootstrap over deals, expanded for small samples. Generated from the records listed below by
 `python -m benchmarks.report --leaderboard RECORD... --out docs/{page}`
 (`python -m benchmarks.leaderboard` plays them); never edited by hand. Each section says how many
 test deals were played; each agent's budget is in its "plays" column. A quick run (the quick
@@ -96,25 +96,18 @@ def cpu_per_move(games: Sequence[dict]) -> dict[str, tuple[int, float, float]]:
     }
 
 
-def ratings_of(games: Sequence[dict], small_sample: bool = False) -> list[AnchoredRating] | None:
+def ratings_of(games: Sequence[dict]) -> list[AnchoredRating] | None:
     """The configuration's anchored ratings, or None when the anchors did not both play."""
     seated = {label for game in games for label in game["seats"]}
     if not all(anchor in seated for anchor in ANCHORS):
         return None
-    return anchored_ratings(games, small_sample=small_sample)
+    return anchored_ratings(games)
 
 
-def small_sample(record: Record) -> bool:
-    """Whether a record's intervals are the small-sample ones: v2 records (with a schema version); v1's reports
-    keep the intervals they were published with."""
-    return bool(record.runs) and all("schema" in run for run in record.runs)
-
-
-#: The interval columns' names: (ratings, win shares), for v1 and (small samples) v2 reports.
-INTERVALS = {
-    False: ("95% interval", "95% interval"),
-    True: ("95% interval (deal bootstrap, expanded for n deals)", "95% interval (t, deals − 1 df)"),
-}
+#: The interval columns' names, in every report's tables: the small-sample intervals (``benchmarks.core.rating``,
+#: :data:`~benchmarks.core.rating.SMALL_SAMPLE`) of every record, v1's and v2's alike.
+RATING_INTERVAL = "95% interval (deal bootstrap, expanded for n deals)"
+SHARE_INTERVAL = "95% interval (t, deals − 1 df)"
 
 
 def _cell(r: AnchoredRating) -> str:
@@ -136,17 +129,15 @@ def configuration_section(
     agents: dict[str, dict],
     heading: str,
     ratings: list[AnchoredRating] | None,
-    small: bool = False,
 ) -> list[str]:
-    """The ratings, the win shares and the move times of one configuration's games (``small``: the intervals
-    for small samples, named in the tables' headers)."""
-    rating_interval, share_interval = INTERVALS[small]
+    """The ratings, the win shares and the move times of one configuration's games (the intervals' kinds named
+    in the tables' headers)."""
     deals = {g["seed"] for g in games}
     sets = sorted({g["deal_set"] for g in games})
     lines = [f"## {heading}", "", f"{len(games)} games on {len(deals)} deals of the {' and '.join(sets)} set."]
     lines += [""]
     if ratings is not None:
-        lines += [f"| agent | plays | rating | {rating_interval} | games |", "|---|---|---:|---|---:|"]
+        lines += [f"| agent | plays | rating | {RATING_INTERVAL} | games |", "|---|---|---:|---|---:|"]
         for r in ratings:
             interval = f"[{_num(r.low)}, {_num(r.high)}]"
             lines.append(f"| {r.name} | {_options(agents[r.name])} | {_num(r.value)} | {interval} | {r.games} |")
@@ -155,8 +146,8 @@ def configuration_section(
     lines += swept_anchor_note(games)
     n = len(games[0]["seats"])
     lines += ["", f"Win share of the hero at its table (shared wins count 1/k; an even share is {1 / n:.3f}):", ""]
-    lines += [f"| hero | opponents | win share | {share_interval} | games | deals |", "|---|---|---:|---|---:|---:|"]
-    for s in win_shares(games, small):
+    lines += [f"| hero | opponents | win share | {SHARE_INTERVAL} | games | deals |", "|---|---|---:|---|---:|---:|"]
+    for s in win_shares(games):
         lines.append(
             f"| {s.hero} | {s.opponent} | {s.value:.3f} | [{s.low:.3f}, {s.high:.3f}] | {s.games} | {s.deals} |"
         )
@@ -247,16 +238,15 @@ def markdown(record: Record, title: str, intro: str = "", sources: Sequence[str 
         lines += ["", "## Protocol violations", ""] + failure_lines(record.failures)
     lines.append("")
     groups = {label_of(game, config): games for (game, config), games in by_configuration(record.games).items()}
-    small = small_sample(record)
-    ratings = {heading: ratings_of(games, small) for heading, games in groups.items()}
+    ratings = {heading: ratings_of(games) for heading, games in groups.items()}
     if len(groups) > 1 and any(r is not None for r in ratings.values()):  # else the table would be empty
         lines += [
             "## Ratings at a glance",
             "",
-            f"Rating [{INTERVALS[small][0]}] by configuration (random 0, heuristic 1,000).",
+            f"Rating [{RATING_INTERVAL}] by configuration (random 0, heuristic 1,000).",
             "",
         ]
         lines += summary_table(ratings, list(agents))
     for heading, games in groups.items():
-        lines += configuration_section(games, agents, heading, ratings[heading], small)
+        lines += configuration_section(games, agents, heading, ratings[heading])
     return "\n".join(lines).rstrip() + "\n"
