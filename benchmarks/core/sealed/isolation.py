@@ -11,7 +11,7 @@ Without the Yama security module, a child may do so to its parent. Hence, in one
   started as root, it becomes ``nobody`` (uid and gid 65534, no groups), a user other than the referee's, with
   no capabilities; in any case no setuid program gives it privileges back. Started as ``nobody`` by
   ``subprocess`` (``user=``) it could not even run where Python is installed in a folder only root may enter
-  (``/root/.pyenv``, mode 0700): so the host drops root itself, after making the folders it needs reachable
+  (a pyenv in root's home, mode 0700): so the host drops root itself, after making the folders it needs reachable
   in a mount namespace of its own (:func:`_reach`);
 - :func:`unreadable`, for the referee: the first folder or file of the agent's code that ``nobody`` cannot read,
   so that an agent it cannot load is refused with the path named, never run as root instead.
