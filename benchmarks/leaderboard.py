@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     agents = {rung.label: {"name": rung.name, "options": dict(rung.options)} for rung in LADDERS[ladder].rungs}
     run = records.new_run(["python", "-m", "benchmarks.leaderboard", *argv], agents)  # one run, every record
-    run["deal_offset"] = offset
+    run |= {"deal_offset": offset, "deals": deals}  # the sample, fixed before the first game
     run["calibration"] = calibration.entry(calibration.measure())  # the machine, though the rungs count iterations
     with backend:
         for (game, config), played, path in zip(chosen, tables, paths):

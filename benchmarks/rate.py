@@ -247,7 +247,7 @@ def play(rating: Rating, args: argparse.Namespace, argv: list[str]) -> tuple[rec
     tables += [(specs[hero.label], specs[opponent.label]) for hero, opponent in reference_tables(rungs)]
     agents = {s.label: agent_entry(s) for s in [spec, *specs.values()]}
     run = records.new_run(["python", "-m", "benchmarks.rate", *argv], agents, args.game)
-    run["deal_offset"] = rating.offset
+    run |= {"deal_offset": rating.offset, "deals": rating.deals}  # the sample, fixed before the first game
     budget = calibration.scaled(args.budget, rating.calibration.factor)
     run["calibration"] = calibration.entry(rating.calibration)
     run |= {"reference_budgets": {spec.label: args.budget}, "budgets": {spec.label: budget}}

@@ -26,7 +26,7 @@ def played() -> records.Record:
     agents = {s.label: {"name": s.name, "options": {}} for s in (heuristic, random)}
     agents["quitter"] = {"name": QUITTER, "options": {}, "sha256": "0" * 64}
     run = records.new_run(["python", "-m", "test"], agents, "wapi") | {"budgets": {"heuristic": 1.0}}
-    run |= {"reference_budgets": {"heuristic": 1.0}, "calibration": calibration.entry(MACHINE)}
+    run |= {"reference_budgets": {"heuristic": 1.0}, "calibration": calibration.entry(MACHINE), "deals": 2}
     run["provenance"] |= {"dirty": False, "diff": None, "commit": "c" * 40}
     tasks = arena.plan("wapi", {"num_players": 2}, [(heuristic, random), (quitter, random)], "test", 2)
     return arena.play(tasks, run, progress=False)
@@ -76,6 +76,7 @@ def forged(record: records.Record, change) -> list[str]:
         (lambda r: r.failures.clear(), "with no failure line"),
         (reference_forfeits, "not an agent identified by its code"),
         (dropped_deal, "its deals are not the run's"),
+        (lambda r: r.runs[0].update(deals=3), "2 deals played of the 3 planned"),
         (lambda r: r.games.pop(0), "not each rotation once"),
         (lambda r: next(g for g in r.games if g.get("forfeit")).update(scores=[1.0, 1.0]), "not scored as"),
         (lambda r: r.failures[0].update(seating=r.failures[0]["seating"] + 1), "not the rotations from its failure"),

@@ -13,8 +13,9 @@ A record is accepted only if every check passes:
   CPU than the protocol allows, unless a failure line says so;
 - **replay**: every game is played again from its seed with its stored actions, each legal, to the stored
   scores and winners; a forfeited game's actions are legal, and a failure line of its deal names its agent;
-- **whole deals**: every table of a run played the same deals, from the run's offset without a gap, each in
-  every rotation once (a deal cut short, or dropped, is what a failure must never buy);
+- **whole deals**: every table of a run played the same deals, from the run's offset without a gap, as many
+  as its header planned (``deals``), each in every rotation once (a deal cut short, or dropped, is what a
+  failure must never buy);
 - **forfeits**: only an agent identified by its code (``sha256``: a user's, never a reference agent) forfeits,
   from its failure's rotation to the deal's last, each such game scored as a forfeit (its seats last, the
   others sharing the win), and no rotation after the failure is a played game.
@@ -111,9 +112,12 @@ def check_deals(record: Record) -> Iterator[str]:
     for run in record.runs:
         tables = {table: found for (name, table), found in by_table.items() if name == run["run"]}
         offset = run.get("deal_offset", min(map(min, tables.values()), default=0))
+        planned = run.get("deals")  # absent from runs made before the header stored it
         for table, found in tables.items():
             if found != set(range(offset, offset + len(found))) or found != next(iter(tables.values())):
                 yield f"run {run['run']}, {' vs '.join(table)}: its deals are not the run's, from its offset on"
+            if planned is not None and len(found) != planned:
+                yield f"run {run['run']}, {' vs '.join(table)}: {len(found)} deals played of the {planned} planned"
 
 
 def forfeit_problems(lines: list[dict], failure: dict | None, record: Record, run: str) -> Iterator[str]:
