@@ -155,3 +155,14 @@ def test_an_error_no_agent_raised_costs_the_sealed_agent_never_the_deal(open_tmp
     assert len(games) == 2 and all(g["forfeit"] == "rated:Honest" for g in games)
     games, (failure,), _ = play("Honest", open_tmp, sealed=False)
     assert failure["agent"] == "engine" and games == []
+
+
+def test_the_older_commands_refuse_a_users_agent_which_only_rate_plays_sealed():
+    """tournament, luck, strength and scale play their tables in the referee's process, where a failure drops
+    the deal: a user's code there could read the game or buy its way out of a loss, so it is refused up front."""
+    from benchmarks.core.matches import Task
+
+    user = AgentSpec("mine", f"{CHEATS}:Honest")
+    with pytest.raises(ValueError, match="rated sealed, by python -m benchmarks.rate"):
+        Task(("wapi", (("num_players", 2),)), (user, RANDOM), 0, 0, ((0, 1), (1, 0)))
+    assert Task(("wapi", (("num_players", 2),)), (RANDOM, RANDOM), 0, 0, ((0, 1), (1, 0))).table == (RANDOM, RANDOM)

@@ -88,6 +88,15 @@ class Task:
     replays: int = 1
     key: Any = None  # anything the caller wants back with the results
 
+    def __post_init__(self):
+        """Only our own agents play here, in this process, where a failure drops the deal (:func:`play_task`):
+        a user's code (``module:Class``) is rated sealed, by :mod:`benchmarks.rate`, where a failure is a loss."""
+        from benchmarks.core import user_agents
+
+        users = [spec.name for spec in self.table if user_agents.is_user_agent(spec.name)]
+        if users:
+            raise ValueError(f"{users}: a user's agent is rated sealed, by python -m benchmarks.rate, not here")
+
 
 @dataclass
 class GameRecord:
