@@ -99,13 +99,19 @@ def verify_main(argv: list[str]) -> int:
     """``verify RECORD...``: every problem of the records, or one line saying they are accepted."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.leaderboard verify", description=verify.__doc__)
     parser.add_argument("records", nargs="+", metavar="RECORD", help="record files (.jsonl or .jsonl.gz)")
+    parser.add_argument(
+        "--replay-agents", type=int, default=3, metavar="N",
+        help="games drawn at random whose reference agents are played again (default 3; each costs its game's time)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     try:
         record = records.read(args.records)
     except (OSError, ValueError) as error:
         print(f"refused: {error}")
         return 1
-    problems = verify.verify(record)
+    if args.replay_agents < 0:
+        parser.error(f"--replay-agents must be 0 or more, got {args.replay_agents}")
+    problems = verify.verify(record, args.replay_agents)
     for problem in problems[:50]:
         print(f"- {problem}")
     if problems:

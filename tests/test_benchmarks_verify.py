@@ -133,3 +133,16 @@ def test_the_leaderboard_refuses_a_records_folder_of_another_protocol_before_pla
         leaderboard.main(["--quick", "--configs", "wakanda", "--records", str(tmp_path), "--allow-dirty"])
     assert "holds records of drawluck-bench v1" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == [old.name]
+
+
+def test_a_reference_agent_that_did_not_play_its_own_moves_is_found_by_playing_it_again(played):
+    """Every other check passes a record whose "heuristic" seat was played by random (legal moves, true scores):
+    only playing the reference agent again from its seed finds it. ``--replay-agents`` draws the games."""
+    assert verify.verify(played, replay_agents_count=len(played.games)) == []  # the honest record replays
+    impostor = AgentSpec("heuristic", "random")
+    run = copy.deepcopy(played.runs[0]) | {"deals": 2}
+    tasks = arena.plan("wapi", {"num_players": 2}, [(impostor, AgentSpec("random", "random"))], "test", 2)
+    forged = arena.play(tasks, run, progress=False)
+    assert verify.verify(forged) == []  # schema, hashes, replays and deals all hold
+    problems = verify.verify(forged, replay_agents_count=len(forged.games))
+    assert problems and all("heuristic chose" in p and "where the record holds" in p for p in problems)

@@ -16,6 +16,10 @@ A record is accepted only if every check passes:
 - **whole deals**: every table of a run played the same deals, from the run's offset without a gap, as many
   as its header planned (``deals``), each in every rotation once (a deal cut short, or dropped, is what a
   failure must never buy);
+- **the reference agents' moves** (``--replay-agents N``, N games drawn at random, secretly, from the games
+  played to their end): the game is played again with each reference agent rebuilt from its seed (they think
+  a fixed number of iterations, so they play the same moves on any machine) and every other agent's stored
+  moves; each reference move must be the one stored. A forger cannot know which games are drawn.
 - **forfeits**: only an agent identified by its code (``sha256``: a user's, never a reference agent) forfeits,
   from its failure's rotation to the deal's last, each such game scored as a forfeit (its seats last, the
   others sharing the win), and no rotation after the failure is a played game.
@@ -23,12 +27,15 @@ A record is accepted only if every check passes:
 
 from __future__ import annotations
 
+import secrets
 from collections import defaultdict
 from collections.abc import Iterator
 
 import envs
-from agents.protocol import start_game
+from agents import Agent
+from agents.protocol import play_game, start_game
 from benchmarks.core import anchors, calibration
+from benchmarks.core.matches import AgentSpec, agent_seed, build_agent, game_key
 from benchmarks.core.protocol import PROTOCOL, move_limit, protocol_seatings
 from benchmarks.core.records import Record
 from envs.core.engine import IllegalActionError
@@ -141,8 +148,56 @@ def forfeit_problems(lines: list[dict], failure: dict | None, record: Record, ru
             yield f"rotation {line['seating']}: its winners are not those of {label}'s forfeit"
 
 
-def verify(record: Record) -> list[str]:
-    """Every problem of ``record`` (see the module docstring); empty when it is accepted."""
+class _Replayed(Agent):
+    """A seat of a game played again: the next stored action (``stored``, the game's log, shared by the seats);
+    a reference agent (``inner``) must choose it itself, and a move that differs is noted in ``differ``."""
+
+    def __init__(self, inner: Agent | None, label: str, stored: Iterator[int], differ: list[str]):
+        self.inner, self.label, self.stored, self.differ = inner, label, stored, differ
+
+    def reset(self) -> None:
+        if self.inner is not None:
+            self.inner.reset()
+
+    def act(self, view) -> int:
+        expected = next(self.stored)
+        if self.inner is not None and (chosen := self.inner.act(view)) != expected and not self.differ:
+            self.differ.append(f"{self.label} chose {chosen} where the record holds {expected}")
+        return expected
+
+
+def replay_agents(line: dict, run: dict) -> str | None:
+    """Play ``line`` again with its reference agents rebuilt from their seeds (as the arena seeded them) and the
+    other agents' stored moves: the first reference move that is not the stored one, or None."""
+    game = envs.describe(line["game"]).make_from_json(line["config"])
+    key = game_key(line["game"], dict(game.config()))  # as the arena keyed it (JSON turned Wapi's coin keys to text)
+    stored, differ = iter(line["actions"]), []
+    seats = []
+    for seat, label in enumerate(line["seats"]):
+        entry = run["agents"][label]
+        spec = AgentSpec(label, entry["name"], tuple(sorted(entry["options"].items())))
+        seed = agent_seed(0, line["seed"], line["seating"], seat)
+        seats.append(_Replayed(None if "sha256" in entry else build_agent(spec, key, seed), label, stored, differ))
+    play_game(game, seats, seed=line["seed"])
+    return differ[0] if differ else None
+
+
+def check_agents(record: Record, count: int) -> Iterator[str]:
+    """The reference agents' moves of ``count`` games drawn at random (``secrets``) among those played out."""
+    runs = {run["run"]: run for run in record.runs}
+    played = [line for line in record.games if not line.get("forfeit")]
+    drawn = sorted(secrets.SystemRandom().sample(range(len(played)), min(count, len(played))))
+    for number in drawn:
+        line = played[number]
+        problem = replay_agents(line, runs[line["run"]])
+        if problem:
+            yield f"{line['game']} seed {line['seed']}, rotation {line['seating']}: {problem}"
+
+
+def verify(record: Record, replay_agents_count: int = 0) -> list[str]:
+    """Every problem of ``record`` (see the module docstring); empty when it is accepted. ``replay_agents_count``:
+    the games whose reference agents are played again (each as long as the game was to play)."""
     if not record.runs:
         return ["no run in the record"]
-    return list(check_runs(record)) + list(check_games(record)) + list(check_deals(record))
+    problems = list(check_runs(record)) + list(check_games(record)) + list(check_deals(record))
+    return problems + (list(check_agents(record, replay_agents_count)) if not problems else [])
