@@ -1,4 +1,4 @@
-"""Measured strength of the agents: win rates with 95% Wilson intervals, seats swapped.
+"""Measured strength of the agents: win rates with 95% t intervals over deals, seats swapped.
 
     python -m benchmarks.strength                       # every matchup, default sizes
     python -m benchmarks.strength --only wakanda-heuristic-random --games 200
@@ -30,6 +30,7 @@ heuristic in two-player Samurai.
 from __future__ import annotations
 
 import argparse
+import math
 import multiprocessing
 import platform
 import sys
@@ -37,13 +38,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
 from benchmarks.core import records
 from benchmarks.core.matches import run_tasks
+from benchmarks.core.rating import t975
 from envs.games import HelpFormatter, available_games, flags, given_settings, make_game
 from parallel import pool
 from parallel.pool import Backend
-from training.win_rates import wilson_interval
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,18 @@ def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[fl
     return share, agents[hero_seat].times, agents[hero_seat].simulations
 
 
+def deal_interval(shares: list[float], seats: int) -> tuple[float, float]:
+    """The hero's mean win share with the protocol's 95% interval: t with deals − 1 degrees of freedom over the
+    per-deal means (game ``i`` deals ``i // seats``), since a deal's games share its luck (a Wilson interval
+    over games treated them as independent)."""
+    deals = [shares[k : k + seats] for k in range(0, len(shares), seats)]
+    means = np.array([sum(deal) / len(deal) for deal in deals])
+    if len(means) < 2:
+        return 0.0, 1.0
+    half = t975(len(means) - 1) * means.std(ddof=1) / math.sqrt(len(means))
+    return max(0.0, float(means.mean() - half)), min(1.0, float(means.mean() + half))
+
+
 def run_matchup(
     matchup: Matchup, games: int, seed: int, processes: int, options: dict, backend: Backend | None = None
 ) -> dict:
@@ -146,7 +161,7 @@ def run_matchup(
     times = [t for r in results for t in r[1]]
     simulations = [k for r in results for k in r[2]]
     wins = seat_wins[0]
-    low, high = wilson_interval(wins, games)
+    low, high = deal_interval([r[0][0] for r in results], n)
     bar = max(seat_wins[1:]) / games if matchup.target is None else matchup.target
     if low >= bar:
         met = "yes"
@@ -170,8 +185,8 @@ def run_matchup(
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| matchup | games | hero win rate | 95% CI | opponents' win rates (each seat) | target | met "
-        "| hero CPU s/move (mean / max) | hero simulations/move |",
+        "| matchup | games | hero win rate | 95% interval (t over deals) | opponents' win rates (each seat) | target "
+        "| met | hero CPU s/move (mean / max) | hero simulations/move |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
