@@ -136,13 +136,14 @@ def test_the_leaderboard_refuses_a_records_folder_of_another_protocol_before_pla
 
 
 def test_a_reference_agent_that_did_not_play_its_own_moves_is_found_by_playing_it_again(played):
-    """Every other check passes a record whose "heuristic" seat was played by random (legal moves, true scores):
-    only playing the reference agent again from its seed finds it. ``--replay-agents`` draws the games."""
+    """Every other check passes a record whose "random" seat was played by the heuristic (legal moves, true
+    scores): only playing the reference agent again from its seed finds it. ``--replay-agents`` draws the games;
+    the rated agent (here the heuristic, with a CPU budget) plays its stored moves."""
     assert verify.verify(played, replay_agents_count=len(played.games)) == []  # the honest record replays
-    impostor = AgentSpec("heuristic", "random")
+    impostor = AgentSpec("random", "heuristic")
     run = copy.deepcopy(played.runs[0]) | {"deals": 2}
-    tasks = arena.plan("wapi", {"num_players": 2}, [(impostor, AgentSpec("random", "random"))], "test", 2)
+    tasks = arena.plan("wapi", {"num_players": 2}, [(AgentSpec("heuristic", "heuristic"), impostor)], "test", 2)
     forged = arena.play(tasks, run, progress=False)
     assert verify.verify(forged) == []  # schema, hashes, replays and deals all hold
     problems = verify.verify(forged, replay_agents_count=len(forged.games))
-    assert problems and all("heuristic chose" in p and "where the record holds" in p for p in problems)
+    assert problems and all("random chose" in p and "where the record holds" in p for p in problems)

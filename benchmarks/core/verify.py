@@ -18,8 +18,9 @@ A record is accepted only if every check passes:
   failure must never buy);
 - **the reference agents' moves** (``--replay-agents N``, N games drawn at random, secretly, from the games
   played to their end): the game is played again with each reference agent rebuilt from its seed (they think
-  a fixed number of iterations, so they play the same moves on any machine) and every other agent's stored
-  moves; each reference move must be the one stored. A forger cannot know which games are drawn.
+  a fixed number of iterations, so they play the same moves on any machine) and the rated agent's stored
+  moves (a user's, or a built-in one with a CPU budget); each reference move must be the one stored. A forger
+  cannot know which games are drawn.
 - **forfeits**: only an agent identified by its code (``sha256``: a user's, never a reference agent) forfeits,
   from its failure's rotation to the deal's last, each such game scored as a forfeit (its seats last, the
   others sharing the win), and no rotation after the failure is a played game.
@@ -177,7 +178,9 @@ def replay_agents(line: dict, run: dict) -> str | None:
         entry = run["agents"][label]
         spec = AgentSpec(label, entry["name"], tuple(sorted(entry["options"].items())))
         seed = agent_seed(0, line["seed"], line["seating"], seat)
-        seats.append(_Replayed(None if "sha256" in entry else build_agent(spec, key, seed), label, stored, differ))
+        # the rated agent plays its stored moves: a user's code is not run here, a built-in one thinks on a clock
+        rated = "sha256" in entry or label in run.get("budgets", {})
+        seats.append(_Replayed(None if rated else build_agent(spec, key, seed), label, stored, differ))
     play_game(game, seats, seed=line["seed"])
     return differ[0] if differ else None
 
