@@ -11,10 +11,11 @@ seat two copies). Each table plays ``--games`` games as deals played in
 every seating (``--seating rotations``: each agent once in each seat per
 deal; ``permutations``: all orders, which also balance who sits after whom;
 the default ``auto`` takes permutations up to three players), so that every
-agent meets the same luck in every seat; all tables share the same deals. Ratings: Bradley–Terry on
-the Elo scale (two players) or openskill's Plackett–Luce (more), with 95%
-intervals. Every game goes into a record (``benchmarks.core.records``; ``--record``, by default
-``tournament_<game>.jsonl.gz`` beside the report), and the report is made from that record:
+agent meets the same luck in every seat; all tables share the same deals. Ratings: the protocol's
+pairwise Bradley–Terry fit (at three to five players the pairwise decomposition of Plackett–Luce) on the
+Elo scale centred on 0, with the protocol's 95% bootstrap interval over deals
+(:func:`benchmarks.core.rating.centred_ratings`). Every game goes into a record (``benchmarks.core.records``;
+``--record``, by default ``tournament_<game>.jsonl.gz`` beside the report), and the report is made from that record:
 ``tournament_<game>.md`` and ``.png`` in ``--out`` (default a new folder under ``runs/bench/``: the
 committed reports in ``benchmarks/results`` only when ``--out`` names it); ``--from-record RECORD``
 makes them again from the record alone. The same command and seed give the same games and report
@@ -42,7 +43,7 @@ from benchmarks import tournament_record, tournament_report
 from benchmarks.core import batch_matches, records
 from benchmarks.core.matches import AgentSpec, GameRecord, Task, TaskResult, game_key
 from benchmarks.core.protocol import seatings
-from benchmarks.core.rating import ahead, bradley_terry, pairwise_counts, plackett_luce, win_share
+from benchmarks.core.rating import ahead, centred_ratings, pairwise_counts, win_share
 from benchmarks.core.variance import DuplicateEffect, duplicate_effect
 from envs.core.engine import shown
 from envs.games import GAME_NAMES, add_game_options, command_parser, game_config, make_game, parse_command
@@ -154,11 +155,13 @@ def summarize(plan: Plan, results: list[TaskResult]) -> Summary:
     failures = [f for r in results for f in r.failures]
     pairs = [(g.seats, g.ranks) for g in games]
     wins, played = pairwise_counts(labels, pairs)
-    if plan.num_players == 2:
-        ratings, kind = bradley_terry(labels, wins), "Bradley–Terry, Elo scale (400 = odds of 10:1), centred on 0"
-    else:
-        kind = "openskill Plackett–Luce mu (prior 25 ± 8.3), interval mu ± 1.96 sigma"
-        ratings = plackett_luce(labels, pairs)
+    lines = [{"game": plan.game_name, "config": plan.config, "seed": g.game_seed} for g in games]
+    lines = [line | {"seats": list(g.seats), "scores": g.scores, "winners": g.winners} for line, g in zip(lines, games)]
+    ratings = centred_ratings(lines) if games else []
+    kind = (
+        "pairwise Bradley–Terry (Plackett–Luce's pairs at more than two players), Elo scale (400 = odds of 10:1), "
+        "centred on 0; intervals: bootstrap over deals, expanded for n deals"
+    )
     share, score, count = defaultdict(float), defaultdict(float), defaultdict(int)
     for g in games:
         for seat, label in enumerate(g.seats):

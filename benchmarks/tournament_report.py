@@ -41,13 +41,12 @@ def markdown(summary, command: str, png_name: str, ran_on: str = "local backend"
         "| rank | agent | rating | 95% interval | games | win share | mean score |",
         "|---:|---|---:|---|---:|---:|---:|",
     ]
-    digits = 0 if plan.num_players == 2 else 2
     ranked = sorted(summary.ratings, key=lambda r: -r.value)
     for place, r in enumerate(ranked, 1):
         share = summary.win_share.get(r.name)
         score = summary.mean_score.get(r.name)
         lines.append(
-            f"| {place} | {r.name} | {_fmt(r.value, digits)} | [{_fmt(r.low, digits)}, {_fmt(r.high, digits)}] "
+            f"| {place} | {r.name} | {_fmt(r.value)} | [{_fmt(r.low)}, {_fmt(r.high)}] "
             f"| {r.games} | {'-' if share is None else f'{share:.3f}'} | {'-' if score is None else f'{score:.1f}'} |"
         )
     lines += [

@@ -31,13 +31,11 @@ complement, n the number of deals, which widens the interval as much as t with t
 ``small_sample=False`` gives the plain intervals (1.96, the 2.5% and 97.5% percentiles), which no report
 prints: the tests compare the two.
 
-The models themselves, shared by every report (the protocol's above, the tournament's and the luck
-study's): :func:`bradley_terry` (maximum likelihood by Newton's method on log-strengths, on the Elo scale,
-400 points = odds of 10 to 1, intervals from the Fisher information; batch and order-free);
-:func:`plackett_luce` (openskill's Weng–Lin model of whole finishing orders, for the tournament's three to
-five players, ``tau=0`` so that sigma measures the evidence, averaged over fixed shuffles of the games since
-its updates are online); and the bookkeeping: finishing ranks from scores and winners, a game's win share,
-and "who finished ahead of whom" counts.
+The model itself, shared by every report (the protocol's above, the tournament's and the luck study's):
+:func:`bradley_terry` (maximum likelihood by Newton's method on log-strengths, on the Elo scale, 400 points =
+odds of 10 to 1; batch and order-free). A table without both anchors (a tournament) is rated on the Elo scale
+centred on 0 (:func:`centred_ratings`), with the same deal bootstrap. And the bookkeeping: finishing ranks from
+scores and winners, a game's win share, and "who finished ahead of whom" counts.
 """
 
 from __future__ import annotations
@@ -144,42 +142,6 @@ def bradley_terry(names: Sequence[str], wins: np.ndarray, prior_draws: float = 1
     return out
 
 
-def plackett_luce(
-    names: Sequence[str], games: Sequence[tuple[Sequence[str], Sequence[int]]], shuffles: int = 16
-) -> list[Rating]:
-    """openskill Plackett–Luce ratings (mu, mu ± 1.96 sigma) from ``(agent name per seat, ranks)`` per game.
-
-    Weng–Lin updates are online, so the order of the games matters a little
-    (the first games move a rating most); mu and sigma are averaged over
-    ``shuffles`` fixed shuffles of the games, which keeps the result
-    reproducible and independent of the order the tournament played them in.
-    """
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce(tau=0.0)
-    mu, sigma = np.zeros(len(names)), np.zeros(len(names))
-    games = sorted((tuple(seats), tuple(int(r) for r in ranks)) for seats, ranks in games)  # a canonical order
-    rng = np.random.default_rng(0)
-    for _ in range(shuffles):
-        current = {name: model.rating(name=name) for name in names}
-        for g in rng.permutation(len(games)):
-            seats, ranks = games[g]
-            new = model.rate([[current[name]] for name in seats], ranks=[float(r) for r in ranks])
-            for name, (rating,) in zip(seats, new):
-                current[name] = rating
-        mu += [current[name].mu for name in names]
-        sigma += [current[name].sigma for name in names]
-    mu, sigma = mu / shuffles, sigma / shuffles
-    count = dict.fromkeys(names, 0)
-    for seats, _ in games:
-        for name in seats:
-            count[name] += 1
-    return [
-        Rating(name, float(m), float(m - Z95 * s), float(m + Z95 * s), count[name])
-        for name, m, s in zip(names, mu, sigma)
-    ]
-
-
 #: Bootstrap replicates, and the generator seed that makes a report reproduce byte for byte.
 REPLICATES = 400
 BOOTSTRAP_SEED = 20261203
@@ -275,6 +237,25 @@ def anchor(names: Sequence[str], theta: np.ndarray) -> np.ndarray:
     return out
 
 
+def _replicates(names: Sequence[str], wins: np.ndarray, scale, replicates: int, seed: int) -> np.ndarray:
+    """``scale`` (log-strengths to a report's scale) of the fit to each of ``replicates`` draws of the clusters
+    of ``wins`` (``cluster_wins``) with replacement."""
+    rng = np.random.default_rng(seed)
+    draws = np.empty((replicates, len(names)))
+    for r in range(replicates):
+        weights = np.bincount(rng.integers(0, len(wins), len(wins)), minlength=len(wins))
+        draws[r] = scale(strengths(names, np.tensordot(weights, wins, axes=1)))
+    return draws
+
+
+def _games_of(games: Sequence[dict]) -> dict[str, int]:
+    count: dict[str, int] = defaultdict(int)
+    for game in games:
+        for label in set(game["seats"]):
+            count[label] += 1
+    return count
+
+
 def anchored_ratings(
     games: Sequence[dict],
     cluster: str = "deal",
@@ -292,23 +273,31 @@ def anchored_ratings(
         raise ValueError(f"the games must include the anchors {list(ANCHORS)}; missing {missing}")
     wins = cluster_wins(games, names, cluster)
     value = anchor(names, strengths(names, wins.sum(axis=0)))
-    rng = np.random.default_rng(seed)
-    draws = np.empty((replicates, len(names)))
-    for r in range(replicates):
-        weights = np.bincount(rng.integers(0, len(wins), len(wins)), minlength=len(wins))
-        draws[r] = anchor(names, strengths(names, np.tensordot(weights, wins, axes=1)))
+    draws = _replicates(names, wins, lambda theta: anchor(names, theta), replicates, seed)
     placed = ~np.isnan(draws[:, 0])
     if placed.mean() < 0.975:
         low, high = np.full(len(names), -math.inf), np.full(len(names), math.inf)
     else:
         tail = tail_percent(len(wins), small_sample)
         low, high = np.percentile(draws[placed], [tail, 100 - tail], axis=0)
-    count = defaultdict(int)
-    for game in games:
-        for label in set(game["seats"]):
-            count[label] += 1
+    count = _games_of(games)
     out = [AnchoredRating(n, float(v), float(lo), float(hi), count[n]) for n, v, lo, hi in zip(names, value, low, high)]
     return sorted(out, key=lambda r: (-r.value, r.name))
+
+
+def centred_ratings(
+    games: Sequence[dict], replicates: int = REPLICATES, seed: int = BOOTSTRAP_SEED, small_sample: bool = SMALL_SAMPLE
+) -> list[Rating]:
+    """Every agent of ``games`` on the Elo scale centred on 0, in name order, with the anchored ratings' deal
+    bootstrap: for tables without both anchors (a tournament), at any player count (the pairwise fit)."""
+    names = sorted({label for game in games for label in game["seats"]})
+    wins = cluster_wins(games, names)
+    value = strengths(names, wins.sum(axis=0)) * ELO
+    draws = _replicates(names, wins, lambda theta: theta * ELO, replicates, seed)
+    tail = tail_percent(len(wins), small_sample)
+    low, high = np.percentile(draws, [tail, 100 - tail], axis=0)
+    count = _games_of(games)
+    return [Rating(n, float(v), float(lo), float(hi), count[n]) for n, v, lo, hi in zip(names, value, low, high)]
 
 
 @dataclass(frozen=True)
