@@ -30,7 +30,6 @@ heuristic in two-player Samurai.
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing
 import platform
 import sys
@@ -38,12 +37,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
 from benchmarks.core import records
 from benchmarks.core.matches import run_tasks
-from benchmarks.core.rating import t975
+from benchmarks.luck_measures import mean_interval
 from envs.games import HelpFormatter, available_games, flags, given_settings, make_game
 from parallel import pool
 from parallel.pool import Backend
@@ -136,15 +133,13 @@ def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[fl
 
 
 def deal_interval(shares: list[float], seats: int) -> tuple[float, float]:
-    """The hero's mean win share with the protocol's 95% interval: t with deals − 1 degrees of freedom over the
-    per-deal means (game ``i`` deals ``i // seats``), since a deal's games share its luck (a Wilson interval
-    over games treated them as independent)."""
-    deals = [shares[k : k + seats] for k in range(0, len(shares), seats)]
-    means = np.array([sum(deal) / len(deal) for deal in deals])
+    """The hero's 95% interval: t with deals − 1 degrees of freedom over the per-deal means (game ``i`` deals
+    ``i // seats``), since a deal's games share its luck (a Wilson interval over games took them as independent)."""
+    means = [sum(deal) / len(deal) for deal in (shares[k : k + seats] for k in range(0, len(shares), seats))]
     if len(means) < 2:
         return 0.0, 1.0
-    half = t975(len(means) - 1) * means.std(ddof=1) / math.sqrt(len(means))
-    return max(0.0, float(means.mean() - half)), min(1.0, float(means.mean() + half))
+    estimate = mean_interval(means)
+    return max(0.0, estimate.low), min(1.0, estimate.high)
 
 
 def run_matchup(

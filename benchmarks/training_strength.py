@@ -1,4 +1,4 @@
-"""Strength of trained models on deals never used in training or tuning: seats swapped, 95% Wilson intervals.
+"""Strength of trained models on deals never used in training or tuning: seats swapped, 95% t intervals over deals.
 
 Each model (by default every model shipped in ``agents/models``) plays
 ``--games`` games against each opponent kind in every other seat, through
@@ -37,7 +37,6 @@ def measure(path: str, opponents: list[str], games: int, seed: int) -> dict:
     from agents.models.card import card_game
     from agents.models.files import read_card
     from agents.models.network import load_network
-    from training.win_rates import evaluate
 
     card = read_card(path)
     game = card_game(card)
@@ -45,8 +44,32 @@ def measure(path: str, opponents: list[str], games: int, seed: int) -> dict:
     rows = []
     for opponent in opponents:
         started = time.time()
-        rows.append({**evaluate(network, game, opponent, games, seed=seed), "seconds": time.time() - started})
+        rows.append({**deal_evaluate(network, game, opponent, games, seed), "seconds": time.time() - started})
     return {"path": path, "card": card, "game": game, "rows": rows}
+
+
+def deal_evaluate(network, game, opponent: str, games: int, seed: int) -> dict:
+    """``training.win_rates.evaluate``'s games (game ``i``: deal ``seed + i // n``, the model in seat ``i % n``),
+    with the protocol's interval: t over the per-deal means, since a deal's seat-swapped games share its luck
+    (evaluate's Wilson interval, which training keeps for its own curves, takes them as independent)."""
+    from benchmarks.luck_measures import mean_interval
+    from training.league import baseline_spec
+    from training.members import build_member
+    from training.win_rates import seat_points
+
+    member, n = build_member(baseline_spec(opponent), game, seed), game.num_players
+    by_deal: dict[int, list[float]] = {}
+    for seat in range(min(n, games)):
+        deals = [seed + i // n for i in range(seat, games, n)]
+        for deal, points in zip(deals, seat_points(network, game, member, seat, deals, "win")):
+            by_deal.setdefault(deal, []).append(points)
+    means = [sum(points) / len(points) for points in by_deal.values()]
+    estimate = mean_interval(means)
+    low, high = (max(0.0, estimate.low), min(1.0, estimate.high)) if len(means) > 1 else (0.0, 1.0)
+    return {"opponent": opponent, "games": games, "win_rate": sum(map(sum, by_deal.values())) / games} | {
+        "ci_low": low,
+        "ci_high": high,
+    }
 
 
 def check(paths: list[str], opponents: list[str], games: int) -> None:
@@ -71,7 +94,8 @@ def report(results: list[dict], argv: list[str]) -> str:
     lines = [
         f"Command: `python -m benchmarks.training_strength {shlex.join(argv)}`",
         "",
-        "| model | configuration | opponent (every other seat) | games | win share | 95% CI | fair share "
+        "| model | configuration | opponent (every other seat) | games | win share | 95% interval (t over deals) "
+        "| fair share "
         "| target | met |",
         "|---|---|---|---:|---:|---|---:|---:|---|",
     ]
