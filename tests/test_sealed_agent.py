@@ -73,7 +73,7 @@ def test_reading_the_referees_memory_is_refused_and_gains_nothing(open_tmp):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     control = json.loads(done.stdout)
     if os.geteuid() == 0:
-        assert control["secret"] == secret.hex() and control["header"] == b"\x7fELF".hex()
+        assert control["secret"] == secret.hex()  # the attack is real: the planted bytes, read back
     else:  # the referee is not dumpable: a child of the same user is refused too
         assert control["mem"] == "PermissionError"
 
