@@ -133,9 +133,14 @@ def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[fl
 
 
 def deal_interval(shares: list[float], seats: int) -> tuple[float, float]:
-    """The hero's 95% interval: t with deals − 1 degrees of freedom over the per-deal means (game ``i`` deals
-    ``i // seats``), since a deal's games share its luck (a Wilson interval over games took them as independent)."""
-    means = [sum(deal) / len(deal) for deal in (shares[k : k + seats] for k in range(0, len(shares), seats))]
+    """The hero's 95% interval when game ``i`` deals ``i // seats``: :func:`share_interval` of its deals."""
+    return share_interval([shares[k : k + seats] for k in range(0, len(shares), seats)])
+
+
+def share_interval(deals: list[list[float]]) -> tuple[float, float]:
+    """A win share's 95% interval from its games grouped by deal: t with deals − 1 degrees of freedom over the
+    per-deal means, since a deal's games share its luck (a Wilson interval over games took them as independent)."""
+    means = [sum(deal) / len(deal) for deal in deals]
     if len(means) < 2:
         return 0.0, 1.0
     estimate = mean_interval(means)

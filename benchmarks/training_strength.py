@@ -52,7 +52,7 @@ def deal_evaluate(network, game, opponent: str, games: int, seed: int) -> dict:
     """``training.win_rates.evaluate``'s games (game ``i``: deal ``seed + i // n``, the model in seat ``i % n``),
     with the protocol's interval: t over the per-deal means, since a deal's seat-swapped games share its luck
     (evaluate's Wilson interval, which training keeps for its own curves, takes them as independent)."""
-    from benchmarks.luck_measures import mean_interval
+    from benchmarks.strength import share_interval
     from training.league import baseline_spec
     from training.members import build_member
     from training.win_rates import seat_points
@@ -63,9 +63,7 @@ def deal_evaluate(network, game, opponent: str, games: int, seed: int) -> dict:
         deals = [seed + i // n for i in range(seat, games, n)]
         for deal, points in zip(deals, seat_points(network, game, member, seat, deals, "win")):
             by_deal.setdefault(deal, []).append(points)
-    means = [sum(points) / len(points) for points in by_deal.values()]
-    estimate = mean_interval(means)
-    low, high = (max(0.0, estimate.low), min(1.0, estimate.high)) if len(means) > 1 else (0.0, 1.0)
+    low, high = share_interval(list(by_deal.values()))
     return {"opponent": opponent, "games": games, "win_rate": sum(map(sum, by_deal.values())) / games} | {
         "ci_low": low,
         "ci_high": high,
