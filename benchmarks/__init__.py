@@ -1,1 +1,25 @@
-"""Benchmarks: throughput, tournaments, the luck-versus-skill study."""
+"""Benchmarks: the measurement library, the commands built on it, and their records and reports.
+
+Every command is ``python -m benchmarks.NAME``; what a report prints runs as written from a clean clone.
+
+- **The library**, :mod:`benchmarks.core`: the protocol, the match runner and the referee, records with their
+  provenance and anchors' hashes, the rating models, and the sections of a report.
+- **The protocol's commands**: :mod:`~benchmarks.rate` (an agent against the ladder, sealed),
+  :mod:`~benchmarks.leaderboard` (the ladder's tables; ``verify`` checks a submitted record),
+  :mod:`~benchmarks.report` (a report from records), :mod:`~benchmarks.anchors`, :mod:`~benchmarks.calibration`
+  and :mod:`~benchmarks.calibration_check`, :mod:`~benchmarks.leaderboard_cost`, :mod:`~benchmarks.pool_records`,
+  :mod:`~benchmarks.replay_check`, :mod:`~benchmarks.example_run`.
+- **The luck-and-skill study** (``docs/research.md``): :mod:`benchmarks.research` (its library),
+  :mod:`benchmarks.relative_skill`, :mod:`benchmarks.skill_curve`, :mod:`benchmarks.rating_fit`, and the v1 pair
+  study :mod:`benchmarks.luck`.
+- **Strength before and beside the protocol** (played on the same runner, :mod:`benchmarks.core.matches`):
+  :mod:`benchmarks.tournament`, :mod:`~benchmarks.strength`, :mod:`~benchmarks.training_strength`,
+  :mod:`~benchmarks.levels`, :mod:`~benchmarks.ceiling`, :mod:`~benchmarks.claims`, :mod:`~benchmarks.decision_gains`,
+  :mod:`~benchmarks.imitation_networks`.
+- **Speed** (no records: a report is its command's output): :mod:`~benchmarks.throughput`,
+  :mod:`~benchmarks.search_speed`, :mod:`~benchmarks.move_times`, :mod:`~benchmarks.batch` (with
+  :mod:`~benchmarks.batch_time`), :mod:`~benchmarks.batch_rollouts`, :mod:`~benchmarks.training_speed`,
+  :mod:`~benchmarks.scale`, and the web server's :mod:`~benchmarks.web_load` (with :mod:`~benchmarks.web_hostile`).
+- **The check of them all**: :mod:`~benchmarks.regenerate` makes every report again from its records, and
+  :mod:`~benchmarks.summary` fills SUMMARY.md and the README's figures from the reports.
+"""

@@ -5,7 +5,7 @@ what the records give.
     python -m benchmarks.regenerate --write    # write every report, then SUMMARY.md and the README's figures
 
 Each entry of :data:`REPORTS` is one command of a report module (``benchmarks.report``, ``levels``, ``claims``,
-``calibration_check``, ``rating_fit_report``, ``ceiling``, ``tournament``, ``luck_report``) run in this process
+``calibration_check``, ``rating_fit``, ``ceiling``, ``tournament``, ``luck.report``) run in this process
 into a scratch folder, with the committed files it makes. The check compares the text files (markdown, JSON)
 byte for byte; plots are made again but not compared, since a plot's bytes change with the plotting library's
 version. Then ``benchmarks.summary`` checks (or, with ``--write``, fills) SUMMARY.md and the README from the reports.
@@ -80,7 +80,7 @@ def _skill_curve() -> tuple[Report, ...]:
 
 def _luck(folder: str, results: str) -> Report:
     outputs = tuple(f"{results}/{name}" for name in ("luck.md", "duplicate.md", "luck.png"))
-    return Report("benchmarks.luck_report", (f"{{records:{folder}}}", "--out", "{out}"), outputs)
+    return Report("benchmarks.luck.report", (f"{{records:{folder}}}", "--out", "{out}"), outputs)
 
 
 def _tournament(name: str) -> Report:
@@ -140,7 +140,7 @@ REPORTS = (
         ("report", "--out", "{out}/relative_skill.md"),
         ("benchmarks/results/relative_skill.md", "benchmarks/results/relative_skill.png"),
     ),
-    Report("benchmarks.rating_fit_report", ("--out", "{out}/rating_fit.md"), ("benchmarks/results/rating_fit.md",)),
+    Report("benchmarks.rating_fit.report", ("--out", "{out}/rating_fit.md"), ("benchmarks/results/rating_fit.md",)),
     *_skill_curve(),
     *(_ceiling(config) for config in _names("benchmarks/records/ceiling")),
     *(_tournament(name) for name in _names("benchmarks/records/tournament")),

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from benchmarks.core import provenance, records
-from benchmarks.relative_skill import FIELD_LABEL, play_tables
+from benchmarks.relative_skill.run import FIELD_LABEL, play_tables
 from envs.games import HelpFormatter
 
 COMMAND = "python -m benchmarks.replay_check"

@@ -40,7 +40,7 @@ from pathlib import Path
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
 from benchmarks.core import records
 from benchmarks.core.matches import run_tasks
-from benchmarks.luck_measures import mean_interval
+from benchmarks.research.measures import mean_interval
 from envs.games import HelpFormatter, available_games, flags, given_settings, make_game
 from parallel import pool
 from parallel.pool import Backend

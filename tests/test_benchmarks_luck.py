@@ -9,11 +9,14 @@ import numpy as np
 import pytest
 
 from agents import make_agent, split_epsilon
-from benchmarks import luck, luck_records, luck_report, luck_stats
 from benchmarks.core import records
 from benchmarks.core.matches import run_tasks
 from benchmarks.core.variance import deal_share, duplicate_effect
-from benchmarks.luck_measures import games_to_lead
+from benchmarks.luck import records as luck_records
+from benchmarks.luck import report as luck_report
+from benchmarks.luck import run as luck
+from benchmarks.luck import stats as luck_stats
+from benchmarks.research.measures import games_to_lead
 
 ROOT = Path(__file__).resolve().parent.parent
 

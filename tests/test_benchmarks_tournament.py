@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from agents import Agent
-from benchmarks import tournament, tournament_record
 from benchmarks.core import batch_matches, matches, records
 from benchmarks.core.matches import AgentSpec, Failure, Task, TaskResult, agent_seed, deal_seed, play_task
 from benchmarks.core.protocol import seatings
 from benchmarks.core.rating import ELO, Z95, bradley_terry, centred_ratings, finishing_ranks, pairwise_counts
-from benchmarks.tournament import agent_labels, plan_tournament, play, summarize
+from benchmarks.tournament import record as tournament_record
+from benchmarks.tournament import run as tournament
+from benchmarks.tournament.run import agent_labels, plan_tournament, play, summarize
 
 
 # --- seatings and seeds ------------------------------------------------------

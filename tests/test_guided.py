@@ -550,7 +550,7 @@ def test_best_is_the_guided_search_where_its_guide_is_shipped():
     BEST_GUIDE_WITHOUT_MODEL names (Samurai: the heuristic), else plain ISMCTS; the terminal
     game and the tournament seat it."""
     from agents import play as terminal
-    from benchmarks.tournament import plan_tournament, play, summarize
+    from benchmarks.tournament.run import plan_tournament, play, summarize
 
     wakanda = make_game("wakanda")
     best = make_agent("best", wakanda, iterations=5, seed=1)

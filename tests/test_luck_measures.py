@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchmarks import luck_measures as lm
-from benchmarks import synthetic_games as sg
-from benchmarks import variance_components as vc
+from benchmarks.research import measures as lm
+from benchmarks.research import synthetic_games as sg
+from benchmarks.research import variance_components as vc
 
 RESAMPLES = 400  # enough for a 95% interval in a test; the reports use lm.RESAMPLES
 FACTORS = ("deal", "seat", "agent")  # the crossed model of the luck study's ladder
@@ -290,7 +290,7 @@ def test_the_clairvoyant_searches_the_true_state():
     """Its determinizations are copies of the true state (draw order and every hand), where an honest view's
     are not: the whole state compared through ``to_dict``."""
     from agents import make_agent
-    from benchmarks.clairvoyant import ClairvoyantAgent, TrueView, play_clairvoyant
+    from benchmarks.research.clairvoyant import ClairvoyantAgent, TrueView, play_clairvoyant
     from envs.games import make_game
 
     game = make_game("wapi", num_players=2)

@@ -144,7 +144,7 @@ def test_the_terminal_game(files):
 
 
 def test_the_benchmarks(files):
-    from benchmarks.tournament import plan_tournament, play, summarize
+    from benchmarks.tournament.run import plan_tournament, play, summarize
 
     game, data_file, policy_file, marker = files
     plan = plan_tournament("wakanda", [f"ppo:{data_file}", "random"], 2)

@@ -28,9 +28,11 @@ import ray
 from ray import cloudpickle
 from ray.cluster_utils import Cluster
 
-from benchmarks import luck, strength, tournament
+from benchmarks import strength
 from benchmarks.core.matches import play_task, run_tasks
-from benchmarks.tournament import plan_tournament
+from benchmarks.luck import run as luck
+from benchmarks.tournament import run as tournament
+from benchmarks.tournament.run import plan_tournament
 from parallel import ray_cluster
 from parallel.pool import LocalBackend, RayBackend, parallel_map
 from parallel.ray_cluster import ray_session

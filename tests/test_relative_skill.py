@@ -2,7 +2,9 @@
 
 import pytest
 
-from benchmarks import luck_measures, relative_skill, relative_skill_report
+from benchmarks.relative_skill import report as relative_skill_report
+from benchmarks.relative_skill import run as relative_skill
+from benchmarks.research import measures as luck_measures
 
 
 def test_a_tiny_study_records_resumes_and_reports(tmp_path, monkeypatch):
@@ -56,7 +58,7 @@ def test_a_sealed_record_is_not_added_to(tmp_path):
 
 
 def test_the_seer_plays_only_where_asked_and_reads_the_truth_in_its_rollouts():
-    from benchmarks.clairvoyant import SeerAgent
+    from benchmarks.research.clairvoyant import SeerAgent
     from envs.games import make_game
 
     assert relative_skill.hero_labels([5], seer=True)[-2:] == ["clairvoyant-5", "seer-5"]

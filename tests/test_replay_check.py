@@ -3,7 +3,8 @@ that the code would not play again is found."""
 
 import json
 
-from benchmarks import relative_skill, replay_check
+from benchmarks import replay_check
+from benchmarks.relative_skill import run as relative_skill
 
 
 def test_a_studys_games_replay_identically_and_a_changed_one_is_found(tmp_path):

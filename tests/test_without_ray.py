@@ -20,8 +20,8 @@ def test_the_project_imports_and_plays_without_ray():
     done = run_without_ray("""
         import agents, agents.rllib_agent, training.rllib.policy, training.rllib.league
         import parallel.ray_cluster, parallel.pool
-        import benchmarks.tournament, benchmarks.strength, benchmarks.luck
-        from benchmarks.tournament import plan_tournament, play, summarize
+        import benchmarks.luck.run, benchmarks.strength, benchmarks.tournament.run
+        from benchmarks.tournament.run import plan_tournament, play, summarize
         plan = plan_tournament("wakanda", ["random", "heuristic"], 4)
         summary = summarize(plan, play(plan, processes=1, progress=False))
         assert len(summary.games) == 4 and not summary.failures
@@ -34,7 +34,7 @@ def test_the_project_imports_and_plays_without_ray():
 
 def test_the_ray_backend_says_how_to_install_ray():
     done = run_without_ray("""
-        from benchmarks import tournament
+        from benchmarks.tournament import run as tournament
         sys.exit(tournament.main(["--game", "wakanda", "--agents", "random", "heuristic", "--games", "2",
                                   "--backend", "ray", "--no-progress"]))
     """)

@@ -14,6 +14,6 @@
 - :mod:`~benchmarks.core.report`: the sections of a report made from records;
   :mod:`~benchmarks.core.shown_commands`: a command as a report prints it.
 
-What serves a single command sits beside it at the top of ``benchmarks/`` (``tournament_record``,
-``tournament_report``, ``luck_records``, ``luck_stats``, ...).
+The commands built on it are the other modules and packages of :mod:`benchmarks` (its docstring is the map); a
+command of several parts is a package (:mod:`benchmarks.tournament`, :mod:`benchmarks.luck`, ...).
 """

@@ -15,8 +15,8 @@ games (and failures, if any), every line a JSON object with a ``kind``:
   label per seat), ``table`` (hero, opponent), ``scores``, ``winners``,
   ``moves`` and ``cpu_us`` (per seat, each move's CPU microseconds); a study
   that replays a deal with fresh agent seeds adds ``replay`` (the luck study's
-  records, :mod:`benchmarks.luck_report`, also say which pair and study
-  configuration a game belongs to, a tournament's, :mod:`benchmarks.tournament_record`,
+  records, :mod:`benchmarks.luck.report`, also say which pair and study
+  configuration a game belongs to, a tournament's, :mod:`benchmarks.tournament.record`,
   which table; neither times moves);
 - ``failure``: ``run``, ``game``, ``config``, ``seed``, ``seats``, ``agent``,
   ``seat``, ``move``, ``message``: a game stopped because an agent broke the protocol;

@@ -7,11 +7,11 @@
 Each budget's ``best`` (iterations a move) plays two tables: against the heuristic field, and against ``best`` at
 the budget below it (adjacent rungs, as in Jones's scaling study), so that a rating keeps its resolution where
 ``best`` already beats the heuristic nearly always. The reference (the clairvoyant or the seer at the top budget,
-:mod:`benchmarks.clairvoyant`, research only) plays ``best`` at the top budget, and the anchors (the heuristic
+:mod:`benchmarks.research.clairvoyant`, research only) plays ``best`` at the top budget, and the anchors (the heuristic
 against random) set the scale. A table is a hero in each seat in turn against copies of one opponent, every deal
 in every rotation, the agents' seeds derived as in the relative-skill study (common random numbers), played and
 recorded by :func:`benchmarks.relative_skill.play_record` (resumable a deal at a time). The report
-(:mod:`benchmarks.skill_curve_report`) fits the curve and tests whether it bends.
+(:mod:`benchmarks.skill_curve.report`) fits the curve and tests whether it bends.
 """
 
 from __future__ import annotations
@@ -22,14 +22,17 @@ import statistics
 import sys
 from pathlib import Path
 
-from benchmarks.clairvoyant import LABEL as CLAIRVOYANT
-from benchmarks.clairvoyant import SEER
 from benchmarks.core import records
 from benchmarks.core.protocol import check_deals, check_offset, deal_seeds
-from benchmarks.luck_stats import CONFIGS
-from benchmarks.relative_skill import add_play, agent_entries, play_record, play_tables
+from benchmarks.luck.stats import CONFIGS
+from benchmarks.relative_skill.run import add_play, agent_entries, play_record, play_tables
+from benchmarks.research.clairvoyant import LABEL as CLAIRVOYANT
+from benchmarks.research.clairvoyant import SEER
 from envs.core.engine import is_int, shown
 from envs.games import HelpFormatter
+
+#: The command, as its help and its records name it.
+PROG = "python -m benchmarks.skill_curve"
 
 #: The folder of the study's records, one file per configuration.
 RECORDS = records.ROOT / "benchmarks" / "records" / "skill_curve"
@@ -66,7 +69,7 @@ def play(args: argparse.Namespace, argv: list[str]) -> int:
     labels = list(dict.fromkeys(label for table in chosen for label in table))
     game_name = CONFIGS[args.config][0]
     path = args.record or RECORDS / f"{args.config}.jsonl"
-    command = ["python", "-m", "benchmarks.skill_curve", *argv]
+    command = [*PROG.split(), *argv]
     header = records.new_run(command, agent_entries(labels), game_name, own=path)
     header |= {"study": "skill_curve", "config": args.config, "iterations": args.budgets}
     header |= {"references": args.reference, "tables": [list(t) for t in chosen], "replays": 1}
@@ -112,7 +115,7 @@ def cost(args: argparse.Namespace) -> int:
 
 
 def report(args: argparse.Namespace) -> int:
-    from benchmarks import skill_curve_report
+    from benchmarks.skill_curve import report as skill_curve_report
 
     skill_curve_report.write(args.records, args.out, args.allow_dirty)
     print(f"wrote {args.out}", file=sys.stderr)
@@ -120,9 +123,7 @@ def report(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.skill_curve", description=__doc__, formatter_class=HelpFormatter
-    )
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=HelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     run = add_play(sub, RECORDS)
     run.add_argument("--budgets", type=int, nargs="+", required=True, help="iterations a move of best, increasing")
@@ -163,7 +164,3 @@ def main(argv: list[str] | None = None) -> int:
         return report(args)
     check_arguments(parser, args)
     return cost(args) if args.command == "cost" else play(args, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

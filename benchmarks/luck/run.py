@@ -19,7 +19,7 @@ the weak one, -1 behind, 0 tie). From it:
     spread across deals = the deal);
 (b) the upset rate: how often the weak agent finished ahead;
 (c) the games after which the strong agent leads with probability 0.95,
-    N* = z^2 var(d) / mean(d)^2 with z = 1.645 (:func:`benchmarks.luck_measures.games_to_lead`),
+    N* = z^2 var(d) / mean(d)^2 with z = 1.645 (:func:`benchmarks.research.measures.games_to_lead`),
     with independent deals and with duplicate deals;
 and what duplicate deals buy (the variance-reduction factor), written to
 ``duplicate.md``. Intervals are bootstrap intervals over deals.
@@ -32,7 +32,7 @@ known order and moderate gaps.
 
 Every run writes its games as a record into ``--records`` (default a new
 folder under ``runs/bench/``), and the reports are made from every record in
-that folder by :mod:`benchmarks.luck_report` (the latest run of each
+that folder by :mod:`benchmarks.luck.report` (the latest run of each
 configuration), so the study can be regenerated one game at a time (the
 reports list one command per part). They go to ``--out`` (default the records
 folder: the committed reports are written only when ``--out`` names them).
@@ -47,11 +47,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import agent_kind, make_agent, split_epsilon
-from benchmarks import luck_records, luck_report
 from benchmarks.core import batch_matches, records
 from benchmarks.core.matches import AgentSpec, Task, TaskResult, game_key
 from benchmarks.core.protocol import seatings
-from benchmarks.luck_stats import (
+from benchmarks.luck import records as luck_records
+from benchmarks.luck.stats import (
     CONFIGS,
     GAME_PAIRS,
     ISMCTS_GAMES,
@@ -61,6 +61,9 @@ from benchmarks.luck_stats import (
 from envs.core.engine import shown
 from envs.games import HelpFormatter, make_game
 from parallel import pool
+
+#: The command, as its help and its records name it.
+PROG = "python -m benchmarks.luck"
 
 
 @dataclass
@@ -175,9 +178,7 @@ def collect(results: list[TaskResult]) -> tuple[list[PairData], list[str]]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.luck", description=__doc__, formatter_class=HelpFormatter
-    )
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), metavar="CONFIG", help=f"from {list(CONFIGS)}")
     parser.add_argument("--deals", type=int, default=60, help="deals per pair without ISMCTS (default 60)")
     parser.add_argument(
@@ -239,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     for note in plan.notes:
         print(note, file=sys.stderr)
     games = sum(len(t.seatings) * t.replays for t in plan.tasks)
-    run = luck_records.luck_run(plan, ["python", "-m", "benchmarks.luck", *argv])
+    run = luck_records.luck_run(plan, [*PROG.split(), *argv])
     start = time.perf_counter()
     try:
         with backend:
@@ -247,17 +248,16 @@ def main(argv: list[str] | None = None) -> int:
             results = batch_matches.run_tasks(plan.tasks, progress=not args.no_progress, desc="luck", backend=backend)
             ran_on = backend.describe()
     except ValueError as error:  # the cluster could not be joined or cannot run this project
-        print(f"python -m benchmarks.luck: error: {error}", file=sys.stderr)
+        print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     elapsed = time.perf_counter() - start
     record = luck_records.record_of(results, plan, run, elapsed, ran_on)
     folder = args.records or records.run_file("luck", "")
     path = records.write(record, folder / luck_records.record_name(record))
     out = args.out or folder
+    from benchmarks.luck import report as luck_report  # not at the top: the package imports this module, and
+    # ``python -m benchmarks.luck.report`` must be what first imports the report
+
     luck_report.write(sorted(folder.glob("*.jsonl*")), out)
     print(f"wrote {path}, and {out}/luck.md, duplicate.md and luck.png; {elapsed:.0f} s", file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

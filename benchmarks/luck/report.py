@@ -1,6 +1,6 @@
 """Reports of the luck study, made from its records only: ``luck.md`` with its plot, and ``duplicate.md``.
 
-    python -m benchmarks.luck_report RECORD [RECORD...] --out FOLDER
+    python -m benchmarks.luck.report RECORD [RECORD...] --out FOLDER
 
 A luck run (``python -m benchmarks.luck``) writes what it played as a record
 (:mod:`benchmarks.core.records`, JSON Lines): the run header carries the study's
@@ -33,7 +33,7 @@ from agents import agent_kind
 from benchmarks.core import records
 from benchmarks.core.records import Record
 from benchmarks.core.shown_commands import NOTE, shown, with_values
-from benchmarks.luck_records import pair_data
+from benchmarks.luck.records import pair_data
 
 #: the number of games at which the two designs' interval widths are compared in duplicate.md
 COMPARE_AT = 100
@@ -111,7 +111,7 @@ class Report:
     sources: list[str] = field(default_factory=list)
 
     def _ordered(self, items: list, config_of) -> list:
-        from benchmarks.luck_stats import CONFIGS_ORDER as order
+        from benchmarks.luck.stats import CONFIGS_ORDER as order
 
         return sorted(items, key=lambda x: order.index(config_of(x)) if config_of(x) in order else len(order))
 
@@ -126,7 +126,7 @@ class Report:
 
 def report_of(recs: Sequence[Record], sources: Sequence[str] = ()) -> Report:
     """The report of luck records: each configuration from the latest run (by its start) that played it."""
-    from benchmarks.luck_stats import pair_stats
+    from benchmarks.luck.stats import pair_stats
 
     runs = sorted(((run, rec) for rec in recs for run in rec.runs), key=lambda item: item[0]["started"])
     latest = {config: run["run"] for run, _ in runs for config in run["study"]["settings"]["configs"]}
@@ -178,7 +178,7 @@ def luck_markdown(report: Report) -> str:
         "",
         "Generated from the records "
         + ", ".join(f"`{s}`" for s in report.sources)
-        + " by `python -m benchmarks.luck_report RECORD... --out FOLDER`; never edited by hand. Each part's "
+        + " by `python -m benchmarks.luck.report RECORD... --out FOLDER`; never edited by hand. Each part's "
         "command played its record (`--records FOLDER` adds a run's record to that folder and remakes the report "
         "from every record there). A configuration's rows come from the latest run that played it, and depend "
         "only on its configuration's settings (every deal and agent seed is fixed by the run seed and the deal "
@@ -326,7 +326,7 @@ def write(paths: Sequence[str | Path], out: str | Path) -> Report:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.luck_report",
+        prog="python -m benchmarks.luck.report",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

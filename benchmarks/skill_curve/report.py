@@ -4,7 +4,7 @@ Per record (a configuration and its reference): the Bradley–Terry rating (:mod
 the heuristic 1,000) of ``best`` at each budget and of the reference, every table's win share, weighted least
 squares fits of the rating on log2(budget), linear and quadratic, and the gap from the top budget to the reference.
 Every interval is a bootstrap over deals that refits the ratings on each resample, and the fits on each
-resample's ratings (:func:`benchmarks.luck_measures.bootstrap_draws`). The claim, one-sided, is "the curve bends":
+resample's ratings (:func:`benchmarks.research.measures.bootstrap_draws`). The claim, one-sided, is "the curve bends":
 the quadratic coefficient c < 0, Holm-corrected over the pre-registered records
 (``benchmarks/preregistered/skill_curve.toml``, checked here against what the records played). The estimator is
 validated on synthetic rungs of known strength (``tests/test_skill_curve.py``).
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import luck_measures as lm
-from benchmarks import preregistration
 from benchmarks.core import records
 from benchmarks.core.rating import anchor, cluster_wins, strengths
 from benchmarks.core.report import refuse_dirty
+from benchmarks.research import measures as lm
+from benchmarks.research import preregistration
 
 
 @dataclass
@@ -278,10 +278,10 @@ def write_plot(name: str, curve: Curve, path: Path) -> bool:
 
 INTRODUCTION = """\
 Each budget's `best` (iterations a move) plays the heuristic field and `best` at the budget below it; the
-reference (the clairvoyant or the seer, `benchmarks/clairvoyant.py`, research only) plays `best` at the top budget;
-the heuristic plays random (the anchors). A table is its hero in each seat in turn against copies of its opponent,
-every deal in every rotation, the same agent seeds whoever sits (common random numbers). Ratings: Bradley–Terry
-on every pair of seats held by different players, anchored at random 0 and the heuristic 1,000
+reference (the clairvoyant or the seer, `benchmarks/research/clairvoyant.py`, research only) plays `best` at the top
+budget; the heuristic plays random (the anchors). A table is its hero in each seat in turn against copies of its
+opponent, every deal in every rotation, the same agent seeds whoever sits (common random numbers). Ratings:
+Bradley–Terry on every pair of seats held by different players, anchored at random 0 and the heuristic 1,000
 (`benchmarks/core/rating.py`). Intervals: percentile bootstrap over deals (every game of a deal together), 2,000
 resamples, the ratings refitted on each and the fits refitted on each resample's ratings, widened by
 sqrt(n/(n-1)); 95%. Fits: weighted least squares of the rating on log2(budget), weights 1 / the rating's bootstrap

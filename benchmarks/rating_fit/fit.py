@@ -1,6 +1,6 @@
 """The rating model checked: does Bradley–Terry predict the head-to-head shares it was fitted to?
 
-    python -m benchmarks.rating_fit_report --out benchmarks/results/rating_fit.md
+    python -m benchmarks.rating_fit --out benchmarks/results/rating_fit.md
 
 Every rating of the benchmarks (:mod:`benchmarks.core.rating`) fits one strength per agent to the pairwise
 results of the games (who finished ahead of whom, ties half; at three to five players the pairwise

@@ -1,5 +1,5 @@
 """The luck study's configurations, pairs and statistics: shared by the study (:mod:`benchmarks.luck`) and
-its report (:mod:`benchmarks.luck_report`), which reads them back from records."""
+its report (:mod:`benchmarks.luck.report`), which reads them back from records."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 
 import envs
 from benchmarks.core.variance import deal_share, duplicate_effect
-from benchmarks.luck_measures import bootstrap_draws, games_to_lead
+from benchmarks.research.measures import bootstrap_draws, games_to_lead
 from envs.games import GAME_NAMES
 
 

@@ -21,7 +21,7 @@ A component is the variance of a new draw of its factors' effects (divisor level
 are the whole population of interest (the study's four agents and its seats), ``fixed`` turns a component of those
 factors alone into the variance across those levels (divisor levels): times (L - 1) / L for each of its factors,
 Gelman's finite-population variance (Annals of Statistics 33, 2005). Shares are of the components' sum,
-with percentile intervals from resampling whole deals (:func:`benchmarks.luck_measures.bootstrap_all`), clipped
+with percentile intervals from resampling whole deals (:func:`benchmarks.research.measures.bootstrap_all`), clipped
 to [0, 1] for the two estimators whose components cannot be negative.
 """
 
@@ -33,7 +33,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from benchmarks.luck_measures import Estimate, bootstrap_all
+from benchmarks.research.measures import Estimate, bootstrap_all
 
 #: The estimators by name, the study's first.
 ESTIMATORS = ("moments", "reml", "anova")

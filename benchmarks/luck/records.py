@@ -1,6 +1,6 @@
 """The luck study's records: a run's games as record lines (``benchmarks.luck`` writes them) and, read back,
-each pair's duplicate results (``benchmarks.luck_report`` makes its reports from them). See
-:mod:`benchmarks.luck_report` for what a record's lines carry."""
+each pair's duplicate results (``benchmarks.luck.report`` makes its reports from them). See
+:mod:`benchmarks.luck.report` for what a record's lines carry."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def pair_data(games: Sequence[dict], failures: Sequence[dict] = ()) -> tuple[lis
     """The games of each (configuration, pair) as ``luck.PairData``, d[deal, replay, seating], in the order of
     the configurations and pairs; and a note per deal left out because an agent failed."""
     from benchmarks.core.rating import ahead, finishing_ranks, win_share
-    from benchmarks.luck_stats import CONFIGS_ORDER, PairData
+    from benchmarks.luck.stats import CONFIGS_ORDER, PairData
 
     notes, failed = [], set()
     for f in failures:

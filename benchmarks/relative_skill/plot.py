@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend that needs no display)
 
-from benchmarks import luck_measures as lm  # noqa: E402
+from benchmarks.research import measures as lm  # noqa: E402
 
 #: The variance groups drawn, bottom to top, and their colours.
 BARS = (("luck", "#4c72b0"), ("skill", "#55a868"), ("interaction", "#c44e52"), ("replay", "#8c8c8c"))

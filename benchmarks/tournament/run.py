@@ -39,16 +39,20 @@ import numpy as np
 
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, agent_kind, make_agent, split_epsilon
-from benchmarks import tournament_record, tournament_report
 from benchmarks.core import batch_matches, records
 from benchmarks.core.matches import AgentSpec, GameRecord, Task, TaskResult, game_key
 from benchmarks.core.protocol import seatings
 from benchmarks.core.rating import ahead, centred_ratings, pairwise_counts, win_share
 from benchmarks.core.variance import DuplicateEffect, duplicate_effect
+from benchmarks.tournament import record as tournament_record
+from benchmarks.tournament import report as tournament_report
 from envs.core.engine import shown
 from envs.games import GAME_NAMES, add_game_options, command_parser, game_config, make_game, parse_command
 from parallel import pool
 from parallel.pool import Backend
+
+#: The command, as its help and its records name it.
+PROG = "python -m benchmarks.tournament"
 
 
 @dataclass
@@ -233,7 +237,7 @@ def write_report(record_path: Path, stem: Path) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = command_parser("python -m benchmarks.tournament", __doc__)
+    parser = command_parser(PROG, __doc__)
     parser.add_argument("--game", help=f"one of {', '.join(list(GAME_NAMES))} (required unless --from-record)")
     parser.add_argument(
         "--agents",
@@ -306,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     tables, per_table = len(plan.tables), plan.deals * len(plan.seatings)
-    run = tournament_record.tournament_run(plan, ["python", "-m", "benchmarks.tournament", *argv])
+    run = tournament_record.tournament_run(plan, [*PROG.split(), *argv])
     start = time.perf_counter()
     try:
         with backend:
@@ -318,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
             results = play(plan, progress=not args.no_progress, backend=backend)
             ran_on = backend.describe()
     except ValueError as error:  # the cluster could not be joined or cannot run this project
-        print(f"python -m benchmarks.tournament: error: {error}", file=sys.stderr)
+        print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     stem = Path(args.out or records.run_file("tournament", "")) / (args.name or default_name(plan))
     record = tournament_record.record_of(plan, results, run, ran_on)
@@ -340,7 +344,3 @@ def from_record(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
         parser.error(f"--from-record {args.from_record}: {error}")
     print(f"wrote {stem}.md and {stem}.png from {args.from_record}", file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,14 +4,14 @@ The luck study of :mod:`benchmarks.luck` describes pairs of agents; these
 measures describe the game, each with what it assumes and bounds:
 
 - **Relative skill** (Borm and van der Genugten): with a beginner, our best
-  player and a clairvoyant (:mod:`benchmarks.clairvoyant`) on the same deals
+  player and a clairvoyant (:mod:`benchmarks.research.clairvoyant`) on the same deals
   against the same field, the learning effect LE = best - beginner, the random
   effect RE = clairvoyant - best and RS = LE / (LE + RE). Our best is below
   optimal, so RS estimates from below the share of the game's decidable
   result that players of best's strength reach.
 - **Variance components** of a crossed random-effects model (deal, seat,
   agent and their interactions, replay as the residual): in
-  :mod:`benchmarks.variance_components`, which uses these intervals.
+  :mod:`benchmarks.research.variance_components`, which uses these intervals.
 - **Elo spread** (Duersch, Lambrecht and Oechssler, on agents) of a ladder
   and the **upset frequency** between adjacent rungs (Ben-Naim et al.).
 - **N\\*** (close to Fiedler and Rock's critical repetition frequency): the
@@ -22,7 +22,7 @@ game of a deal together), their half-widths scaled by sqrt(n / (n - 1)) to
 undo the bootstrap's small-sample shrinkage (n deals); means use t quantiles,
 and RS, a ratio of means, has Fieller's interval beside its bootstrap one.
 Every estimator is checked on synthetic games whose answer is known
-(:mod:`benchmarks.synthetic_games`, ``tests/test_luck_measures.py``).
+(:mod:`benchmarks.research.synthetic_games`, ``tests/test_luck_measures.py``).
 """
 
 from __future__ import annotations

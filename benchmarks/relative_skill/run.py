@@ -5,10 +5,10 @@
 
 Borm and van der Genugten's relative skill compares three players on the
 same luck: a beginner (``random``), our strongest player (``best``) and a
-fictive player who knows how chance falls (:mod:`benchmarks.clairvoyant`,
+fictive player who knows how chance falls (:mod:`benchmarks.research.clairvoyant`,
 ``best``'s search on the true state, at the same budget). Here each of them,
 and the heuristic and ``best`` at each budget (the ladder of the variance
-components and the Elo spread, :mod:`benchmarks.luck_measures`), sits in
+components and the Elo spread, :mod:`benchmarks.research.measures`), sits in
 every seat of every deal in turn against the same field: the heuristic in
 every other seat, with the same seeds whoever the hero is, so that the heroes
 differ only by what they play (common random numbers).
@@ -18,7 +18,7 @@ exactly. Deals are taken from the protocol's *test* set from ``--first`` on
 (:func:`benchmarks.core.protocol.deal_seeds`); the record is a JSON Lines file of
 :mod:`benchmarks.core.records`' format, appended a deal at a time so that a run
 stopped early keeps every deal it finished (and ``play`` run again resumes it).
-The report is made from the records only (:mod:`benchmarks.relative_skill_report`).
+The report is made from the records only (:mod:`benchmarks.relative_skill.report`).
 """
 
 from __future__ import annotations
@@ -31,14 +31,17 @@ import time
 from pathlib import Path
 
 from agents import Agent, make_agent
-from benchmarks.clairvoyant import LABEL as CLAIRVOYANT
-from benchmarks.clairvoyant import SEER, ClairvoyantAgent, SeerAgent, play_clairvoyant
 from benchmarks.core import records
 from benchmarks.core.matches import agent_seed
 from benchmarks.core.protocol import check_deals, deal_seeds, seatings
 from benchmarks.core.rating import win_share
-from benchmarks.luck_stats import CONFIGS
+from benchmarks.luck.stats import CONFIGS
+from benchmarks.research.clairvoyant import LABEL as CLAIRVOYANT
+from benchmarks.research.clairvoyant import SEER, ClairvoyantAgent, SeerAgent, play_clairvoyant
 from envs.games import HelpFormatter, make_game
+
+#: The command, as its help and its records name it.
+PROG = "python -m benchmarks.relative_skill"
 
 #: The folder of the study's records, one file per configuration.
 RECORDS = records.ROOT / "benchmarks" / "records" / "relative_skill"
@@ -48,7 +51,7 @@ FIELD, FIELD_LABEL = "heuristic", "field"
 
 def hero_labels(budgets: list[int], seer: bool = False) -> list[str]:
     """The heroes of a run, weakest first: random, the heuristic, then ``best`` and the clairvoyant at each budget
-    (and with ``seer`` the stronger clairvoyant, :class:`benchmarks.clairvoyant.SeerAgent`, at each budget)."""
+    (and with ``seer`` the stronger clairvoyant, :class:`benchmarks.research.clairvoyant.SeerAgent`, at each budget)."""
     seers = [f"{SEER}-{b}" for b in budgets] if seer else []
     return ["random", FIELD, *(f"best-{b}" for b in budgets), *(f"{CLAIRVOYANT}-{b}" for b in budgets), *seers]
 
@@ -141,7 +144,7 @@ def play(args: argparse.Namespace, argv: list[str]) -> int:
     heroes = hero_labels(args.budgets, args.seer)
     agents = agent_entries(heroes) | {FIELD_LABEL: {"name": FIELD, "options": {}}}
     path = args.record or record_path(args.config)
-    command = ["python", "-m", "benchmarks.relative_skill", *argv]
+    command = [*PROG.split(), *argv]
     header = records.new_run(command, agents, CONFIGS[args.config][0], own=path)
     header |= {"study": "relative_skill", "config": args.config, "heroes": heroes, "replays": args.replays}
     tables = [(hero, FIELD_LABEL) for hero in heroes]
@@ -161,9 +164,7 @@ def add_play(sub, folder: Path) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.relative_skill", description=__doc__, formatter_class=HelpFormatter
-    )
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=HelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     run = add_play(sub, RECORDS)
     run.add_argument("--budgets", type=int, nargs="+", default=[25, 100], help="iterations a move of best")
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "report":
-        from benchmarks import relative_skill_report
+        from benchmarks.relative_skill import report as relative_skill_report
 
         out = args.out or records.run_file("relative_skill", ".md")
         relative_skill_report.write(sorted(args.records.glob("*.jsonl*")), out, args.allow_dirty)
@@ -196,7 +197,3 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     return play(args, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,11 +1,11 @@
 """What the relative-skill report says of its method, and the standard work it cites: the prose that heads and
-closes :mod:`benchmarks.relative_skill_report`, kept apart from the code that computes its tables."""
+closes :mod:`benchmarks.relative_skill.report`, kept apart from the code that computes its tables."""
 
 #: The report's statement of its design, outcomes, intervals and estimators.
 INTRODUCTION = """\
 Each hero sits in every seat of the same test deals against the heuristic in every other seat (the same seeds
 whoever the hero is); `best-N` is the best agent at N iterations a move, `clairvoyant-N` the same search on the true
-state (research only, `benchmarks/clairvoyant.py`). Settings, deals and claims were pre-registered in
+state (research only, `benchmarks/research/clairvoyant.py`). Settings, deals and claims were pre-registered in
 `benchmarks/preregistered/relative_skill.toml` before the games. A result is the win share (1 for an outright win,
 1/k for a win shared by k); Elo and upsets use the share of the field finished ahead of (ties half). The score
 margin (the hero's score minus the best other score) is an exploratory second outcome, not capped at a win: it was

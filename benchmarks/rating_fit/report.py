@@ -1,6 +1,6 @@
-"""The rating model's check as a report, ``benchmarks/results/rating_fit.md`` (:mod:`benchmarks.rating_fit` fits).
+"""The rating model's check as a report, ``benchmarks/results/rating_fit.md`` (:mod:`benchmarks.rating_fit.fit` fits).
 
-    python -m benchmarks.rating_fit_report --out benchmarks/results/rating_fit.md
+    python -m benchmarks.rating_fit --out benchmarks/results/rating_fit.md
 
 Three parts: the test per configuration, the calibration pooled over every pair, and the anchor's second
 rating in the levels' ladders (why the heuristic, 1,000 by definition, rates otherwise as a level) explained by
@@ -17,14 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import rating_fit
 from benchmarks.core import records
 from benchmarks.core.protocol import ANCHORS
 from benchmarks.core.rating import anchor
-from benchmarks.luck_measures import holm
-from benchmarks.rating_fit import BINS, SOURCES, Fit, Section, fit, sections
+from benchmarks.rating_fit import fit as rating_fit
+from benchmarks.rating_fit.fit import BINS, SOURCES, Fit, Section, fit, sections
+from benchmarks.research.measures import holm
 
-COMMAND = "python -m benchmarks.rating_fit_report --out FILE"
+COMMAND = "python -m benchmarks.rating_fit --out FILE"
 
 
 def _p(x: float) -> str:
@@ -209,7 +209,7 @@ def holm_adjusted(fits: dict[str, Fit]) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.rating_fit_report",
+        prog="python -m benchmarks.rating_fit",
         description=rating_fit.__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -221,7 +221,3 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(text)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

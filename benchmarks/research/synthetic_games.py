@@ -1,4 +1,4 @@
-"""Small synthetic games whose luck and skill are known, to check the estimators of :mod:`benchmarks.luck_measures`.
+"""Small synthetic games whose luck and skill are known, to check the estimators of :mod:`benchmarks.research.measures`.
 
 A measure of luck is only as good as its behaviour where the answer is
 known: a game of pure chance must come out at RS = 0 with all its variance

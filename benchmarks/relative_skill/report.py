@@ -2,7 +2,7 @@
 
 Per configuration: each hero's mean result against the heuristic field, Borm and van der Genugten's relative skill
 at each budget, the variance components of the honest ladder, the Elo spread from random to the clairvoyant,
-upsets between adjacent rungs and N*, every figure with its interval (:mod:`benchmarks.luck_measures`), the
+upsets between adjacent rungs and N*, every figure with its interval (:mod:`benchmarks.research.measures`), the
 claims of the pre-registration (``benchmarks/preregistered/relative_skill.toml``) tested with Holm's correction,
 and what the games cost. Nothing here is written by hand: run the command at the top of the report.
 """
@@ -16,14 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import luck_measures as lm
-from benchmarks import preregistration
-from benchmarks import variance_components as vc
 from benchmarks.core import records
 from benchmarks.core.rating import ahead, finishing_ranks
 from benchmarks.core.report import refuse_dirty
-from benchmarks.relative_skill_method import INTRODUCTION, REFERENCES
-from benchmarks.relative_skill_plot import Panel, plot
+from benchmarks.relative_skill.method import INTRODUCTION, REFERENCES
+from benchmarks.relative_skill.plot import Panel, plot
+from benchmarks.research import measures as lm
+from benchmarks.research import preregistration
+from benchmarks.research import variance_components as vc
 
 
 @dataclass
@@ -207,7 +207,7 @@ ESTIMATOR_COLUMNS = {
 def component_rows(study: Study) -> list[str]:
     """Shares of the win share's variance over the honest ladder: each component of the crossed model (deal,
     seat, agent, interactions, replay) and their groups, with cluster-bootstrap intervals, by each estimator of
-    :mod:`benchmarks.variance_components`, and how far the floored ANOVA's sum exceeds the model's total."""
+    :mod:`benchmarks.research.variance_components`, and how far the floored ANOVA's sum exceeds the model's total."""
     ladder = [study.heroes.index(label) for label in honest_ladder(study)]
     y = study.win[:, :, ladder, :]
     found = {e: vc.share_estimates(y, FACTORS, groups=GROUPS, estimator=e, fixed=FIXED) for e in ESTIMATOR_COLUMNS}
