@@ -40,7 +40,7 @@ from pathlib import Path
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
 from benchmarks.core import records
 from benchmarks.core.matches import run_tasks
-from benchmarks.research.measures import mean_interval
+from benchmarks.core.rating import mean_interval
 from envs.games import HelpFormatter, available_games, flags, given_settings, make_game
 from parallel import pool
 from parallel.pool import Backend
@@ -140,11 +140,8 @@ def deal_interval(shares: list[float], seats: int) -> tuple[float, float]:
 def share_interval(deals: list[list[float]]) -> tuple[float, float]:
     """A win share's 95% interval from its games grouped by deal: t with deals − 1 degrees of freedom over the
     per-deal means, since a deal's games share its luck (a Wilson interval over games took them as independent)."""
-    means = [sum(deal) / len(deal) for deal in deals]
-    if len(means) < 2:
-        return 0.0, 1.0
-    estimate = mean_interval(means)
-    return max(0.0, estimate.low), min(1.0, estimate.high)
+    _, low, high = mean_interval([sum(deal) / len(deal) for deal in deals])
+    return max(0.0, low), min(1.0, high)
 
 
 def run_matchup(

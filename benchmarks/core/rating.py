@@ -313,9 +313,20 @@ class Share:
     deals: int
 
 
+def mean_interval(per_deal: Sequence[float], small_sample: bool = SMALL_SAMPLE) -> tuple[float, float, float]:
+    """The mean of per-deal values (deals are the independent units, since a deal's games share its luck) and its
+    95% interval: ± t with deals − 1 degrees of freedom (without ``small_sample``: 1.96) standard errors;
+    unbounded from fewer than two deals. Every deal-clustered mean of the benchmarks is this one."""
+    x = np.asarray(per_deal, dtype=float)
+    mean = float(x.mean()) if len(x) else math.nan
+    if len(x) < 2:
+        return mean, -math.inf, math.inf
+    half = (t975(len(x) - 1) if small_sample else Z95) * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return mean, mean - half, mean + half
+
+
 def win_shares(games: Sequence[dict], small_sample: bool = SMALL_SAMPLE) -> list[Share]:
-    """Per table (hero, opponent): the hero's mean win share, ± t with deals − 1 degrees of freedom (without
-    ``small_sample``: 1.96) standard errors of the per-deal means."""
+    """Per table (hero, opponent): the hero's mean win share over deals with its :func:`mean_interval`."""
     by_table: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for game in games:
         hero, opponent = game["table"]
@@ -323,10 +334,7 @@ def win_shares(games: Sequence[dict], small_sample: bool = SMALL_SAMPLE) -> list
         by_table[(hero, opponent)][deal_of(game)].append(win_share(game["winners"], seat))
     out = []
     for (hero, opponent), deals in sorted(by_table.items()):
-        means = np.array([np.mean(v) for v in deals.values()])
-        mean = float(means.mean())
-        quantile = t975(len(means) - 1) if small_sample else Z95
-        half = quantile * float(means.std(ddof=1)) / math.sqrt(len(means)) if len(means) > 1 else math.inf
+        mean, low, high = mean_interval([np.mean(v) for v in deals.values()], small_sample)
         games_played = sum(len(v) for v in deals.values())
-        out.append(Share(hero, opponent, mean, max(0.0, mean - half), min(1.0, mean + half), games_played, len(means)))
+        out.append(Share(hero, opponent, mean, max(0.0, low), min(1.0, high), games_played, len(deals)))
     return out

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from benchmarks.core.rating import t975
+from benchmarks.core import rating
 from benchmarks.core.variance import duplicate_effect
 
 #: Bootstrap resamples of the reports (the tests use fewer).
@@ -113,12 +113,9 @@ def bootstrap(
 
 
 def mean_interval(per_deal: np.ndarray) -> Estimate:
-    """The mean of per-deal values with a t interval (deals are the independent units), the t quantile the
-    ratings use (:func:`benchmarks.core.rating.t975`, so that both intervals of a deal-clustered mean agree)."""
-    x = np.asarray(per_deal, dtype=float)
-    n = len(x)
-    half = t975(n - 1) * x.std(ddof=1) / math.sqrt(n) if n > 1 else math.nan
-    return Estimate(float(x.mean()), float(x.mean() - half), float(x.mean() + half))
+    """The mean of per-deal values with its t interval (:func:`benchmarks.core.rating.mean_interval`, the one
+    every deal-clustered mean uses)."""
+    return Estimate(*rating.mean_interval(per_deal))
 
 
 # --- relative skill ------------------------------------------------------------------------------
@@ -145,7 +142,7 @@ def fieller_ratio(numerator: np.ndarray, denominator: np.ndarray) -> Estimate:
     if n < 2:
         raise ValueError(f"a Fieller interval needs at least 2 deals, got {n}")
     (vaa, vab), (_, vbb) = np.cov(a, b, ddof=1) / n
-    ma, mb, t2 = a.mean(), b.mean(), t975(n - 1) ** 2
+    ma, mb, t2 = a.mean(), b.mean(), rating.t975(n - 1) ** 2
     value = ma / mb if mb != 0 else math.nan
     square, linear, constant = mb * mb - t2 * vbb, ma * mb - t2 * vab, ma * ma - t2 * vaa
     discriminant = linear * linear - square * constant
