@@ -70,7 +70,7 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
     game = make_game(game_name, **config)
     model_agents = [PPOAgent(path, game) for path in models]  # each plays its most probable legal move
     player = None if positions is None else PPOAgent(positions, game)
-    rows: dict[str, list] = {"values": [], "heuristic": [], "picks": []}
+    rows: dict[str, list] = {"values": [], "heuristic": [], "picks": [], "game": []}
     for seed in seeds:
         rng = np.random.default_rng(seed)
         heuristics = [make_agent("heuristic", game, seed=seed * 10 + p) for p in range(game.num_players)]
@@ -89,6 +89,7 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
             if len(view.legal_actions) > 1 and (seat is None or seat == state.current_player):
                 rows["values"].append(measured_values(searches[0], view, judge_samples))
                 rows["heuristic"].append(action)
+                rows["game"].append(seed)
                 rows["picks"].append(_picks(view, searches[1:], search_samples, model_agents))
             if seat == state.current_player:
                 action = int(player.act(view))
@@ -97,6 +98,7 @@ def judge_games(task: tuple) -> dict[str, np.ndarray]:
         "values": np.array(rows["values"], np.float32).reshape(-1, game.num_actions),
         "heuristic": np.array(rows["heuristic"], np.int64),
         "picks": np.array(rows["picks"], np.int64).reshape(-1, len(search_samples) + len(models)),
+        "game": np.array(rows["game"], np.int64),
     }
 
 
@@ -109,15 +111,21 @@ def _picks(view, searches, search_samples: list[int], model_agents) -> list[int]
     return picks + [int(agent.act(view)) for agent in model_agents]
 
 
-def gains(values: np.ndarray, heuristic: np.ndarray, picks: np.ndarray) -> list[tuple[float, float, float]]:
-    """Per chooser (a column of ``picks``): the mean gain per decision over the heuristic's move, its
-    standard error, and how often it picks the heuristic's move."""
+def gains(
+    values: np.ndarray, heuristic: np.ndarray, picks: np.ndarray, games: np.ndarray
+) -> list[tuple[float, float, float, float]]:
+    """Per chooser (a column of ``picks``): the gain per decision over the heuristic's move, as the mean over
+    games of each game's mean gain, with its t interval over games (a game's decisions share its deal, so the
+    games are the independent units: :func:`benchmarks.core.rating.mean_interval`), and how often it picks the
+    heuristic's move: ``(mean, low, high, same)``."""
+    from benchmarks.core.rating import mean_interval
+
     rows = np.arange(len(values))
     out = []
     for column in picks.T:
         gain = values[rows, column] - values[rows, heuristic]
-        error = float(gain.std(ddof=1) / np.sqrt(len(gain))) if len(gain) > 1 else float("nan")
-        out.append((float(gain.mean()), error, float(np.mean(column == heuristic))))
+        per_game = [float(gain[games == game].mean()) for game in np.unique(games)]
+        out.append((*mean_interval(per_game), float(np.mean(column == heuristic))))
     return out
 
 
@@ -182,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     ]
     judged = joined(parallel_map(judge_games, tasks, args.processes))
     names = [f"search:{n}" for n in args.search_samples] + [f"`{path}`" for path in args.models]
-    results = gains(judged["values"], judged["heuristic"], judged["picks"])
+    results = gains(judged["values"], judged["heuristic"], judged["picks"], judged["game"])
     text = _report(names, results, len(judged["heuristic"]), config, args, argv, time.time() - started)
     if args.out:
         with open(args.out, "w") as f:
@@ -199,13 +207,15 @@ def _report(names, results, decisions: int, config: dict, args, argv: list[str],
         f"{args.games} {_whose(args.positions)} (deal seeds from {args.seed:,}), {decisions:,} decisions with a "
         f"choice, each legal move judged by {args.judge_samples} paired samples of the flat search (reward: win "
         f"blended with the rank by score, -1..1); {seconds:.0f} s on {args.processes} processes. Gain: the judge's "
-        "value of the chooser's move minus that of the heuristic's; 95% interval: mean +- 1.96 standard errors.",
+        "value of the chooser's move minus that of the heuristic's, averaged over a game's decisions and then over "
+        "the games; 95% interval: t over games (games − 1 degrees of freedom), since a game's decisions share its "
+        "deal.",
         "",
         "| chooser | gain per decision | 95% interval | picks the heuristic's move |",
         "|---|---:|---|---:|",
     ]
-    for name, (mean, error, same) in zip(names, results):
-        interval = f"{mean - 1.96 * error:+.4f} .. {mean + 1.96 * error:+.4f}"
+    for name, (mean, low, high, same) in zip(names, results):
+        interval = f"{low:+.4f} .. {high:+.4f}"
         lines.append(f"| {name} | **{mean:+.4f}** | {interval} | {same:.1%} |")
     return "\n".join(lines) + "\n"
 

@@ -10,16 +10,17 @@ from benchmarks import decision_gains
 MODEL = "agents/models/wapi4.zip"
 
 
-def test_gains_are_the_judged_value_of_the_pick_minus_the_heuristics():
-    values = np.array([[0.1, 0.4, 0.0], [0.3, -0.2, 0.5], [0.0, 0.2, 0.6]], np.float32)
-    heuristic = np.array([0, 0, 1])
-    picks = np.array([[1, 0], [1, 0], [2, 1]])  # two choosers
-    (first, second) = decision_gains.gains(values, heuristic, picks)
-    expected = np.array([0.3, -0.5, 0.4])
-    assert first[0] == pytest.approx(expected.mean(), abs=1e-6)
-    assert first[1] == pytest.approx(expected.std(ddof=1) / np.sqrt(3), abs=1e-6)
-    assert first[2] == 0.0  # never the heuristic's move
-    assert second == (0.0, 0.0, 1.0)  # always the heuristic's move: no gain, no spread
+def test_gains_are_the_judged_value_of_the_pick_minus_the_heuristics_clustered_by_game():
+    values = np.array([[0.1, 0.4, 0.0], [0.3, -0.2, 0.5], [0.0, 0.2, 0.6], [0.2, 0.0, 0.0]], np.float32)
+    heuristic = np.array([0, 0, 1, 1])
+    picks = np.array([[1, 0], [1, 0], [2, 1], [0, 1]])  # two choosers
+    games = np.array([7, 7, 8, 9])  # the first two decisions share a game: one unit, not two
+    (first, second) = decision_gains.gains(values, heuristic, picks, games)
+    per_game = np.array([(0.3 - 0.5) / 2, 0.4, 0.2])
+    half = 4.303 * per_game.std(ddof=1) / np.sqrt(3)  # t, 2 degrees of freedom
+    assert first[:3] == pytest.approx((per_game.mean(), per_game.mean() - half, per_game.mean() + half), abs=1e-6)
+    assert first[3] == 0.0  # never the heuristic's move
+    assert second == (0.0, 0.0, 0.0, 1.0)  # always the heuristic's move: no gain, no spread
 
 
 def test_the_choosers_never_see_the_judges_samples_and_runs_repeat_from_their_seeds():
