@@ -22,16 +22,12 @@ Choosers:
   agent's choice).
 
 The gain is a one-step measure: Q of the heuristic's continuation, on the
-heuristic's positions. At the four-player Wapi table the choosers rank as
-their win shares do (``benchmarks/results/decision_gains_wapi.md``: +0.0022,
-+0.0043 and +0.0088 a decision for 25.7%, 27.5% and 30.0%), but a model fit
-to this measure gains less on the positions its own play leads to, and those
-are the ones that count. ``--positions MODEL`` judges those instead: the
-model plays one seat (rotating with the deal) against heuristics, and only
-its decisions are judged. There the shipped Wapi model gains +0.0034 (on the
-heuristic's positions +0.004 to +0.005) and a fit to its own positions +0.0068,
-ranked as they play (27.5% and 28.2%:
-``docs/experiments/006-wapi-model-training.md``, its appendix).
+heuristic's positions. A model fit to this measure gains less on the
+positions its own play leads to, and those are the ones that count.
+``--positions MODEL`` judges those instead: the model plays one seat
+(rotating with the deal) against heuristics, and only its decisions are
+judged (``docs/experiments/006-wapi-model-training.md``, its appendix, where
+the measure on a model's own positions ranked two models as they play).
 
     python -m benchmarks.decision_gains --game wapi --games 60 --judge-samples 256 \\
         --search-samples 32 256 --models agents/models/wapi4.zip --out benchmarks/results/decision_gains_wapi.md

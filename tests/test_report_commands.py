@@ -27,10 +27,6 @@ COMMAND = re.compile(r"`((?:python -m |make )[^`]+)`")
 #: Options whose value a command writes (a file or folder made if absent), and the placeholders reports use.
 WRITTEN = {"--out", "--record", "--ratings"}
 PLACEHOLDERS = {"FILE", "FOLDER", "RECORD", "RECORD...", "OUT"}
-#: Inputs known to be missing, each with what it would take to fix (a rerun is too long for this machine).
-KNOWN_MISSING = {
-    "wapi4_mlp.zip": "decision_gains_wapi.md's run read an uncommitted model: rerun without it or commit it",
-}
 REPO_PATH = re.compile(r"^[\w.-]+(?:/[\w.*-]+)+/?$|^[\w.-]+\.(?:zip|gz|jsonl|json|md|py|pt)$")
 
 
@@ -67,7 +63,7 @@ def missing_inputs(words: list[str]) -> list[str]:
         if value.startswith("/"):
             missing.append(value)
         elif not written and value not in PLACEHOLDERS and REPO_PATH.match(value) and "*" not in value:
-            if not (ROOT / value).exists() and value not in KNOWN_MISSING:
+            if not (ROOT / value).exists():
                 missing.append(value)
     return missing
 
