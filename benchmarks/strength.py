@@ -39,7 +39,7 @@ from pathlib import Path
 
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
 from benchmarks.core import records
-from benchmarks.core.matches import run_tasks
+from benchmarks.core.matches import agent_seed, deal_seed, run_tasks
 from benchmarks.core.rating import mean_interval
 from envs.games import HelpFormatter, available_games, flags, given_settings, make_game
 from parallel import pool
@@ -110,22 +110,21 @@ def build(kind: str, game, seed: int, options: dict) -> Agent:
 
 
 def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[float]]:
-    """Game ``index`` of a matchup: deal ``seed + index // n``, hero in seat ``index % n``.
-    Returns the win share of each seat relative to the hero (hero first), the hero's move times and
-    (a search) its simulations per move.
+    """Game ``index`` of a matchup: deal ``index // n`` of the run (:func:`benchmarks.core.matches.deal_seed`),
+    the hero in seat ``index % n``, every agent seeded as the match runner seeds it (``agent_seed``, the hero's
+    seat as the seating). Returns the win share of each seat relative to the hero (hero first), the hero's move
+    times and (a search) its simulations per move.
     ``options``: the searchers' options by kind (``{"ismcts": {...}, "guided": {...}}``)."""
     matchup, index, seed, options = task
     game = make_game(matchup.game, **dict(matchup.config))
     n = game.num_players
-    deal, hero_seat = seed + index // n, index % n
+    deal, hero_seat = index // n, index % n
     agents: list[Agent] = []
     for seat in range(n):
-        agent_seed = seed * 1_000_003 + index * 10 + seat
-        if seat == hero_seat:
-            agents.append(Timed(build(matchup.hero, game, agent_seed, options)))
-        else:
-            agents.append(build(matchup.opponent, game, agent_seed, options))
-    result = play_game(game, agents, seed=deal)
+        kind = matchup.hero if seat == hero_seat else matchup.opponent
+        agent = build(kind, game, agent_seed(seed, deal, hero_seat, seat), options)
+        agents.append(Timed(agent) if seat == hero_seat else agent)
+    result = play_game(game, agents, seed=deal_seed(seed, deal))
     share = [0.0] * n
     for w in result.winners:
         share[(w - hero_seat) % n] += 1 / len(result.winners)
@@ -271,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="further guided-search options (e.g. c_puct=2.0 value_mix=0.25 leaf_batch=8)",
     )
     pool.add_arguments(parser)
-    parser.add_argument("--seed", type=int, default=0, help="first deal (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="the run's seed: every deal and agent seed derives from it")
     parser.add_argument(
         "--out",
         type=Path,
