@@ -40,7 +40,7 @@ from pathlib import Path
 from agents import Agent, PlayerView, make_agent, parse_agent_options, play_game
 from benchmarks.core import records
 from benchmarks.core.matches import agent_seed, deal_seed, run_tasks
-from benchmarks.core.rating import mean_interval
+from benchmarks.core.rating import share_interval
 from envs.games import HelpFormatter, available_games, flags, given_settings, make_game
 from parallel import pool
 from parallel.pool import Backend
@@ -132,15 +132,8 @@ def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[fl
 
 
 def deal_interval(shares: list[float], seats: int) -> tuple[float, float]:
-    """The hero's 95% interval when game ``i`` deals ``i // seats``: :func:`share_interval` of its deals."""
+    """The hero's 95% interval when game ``i`` deals ``i // seats``: the share interval of its deals."""
     return share_interval([shares[k : k + seats] for k in range(0, len(shares), seats)])
-
-
-def share_interval(deals: list[list[float]]) -> tuple[float, float]:
-    """A win share's 95% interval from its games grouped by deal: t with deals − 1 degrees of freedom over the
-    per-deal means, since a deal's games share its luck (a Wilson interval over games took them as independent)."""
-    _, low, high = mean_interval([sum(deal) / len(deal) for deal in deals])
-    return max(0.0, low), min(1.0, high)
 
 
 def run_matchup(

@@ -325,8 +325,15 @@ def mean_interval(per_deal: Sequence[float], small_sample: bool = SMALL_SAMPLE) 
     return mean, mean - half, mean + half
 
 
+def share_interval(deals: Sequence[Sequence[float]], small_sample: bool = SMALL_SAMPLE) -> tuple[float, float]:
+    """A win share's 95% interval from its games' shares grouped by deal: the :func:`mean_interval` of the
+    per-deal means, within [0, 1]."""
+    _, low, high = mean_interval([float(np.mean(deal)) for deal in deals], small_sample)
+    return max(0.0, low), min(1.0, high)
+
+
 def win_shares(games: Sequence[dict], small_sample: bool = SMALL_SAMPLE) -> list[Share]:
-    """Per table (hero, opponent): the hero's mean win share over deals with its :func:`mean_interval`."""
+    """Per table (hero, opponent): the hero's mean win share over deals with its :func:`share_interval`."""
     by_table: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for game in games:
         hero, opponent = game["table"]
@@ -334,7 +341,8 @@ def win_shares(games: Sequence[dict], small_sample: bool = SMALL_SAMPLE) -> list
         by_table[(hero, opponent)][deal_of(game)].append(win_share(game["winners"], seat))
     out = []
     for (hero, opponent), deals in sorted(by_table.items()):
-        mean, low, high = mean_interval([np.mean(v) for v in deals.values()], small_sample)
+        mean = float(np.mean([np.mean(v) for v in deals.values()]))
+        low, high = share_interval(list(deals.values()), small_sample)
         games_played = sum(len(v) for v in deals.values())
-        out.append(Share(hero, opponent, mean, max(0.0, low), min(1.0, high), games_played, len(deals)))
+        out.append(Share(hero, opponent, mean, low, high, games_played, len(deals)))
     return out
