@@ -316,7 +316,8 @@ def report_text(command: str, ran_on: str, ismcts: dict, guided: dict | None, ne
         f"Machine: {platform.machine()}, {multiprocessing.cpu_count()} CPUs, Python {platform.python_version()}; "
         f"ran on the {ran_on}; ISMCTS budget and options {ismcts}{guided_text}.\n"
         "Each deal is played with the hero in every seat (seats swapped / rotated); a shared win counts 1/k; "
-        "intervals are 95% Wilson score intervals. 'met': yes when the whole interval clears the target "
+        "intervals are 95% t intervals over deals (deals − 1 degrees of freedom, a deal's games together). "
+        "'met': yes when the whole interval clears the target "
         "(for 'most wins': the best opponent seat's rate); times are CPU seconds per decision.\n\n"
         f"{table(rows)}\n"
     )
