@@ -103,6 +103,27 @@ def test_pool_command_concatenates_runs(tmp_path):
     assert len(pooled.runs) == 2 and len(pooled.games) == 12
 
 
+def test_pool_command_leaves_out_a_run_whose_games_were_played_again(tmp_path, capsys):
+    """A run replaced by one played again (the same games from a clean checkout) is left out by its id, so the
+    pool holds each game once; without --leave-out the pool is refused, and an id in no record is refused too."""
+    first, again = tiny_record(), tiny_record()
+    again.runs[0]["run"] = "again"
+    for line in again.games:
+        line["run"] = "again"
+    paths = [str(records.write(first, tmp_path / "1.jsonl")), str(records.write(again, tmp_path / "2.jsonl"))]
+    with pytest.raises(SystemExit):
+        pool_records.main([*paths, "--out", str(tmp_path / "twice.jsonl.gz")])
+    assert "game played twice" in capsys.readouterr().err
+    left = first.runs[0]["run"]
+    assert pool_records.main([*paths, "--leave-out", left, "--out", str(tmp_path / "pooled.jsonl.gz")]) == 0
+    pooled = records.read([tmp_path / "pooled.jsonl.gz"])
+    assert [run["run"] for run in pooled.runs] == ["again"] and len(pooled.games) == len(again.games)
+    with pytest.raises(SystemExit):
+        pool_records.main([*paths, "--leave-out", "nosuchrun", "--out", str(tmp_path / "none.jsonl.gz")])
+    assert "--leave-out: no run ['nosuchrun']" in capsys.readouterr().err
+    assert not (tmp_path / "twice.jsonl.gz").exists() and not (tmp_path / "none.jsonl.gz").exists()
+
+
 def test_a_report_is_made_from_the_record_alone_byte_for_byte(tmp_path):
     path = records.write(tiny_record(), tmp_path / "r.jsonl.gz")
     outs = [tmp_path / "one.md", tmp_path / "two.md"]

@@ -116,7 +116,10 @@ class Record:
 
     def of_protocol(self, protocol: str) -> Record:
         """The runs of ``protocol`` with their games and failures (records of two versions never pool)."""
-        keep = {run["run"] for run in self.runs if run["protocol"] == protocol}
+        return self.of_runs({run["run"] for run in self.runs if run["protocol"] == protocol})
+
+    def of_runs(self, keep: set[str]) -> Record:
+        """The runs whose ids are in ``keep``, with their games and failures."""
 
         def kept(lines: list[dict]) -> list[dict]:
             return [line for line in lines if line["run"] in keep]
