@@ -7,8 +7,9 @@ Every command is ``python -m benchmarks.NAME``; what a report prints runs as wri
 - **The protocol's commands**: :mod:`~benchmarks.rate` (an agent against the ladder, sealed),
   :mod:`~benchmarks.leaderboard` (the ladder's tables; ``verify`` checks a submitted record),
   :mod:`~benchmarks.report` (a report from records), :mod:`~benchmarks.anchors`, :mod:`~benchmarks.calibration`
-  and :mod:`~benchmarks.calibration_check`, :mod:`~benchmarks.leaderboard_cost`, :mod:`~benchmarks.pool_records`,
-  :mod:`~benchmarks.replay_check`, :mod:`~benchmarks.example_run`.
+  and :mod:`~benchmarks.calibration_check` (its rated agent, :mod:`~benchmarks.slowed_search`),
+  :mod:`~benchmarks.leaderboard_cost`, :mod:`~benchmarks.pool_records`, :mod:`~benchmarks.replay_check`,
+  :mod:`~benchmarks.example_run`.
 - **The luck-and-skill study** (``docs/research.md``): :mod:`benchmarks.research` (its library),
   :mod:`benchmarks.relative_skill`, :mod:`benchmarks.skill_curve`, :mod:`benchmarks.rating_fit`, and the v1 pair
   study :mod:`benchmarks.luck`.

@@ -249,3 +249,15 @@ def test_every_file_the_architecture_page_names_exists():
     named = set(re.findall(r"`([\w/.<>]+(?:\.py|/))`", page))
     missing = sorted(name for name in named if "/" in name and "<" not in name and not (ROOT / name).exists())
     assert named and not missing, missing
+
+
+def test_the_benchmarks_map_names_every_command_and_package():
+    """``benchmarks/__init__.py`` is the map of the benchmarks (docs/architecture.md): a module or package added
+    beside the others and left off the map fails here."""
+    import benchmarks
+
+    top = ROOT / "benchmarks"
+    modules = [p.stem for p in top.glob("*.py") if p.stem != "__init__"]
+    names = modules + [p.parent.name for p in top.glob("*/__init__.py")]
+    missing = [name for name in sorted(names) if f"benchmarks.{name}`" not in benchmarks.__doc__]
+    assert len(names) > 30 and not missing, f"not on the map in benchmarks/__init__.py: {missing}"
