@@ -13,10 +13,11 @@ Every command is ``python -m benchmarks.NAME``; what a report prints runs as wri
 - **The luck-and-skill study** (``docs/research.md``): :mod:`benchmarks.research` (its library),
   :mod:`benchmarks.relative_skill`, :mod:`benchmarks.skill_curve`, :mod:`benchmarks.rating_fit`, and the v1 pair
   study :mod:`benchmarks.luck`.
-- **Strength before and beside the protocol** (played on the same runner, :mod:`benchmarks.core.matches`):
-  :mod:`benchmarks.tournament`, :mod:`~benchmarks.strength`, :mod:`~benchmarks.training_strength`,
-  :mod:`~benchmarks.levels`, :mod:`~benchmarks.ceiling`, :mod:`~benchmarks.claims`, :mod:`~benchmarks.decision_gains`,
-  :mod:`~benchmarks.imitation_networks`.
+- **Strength before and beside the protocol**, on the library's match runner (:mod:`benchmarks.core.matches`) and
+  intervals: :mod:`benchmarks.tournament`, :mod:`~benchmarks.strength`, :mod:`~benchmarks.levels`,
+  :mod:`~benchmarks.ceiling`, :mod:`~benchmarks.claims`; on the trainer's batched evaluator,
+  :mod:`~benchmarks.training_strength`; one decision at a time, :mod:`~benchmarks.decision_gains`; and which
+  network can imitate a heuristic, :mod:`~benchmarks.imitation_networks`.
 - **Speed** (no records: a report is its command's output): :mod:`~benchmarks.throughput`,
   :mod:`~benchmarks.search_speed`, :mod:`~benchmarks.move_times`, :mod:`~benchmarks.batch` (with
   :mod:`~benchmarks.batch_time`), :mod:`~benchmarks.batch_rollouts`, :mod:`~benchmarks.training_speed`,
