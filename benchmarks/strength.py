@@ -133,7 +133,8 @@ def play_one(task: tuple[Matchup, int, int, dict]) -> tuple[list[float], list[fl
 
 def deal_interval(shares: list[float], seats: int) -> tuple[float, float]:
     """The hero's 95% interval when game ``i`` deals ``i // seats``: the share interval of its deals."""
-    return share_interval([shares[k : k + seats] for k in range(0, len(shares), seats)])
+    _, low, high = share_interval([shares[k : k + seats] for k in range(0, len(shares), seats)])
+    return low, high
 
 
 def run_matchup(

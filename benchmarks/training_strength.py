@@ -65,7 +65,7 @@ def deal_evaluate(network, game, opponent: str, games: int, seed: int) -> dict:
         deals = [seed + i // n for i in range(seat, games, n)]
         for deal, points in zip(deals, seat_points(network, game, member, seat, deals, "win")):
             by_deal.setdefault(deal, []).append(points)
-    low, high = share_interval(list(by_deal.values()))
+    _, low, high = share_interval(list(by_deal.values()))
     return {"opponent": opponent, "games": games, "win_rate": sum(map(sum, by_deal.values())) / games} | {
         "ci_low": low,
         "ci_high": high,

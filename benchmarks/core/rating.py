@@ -325,11 +325,11 @@ def mean_interval(per_deal: Sequence[float], small_sample: bool = SMALL_SAMPLE) 
     return mean, mean - half, mean + half
 
 
-def share_interval(deals: Sequence[Sequence[float]], small_sample: bool = SMALL_SAMPLE) -> tuple[float, float]:
-    """A win share's 95% interval from its games' shares grouped by deal: the :func:`mean_interval` of the
-    per-deal means, within [0, 1]."""
-    _, low, high = mean_interval([float(np.mean(deal)) for deal in deals], small_sample)
-    return max(0.0, low), min(1.0, high)
+def share_interval(deals: Sequence[Sequence[float]], small_sample: bool = SMALL_SAMPLE) -> tuple[float, float, float]:
+    """A win share from its games' shares grouped by deal, with its 95% interval: the :func:`mean_interval` of
+    the per-deal means, the interval within [0, 1]."""
+    mean, low, high = mean_interval([float(np.mean(deal)) for deal in deals], small_sample)
+    return mean, max(0.0, low), min(1.0, high)
 
 
 def win_shares(games: Sequence[dict], small_sample: bool = SMALL_SAMPLE) -> list[Share]:
@@ -341,8 +341,7 @@ def win_shares(games: Sequence[dict], small_sample: bool = SMALL_SAMPLE) -> list
         by_table[(hero, opponent)][deal_of(game)].append(win_share(game["winners"], seat))
     out = []
     for (hero, opponent), deals in sorted(by_table.items()):
-        mean = float(np.mean([np.mean(v) for v in deals.values()]))
-        low, high = share_interval(list(deals.values()), small_sample)
+        mean, low, high = share_interval(list(deals.values()), small_sample)
         games_played = sum(len(v) for v in deals.values())
         out.append(Share(hero, opponent, mean, low, high, games_played, len(deals)))
     return out
