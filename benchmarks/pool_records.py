@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
 def pooled(paths: list[str], leave_out: set[str]) -> Record:
     """The records of ``paths`` pooled without the runs of ``leave_out`` (each must be in one of them)."""
     record, found = Record(), set()
-    for path in paths:
+    for path in paths:  # one file at a time: read together, a left-out run's games would refuse the pool as twice
         part = read([path])
         ids = {run["run"] for run in part.runs}
         found |= ids

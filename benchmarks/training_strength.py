@@ -51,9 +51,10 @@ def measure(path: str, opponents: list[str], games: int, seed: int) -> dict:
 def deal_evaluate(network, game, opponent: str, games: int, seed: int) -> dict:
     """``training.win_rates.evaluate``'s games (game ``i``: deal ``seed + i // n``, the model in seat ``i % n``),
     played on the batched vector env as the trainer's evaluation plays them (hundreds of games a second, where
-    the match runner plays one at a time), with the benchmarks' interval (:func:`benchmarks.core.rating.
-    share_interval`: t over the per-deal means, since a deal's seat-swapped games share its luck; evaluate's
-    Wilson interval, which training keeps for its own curves, takes them as independent)."""
+    the match runner plays one at a time), with the benchmarks' interval
+    (:func:`benchmarks.core.rating.share_interval`: t over the per-deal means, since a deal's seat-swapped games
+    share its luck; evaluate's Wilson interval, which training keeps for its own curves, takes them as
+    independent)."""
     from benchmarks.core.rating import share_interval
     from training.league import baseline_spec
     from training.members import build_member
