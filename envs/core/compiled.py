@@ -1,0 +1,20 @@
+"""Compiled kernels: the one way the batched engines compile their per-game loops (numba).
+
+Why: Wakanda's and Samurai's rules branch per game, and whole-array numpy pays for every branch in
+every game, with a fixed cost per numpy call that dominates over arrays of a few thousand small rows.
+A numba kernel loops over the games of a batch and runs each game's branch only, in machine code.
+``cache=True`` keeps the compiled code beside the source (``__pycache__``), so only the first run on a
+machine pays the compile time (``benchmarks/results/batch.md`` reports it); ``nogil`` lets threads of
+one process share the kernels. No ``fastmath``: every game must equal the per-game engine's exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numba
+
+
+def kernel(function: Callable) -> Callable:
+    """``function`` compiled by numba in nopython mode, cached on disk, releasing the GIL."""
+    return numba.njit(cache=True, nogil=True)(function)
