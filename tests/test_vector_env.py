@@ -21,11 +21,13 @@ from gymnasium.utils.passive_env_checker import (
     env_reset_passive_checker,
 )
 from gymnasium.vector import AutoresetMode
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import envs
 from envs.core.batch import new_game
 from envs.core.engine import IllegalActionError
-from envs.core.opponents import random_moves
+from envs.core.opponents import kth_legal, random_moves
 from envs.core.vector import BatchEnv, GameVectorEnv
 
 SAME, NEXT = AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP
@@ -399,3 +401,15 @@ def test_gymnasium_vector_wrappers_see_each_games_return():
         if terminated.any():
             assert infos["episode"]["r"][terminated].tolist() == rewards[terminated].tolist()
             ended += int(terminated.sum())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 60), st.floats(0.0, 0.5), st.integers(0, 2**32 - 1))
+def test_random_opponents_pick_the_kth_legal_action_for_k_uniform(games, actions, density, seed):
+    """The random opponent's move in a game is its k-th legal action (in action order), k = floor(draw * legal
+    count), and 0 where nothing is legal: the compiled pick equals that definition on generated masks."""
+    rng = np.random.default_rng(seed)
+    mask = rng.random((games, actions)) < density
+    draws = rng.random(games)
+    expected = [int(np.flatnonzero(row)[int(draw * row.sum())]) if row.any() else 0 for row, draw in zip(mask, draws)]
+    assert kth_legal(mask, draws).tolist() == expected

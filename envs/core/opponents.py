@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from envs.core.batch import BatchGames
+from envs.core.compiled import kernel
 from envs.core.engine import shown
 
 #: An opponent of a batch: ``opponent(batch, where, rng) -> (N,) actions`` (see the module docstring).
@@ -28,17 +29,27 @@ BUILT_IN = ("random",)
 def random_moves(batch: BatchGames, where: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action in every game of ``where`` (0 elsewhere): the k-th legal action, k
     drawn uniformly. One draw per game (not per action: Samurai has hundreds of actions), whether or not
-    it moves, so that the moves depend on the generator only, not on ``where``. The legal actions of all the
-    games are listed once (``flatnonzero``, in game then action order), and game i's k-th is read at its offset:
-    a running count over every action of every game was most of Samurai's random step."""
+    it moves, so that the moves depend on the generator only, not on ``where``."""
     mask = batch.legal_mask_where(where)  # only the games it moves in: an engine may compute just those
-    legal = mask.sum(axis=1)
-    k = (rng.random(len(mask)) * legal).astype(np.int64)  # 0 <= k < legal
-    actions = np.flatnonzero(mask) % mask.shape[1]  # 2-d nonzero was 6x slower
-    if not actions.size:
-        return np.zeros(len(mask), dtype=np.int64)
-    chosen = actions[np.minimum(np.cumsum(legal) - legal + k, actions.size - 1)]  # the (k+1)-th legal action
-    return np.where(legal > 0, chosen, 0).astype(np.int64)
+    return kth_legal(np.ascontiguousarray(mask, dtype=bool), rng.random(len(mask)))
+
+
+@kernel
+def kth_legal(mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """In each row of ``mask``, the k-th legal action for k = floor(draw * legal count) (0 where none is legal).
+    One pass over each row in machine code: the numpy version (a running count over every action of every game)
+    was most of Samurai's random step."""
+    actions = np.zeros(mask.shape[0], dtype=np.int64)
+    for game in range(mask.shape[0]):
+        row = mask[game]
+        k = np.int64(draws[game] * np.sum(row))  # 0 <= k < legal
+        for action in range(row.shape[0]):
+            if row[action]:
+                if k == 0:
+                    actions[game] = action
+                    break
+                k -= 1
+    return actions
 
 
 def batch_opponent(opponent: str | BatchOpponent) -> BatchOpponent:
@@ -54,4 +65,4 @@ def batch_opponent(opponent: str | BatchOpponent) -> BatchOpponent:
     )
 
 
-__all__ = ["BUILT_IN", "BatchOpponent", "batch_opponent", "random_moves"]
+__all__ = ["BUILT_IN", "BatchOpponent", "batch_opponent", "kth_legal", "random_moves"]
