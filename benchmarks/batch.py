@@ -9,6 +9,9 @@
   learner move per game a step (observations and masks included), against ``env()``'s random play
   (``benchmarks.throughput``'s PettingZoo loop): games finished per CPU second (the batch is played for
   a game's length first, so that its games end at different steps, as in training).
+- **vector env, heuristic opponents**: the same with the game's heuristic in every other seat
+  (``agents.opponents.batch_opponent("heuristic", game)``), against ``env()`` with the heuristic playing the other
+  seats through its own view (``agents.opponents.make_opponent``): learner steps per CPU second.
 - **heuristic**: 4,096 games with the heuristic in every seat (``agents.opponents``: the game's
   ``batch_policy`` where it has one, else game by game), against the per-game ``policy(state)`` +
   ``apply``: decisions per CPU second.
@@ -29,9 +32,13 @@ the median over the rounds with their range, so a loaded machine shows as a wide
 The random-play row also says what share of the batched time went to dealing new games (``reset_done``:
 each deal is ``env().reset(seed)``'s, made ahead for many games at once, ``envs/core/dealing.py``).
 
-    python -m benchmarks.batch [--games wapi ...] [--rounds 5] [--seconds 0.5] [--out benchmarks/results/batch.md]
+Under "First-call compile time": each game's kernels compiled with an empty numba cache, in a fresh process.
 
-Without ``--out`` the report is only printed; ``benchmarks/results/batch.md`` is this command's output.
+    python -m benchmarks.batch --record benchmarks/records/speed/batch.json   # measure (a clean checkout)
+    python -m benchmarks.batch --from-record benchmarks/records/speed/batch.json --out benchmarks/results/batch.md
+
+Without ``--out`` the report is only printed; ``benchmarks/results/batch.md`` is made from the committed record
+(``benchmarks.core.speed_records``), and ``python -m benchmarks.regenerate`` makes it again.
 """
 
 from __future__ import annotations
@@ -39,22 +46,30 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import resource
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 import envs
 from agents.heuristic import heuristic_module
-from agents.opponents import batch_opponent
+from agents.opponents import batch_opponent, make_opponent
 from benchmarks.batch_time import breakdown, learner_shares, vector_shares
-from benchmarks.search_speed import write_results
-from benchmarks.throughput import EngineRunner, EnvRunner, load_average
+from benchmarks.core import speed_records
+from benchmarks.core.records import ROOT
+from benchmarks.core.speed_records import SpeedRun, add_record_options
+from benchmarks.throughput import EngineRunner, EnvRunner
 from envs.core.batch import StateBatch, batch_games
 from envs.core.opponents import random_moves
 
 BATCH, VECTOR = 4096, 1024
+HEURISTIC_ROW = "vector env, heuristic opponents: learner steps"
 
 
 class BatchRunner:
@@ -78,11 +93,11 @@ class BatchRunner:
 
 
 class VectorRunner:
-    """The vector env with random opponents, a random legal learner move in every game a step; first played
-    until it has finished as many games as it holds, so that its games no longer end together."""
+    """The vector env with ``opponents`` (random by default), a random legal learner move in every game a step;
+    first played until it has finished as many games as it holds, so that its games no longer end together."""
 
-    def __init__(self, name: str, size: int):
-        self.env = importlib.import_module(f"envs.{name}_v0").vector_env(size, opponents="random", seed=0)
+    def __init__(self, name: str, size: int, opponents="random"):
+        self.env = importlib.import_module(f"envs.{name}_v0").vector_env(size, opponents=opponents, seed=0)
         self.env.reset()
         self.rng = np.random.default_rng(0)
         finished = 0
@@ -98,6 +113,30 @@ class VectorRunner:
             steps += env.num_envs
             games += int(terminated.sum())
         return steps, games, elapsed
+
+
+class HeuristicEnvRunner(EnvRunner):
+    """``env()``'s PettingZoo loop with the learner (random legal moves) in seat 0 and the heuristic in every other
+    seat (``agents.opponents.make_opponent``: through its own view, as a user's opponent plays): the per-game side
+    of the vector env against heuristic opponents. A burst counts the learner's turns: with a thousand games
+    moving together, games end in clumps that a short burst would count by luck."""
+
+    def __init__(self, make: Callable, game):
+        super().__init__(make)
+        self.opponent, self.learner, self.learner_turns = make_opponent("heuristic", game, seed=0), self.choose, 0
+        self.choose = self._move
+
+    def _move(self, actions: list[int]) -> int:
+        state = self.env.unwrapped.game_state
+        if state.current_player:
+            return self.opponent(state, state.current_player)
+        self.learner_turns += 1
+        return self.learner(actions)
+
+    def burst(self, seconds: float) -> tuple[int, int, float]:
+        before = self.learner_turns
+        _, games, elapsed = super().burst(seconds)
+        return self.learner_turns - before, games, elapsed
 
 
 class LearnerRunner:
@@ -164,6 +203,8 @@ def compare(batched, reference, rounds: int, seconds: float, counted: int = 0) -
     """Alternating bursts: each round's rates and ratio; the medians and the ratios' range. ``counted``: what a
     burst's rate counts (0: decisions or steps, 1: games)."""
     mine, theirs, ratios = [], [], []
+    reference.burst(seconds / 10)  # a short burst each first: kernels compile at their first call, never in a round
+    batched.burst(seconds / 10)
     for _ in range(rounds):
         counts = reference.burst(seconds)
         theirs.append(counts[counted] / counts[2])
@@ -193,6 +234,9 @@ def measure(name: str, rounds: int, seconds: float, sb3: bool = True) -> list[di
     vector = VectorRunner(name, VECTOR)  # one warm-up: the same runner is then clocked by part
     rows[-1].update(compare(vector, EnvRunner(module.env), rounds, seconds, counted=1))
     rows[-1]["shares"] = vector_shares(vector, seconds)
+    rows.append({"what": HEURISTIC_ROW, "size": VECTOR, "engine": engine + fallback})
+    vector = VectorRunner(name, VECTOR, batch_opponent("heuristic", game))
+    rows[-1].update(compare(vector, HeuristicEnvRunner(module.env, game), rounds, seconds))
     heuristic = heuristic_module(game)
     how = "batch_policy" if hasattr(heuristic, "batch_policy") and not fallback else "game by game"
     rows.append({"what": f"heuristic ({how})", "size": BATCH, "engine": engine + fallback})
@@ -224,6 +268,63 @@ def table(rows: list[dict]) -> list[str]:
     return lines
 
 
+#: A short run of each game's vector env, random and heuristic opponents, in a fresh process: the first-call
+#: compile time is this run's CPU time with an empty numba cache less its CPU time with the cache filled.
+COMPILE_RUN = """
+import importlib, numpy as np
+import envs
+from agents.opponents import batch_opponent
+module = importlib.import_module("envs.{name}_v0")
+for opponents in ("random", batch_opponent("heuristic", envs.describe("{name}").make())):
+    env = module.vector_env(64, opponents=opponents, seed=0)
+    env.reset()
+    for _ in range(20):
+        masks = env.action_masks()
+        env.step(np.where(masks, 1.0, -1.0).argmax(axis=1))
+"""
+
+
+def compile_seconds(name: str) -> dict[str, float]:
+    """The CPU seconds of :data:`COMPILE_RUN` in a fresh process with an empty numba cache (``cold``: every
+    kernel compiled) and again with the cache it filled (``warm``)."""
+    with tempfile.TemporaryDirectory() as cache:
+        runs = [_child_cpu(COMPILE_RUN.format(name=name), {"NUMBA_CACHE_DIR": cache}) for _ in range(2)]
+    return {"cold": runs[0], "warm": runs[1]}
+
+
+def _child_cpu(code: str, environment: dict[str, str]) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", code], env={**os.environ, **environment}, check=True, cwd=ROOT)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def compile_table(record: dict) -> list[str]:
+    """The first-call compile time of each game's kernels."""
+    lines = [
+        "",
+        "## First-call compile time",
+        "",
+        "A fresh process runs each game's vector env (64 games, 20 steps, random then heuristic opponents) twice: "
+        "with an empty numba cache, every kernel compiled, then with the cache that run filled "
+        "(`envs/core/compiled.py`: compiled code is cached beside the source, so a machine pays this once).",
+        "",
+        "| game | CPU-s, empty cache | CPU-s, cache filled | compile time |",
+        "|---|---:|---:|---:|",
+    ]
+    for game, run in record.get("compile", {}).items():
+        lines.append(f"| {game} | {run['cold']:.1f} | {run['warm']:.1f} | {run['cold'] - run['warm']:.1f} |")
+    return lines
+
+
+def measured(args: argparse.Namespace, argv: list[str]) -> dict:
+    """Measure every row (and each game's compile time) and make the run's record."""
+    run = SpeedRun("benchmarks.batch", argv)
+    rows = [row for name in args.games for row in measure(name, args.rounds, args.seconds, not args.no_sb3)]
+    timings = {envs.describe(name).label({}): compile_seconds(name) for name in args.games}
+    return run.finish(rows, rounds=args.rounds, seconds=args.seconds, compile=timings)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", nargs="+", default=list(envs.GAMES), choices=envs.GAMES, help="default: all")
@@ -231,26 +332,38 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=0.5, help="CPU seconds a burst (default 0.5)")
     parser.add_argument("--out", type=Path, help="write the report there (e.g. benchmarks/results/batch.md)")
     parser.add_argument("--no-sb3", action="store_true", help="leave out the SB3 rows (SB3 and torch not needed)")
+    add_record_options(parser)
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.seconds <= 0:
         parser.error("--rounds must be at least 1 and --seconds positive")
-    load = load_average()
-    rows = [row for name in args.games for row in measure(name, args.rounds, args.seconds, not args.no_sb3)]
+    if args.from_record is not None:
+        record, source = speed_records.read(args.from_record, args.allow_dirty), args.from_record
+    else:
+        record, source = measured(args, list(sys.argv[1:] if argv is None else argv)), args.record
+        if args.record is not None:
+            speed_records.write(record, args.record)
+    lines = report(record, source or Path("(not recorded)"))
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def report(record: dict, source: Path) -> list[str]:
+    rows = record["rows"]
     about = (
-        f"{os.cpu_count()} cores, load average {load} at the start and {load_average()} at the end. "
-        f"Default configuration of each game; {args.rounds} rounds of {args.seconds:g} CPU-s bursts per side. "
-        "Per-game sides: random play on the raw engine, env()'s PettingZoo loop, the heuristic's policy(state). "
-        "The vector env's rates are games finished per CPU-s on both sides. "
-        "A learner step (the SB3 rows) is the learner's turn and every opponent turn up to its next one; "
-        "a MaskablePPO burst is whole rollouts, each with its update, at train.py's settings for the game."
+        f"Default configuration of each game; {record['rounds']} rounds of {record['seconds']:g} CPU-s bursts per "
+        "side. Per-game sides: random play on the raw engine, env()'s PettingZoo loop (with the heuristic in every "
+        "seat but the learner's for the heuristic-opponents row), the heuristic's policy(state). The vector env's "
+        "rates are games finished per CPU-s on both sides. A learner step (the SB3 rows) is the learner's turn and "
+        "every opponent turn up to its next one; a MaskablePPO burst is whole rollouts, each with its update, at "
+        "train.py's settings for the game."
     )
     if any(row["engine"].endswith("(reference)") for row in rows):
         about += " Engine (reference): no fast engine yet, the batch runs on StateBatch over per-game states."
     title = "Batched engines and the vector env against the per-game engines"
-    if args.out is not None:
-        write_results(args.out, title, "benchmarks.batch", argv, about, table(rows) + breakdown(rows))
-    else:
-        print("\n".join([f"# {title}", "", about, "", *table(rows), *breakdown(rows)]))
+    body = table(rows) + breakdown(rows) + compile_table(record)
+    return speed_records.report_lines(record, source, title, about, body)
 
 
 if __name__ == "__main__":

@@ -92,6 +92,10 @@ def learner_shares(runner) -> dict[str, float]:
     return shares
 
 
+#: The row of ``benchmarks.batch`` whose step is split by part.
+VECTOR_ROW = "vector env, random opponents"
+
+
 def vector_table(results: dict[str, dict]) -> list[str]:
     """The vector env's parts by game (``results``: game label -> :func:`vector_shares` with the measured
     ``ratio`` to ``env()``), and the ratio's ceiling were everything but the engine's moves and dealing free."""
@@ -110,7 +114,9 @@ def vector_table(results: dict[str, dict]) -> list[str]:
 
 def breakdown(rows: list[dict]) -> list[str]:
     """The report's section on where the time goes, from ``benchmarks.batch``'s rows that carry ``shares``."""
-    vector = {r["game"]: {**r["shares"], "ratio": r["ratio"]} for r in rows if r["what"].startswith("vector env")}
+    vector = {
+        r["game"]: {**r["shares"], "ratio": r["ratio"]} for r in rows if r["what"] == VECTOR_ROW and "shares" in r
+    }
     learner = {r["game"]: r["shares"] for r in rows if "shares" in r and r["what"].startswith("MaskablePPO")}
     lines = ["", "## Where the time goes", ""]
     if vector:

@@ -10,9 +10,10 @@ into a scratch folder, with the committed files it makes. The check compares the
 byte for byte; plots are made again but not compared, since a plot's bytes change with the plotting library's
 version. Then ``benchmarks.summary`` checks (or, with ``--write``, fills) SUMMARY.md and the README from the reports.
 
-The measurements that play no games (speed, throughput, server load: ``throughput.md``, ``batch.md``,
-``training_speed.md``, ...) have no records: each of those reports is the output of the command it names,
-run again to measure again.
+Speed reports with a committed record (``benchmarks/records/speed/NAME.json``, :mod:`benchmarks.core.speed_records`:
+``batch.md``, ``search_speed.md``) are made again from it like the others. The other measurements that play no
+games (throughput, server load: ``throughput.md``, ``training_speed.md``, ...) have no records yet: each of those
+reports is the output of the command it names, run again to measure again.
 """
 
 from __future__ import annotations
@@ -89,6 +90,19 @@ def _tournament(name: str) -> Report:
     return Report("benchmarks.tournament", ("--from-record", record, "--out", "{out}", "--name", stem), outputs)
 
 
+def _speed() -> tuple[Report, ...]:
+    """Each speed report made from its committed record: ``records/speed/NAME.json`` by ``benchmarks.NAME``."""
+    names = sorted(p.stem for p in (ROOT / "benchmarks" / "records" / "speed").glob("*.json"))
+    return tuple(
+        Report(
+            f"benchmarks.{name}",
+            ("--from-record", f"benchmarks/records/speed/{name}.json", "--out", f"{{out}}/{name}.md"),
+            (f"benchmarks/results/{name}.md",),
+        )
+        for name in names
+    )
+
+
 MODELS = tuple(f"benchmarks/records/models/{m}.jsonl.gz" for m in ("wakanda", "samurai_2p", "wapi_4p"))  # in order
 #: ``python -m benchmarks.example_run``'s record: examples/ppo_batch.py's default run against the heuristic.
 EXAMPLE_RUN = "benchmarks/records/example/wakanda.jsonl.gz"
@@ -146,6 +160,7 @@ REPORTS = (
     *(_tournament(name) for name in _names("benchmarks/records/tournament")),
     _luck("benchmarks/records/luck", "benchmarks/results"),
     _luck("benchmarks/records/luck_strong", "benchmarks/results/luck_strong"),
+    *_speed(),
 )
 
 
