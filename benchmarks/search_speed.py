@@ -12,10 +12,12 @@ The positions come from games of the heuristic against itself (fixed seeds),
 one every few decisions; each search gets ``--iterations`` simulations from a
 fresh agent per round (``keep_tree`` has nothing to keep: positions stand alone).
 
-    python -m benchmarks.search_speed [--rounds 5] [--iterations 256] [--out benchmarks/results/search_speed.md]
+    python -m benchmarks.search_speed --record benchmarks/records/speed/search_speed.json   # measure (clean checkout)
+    python -m benchmarks.search_speed --from-record benchmarks/records/speed/search_speed.json \
+        --out benchmarks/results/search_speed.md
 
 Without ``--out`` the page goes to a new file under ``runs/bench/``: the committed results file is
-written only when ``--out`` names it.
+written only when ``--out`` names it, from the committed record (``benchmarks.core.speed_records``).
 
 To compare with another version of the search, run this file from that version's checkout
 (``cd OTHER && PYTHONPATH=. python /path/to/benchmarks/search_speed.py --out FILE``): its
@@ -100,7 +102,7 @@ def medians(reference: list[float], measured: list[float], ratios: list[float]) 
         "plain": statistics.median(reference),
         "guided": statistics.median(measured),
         "ratio": statistics.median(ratios),
-        "range": (min(ratios), max(ratios)),
+        "range": [min(ratios), max(ratios)],
     }
 
 
@@ -108,25 +110,44 @@ def main(argv: list[str] | None = None) -> None:
     parser = results_parser(__doc__, "search_speed")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     parser.add_argument("--iterations", type=int, default=256, help="simulations per search (default 256)")
+    from benchmarks.core import speed_records  # here, not at the top: this file also runs from an older checkout
+
+    speed_records.add_record_options(parser)
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.iterations < 2:
         parser.error("--rounds must be at least 1 and --iterations at least 2")
-    rows = []
-    for name, config in CONFIGS:
-        rows.append(measure(name, config, args.rounds, args.iterations))
-        print(rows[-1], flush=True)
+    if args.from_record is not None:
+        record, source = speed_records.read(args.from_record, args.allow_dirty), args.from_record
+    else:
+        run = speed_records.SpeedRun("benchmarks.search_speed", list(sys.argv[1:] if argv is None else argv))
+        rows = []
+        for name, config in CONFIGS:
+            rows.append(measure(name, config, args.rounds, args.iterations))
+            print(rows[-1], flush=True)
+        record, source = run.finish(rows, rounds=args.rounds, iterations=args.iterations), args.record
+        if args.record is not None:
+            speed_records.write(record, args.record)
+    out = args.out or default_out("search_speed")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(report(record, source or Path("(not recorded)"))) + "\n")
+    print(f"written to {out}", file=sys.stderr)
+
+
+def report(record: dict, source: Path) -> list[str]:
+    """The page: guided against plain ISMCTS, one row per game."""
     about = (
-        f"{POSITIONS} positions per game from heuristic self-play; {args.iterations} simulations a search; "
-        f"{args.rounds} rounds. Ratio: guided / plain in the same round (median, min-max)."
+        f"{POSITIONS} positions per game from heuristic self-play; {record['iterations']} simulations a search; "
+        f"{record['rounds']} rounds. Ratio: guided / plain in the same round (median, min-max)."
     )
     header = "| game | plain ISMCTS sims/CPU-s | guided sims/CPU-s | guided / plain | range |\n|---|---:|---:|---:|---|"
     table = [
-        f"| {r['label']} | {r['plain']:,.0f} | {r['guided']:,.0f} | {r['ratio']:.2f} | {span(r, 2)} |" for r in rows
+        f"| {r['label']} | {r['plain']:,.0f} | {r['guided']:,.0f} | {r['ratio']:.2f} | {span(r, 2)} |"
+        for r in record["rows"]
     ]
     title = "Simulations per CPU second: guided search against plain ISMCTS"
-    write_results(
-        args.out or default_out("search_speed"), title, "benchmarks.search_speed", argv, about, [header, *table]
-    )
+    from benchmarks.core import speed_records
+
+    return speed_records.report_lines(record, source, title, about, [header, *table])
 
 
 def span(row: dict, digits: int) -> str:

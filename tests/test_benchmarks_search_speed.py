@@ -34,9 +34,11 @@ def test_arguments_are_checked(capsys):
     assert "--rounds must be at least 1" in capsys.readouterr().err
 
 
-def test_a_tiny_run_writes_one_row_per_game(tmp_path):
-    out = tmp_path / "speed.md"
-    search_speed.main(["--rounds", "1", "--iterations", "4", "--out", str(out)])
+def test_a_tiny_run_writes_one_row_per_game_and_the_page_is_made_again_from_its_record(tmp_path):
+    out, record, again = tmp_path / "speed.md", tmp_path / "speed.json", tmp_path / "again.md"
+    search_speed.main(["--rounds", "1", "--iterations", "4", "--out", str(out), "--record", str(record)])
+    search_speed.main(["--from-record", str(record), "--allow-dirty", "--out", str(again)])
+    assert again.read_text() == out.read_text()
     text = out.read_text()
     assert "python -m benchmarks.search_speed --rounds 1 --iterations 4" in text
     rows = [line for line in text.splitlines() if line.startswith("| ") and "sims" not in line]
