@@ -138,5 +138,5 @@ def test_a_levels_run_hashes_each_level_as_what_it_plays_in_its_game():
 
     for game in ("wapi", "wakanda"):
         run = levels.level_run(game, [])
-        assert run["agents"]["level:5"]["anchor"] == anchors.anchor_hash("level:5", {}, game)
-    assert levels.level_run("wapi", [])["agents"]["level:5"]["anchor"] != anchors.anchor_hash("level:5", {}, None)
+        assert run["agents"]["level:5"]["anchor"] == anchors.anchor_identity("level:5", {}, game)
+    assert levels.level_run("wapi", [])["agents"]["level:5"]["anchor"] != anchors.anchor_identity("level:5", {}, None)
