@@ -1,6 +1,6 @@
 """``python -m benchmarks.leaderboard verify`` (benchmarks/core/verify.py): a v2 record is accepted only when its
-schema, provenance, hashes and budgets hold and every game replays from its stored moves; each forgery of
-issue 49 (a changed result, a changed hash, a dirty checkout, over-budget moves) is refused."""
+schema, provenance, identities and budgets hold and every game replays from its stored moves; each forgery of
+issue 49 (a changed result, a changed identity, a dirty checkout, over-budget moves) is refused."""
 
 import copy
 from pathlib import Path
