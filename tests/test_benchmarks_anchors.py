@@ -57,6 +57,17 @@ def test_no_identity_changed_without_a_new_protocol_version():
     )
 
 
+def test_another_engine_that_plays_the_same_games_has_the_same_identity(monkeypatch):
+    """Issue 61's point: the batched engine swapped for another implementation (the reference ``StateBatch`` over
+    per-game states) plays every golden game again, and no identity depends on which code played them."""
+    from envs.core import batch
+
+    identity = anchors.engine_identity("samurai")
+    monkeypatch.setattr(batch, "batch_class", lambda game: batch.StateBatch)
+    assert golden.replay_games("samurai", anchors.goldens()[0]["samurai"]) == []
+    assert anchors.engine_identity("samurai") == identity
+
+
 def test_a_golden_game_played_otherwise_is_found_on_both_engines():
     (first, *rest) = copy.deepcopy(anchors.goldens()[0]["wakanda"])
     first["legal"][0] += 1  # the mask of the first move, as an engine that offered one more action would

@@ -76,22 +76,33 @@ def _observed(hasher, observation: np.ndarray) -> None:
     hasher.update(np.ascontiguousarray(observation, dtype=np.float32).tobytes())
 
 
-def play_random(name: str, config: dict, seed: int) -> dict:
-    """A golden game: the deal of ``seed`` played by random legal moves of a generator of ``seed``."""
+def _play(name: str, config: dict, seed: int, choose) -> dict:
+    """The deal of ``seed`` played on the per-game engine by ``choose(step, legal actions)`` (an action, or None
+    to stop), kept as a golden game keeps it."""
     from envs.core.batch import new_game
 
-    state, rng = new_game(game_of(name, config), seed), np.random.default_rng([seed, 61])
-    actions, players, legal, seen = [], [], [], hashlib.sha256()
+    state, seen = new_game(game_of(name, config), seed), hashlib.sha256()
+    played = {"config": config, "seed": seed, "actions": [], "players": [], "legal": []}
     while state.current_player is not None:
         options = sorted(state.legal_actions())
-        players.append(state.current_player)
-        legal.append(len(options))
+        action = choose(len(played["actions"]), options)
+        if action is None:
+            break
+        played["players"].append(state.current_player)
+        played["legal"].append(len(options))
         _observed(seen, state.observation(state.current_player))
-        actions.append(int(options[rng.integers(len(options))]))
-        state.apply(actions[-1])
-    scores, winners = [float(x) for x in state.scores()], [int(w) for w in state.winners()]
-    return {"config": config, "seed": seed, "actions": actions, "players": players, "legal": legal,
-            "observations": seen.hexdigest()[:32], "scores": scores, "winners": winners}  # fmt: skip
+        state.apply(action)
+        played["actions"].append(int(action))
+    over = state.current_player is None
+    return played | {"observations": seen.hexdigest()[:32],
+                     "scores": [float(x) for x in state.scores()] if over else None,
+                     "winners": [int(w) for w in state.winners()] if over else None}  # fmt: skip
+
+
+def play_random(name: str, config: dict, seed: int) -> dict:
+    """A golden game: the deal of ``seed`` played by random legal moves of a generator of ``seed``."""
+    rng = np.random.default_rng([seed, 61])
+    return _play(name, config, seed, lambda step, options: options[rng.integers(len(options))])
 
 
 def record_games(name: str) -> list[dict]:
@@ -100,21 +111,9 @@ def record_games(name: str) -> list[dict]:
 
 
 def _replay_one(name: str, golden: dict) -> dict:
-    """A golden game played again on the per-game engine from its stored actions, as :func:`play_random` keeps it."""
-    from envs.core.batch import new_game
-
-    state, players, legal, seen = new_game(game_of(name, golden["config"]), golden["seed"]), [], [], hashlib.sha256()
-    for action in golden["actions"]:
-        if state.current_player is None:
-            break
-        players.append(state.current_player)
-        legal.append(len(state.legal_actions()))
-        _observed(seen, state.observation(state.current_player))
-        state.apply(action)
-    going = state.current_player is not None
-    scores = None if going else [float(x) for x in state.scores()]
-    return {"players": players, "legal": legal, "observations": seen.hexdigest()[:32], "scores": scores,
-            "winners": None if going else [int(w) for w in state.winners()]}  # fmt: skip
+    """A golden game played again on the per-game engine from its stored actions."""
+    stored = golden["actions"]
+    return _play(name, golden["config"], golden["seed"], lambda step, _: stored[step] if step < len(stored) else None)
 
 
 def _replay_batch(name: str, goldens: list[dict]) -> list[dict]:
@@ -122,26 +121,23 @@ def _replay_batch(name: str, goldens: list[dict]) -> list[dict]:
     from envs.core.batch import batch_games
 
     batch = batch_games(game_of(name, goldens[0]["config"]), len(goldens), goldens[0]["seed"])
-    out = [{"players": [], "legal": [], "observations": hashlib.sha256()} for _ in goldens]
-    step = 0
-    while not batch.terminated.all() and step < max(len(g["actions"]) for g in goldens):
+    out = [{"actions": [], "players": [], "legal": [], "observations": hashlib.sha256()} for _ in goldens]
+    for step in range(max(len(g["actions"]) for g in goldens)):
         going = ~batch.terminated & np.array([step < len(g["actions"]) for g in goldens])
-        if not going.any():
-            break
         players, mask, seen = batch.current_player, batch.legal_mask(), batch.observe()
         actions = np.zeros(len(goldens), dtype=np.int64)
         for i in np.flatnonzero(going):
+            actions[i] = goldens[i]["actions"][step]
+            out[i]["actions"].append(int(actions[i]))
             out[i]["players"].append(int(players[i]))
             out[i]["legal"].append(int(mask[i].sum()))
             _observed(out[i]["observations"], seen[i])
-            actions[i] = goldens[i]["actions"][step]
         batch.step_where(actions, going)
-        step += 1
-    scores, winners, done = batch.scores(), batch.winners(), batch.terminated
+    scores, winners, over = batch.scores(), batch.winners(), batch.terminated
     for i, entry in enumerate(out):
         entry["observations"] = entry["observations"].hexdigest()[:32]
-        entry["scores"] = [float(x) for x in scores[i]] if done[i] else None
-        entry["winners"] = np.flatnonzero(winners[i]).tolist() if done[i] else None
+        entry["scores"] = [float(x) for x in scores[i]] if over[i] else None
+        entry["winners"] = np.flatnonzero(winners[i]).tolist() if over[i] else None
     return out
 
 
