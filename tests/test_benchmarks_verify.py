@@ -104,8 +104,9 @@ RATINGS = ("python -m benchmarks.rate ", "python -m benchmarks.leaderboard ")
 
 def test_every_committed_v2_rating_is_accepted():
     """Issue 49's target: ``verify`` accepts every committed v2 rating (the calibration check's slowed run, whose
-    calibration was given to simulate a slower machine, is refused for that alone). A change to an anchor's code
-    without a new protocol version fails here too, naming the record."""
+    calibration was given to simulate a slower machine, is refused for that alone). An engine or anchor that plays
+    otherwise than its golden games and decisions fails here too, naming the record; the records made before
+    identities were behaviour hold v2 source hashes, read as the identities they map to (anchors.json)."""
     folder = records.ROOT / "benchmarks" / "records"
     checked = 0
     for path in sorted(folder.rglob("*.jsonl.gz")):
