@@ -15,7 +15,7 @@ the same games; one identified by what it plays keeps its identity while it play
   ε-greedy heuristic for the ε-greedy levels) chooses a move at positions of the golden games, one fresh agent
   seeded with :data:`AGENT_SEED` per configuration, each position's view drawn by a generator of its step. Cheap
   witnesses answer at every position of a configuration's first game; a search at a few, spread along it
-  (:data:`POSITIONS`), since a ``best-1000`` move takes a second or more. :func:`replay_decisions` asks again.
+  (:data:`SEARCH_POSITIONS`), since a ``best-1000`` move takes a second or more. :func:`replay_decisions` asks again.
 
 A witness whose decisions come back the same plays as it did when they were recorded (on those positions);
 :mod:`benchmarks.core.anchors` makes the digests of these files the identities of engines and anchors.
@@ -44,9 +44,10 @@ GAMES_PER_CONFIG = 3
 AGENT_SEED = 61
 #: The witnesses beyond the ladders' rungs: label -> (name, options). The levels' ε-greedy heuristics wrap it.
 EXTRA_WITNESSES = {"heuristic~0.3": ("heuristic~0.3", ())}
-#: Positions a search witness is asked at, per configuration (spread along its first golden game); None: every
-#: position. The 1000-iteration searches take a second or more a move.
-POSITIONS = {"random": None, "heuristic": None, "heuristic~0.3": None, "trained": None}
+#: The witnesses asked at every position of a configuration's first golden game (milliseconds a move).
+EVERY_POSITION = ("random", "heuristic", "heuristic~0.3", "trained")
+#: How many positions a search is asked at per configuration, by its iterations (a 1000-iteration move takes a
+#: second or more); searches of other budgets are asked at ``DEFAULT_SEARCH_POSITIONS``.
 SEARCH_POSITIONS = {1000: 1}
 DEFAULT_SEARCH_POSITIONS = 3
 
@@ -172,8 +173,8 @@ def replay_games(name: str, goldens: list[dict]) -> list[str]:
 
 def positions(label: str, golden: dict) -> list[int]:
     """The steps of a golden game at which witness ``label`` is asked: every one for a cheap witness
-    (:data:`POSITIONS`), else a few spread over those with a choice."""
-    if label in POSITIONS:
+    (:data:`EVERY_POSITION`), else a few spread over those with a choice."""
+    if label in EVERY_POSITION:
         return list(range(len(golden["actions"])))
     choices = [step for step, legal in enumerate(golden["legal"]) if legal > 1]  # a forced move shows nothing
     iterations = dict(witnesses()[label][1]).get("iterations", 0)
