@@ -3,7 +3,8 @@
 Every command is ``python -m benchmarks.NAME``; what a report prints runs as written from a clean clone.
 
 - **The library**, :mod:`benchmarks.core`: the protocol, the match runner and the referee, records with their
-  provenance and anchors' hashes, the rating models, and the sections of a report.
+  provenance and the identities of engines and anchors (what they play), the rating models, and the sections
+  of a report.
 - **The protocol's commands**: :mod:`~benchmarks.rate` (an agent against the ladder, sealed),
   :mod:`~benchmarks.leaderboard` (the ladder's tables; ``verify`` checks a submitted record),
   :mod:`~benchmarks.report` (a report from records), :mod:`~benchmarks.anchors`, :mod:`~benchmarks.calibration`

@@ -131,12 +131,12 @@ def test_bad_command_lines_are_refused_before_anything_is_played(argv, message, 
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
-def test_a_levels_run_hashes_each_level_as_what_it_plays_in_its_game():
+def test_a_levels_run_identifies_each_level_as_what_it_plays_in_its_game():
     """Issue 49, frozen anchors: a level is a name whose agent differs by game (Wapi's level 5 thinks 0.1 s,
-    Wakanda's 0.5 s), so the header hashes it resolved in the run's own game, never outside one."""
+    Wakanda's 0.5 s), so the header identifies it resolved in the run's own game, never outside one."""
     from benchmarks.core import anchors
 
     for game in ("wapi", "wakanda"):
         run = levels.level_run(game, [])
-        assert run["agents"]["level:5"]["anchor"] == anchors.anchor_hash("level:5", {}, game)
-    assert levels.level_run("wapi", [])["agents"]["level:5"]["anchor"] != anchors.anchor_hash("level:5", {}, None)
+        assert run["agents"]["level:5"]["anchor"] == anchors.anchor_identity("level:5", {}, game)
+    assert levels.level_run("wapi", [])["agents"]["level:5"]["anchor"] != anchors.anchor_identity("level:5", {}, None)

@@ -1,6 +1,6 @@
 """``python -m benchmarks.leaderboard verify`` (benchmarks/core/verify.py): a v2 record is accepted only when its
-schema, provenance, hashes and budgets hold and every game replays from its stored moves; each forgery of
-issue 49 (a changed result, a changed hash, a dirty checkout, over-budget moves) is refused."""
+schema, provenance, identities and budgets hold and every game replays from its stored moves; each forgery of
+issue 49 (a changed result, a changed identity, a dirty checkout, over-budget moves) is refused."""
 
 import copy
 from pathlib import Path
@@ -69,8 +69,8 @@ def forged(record: records.Record, change) -> list[str]:
         (lambda r: r.games[0].update(winners=[1 - r.games[0]["winners"][0]]), "not as recorded"),
         (lambda r: r.games[0].update(scores=[99.0] * 2), "not as recorded"),
         (lambda r: r.games[0]["actions"].pop(), "do not finish the game"),
-        (lambda r: r.runs[0]["agents"]["heuristic"].update(anchor="0" * 64), "heuristic's anchor hash"),
-        (lambda r: r.runs[0]["engines"].update(wapi="0" * 64), "the wapi engine's hash"),
+        (lambda r: r.runs[0]["agents"]["heuristic"].update(anchor="0" * 64), "heuristic's anchor identity"),
+        (lambda r: r.runs[0]["engines"].update(wapi="0" * 64), "the wapi engine's identity"),
         (lambda r: r.runs[0]["provenance"].update(dirty=True), "dirty checkout"),
         (lambda r: r.games[0]["cpu_us"][r.games[0]["seats"].index("heuristic")].append(2_000_000), "over its budget"),
         (lambda r: r.failures.clear(), "with no failure line"),
@@ -104,8 +104,9 @@ RATINGS = ("python -m benchmarks.rate ", "python -m benchmarks.leaderboard ")
 
 def test_every_committed_v2_rating_is_accepted():
     """Issue 49's target: ``verify`` accepts every committed v2 rating (the calibration check's slowed run, whose
-    calibration was given to simulate a slower machine, is refused for that alone). A change to an anchor's code
-    without a new protocol version fails here too, naming the record."""
+    calibration was given to simulate a slower machine, is refused for that alone). An engine or anchor that plays
+    otherwise than its golden games and decisions fails here too, naming the record; the records made before
+    identities were behaviour hold v2 source hashes, read as the identities they map to (anchors.json)."""
     folder = records.ROOT / "benchmarks" / "records"
     checked = 0
     for path in sorted(folder.rglob("*.jsonl.gz")):

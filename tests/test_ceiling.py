@@ -44,7 +44,7 @@ def test_the_searchers_think_their_budget_in_cpu_seconds(quick_run):
     record = records.read([record_path])
     agents = {label: {k: entry[k] for k in ("name", "options")} for label, entry in record.agents().items()}
     assert agents["ismcts-0.002s"] == {"name": "ismcts", "options": {"time_limit": 0.002}}
-    assert agents["heuristic"] == {"name": "heuristic", "options": {}}  # (each also with its anchor hash, v2)
+    assert agents["heuristic"] == {"name": "heuristic", "options": {}}  # (each also with its anchor identity, v2)
 
 
 def test_the_report_regenerates_identically_from_the_record(quick_run):

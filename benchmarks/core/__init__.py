@@ -7,7 +7,8 @@
   it, refereed (:mod:`~benchmarks.core.sealed` for a user's agent, :mod:`~benchmarks.core.user_agents` to
   load one);
 - :mod:`~benchmarks.core.records`: reading and writing records (with :mod:`~benchmarks.core.provenance` and
-  :mod:`~benchmarks.core.anchors`' hashes), :mod:`~benchmarks.core.verify` to check one;
+  :mod:`~benchmarks.core.anchors`' identities, made of :mod:`~benchmarks.core.golden` games and decisions),
+  :mod:`~benchmarks.core.verify` to check one;
 - :mod:`~benchmarks.core.rating`: the rating models (Bradley–Terry, Plackett–Luce, the protocol's anchored
   ratings with their bootstrap intervals, win shares);
 - :mod:`~benchmarks.core.variance`: what duplicate deals buy (the variance of a win-rate difference);

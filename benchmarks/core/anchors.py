@@ -1,20 +1,34 @@
-"""Frozen anchors: each reference agent resolved to what it plays, and identified by a hash of its content.
+"""Frozen anchors: each engine and reference agent identified by what it plays, not by its source.
 
-The check and the writing of the table are the command ``python -m benchmarks.anchors``.
+The check, the full replay and the recording are the command ``python -m benchmarks.anchors``.
 
-A rung's name is not what it plays: ``level:5`` means whatever :mod:`agents.levels` says today, and the code
-of ``heuristic`` can change under its name. So a rung is *resolved* (a level to its agent and options) and
-*hashed*: the resolved spec, the Python source of its code path (the modules of ``agents`` and ``training``
-its class imports, followed statically; docstrings and comments left out, so that rewording changes
-nothing), and, for the agents that read a network, every shipped model file. A game's *engine* hash covers
-``envs/core`` and ``envs/<game>``. Records store these hashes (:func:`benchmarks.core.records.new_run`); runs whose
-hashes differ never pool. ``benchmarks/schema/anchors.json`` holds the hashes of the current protocol version:
-``tests/test_benchmarks_anchors.py`` fails when one changes while :data:`benchmarks.core.protocol.PROTOCOL` does not.
+Why behaviour: a rating compares agents through the games the anchors play on the engines. A change that
+plays every game the same (a faster engine, a compiled search) changes nothing a rating depends on, so it must
+not change an identity; a change that plays one move otherwise must. Source hashes got both wrong: a pure
+speed-up made a new engine, and nothing tied a hash to a move.
+
+- An **engine**'s identity is the digest of its game's golden games (:mod:`benchmarks.core.golden`), which this
+  checkout's per-game and batched engines must play again move for move, mask for mask, to the same result.
+- A **reference agent** is *resolved* (``level:5`` to what :mod:`agents.levels` says it is in that game) and
+  identified by the digest of its resolved spec and of the golden decisions of its *witnesses*: the ladder's
+  rungs of its kind (:data:`WITNESSES`; ``ismcts`` at 20, 50, 100 and 1000 iterations, ``best`` at 50 and 1000),
+  plus the ε-greedy heuristic for an ε-greedy agent. A search seeded and given iterations chooses the same
+  move on any machine, so its golden decisions are exact. A search given a *time* budget (the levels' ``best``
+  at 0.1 or 0.5 s) cannot be: how many iterations fit depends on the machine and its load. Its identity is its
+  spec (the time budget included) with the same code's witnesses at fixed iterations standing in: the code that
+  decides is the one the witnesses pin, and only the clock's reading is left free, as it always was.
+- A ``ppo:PATH`` agent adds the sha256 of its model file to the ``trained`` witness (the code that plays it).
+
+``benchmarks/schema/anchors.json`` holds the identities of the current protocol version, and the ``v2 source
+hashes`` that runs recorded before identities were behaviour, each mapped to the identity it is
+(:func:`current_engine`, :func:`current_anchor`): the map was made by replaying every golden game and decision
+on the code of those hashes, so the records made then still verify and still pool with new runs.
+``tests/test_benchmarks_anchors.py`` fails when a golden game or decision no longer replays, and when an
+identity changes while :data:`benchmarks.core.protocol.PROTOCOL` does not.
 """
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import json
@@ -23,25 +37,25 @@ from typing import Any
 
 import envs
 from agents import agent_kind, split_epsilon
+from benchmarks.core import golden
 from benchmarks.core.protocol import LADDERS, PROTOCOL
 from envs.core.engine import shown
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "benchmarks" / "schema" / "anchors.json"
-#: The packages an agent's code path is followed into (the engine has its own hash).
-AGENT_PACKAGES = ("agents", "training")
-#: The module each built-in kind of agent starts from (``agents.make_agent``'s dispatch, as modules).
-ROOTS = {
-    "random": "agents.random_agent",
-    "heuristic": "agents.heuristic",
-    "ismcts": "agents.ismcts",
-    "best": "agents.best",
-    "trained": "agents.ppo",
-    "ppo": "agents.ppo",
+#: The key of the table's map from the source hashes of v2 records to identities.
+LEGACY = "v2 source hashes"
+#: The witnesses of each kind of built-in agent (``agents.make_agent``'s dispatch).
+WITNESSES = {
+    "random": ("random",),
+    "heuristic": ("heuristic",),
+    "ismcts": ("ismcts-20", "ismcts-50", "ismcts-100", "ismcts-1000"),
+    "best": ("best-50", "best-1000"),
+    "trained": ("trained",),
+    "ppo": ("trained",),
 }
-#: The kinds that read a network: their hash covers every shipped model file.
-NETWORK_KINDS = ("best", "trained")
-MODELS = ROOT / "agents" / "models"
+#: The witness of the ε-greedy wrapper (the levels' weaker heuristics).
+EPSILON_WITNESS = "heuristic~0.3"
 
 
 def resolve(name: str, options: dict[str, Any], game: str) -> dict[str, Any]:
@@ -54,118 +68,86 @@ def resolve(name: str, options: dict[str, Any], game: str) -> dict[str, Any]:
     return {"name": name, "options": dict(options)}
 
 
-def _file(module: str) -> Path | None:
-    path = ROOT.joinpath(*module.split("."))
-    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def _imports(path: Path, package: str) -> set[str]:
-    """The project modules ``path`` imports (anywhere in it; a package's ``__init__`` only at its top level,
-    where its lazy registry imports are not followed)."""
-    tree = ast.parse(path.read_text())
-    nodes = tree.body if path.name == "__init__.py" else list(ast.walk(tree))
-    found = set()
-    for node in nodes:
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*parts, base] if base else parts)
-            found |= {base} | {f"{base}.{alias.name}" for alias in node.names}
-    return {m for m in found if m.split(".")[0] in AGENT_PACKAGES and _file(m) is not None}
-
-
-@functools.cache
-def code_path(module: str) -> tuple[Path, ...]:
-    """The source files of ``module`` and of every module of :data:`AGENT_PACKAGES` it imports, transitively;
-    a subpackage's every file (its modules may be loaded by name, as the heuristics are)."""
-    todo, seen = [module], {}
-    while todo:
-        name = todo.pop()
-        path = _file(name)
-        if name in seen or path is None:
-            continue
-        seen[name] = path
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        todo += sorted(_imports(path, package))
-        if path.name == "__init__.py" and "." in name:
-            todo += [f"{name}.{p.stem}" for p in sorted(path.parent.glob("*.py")) if p.stem != "__init__"]
-    return tuple(sorted(set(seen.values())))
-
-
-def source_digest(path: Path) -> str:
-    """A Python file's hash without its docstrings and comments (its syntax tree); any other file's bytes."""
-    stat = path.stat()
-    return _digest_of(path, stat.st_mtime_ns, stat.st_size)
-
-
-@functools.cache
-def _digest_of(path: Path, mtime: int, size: int) -> str:
-    """:func:`source_digest` once per version of a file (a run header hashes many; parsing them takes a while)."""
-    if path.suffix != ".py":
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
-            if isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
-    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
-
-
-def _digest(parts: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-
-
-def files_digest(files) -> dict[str, str]:
-    return {path.relative_to(ROOT).as_posix(): source_digest(path) for path in files}
-
-
-def anchor_hash(name: str, options: dict[str, Any], game: str) -> str:
-    """The content hash of a built-in agent as it plays in ``game`` (see the module docstring)."""
-    spec = resolve(name, options, game)
+def witnesses_of(spec: dict[str, Any]) -> tuple[str, ...]:
+    """The witnesses whose golden decisions identify a resolved spec's code; ValueError for an agent without."""
     base, epsilon = split_epsilon(spec["name"])
     kind = agent_kind(base)
-    if kind not in ROOTS:
-        raise ValueError(f"agent {shown(name)} has no anchor hash; kinds hashed: {sorted(ROOTS)}")
-    modules = [ROOTS[kind]] + (["agents.epsilon_greedy"] if epsilon is not None else [])
-    modules += ["agents.guided"] if kind == "ismcts" and {"network", "evaluator"} & set(spec["options"]) else []
-    files = sorted({f for module in modules for f in code_path(module)})
-    if kind in NETWORK_KINDS:
-        files += sorted(MODELS.glob("*.zip"))
-    if kind == "ppo":
-        files.append(Path(base.partition(":")[2]).resolve())
-    return _digest({"spec": spec, "files": files_digest(files)})
+    if kind not in WITNESSES:
+        raise ValueError(f"agent {shown(spec['name'])} has no anchor identity; kinds identified: {sorted(WITNESSES)}")
+    guided = kind == "ismcts" and {"network", "evaluator"} & set(spec["options"])
+    return WITNESSES[kind] + (WITNESSES["best"] if guided else ()) + ((EPSILON_WITNESS,) if epsilon else ())
 
 
-def engine_hash(game: str) -> str:
-    """The content hash of a game's engine: every Python file of ``envs/core`` and ``envs/<game>``."""
-    files = sorted((ROOT / "envs" / "core").glob("*.py")) + sorted((ROOT / "envs" / game).glob("*.py"))
-    return _digest(files_digest(files))
+@functools.cache
+def goldens() -> tuple[dict, dict]:
+    """The committed golden games (game -> list) and decisions (witness -> game -> list), read once."""
+    return golden.load(golden.GAMES_FILE), golden.load(golden.DECISIONS_FILE)
+
+
+def engine_identity(game: str) -> str:
+    """A game's engine as what it plays: the digest of its golden games."""
+    return golden.digest(goldens()[0].get(game, []))
+
+
+def witness_digest(label: str) -> str:
+    """The digest of a witness's golden decisions in every game."""
+    return golden.digest(goldens()[1].get(label, {}))
+
+
+def anchor_identity(name: str, options: dict[str, Any], game: str | None) -> str:
+    """A built-in agent as it plays in ``game`` (see the module docstring); ValueError for one without."""
+    spec = resolve(name, options, game)
+    parts = {"spec": spec, "witnesses": {label: witness_digest(label) for label in witnesses_of(spec)}}
+    if agent_kind(spec["name"]) == "ppo":
+        path = Path(split_epsilon(spec["name"])[0].partition(":")[2]).resolve()
+        parts["model"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return golden.digest(parts)
 
 
 def table() -> dict[str, Any]:
-    """The current hashes: every rung of every ladder in every game, and every engine."""
+    """The current identities: every rung of every ladder (a rung resolves alike in every game) and engine."""
     rungs = {rung.label: rung for ladder in LADDERS.values() for rung in ladder.rungs}
-    anchors = {
-        game: {label: anchor_hash(rung.name, dict(rung.options), game) for label, rung in sorted(rungs.items())}
-        for game in envs.GAMES
-    }
-    return {"protocol": PROTOCOL, "anchors": anchors, "engines": {game: engine_hash(game) for game in envs.GAMES}}
+    anchors = {label: anchor_identity(rung.name, dict(rung.options), None) for label, rung in sorted(rungs.items())}
+    return {"protocol": PROTOCOL, "anchors": anchors, "engines": {game: engine_identity(game) for game in envs.GAMES}}
 
 
 def changed(current: dict[str, Any], committed: dict[str, Any]) -> list[str]:
-    """What differs between two tables: ``game/label`` of each anchor, ``engine/game`` of each engine."""
-    out = [
-        f"{game}/{label}"
-        for game in sorted(set(current["anchors"]) | set(committed["anchors"]))
-        for label in sorted(set(current["anchors"].get(game, {})) | set(committed["anchors"].get(game, {})))
-        if current["anchors"].get(game, {}).get(label) != committed["anchors"].get(game, {}).get(label)
-    ]
-    engines = set(current["engines"]) | set(committed["engines"])
-    return out + [f"engine/{g}" for g in sorted(engines) if current["engines"].get(g) != committed["engines"].get(g)]
+    """What differs between two tables: the label of each anchor, ``engine/game`` of each engine."""
+    out = []
+    for key, prefix in (("anchors", ""), ("engines", "engine/")):
+        names = set(current[key]) | set(committed[key])
+        out += [f"{prefix}{n}" for n in sorted(names) if current[key].get(n) != committed[key].get(n)]
+    return out
+
+
+@functools.cache
+def _legacy() -> dict:
+    return json.loads(TABLE.read_text()).get(LEGACY, {"engines": {}, "anchors": {}})
+
+
+def current_engine(game: str, stored: str) -> str:
+    """A run's stored engine identity as today's kind: a v2 source hash mapped to its identity, else as is."""
+    return _legacy()["engines"].get(game, {}).get(stored, stored)
+
+
+def current_anchor(stored: str | None) -> str | None:
+    """A run's stored anchor identity as today's kind: a v2 source hash mapped to its identity, else as is."""
+    return _legacy()["anchors"].get(stored, stored)
+
+
+@functools.cache
+def engine_problems(game: str) -> tuple[str, ...]:
+    """Where this checkout's engines of ``game`` do not play its golden games again (empty: they do)."""
+    return tuple(golden.replay_games(game, goldens()[0].get(game, [])))
+
+
+@functools.cache
+def witness_problems(label: str, game: str) -> tuple[str, ...]:
+    """Where witness ``label`` no longer chooses its golden decisions in ``game`` (empty: it chooses them)."""
+    games, decisions = goldens()
+    return tuple(golden.replay_decisions(label, game, games.get(game, []), decisions.get(label, {}).get(game, [])))
+
+
+def agent_problems(name: str, options: dict[str, Any], game: str) -> list[str]:
+    """Where the witnesses of an agent no longer choose their golden decisions in ``game``."""
+    return [p for label in witnesses_of(resolve(name, options, game)) for p in witness_problems(label, game)]

@@ -7,8 +7,10 @@ games (and failures, if any), every line a JSON object with a ``kind``:
   ``version`` (``git describe`` of the checkout, else the package version),
   ``started`` (UTC), ``agents`` (label -> ``{"name", "options"}``); from v2 also
   ``schema`` (2), ``provenance`` (:mod:`benchmarks.core.provenance`: commit, clean or
-  dirty, versions, CPU), ``engines`` (game -> engine hash), each built-in agent's
-  ``anchor`` hash and each user's agent's ``sha256`` (:mod:`benchmarks.core.anchors`),
+  dirty, versions, CPU), ``engines`` (game -> engine identity), each built-in agent's
+  ``anchor`` identity and each user's agent's ``sha256`` (:mod:`benchmarks.core.anchors`: what an engine
+  or agent plays, its golden games and decisions; a run made before holds source hashes, read as the
+  identities they map to),
   and ``deal_offset`` where the run drew its deals at random;
 - ``game``: ``run``, ``game``, ``config``, ``deal_set``, ``deal`` (position in
   the set), ``seed``, ``seating`` (index of the rotation), ``seats`` (agent
@@ -29,8 +31,8 @@ when it is written and when it is read.
 
 Reports are made from records only; pooling runs is concatenating records
 (``python -m benchmarks.pool_records A B --out C``), refused when the runs
-are of different protocol versions, give one label two agents (a different anchor hash is a different agent),
-run on engines of different hashes, or hold a game twice.
+are of different protocol versions, give one label two agents (a different anchor identity is a different agent),
+run on engines of different identities, or hold a game twice.
 """
 
 from __future__ import annotations
@@ -106,10 +108,14 @@ class Record:
     failures: list[dict] = field(default_factory=list)
 
     def agents(self) -> dict[str, dict]:
-        """Label -> agent spec over every run; ValueError when two runs give one label two agents."""
+        """Label -> agent spec over every run (an anchor as today's identity); ValueError when two runs give one
+        label two agents."""
+        from benchmarks.core.anchors import current_anchor
+
         found: dict[str, dict] = {}
         for run in self.runs:
             for label, spec in run["agents"].items():
+                spec = spec | ({"anchor": current_anchor(spec["anchor"])} if "anchor" in spec else {})
                 if found.setdefault(label, spec) != spec:
                     raise ValueError(f"agent label {label!r} means {found[label]} in one run and {spec} in another")
         return found
@@ -138,12 +144,14 @@ class Record:
         protocols = sorted({run["protocol"] for run in self.runs})
         if len(protocols) > 1:
             raise ValueError(f"runs of different protocols cannot be pooled: {protocols}")
+        from benchmarks.core.anchors import current_engine
+
         self.agents()
         engines: dict[str, str] = {}
         for run in self.runs:
-            for game, digest in run.get("engines", {}).items():
-                if engines.setdefault(game, digest) != digest:
-                    raise ValueError(f"runs on different {game} engines cannot be pooled (engine hashes differ)")
+            for game, stored in run.get("engines", {}).items():
+                if engines.setdefault(game, current_engine(game, stored)) != current_engine(game, stored):
+                    raise ValueError(f"runs on different {game} engines cannot be pooled (engine identities differ)")
         seen = set()
         for game in self.games:
             key = game_identity(game)
@@ -176,8 +184,8 @@ def game_identity(game: dict) -> tuple:
 
 def new_run(command: list[str], agents: dict[str, dict], game: str | None = None, own: Path | None = None) -> dict:
     """A run header for ``command`` (argv of a ``python -m`` command) playing ``agents``, made when the run starts
-    (its commit is the one the games are played from): each built-in agent with its anchor hash (a level
-    resolved in ``game``), every engine's hash, and the run's provenance (``own``: the record the run appends
+    (its commit is the one the games are played from): each built-in agent with its anchor identity (a level
+    resolved in ``game``), every engine's identity, and the run's provenance (``own``: the record the run appends
     to, whose untracked file is its output, not a change to the checkout)."""
     from benchmarks.core import anchors, provenance
 
@@ -187,8 +195,8 @@ def new_run(command: list[str], agents: dict[str, dict], game: str | None = None
         hashed[label] = dict(entry)
         if "sha256" not in entry:
             try:
-                hashed[label]["anchor"] = anchors.anchor_hash(entry["name"], entry["options"], game)
-            except ValueError:  # an agent without an anchor hash (an RLlib checkpoint): None says so
+                hashed[label]["anchor"] = anchors.anchor_identity(entry["name"], entry["options"], game)
+            except ValueError:  # an agent without an anchor identity (an RLlib checkpoint): None says so
                 hashed[label]["anchor"] = None
     return {
         "kind": "run",
@@ -200,7 +208,7 @@ def new_run(command: list[str], agents: dict[str, dict], game: str | None = None
         "started": started,
         "agents": hashed,
         "provenance": provenance.provenance(own),
-        "engines": {name: anchors.engine_hash(name) for name in envs.GAMES},
+        "engines": {name: anchors.engine_identity(name) for name in envs.GAMES},
     }
 
 

@@ -39,7 +39,7 @@ overlap are not ordered by it.
 
 To submit your agent's rating: rate it with `python -m benchmarks.rate` from a clean checkout and
 send the record; `python -m benchmarks.leaderboard verify RECORD` checks its schema, provenance,
-hashes and budgets and replays every game (`docs/benchmark.md`, "Submitting a rating"). A verified
+identities and budgets and replays every game (`docs/benchmark.md`, "Submitting a rating"). A verified
 record's games join its configuration's fit, so the reference agents' ratings move as games join;
 the anchors, random 0 and the heuristic 1,000, never do."""
 

@@ -5,8 +5,10 @@ A record is accepted only if every check passes:
 - **schema**: every line follows ``benchmarks/schema/record-v2.schema.json`` (checked on reading), and the
   record is of the current protocol (a v1 record cannot be verified: it holds no moves);
 - **provenance**: every run names its commit and was made from a clean checkout;
-- **hashes**: every engine hash, and every reference agent's anchor hash, is what this checkout computes
-  (a user's agent is identified by its ``sha256``, which only its code can confirm);
+- **identities**: every engine's identity, and every reference agent's anchor identity, is this checkout's
+  (:mod:`benchmarks.core.anchors`: what it plays; a v2 source hash is read as the identity it maps to), and
+  this checkout plays the golden games of the record's games, and its reference agents' witnesses choose their
+  golden decisions there (a user's agent is identified by its ``sha256``, which only its code can confirm);
 - **calibration**: every run holds its machine's calibration, measured, plausible, and the run's ``budgets``
   are its ``reference_budgets`` scaled by it (:func:`benchmarks.core.calibration.problems`);
 - **budgets**: no move of an agent with a budget (the run's ``budgets``, CPU seconds of its machine) took more
@@ -43,7 +45,7 @@ from envs.core.engine import IllegalActionError
 
 
 def check_runs(record: Record) -> Iterator[str]:
-    """The problems of the runs' headers: protocol, provenance, engine and anchor hashes."""
+    """The problems of the runs' headers: protocol, provenance, engine and anchor identities."""
     games_of = {run["run"]: sorted({g["game"] for g in record.games if g["run"] == run["run"]}) for run in record.runs}
     for run in record.runs:
         name = f"run {run['run']}"
@@ -55,13 +57,30 @@ def check_runs(record: Record) -> Iterator[str]:
             yield f"{name}: made from a dirty checkout (or outside git): not citable"
         yield from (f"{name}: {problem}" for problem in calibration.problems(run))
         for game in games_of[run["run"]]:
-            if run["engines"].get(game) != anchors.engine_hash(game):
-                yield f"{name}: the {game} engine's hash is not this checkout's"
+            if anchors.current_engine(game, run["engines"].get(game)) != anchors.engine_identity(game):
+                yield f"{name}: the {game} engine's identity is not this checkout's"
             for label, entry in run["agents"].items():
-                if entry.get("anchor") is not None and entry["anchor"] != anchors.anchor_hash(
-                    entry["name"], entry["options"], game
-                ):
-                    yield f"{name}: {label}'s anchor hash is not what {entry['name']} is in this checkout"
+                stored = anchors.current_anchor(entry.get("anchor"))
+                if stored is not None and stored != anchors.anchor_identity(entry["name"], entry["options"], game):
+                    yield f"{name}: {label}'s anchor identity is not what {entry['name']} is in this checkout"
+
+
+def check_goldens(record: Record) -> Iterator[str]:
+    """Where this checkout does not play as the identities say: the golden games of each game the record played,
+    and the golden decisions of its reference agents' witnesses there (each asked once per process)."""
+    agents = {(game["game"], label) for game in record.games for label in game["seats"]}
+    runs = {
+        label: entry for run in record.runs if run["protocol"] == PROTOCOL for label, entry in run["agents"].items()
+    }
+    for game in sorted({game for game, _ in agents}):
+        yield from (f"this checkout's {game} engine: {problem}" for problem in anchors.engine_problems(game)[:3])
+    problems = {
+        problem
+        for game, label in sorted(agents)
+        if runs.get(label, {}).get("anchor") is not None
+        for problem in anchors.agent_problems(runs[label]["name"], runs[label]["options"], game)
+    }
+    yield from (f"this checkout's {problem}" for problem in sorted(problems))
 
 
 def replay(line: dict) -> str | None:
@@ -202,5 +221,6 @@ def verify(record: Record, replay_agents_count: int = 0) -> list[str]:
     the games whose reference agents are played again (each as long as the game was to play)."""
     if not record.runs:
         return ["no run in the record"]
-    problems = list(check_runs(record)) + list(check_games(record)) + list(check_deals(record))
+    problems = list(check_runs(record)) + list(check_goldens(record)) + list(check_games(record))
+    problems += list(check_deals(record))
     return problems + (list(check_agents(record, replay_agents_count)) if not problems else [])

@@ -130,7 +130,7 @@ def play_record(path: Path, config: str, deal_numbers: range, tables: list[tuple
 
 
 def agent_entries(labels: list[str]) -> dict[str, dict]:
-    """The header's agents: ``best-B`` as ``best`` with its iterations (so that it carries its anchor hash)."""
+    """The header's agents: ``best-B`` as ``best`` with its iterations (so that it carries its anchor identity)."""
     entries = {}
     for label in labels:
         kind, _, budget = label.partition("-")
