@@ -52,8 +52,9 @@ class WapiBatch(BatchGames):
 
     Fields (the facts of :class:`~envs.wapi.rules.WapiState`; N games):
         player: ``(N,)`` the player to act in each game (-1 once over);
-        bag: ``(L, N)`` int8, the tiles each bag held when dealt (or made), in draw order
-            (shorter bags padded with -1); taken: ``(N,)`` int, how many of them have been drawn since;
+        bag: ``(N, L)`` int8, the tiles each bag held when dealt (or made), in draw order (a game a
+            *row*: a deal writes it whole; shorter bags padded with -1); taken: ``(N,)`` int, how many
+            of them have been drawn since;
         bag_counts: ``(11, N)`` the tiles left per kind; drawn: ``(N,)`` int, the tile the player
             to act holds (-1 once over);
         coins, silver, masks, pole_count: ``(6, N)`` per mine: coins, silver total, masks, poles;
@@ -77,7 +78,7 @@ class WapiBatch(BatchGames):
         size, players = self.num_games, self.game.num_players
         self.player = np.full(size, NO_PLAYER, dtype=np.int64)
         self.taken = np.zeros(size, dtype=np.int64)
-        self.bag = np.full((bag_length, size), NO_TILE, dtype=np.int8)
+        self.bag = np.full((size, bag_length), NO_TILE, dtype=np.int8)
         self.drawn = np.full(size, NO_TILE, dtype=np.int64)
         self.bag_counts = np.zeros((NUM_TILE_KINDS, size))
         self.coins = np.zeros((NUM_MINES, size))
@@ -125,6 +126,10 @@ class WapiBatch(BatchGames):
     def _start(self, where: np.ndarray, orders: np.ndarray) -> None:
         """New games in the columns ``where`` with these bags (``(len(where), tiles)``, in draw order)."""
         counts = np.array(self.game.tile_counts, dtype=float)
+        if self.bag.shape[1] < orders.shape[1] - 1:  # a batch made from_states of shorter bags: widened
+            wider = np.full((self.num_games, orders.shape[1] - 1), NO_TILE, dtype=np.int8)
+            wider[:, : self.bag.shape[1]] = self.bag
+            self.bag = wider
         kernels.start(where.astype(np.int64), orders.astype(np.int8), counts, self._state(), self._placements())
         self._mask = None
 
@@ -140,8 +145,8 @@ class WapiBatch(BatchGames):
 
     def _copy(self, states: Sequence[WapiState]) -> None:
         """Every column from its state, a field at a time (one array per field, built from lists)."""
-        length, going = len(self.bag), [s.current_player is not None for s in states]
-        self.bag[:] = np.array([s.bag + [NO_TILE] * (length - len(s.bag)) for s in states], dtype=np.int8).T
+        length, going = self.bag.shape[1], [s.current_player is not None for s in states]
+        self.bag[:] = np.array([s.bag + [NO_TILE] * (length - len(s.bag)) for s in states], dtype=np.int8)
         self.bag_counts[:] = np.array([s.bag_counts for s in states]).T
         self.coins[:] = np.array([[len(coins) for coins in s.silver] for s in states]).T
         self.silver[:] = np.array([[sum(coins) for coins in s.silver] for s in states]).T
@@ -163,7 +168,8 @@ class WapiBatch(BatchGames):
         other = object.__new__(WapiBatch)
         for name, value in vars(self).items():
             per_game = isinstance(value, np.ndarray) and name != "_tiles"
-            setattr(other, name, np.repeat(value, times, axis=-1) if per_game else value)
+            axis = 0 if name == "bag" else -1  # the one array with a game a row
+            setattr(other, name, np.repeat(value, times, axis=axis) if per_game else value)
         other.num_games = self.num_games * times
         other.seeds[:] = -1
         other.columns, other._mask, other._ahead = np.arange(other.num_games), None, None
@@ -212,16 +218,16 @@ class WapiBatch(BatchGames):
 
     def _play(self, actions: np.ndarray, where: np.ndarray) -> None:
         """Play ``actions`` in the games ``where`` still going, after checking every one of them."""
-        actions = np.asarray(actions)
+        actions = given = np.asarray(actions)
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_games} ints, got {actions.dtype} of shape {actions.shape}")
-        # an action beyond int64 (a huge uint64) would wrap: any such is illegal, and so is what it wraps to
-        chosen = np.clip(actions, -1, NUM_ACTIONS).astype(np.int64)
-        bad = kernels.first_illegal(chosen, where, self.player, self._legal())
+        if actions.dtype != np.int64:  # what is no action (negative, too large for int64) as NUM_ACTIONS: illegal
+            actions = np.where((actions >= 0) & (actions < NUM_ACTIONS), actions, NUM_ACTIONS).astype(np.int64)
+        bad = kernels.first_illegal(actions, where, self.player, self._legal())
         if bad >= 0:
             legal = np.flatnonzero(self._legal()[bad]).tolist()
-            raise IllegalActionError(f"action {int(actions[bad])} is not legal in game {bad}; legal: {legal}")
-        kernels.play(chosen, where, self.game.num_players, self._state(), self._placements())
+            raise IllegalActionError(f"action {int(given[bad])} is not legal in game {bad}; legal: {legal}")
+        kernels.play(actions, where, self.game.num_players, self._state(), self._placements())
         self._mask = None
 
     # --- scoring -------------------------------------------------------------
@@ -295,7 +301,7 @@ class WapiBatch(BatchGames):
             "drawn": TILE_CODES[self.drawn[index]] if going else None,
             "mines": mines,
             "totems_left": self.totems_left[:, index].astype(int).tolist(),
-            "bag": [TILE_CODES[t] for t in self.bag[self.taken[index] :, index] if t >= 0],
+            "bag": [TILE_CODES[t] for t in self.bag[index, self.taken[index] :] if t >= 0],
             "scores": self.scores()[index].tolist(),
             "terminal": not going,
         }

@@ -43,26 +43,30 @@ COINS_PLACED, SCORING, SCORES, PRESENT, TO_ACT = (
 )
 
 
+# The masks, scores and observations read several counts of every game: their loops run over the games
+# innermost, along the arrays' contiguous rows (a game a column), each loop reading and writing a few rows
+# only (rows of 1,024 games are 4 or 8 KiB apart, and a loop over a dozen of them at once evicts its own
+# cache lines: several times slower); the moves touch a few counts of each game, a game at a time.
 @kernel
 def legal_masks(where, player, drawn, coins, pole_count, totems_left, out):
     """``out`` (N, 8) bool: the legal actions of the games ``where``, none in the others (nor once over). A
     drawn coin goes to a mine with a pole and room if there is one, else to any mine with room; a drawn
-    mask is declined, or taken with a totem left."""
-    for g in range(len(player)):
-        for a in range(NUM_ACTIONS):
-            out[g, a] = False
-        tile = drawn[g]
-        if not where[g]:
-            continue
-        if 0 <= tile < FIRST_MASK:
-            poled = False
-            for k in range(NUM_MINES):
-                poled |= coins[k, g] < SILVER_FIELDS and pole_count[k, g] > 0
-            for k in range(NUM_MINES):
-                out[g, k] = coins[k, g] < SILVER_FIELDS and (pole_count[k, g] > 0 or not poled)
-        elif tile >= FIRST_MASK:
-            out[g, DECLINE] = True
-            out[g, PLACE_TOTEM] = totems_left[player[g], g] > 0
+    mask is declined, or taken with a totem left. Mine by mine over all the games, without branches (whose
+    outcomes differ game by game: mispredicted, they cost more than the work)."""
+    n = len(player)
+    coin, poled = np.empty(n, np.bool_), np.zeros(n, np.bool_)  # holds a coin; a mine has a pole and room
+    for g in range(n):
+        coin[g] = where[g] & (drawn[g] >= 0) & (drawn[g] < FIRST_MASK)
+    for k in range(NUM_MINES):
+        for g in range(n):
+            poled[g] |= (coins[k, g] < SILVER_FIELDS) & (pole_count[k, g] > 0)
+    for k in range(NUM_MINES):
+        for g in range(n):
+            out[g, k] = coin[g] & (coins[k, g] < SILVER_FIELDS) & ((pole_count[k, g] > 0) | ~poled[g])
+    for g in range(n):  # a game over reads seat -1's totems: its mask is False anyway
+        mask = where[g] & (drawn[g] >= FIRST_MASK)
+        out[g, DECLINE] = mask
+        out[g, PLACE_TOTEM] = mask & (totems_left[player[g], g] > 0)
 
 
 @kernel
@@ -108,16 +112,12 @@ def play(actions, where, num_players, state, placements):
             player[g], drawn[g] = -1, -1
         else:
             player[g] = (p + 1) % num_players
-            top = bag[taken[g], g]
+            top = bag[g, taken[g]]
             drawn[g] = top
             taken[g] += 1
             bag_counts[top, g] -= 1.0
 
 
-# Scores and observations read every count of every game: their loops run over the games innermost, along
-# the arrays' contiguous rows (a game a column), which the compiler turns into vector instructions, each
-# loop reading and writing a few rows only (rows of 1,024 games are 4 or 8 KiB apart, and a loop over a
-# dozen of them evicts its own cache lines: 8 times slower).
 @kernel
 def score_units(shared, poles, silver, pole_count, out):
     """``out`` (players, N) int64: every player's score in whole units (twelfths under shared scoring, where a
@@ -182,28 +182,31 @@ def observe(rows, observers, shared, tile_scale, units, state, out):
 @kernel
 def start(rows, orders, tile_counts, state, placements):
     """New games in the columns ``rows``, game ``rows[i]`` with the bag ``orders[i]`` in draw order: its first
-    tile drawn by player 0, nothing placed, every totem in hand."""
+    tile drawn by player 0, nothing placed, every totem in hand. A field at a time over the games."""
     player, taken, bag, drawn, bag_counts, coins, silver, masks, pole_count, poles, totems_left, coins_placed = state
-    coin_values, pole_owners = placements
     for i in range(len(rows)):
         g = rows[i]
-        for j in range(1, orders.shape[1]):
-            bag[j - 1, g] = orders[i, j]
-        first = orders[i, 0]
-        player[g], taken[g], drawn[g], coins_placed[g] = 0, 0, first, 0.0
-        for t in range(NUM_TILE_KINDS):
-            bag_counts[t, g] = tile_counts[t]
-        bag_counts[first, g] -= 1.0
+        for j in range(bag.shape[1]):
+            bag[g, j] = orders[i, j + 1] if j + 1 < orders.shape[1] else -1
+        player[g], taken[g], drawn[g], coins_placed[g] = 0, 0, orders[i, 0], 0.0
+    for t in range(NUM_TILE_KINDS):
+        for i in range(len(rows)):
+            bag_counts[t, rows[i]] = tile_counts[t] - (1.0 if orders[i, 0] == t else 0.0)
+    for field in (coins, silver, masks, pole_count):
         for k in range(NUM_MINES):
-            coins[k, g], silver[k, g], masks[k, g], pole_count[k, g] = 0.0, 0.0, 0.0, 0.0
-            for p in range(poles.shape[0]):
-                poles[p, k, g] = 0.0
-            for s in range(coin_values.shape[1] if coin_values.shape[2] else 0):
-                coin_values[k, s, g] = -1
-            for s in range(pole_owners.shape[1] if pole_owners.shape[2] else 0):
-                pole_owners[k, s, g] = -1
-        for p in range(poles.shape[0]):
-            totems_left[p, g] = TOTEMS_PER_PLAYER
+            for i in range(len(rows)):
+                field[k, rows[i]] = 0.0
+    for p in range(poles.shape[0]):
+        for i in range(len(rows)):
+            totems_left[p, rows[i]] = TOTEMS_PER_PLAYER
+        for k in range(NUM_MINES):
+            for i in range(len(rows)):
+                poles[p, k, rows[i]] = 0.0
+    for placed in placements:
+        for k in range(NUM_MINES):
+            for s in range(placed.shape[1]):
+                for i in range(len(rows) if placed.shape[2] else 0):
+                    placed[k, s, rows[i]] = -1
 
 
 __all__ = ["first_illegal", "legal_masks", "observe", "play", "score_units", "start"]
