@@ -92,6 +92,8 @@ class WapiBatch(BatchGames):
         self.pole_owners = np.full((NUM_MINES, MASK_FIELDS, size), -1, dtype=np.int8) if placements else None
         self.columns = np.arange(size)
         self._tiles = np.array(self.game.tiles, dtype=np.int8)
+        self._tile_counts = np.array(self.game.tile_counts, dtype=float)
+        self._tile_scale = np.array(self.game.tile_scale, dtype=float)
         self._mask: np.ndarray | None = None
 
     def _state(self) -> tuple[np.ndarray, ...]:
@@ -121,16 +123,16 @@ class WapiBatch(BatchGames):
     def _deals(self, seeds: np.ndarray) -> tuple[np.ndarray]:
         """``(len(seeds), tiles)`` int8: the bag of each seed's deal in draw order, ``WapiGame.draw_order`` of
         its generator ``np_random(seed)`` (the tiles shuffled once), for all the seeds at once."""
-        return (self._tiles[permutations(seeds.tolist(), [len(self._tiles)])[0]],)
+        return (self._tiles[permutations(seeds, [len(self._tiles)])[0]],)
 
     def _start(self, where: np.ndarray, orders: np.ndarray) -> None:
         """New games in the columns ``where`` with these bags (``(len(where), tiles)``, in draw order)."""
-        counts = np.array(self.game.tile_counts, dtype=float)
         if self.bag.shape[1] < orders.shape[1] - 1:  # a batch made from_states of shorter bags: widened
             wider = np.full((self.num_games, orders.shape[1] - 1), NO_TILE, dtype=np.int8)
             wider[:, : self.bag.shape[1]] = self.bag
             self.bag = wider
-        kernels.start(where.astype(np.int64), orders.astype(np.int8), counts, self._state(), self._placements())
+        rows, orders = where.astype(np.int64, copy=False), orders.astype(np.int8, copy=False)
+        kernels.start(rows, orders, self._tile_counts, self._state(), self._placements())
         self._mask = None
 
     @classmethod
@@ -167,7 +169,7 @@ class WapiBatch(BatchGames):
         """A new batch with each game ``times`` times in a row (column c's copies at c*times ...), no seeds."""
         other = object.__new__(WapiBatch)
         for name, value in vars(self).items():
-            per_game = isinstance(value, np.ndarray) and name != "_tiles"
+            per_game = isinstance(value, np.ndarray) and name not in ("_tiles", "_tile_counts", "_tile_scale")
             axis = 0 if name == "bag" else -1  # the one array with a game a row
             setattr(other, name, np.repeat(value, times, axis=axis) if per_game else value)
         other.num_games = self.num_games * times
@@ -275,9 +277,8 @@ class WapiBatch(BatchGames):
     def _observed(self, rows: np.ndarray, observers: np.ndarray) -> np.ndarray:
         """The observations of games ``rows``, an entry a row, returned as their transpose (a view)."""
         out = np.empty((OBSERVATION_SIZE, len(rows)), dtype=np.float32)
-        scale = np.array(self.game.tile_scale, dtype=np.float64)
         units, _ = self.score_units()
-        kernels.observe(rows, observers, self._shared, scale, units, self._state(), out)
+        kernels.observe(rows, observers, self._shared, self._tile_scale, units, self._state(), out)
         return out.T
 
     def state(self, index: int) -> WapiState:

@@ -32,6 +32,13 @@ from envs.wapi.rules import SHARE_UNIT
 
 #: A tile's coin value (masks: 0).
 VALUES = np.array(COIN_VALUES + (0,) * (NUM_TILE_KINDS - FIRST_MASK), dtype=np.float64)
+#: ``count / bound`` for every count a rule allows (a mine's coins, silver and masks, a player's poles in a
+#: mine and totems, the coins placed): the observation's quotients, computed once in float64 as
+#: ``observation.py`` computes them (a division costs several times a table read, and a kernel makes dozens
+#: per game).
+COIN_SHARE, SILVER_SHARE = np.arange(SILVER_FIELDS + 1) / SILVER_FIELDS, np.arange(MAX_MINE_VALUE + 1) / MAX_MINE_VALUE
+MASK_SHARE, TOTEM_SHARE = np.arange(MASK_FIELDS + 1) / MASK_FIELDS, np.arange(TOTEMS_PER_PLAYER + 1) / TOTEMS_PER_PLAYER
+PLACED_SHARE = np.arange(COINS_TO_END + 1) / COINS_TO_END
 MINES, MINE_BLOCK, MINE_SILVER, MINE_MASKS = layout.MINES, layout.MINE_BLOCK, layout.MINE_SILVER, layout.MINE_MASKS
 MINE_POLES, DRAWN, TOTEMS_LEFT, BAG = layout.MINE_POLES, layout.DRAWN, layout.TOTEMS_LEFT, layout.BAG
 COINS_PLACED, SCORING, SCORES, PRESENT, TO_ACT = (
@@ -150,14 +157,14 @@ def observe(rows, observers, shared, tile_scale, units, state, out):
     for k in range(NUM_MINES):
         start = MINES + k * MINE_BLOCK
         for i in range(n):
-            out[start, i] = coins[k, rows[i]] / SILVER_FIELDS
-            out[start + MINE_SILVER, i] = silver[k, rows[i]] / MAX_MINE_VALUE
-            out[start + MINE_MASKS, i] = masks[k, rows[i]] / MASK_FIELDS
+            out[start, i] = COIN_SHARE[int(coins[k, rows[i]])]
+            out[start + MINE_SILVER, i] = SILVER_SHARE[int(silver[k, rows[i]])]
+            out[start + MINE_MASKS, i] = MASK_SHARE[int(masks[k, rows[i]])]
     for t in range(NUM_TILE_KINDS):
         for i in range(n):
             out[BAG + t, i] = bag_counts[t, rows[i]] * tile_scale[t]
     for i in range(n):
-        out[COINS_PLACED, i] = coins_placed[rows[i]] / COINS_TO_END
+        out[COINS_PLACED, i] = PLACED_SHARE[int(coins_placed[rows[i]])]
         out[SCORING, i] = 1.0 if shared else 0.0
     seats = np.empty(n, np.int64)
     for slot in range(count):
@@ -165,9 +172,9 @@ def observe(rows, observers, shared, tile_scale, units, state, out):
             seats[i] = observers[i] + slot - (count if observers[i] + slot >= count else 0)
         for k in range(NUM_MINES):
             for i in range(n):
-                out[MINES + k * MINE_BLOCK + MINE_POLES + slot, i] = poles[seats[i], k, rows[i]] / TOTEMS_PER_PLAYER
+                out[MINES + k * MINE_BLOCK + MINE_POLES + slot, i] = TOTEM_SHARE[int(poles[seats[i], k, rows[i]])]
         for i in range(n):
-            out[TOTEMS_LEFT + slot, i] = totems_left[seats[i], rows[i]] / TOTEMS_PER_PLAYER
+            out[TOTEMS_LEFT + slot, i] = TOTEM_SHARE[int(totems_left[seats[i], rows[i]])]
         for i in range(n):
             out[SCORES + slot, i] = units[seats[i], rows[i]] / unit / MAX_SCORE
         for i in range(n):
