@@ -90,7 +90,7 @@ def first_illegal(actions, where, player, legal) -> int:
 def play(actions, where, num_players, state, placements):
     """Play ``actions[g]`` (legal: checked before) in the games ``where`` still going: a coin to its mine, a
     mask to its mine (with a pole of the player's if taken); the game ends with the 30th coin, else the next
-    player clockwise draws the top tile. ``state``: ``WapiBatch``'s arrays (:func:`state_arrays`)."""
+    player clockwise draws the top tile. ``state``, ``placements``: ``WapiBatch._state()``, ``_placements()``."""
     player, taken, bag, drawn, bag_counts, coins, silver, masks, pole_count, poles, totems_left, coins_placed = state
     coin_values, pole_owners = placements
     recorded = coin_values.shape[2] > 0
