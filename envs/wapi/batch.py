@@ -189,11 +189,16 @@ class WapiBatch(BatchGames):
     def _legal(self) -> np.ndarray:
         """``(N, 8)`` bool: each game's legal actions (cached until the next move; read only)."""
         if self._mask is None:
-            self._mask = np.empty((self.num_games, NUM_ACTIONS), dtype=bool)
-            legality = self.player, self.drawn, self.coins, self.pole_count, self.totems_left
-            kernels.legal_masks(np.ones(self.num_games, bool), *legality, self._mask)
-            self._mask.flags.writeable = False
+            self._compute_legal(np.empty(0, dtype=bool), np.empty((0, NUM_ACTIONS), dtype=bool))
         return self._mask
+
+    def _compute_legal(self, where: np.ndarray, out_where: np.ndarray) -> None:
+        """Every game's legal actions into the cache, and into ``out_where`` those of the games ``where`` (one
+        pass: ``batch_kernels.legal_masks``)."""
+        self._mask = np.empty((self.num_games, NUM_ACTIONS), dtype=bool)
+        legality = self.player, self.drawn, self.coins, self.pole_count, self.totems_left
+        kernels.legal_masks(*legality, self._mask, where, out_where)
+        self._mask.flags.writeable = False
 
     def legal_rows(self) -> np.ndarray:
         """``(8, N)`` bool: each game's legal actions, an action a row (cached until the next move; read only).
@@ -210,7 +215,12 @@ class WapiBatch(BatchGames):
     def legal_mask_where(self, where: np.ndarray) -> np.ndarray:
         """``legal_mask()`` in the games ``where``: every game's is computed (a kernel's pass costs little more than
         one game's) and kept for the move's check."""
-        return self._legal() & check_where(where, self.num_games)[:, None]
+        where = check_where(where, self.num_games)
+        if self._mask is not None:
+            return self._mask & where[:, None]
+        out = np.empty((self.num_games, NUM_ACTIONS), dtype=bool)
+        self._compute_legal(where, out)
+        return out
 
     def step(self, actions: np.ndarray) -> None:
         self._play(actions, np.ones(self.num_games, dtype=bool))
@@ -251,7 +261,9 @@ class WapiBatch(BatchGames):
     def winners(self) -> np.ndarray:
         """``(N, players)`` bool: the players with the top score of each finished game (none while playing)."""
         units, _ = self.score_units()
-        return ((units == units.max(axis=0)) & (self.player < 0)).T
+        out = np.empty((self.num_games, self.game.num_players), dtype=bool)
+        kernels.winners(units, self.player, out)
+        return out
 
     # --- what the players see --------------------------------------------------
     def observe(self, players: np.ndarray | None = None) -> np.ndarray:

@@ -55,15 +55,16 @@ COINS_PLACED, SCORING, SCORES, PRESENT, TO_ACT = (
 # only (rows of 1,024 games are 4 or 8 KiB apart, and a loop over a dozen of them at once evicts its own
 # cache lines: several times slower); the moves touch a few counts of each game, a game at a time.
 @kernel
-def legal_masks(where, player, drawn, coins, pole_count, totems_left, out):
-    """``out`` (N, 8) bool: the legal actions of the games ``where``, none in the others (nor once over). A
-    drawn coin goes to a mine with a pole and room if there is one, else to any mine with room; a drawn
-    mask is declined, or taken with a totem left. Mine by mine over all the games, without branches (whose
-    outcomes differ game by game: mispredicted, they cost more than the work)."""
+def legal_masks(player, drawn, coins, pole_count, totems_left, out, where, out_where):
+    """``out`` (N, 8) bool: each game's legal actions (none once over); and unless ``out_where`` is empty, the
+    same in the games ``where`` only, none in the others. A drawn coin goes to a mine with a pole and room if
+    there is one, else to any mine with room; a drawn mask is declined, or taken with a totem left. Mine by
+    mine over all the games, without branches (whose outcomes differ game by game: mispredicted, they cost
+    more than the work)."""
     n = len(player)
     coin, poled = np.empty(n, np.bool_), np.zeros(n, np.bool_)  # holds a coin; a mine has a pole and room
     for g in range(n):
-        coin[g] = where[g] & (drawn[g] >= 0) & (drawn[g] < FIRST_MASK)
+        coin[g] = (drawn[g] >= 0) & (drawn[g] < FIRST_MASK)
     for k in range(NUM_MINES):
         for g in range(n):
             poled[g] |= (coins[k, g] < SILVER_FIELDS) & (pole_count[k, g] > 0)
@@ -71,9 +72,12 @@ def legal_masks(where, player, drawn, coins, pole_count, totems_left, out):
         for g in range(n):
             out[g, k] = coin[g] & (coins[k, g] < SILVER_FIELDS) & ((pole_count[k, g] > 0) | ~poled[g])
     for g in range(n):  # a game over reads seat -1's totems: its mask is False anyway
-        mask = where[g] & (drawn[g] >= FIRST_MASK)
+        mask = drawn[g] >= FIRST_MASK
         out[g, DECLINE] = mask
         out[g, PLACE_TOTEM] = mask & (totems_left[player[g], g] > 0)
+    for g in range(len(out_where)):
+        for a in range(NUM_ACTIONS):
+            out_where[g, a] = out[g, a] & where[g]
 
 
 @kernel
@@ -143,6 +147,18 @@ def score_units(shared, poles, silver, pole_count, out):
                 total[g] += poles[p, k, g] * per_pole[k, g]
         for g in range(out.shape[1]):
             out[p, g] = np.int64(total[g])
+
+
+@kernel
+def winners(units, player, out):
+    """``out`` (N, players) bool: the players with the top score (``units``: :func:`score_units`) of each game
+    over, none in the others."""
+    for g in range(len(player)):
+        best = units[0, g]
+        for p in range(1, units.shape[0]):
+            best = max(best, units[p, g])
+        for p in range(units.shape[0]):
+            out[g, p] = (units[p, g] == best) & (player[g] < 0)
 
 
 @kernel
@@ -216,4 +232,4 @@ def start(rows, orders, tile_counts, state, placements):
                     placed[k, s, rows[i]] = -1
 
 
-__all__ = ["first_illegal", "legal_masks", "observe", "play", "score_units", "start"]
+__all__ = ["first_illegal", "legal_masks", "observe", "play", "score_units", "start", "winners"]
