@@ -31,7 +31,7 @@ def batch_facts(batch: WapiBatch, column: int) -> dict:
     return {
         "player": int(batch.player[column]) if going else None,
         "drawn": int(batch.drawn[column]) if going else None,
-        "bag": [int(t) for t in batch.bag[batch.taken[column] :, column] if t >= 0],
+        "bag": [int(t) for t in batch.bag[column, batch.taken[column] :] if t >= 0],
         "bag_counts": batch.bag_counts[:, column].astype(int).tolist(),
         "coins": batch.coins[:, column].astype(int).tolist(),
         "silver": batch.silver[:, column].astype(int).tolist(),
@@ -164,16 +164,44 @@ def test_an_illegal_action_is_refused_and_no_position_changes():
     batch = WapiBatch.from_states(states)
     legal = heuristic.batch_policy(batch)
     before = [batch_facts(batch, column) for column in range(len(batch))]
-    for bad in (8, -1, 6 if states[2].drawn < 5 else 0):
+    for bad in (8, -1, 6 if states[2].drawn < 5 else 0, 2**40):
         actions = legal.copy()
         actions[2] = bad
-        with pytest.raises(IllegalActionError, match=r"not legal in game 2"):
+        with pytest.raises(IllegalActionError, match=rf"action {bad} is not legal in game 2"):
             batch.step(actions)
+        assert [batch_facts(batch, column) for column in range(len(batch))] == before
+    for dtype, bad in ((np.uint64, 2**64 - 1), (np.uint64, 2**63 + 6), (np.int8, -128), (np.int32, 2**31 - 1)):
+        actions = legal.astype(dtype)  # ints of any width: no action wraps to a legal one
+        actions[2] = bad
+        with pytest.raises(IllegalActionError, match=rf"action {bad} is not legal in game 2"):
+            batch.step_where(actions, np.ones(6, dtype=bool))
         assert [batch_facts(batch, column) for column in range(len(batch))] == before
     with pytest.raises(ValueError, match=r"actions must be 6 ints, got float64 of shape \(6,\)"):
         batch.step(legal.astype(float))
     with pytest.raises(ValueError, match=r"shape \(5,\)"):
         batch.step(legal[:5])
+
+
+def test_a_batch_of_positions_with_shorter_bags_deals_whole_bags():
+    """``from_states`` of positions in play holds their bags as left (shorter than a deal's): a deal into it
+    is the seed's whole game all the same, and plays on as the engine's."""
+    game = WapiGame(4, "shared")
+    states = [new_game(game, seed) for seed in (1, 2)]
+    for state, moves in zip(states, (9, 3)):
+        for _ in range(moves):
+            state.apply(heuristic.policy(state))
+    batch = WapiBatch.from_states(states)
+    assert batch.bag.shape == (2, len(game.tiles) - 4)
+    batch.deal(np.array([0, 1]), np.array([5, 6]))
+    dealt = [new_game(game, 5), new_game(game, 6)]
+    assert [batch.state(i).to_dict() for i in range(2)] == [s.to_dict() for s in dealt]
+    while not batch.terminated.all():
+        moves = heuristic.batch_policy(batch)
+        batch.step(moves)
+        for state, move in zip(dealt, moves):
+            if state.current_player is not None:
+                state.apply(int(move))
+        assert_same(batch, dealt)
 
 
 def test_from_states_refuses_what_one_batch_cannot_hold():
@@ -281,11 +309,16 @@ def differential(game, num_games: int, games: int, seed: int) -> int:
     while ended < games:
         players = [-1 if s.current_player is None else s.current_player for s in states]
         assert batch.current_player.tolist() == players
+        where = rng.random(num_games) < 0.9
+        some = batch.legal_mask_where(where)  # an opponents' pass: the games where only
         mask = batch.legal_mask()
         assert np.array_equal(mask, np.stack([s.legal_mask() for s in states]).astype(bool))
+        assert np.array_equal(some, mask & where[:, None])
         seen = [o.observe(s, max(p, 0)) for s, o, p in zip(states, observers, players)]
         assert np.array_equal(batch.observe(), np.stack(seen))
-        actions, where = np.where(mask, rng.random(mask.shape), -1).argmax(axis=1), rng.random(num_games) < 0.9
+        rows = np.flatnonzero(where)
+        assert np.array_equal(batch.observe_rows(rows), np.stack(seen)[rows])
+        actions = np.where(mask, rng.random(mask.shape), -1).argmax(axis=1)
         batch.step_where(actions, where)
         for i in np.flatnonzero(where & (np.array(players) >= 0)):
             states[i].apply(int(actions[i]))

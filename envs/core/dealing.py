@@ -1,11 +1,12 @@
 """Each game's next deal, made ahead for many games at once.
 
-Why: a vectorised deal (``envs.core.seeding.permutations``) costs a few numpy calls per shuffle step
-whatever the number of games, so it pays only over hundreds of games, while ``reset_done`` deals the
-few games that ended this step. But a batch knows its games' next seeds in advance (seed + N), so
-:class:`DealsAhead` makes the next deal of every game that lacks one in one call, when some game ends
-without one ready, and hands them out as games end: a call every few dozen steps, each for most of
-the batch. The deals are pure functions of the seeds, so which call made one never shows.
+Why: a deal over arrays of seeds (``envs.core.seeding``'s compiled draws, then an engine's arrays made
+from them) has a fixed cost per call, tens of µs of Python and numpy around a fraction of a µs a game,
+while ``reset_done`` deals the few games that ended this step. But a batch knows its games' next seeds
+in advance (seed + N), so :class:`DealsAhead` makes the next deal of every game that lacks one in one
+call, when some game ends without one ready, and hands them out as games end: a call every few dozen
+steps, each for most of the batch. The deals are pure functions of the seeds, so which call made one
+never shows.
 """
 
 from __future__ import annotations

@@ -1,130 +1,247 @@
-"""The generators of many seeds at once: ``gymnasium.utils.seeding.np_random(seed)`` for a whole batch.
+"""The generators of many seeds at once: ``gymnasium.utils.seeding.np_random(seed)``'s draws for a whole batch.
 
 Why: a batch engine deals each game from its own seed (the game ``env().reset(seed)`` deals), and
-building a generator costs about 10 µs, mostly numpy's ``SeedSequence`` hashing the seed. At a few
-hundred thousand deals a second that was more than half of a batch's time. Here the hashing runs
-vectorised over all the seeds (numpy's published ``SeedSequence`` and ``PCG64`` seeding algorithms,
-which numpy keeps stable for reproducibility), and one reusable generator is set to each seed's state
-in turn (:func:`seeded`). Deals that are permutations go further (:func:`permutations`): the generators'
-draws and numpy's shuffles themselves run over arrays of seeds, with no generator object per seed.
-``tests/test_batch_protocol.py`` and ``tests/test_dealing.py`` check states, draws and permutations
-against numpy's own for many seeds.
+building a numpy generator costs about 10 µs, mostly ``SeedSequence`` hashing the seed; a deal's
+shuffles then cost a few µs more in numpy calls. Here numpy's published ``SeedSequence`` and ``PCG64``
+algorithms (which numpy keeps stable for reproducibility) and the draws of its ``Generator.permutation``
+and bounded integers run as compiled kernels (``envs.core.compiled``) over arrays of seeds, with no
+generator object per seed: about a µs a deal. :func:`seeded` also sets one reusable numpy generator to
+each seed's state, for code that deals through numpy's own calls. ``tests/test_dealing.py`` and
+``tests/test_batch_protocol.py`` check states, draws, permutations and bounded draws against numpy's own
+for many seeds, small and huge.
+
+numpy's algorithms (numpy/random/bit_generator.pyx, src/pcg64, _generator.pyx, src/distributions):
+``SeedSequence`` hashes the seed's little-endian 32-bit words into a pool of four and generates four
+64-bit words from it; PCG64 is seeded from them (``initstate``, ``initseq``) and steps a 128-bit LCG whose
+XSL-RR output is a 64-bit draw, read as two 32-bit draws (low half first). ``permutation(n)`` is a
+Fisher-Yates shuffle of ``arange(n)``: for i from n-1 down to 1 it swaps i with ``random_interval(i)``,
+32-bit draws masked to i's bit length until one is at most i. Bounded integers (``choice`` without
+replacement) use Lemire's method on 32-bit draws.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import cache
 
 import numpy as np
+
+from envs.core.compiled import kernel
 
 # numpy.random.SeedSequence's constants (numpy/random/bit_generator.pyx), pool of 4 words.
 INIT_A, MULT_A, INIT_B, MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
 MIX_MULT_L, MIX_MULT_R, XSHIFT, POOL_SIZE = 0xCA01F9DD, 0x4973F715, 16, 4
 MASK32, MASK64, MASK128 = 0xFFFFFFFF, (1 << 64) - 1, (1 << 128) - 1
-U64_32 = np.uint64(32)
 #: PCG64's multiplier (numpy/random/src/pcg64/pcg64.h: PCG_DEFAULT_MULTIPLIER_128).
 PCG_MULT = 0x2360ED051FC65DA44385DF649FCCF645
 
-
-@cache
-def _hash_steps(start: int, multiplier: int, count: int) -> tuple[tuple[np.uint32, np.uint32], ...]:
-    """For each of ``count`` hash steps, the hash constant before it and after it (they never depend on
-    the data: computed once per count)."""
-    steps, value = [], start
-    for _ in range(count):
-        after = (value * multiplier) & MASK32
-        steps.append((np.uint32(value), np.uint32(after)))
-        value = after
-    return tuple(steps)
+# The same as uint64 scalars: numba types a global by its value's type, and uint64 mixed with a Python
+# int (int64) would become float64.
+U_MASK32, U_0, U_1, U_32, U_58, U_63, U_64 = (np.uint64(v) for v in (MASK32, 0, 1, 32, 58, 63, 64))
+U_INIT_A, U_MULT_A, U_INIT_B, U_MULT_B = (np.uint64(v) for v in (INIT_A, MULT_A, INIT_B, MULT_B))
+U_MIX_L, U_MIX_R, U_XSHIFT = np.uint64(MIX_MULT_L), np.uint64(MIX_MULT_R), np.uint64(XSHIFT)
+MULT_HIGH, MULT_LOW = np.uint64(PCG_MULT >> 64), np.uint64(PCG_MULT & MASK64)
+#: A generator's row: the 128-bit state and increment as (high, low) uint64, then the 32-bit draw held
+#: back (the high half of the last output, read next when an odd number of draws has been read).
+HIGH, LOW, INC_HIGH, INC_LOW, HELD = range(5)
 
 
-def _hashmix(value: np.ndarray, step: tuple[np.uint32, np.uint32]) -> np.ndarray:
-    """SeedSequence's ``hashmix`` (also ``generate_state``'s step): xor, multiply, xor-shift."""
-    before, after = step
-    value = (value ^ before) * after
-    return value ^ (value >> np.uint32(XSHIFT))
+# --- SeedSequence and PCG64 seeding -------------------------------------------------------------------
+@kernel
+def _hashmix(value, const):
+    """SeedSequence's ``hashmix``: ``(mixed, next hash constant)`` (32-bit words held in uint64)."""
+    value = (value ^ const) & U_MASK32
+    const = (const * U_MULT_A) & U_MASK32
+    value = (value * const) & U_MASK32
+    return value ^ (value >> U_XSHIFT), const
 
 
-def _mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    result = np.uint32(MIX_MULT_L) * x - np.uint32(MIX_MULT_R) * y
-    return result ^ (result >> np.uint32(XSHIFT))
+@kernel
+def _mix(x, y):
+    result = (U_MIX_L * x - U_MIX_R * y) & U_MASK32
+    return result ^ (result >> U_XSHIFT)
 
 
-def _pools(words: np.ndarray) -> np.ndarray:
-    """``(4, k)`` uint32: the SeedSequence pools of ``k`` seeds given as ``(w, k)`` little-endian words."""
-    length = len(words)
-    steps = POOL_SIZE + POOL_SIZE * (POOL_SIZE - 1) + max(0, length - POOL_SIZE) * POOL_SIZE
-    constants = iter(_hash_steps(INIT_A, MULT_A, steps))
-    zero = np.zeros(words.shape[1], dtype=np.uint32)
-    pool = [_hashmix(words[i] if i < length else zero, next(constants)) for i in range(POOL_SIZE)]
-    for src in range(POOL_SIZE):
-        for dst in range(POOL_SIZE):
-            if src != dst:
-                pool[dst] = _mix(pool[dst], _hashmix(pool[src], next(constants)))
-    for src in range(POOL_SIZE, length):
-        for dst in range(POOL_SIZE):
-            pool[dst] = _mix(pool[dst], _hashmix(words[src], next(constants)))
-    return np.stack(pool)
+@kernel
+def _seed_generators(words, lengths, generators):
+    """Row k of ``generators`` (k, 5) uint64: PCG64 seeded from ``SeedSequence`` of seed k, given as its
+    ``lengths[k]`` little-endian 32-bit words ``words[k]``, nothing held back."""
+    pool = np.zeros(POOL_SIZE, np.uint64)
+    state = np.zeros(2 * POOL_SIZE, np.uint64)
+    for k in range(len(lengths)):
+        length, const = lengths[k], U_INIT_A
+        for i in range(POOL_SIZE):
+            pool[i], const = _hashmix(words[k, i] if i < length else U_0, const)
+        for src in range(POOL_SIZE):
+            for dst in range(POOL_SIZE):
+                if src != dst:
+                    hashed, const = _hashmix(pool[src], const)
+                    pool[dst] = _mix(pool[dst], hashed)
+        for src in range(POOL_SIZE, length):
+            for dst in range(POOL_SIZE):
+                hashed, const = _hashmix(words[k, src], const)
+                pool[dst] = _mix(pool[dst], hashed)
+        const = U_INIT_B  # generate_state(4, uint64): eight 32-bit words, paired little-endian
+        for i in range(2 * POOL_SIZE):
+            value = (pool[i % POOL_SIZE] ^ const) & U_MASK32
+            const = (const * U_MULT_B) & U_MASK32
+            value = (value * const) & U_MASK32
+            state[i] = value ^ (value >> U_XSHIFT)
+        init_high, init_low = state[0] | (state[1] << U_32), state[2] | (state[3] << U_32)
+        seq_high, seq_low = state[4] | (state[5] << U_32), state[6] | (state[7] << U_32)
+        inc_high, inc_low = (seq_high << U_1) | (seq_low >> U_63), (seq_low << U_1) | U_1
+        low = inc_low + init_low  # from state 0: a step (to inc), add initstate, a step
+        high = inc_high + init_high + (U_1 if low < inc_low else U_0)
+        generators[k, HIGH], generators[k, LOW] = _advance(high, low, inc_high, inc_low)
+        generators[k, INC_HIGH], generators[k, INC_LOW], generators[k, HELD] = inc_high, inc_low, 0
 
 
-def _state_words(pool: np.ndarray) -> np.ndarray:
-    """``(4, k)`` uint64: ``SeedSequence.generate_state(4, np.uint64)`` of each pool."""
-    out = [_hashmix(pool[i % POOL_SIZE], step) for i, step in enumerate(_hash_steps(INIT_B, MULT_B, 8))]
-    return np.stack(
-        [out[2 * j].astype(np.uint64) | (out[2 * j + 1].astype(np.uint64) << np.uint64(32)) for j in range(4)]
-    )
+# --- PCG64's draws ------------------------------------------------------------------------------------
+@kernel
+def _mulhi(a, b):
+    """The high 64 bits of the 128-bit product of two uint64, by 32-bit halves."""
+    a0, a1, b0, b1 = a & U_MASK32, a >> U_32, b & U_MASK32, b >> U_32
+    cross, other = a0 * b1, a1 * b0
+    middle = ((a0 * b0) >> U_32) + (cross & U_MASK32) + (other & U_MASK32)
+    return a1 * b1 + (cross >> U_32) + (other >> U_32) + (middle >> U_32)
 
 
-def _words(seeds: list[int]) -> dict[int, list[int]]:
-    """The seeds' positions grouped by how many 32-bit words their entropy has (0 has one)."""
-    groups: dict[int, list[int]] = {}
-    for position, seed in enumerate(seeds):
-        groups.setdefault(max(1, -(-seed.bit_length() // 32)), []).append(position)
-    return groups
+@kernel
+def _advance(high, low, inc_high, inc_low):
+    """A PCG64 step: ``state * PCG_MULT + inc`` mod 2**128, as (high, low)."""
+    new_high = _mulhi(low, MULT_LOW) + high * MULT_LOW + low * MULT_HIGH
+    product_low = low * MULT_LOW
+    new_low = product_low + inc_low
+    return new_high + inc_high + (U_1 if new_low < product_low else U_0), new_low
 
 
-def _seed_words(seeds: list[int]) -> Iterator[tuple[list[int] | np.ndarray, np.ndarray]]:
-    """For each group of seeds of one entropy length: their positions and their ``(4, k)`` uint64
-    ``SeedSequence.generate_state(4)`` (the words PCG64 is seeded from). Seeds below 2**64 (all a batch
-    deals) are split into words over arrays; larger ones one by one."""
-    if seeds and max(seeds) <= MASK64:
+@kernel
+def _draw(generator, held, count):
+    """The 32-bit draw after ``count`` of a generator ``(high, low, inc_high, inc_low)`` whose last output's
+    high half is ``held`` (``pcg64_next32``: the low half of a new output, then its high half):
+    ``(draw, generator, held)``. Values in and out so that a kernel keeps them in registers."""
+    if count & 1:
+        return held, generator, held
+    high, low = _advance(generator[0], generator[1], generator[2], generator[3])
+    rotate, mixed = high >> U_58, high ^ low
+    output = (mixed >> rotate) | (mixed << ((U_64 - rotate) & U_63))
+    return output & U_MASK32, (high, low, generator[2], generator[3]), output >> U_32
+
+
+@kernel
+def _load(generators, drawn, flat, k):
+    """Seed k's generator, held draw and draw count, advanced to the draw ``flat[k]`` names (draw p of seed k
+    is ``p * seeds + k``); a count of -1 where that draw was read already (draws are read forward only)."""
+    row = generators[k]
+    generator, held, count = (row[HIGH], row[LOW], row[INC_HIGH], row[INC_LOW]), row[HELD], drawn[k]
+    wanted = flat[k] // len(flat)
+    if wanted < count:
+        return generator, held, -1
+    while count < wanted:
+        _, generator, held = _draw(generator, held, count)
+        count += 1
+    return generator, held, count
+
+
+@kernel
+def _store(generators, drawn, flat, k, generator, held, count):
+    generators[k, HIGH], generators[k, LOW], generators[k, HELD] = generator[0], generator[1], held
+    drawn[k] = count
+    flat[k] = count * len(flat) + k
+
+
+@kernel
+def _shuffle(generators, drawn, flat, size, out):
+    """Row k of ``out``: ``permutation(size)`` of seed k from draw ``flat[k]`` on (advanced in place): for i
+    from size-1 down to 1, numpy's ``random_interval(i)`` (draws masked to i's bit length until one is at
+    most i) swapped with i. False where some seed's draw was read already."""
+    for k in range(len(flat)):
+        generator, held, count = _load(generators, drawn, flat, k)
+        if count < 0:
+            return False
+        for i in range(size):
+            out[k, i] = i
+        for i in range(size - 1, 0, -1):
+            high = np.uint64(i)
+            mask = high
+            for shift in (1, 2, 4, 8, 16):
+                mask |= mask >> np.uint64(shift)
+            value = high + U_1
+            while value > high:
+                value, generator, held = _draw(generator, held, count)
+                value &= mask
+                count += 1
+            j = np.int64(value)
+            out[k, i], out[k, j] = out[k, j], out[k, i]
+        _store(generators, drawn, flat, k, generator, held, count)
+    return True
+
+
+@kernel
+def _bounded(generators, drawn, flat, high, out):
+    """``out[k]``: numpy's Lemire bounded integer in ``0..high`` of seed k from draw ``flat[k]`` on (advanced
+    in place). False where some seed's draw was read already."""
+    excl = np.uint64(high + 1)
+    threshold = (U_MASK32 - np.uint64(high)) % excl
+    for k in range(len(flat)):
+        generator, held, count = _load(generators, drawn, flat, k)
+        if count < 0:
+            return False
+        value, generator, held = _draw(generator, held, count)
+        product, count = value * excl, count + 1
+        while (product & U_MASK32) < threshold:
+            value, generator, held = _draw(generator, held, count)
+            product, count = value * excl, count + 1
+        out[k] = product >> U_32
+        _store(generators, drawn, flat, k, generator, held, count)
+    return True
+
+
+# --- the Python side ----------------------------------------------------------------------------------
+def _seed_words(seeds) -> tuple[np.ndarray, np.ndarray]:
+    """``(k, w)`` uint64 little-endian 32-bit words of each seed and ``(k,)`` how many it has (0 has one), as
+    ``SeedSequence`` reads an int; over arrays where every seed is below 2**64 (all a batch deals)."""
+    values = np.asarray(seeds) if isinstance(seeds, np.ndarray) else None
+    if values is None or values.dtype.kind not in "iu":
+        seeds = [int(seed) for seed in seeds]
+        if any(seed < 0 for seed in seeds):
+            raise ValueError("seeds must be non-negative ints")
+        if seeds and max(seeds) > MASK64:
+            width = max(max(1, -(-seed.bit_length() // 32)) for seed in seeds)
+            words = [[(seed >> (32 * w)) & MASK32 for w in range(width)] for seed in seeds]
+            lengths = [max(1, -(-seed.bit_length() // 32)) for seed in seeds]
+            return np.array(words, np.uint64).reshape(len(seeds), width), np.array(lengths, np.int64)
         values = np.array(seeds, dtype=np.uint64)
-        wide = values > MASK32
-        for length, positions in ((1, np.flatnonzero(~wide)), (2, np.flatnonzero(wide))):
-            if positions.size:
-                chosen = values[positions]
-                words = np.stack([chosen & MASK32, chosen >> U64_32][:length]).astype(np.uint32)
-                yield positions, _state_words(_pools(words))
-        return
-    for length, positions in _words(seeds).items():
-        words = np.array([[(seeds[p] >> (32 * w)) & MASK32 for p in positions] for w in range(length)], np.uint32)
-        yield positions, _state_words(_pools(words))
+    elif values.dtype.kind == "i":
+        if (values < 0).any():
+            raise ValueError("seeds must be non-negative ints")
+        values = values.astype(np.uint64)
+    words = np.stack([values & U_MASK32, values >> U_32], axis=1)
+    return words, np.where(values > U_MASK32, 2, 1)
+
+
+def _generators(seeds) -> np.ndarray:
+    """``(k, 5)`` uint64: the PCG64 of ``np_random(seed)`` for each seed (rows as ``HIGH`` ... ``HELD``)."""
+    words, lengths = _seed_words(seeds)
+    generators = np.empty((len(lengths), 5), np.uint64)
+    _seed_generators(words, lengths, generators)
+    return generators
 
 
 def pcg64_states(seeds: list[int]) -> list[dict]:
     """The ``bit_generator.state`` of ``np_random(seed)`` for each non-negative int seed."""
-    states: list[dict | None] = [None] * len(seeds)
-    for positions, words in _seed_words(seeds):
-        values = words.tolist()
-        for column, position in enumerate(positions):
-            initstate, initseq = (
-                (values[0][column] << 64) | values[1][column],
-                (values[2][column] << 64) | values[3][column],
-            )
-            inc = ((initseq << 1) | 1) & MASK128
-            state = ((inc + initstate) * PCG_MULT + inc) & MASK128  # from state 0: a step (to inc), add, a step
-            states[position] = {
-                "bit_generator": "PCG64",
-                "state": {"state": state, "inc": inc},
-                "has_uint32": 0,
-                "uinteger": 0,
-            }
-    return states
+    rows = _generators(seeds).tolist()
+    return [
+        {
+            "bit_generator": "PCG64",
+            "state": {"state": (row[HIGH] << 64) | row[LOW], "inc": (row[INC_HIGH] << 64) | row[INC_LOW]},
+            "has_uint32": 0,
+            "uinteger": 0,
+        }
+        for row in rows
+    ]
 
 
-#: Below this many seeds numpy's own seeding (about 10 µs a seed) beats the vectorised hashing's fixed
-#: cost (about 0.3 ms a call): training deals a few games at a time.
+#: Below this many seeds numpy's own seeding (about 10 µs a seed) beats building the states' dicts in bulk.
 FEW_SEEDS = 16
 
 
@@ -139,158 +256,57 @@ def seeded(seeds: list[int]) -> Iterator[np.random.Generator]:
         yield generator
 
 
-# --- numpy's draws for many seeds at once ------------------------------------------------------------
-# A deal is a few permutations. numpy's ``Generator.permutation(n)`` is a Fisher-Yates shuffle of
-# ``arange(n)`` (numpy/random/_generator.pyx, ``_shuffle_raw``): for i from n-1 down to 1 it swaps i with
-# ``random_interval(i)``, which masks 32-bit draws to i's bit length and rejects those above i
-# (numpy/random/src/distributions/distributions.c). Its 32-bit draws are the low then the high half of
-# each 64-bit PCG64 output (``pcg64_next32``). Below, the PCG64 outputs of many seeds are computed over
-# arrays (128-bit arithmetic in pairs of uint64) and the shuffles run over all the seeds at once, so a
-# thousand deals cost a few numpy calls per shuffle step instead of a few Python calls each.
-
-
-def _split(value: int) -> tuple[np.uint64, np.uint64]:
-    return np.uint64(value >> 64), np.uint64(value & MASK64)
-
-
-def _mulhi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The high 64 bits of the 128-bit products ``a * b`` (uint64), by 32-bit halves."""
-    a0, a1, b0, b1 = a & MASK32, a >> U64_32, b & MASK32, b >> U64_32
-    cross, other = a0 * b1, a1 * b0
-    middle = ((a0 * b0) >> U64_32) + (cross & MASK32) + (other & MASK32)
-    return a1 * b1 + (cross >> U64_32) + (other >> U64_32) + (middle >> U64_32)
-
-
-def _mul128(ah, al, bh, bl) -> tuple[np.ndarray, np.ndarray]:
-    """``(a * b) mod 2**128`` of 128-bit numbers given as (high, low) uint64."""
-    return _mulhi(al, bl) + ah * bl + al * bh, al * bl
-
-
-def _add128(ah, al, bh, bl) -> tuple[np.ndarray, np.ndarray]:
-    low = al + bl
-    return ah + bh + (low < al).astype(np.uint64), low
-
-
-#: PCG_MULT as (high, low) uint64.
-MULT_HIGH, MULT_LOW = _split(PCG_MULT)
-
-
-def _outputs(state: tuple[np.ndarray, np.ndarray], inc: tuple[np.ndarray, np.ndarray], count: int):
-    """``count`` PCG64 steps of every state (``state * PCG_MULT + inc``) and their XSL-RR outputs:
-    ``((count, k) uint64 outputs, the last state)``. A step at a time over all the seeds: short vectors
-    that stay in cache (computing all the steps at once by jumps was several times slower)."""
-    high, low = state
-    out = np.empty((count, len(low)), np.uint64)
-    for k in range(count):
-        high, low = _add128(*_mul128(high, low, MULT_HIGH, MULT_LOW), *inc)
-        rotate, mixed = high >> np.uint64(58), high ^ low
-        out[k] = (mixed >> rotate) | (mixed << ((np.uint64(64) - rotate) & np.uint64(63)))
-    return out, (high, low)
-
-
 class Draws:
-    """The 32-bit draws numpy's ``Generator.permutation`` reads from ``np_random(seed)``, for many seeds
-    (:meth:`read`). Computed a block of outputs at a time for all the seeds, and extended when a shuffle
-    reads past the end."""
+    """The 32-bit draws of ``np_random(seed)`` for many seeds, read forward by :func:`shuffled` and
+    :func:`bounded` at positions ``flat`` (draw ``p`` of seed ``k`` is ``p * seeds + k``). Each seed's
+    generator steps as its draws are read: ``outputs`` (how many 64-bit outputs a deal reads) is only a
+    hint, kept for the callers that give it."""
 
-    BLOCK = 16
+    def __init__(self, seeds: Sequence[int], outputs: int = 0):
+        self.generators = _generators(seeds)
+        self.drawn = np.zeros(len(self.generators), np.int64)  # how many draws of each seed were read
 
-    def __init__(self, seeds: list[int], outputs: int):
-        count = len(seeds)
-        self.state = (np.empty(count, np.uint64), np.empty(count, np.uint64))
-        self.inc = (np.empty(count, np.uint64), np.empty(count, np.uint64))
-        for positions, words in _seed_words(seeds):
-            initstate, initseq = (words[0], words[1]), (words[2], words[3])
-            inc = ((initseq[0] << np.uint64(1)) | (initseq[1] >> np.uint64(63)), (initseq[1] << np.uint64(1)) | 1)
-            state = _add128(*_mul128(*_add128(*inc, *initstate), MULT_HIGH, MULT_LOW), *inc)
-            for mine, theirs in zip(self.state + self.inc, state + inc):
-                mine[positions] = theirs
-        self.values = np.empty((0, count), np.uint32)  # draw position by seed: a draw of every seed a row
-        self._extend(outputs)
-
-    def _extend(self, outputs: int) -> None:
-        """``outputs`` more 64-bit outputs a seed, each split into its two draws (low half first)."""
-        out, self.state = _outputs(self.state, self.inc, outputs)
-        count, seeds = out.shape  # as little-endian words: each output's low half, then its high half
-        halves = out.astype("<u8", copy=False).view("<u4").reshape(count, seeds, 2).transpose(0, 2, 1)
-        halves = halves.reshape(2 * count, seeds)
-        self.values = np.concatenate([self.values, halves])
-        self._flat = self.values.reshape(-1)
-
-    def read(self, flat: np.ndarray, width: int = 1) -> np.ndarray:
-        """``(width, len(flat))`` uint32: the draws at ``flat`` (draw ``p`` of seed ``k`` is at ``p * seeds + k``)
-        and the ``width - 1`` after each."""
-        seeds = self.values.shape[1]
-        while int(flat.max()) // seeds + width > len(self.values):
-            self._extend(self.BLOCK)
-        return self._flat[flat + np.arange(0, width * seeds, seeds)[:, None]]
+    def check(self, ok: bool) -> None:
+        if not ok:
+            raise ValueError("draws are read forward only: a position asked for was read already")
 
 
-def expected_draws(size: int) -> float:
-    """How many 32-bit draws ``permutation(size)`` reads on average (rejections included)."""
-    return sum((1 << i.bit_length()) / (i + 1) for i in range(1, size))
+def shuffled(draws: Draws, flat: np.ndarray, size: int) -> np.ndarray:
+    """``(len(flat), size)`` int64: ``permutation(size)`` of every seed, reading its draws from ``flat`` on
+    (advanced in place)."""
+    if not 0 <= size < 1 << 32:  # numpy draws 64-bit numbers above: not reproduced here
+        raise ValueError(f"size must be in 0..2**32 - 1, got {size}")
+    out = np.empty((len(flat), size), np.int64)
+    draws.check(_shuffle(draws.generators, draws.drawn, flat, size, out))
+    return out
 
 
-#: Below this many seeds numpy's own generators (about 6 µs a deal of 66 tiles) beat the vectorised
-#: shuffles' fixed cost (a few numpy calls per shuffle step; about 4 µs a deal at 4,096 seeds).
-FEW_DEALS = 64
+def bounded(draws: Draws, flat: np.ndarray, high: int) -> np.ndarray:
+    """``(len(flat),)`` int64: numpy's bounded integer in ``0..high`` of every seed, reading its draws from
+    ``flat`` on (advanced in place): ``random_bounded_uint64``'s Lemire method on 32-bit draws, which
+    ``Generator.choice`` without replacement uses; a draw is rejected while the low half of
+    ``draw * (high + 1)`` is below ``(2**32 - 1 - high) % (high + 1)``."""
+    if not 0 < high < MASK32:  # numpy draws nothing for 0 and a plain 32-bit draw for 2**32 - 1
+        raise ValueError(f"high must be in 1..2**32 - 2, got {high}")
+    out = np.empty(len(flat), np.int64)
+    draws.check(_bounded(draws.generators, draws.drawn, flat, high, out))
+    return out
+
+
+#: Below this many seeds a batch's deal may run numpy's own generators on the per-game code instead
+#: (what Samurai's does); the compiled draws cost about a µs a deal from one seed up.
+FEW_DEALS = 1
 
 
 def permutations(seeds: Sequence[int], sizes: Sequence[int]) -> list[np.ndarray]:
     """For each size in turn, ``(len(seeds), size)`` int64: row k is ``rng.permutation(size)`` of
-    ``rng = np_random(seeds[k])`` after the permutations of the sizes before (exactly numpy's)."""
-    seeds = [int(seed) for seed in seeds]
-    if any(size >= 1 << 32 for size in sizes):  # numpy draws 64-bit numbers there: not reproduced here
-        raise ValueError(f"sizes must be below 2**32, got {max(sizes)}")
-    if len(seeds) < FEW_DEALS:
-        rows = [[rng.permutation(size) for size in sizes] for rng in seeded(seeds)]
-        return [np.array([row[k] for row in rows], np.int64).reshape(len(seeds), size) for k, size in enumerate(sizes)]
-    draws = Draws(seeds, int(sum(expected_draws(size) for size in sizes) * 0.6) + 4)
-    flat = np.arange(len(seeds))  # each seed's next draw: its first
+    ``rng = np_random(seeds[k])`` after the permutations of the sizes before (exactly numpy's). ``seeds``
+    may be an int array."""
+    if any(not 0 <= size < 1 << 32 for size in sizes):  # numpy draws 64-bit numbers above: not reproduced here
+        raise ValueError(f"sizes must be in 0..2**32 - 1, got {list(sizes)}")
+    draws = Draws(seeds)
+    flat = np.arange(len(draws.drawn))  # each seed's next draw: its first
     return [shuffled(draws, flat, size) for size in sizes]
 
 
-def shuffled(draws: Draws, flat: np.ndarray, size: int) -> np.ndarray:
-    """``permutation(size)`` of every seed, reading its draws from ``flat`` on (advanced in place). A step
-    reads each seed's next three draws and takes the first one accepted; the few seeds that rejected all
-    three draw on one at a time."""
-    count = len(flat)
-    rows = np.arange(count)
-    perm = np.repeat(np.arange(size, dtype=np.int64), count)  # (size, count) flat: entry i of every seed a row
-    for i in range(size - 1, 0, -1):
-        mask = np.uint32((1 << i.bit_length()) - 1)
-        first, second, third = draws.read(flat, 3) & mask
-        ok1, ok2, ok3 = first <= i, second <= i, third <= i
-        pick = np.where(ok1, first, np.where(ok2, second, third)).astype(np.int64)
-        flat += np.where(ok1, 1, np.where(ok2, 2, 3)) * count
-        redo = np.flatnonzero(~(ok1 | ok2 | ok3))
-        while redo.size:  # rejected: the next draw (numpy's random_interval)
-            value = draws.read(flat[redo])[0] & mask
-            flat[redo] += count
-            pick[redo] = value
-            redo = redo[value > i]
-        other = pick * count + rows
-        held = perm[i * count : (i + 1) * count].copy()
-        perm[i * count : (i + 1) * count] = perm[other]
-        perm[other] = held
-    return perm.reshape(size, count).T
-
-
-def bounded(draws: Draws, flat: np.ndarray, high: int) -> np.ndarray:
-    """``(len(flat),)`` int64: numpy's bounded integer in ``0..high`` (``high`` below 2**32 - 1) of every seed,
-    reading its draws from ``flat`` on (advanced in place): ``random_bounded_uint64``'s Lemire method
-    (numpy/random/src/distributions/distributions.c), which ``Generator.choice`` without replacement uses;
-    a draw is rejected while the low half of ``draw * (high + 1)`` is below ``(2**32 - 1 - high) % (high + 1)``."""
-    count, excl = len(flat), np.uint64(high + 1)
-    threshold = np.uint64((MASK32 - high) % (high + 1))
-    product = draws.read(flat)[0].astype(np.uint64) * excl
-    flat += count
-    redo = np.flatnonzero((product & np.uint64(MASK32)) < threshold)
-    while redo.size:
-        product[redo] = draws.read(flat[redo])[0].astype(np.uint64) * excl
-        flat[redo] += count
-        redo = redo[(product[redo] & np.uint64(MASK32)) < threshold]
-    return (product >> U64_32).astype(np.int64)
-
-
-__all__ = ["Draws", "bounded", "pcg64_states", "permutations", "seeded", "shuffled"]
+__all__ = ["FEW_DEALS", "Draws", "bounded", "pcg64_states", "permutations", "seeded", "shuffled"]

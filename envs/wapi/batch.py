@@ -20,32 +20,24 @@ import numpy as np
 from envs.core.batch import NO_PLAYER, BatchGames, check_where
 from envs.core.engine import IllegalActionError, shown
 from envs.core.seeding import permutations
-from envs.wapi import observation as layout
-from envs.wapi.actions import DECLINE, NUM_ACTIONS, PLACE_TOTEM
+from envs.wapi import batch_kernels as kernels
+from envs.wapi.actions import NUM_ACTIONS
 from envs.wapi.components import (
     COIN_VALUES,
-    COINS_TO_END,
     FIRST_MASK,
     MASK_FIELDS,
-    MAX_MINE_VALUE,
-    MAX_SCORE,
     NUM_MINES,
     NUM_TILE_KINDS,
-    PLAYER_COUNTS,
     SILVER_FIELDS,
     TILE_CODES,
-    TOTEMS_PER_PLAYER,
 )
 from envs.wapi.game import WapiGame
+from envs.wapi.observation import OBSERVATION_SIZE
 from envs.wapi.rules import SHARE_UNIT, WapiState
 
 #: A coin tile's value, by tile (masks: 0); a game's ``drawn`` of -1 (game over) reads the last entry.
 TILE_VALUE = np.array(COIN_VALUES + (0,) * (NUM_TILE_KINDS - FIRST_MASK) + (0,))
 NO_TILE = -1
-#: Clockwise: seat p is followed by ``NEXT_PLAYER[num_players][p]``.
-NEXT_PLAYER = {n: np.roll(np.arange(n), -1) for n in PLAYER_COUNTS}
-#: The observation rows of seat slot 0's poles in each mine (slot s: these + s).
-POLE_ROWS = np.array([layout.MINES + mine * layout.MINE_BLOCK + layout.MINE_POLES for mine in range(NUM_MINES)])
 
 
 class WapiBatch(BatchGames):
@@ -53,13 +45,16 @@ class WapiBatch(BatchGames):
 
     Layout: a game is a *column*; the row index of every array is the mine, the seat or the
     tile kind, so that a sum over the six mines adds six contiguous vectors (numpy reduces
-    short inner axes slowly). Counts are float64 (exact small integers): numpy's arithmetic
-    that mixes ints and floats is several times slower than on floats alone.
+    short inner axes slowly; the heuristic's ``batch_policy`` reads them so). Counts are float64
+    (exact small integers): numpy's arithmetic that mixes ints and floats is several times slower
+    than on floats alone. The moves, masks, scores, observations and deals are compiled loops over
+    the games (``envs/wapi/batch_kernels.py``) on these arrays.
 
     Fields (the facts of :class:`~envs.wapi.rules.WapiState`; N games):
         player: ``(N,)`` the player to act in each game (-1 once over);
-        bag: ``(L, N)`` int8, the tiles each bag held when dealt (or made), in draw order
-            (shorter bags padded with -1); taken: ``(N,)`` int, how many of them have been drawn since;
+        bag: ``(N, L)`` int8, the tiles each bag held when dealt (or made), in draw order (a game a
+            *row*: a deal writes it whole; shorter bags padded with -1); taken: ``(N,)`` int, how many
+            of them have been drawn since;
         bag_counts: ``(11, N)`` the tiles left per kind; drawn: ``(N,)`` int, the tile the player
             to act holds (-1 once over);
         coins, silver, masks, pole_count: ``(6, N)`` per mine: coins, silver total, masks, poles;
@@ -83,7 +78,7 @@ class WapiBatch(BatchGames):
         size, players = self.num_games, self.game.num_players
         self.player = np.full(size, NO_PLAYER, dtype=np.int64)
         self.taken = np.zeros(size, dtype=np.int64)
-        self.bag = np.full((bag_length, size), NO_TILE, dtype=np.int8)
+        self.bag = np.full((size, bag_length), NO_TILE, dtype=np.int8)
         self.drawn = np.full(size, NO_TILE, dtype=np.int64)
         self.bag_counts = np.zeros((NUM_TILE_KINDS, size))
         self.coins = np.zeros((NUM_MINES, size))
@@ -96,34 +91,49 @@ class WapiBatch(BatchGames):
         self.coin_values = np.full((NUM_MINES, SILVER_FIELDS, size), -1, dtype=np.int8) if placements else None
         self.pole_owners = np.full((NUM_MINES, MASK_FIELDS, size), -1, dtype=np.int8) if placements else None
         self.columns = np.arange(size)
-        self._tile_scale = np.array(self.game.tile_scale)[:, None]
         self._tiles = np.array(self.game.tiles, dtype=np.int8)
-        self._rows: np.ndarray | None = None
+        self._tile_counts = np.array(self.game.tile_counts, dtype=float)
+        self._tile_scale = np.array(self.game.tile_scale, dtype=float)
+        self._mask: np.ndarray | None = None
+
+    def _state(self) -> tuple[np.ndarray, ...]:
+        """The arrays the kernels read and write, in their order (``envs/wapi/batch_kernels.py``)."""
+        return (
+            self.player,
+            self.taken,
+            self.bag,
+            self.drawn,
+            self.bag_counts,
+            self.coins,
+            self.silver,
+            self.masks,
+            self.pole_count,
+            self.poles,
+            self.totems_left,
+            self.coins_placed,
+        )
+
+    def _placements(self) -> tuple[np.ndarray, np.ndarray]:
+        """``coin_values`` and ``pole_owners``, or empty arrays where this batch records none (the kernels
+        read their last axis' length)."""
+        if self.coin_values is None:
+            return np.empty((NUM_MINES, SILVER_FIELDS, 0), np.int8), np.empty((NUM_MINES, MASK_FIELDS, 0), np.int8)
+        return self.coin_values, self.pole_owners
 
     def _deals(self, seeds: np.ndarray) -> tuple[np.ndarray]:
         """``(len(seeds), tiles)`` int8: the bag of each seed's deal in draw order, ``WapiGame.draw_order`` of
         its generator ``np_random(seed)`` (the tiles shuffled once), for all the seeds at once."""
-        return (self._tiles[permutations(seeds.tolist(), [len(self._tiles)])[0]],)
+        return (self._tiles[permutations(seeds, [len(self._tiles)])[0]],)
 
     def _start(self, where: np.ndarray, orders: np.ndarray) -> None:
         """New games in the columns ``where`` with these bags (``(len(where), tiles)``, in draw order)."""
-        game = self.game
-        orders = orders.T
-        first = orders[0]
-        self.bag[:, where] = orders[1:]
-        self.taken[where] = 0
-        self.drawn[where] = first
-        self.bag_counts[:, where] = np.array(game.tile_counts, dtype=float)[:, None]
-        self.bag_counts[first, where] -= 1
-        for field in (self.coins, self.silver, self.masks, self.pole_count, self.poles):
-            field[..., where] = 0.0
-        self.totems_left[:, where] = TOTEMS_PER_PLAYER
-        self.coins_placed[where] = 0.0
-        if self.coin_values is not None:  # a batch of positions made without placements (``deal``) has none
-            self.coin_values[..., where] = -1
-            self.pole_owners[..., where] = -1
-        self.player[where] = 0
-        self._rows = None
+        if self.bag.shape[1] < orders.shape[1] - 1:  # a batch made from_states of shorter bags: widened
+            wider = np.full((self.num_games, orders.shape[1] - 1), NO_TILE, dtype=np.int8)
+            wider[:, : self.bag.shape[1]] = self.bag
+            self.bag = wider
+        rows, orders = where.astype(np.int64, copy=False), orders.astype(np.int8, copy=False)
+        kernels.start(rows, orders, self._tile_counts, self._state(), self._placements())
+        self._mask = None
 
     @classmethod
     def from_states(cls, states: Sequence[WapiState], placements: bool = True) -> WapiBatch:
@@ -137,8 +147,8 @@ class WapiBatch(BatchGames):
 
     def _copy(self, states: Sequence[WapiState]) -> None:
         """Every column from its state, a field at a time (one array per field, built from lists)."""
-        length, going = len(self.bag), [s.current_player is not None for s in states]
-        self.bag[:] = np.array([s.bag + [NO_TILE] * (length - len(s.bag)) for s in states], dtype=np.int8).T
+        length, going = self.bag.shape[1], [s.current_player is not None for s in states]
+        self.bag[:] = np.array([s.bag + [NO_TILE] * (length - len(s.bag)) for s in states], dtype=np.int8)
         self.bag_counts[:] = np.array([s.bag_counts for s in states]).T
         self.coins[:] = np.array([[len(coins) for coins in s.silver] for s in states]).T
         self.silver[:] = np.array([[sum(coins) for coins in s.silver] for s in states]).T
@@ -159,11 +169,12 @@ class WapiBatch(BatchGames):
         """A new batch with each game ``times`` times in a row (column c's copies at c*times ...), no seeds."""
         other = object.__new__(WapiBatch)
         for name, value in vars(self).items():
-            per_game = isinstance(value, np.ndarray) and name != "_tile_scale"
-            setattr(other, name, np.repeat(value, times, axis=-1) if per_game else value)
+            per_game = isinstance(value, np.ndarray) and name not in ("_tiles", "_tile_counts", "_tile_scale")
+            axis = 0 if name == "bag" else -1  # the one array with a game a row
+            setattr(other, name, np.repeat(value, times, axis=axis) if per_game else value)
         other.num_games = self.num_games * times
         other.seeds[:] = -1
-        other.columns, other._rows, other._ahead = np.arange(other.num_games), None, None
+        other.columns, other._mask, other._ahead = np.arange(other.num_games), None, None
         return other
 
     # --- turn structure ------------------------------------------------------
@@ -175,91 +186,72 @@ class WapiBatch(BatchGames):
         """``(N,)``: the player to act holds a silver coin."""
         return (self.drawn >= 0) & (self.drawn < FIRST_MASK)
 
+    def _legal(self) -> np.ndarray:
+        """``(N, 8)`` bool: each game's legal actions (cached until the next move; read only)."""
+        if self._mask is None:
+            self._compute_legal(np.empty(0, dtype=bool), np.empty((0, NUM_ACTIONS), dtype=bool))
+        return self._mask
+
+    def _compute_legal(self, where: np.ndarray, out_where: np.ndarray) -> None:
+        """Every game's legal actions into the cache, and into ``out_where`` those of the games ``where`` (one
+        pass: ``batch_kernels.legal_masks``)."""
+        self._mask = np.empty((self.num_games, NUM_ACTIONS), dtype=bool)
+        legality = self.player, self.drawn, self.coins, self.pole_count, self.totems_left
+        kernels.legal_masks(*legality, self._mask, where, out_where)
+        self._mask.flags.writeable = False
+
     def legal_rows(self) -> np.ndarray:
         """``(8, N)`` bool: each game's legal actions, an action a row (cached until the next move; read only).
         A coin goes to a mine with a pole and room if there is one, else to any mine with room."""
-        if self._rows is None:
-            rows = np.zeros((NUM_ACTIONS, self.num_games), dtype=bool)
-            free = self.coins < SILVER_FIELDS
-            with_pole = free & (self.pole_count > 0)
-            rows[:NUM_MINES] = (with_pole | (free & ~with_pole.any(axis=0))) & self.holds_coin()
-            rows[DECLINE] = self.drawn >= FIRST_MASK
-            totems = self.totems_left[self.player, self.columns]  # a game over reads seat -1: masked
-            rows[PLACE_TOTEM] = rows[DECLINE] & (totems > 0)
-            self._rows = rows
-        return self._rows
+        return self._legal().T
 
     def coin_mines(self) -> np.ndarray:
         """``(6, N)``: the mines a drawn coin may go to (none where no coin is held)."""
         return self.legal_rows()[:NUM_MINES]
 
     def legal_mask(self) -> np.ndarray:
-        return self.legal_rows().T.copy()
+        return self._legal().copy()
+
+    def legal_mask_where(self, where: np.ndarray) -> np.ndarray:
+        """``legal_mask()`` in the games ``where``: every game's is computed (a kernel's pass costs little more than
+        one game's) and kept for the move's check."""
+        where = check_where(where, self.num_games)
+        if self._mask is not None:
+            return self._mask & where[:, None]
+        out = np.empty((self.num_games, NUM_ACTIONS), dtype=bool)
+        self._compute_legal(where, out)
+        return out
 
     def step(self, actions: np.ndarray) -> None:
-        self._play(actions, np.flatnonzero(self.player >= 0))
+        self._play(actions, np.ones(self.num_games, dtype=bool))
 
     def step_where(self, actions: np.ndarray, where: np.ndarray) -> None:
-        self._play(actions, np.flatnonzero((self.player >= 0) & check_where(where, self.num_games)))
+        self._play(actions, check_where(where, self.num_games))
 
-    def _play(self, actions: np.ndarray, going: np.ndarray) -> None:
-        """Play ``actions`` in the games ``going`` (all still going), after checking every one of them."""
-        actions = np.asarray(actions)
+    def _play(self, actions: np.ndarray, where: np.ndarray) -> None:
+        """Play ``actions`` in the games ``where`` still going, after checking every one of them."""
+        actions = given = np.asarray(actions)
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_games} ints, got {actions.dtype} of shape {actions.shape}")
-        chosen = actions[going]
-        ok = (chosen >= 0) & (chosen < NUM_ACTIONS)
-        ok[ok] = self.legal_rows()[chosen[ok], going[ok]]
-        if not ok.all():
-            i = int(going[~ok][0])
-            legal = np.flatnonzero(self.legal_rows()[:, i]).tolist()
-            raise IllegalActionError(f"action {int(actions[i])} is not legal in game {i}; legal: {legal}")
-        self._place_coins(going, chosen)
-        self._place_masks(going, chosen)
-        self._next_turn(going)
-
-    def _place_coins(self, going: np.ndarray, chosen: np.ndarray) -> None:
-        coin = chosen < NUM_MINES
-        columns, mines = going[coin], chosen[coin]
-        values = TILE_VALUE[self.drawn[columns]]
-        if self.coin_values is not None:
-            self.coin_values[mines, self.coins[mines, columns].astype(np.int64), columns] = values
-        self.coins[mines, columns] += 1
-        self.silver[mines, columns] += values
-        self.coins_placed[columns] += 1
-
-    def _place_masks(self, going: np.ndarray, chosen: np.ndarray) -> None:
-        masked = going[chosen >= NUM_MINES]
-        self.masks[self.drawn[masked] - FIRST_MASK, masked] += 1
-        columns = going[chosen == PLACE_TOTEM]
-        mines, owners = self.drawn[columns] - FIRST_MASK, self.player[columns]
-        if self.pole_owners is not None:
-            self.pole_owners[mines, self.pole_count[mines, columns].astype(np.int64), columns] = owners
-        self.poles[owners, mines, columns] += 1
-        self.pole_count[mines, columns] += 1
-        self.totems_left[owners, columns] -= 1
-
-    def _next_turn(self, going: np.ndarray) -> None:
-        """A game ends with the 30th coin; in the others the next player draws the top tile."""
-        ended = self.coins_placed[going] == COINS_TO_END
-        self.player[going[ended]] = NO_PLAYER
-        self.drawn[going[ended]] = NO_TILE
-        going = going[~ended]
-        self.player[going] = NEXT_PLAYER[self.game.num_players][self.player[going]]
-        tiles = self.bag[self.taken[going], going]
-        self.drawn[going] = tiles
-        self.taken[going] += 1
-        self.bag_counts[tiles, going] -= 1
-        self._rows = None
+        if actions.dtype != np.int64:  # what is no action (negative, too large for int64) as NUM_ACTIONS: illegal
+            actions = np.where((actions >= 0) & (actions < NUM_ACTIONS), actions, NUM_ACTIONS).astype(np.int64)
+        bad = kernels.first_illegal(actions, where, self.player, self._legal())
+        if bad >= 0:
+            legal = np.flatnonzero(self._legal()[bad]).tolist()
+            raise IllegalActionError(f"action {int(given[bad])} is not legal in game {bad}; legal: {legal}")
+        kernels.play(actions, where, self.game.num_players, self._state(), self._placements())
+        self._mask = None
 
     # --- scoring -------------------------------------------------------------
+    @property
+    def _shared(self) -> bool:
+        return self.game.scoring == "shared"
+
     def score_units(self) -> tuple[np.ndarray, int]:
         """``(players, N)`` int scores in whole ``unit``-ths of a point, as ``WapiState.score_units``."""
-        if self.game.scoring == "full":
-            per_pole, unit = self.silver, 1
-        else:  # exact: a mine's pole count divides the unit
-            per_pole, unit = self.silver * SHARE_UNIT // np.maximum(self.pole_count, 1), SHARE_UNIT
-        return (self.poles * per_pole).sum(axis=1).astype(np.int64), unit
+        units = np.empty((self.game.num_players, self.num_games), dtype=np.int64)
+        kernels.score_units(self._shared, self.poles, self.silver, self.pole_count, units)
+        return units, SHARE_UNIT if self._shared else 1
 
     def scores(self) -> np.ndarray:
         """``(N, players)`` float scores (exact twelfths under shared scoring, correctly rounded)."""
@@ -269,48 +261,37 @@ class WapiBatch(BatchGames):
     def winners(self) -> np.ndarray:
         """``(N, players)`` bool: the players with the top score of each finished game (none while playing)."""
         units, _ = self.score_units()
-        return ((units == units.max(axis=0)) & (self.player < 0)).T
+        out = np.empty((self.num_games, self.game.num_players), dtype=bool)
+        kernels.winners(units, self.player, out)
+        return out
 
     # --- what the players see --------------------------------------------------
     def observe(self, players: np.ndarray | None = None) -> np.ndarray:
         """``(N, 92)`` float32: the observer's vector (``envs/wapi/observation.py``) of every game, the same
-        float operations on the same counts. Built an entry (a row of all games) at a time, each seat slot
-        read from the seat it shows in each game, and returned as the transpose of those rows (a view)."""
+        float operations on the same counts."""
+        return self._observed(self.columns, self._observers(players))
+
+    def observe_rows(self, rows: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
+        """``observe(players)[rows]``, computed for the games ``rows`` alone."""
+        rows = np.asarray(rows, dtype=np.int64)
+        return self._observed(rows, self._observers(players)[rows])
+
+    def _observers(self, players: np.ndarray | None) -> np.ndarray:
+        """``players`` checked (a seat per game), or each game's player to act (seat 0 once over)."""
         count = self.game.num_players
         if players is None:
-            players = np.maximum(self.player, 0)
+            return np.maximum(self.player, 0)
         players = np.asarray(players)
         if players.shape != (self.num_games,) or not ((players >= 0) & (players < count)).all():
             raise ValueError(f"players must be {self.num_games} seats in 0..{count - 1}")
-        rows = self._public_rows()
-        poles, totems = self.poles / TOTEMS_PER_PLAYER, self.totems_left / TOTEMS_PER_PLAYER
-        units, unit = self.score_units()
-        scores = units / unit / MAX_SCORE
-        for slot in range(count):
-            seat = (players + slot) % count
-            rows[POLE_ROWS + slot] = poles[seat, :, self.columns].T  # numpy puts the indexed axis first
-            rows[layout.TOTEMS_LEFT + slot] = totems[seat, self.columns]
-            rows[layout.SCORES + slot] = scores[seat, self.columns]
-        going = np.flatnonzero(self.player >= 0)
-        rows[layout.TO_ACT + (self.player[going] - players[going]) % count, going] = 1.0
-        return rows.T
+        return players.astype(np.int64)
 
-    def _public_rows(self) -> np.ndarray:
-        """``(92, N)`` float32: every entry that is no seat's (``observation.public_vector``), a row each."""
-        game, n, columns = self.game, self.num_games, self.columns
-        rows = np.zeros((layout.OBSERVATION_SIZE, n), dtype=np.float32)
-        for mine in range(NUM_MINES):
-            start = layout.MINES + mine * layout.MINE_BLOCK
-            rows[start + layout.MINE_COINS] = self.coins[mine] / SILVER_FIELDS
-            rows[start + layout.MINE_SILVER] = self.silver[mine] / MAX_MINE_VALUE
-            rows[start + layout.MINE_MASKS] = self.masks[mine] / MASK_FIELDS
-        going = self.player >= 0
-        rows[layout.DRAWN + self.drawn[going], columns[going]] = 1.0
-        rows[layout.BAG : layout.BAG + NUM_TILE_KINDS] = self.bag_counts * self._tile_scale
-        rows[layout.COINS_PLACED] = self.coins_placed / COINS_TO_END
-        rows[layout.SCORING] = 1.0 if game.scoring == "shared" else 0.0
-        rows[layout.PRESENT : layout.PRESENT + game.num_players] = 1.0
-        return rows
+    def _observed(self, rows: np.ndarray, observers: np.ndarray) -> np.ndarray:
+        """The observations of games ``rows``, an entry a row, returned as their transpose (a view)."""
+        out = np.empty((OBSERVATION_SIZE, len(rows)), dtype=np.float32)
+        units, _ = self.score_units()
+        kernels.observe(rows, observers, self._shared, self._tile_scale, units, self._state(), out)
+        return out.T
 
     def state(self, index: int) -> WapiState:
         """Game ``index`` as a fresh per-game state, through the checked loader (``WapiGame.state_from_dict``)."""
@@ -333,7 +314,7 @@ class WapiBatch(BatchGames):
             "drawn": TILE_CODES[self.drawn[index]] if going else None,
             "mines": mines,
             "totems_left": self.totems_left[:, index].astype(int).tolist(),
-            "bag": [TILE_CODES[t] for t in self.bag[self.taken[index] :, index] if t >= 0],
+            "bag": [TILE_CODES[t] for t in self.bag[index, self.taken[index] :] if t >= 0],
             "scores": self.scores()[index].tolist(),
             "terminal": not going,
         }
