@@ -79,7 +79,7 @@ class BatchViews:
         after_moves(self.views, batch.games, actions, moving, batch.game.advanced)
 
 
-# --- the entries, from the batch's arrays -------------------------------------------------------------------
+# --- the entries, from the batch's arrays (each helper takes the arrays it reads: see batch_rules.py) -------
 @kernel
 def _both(views, i, entry, value):
     """An entry both seats see alike."""
@@ -96,83 +96,89 @@ def _seat(views, i, seat, entry, value, width):
 
 
 @kernel
-def _village(views, g, i, slot, advanced):
+def _village(views, villages, revealed, i, slot, advanced):
     """The village on ``slot``: its kind (while face up), face and availability."""
     block = slot * SLOT_BLOCK
-    available = slot < g.revealed[i]
+    available = slot < revealed[i]
     face_up = available or not advanced
     for kind in range(NUM_VILLAGE_KINDS):
-        _both(views, i, block + KIND + kind, 1.0 if face_up and g.villages[i, slot] == kind else 0.0)
+        _both(views, i, block + KIND + kind, 1.0 if face_up and villages[i, slot] == kind else 0.0)
     _both(views, i, block + FACE_UP, 1.0 if face_up else 0.0)
     _both(views, i, block + AVAILABLE, 1.0 if available else 0.0)
 
 
 @kernel
-def _totem(views, g, i, slot):
+def _totem(views, totem_counts, heights, i, slot):
     """The totem on ``slot``: its pieces per kind and its height."""
     block = slot * SLOT_BLOCK
     for kind in range(NUM_PIECE_KINDS):
-        _both(views, i, block + TOTEM + kind, g.totem_counts[i, slot, kind] / COUNTS[kind])
-    _both(views, i, block + HEIGHT_ENTRY, g.heights[i, slot] / NUM_PIECES)
+        _both(views, i, block + TOTEM + kind, totem_counts[i, slot, kind] / COUNTS[kind])
+    _both(views, i, block + HEIGHT_ENTRY, heights[i, slot] / NUM_PIECES)
 
 
 @kernel
-def _owner(views, g, i, slot):
+def _owner(views, owner, i, slot):
     """Who owns ``slot``'s village (a seat pair)."""
     for seat in range(NUM_PLAYERS):
-        _seat(views, i, seat, slot * SLOT_BLOCK + OWNED, 1.0 if g.owner[i, slot] == seat else 0.0, 1)
+        _seat(views, i, seat, slot * SLOT_BLOCK + OWNED, 1.0 if owner[i, slot] == seat else 0.0, 1)
 
 
 @kernel
-def _supplies_and_bag(views, g, i):
+def _supplies_and_bag(views, supplies, bag_counts, next_draw, i):
     """Both supplies, the bag's contents per kind and its size (what draws and builds change)."""
     for seat in range(NUM_PLAYERS):
         for kind in range(NUM_PIECE_KINDS):
-            _seat(views, i, seat, SUPPLIES + kind, g.supplies[i, seat, kind] / COUNTS[kind], NUM_PIECE_KINDS)
+            _seat(views, i, seat, SUPPLIES + kind, supplies[i, seat, kind] / COUNTS[kind], NUM_PIECE_KINDS)
     for kind in range(NUM_PIECE_KINDS):
-        _both(views, i, BAG + kind, g.bag_counts[i, kind] / COUNTS[kind])
-    _both(views, i, BAG_SIZE, (NUM_PIECES - g.next_draw[i]) / NUM_PIECES)
+        _both(views, i, BAG + kind, bag_counts[i, kind] / COUNTS[kind])
+    _both(views, i, BAG_SIZE, (NUM_PIECES - next_draw[i]) / NUM_PIECES)
 
 
 @kernel
-def _claims(views, g, i):
+def _claims(views, headdresses, score, third_first, i):
     """What finishes change besides the village: headdresses left, scores, the third-headdress mark."""
     for seat in range(NUM_PLAYERS):
-        _seat(views, i, seat, HEADDRESSES_LEFT, g.headdresses[i, seat] / HEADDRESSES, 1)
-        _seat(views, i, seat, SCORES, (g.score[i, seat] - MIN_SCORE) / SCORE_RANGE, 1)
-        _seat(views, i, seat, THIRD_FIRST, 1.0 if g.third_first[i] == seat else 0.0, 1)
+        _seat(views, i, seat, HEADDRESSES_LEFT, headdresses[i, seat] / HEADDRESSES, 1)
+        _seat(views, i, seat, SCORES, (score[i, seat] - MIN_SCORE) / SCORE_RANGE, 1)
+        _seat(views, i, seat, THIRD_FIRST, 1.0 if third_first[i] == seat else 0.0, 1)
 
 
 @kernel
-def _candidates(views, g, i, advanced):
+def _candidates(views, villages, revealed, i, advanced):
     """The village kinds not visible in the line (the face-down and boxed villages are among them)."""
     for kind in range(NUM_VILLAGE_KINDS):
         seen = False
         for slot in range(NUM_SLOTS):
-            seen |= (slot < g.revealed[i] or not advanced) and g.villages[i, slot] == kind
+            seen |= (slot < revealed[i] or not advanced) and villages[i, slot] == kind
         _both(views, i, CANDIDATES + kind, 0.0 if seen else 1.0)
 
 
 @kernel
-def _to_act(views, g, i):
+def _to_act(views, player, i):
     """Who is to act (both 0 once the game is over)."""
     for seat in range(NUM_PLAYERS):
-        _seat(views, i, seat, TO_ACT, 1.0 if g.player[i] == seat else 0.0, 1)
+        _seat(views, i, seat, TO_ACT, 1.0 if player[i] == seat else 0.0, 1)
 
 
 # --- the entry kernels --------------------------------------------------------------------------------------
 @kernel
 def encode(views, g, rows, advanced):
     """Both views of the games ``rows``, every entry."""
+    player, villages, revealed, owner, totem_counts, heights = (
+        g.player, g.villages, g.revealed, g.owner, g.totem_counts, g.heights
+    )  # fmt: skip
+    supplies, bag_counts, next_draw, headdresses, score, third_first = (
+        g.supplies, g.bag_counts, g.next_draw, g.headdresses, g.score, g.third_first
+    )  # fmt: skip
     for i in rows:
         for slot in range(NUM_SLOTS):
-            _village(views, g, i, slot, advanced)
-            _totem(views, g, i, slot)
-            _owner(views, g, i, slot)
-        _supplies_and_bag(views, g, i)
-        _claims(views, g, i)
-        _candidates(views, g, i, advanced)
-        _to_act(views, g, i)
+            _village(views, villages, revealed, i, slot, advanced)
+            _totem(views, totem_counts, heights, i, slot)
+            _owner(views, owner, i, slot)
+        _supplies_and_bag(views, supplies, bag_counts, next_draw, i)
+        _claims(views, headdresses, score, third_first, i)
+        _candidates(views, villages, revealed, i, advanced)
+        _to_act(views, player, i)
         _both(views, i, ADVANCED, 1.0 if advanced else 0.0)
 
 
@@ -181,15 +187,22 @@ def after_moves(views, g, actions, moving, advanced):
     """The entries each game ``moving`` changed in playing ``actions[i]``: a build's totem, or a finish's
     claim, scores and revealed village (rewritten even where none was revealed: the same values); then the
     draws' supplies and bag, and who is to act."""
+    player, villages, revealed, owner, totem_counts, heights = (
+        g.player, g.villages, g.revealed, g.owner, g.totem_counts, g.heights
+    )  # fmt: skip
+    supplies, bag_counts, next_draw, headdresses, score, third_first = (
+        g.supplies, g.bag_counts, g.next_draw, g.headdresses, g.score, g.third_first
+    )  # fmt: skip
     for i in range(len(moving)):
-        if moving[i]:
-            slot = actions[i] % NUM_SLOTS
-            if actions[i] < FINISH:
-                _totem(views, g, i, slot)
-            else:
-                _owner(views, g, i, slot)
-                _claims(views, g, i)
-                _village(views, g, i, g.revealed[i] - 1, advanced)
-                _candidates(views, g, i, advanced)
-            _supplies_and_bag(views, g, i)
-            _to_act(views, g, i)
+        if not moving[i]:
+            continue
+        slot = actions[i] % NUM_SLOTS
+        if actions[i] < FINISH:
+            _totem(views, totem_counts, heights, i, slot)
+        else:
+            _owner(views, owner, i, slot)
+            _claims(views, headdresses, score, third_first, i)
+            _village(views, villages, revealed, i, revealed[i] - 1, advanced)
+            _candidates(views, villages, revealed, i, advanced)
+        _supplies_and_bag(views, supplies, bag_counts, next_draw, i)
+        _to_act(views, player, i)
