@@ -50,7 +50,9 @@ COUNTS = np.array(PIECE_COUNTS, dtype=np.int64)
 
 # --- the turn (rules.py: _draw, _legal_for, _build, _finish, _next_turn) -------------------------------------
 # Each helper takes the arrays it reads and writes, each entry kernel takes them out of ``g`` once: reading a
-# field of the named tuple in a per-game loop cost numba a reference count per read (30x slower, measured).
+# field of the named tuple in a per-game loop cost numba a reference count per read (30x slower, measured). A call
+# that passes arrays costs their reference counts too: the steps of every move (build, draw) are written out in
+# ``play``; those of a finish, one move in four, are calls.
 @kernel
 def _draw(bag, next_draw, bag_counts, supplies, supply_bits, i, player):
     """Turn, step 1: the next piece of the bag into ``player``'s supply (nothing once the bag is empty)."""
@@ -75,26 +77,6 @@ def _is_legal(open_bits, supplies, headdresses, heights, i, player, action):
     if action < FINISH:
         return supplies[i, player, action // NUM_SLOTS] > 0
     return headdresses[i, player] > 0 and heights[i, slot] > 0
-
-
-@kernel
-def _can_act(open_bits, nonempty_bits, supply_bits, headdresses, i, player):
-    """Whether ``player`` has a legal action (some open village, and a piece to build or a headdress for an
-    open totem with a piece)."""
-    crowns = headdresses[i, player] > 0 and (open_bits[i] & nonempty_bits[i]) != 0
-    return open_bits[i] != 0 and (supply_bits[i, player] != 0 or crowns)
-
-
-@kernel
-def _build(supplies, supply_bits, totems, heights, totem_counts, nonempty_bits, i, player, kind, slot):
-    """Build: a piece from the supply on top of the totem there (or starting it)."""
-    supplies[i, player, kind] -= 1
-    if supplies[i, player, kind] == 0:
-        supply_bits[i, player] &= ~(1 << kind)
-    totems[i, slot, heights[i, slot]] = kind
-    heights[i, slot] += 1
-    totem_counts[i, slot, kind] += 1
-    nonempty_bits[i] |= 1 << slot
 
 
 @kernel
@@ -157,19 +139,33 @@ def play(g, actions, moving):
             continue
         mover, action = player[i], actions[i]
         kind, slot = action // NUM_SLOTS, action % NUM_SLOTS
-        if action < FINISH:
-            _build(supplies, supply_bits, totems, heights, totem_counts, nonempty_bits, i, mover, kind, slot)
+        if action < FINISH:  # _build, written out: a call with arrays costs their reference counts, 3x the work
+            supplies[i, mover, kind] -= 1
+            if supplies[i, mover, kind] == 0:
+                supply_bits[i, mover] &= ~(1 << kind)
+            totems[i, slot, heights[i, slot]] = kind
+            heights[i, slot] += 1
+            totem_counts[i, slot, kind] += 1
+            nonempty_bits[i] |= 1 << slot
         else:
             _claim(owner, open_bits, headdresses, finished, third_first, revealed, i, mover, slot)
             _hold(villages, heights, totem_counts, held, held_tallest, owned_kinds, i, mover, slot)
             _rescore(held, held_tallest, owned_kinds, score, i, mover)
         player[i] = NO_PLAYER
-        if finished[i] < NUM_SLOTS:
-            for candidate in (1 - mover, mover):
-                _draw(bag, next_draw, bag_counts, supplies, supply_bits, i, candidate)
-                if _can_act(open_bits, nonempty_bits, supply_bits, headdresses, i, candidate):
-                    player[i] = candidate
-                    break
+        if finished[i] >= NUM_SLOTS:
+            continue
+        for candidate in (1 - mover, mover):  # _next_turn: the other draws and acts, or else the mover
+            drawn = next_draw[i]  # _draw, written out
+            if drawn < NUM_PIECES:
+                piece = bag[i, drawn]
+                supplies[i, candidate, piece] += 1
+                supply_bits[i, candidate] |= 1 << piece
+                bag_counts[i, piece] -= 1
+                next_draw[i] = drawn + 1
+            crowns = headdresses[i, candidate] > 0 and (open_bits[i] & nonempty_bits[i]) != 0  # _can_act
+            if open_bits[i] != 0 and (supply_bits[i, candidate] != 0 or crowns):
+                player[i] = candidate
+                break
 
 
 @kernel
