@@ -74,25 +74,25 @@ def _village_points(village, counts, tallest):
 
 
 @kernel
-def _expected(g, i, player, finish, extra, unclaimed, open_, per_totem, counts):
+def _expected(table, i, player, finish, extra, unclaimed, open_, per_totem, counts):
     """``_Position.expected`` of ``player`` once they have also finished slot ``finish`` (with a piece of kind
     ``extra`` added on it; -1: none), with ``unclaimed`` villages left and the slots of the set ``open_`` open:
     owned villages over owned totems plus average future totems (one per headdress that can still crown), and
     future crowns at their average worth. ``counts`` is scratch for the pieces per kind."""
-    villages, owner, heights = g.villages, g.owner, g.heights
-    future = min(g.headdresses[i, player] - (finish >= 0), unclaimed)
+    villages, owner, heights, headdresses, held_pieces, held_tallest, totem_counts = table
+    future = min(headdresses[i, player] - (finish >= 0), unclaimed)
     tallest = 0.0
     for kind in range(NUM_PIECE_KINDS):
         counts[kind] = per_totem[kind] * future
         if future:
             tallest += per_totem[kind]  # sum(per_totem), from the first term
-    tallest = max(tallest, g.held_tallest[i, player])
+    tallest = max(tallest, held_tallest[i, player])
     if finish >= 0:
         tallest = max(tallest, heights[i, finish] + (extra >= 0))
     for kind in range(NUM_PIECE_KINDS):
-        held = g.held[i, player, kind] + (extra == kind)
+        held = held_pieces[i, player, kind] + (extra == kind)
         if finish >= 0:
-            held += g.totem_counts[i, finish, kind]
+            held += totem_counts[i, finish, kind]
         for _ in range(held):  # one piece at a time, as the per-game loop adds them
             counts[kind] += 1
     total, owned, sun_owned = 0.0, 0, False
@@ -124,22 +124,21 @@ def _expected(g, i, player, finish, extra, unclaimed, open_, per_totem, counts):
 
 
 @kernel
-def _value(g, i, me, mine, theirs, extra, per_totem, scratch):
+def _value(table, i, me, mine, theirs, extra, unclaimed, open_, per_totem, scratch):
     """My value (``_Position.value``: my expected score less theirs) in the scenario: my finish ``mine``, their
-    finish ``theirs`` with a piece ``extra`` on it."""
-    unclaimed = NUM_SLOTS - g.finished[i] - (mine >= 0) - (theirs >= 0)
-    open_ = g.open_bits[i]
+    finish ``theirs`` with a piece ``extra`` on it (``unclaimed`` villages and the set ``open_`` before them)."""
+    unclaimed -= (mine >= 0) + (theirs >= 0)
     for slot in (mine, theirs):
         if slot >= 0:
             open_ &= ~(1 << slot)
-    mine_value = _expected(g, i, me, mine, NONE, unclaimed, open_, per_totem, scratch[0])
-    return mine_value - _expected(g, i, 1 - me, theirs, extra, unclaimed, open_, per_totem, scratch[1])
+    mine_value = _expected(table, i, me, mine, NONE, unclaimed, open_, per_totem, scratch[0])
+    return mine_value - _expected(table, i, 1 - me, theirs, extra, unclaimed, open_, per_totem, scratch[1])
 
 
 @kernel
-def _choose(g, i, me, per_totem, scratch):
+def _choose(g, table, i, me, per_totem, scratch):
     """``policy``: the move with the best value after the opponent's best reply, the first of equals."""
-    opponent, open_, nonempty = 1 - me, g.open_bits[i], g.nonempty_bits[i]
+    opponent, open_, nonempty, unclaimed = 1 - me, g.open_bits[i], g.nonempty_bits[i], NUM_SLOTS - g.finished[i]
     their_supply, their_crowns = g.supply_bits[i, opponent] != 0, g.headdresses[i, opponent] > 0
     my_supply, my_crowns = g.supply_bits[i, me], g.headdresses[i, me] > 0
     legal = 0
@@ -149,7 +148,7 @@ def _choose(g, i, me, per_totem, scratch):
                 legal += my_supply >> kind & 1
             if my_crowns and nonempty >> slot & 1:
                 legal += 1
-    unchanged = _value(g, i, me, NONE, NONE, NONE, per_totem, scratch)
+    unchanged = _value(table, i, me, NONE, NONE, NONE, unclaimed, open_, per_totem, scratch)
     best, best_value = NONE, -np.inf
     for action in range(FINISH + NUM_SLOTS):
         slot = action % NUM_SLOTS
@@ -165,9 +164,11 @@ def _choose(g, i, me, per_totem, scratch):
             if their_crowns:
                 for other in range(NUM_SLOTS):
                     if other == slot:
-                        value = min(value, _value(g, i, me, NONE, slot, kind, per_totem, scratch))
+                        value = min(value, _value(table, i, me, NONE, slot, kind, unclaimed, open_, per_totem, scratch))
                     elif open_ >> other & 1 and nonempty >> other & 1:
-                        value = min(value, _value(g, i, me, NONE, other, NONE, per_totem, scratch))
+                        value = min(
+                            value, _value(table, i, me, NONE, other, NONE, unclaimed, open_, per_totem, scratch)
+                        )
             if their_supply or not their_crowns:  # a build among their replies, or no reply at all
                 value = min(value, unchanged)
         else:
@@ -175,14 +176,14 @@ def _choose(g, i, me, per_totem, scratch):
                 continue
             if legal == 1:
                 return action
-            after = _value(g, i, me, slot, NONE, NONE, per_totem, scratch)
+            after = _value(table, i, me, slot, NONE, NONE, unclaimed, open_, per_totem, scratch)
             value, replies, finishes = np.inf, 0, 0
             left = open_ & ~(1 << slot)
             if their_supply and left:
                 replies += 1
             for other in range(NUM_SLOTS):
                 if their_crowns and left >> other & 1 and nonempty >> other & 1:
-                    value = min(value, _value(g, i, me, slot, other, NONE, per_totem, scratch))
+                    value = min(value, _value(table, i, me, slot, other, NONE, unclaimed, open_, per_totem, scratch))
                     finishes += 1
             if replies or not finishes:  # a build among their replies, or no reply at all
                 value = min(value, after)
@@ -195,6 +196,15 @@ def _choose(g, i, me, per_totem, scratch):
 def policy_moves(g, moves, scratch):
     """``moves[i]``: the heuristic's move in every game still going (``policy(batch.state(i))``)."""
     per_totem = np.zeros(NUM_PIECE_KINDS)
+    table = (
+        g.villages,
+        g.owner,
+        g.heights,
+        g.headdresses,
+        g.held,
+        g.held_tallest,
+        g.totem_counts,
+    )  # what _expected reads
     for i in range(len(moves)):
         me = g.player[i]
         if me == NO_PLAYER:
@@ -206,7 +216,7 @@ def policy_moves(g, moves, scratch):
                 if g.open_bits[i] >> slot & 1:
                     remaining += g.totem_counts[i, slot, kind]
             per_totem[kind] = remaining / max(1, unclaimed)  # an average future totem
-        moves[i] = _choose(g, i, me, per_totem, scratch)
+        moves[i] = _choose(g, table, i, me, per_totem, scratch)
 
 
 __all__ = ["FUTURE_CROWN_SHARE", "batch_policy", "play_out"]
