@@ -197,12 +197,26 @@ def after_moves(views, g, actions, moving, advanced):
         if not moving[i]:
             continue
         slot = actions[i] % NUM_SLOTS
-        if actions[i] < FINISH:
-            _totem(views, totem_counts, heights, i, slot)
+        if actions[i] < FINISH:  # _totem, written out as the rest of a move's entries (a call passing arrays
+            block = slot * SLOT_BLOCK  # costs their reference counts: twice the work, measured)
+            for kind in range(NUM_PIECE_KINDS):
+                views[i, 0, block + TOTEM + kind] = views[i, 1, block + TOTEM + kind] = (
+                    totem_counts[i, slot, kind] / COUNTS[kind]
+                )
+            views[i, 0, block + HEIGHT_ENTRY] = views[i, 1, block + HEIGHT_ENTRY] = heights[i, slot] / NUM_PIECES
         else:
             _owner(views, owner, i, slot)
             _claims(views, headdresses, score, third_first, i)
             _village(views, villages, revealed, i, revealed[i] - 1, advanced)
             _candidates(views, villages, revealed, i, advanced)
-        _supplies_and_bag(views, supplies, bag_counts, next_draw, i)
-        _to_act(views, player, i)
+        for seat in range(NUM_PLAYERS):  # _supplies_and_bag and _to_act: the viewer's seat first
+            for kind in range(NUM_PIECE_KINDS):
+                held = supplies[i, seat, kind] / COUNTS[kind]
+                views[i, 0, SUPPLIES + NUM_PIECE_KINDS * seat + kind] = held
+                views[i, 1, SUPPLIES + NUM_PIECE_KINDS * (1 - seat) + kind] = held
+            to_act = 1.0 if player[i] == seat else 0.0
+            views[i, 0, TO_ACT + seat] = to_act
+            views[i, 1, TO_ACT + 1 - seat] = to_act
+        for kind in range(NUM_PIECE_KINDS):
+            views[i, 0, BAG + kind] = views[i, 1, BAG + kind] = bag_counts[i, kind] / COUNTS[kind]
+        views[i, 0, BAG_SIZE] = views[i, 1, BAG_SIZE] = (NUM_PIECES - next_draw[i]) / NUM_PIECES
