@@ -16,6 +16,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from envs.core.batch import NO_PLAYER
 from envs.core.compiled import kernel
 from envs.wakanda.actions import FINISH, NUM_ACTIONS
 from envs.wakanda.components import (
@@ -36,7 +37,6 @@ from envs.wakanda.components import (
     VARIETY_POINTS,
 )
 
-NO_PLAYER = -1  # as envs.core.batch.NO_PLAYER (a kernel reads only this module's globals)
 NO_OWNER = -1
 #: The arrays of a batch, by their field names (``WakandaBatch``'s docstring says what each holds).
 Games = namedtuple(
