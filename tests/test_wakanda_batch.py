@@ -369,3 +369,18 @@ def test_some_games_move_while_the_others_wait(advanced):
         reference.step_where(actions, where)
         assert_same(fast, reference, reference, every_seat=True)
         assert np.array_equal(fast.reset_done(), reference.reset_done())
+
+
+def test_observing_some_rows_is_observing_all_then_taking_them():
+    """observe_rows (the vector env's last views of ended games) gathers those rows alone, the same floats;
+    bad seats are refused by name there too."""
+    fast = WakandaBatch(WakandaGame(True), 30, 2)
+    rng = np.random.default_rng(2)
+    for _ in range(25):
+        players, rows = rng.integers(0, 2, size=30), np.flatnonzero(rng.random(30) < 0.3)
+        assert np.array_equal(fast.observe_rows(rows, players), fast.observe(players)[rows])
+        assert np.array_equal(fast.observe_rows(rows), fast.observe()[rows])
+        fast.step(mixed_moves(fast, rng, 0.5))
+        fast.reset_done()
+    with pytest.raises(ValueError, match="players must be 30 seats"):
+        fast.observe_rows(np.arange(3), np.full(30, 2))

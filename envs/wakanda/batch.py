@@ -215,15 +215,24 @@ class WakandaBatch(BatchGames):
     def observe(self, players: np.ndarray | None = None) -> np.ndarray:
         """The observer's layout (``observation.py``), seat pairs relative to ``players[i]``: kept up to
         date from the first call on (:class:`BatchViews`)."""
+        return self._kept_views().observe(self._seats(players))
+
+    def observe_rows(self, rows: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
+        """``observe(players)[rows]``, gathering those rows alone (the vector env's last views of ended games)."""
+        return self._kept_views().observe(self._seats(players), np.asarray(rows, dtype=np.int64))
+
+    def _seats(self, players: np.ndarray | None) -> np.ndarray:
+        """``players`` checked: N seats, ints in 0..1 (default: the player to act, seat 0 in a finished game)."""
         n = self.num_games
-        if players is None:
-            players = np.maximum(self.player, 0)
-        players = np.asarray(players)
-        if players.shape != (n,) or not np.issubdtype(players.dtype, np.integer) or not _seats(players):
+        players = np.maximum(self.player, 0) if players is None else np.asarray(players)
+        if players.shape != (n,) or not np.issubdtype(players.dtype, np.integer) or not _all_seats(players):
             raise ValueError(f"players must be {n} seats in 0..{NUM_PLAYERS - 1}, got {shown(players)}")
+        return players
+
+    def _kept_views(self) -> BatchViews:
         if self._views is None:
             self._views = BatchViews(self)
-        return self._views.observe(players)
+        return self._views
 
     # --- per-game states --------------------------------------------------------------------
     def state(self, index: int) -> WakandaState:
@@ -259,7 +268,7 @@ class WakandaBatch(BatchGames):
         return self.game.state_from_dict(data)
 
 
-def _seats(players: np.ndarray) -> bool:
+def _all_seats(players: np.ndarray) -> bool:
     """Whether every entry is a seat, 0 or 1 (``np.isin`` was a tenth of the vector env's step)."""
     return not players.size or (players.min() >= 0 and players.max() < NUM_PLAYERS)
 

@@ -66,9 +66,10 @@ class BatchViews:
         self.views = np.zeros((batch.num_games, NUM_PLAYERS, OBSERVATION_SIZE), dtype=np.float32)
         self.encode(batch, np.arange(batch.num_games))
 
-    def observe(self, players: np.ndarray) -> np.ndarray:
-        """``(N, 150)``: game i as ``players[i]`` sees it (a fresh array)."""
-        return self.views.reshape(-1, OBSERVATION_SIZE)[NUM_PLAYERS * np.arange(len(players)) + players]
+    def observe(self, players: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """``(N, 150)``: game i as ``players[i]`` sees it (a fresh array); only the games ``rows`` when given."""
+        rows = np.arange(len(players)) if rows is None else rows
+        return self.views.reshape(-1, OBSERVATION_SIZE)[NUM_PLAYERS * rows + players[rows]]
 
     def encode(self, batch: WakandaBatch, rows: np.ndarray) -> None:
         """Both views of the games ``rows``, from scratch."""
