@@ -49,14 +49,17 @@ from envs.wakanda.observation import (
     THIRD_FIRST,
     TO_ACT,
     TOTEM,
+    scaled_score,
 )
 
 if TYPE_CHECKING:
     from envs.wakanda.batch import WakandaBatch
 
-#: Pieces of each kind, as the divisor of every count the observation scales (n / count, as the observer).
-COUNTS = np.array(PIECE_COUNTS, dtype=np.float64)
-SCORE_RANGE = MAX_SCORE - MIN_SCORE  # the observer's scaled_score: (score - MIN_SCORE) / SCORE_RANGE
+#: The observer's scaled values as float32 tables (a lookup, not a division, as the observer's own ``_SCALED``):
+#: ``SCALED[kind, n]`` n pieces of a kind over its count, ``OF_ALL[n]`` n pieces over all 21, ``SCORE[s + 6]``.
+SCALED = np.array([[n / count for n in range(max(PIECE_COUNTS) + 1)] for count in PIECE_COUNTS], dtype=np.float32)
+OF_ALL = np.array([n / NUM_PIECES for n in range(NUM_PIECES + 1)], dtype=np.float32)
+SCORE = np.array([scaled_score(s) for s in range(MIN_SCORE, MAX_SCORE + 1)], dtype=np.float32)
 
 
 class BatchViews:
@@ -81,21 +84,8 @@ class BatchViews:
 
 
 # --- the entries, from the batch's arrays (each helper takes the arrays it reads: see batch_rules.py) -------
-@kernel
-def _both(views, i, entry, value):
-    """An entry both seats see alike."""
-    views[i, 0, entry] = value
-    views[i, 1, entry] = value
-
-
-@kernel
-def _seat(views, i, seat, entry, value, width):
-    """An entry of a seat pair: seat 0's view has ``seat``'s at ``entry + width * seat``, seat 1's view at
-    ``entry + width * (1 - seat)`` (the viewer first)."""
-    views[i, 0, entry + width * seat] = value
-    views[i, 1, entry + width * (1 - seat)] = value
-
-
+# An entry both seats see alike is written in both views at once; an entry of a seat pair is at ``entry + seat`` in
+# seat 0's view and at ``entry + 1 - seat`` in seat 1's (the viewer first; a pair of blocks of ``width``: likewise).
 @kernel
 def _village(views, villages, revealed, i, slot, advanced):
     """The village on ``slot``: its kind (while face up), face and availability."""
@@ -103,9 +93,10 @@ def _village(views, villages, revealed, i, slot, advanced):
     available = slot < revealed[i]
     face_up = available or not advanced
     for kind in range(NUM_VILLAGE_KINDS):
-        _both(views, i, block + KIND + kind, 1.0 if face_up and villages[i, slot] == kind else 0.0)
-    _both(views, i, block + FACE_UP, 1.0 if face_up else 0.0)
-    _both(views, i, block + AVAILABLE, 1.0 if available else 0.0)
+        entry = block + KIND + kind
+        views[i, 0, entry] = views[i, 1, entry] = 1.0 if face_up and villages[i, slot] == kind else 0.0
+    views[i, 0, block + FACE_UP] = views[i, 1, block + FACE_UP] = 1.0 if face_up else 0.0
+    views[i, 0, block + AVAILABLE] = views[i, 1, block + AVAILABLE] = 1.0 if available else 0.0
 
 
 @kernel
@@ -113,35 +104,40 @@ def _totem(views, totem_counts, heights, i, slot):
     """The totem on ``slot``: its pieces per kind and its height."""
     block = slot * SLOT_BLOCK
     for kind in range(NUM_PIECE_KINDS):
-        _both(views, i, block + TOTEM + kind, totem_counts[i, slot, kind] / COUNTS[kind])
-    _both(views, i, block + HEIGHT_ENTRY, heights[i, slot] / NUM_PIECES)
+        entry = block + TOTEM + kind
+        views[i, 0, entry] = views[i, 1, entry] = SCALED[kind, totem_counts[i, slot, kind]]
+    views[i, 0, block + HEIGHT_ENTRY] = views[i, 1, block + HEIGHT_ENTRY] = OF_ALL[heights[i, slot]]
 
 
 @kernel
 def _owner(views, owner, i, slot):
     """Who owns ``slot``'s village (a seat pair)."""
+    entry = slot * SLOT_BLOCK + OWNED
     for seat in range(NUM_PLAYERS):
-        _seat(views, i, seat, slot * SLOT_BLOCK + OWNED, 1.0 if owner[i, slot] == seat else 0.0, 1)
+        views[i, 0, entry + seat] = views[i, 1, entry + 1 - seat] = 1.0 if owner[i, slot] == seat else 0.0
 
 
 @kernel
 def _supplies_and_bag(views, supplies, bag_counts, next_draw, i):
     """Both supplies, the bag's contents per kind and its size (what draws and builds change)."""
-    for seat in range(NUM_PLAYERS):
-        for kind in range(NUM_PIECE_KINDS):
-            _seat(views, i, seat, SUPPLIES + kind, supplies[i, seat, kind] / COUNTS[kind], NUM_PIECE_KINDS)
     for kind in range(NUM_PIECE_KINDS):
-        _both(views, i, BAG + kind, bag_counts[i, kind] / COUNTS[kind])
-    _both(views, i, BAG_SIZE, (NUM_PIECES - next_draw[i]) / NUM_PIECES)
+        for seat in range(NUM_PLAYERS):
+            entry, other = SUPPLIES + kind + NUM_PIECE_KINDS * seat, SUPPLIES + kind + NUM_PIECE_KINDS * (1 - seat)
+            views[i, 0, entry] = views[i, 1, other] = SCALED[kind, supplies[i, seat, kind]]
+        views[i, 0, BAG + kind] = views[i, 1, BAG + kind] = SCALED[kind, bag_counts[i, kind]]
+    views[i, 0, BAG_SIZE] = views[i, 1, BAG_SIZE] = OF_ALL[NUM_PIECES - next_draw[i]]
 
 
 @kernel
 def _claims(views, headdresses, score, third_first, i):
     """What finishes change besides the village: headdresses left, scores, the third-headdress mark."""
     for seat in range(NUM_PLAYERS):
-        _seat(views, i, seat, HEADDRESSES_LEFT, headdresses[i, seat] / HEADDRESSES, 1)
-        _seat(views, i, seat, SCORES, (score[i, seat] - MIN_SCORE) / SCORE_RANGE, 1)
-        _seat(views, i, seat, THIRD_FIRST, 1.0 if third_first[i] == seat else 0.0, 1)
+        other = 1 - seat
+        views[i, 0, HEADDRESSES_LEFT + seat] = views[i, 1, HEADDRESSES_LEFT + other] = (
+            headdresses[i, seat] / HEADDRESSES
+        )
+        views[i, 0, SCORES + seat] = views[i, 1, SCORES + other] = SCORE[score[i, seat] - MIN_SCORE]
+        views[i, 0, THIRD_FIRST + seat] = views[i, 1, THIRD_FIRST + other] = 1.0 if third_first[i] == seat else 0.0
 
 
 @kernel
@@ -151,14 +147,14 @@ def _candidates(views, villages, revealed, i, advanced):
         seen = False
         for slot in range(NUM_SLOTS):
             seen |= (slot < revealed[i] or not advanced) and villages[i, slot] == kind
-        _both(views, i, CANDIDATES + kind, 0.0 if seen else 1.0)
+        views[i, 0, CANDIDATES + kind] = views[i, 1, CANDIDATES + kind] = 0.0 if seen else 1.0
 
 
 @kernel
 def _to_act(views, player, i):
     """Who is to act (both 0 once the game is over)."""
     for seat in range(NUM_PLAYERS):
-        _seat(views, i, seat, TO_ACT, 1.0 if player[i] == seat else 0.0, 1)
+        views[i, 0, TO_ACT + seat] = views[i, 1, TO_ACT + 1 - seat] = 1.0 if player[i] == seat else 0.0
 
 
 # --- the entry kernels --------------------------------------------------------------------------------------
@@ -180,7 +176,7 @@ def encode(views, g, rows, advanced):
         _claims(views, headdresses, score, third_first, i)
         _candidates(views, villages, revealed, i, advanced)
         _to_act(views, player, i)
-        _both(views, i, ADVANCED, 1.0 if advanced else 0.0)
+        views[i, 0, ADVANCED] = views[i, 1, ADVANCED] = 1.0 if advanced else 0.0
 
 
 @kernel
@@ -198,26 +194,12 @@ def after_moves(views, g, actions, moving, advanced):
         if not moving[i]:
             continue
         slot = actions[i] % NUM_SLOTS
-        if actions[i] < FINISH:  # _totem, written out as the rest of a move's entries (a call passing arrays
-            block = slot * SLOT_BLOCK  # costs their reference counts: twice the work, measured)
-            for kind in range(NUM_PIECE_KINDS):
-                views[i, 0, block + TOTEM + kind] = views[i, 1, block + TOTEM + kind] = (
-                    totem_counts[i, slot, kind] / COUNTS[kind]
-                )
-            views[i, 0, block + HEIGHT_ENTRY] = views[i, 1, block + HEIGHT_ENTRY] = heights[i, slot] / NUM_PIECES
+        if actions[i] < FINISH:
+            _totem(views, totem_counts, heights, i, slot)
         else:
             _owner(views, owner, i, slot)
             _claims(views, headdresses, score, third_first, i)
             _village(views, villages, revealed, i, revealed[i] - 1, advanced)
             _candidates(views, villages, revealed, i, advanced)
-        for seat in range(NUM_PLAYERS):  # _supplies_and_bag and _to_act: the viewer's seat first
-            for kind in range(NUM_PIECE_KINDS):
-                held = supplies[i, seat, kind] / COUNTS[kind]
-                views[i, 0, SUPPLIES + NUM_PIECE_KINDS * seat + kind] = held
-                views[i, 1, SUPPLIES + NUM_PIECE_KINDS * (1 - seat) + kind] = held
-            to_act = 1.0 if player[i] == seat else 0.0
-            views[i, 0, TO_ACT + seat] = to_act
-            views[i, 1, TO_ACT + 1 - seat] = to_act
-        for kind in range(NUM_PIECE_KINDS):
-            views[i, 0, BAG + kind] = views[i, 1, BAG + kind] = bag_counts[i, kind] / COUNTS[kind]
-        views[i, 0, BAG_SIZE] = views[i, 1, BAG_SIZE] = (NUM_PIECES - next_draw[i]) / NUM_PIECES
+        _supplies_and_bag(views, supplies, bag_counts, next_draw, i)
+        _to_act(views, player, i)
