@@ -342,3 +342,45 @@ def test_batch_search_finds_what_the_search_finds_one_by_one(advanced):
         assert one.action_values(views[0], 12) == many.action_values(views[1], 12)
         assert one.act(views[0]) == many.act(views[1])
         assert one.last_iterations == many.last_iterations
+
+
+@pytest.mark.parametrize("advanced", ADVANCED)
+def test_some_games_move_while_the_others_wait(advanced):
+    """step_where (the vector env's opponents' pass): only the games ``where`` move, exactly as the reference's
+    do; ``legal_mask_where`` is the mask in those games alone; an illegal action among them raises naming the
+    game and changes nothing, while any entry outside them is ignored."""
+    game = WakandaGame(advanced)
+    fast, reference = WakandaBatch(game, 40, 9), StateBatch(game, 40, 9)
+    rng = np.random.default_rng(9)
+    for _ in range(120):
+        where = rng.random(40) < 0.5
+        assert np.array_equal(fast.legal_mask_where(where), fast.legal_mask() & where[:, None])
+        actions = np.where(where, mixed_moves(fast, rng, 0.5), -7)
+        if where.any() and rng.random() < 0.2:
+            bad = actions.copy()
+            row = int(np.flatnonzero(where & ~fast.terminated)[0]) if (where & ~fast.terminated).any() else None
+            if row is not None:
+                bad[row] = NUM_ACTIONS
+                before = fast.state(row).to_dict()
+                with pytest.raises(IllegalActionError, match=f"game {row}"):
+                    fast.step_where(bad, where)
+                assert fast.state(row).to_dict() == before
+        fast.step_where(actions, where)
+        reference.step_where(actions, where)
+        assert_same(fast, reference, reference, every_seat=True)
+        assert np.array_equal(fast.reset_done(), reference.reset_done())
+
+
+def test_observing_some_rows_is_observing_all_then_taking_them():
+    """observe_rows (the vector env's last views of ended games) gathers those rows alone, the same floats;
+    bad seats are refused by name there too."""
+    fast = WakandaBatch(WakandaGame(True), 30, 2)
+    rng = np.random.default_rng(2)
+    for _ in range(25):
+        players, rows = rng.integers(0, 2, size=30), np.flatnonzero(rng.random(30) < 0.3)
+        assert np.array_equal(fast.observe_rows(rows, players), fast.observe(players)[rows])
+        assert np.array_equal(fast.observe_rows(rows), fast.observe()[rows])
+        fast.step(mixed_moves(fast, rng, 0.5))
+        fast.reset_done()
+    with pytest.raises(ValueError, match="players must be 30 seats"):
+        fast.observe_rows(np.arange(3), np.full(30, 2))

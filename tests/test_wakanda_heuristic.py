@@ -43,3 +43,26 @@ def test_the_strategy_chooses_as_its_definition_in_every_position_of_many_games(
             legal = state.legal_tuple()
             state.apply(chosen if rng.random() < 0.5 else legal[int(rng.integers(len(legal)))])
     assert positions > 1500
+
+
+@pytest.mark.parametrize("advanced", [False, True])
+def test_the_compiled_batch_strategy_chooses_as_the_strategy_in_loaded_positions(advanced):
+    """The batch form (``wakanda_batch.py``, a compiled kernel) on positions copied into a batch from per-game
+    states (``from_states``: every kept count derived afresh) picks ``policy``'s move in each, ties included;
+    the positions come from 80 seeded games of strategy and random moves, at every stage of a game."""
+    from envs.wakanda.batch import WakandaBatch
+
+    game = make_game("wakanda", advanced=advanced)
+    states = []
+    for seed in range(80):
+        rng = np.random.default_rng(seed)
+        state = game.new_state(rng)
+        while state.current_player is not None:
+            if rng.random() < 0.3:
+                states.append(state.clone())
+            legal = state.legal_tuple()
+            state.apply(wakanda.policy(state) if rng.random() < 0.5 else legal[int(rng.integers(len(legal)))])
+        states.append(state)  # over: no move
+    chosen = wakanda.batch_policy(WakandaBatch.from_states(states)).tolist()
+    assert chosen == [-1 if s.current_player is None else wakanda.policy(s) for s in states]
+    assert len(states) > 500

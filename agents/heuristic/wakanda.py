@@ -22,8 +22,8 @@ headdresses. The bag's order (and, in the advanced game, face-down villages)
 are never looked at: the next draw is ignored.
 
 ``batch_policy`` is the same strategy over a :class:`~envs.wakanda.batch.WakandaBatch`
-(the same choices to the last tie), and ``play_out`` plays many positions out with it at
-once: ISMCTS's batch rollouts (``tests/test_wakanda_batch.py``).
+(the same choices to the last tie, compiled: ``wakanda_batch.py``), and ``play_out`` plays many
+positions out with it at once: ISMCTS's batch rollouts (``tests/test_wakanda_batch.py``).
 """
 
 from __future__ import annotations
@@ -32,8 +32,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.wakanda.actions import FINISH, decode
-from envs.wakanda.batch import WakandaBatch
+# The same strategy over a batch of games (the batch protocol's heuristic: ``batch_policy``, ``play_out``).
+from agents.heuristic.wakanda_batch import FUTURE_CROWN_SHARE
+from agents.heuristic.wakanda_batch import batch_policy as batch_policy
+from agents.heuristic.wakanda_batch import play_out as play_out
+from envs.wakanda.actions import decode
 from envs.wakanda.components import (
     HEIGHT,
     HEIGHT_POINTS,
@@ -49,9 +52,6 @@ from envs.wakanda.components import (
 if TYPE_CHECKING:
     from agents.protocol import PlayerView
     from envs.wakanda.rules import WakandaState
-
-#: Worth of a headdress still in hand, as a share of a future crown's expected value.
-FUTURE_CROWN_SHARE = 1.3
 
 
 def choose(view: PlayerView, rng: np.random.Generator) -> int:
@@ -182,150 +182,3 @@ def _worst_reply(position: _Position, me: int, unchanged: float, finished: dict[
     if len(values) < len(replies) or not replies:  # a build among the replies, or no reply at all
         values.append(unchanged)
     return min(values)
-
-
-# --- the same strategy over a batch of games (envs/wakanda/batch.py) ----------------------------
-# Every float is computed in the order ``_Position.expected`` computes it (sums added one term at a
-# time, never pairwise), so that the two forms choose alike to the last tie (tests/test_wakanda_batch.py).
-#
-# A move's value needs few positions, each valued once: the position as it is (my build leaves the
-# value unchanged), the opponent finishing an open totem as it is or after my build on it, my finish,
-# and my finish followed by the opponent's. Each is a *scenario* (game, my finish ``a``, their finish
-# ``b``, a piece of kind ``k`` my build added to their totem; -1 for none).
-
-
-def batch_policy(batch: WakandaBatch) -> np.ndarray:
-    """:func:`policy` of every game of ``batch`` (``policy(batch.state(i))``; -1 where a game is over)."""
-    mask = batch.legal_mask()
-    moves = np.where(mask.any(axis=1), mask.argmax(axis=1), -1)  # a lone legal move needs no valuation
-    rows = np.flatnonzero(mask.sum(axis=1) > 1)
-    if rows.size:
-        values = _action_values(_Root(batch, rows), mask[rows])
-        moves[rows] = np.where(mask[rows], values, -np.inf).argmax(axis=1)  # the first best, as policy
-    return moves
-
-
-def play_out(states: list[WakandaState], first_moves: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Every state after each of ``first_moves`` (legal in all of them), then played to the end by this
-    strategy in every seat, all at once: the paired rollouts of ISMCTS. Returns the final scores and the
-    winners (bool), both ``games x players``; game ``i * len(first_moves) + j`` is ``states[i]`` after
-    ``first_moves[j]``."""
-    batch = WakandaBatch.from_states(states).repeat(len(first_moves))
-    batch.step(np.tile(np.asarray(first_moves, dtype=np.int64), len(states)))
-    while not batch.terminated.all():
-        batch.step(batch_policy(batch))
-    return batch.scores(), batch.winners()
-
-
-class _Root:
-    """:class:`_Position`'s public facts for the games ``rows`` of a batch, as arrays (row r: game rows[r])."""
-
-    def __init__(self, batch: WakandaBatch, rows: np.ndarray):
-        self.me = batch.player[rows]
-        self.villages, self.open = batch.villages[rows], batch.open[rows]
-        self.heights, self.totem_counts = batch.heights[rows], batch.totem_counts[rows]
-        self.headdresses, self.supplies = batch.headdresses[rows], batch.supplies[rows]
-        self.unclaimed = NUM_SLOTS - batch.finished[rows]
-        owns = batch.owner[rows][:, None, :] == np.arange(2)[:, None]  # (rows, player, slot)
-        self.owns = owns
-        self.held, self.held_tallest = batch.held[rows], batch.held_tallest[rows]
-        self.sun_owned = (owns & (self.villages[:, None, :] == SUN)).any(axis=2)
-        on_open = (self.totem_counts * self.open[:, :, None]).sum(axis=1)
-        remaining = batch.bag_counts[rows] + self.supplies.sum(axis=1) + on_open  # exact ints
-        self.per_totem = remaining / np.maximum(1, self.unclaimed)[:, None]
-        self.per_totem_sum = _added(self.per_totem)
-
-
-def _added(terms: np.ndarray) -> np.ndarray:
-    """``sum()`` of the last axis, one term at a time from the first (numpy's own sum is pairwise)."""
-    total = terms[..., 0]
-    for i in range(1, terms.shape[-1]):
-        total = total + terms[..., i]
-    return total
-
-
-def _expected(root: _Root, r, player, finish, extra, unclaimed, open_) -> np.ndarray:
-    """:meth:`_Position.expected` of ``player`` in each scenario: game ``r`` once ``player`` has also
-    finished slot ``finish`` (-1: none; a piece of kind ``extra`` added on it, -1: none), with
-    ``unclaimed`` villages left and ``open_`` open. While a crown is still possible some village is open
-    (``revealed = min(6, 3 + finished)`` and a scenario finishes at most two), so the candidates are always
-    the open villages."""
-    has = finish >= 0
-    slot = np.maximum(finish, 0)
-    future = np.minimum(root.headdresses[r, player] - has, unclaimed)
-    held = root.held[r, player] + np.where(has[:, None], root.totem_counts[r, slot], 0)
-    held += (extra[:, None] == np.arange(NUM_PIECE_KINDS)) & has[:, None]
-    counts = root.per_totem[r] * future[:, None]
-    for i in range(held.max(initial=0)):  # one piece at a time, as the per-game loop adds them
-        counts = counts + (held > i)
-    tallest = np.maximum(np.where(future > 0, root.per_totem_sum[r], 0.0), root.held_tallest[r, player])
-    tallest = np.maximum(tallest, np.where(has, root.heights[r, slot] + (extra >= 0), 0))
-    points = np.empty((len(r), NUM_SLOTS + 2))
-    points[:, :NUM_PIECE_KINDS] = np.array(POINTS_PER_PIECE) * counts
-    points[:, VARIETY] = VARIETY_POINTS * (counts >= 0.5).sum(axis=1)
-    points[:, HEIGHT] = HEIGHT_POINTS * tallest
-    by_slot = np.take_along_axis(points, root.villages[r], axis=1)
-    owned = root.owns[r, player]
-    total = _added(np.where(owned, by_slot, 0.0))  # the villages held, in slot order
-    total = total + np.where(has, by_slot[np.arange(len(r)), slot], 0.0)  # then the one just finished
-    crowns = _added(np.where(open_, by_slot, 0.0))
-    crown = FUTURE_CROWN_SHARE * future * crowns / np.maximum(open_.sum(axis=1), 1)
-    total = np.where(future > 0, total + crown, total)
-    sun_owned = root.sun_owned[r, player] | (has & (root.villages[r, slot] == SUN))
-    return np.where(sun_owned, total, total - SUN_PENALTY * counts[:, SUN])
-
-
-def _scenario_values(root: _Root, r, mine, theirs, extra) -> np.ndarray:
-    """My value (:meth:`_Position.value`) in each scenario (game ``r``, my finish ``mine``, their
-    finish ``theirs`` with a piece ``extra`` on it)."""
-    me = root.me[r]
-    unclaimed = root.unclaimed[r] - (mine >= 0) - (theirs >= 0)
-    slots = np.arange(NUM_SLOTS)
-    open_ = root.open[r] & (slots != mine[:, None]) & (slots != theirs[:, None])
-    none = np.full(len(r), -1)
-    mine_value = _expected(root, r, me, mine, none, unclaimed, open_)
-    return mine_value - _expected(root, r, 1 - me, theirs, extra, unclaimed, open_)
-
-
-def _action_values(root: _Root, mask: np.ndarray) -> np.ndarray:
-    """``(rows, 42)``: each legal move's value after the opponent's best reply (as :func:`policy`)."""
-    n, slots = len(root.me), NUM_SLOTS
-    opp = 1 - root.me
-    rows = np.arange(n)
-    crowns_left = root.headdresses[rows, opp] > 0
-    takeable = root.open & (root.heights > 0) & crowns_left[:, None]  # (rows, v): they may finish v now
-    builds = mask[:, :FINISH].reshape(n, NUM_PIECE_KINDS, slots) & crowns_left[:, None, None]
-    finishes = mask[:, FINISH:]
-    pairs = finishes[:, :, None] & takeable[:, None, :] & ~np.eye(slots, dtype=bool)  # my finish s, theirs v
-    # The scenarios: as it is; they finish v; they finish s after my build of k there; I finish s; both.
-    r0 = rows
-    r1, v1 = np.nonzero(takeable)
-    r2, k2, s2 = np.nonzero(builds)
-    r3, s3 = np.nonzero(finishes)
-    r4, s4, v4 = np.nonzero(pairs)
-    none = [np.full(len(x), -1) for x in (r0, r1, r2, r3, r4)]
-    values = _scenario_values(
-        root,
-        np.concatenate([r0, r1, r2, r3, r4]),
-        np.concatenate([none[0], none[1], none[2], s3, s4]),
-        np.concatenate([none[0], v1, s2, none[3], v4]),
-        np.concatenate([none[0], none[1], k2, none[3], none[4]]),
-    )
-    parts = np.split(values, np.cumsum([len(r0), len(r1), len(r2), len(r3)]))
-    unchanged = parts[0]
-    taken, taken_after_build = np.full((n, slots), np.inf), np.full((n, NUM_PIECE_KINDS, slots), np.inf)
-    taken[r1, v1], taken_after_build[r2, k2, s2] = parts[1], parts[2]
-    mine, both = np.full((n, slots), np.inf), np.full((n, slots, slots), np.inf)
-    mine[r3, s3], both[r4, s4, v4] = parts[3], parts[4]
-    their_supply = root.supplies[rows, opp].sum(axis=1) > 0
-    # My build of k on s: they finish another open totem, or s with my piece on it, or build (unchanged).
-    elsewhere = np.where(np.eye(slots, dtype=bool), np.inf, taken[:, None, :]).min(axis=2)  # (rows, s)
-    after_build = np.minimum(elsewhere[:, None, :], taken_after_build)
-    keeps = their_supply | ~crowns_left  # a build among their replies, or no reply at all
-    after_build = np.where(keeps[:, None, None], np.minimum(after_build, unchanged[:, None, None]), after_build)
-    # My finish on s: they finish another open totem, or build while a village is open (my value after s).
-    after_finish = both.min(axis=2)
-    builds_left = their_supply & (root.open.sum(axis=1) > 1)
-    keeps = builds_left[:, None] | ~pairs.any(axis=2)
-    after_finish = np.where(keeps, np.minimum(after_finish, mine), after_finish)
-    return np.concatenate([after_build.reshape(n, -1), after_finish], axis=1)

@@ -6,11 +6,11 @@ player to act and its own seed stream) and holds exactly what a :class:`~envs.wa
 ``tests/test_wakanda_batch.py`` plays seeded games both ways and compares every mask, observation, score and state.
 
 Deals are numpy's draws of each game's generator, computed for many games at once (``batch_tables.dealt``, made
-ahead by ``envs.core.dealing``) and written straight into the arrays; positions given as per-game states
-(``from_states``) are copied in. Everything after the deal is numpy. For speed the sets a turn reads (open villages,
-totems with a piece, the kinds in a supply) are also kept as 6-bit sets, so that a legal mask is two table lookups;
-the scores change only when a totem is finished and are kept too; the observations are kept up to date by
-:class:`BatchViews` once asked for.
+ahead by ``envs.core.dealing``) and written into the arrays; positions given as per-game states (``from_states``) are
+copied in. Everything else, the turn above all, is compiled kernels that loop over the games (``batch_rules.py``,
+one per rule step, as ``rules.py`` reads). For speed the sets a turn reads (open villages, totems with a piece, the
+kinds in a supply) are also kept as 6-bit sets; the scores change only when a totem is finished and are kept too;
+the observations are kept up to date by :class:`BatchViews` once asked for.
 """
 
 from __future__ import annotations
@@ -19,22 +19,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from envs.core.batch import NO_PLAYER, BatchGames
-from envs.core.engine import shown
-from envs.wakanda import components
-from envs.wakanda.batch_tables import (
-    ACTION_KIND,
-    ACTION_SLOT,
-    AVAILABLE_SLOTS,
-    BIT,
-    BITS,
-    BUILD_MASKS,
-    NO_OWNER,
-    PER_PIECE,
-    bits_of,
-    count_kinds,
-    dealt,
-)
+from envs.core.batch import NO_PLAYER, BatchGames, check_where
+from envs.core.engine import IllegalActionError, shown
+from envs.wakanda import batch_rules, components
+from envs.wakanda.batch_rules import NO_OWNER, Games
+from envs.wakanda.batch_tables import BITS, dealt
 from envs.wakanda.batch_view import BatchViews
 from envs.wakanda.components import (
     NUM_PIECE_KINDS,
@@ -84,9 +73,14 @@ class WakandaBatch(BatchGames):
         self.owned_kinds = np.zeros((n, NUM_PLAYERS, NUM_VILLAGE_KINDS), dtype=bool)
         self.score = zeros(NUM_PLAYERS)
         self.open_bits, self.nonempty_bits, self.supply_bits = zeros(), zeros(), zeros(NUM_PLAYERS)
-        self._rows = np.arange(n)
+        self._games = Games(*(getattr(self, name) for name in Games._fields))
         self._mask: np.ndarray | None = None
         self._views: BatchViews | None = None
+
+    @property
+    def games(self) -> Games:
+        """The arrays above as one named tuple, as the compiled kernels take them (``batch_rules.py``)."""
+        return self._games
 
     @classmethod
     def from_states(cls, states: Sequence[WakandaState]) -> WakandaBatch:
@@ -97,11 +91,11 @@ class WakandaBatch(BatchGames):
         playing positions out: like a batch made ``from_states``, it has no seeds (and no observations
         until asked for)."""
         other = object.__new__(WakandaBatch)
-        for name, value in vars(self).items():
-            setattr(other, name, np.repeat(value, times, axis=0) if isinstance(value, np.ndarray) else value)
-        other.num_games, other._mask, other._views, other._ahead = times * self.num_games, None, None, None
-        other._rows = np.arange(other.num_games)
+        BatchGames.__init__(other, self.game, times * self.num_games, 0)
         other.seeds[:] = -1
+        other._allocate(other.num_games)
+        for mine, theirs in zip(self._games, other._games):
+            theirs[:] = np.repeat(mine, times, axis=0)
         return other
 
     # --- the deal ---------------------------------------------------------------------------
@@ -111,24 +105,8 @@ class WakandaBatch(BatchGames):
     def _start(self, rows: np.ndarray, bags: np.ndarray, kinds: np.ndarray) -> None:
         """New games in ``rows`` from their deals: the opening position of ``WakandaState`` (the first player
         has drawn the bag's first piece), written straight into the arrays."""
-        self.villages[rows], self.removed[rows] = kinds[:, :NUM_SLOTS], kinds[:, NUM_SLOTS:]
-        self.bag[rows] = bags
-        self.bag[rows, 0] = 0  # drawn: as ``_load`` pads a bag's drawn pieces
-        self.next_draw[rows] = 1
-        self.supplies[rows] = 0
-        self.supplies[rows, components.FIRST_PLAYER, bags[:, 0]] = 1
-        self.revealed[rows], self.finished[rows], self.owner[rows] = components.FIRST_AVAILABLE, 0, NO_OWNER
-        self.headdresses[rows], self.third_first[rows] = components.HEADDRESSES, NO_PLAYER
-        self.player[rows] = components.FIRST_PLAYER
-        self.heights[rows], self.totems[rows] = 0, 0
-        # what ``_derive`` would find: the bag less its first piece, an empty table, no scores yet
-        self.bag_counts[rows] = components.PIECE_COUNTS
-        self.bag_counts[rows, bags[:, 0]] -= 1
-        self.totem_counts[rows], self.held[rows], self.held_tallest[rows] = 0, 0, 0
-        self.owned_kinds[rows], self.score[rows] = False, 0
-        self.open_bits[rows], self.nonempty_bits[rows] = bits_of(AVAILABLE_SLOTS[components.FIRST_AVAILABLE][None]), 0
-        self.supply_bits[rows] = 0
-        self.supply_bits[rows, components.FIRST_PLAYER] = BIT[bags[:, 0]]
+        rows = np.asarray(rows, dtype=np.int64)
+        batch_rules.start(self._games, rows, np.asarray(bags, dtype=np.int64), np.asarray(kinds, dtype=np.int64))
         self._mask = None
         if self._views is not None:
             self._views.encode(self, rows)
@@ -160,41 +138,10 @@ class WakandaBatch(BatchGames):
         if pieces:
             row, slot, height, kind = np.array(pieces).T
             self.totems[row, slot, height] = kind
-        self._derive(rows)
-
-    def _derive(self, rows: np.ndarray) -> None:
-        """Everything kept that follows from the position of ``rows``: counts, sets, holdings, scores."""
-        left = np.arange(NUM_PIECES) >= self.next_draw[rows, None]
-        self.bag_counts[rows] = count_kinds(self.bag[rows], left)
-        built = np.arange(NUM_PIECES) < self.heights[rows, :, None]
-        self.totem_counts[rows] = count_kinds(self.totems[rows], built)
-        self.open_bits[rows] = bits_of(AVAILABLE_SLOTS[self.revealed[rows]] & (self.owner[rows] == NO_OWNER))
-        self.nonempty_bits[rows] = bits_of(self.heights[rows] > 0)
-        self.supply_bits[rows] = bits_of(self.supplies[rows].reshape(-1, NUM_PIECE_KINDS) > 0).reshape(-1, 2)
-        owns = (self.owner[rows, None, :] == np.arange(NUM_PLAYERS)[:, None]).astype(np.int64)
-        self.held[rows] = np.einsum("rps,rsk->rpk", owns, self.totem_counts[rows])
-        self.held_tallest[rows] = (owns * self.heights[rows, None, :]).max(axis=2)
-        kinds_owned = np.einsum("rps,rsu->rpu", owns, (self.villages[rows, :, None] == np.arange(NUM_VILLAGE_KINDS)))
-        self.owned_kinds[rows] = kinds_owned > 0
-        for seat in range(NUM_PLAYERS):
-            self._rescore(rows, np.full(len(rows), seat))
+        batch_rules.derive(self._games, np.asarray(rows, dtype=np.int64))
         self._mask = None
         if self._views is not None:
             self._views.encode(self, rows)
-
-    def _rescore(self, rows: np.ndarray, player: np.ndarray) -> None:
-        """``player``'s score in each of ``rows``: each village they own scores over all their totems
-        (the scoring table of ``docs/rules/wakanda.md``); then the sun penalty unless they own the sun."""
-        seat = rows * NUM_PLAYERS + player
-        held = np.take(self.held.reshape(-1, NUM_PIECE_KINDS), seat, axis=0)
-        owned = np.take(self.owned_kinds.reshape(-1, NUM_VILLAGE_KINDS), seat, axis=0)
-        score = (held * owned[:, :NUM_PIECE_KINDS]) @ PER_PIECE
-        score += np.where(owned[:, components.VARIETY], components.VARIETY_POINTS * (held > 0).sum(axis=1), 0)
-        score += np.where(
-            owned[:, components.HEIGHT], components.HEIGHT_POINTS * self.held_tallest.reshape(-1)[seat], 0
-        )
-        score -= np.where(owned[:, components.SUN], 0, components.SUN_PENALTY * held[:, components.SUN])
-        self.score.reshape(-1)[seat] = score
 
     # --- the protocol -----------------------------------------------------------------------
     @property
@@ -210,115 +157,50 @@ class WakandaBatch(BatchGames):
         """Build any supply piece on any open village; finish any open totem with a piece while a
         headdress is left (``rules.py``, ``_legal_for``)."""
         if self._mask is None:
-            going = self.player >= 0
-            seat = 2 * self._rows + np.maximum(self.player, 0)
-            builds = np.where(going, self.supply_bits.reshape(-1)[seat] << NUM_SLOTS | self.open_bits, 0)
-            crowns = going & (self.headdresses.reshape(-1)[seat] > 0)
-            finishes = np.where(crowns, self.open_bits & self.nonempty_bits, 0)
-            self._mask = np.concatenate([BUILD_MASKS[builds], BITS[finishes]], axis=1)
+            self._mask = self._legal(self.player != NO_PLAYER)
         return self._mask.copy()
 
+    def legal_mask_where(self, where: np.ndarray) -> np.ndarray:
+        return self._legal(np.asarray(where, dtype=bool))
+
+    def _legal(self, where: np.ndarray) -> np.ndarray:
+        mask = np.zeros((self.num_games, self.game.num_actions), dtype=bool)
+        batch_rules.legal_masks(self._games, where, mask)
+        return mask
+
+    def check_actions(self, actions: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+        """The protocol's check (``envs/core/batch.py``), each action's legality read in its game alone."""
+        return self._checked(actions, self._moving(where))
+
     def step(self, actions: np.ndarray) -> None:
-        self._play(self.check_actions(actions), np.flatnonzero(self.player >= 0))
+        self._play(actions, self._moving(None))
 
     def step_where(self, actions: np.ndarray, where: np.ndarray) -> None:
-        """Play only the games ``where`` (the vector env's learner waits while its opponents move). It needs
-        the protocol's ``check_actions(actions, where)`` (the vector env's change to ``envs/core/batch.py``)."""
-        actions = self.check_actions(actions, where)
-        self._play(actions, np.flatnonzero((self.player >= 0) & where))
+        """Play only the games ``where`` (the vector env's learner waits while its opponents move)."""
+        self._play(actions, self._moving(where))
 
-    def _play(self, actions: np.ndarray, rows: np.ndarray) -> None:
-        """Play the checked ``actions`` in the games ``rows`` (all still going)."""
-        if not rows.size:
-            return
-        chosen, mover = actions[rows], self.player[rows]
-        kind, slot = ACTION_KIND[chosen], ACTION_SLOT[chosen]
-        build = kind >= 0
-        self._build(rows[build], mover[build], kind[build], slot[build])
-        if not build.all():
-            finish = ~build
-            self._finish(rows[finish], mover[finish], slot[finish])
-        self._next_turn(rows, mover)
+    def _moving(self, where: np.ndarray | None) -> np.ndarray:
+        """The games still going (among ``where`` when given)."""
+        going = self.player != NO_PLAYER
+        return going if where is None else going & check_where(where, self.num_games)
+
+    def _checked(self, actions: np.ndarray, moving: np.ndarray) -> np.ndarray:
+        """``actions`` as int64, each legal in its game where ``moving``; else an IllegalActionError naming the
+        first game whose action is not, before anything changes."""
+        actions = self._action_vector(actions).astype(np.int64, copy=False)
+        bad = batch_rules.first_illegal(self._games, actions, moving)
+        if bad >= 0:
+            legal = np.flatnonzero(self._legal(np.arange(self.num_games) == bad)[bad]).tolist()
+            raise IllegalActionError(f"action {int(actions[bad])} is not legal in game {bad}; legal: {legal}")
+        return actions
+
+    def _play(self, actions: np.ndarray, moving: np.ndarray) -> None:
+        """Play ``actions`` in the games ``moving`` (all still going), checked first."""
+        actions = self._checked(actions, moving)
+        batch_rules.play(self._games, actions, moving)
         self._mask = None
         if self._views is not None:
-            self._views.turned(self)
-
-    def _build(self, rows: np.ndarray, mover: np.ndarray, kind: np.ndarray, slot: np.ndarray) -> None:
-        """A piece from the mover's supply on top of the totem there (flat indices: one row each)."""
-        held = (rows * NUM_PLAYERS + mover) * NUM_PIECE_KINDS + kind
-        supplies = self.supplies.reshape(-1)
-        supplies[held] -= 1
-        self.supply_bits.reshape(-1)[rows * NUM_PLAYERS + mover] ^= np.where(supplies[held] == 0, BIT[kind], 0)
-        on = rows * NUM_SLOTS + slot
-        height = self.heights.reshape(-1)[on]
-        self.totems.reshape(-1)[on * NUM_PIECES + height] = kind
-        self.heights.reshape(-1)[on] = height + 1
-        self.totem_counts.reshape(-1)[on * NUM_PIECE_KINDS + kind] += 1
-        self.nonempty_bits[rows] |= BIT[slot]
-        if self._views is not None:
-            self._views.built(self, rows, mover, kind, slot)
-
-    def _finish(self, rows: np.ndarray, mover: np.ndarray, slot: np.ndarray) -> None:
-        """A headdress claims the totem and its village; the next tilted village becomes available
-        (flat indices: one row each)."""
-        on, seat = rows * NUM_SLOTS + slot, rows * NUM_PLAYERS + mover
-        self.owner.reshape(-1)[on] = mover
-        self.open_bits[rows] &= ~BIT[slot]
-        headdresses = self.headdresses.reshape(-1)
-        headdresses[seat] -= 1
-        self.finished[rows] += 1
-        third = (headdresses[seat] == 0) & (self.third_first[rows] == NO_PLAYER)
-        self.third_first[rows[third]] = mover[third]
-        self.held.reshape(-1, NUM_PIECE_KINDS)[seat] += np.take(
-            self.totem_counts.reshape(-1, NUM_PIECE_KINDS), on, axis=0
-        )
-        tallest = self.held_tallest.reshape(-1)
-        tallest[seat] = np.maximum(tallest[seat], self.heights.reshape(-1)[on])
-        self.owned_kinds.reshape(-1, NUM_VILLAGE_KINDS)[seat, self.villages.reshape(-1)[on]] = True
-        self._rescore(rows, mover)
-        tilted = rows[self.revealed[rows] < NUM_SLOTS]
-        self.open_bits[tilted] |= BIT[self.revealed[tilted]]
-        self.revealed[tilted] += 1
-        if self._views is not None:
-            self._views.claimed(self, rows, mover, slot, tilted)
-
-    def _next_turn(self, rows: np.ndarray, mover: np.ndarray) -> None:
-        """The other player draws and acts, or else the mover draws and acts again; the game ends when
-        all six totems are finished or neither can act."""
-        going = self.finished[rows] < NUM_SLOTS
-        self.player[rows[~going]] = NO_PLAYER
-        rows, mover = rows[going], mover[going]
-        other = 1 - mover
-        self._draw(rows, other)
-        can = self._can_act(rows, other)
-        self.player[rows[can]] = other[can]
-        rows, mover = rows[~can], mover[~can]
-        if rows.size:
-            self._draw(rows, mover)
-            self.player[rows] = np.where(self._can_act(rows, mover), mover, NO_PLAYER)
-
-    def _draw(self, rows: np.ndarray, player: np.ndarray) -> None:
-        """Turn, step 1: the next piece of the bag into ``player``'s supply (none once it is empty)."""
-        left = self.next_draw[rows] < NUM_PIECES
-        rows, player = rows[left], player[left]
-        drawn = self.next_draw[rows]
-        piece = self.bag.reshape(-1)[rows * NUM_PIECES + drawn]
-        seat = rows * NUM_PLAYERS + player
-        self.supplies.reshape(-1)[seat * NUM_PIECE_KINDS + piece] += 1
-        self.supply_bits.reshape(-1)[seat] |= BIT[piece]
-        self.bag_counts.reshape(-1)[rows * NUM_PIECE_KINDS + piece] -= 1
-        self.next_draw[rows] = drawn + 1
-        if self._views is not None:
-            self._views.drew(self, rows, player, piece)
-
-    def _can_act(self, rows: np.ndarray, player: np.ndarray) -> np.ndarray:
-        """Whether ``player`` has a legal action in each of ``rows`` (some open village, and a piece to
-        build or a headdress for a totem with a piece)."""
-        open_ = self.open_bits[rows]
-        seat = rows * NUM_PLAYERS + player
-        holds = self.supply_bits.reshape(-1)[seat] != 0
-        crowns = (self.headdresses.reshape(-1)[seat] > 0) & ((open_ & self.nonempty_bits[rows]) != 0)
-        return (open_ != 0) & (holds | crowns)
+            self._views.moved(self, actions, moving)
 
     # --- scores and what a player sees ------------------------------------------------------
     def scores(self) -> np.ndarray:
@@ -326,25 +208,31 @@ class WakandaBatch(BatchGames):
 
     def winners(self) -> np.ndarray:
         """Highest score; on a tie whoever placed a third headdress first; else both (a draw)."""
-        score = self.score
-        tie = score[:, 0] == score[:, 1]
-        won = np.where(tie[:, None], True, score == score.max(axis=1, keepdims=True))
-        tie_break = tie & (self.third_first >= 0)
-        won[tie_break] = np.arange(NUM_PLAYERS) == self.third_first[tie_break, None]
-        return won & self.terminated[:, None]
+        won = np.zeros((self.num_games, NUM_PLAYERS), dtype=bool)
+        batch_rules.winners(self._games, won)
+        return won
 
     def observe(self, players: np.ndarray | None = None) -> np.ndarray:
         """The observer's layout (``observation.py``), seat pairs relative to ``players[i]``: kept up to
         date from the first call on (:class:`BatchViews`)."""
+        return self._kept_views().observe(self._seats(players))
+
+    def observe_rows(self, rows: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
+        """``observe(players)[rows]``, gathering those rows alone (the vector env's last views of ended games)."""
+        return self._kept_views().observe(self._seats(players), np.asarray(rows, dtype=np.int64))
+
+    def _seats(self, players: np.ndarray | None) -> np.ndarray:
+        """``players`` checked: N seats, ints in 0..1 (default: the player to act, seat 0 in a finished game)."""
         n = self.num_games
-        if players is None:
-            players = np.maximum(self.player, 0)
-        players = np.asarray(players)
-        if players.shape != (n,) or not np.issubdtype(players.dtype, np.integer) or not np.isin(players, (0, 1)).all():
+        players = np.maximum(self.player, 0) if players is None else np.asarray(players)
+        if players.shape != (n,) or not np.issubdtype(players.dtype, np.integer) or not _all_seats(players):
             raise ValueError(f"players must be {n} seats in 0..{NUM_PLAYERS - 1}, got {shown(players)}")
+        return players
+
+    def _kept_views(self) -> BatchViews:
         if self._views is None:
             self._views = BatchViews(self)
-        return self._views.observe(players)
+        return self._views
 
     # --- per-game states --------------------------------------------------------------------
     def state(self, index: int) -> WakandaState:
@@ -378,6 +266,11 @@ class WakandaBatch(BatchGames):
             "winner": won[0] if len(won) == 1 else None,
         }
         return self.game.state_from_dict(data)
+
+
+def _all_seats(players: np.ndarray) -> bool:
+    """Whether every entry is a seat, 0 or 1 (``np.isin`` was a tenth of the vector env's step)."""
+    return not players.size or (players.min() >= 0 and players.max() < NUM_PLAYERS)
 
 
 BATCH_CLASS = WakandaBatch
