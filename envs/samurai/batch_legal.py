@@ -19,174 +19,168 @@ SHIP1, SHIP2 = SHIPS
 
 
 @kernel
-def swap_table(figures, i):
-    """``(3, 3)``: ``[a, b]`` some settlement of game ``i`` holds a figure of type a and none of type b
-    (``figure_moves.swap_table``)."""
+def swap_table(figures):
+    """``(3, 3)``: ``[a, b]`` some settlement of one game's ``figures`` ``(S+1, 3)`` holds a figure of type a
+    and none of type b (``figure_moves.swap_table``)."""
     table = np.zeros((3, 3), dtype=np.bool_)
-    for s in range(figures.shape[1]):
+    for s in range(figures.shape[0]):
         for a in range(3):
-            if figures[i, s, a]:
+            if figures[s, a]:
                 for b in range(3):
-                    if not figures[i, s, b]:
+                    if not figures[s, b]:
                         table[a, b] = True
     return table
 
 
 @kernel
-def figures_moved(games, i):
-    """Keep ``swap_ok`` (whether any figure exchange is legal, ``figure_moves.swap_possible``): figures move
-    seldom, and every tile choice asks."""
-    t = swap_table(games.figures, i)
-    games.swap_ok[i] = (t[0, 1] and t[1, 0]) or (t[0, 2] and t[2, 0]) or (t[1, 2] and t[2, 1])
+def swap_possible(figures):
+    """Whether any figure exchange is legal (``figure_moves.swap_possible``): kept in ``swap_ok``, as figures
+    move seldom and every tile choice asks."""
+    t = swap_table(figures)
+    return (t[0, 1] and t[1, 0]) or (t[0, 2] and t[2, 0]) or (t[1, 2] and t[2, 1])
 
 
 @kernel
-def keep_swap_ok(games, rows):
-    """:func:`figures_moved` in the games ``rows`` (figures dealt or loaded)."""
+def keep_swap_ok(figures, swap_ok, rows):
+    """``swap_ok`` of the games ``rows`` (figures dealt or loaded)."""
     for i in rows:
-        figures_moved(games, i)
+        swap_ok[i] = swap_possible(figures[i])
 
 
 @kernel
-def target_open(games, i, p, target):
-    """Whether a tile of target class ``target`` (``rules.TARGET``) has somewhere to go for player ``p``."""
-    if target == 0:
-        return games.empty_land[i] > 0
-    if target == 1:
-        return games.empty_sea[i] > 0
-    if target == 2:
-        return games.swap_ok[i]
-    return games.empty_land[i] > 0 and games.movable[i, p] > 0
+def open_targets(empty_land, empty_sea, swap_ok, movable, i, p):
+    """Which target classes (``rules.TARGET``) have somewhere to go for player ``p`` of game ``i``: bit c for
+    class c. Why bits: a kind's playability is then a test on scalars, and a kernel call that takes the
+    whole batch's arrays costs a reference count per array."""
+    land = empty_land[i] > 0
+    return land | (empty_sea[i] > 0) << 1 | swap_ok[i] << 2 | (land and movable[i, p] > 0) << 3
 
 
 @kernel
-def kind_playable(games, i, p, kind, non_quick):
-    """Whether player ``p`` could play a tile of ``kind`` now (held or not: the caller says it is in hand)."""
-    return (QUICK_OF[kind] or not non_quick) and target_open(games, i, p, TARGET_OF[kind])
+def kind_playable(kind, non_quick, targets):
+    """Whether a tile of ``kind`` could be played now, with the classes ``targets`` open (:func:`open_targets`)."""
+    return (QUICK_OF[kind] or not non_quick) and (targets >> TARGET_OF[kind]) & 1 == 1
 
 
 @kernel
-def can_play(games, i, p, non_quick):
-    """Whether player ``p`` has a tile in hand to play (``SamuraiState.playable_kinds`` is not empty)."""
-    for slot in range(games.hand_len[i, p]):
-        if kind_playable(games, i, p, games.hand[i, p, slot], non_quick):
+def can_play(hand, count, non_quick, targets):
+    """Whether a hand (its first ``count`` slots) holds a tile to play (``SamuraiState.playable_kinds``)."""
+    for slot in range(count):
+        if kind_playable(hand[slot], non_quick, targets):
             return True
     return False
 
 
 @kernel
-def choose_hand_row(games, i, row):
-    """choose_hand: any kind left in the pile."""
-    p = games.player[i]
-    for slot in range(games.pile_len[i, p]):
-        row[games.pile[i, p, slot]] = True
+def player_can_play(games, i, p, non_quick):
+    """:func:`can_play` of player ``p``'s hand in game ``i``."""
+    targets = open_targets(games.empty_land, games.empty_sea, games.swap_ok, games.movable, i, p)
+    return can_play(games.hand[i, p], games.hand_len[i, p], non_quick, targets)
 
 
 @kernel
-def draft_row(games, board, i, row):
-    """Draft (``figure_moves.draft_actions``): the open cities first, then the open villages; a type the
-    settlement lacks, while the supply has one."""
-    figures = games.figures
+def choose_hand_row(pile, count, row):
+    """choose_hand: any kind left in the pile (its first ``count`` slots)."""
+    for slot in range(count):
+        row[pile[slot]] = True
+
+
+@kernel
+def draft_row(figures, on_board, settlement_on, supply, row):
+    """Draft (``figure_moves.draft_actions``) of one game's ``figures`` ``(S+1, 3)``: the open cities first,
+    then the open villages; a type the settlement lacks, while the supply has one."""
     cities = False
     for s in range(DUMMY):
-        count = figures[i, s, 0] + figures[i, s, 1] + figures[i, s, 2]
-        if board.on_board[s] and count < CAPACITY_OF[s] and CAPACITY_OF[s] > 1:
+        count = figures[s, 0] + figures[s, 1] + figures[s, 2]
+        if settlement_on[s] and count < CAPACITY_OF[s] and CAPACITY_OF[s] > 1:
             cities = True
     for s in range(DUMMY):
-        count = figures[i, s, 0] + figures[i, s, 1] + figures[i, s, 2]
-        if not board.on_board[s] or count >= CAPACITY_OF[s] or (cities and CAPACITY_OF[s] <= 1):
+        count = figures[s, 0] + figures[s, 1] + figures[s, 2]
+        if not settlement_on[s] or count >= CAPACITY_OF[s] or (cities and CAPACITY_OF[s] <= 1):
             continue
         for t in range(3):
-            if not figures[i, s, t] and board.supply - games.on_board[i, t] > 0:
+            if not figures[s, t] and supply - on_board[t] > 0:
                 row[FIGURE + 3 * s + t] = True
 
 
 @kernel
-def tile_row(games, i, row):
+def tile_row(hand, count, non_quick, targets, played, row):
     """A tile to choose (``SamuraiState.tile_choices``), and the end of the turn once a tile is played."""
-    p = games.player[i]
-    for slot in range(games.hand_len[i, p]):
-        kind = games.hand[i, p, slot]
-        if kind_playable(games, i, p, kind, games.non_quick[i]):
-            row[kind] = True
-    row[END_TURN] = games.played_len[i] > 0
+    for slot in range(count):
+        if kind_playable(hand[slot], non_quick, targets):
+            row[hand[slot]] = True
+    row[END_TURN] = played > 0
 
 
 @kernel
-def empty_hexes_row(games, i, on, row):
-    """The empty hexes of the board part ``on`` (its land or its sea)."""
+def empty_hexes_row(tile, on, row):
+    """The empty hexes of the board part ``on`` (its land or its sea), of one game's ``tile``."""
     for h in range(on.size):
-        if on[h] and games.tile[i, h] < 0:
+        if on[h] and tile[h] < 0:
             row[HEX + h] = True
 
 
 @kernel
-def own_movable_row(games, i, row):
-    """The tile swap's pick: an own tile a swap may move."""
-    p = games.player[i]
-    for h in range(games.tile.shape[1]):
-        if games.owner[i, h] == p and MOVABLE_OF[games.tile[i, h]]:
+def own_movable_row(tile, owner, p, row):
+    """The tile swap's pick: a tile of player ``p`` that a swap may move."""
+    for h in range(tile.size):
+        if owner[h] == p and MOVABLE_OF[tile[h]]:
             row[HEX + h] = True
 
 
 @kernel
-def first_figures_row(games, i, row):
-    """The figure swap's first figure (s, t1): one with a partner, a type t2 that s lacks and that some
-    settlement holds without a t1 (``figure_moves.first_figures``)."""
-    figures = games.figures
-    table = swap_table(figures, i)
+def first_figures_row(figures, row):
+    """The figure swap's first figure (s, t1) of one game's ``figures``: one with a partner, a type t2 that s
+    lacks and that some settlement holds without a t1 (``figure_moves.first_figures``)."""
+    table = swap_table(figures)
     for s in range(DUMMY):
         for t1 in range(3):
-            if not figures[i, s, t1]:
+            if not figures[s, t1]:
                 continue
             for t2 in range(3):
-                if t2 != t1 and not figures[i, s, t2] and table[t2, t1]:
+                if t2 != t1 and not figures[s, t2] and table[t2, t1]:
                     row[FIGURE + 3 * s + t1] = True
 
 
 @kernel
-def partners_row(games, i, row):
+def partners_row(figures, s1, t1, row):
     """The figure swap's second figure (``figure_moves.partners``): of another type, and neither settlement
     holds the type it receives."""
-    figures = games.figures
-    s1, t1 = games.first_s[i], games.first_t[i]
     for s in range(DUMMY):
-        if figures[i, s, t1]:
+        if figures[s, t1]:
             continue
         for t2 in range(3):
-            if t2 != t1 and figures[i, s, t2] and not figures[i, s1, t2]:
+            if t2 != t1 and figures[s, t2] and not figures[s1, t2]:
                 row[FIGURE + 3 * s + t2] = True
 
 
 @kernel
-def mask_row(games, board, i, row):
-    """Game ``i``'s legal actions into ``row`` (all False): its sub-step's rule."""
-    phase, pending = games.phase[i], games.pending[i]
-    if phase == CHOOSE_HAND:
-        choose_hand_row(games, i, row)
-    elif phase == DRAFT:
-        draft_row(games, board, i, row)
-    elif pending < 0:
-        tile_row(games, i, row)
-    elif pending == SHIP1 or pending == SHIP2:
-        empty_hexes_row(games, i, board.sea_on, row)
-    elif pending == FIGURE_SWAP:
-        if games.first_s[i] < 0:
-            first_figures_row(games, i, row)
-        else:
-            partners_row(games, i, row)
-    elif pending == TILE_SWAP and games.swap_from[i] < 0:
-        own_movable_row(games, i, row)
-    else:
-        empty_hexes_row(games, i, board.land_on, row)
-
-
-@kernel
 def fill_masks(games, board, going, mask):
-    """Every game of ``going``'s row of ``mask`` (all False on entry)."""
+    """Every game of ``going``'s row of ``mask`` (all False on entry): the rule of its sub-step
+    (``SamuraiState._compute_legal``). The helpers take one game's arrays: a kernel call that takes the whole
+    batch's arrays costs a reference count per array."""
     for i in range(going.size):
-        if going[i] and games.player[i] >= 0:
-            mask_row(games, board, i, mask[i])
+        p = games.player[i]
+        if not going[i] or p < 0:
+            continue
+        phase, pending, row = games.phase[i], games.pending[i], mask[i]
+        if phase == CHOOSE_HAND:
+            choose_hand_row(games.pile[i, p], games.pile_len[i, p], row)
+        elif phase == DRAFT:
+            draft_row(games.figures[i], games.on_board[i], board.on_board, board.supply, row)
+        elif pending < 0:
+            targets = open_targets(games.empty_land, games.empty_sea, games.swap_ok, games.movable, i, p)
+            tile_row(games.hand[i, p], games.hand_len[i, p], games.non_quick[i], targets, games.played_len[i], row)
+        elif pending == SHIP1 or pending == SHIP2:
+            empty_hexes_row(games.tile[i], board.sea_on, row)
+        elif pending == FIGURE_SWAP and games.first_s[i] < 0:
+            first_figures_row(games.figures[i], row)
+        elif pending == FIGURE_SWAP:
+            partners_row(games.figures[i], games.first_s[i], games.first_t[i], row)
+        elif pending == TILE_SWAP and games.swap_from[i] < 0:
+            own_movable_row(games.tile[i], games.owner[i], p, row)
+        else:
+            empty_hexes_row(games.tile[i], board.land_on, row)
 
 
 @kernel
@@ -228,7 +222,7 @@ class BatchLegal:
 
     def _figures_moved(self, rows: np.ndarray) -> None:
         """The figures of the games ``rows`` were dealt or loaded: their ``swap_ok``."""
-        keep_swap_ok(games_of(self), np.asarray(rows, dtype=np.int64))
+        keep_swap_ok(self.figures, self.swap_ok, np.asarray(rows, dtype=np.int64))
 
     def _compute_mask(self, going: np.ndarray) -> np.ndarray:
         """The legal actions in the games ``going`` still going (all False in the others)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from envs.core.batch import NO_PLAYER
 from envs.core.compiled import kernel
 from envs.samurai.actions import END_TURN, FIGURE, HEX
-from envs.samurai.batch_legal import can_play, figures_moved
+from envs.samurai.batch_legal import player_can_play, swap_possible
 from envs.samurai.batch_tables import CHOOSE_HAND, DRAFT, DUMMY, INFLUENCE_OF, IS_LAND, MOVABLE_OF, PLAY, QUICK_OF
 from envs.samurai.components import FIGURE_SWAP, HAND_SIZE, TILE_SWAP
 from envs.samurai.rules import SET_ASIDE_TO_END
@@ -21,41 +21,35 @@ from envs.samurai.rules import SET_ASIDE_TO_END
 
 @kernel
 def play(games, board, actions, going):
-    """Play ``actions[i]`` (checked) in every game of ``going`` still going."""
+    """Play ``actions[i]`` (checked) in every game of ``going`` still going: ``SamuraiState._play``, the
+    action's meaning following the phase and the sub-step. The hot helpers take one game's arrays: a kernel
+    call that takes the whole batch's arrays costs a reference count per array."""
     for i in range(going.size):
-        if going[i] and games.player[i] >= 0:
-            play_one(games, board, i, actions[i])
-
-
-@kernel
-def play_one(games, board, i, action):
-    """``SamuraiState._play``: the action's meaning follows the phase and the sub-step."""
-    phase, pending = games.phase[i], games.pending[i]
-    if phase == CHOOSE_HAND:
-        choose_into_hand(games, board, i, action)
-    elif phase == DRAFT:
-        draft(games, board, i, (action - FIGURE) // 3, (action - FIGURE) % 3)
-    elif pending < 0:
-        if action == END_TURN:
+        if not going[i] or games.player[i] < 0:
+            continue
+        action, phase, pending = actions[i], games.phase[i], games.pending[i]
+        if phase == CHOOSE_HAND:
+            choose_into_hand(games, board, i, action)
+        elif phase == DRAFT:
+            draft(games, board, i, (action - FIGURE) // 3, (action - FIGURE) % 3)
+        elif pending < 0 and action == END_TURN:
             end_turn(games, board, i)
-        else:
+        elif pending < 0:
             games.pending[i] = action
-    elif pending == FIGURE_SWAP:
-        s, t = (action - FIGURE) // 3, (action - FIGURE) % 3
-        if games.first_s[i] < 0:
-            games.first_s[i], games.first_t[i] = s, t
-            return
-        swap_figures(games, i, games.first_s[i], games.first_t[i], s, t)
-        tile_played(games, board, i)
-    elif pending == TILE_SWAP:
-        if games.swap_from[i] < 0:
+        elif pending == FIGURE_SWAP and games.first_s[i] < 0:
+            games.first_s[i], games.first_t[i] = (action - FIGURE) // 3, (action - FIGURE) % 3
+        elif pending == FIGURE_SWAP:
+            s, t = (action - FIGURE) // 3, (action - FIGURE) % 3
+            swap_figures(games.figures[i], games.first_s[i], games.first_t[i], s, t)
+            games.swap_ok[i] = swap_possible(games.figures[i])
+            tile_played(games, board, i)
+        elif pending == TILE_SWAP and games.swap_from[i] < 0:
             games.swap_from[i] = action - HEX
-            return
-        move_tile(games, board, i, action - HEX)
-        tile_played(games, board, i)
-    else:
-        place(games, board, i, pending, action - HEX)
-        tile_played(games, board, i)
+        else:
+            if pending == TILE_SWAP:
+                pending = lift(games, board, i)
+            place(games, board, i, pending, action - HEX)
+            tile_played(games, board, i)
 
 
 @kernel
@@ -95,7 +89,7 @@ def draft(games, board, i, s, t):
     supply is empty, then player 0's first turn begins."""
     games.figures[i, s, t] = True
     games.on_board[i, t] += 1
-    figures_moved(games, i)
+    games.swap_ok[i] = swap_possible(games.figures[i])
     for u in range(3):
         if games.on_board[i, u] < board.supply:
             games.player[i] = (games.player[i] + 1) % board.players
@@ -105,36 +99,36 @@ def draft(games, board, i, s, t):
 
 
 @kernel
-def swap_figures(games, i, s1, t1, s2, t2):
-    """Figure swap: the ``t1`` figure of ``s1`` and the ``t2`` figure of ``s2`` trade places."""
-    figures = games.figures
-    figures[i, s1, t1] = False
-    figures[i, s2, t2] = False
-    figures[i, s1, t2] = True
-    figures[i, s2, t1] = True
-    figures_moved(games, i)
+def swap_figures(figures, s1, t1, s2, t2):
+    """Figure swap: the ``t1`` figure of ``s1`` and the ``t2`` figure of ``s2`` trade places (one game's
+    ``figures``)."""
+    figures[s1, t1] = False
+    figures[s2, t2] = False
+    figures[s1, t2] = True
+    figures[s2, t1] = True
 
 
 @kernel
-def add_influence(games, board, i, h, p, kind, sign):
+def add_influence(influence, near, h, p, kind, sign):
     """Player ``p``'s tile ``kind`` on hex ``h`` counts (``sign`` 1) or no longer (-1) at the settlements
-    next to ``h``."""
+    next to ``h`` (one game's ``influence``)."""
     for j in range(2):
-        s = board.near[h, j]
+        s = near[h, j]
         if s != DUMMY:
             for t in range(3):
-                games.influence[i, s, p, t] += sign * INFLUENCE_OF[kind, t]
+                influence[s, p, t] += sign * INFLUENCE_OF[kind, t]
 
 
 @kernel
-def move_tile(games, board, i, h):
-    """Tile swap: the swap tile takes the picked tile's hex (no influence), the picked tile goes to ``h``."""
+def lift(games, board, i):
+    """Tile swap: the swap tile takes the picked tile's hex (no influence); returns the picked tile's kind,
+    which then goes to its new hex."""
     p, source = games.player[i], games.swap_from[i]
     moved = games.tile[i, source]
     games.tile[i, source] = TILE_SWAP
-    add_influence(games, board, i, source, p, moved, -1)
+    add_influence(games.influence[i], board.near, source, p, moved, -1)
     games.movable[i, p] -= 1
-    place(games, board, i, moved, h)
+    return moved
 
 
 @kernel
@@ -144,33 +138,38 @@ def place(games, board, i, kind, h):
     games.tile[i, h] = kind
     games.owner[i, h] = p
     games.movable[i, p] += MOVABLE_OF[kind]
-    add_influence(games, board, i, h, p, kind, 1)
+    add_influence(games.influence[i], board.near, h, p, kind, 1)
     if not IS_LAND[h]:
         games.empty_sea[i] -= 1
         return
     games.empty_land[i] -= 1
-    for j in range(2):
-        s = board.near[h, j]
-        if s != DUMMY:
-            games.need[i, s] -= 1
-    resolved = False
-    for j in range(2):
-        s = board.near[h, j]
-        figures = games.figures[i, s]
-        if s != DUMMY and games.need[i, s] == 0 and (figures[0] or figures[1] or figures[2]):
-            resolve(games, i, s)
-            resolved = True
-    if resolved:
-        figures_moved(games, i)
+    if surround(games.need[i], games.figures[i], games.influence[i], games.captured[i], games.set_aside[i],
+                games.on_board[i], board.near, h):  # fmt: skip
+        games.swap_ok[i] = swap_possible(games.figures[i])
 
 
 @kernel
-def resolve(games, i, s):
-    """A surrounded settlement: each figure to strictly the highest influence, a tie (0 included) sets it
-    aside."""
-    influence = games.influence[i, s]
+def surround(need, figures, influence, captured, set_aside, on_board, near, h):
+    """One fewer empty land hex around the settlements next to ``h``; each one surrounded now is resolved.
+    Returns whether figures left the board (one game's arrays)."""
+    resolved = False
+    for j in range(2):
+        s = near[h, j]
+        if s == DUMMY:
+            continue
+        need[s] -= 1
+        if need[s] == 0 and (figures[s, 0] or figures[s, 1] or figures[s, 2]):
+            resolve(figures[s], influence[s], captured, set_aside, on_board)
+            resolved = True
+    return resolved
+
+
+@kernel
+def resolve(figures, influence, captured, set_aside, on_board):
+    """A surrounded settlement (its ``figures`` (3,) and ``influence`` (P, 3)): each figure to strictly the
+    highest influence, a tie (0 included) sets it aside."""
     for t in range(3):
-        if not games.figures[i, s, t]:
+        if not figures[t]:
             continue
         best, winner, count = influence[0, t], 0, 1
         for p in range(1, influence.shape[0]):
@@ -179,11 +178,11 @@ def resolve(games, i, s):
             elif influence[p, t] == best:
                 count += 1
         if count == 1:
-            games.captured[i, winner, t] += 1
+            captured[winner, t] += 1
         else:
-            games.set_aside[i, t] += 1
-        games.on_board[i, t] -= 1
-        games.figures[i, s, t] = False
+            set_aside[t] += 1
+        on_board[t] -= 1
+        figures[t] = False
 
 
 @kernel
@@ -201,14 +200,14 @@ def tile_played(games, board, i):
     on_board, aside = games.on_board[i], games.set_aside[i]
     if on_board[0] == 0 or on_board[1] == 0 or on_board[2] == 0 or aside.sum() >= SET_ASIDE_TO_END:
         games.player[i] = NO_PLAYER
-    elif not can_play(games, i, p, games.non_quick[i]):
+    elif not player_can_play(games, i, p, games.non_quick[i]):
         end_turn(games, board, i)
 
 
 @kernel
 def end_turn(games, board, i):
     p = games.player[i]
-    refill(games, i, p)
+    refill(games.hand[i, p], games.pile[i, p], games.hand_len[i], games.pile_len[i], p)
     games.turn[i] += 1
     games.played[i, :] = -1
     games.played_len[i] = 0
@@ -217,17 +216,16 @@ def end_turn(games, board, i):
 
 
 @kernel
-def refill(games, i, p):
-    """Draw from one's own pile back up to five tiles while the pile lasts."""
-    have, left = games.hand_len[i, p], games.pile_len[i, p]
+def refill(hand, pile, hand_len, pile_len, p):
+    """Draw from player ``p``'s own pile back up to five tiles while the pile lasts."""
+    have, left = hand_len[p], pile_len[p]
     draw = min(HAND_SIZE - have, left)
-    pile = games.pile[i, p]
     for k in range(draw):
-        games.hand[i, p, have + k] = pile[k]
+        hand[have + k] = pile[k]
     for k in range(pile.size):
         pile[k] = pile[k + draw] if k + draw < pile.size else -1
-    games.hand_len[i, p] = have + draw
-    games.pile_len[i, p] = left - draw
+    hand_len[p] = have + draw
+    pile_len[p] = left - draw
 
 
 @kernel
@@ -236,7 +234,7 @@ def start_turn(games, board, i, first):
     nobody can, the game is over."""
     for k in range(board.players):
         q = (first + k) % board.players
-        if can_play(games, i, q, False):
+        if player_can_play(games, i, q, False):
             games.player[i] = q
             games.turn[i] += k
             return
