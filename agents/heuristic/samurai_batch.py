@@ -12,6 +12,8 @@ compiled; no fastmath), so every value and every "first of the best" is the per-
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from agents.heuristic.samurai_values import QUICK_MIN_GAIN, STRENGTH, SWAP_MIN_GAIN, TILE_COST, chance
@@ -53,102 +55,108 @@ def play_out(states: list[SamuraiState], first_moves: list[int]) -> tuple[np.nda
     return batch.scores(), batch.winners()
 
 
+#: One game's position as the planner reads it: the leads per settlement and type, the type weights, the
+#: empty land around each settlement, the figures, tiles and owners, and the player to act.
+Position = namedtuple("Position", ("leads", "weights", "need", "figures", "tile", "owner", "me"))
+
+
 @kernel
 def policy_moves(games, board, mask, going, moves):
     """``policy(state)`` of each game of ``going`` into ``moves``."""
     for i in range(going.size):
-        if going[i]:
-            moves[i] = policy_one(games, board, i, mask[i])
+        if not going[i]:
+            continue
+        legal = mask[i]
+        first, count = -1, 0
+        for a in range(legal.size):
+            if legal[a]:
+                count += 1
+                if first < 0:
+                    first = a
+        if count == 1 or games.phase[i] == DRAFT:
+            moves[i] = first
+        elif games.phase[i] == CHOOSE_HAND:
+            moves[i] = strongest(legal, first)
+        else:
+            me = games.player[i]
+            weights = type_weights(games.captured[i], games.on_board[i], me)
+            leads = lead_table(games.influence[i], me)
+            here = Position(leads, weights, games.need[i], games.figures[i], games.tile[i], games.owner[i], me)
+            moves[i] = planned_move(here, board, games.pending[i], games.first_s[i], games.swap_from[i], legal, first)
 
 
 @kernel
-def policy_one(games, board, i, legal):
-    """``samurai.policy``: the only legal move, the strongest tile for the hand (the lowest kind among equals),
-    the first draft placement, else the planner's move."""
-    first, count = -1, 0
-    for a in range(legal.size):
-        if legal[a]:
-            count += 1
-            if first < 0:
-                first = a
-    if count == 1 or games.phase[i] == DRAFT:
-        return first
-    if games.phase[i] == CHOOSE_HAND:
-        best = first
-        for a in range(first, NUM_KINDS):
-            if legal[a] and STRENGTH_OF[a] > STRENGTH_OF[best]:
-                best = a
-        return best
-    weights = type_weights(games, i, games.player[i])
-    return planned_move(games, board, i, weights, legal, first)
+def strongest(legal, first):
+    """choose_hand: the strongest tile, the lowest kind among equals."""
+    best = first
+    for a in range(first, NUM_KINDS):
+        if legal[a] and STRENGTH_OF[a] > STRENGTH_OF[best]:
+            best = a
+    return best
 
 
 @kernel
-def type_weights(games, i, me):
+def type_weights(captured, on_board, me):
     """A type's figures count most while its majority is still open between me and the best rival."""
     weights = np.empty(3)
-    captured = games.captured[i]
     for t in range(3):
         rival = -1
         for p in range(captured.shape[0]):
             if p != me and captured[p, t] > rival:
                 rival = captured[p, t]
-        weights[t] = 1.5 if abs(captured[me, t] - rival) <= games.on_board[i, t] else 0.6
+        weights[t] = 1.5 if abs(captured[me, t] - rival) <= on_board[t] else 0.6
     return weights
 
 
 @kernel
-def lead(games, i, me, s, t):
-    """My influence for type ``t`` at ``s`` less the strongest rival's."""
-    influence = games.influence[i, s]
-    rival = np.iinfo(np.int64).min
-    for p in range(influence.shape[0]):
-        if p != me and influence[p, t] > rival:
-            rival = influence[p, t]
-    return influence[me, t] - rival
-
-
-@kernel
-def figure_value(games, i, weights, s, t, extra, open_land):
-    """``_Planner.figure_value``: resolved now (captured 1, set aside 0, lost -0.5) or the chance of taking it."""
-    value = lead(games, i, games.player[i], s, t) + extra
-    if open_land <= 0:
-        return weights[t] * (1.0 if value > 0 else (0.0 if value == 0 else -0.5))
-    return weights[t] * chance_of(value, open_land)
-
-
-@kernel
-def place_gain(games, board, i, weights, kind, h):
-    """What putting ``kind`` on hex ``h`` adds over leaving it, over the settlements around ``h``."""
-    gain = 0.0
-    for j in range(2):
-        s = board.near[h, j]
-        if s == DUMMY:
-            break
-        need = games.need[i, s]
-        after = need - 1 if IS_LAND[h] else need
+def lead_table(influence, me):
+    """``(S+1, 3)``: my influence for each settlement and type less the strongest rival's (``_Planner.lead``)."""
+    leads = np.empty((influence.shape[0], 3), dtype=np.int64)
+    for s in range(influence.shape[0]):
         for t in range(3):
-            if games.figures[i, s, t]:
-                gain += figure_value(games, i, weights, s, t, INFLUENCE_OF[kind, t], after) - figure_value(
-                    games, i, weights, s, t, 0, need
-                )
-    return gain - COST_OF[kind]
+            rival = np.iinfo(np.int64).min
+            for p in range(influence.shape[1]):
+                if p != me and influence[s, p, t] > rival:
+                    rival = influence[s, p, t]
+            leads[s, t] = influence[s, me, t] - rival
+    return leads
 
 
 @kernel
-def best_target(games, board, i, weights, kind):
-    """(gain, hex): the empty hex next to a settlement where ``kind`` gains most (the first of equals); else the
-    first empty hex at the tile's cost; (-inf, -1) without one."""
-    hexes = board.sea_hexes if kind == SHIP1 or kind == SHIP2 else board.land_hexes
+def figure_value(leads, weights, s, t, extra, open_land):
+    """``_Planner.figure_value``: resolved now (captured 1, set aside 0, lost -0.5) or the chance of taking it."""
+    lead = leads[s, t] + extra
+    if open_land <= 0:
+        return weights[t] * (1.0 if lead > 0 else (0.0 if lead == 0 else -0.5))
+    return weights[t] * chance_of(lead, open_land)
+
+
+@kernel
+def best_target(here, near, hexes, kind):
+    """(gain, hex): the empty hex of ``hexes`` next to a settlement where ``kind`` gains most (the first of
+    equals; ``place_gain`` summed settlement by settlement in the board's order, type by type); else the first
+    empty hex at the tile's cost; (-inf, -1) without one."""
+    leads, weights, need, figures = here.leads, here.weights, here.need, here.figures
     best, where, first = -np.inf, -1, -1
     for h in hexes:
-        if games.tile[i, h] >= 0:
+        if here.tile[h] >= 0:
             continue
         if first < 0:
             first = h
-        if board.near[h, 0] == DUMMY:
+        if near[h, 0] == DUMMY:
             continue
-        value = place_gain(games, board, i, weights, kind, h)
+        gain = 0.0
+        for j in range(2):
+            s = near[h, j]
+            if s == DUMMY:
+                break
+            after = need[s] - 1 if IS_LAND[h] else need[s]
+            for t in range(3):
+                if figures[s, t]:
+                    gain += figure_value(leads, weights, s, t, INFLUENCE_OF[kind, t], after) - figure_value(
+                        leads, weights, s, t, 0, need[s]
+                    )
+        value = gain - COST_OF[kind]
         if value > best:
             best, where = value, h
     if best == -np.inf and first >= 0:
@@ -157,27 +165,35 @@ def best_target(games, board, i, weights, kind):
 
 
 @kernel
-def best_swap(games, board, i, weights):
+def kind_target(here, board, kind):
+    """:func:`best_target` of ``kind`` on its part of the board (sea for ships, else land)."""
+    hexes = board.sea_hexes if kind == SHIP1 or kind == SHIP2 else board.land_hexes
+    return best_target(here, board.near, hexes, kind)
+
+
+@kernel
+def best_swap(here, settlements):
     """(gain, s1, t1, s2, t2): the figure exchange that gains most, (0.0, -1, -1, -1, -1) if none gains."""
-    size = 3 * board.settlements.size
+    leads, weights, need, figures = here.leads, here.weights, here.need, here.figures
+    size = 3 * settlements.size
     at, types, value = np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size)
     count = 0
-    for s in board.settlements:
+    for s in settlements:
         for t in range(3):
-            if games.figures[i, s, t]:
+            if figures[s, t]:
                 at[count], types[count] = s, t
-                value[count] = figure_value(games, i, weights, s, t, 0, games.need[i, s]) / weights[t]
+                value[count] = figure_value(leads, weights, s, t, 0, need[s]) / weights[t]
                 count += 1
     best, swap = 0.0, (-1, -1, -1, -1)
     for a in range(count):
         s1, t1 = at[a], types[a]
         for b in range(count):
             s2, t2 = at[b], types[b]
-            if s1 >= s2 or t1 == t2 or games.figures[i, s1, t2] or games.figures[i, s2, t1]:
+            if s1 >= s2 or t1 == t2 or figures[s1, t2] or figures[s2, t1]:
                 continue
             before = value[a] * weights[t1] + value[b] * weights[t2]
-            after = figure_value(games, i, weights, s2, t1, 0, games.need[i, s2]) + figure_value(
-                games, i, weights, s1, t2, 0, games.need[i, s1]
+            after = figure_value(leads, weights, s2, t1, 0, need[s2]) + figure_value(
+                leads, weights, s1, t2, 0, need[s1]
             )
             if after - before > best:
                 best, swap = after - before, (s1, t1, s2, t2)
@@ -185,65 +201,60 @@ def best_swap(games, board, i, weights):
 
 
 @kernel
-def best_tile_swap(games, board, i, weights):
+def best_tile_swap(here, board):
     """(gain, from hex, to hex): move one of my tiles away from settlements that no longer need it."""
     best, source, target = -np.inf, -1, -1
-    me = games.player[i]
-    for h in range(games.tile.shape[1]):
-        kind = games.tile[i, h]
-        if games.owner[i, h] != me or not MOVABLE_OF[kind] or kind == TILE_SWAP:
+    figures = here.figures
+    for h in range(here.tile.size):
+        kind = here.tile[h]
+        if here.owner[h] != here.me or not MOVABLE_OF[kind] or kind == TILE_SWAP:
             continue
         working = False
         for j in range(2):
             s = board.near[h, j]
-            if s != DUMMY and (games.figures[i, s, 0] or games.figures[i, s, 1] or games.figures[i, s, 2]):
+            if s != DUMMY and (figures[s, 0] or figures[s, 1] or figures[s, 2]):
                 working = True
         if working:
             continue  # still working there
-        value, to = best_target(games, board, i, weights, kind)
+        value, to = kind_target(here, board, kind)
         if value > best:
             best, source, target = value, h, to
     return best, source, target
 
 
 @kernel
-def planned_move(games, board, i, weights, legal, first):
+def planned_move(here, board, pending, first_s, swap_from, legal, first):
     """``_Planner.move``: the sub-step's best action where it is legal, else the first legal one."""
-    pending = games.pending[i]
     if pending < 0:
-        return choose_tile(games, board, i, weights, legal)
+        return choose_tile(here, board, legal)
     if pending == FIGURE_SWAP:
-        _, (s1, t1, s2, t2) = best_swap(games, board, i, weights)
+        _, (s1, t1, s2, t2) = best_swap(here, board.settlements)
         if s1 >= 0:
-            action = FIGURE + 3 * s1 + t1 if games.first_s[i] < 0 else FIGURE + 3 * s2 + t2
+            action = FIGURE + 3 * s1 + t1 if first_s < 0 else FIGURE + 3 * s2 + t2
             if legal[action]:
                 return action
         return first
     if pending == TILE_SWAP:
-        source = games.swap_from[i]
-        if source >= 0:
-            to = best_target(games, board, i, weights, games.tile[i, source])[1]
-        else:
-            to = best_tile_swap(games, board, i, weights)[1]
+        to = kind_target(here, board, here.tile[swap_from])[1] if swap_from >= 0 else best_tile_swap(here, board)[1]
         return HEX + to if legal[HEX + to] else first
-    h = best_target(games, board, i, weights, pending)[1]
+    h = kind_target(here, board, pending)[1]
     return HEX + h if legal[HEX + h] else first
 
 
 @kernel
-def choose_tile(games, board, i, weights, legal):
+def choose_tile(here, board, legal):
     """The tile worth most (ties: the lowest kind); the end of the turn when nothing gains."""
     best, kind = -np.inf, -1
     for k in range(NUM_KINDS):
         if not legal[k]:
             continue
         if k == FIGURE_SWAP:
-            gain = best_swap(games, board, i, weights)[0]
+            gain = best_swap(here, board.settlements)[0]
             value = gain if gain >= SWAP_MIN_GAIN else -1.0
         elif k == TILE_SWAP:
-            value = best_tile_swap(games, board, i, weights)[0]
+            value = best_tile_swap(here, board)[0]
         else:
-            value = best_target(games, board, i, weights, k)[0]
+            value = kind_target(here, board, k)[0]
         if QUICK_OF[k] and value < QUICK_MIN_GAIN:
             value = min(value, -1.0)  # not worth playing now
         if kind < 0 or value > best:
