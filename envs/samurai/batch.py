@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.batch import NO_PLAYER, BatchGames, check_batch_args, check_where, new_game
+from envs.core.batch import BatchGames, check_batch_args, check_where, new_game
 from envs.core.engine import IllegalActionError
 from envs.samurai.batch_arrays import board_of, games_of
 from envs.samurai.batch_deal import dealt
 from envs.samurai.batch_legal import BatchLegal
 from envs.samurai.batch_observe import observe, observe_rows
 from envs.samurai.batch_rules import play
+from envs.samurai.batch_scoring import fill_winners
 from envs.samurai.batch_state import BatchStateIO
 from envs.samurai.batch_tables import DUMMY, IS_LAND, TABLES
 from envs.samurai.components import DRAFT_SETUP, HAND_SIZE, NUM_KINDS, PHASES
@@ -129,22 +130,10 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
         return self.captured.sum(axis=2).astype(np.float64)
 
     def winners(self) -> np.ndarray:
-        """The winner procedure of ``scoring.winners`` over every finished game."""
-        captured = self.captured
-        total = captured.sum(axis=2)
-        best = captured.max(axis=1, keepdims=True)
-        top = captured == best
-        held = top & (top.sum(axis=1, keepdims=True) == 1)  # rule 1: strictly the most of a type
-        count = held.sum(axis=2)
-        two = count >= 2  # rule 2
-        single = count == 1  # rule 3: one majority each; count the other two types
-        others = np.where(single, total - (captured * held).sum(axis=2), -1)
-        top3 = single & (others == others.max(axis=1, keepdims=True))
-        by_total = np.where(top3, total, -1)
-        top3 = np.where(top3.sum(axis=1, keepdims=True) > 1, by_total == by_total.max(axis=1, keepdims=True), top3)
-        most = total == total.max(axis=1, keepdims=True)  # rule 4: nobody has a majority
-        won = np.where(two.any(axis=1, keepdims=True), two, np.where(single.any(axis=1, keepdims=True), top3, most))
-        return won & (self.player == NO_PLAYER)[:, None]
+        """The winner procedure of ``scoring.winners`` over every finished game (``batch_scoring``)."""
+        won = np.zeros(self.captured.shape[:2], dtype=bool)
+        fill_winners(self.captured, self.player, won)
+        return won
 
     # --- playing -----------------------------------------------------------------
     def check_actions(self, actions: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:

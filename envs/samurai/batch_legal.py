@@ -41,13 +41,6 @@ def swap_possible(figures):
 
 
 @kernel
-def keep_swap_ok(figures, swap_ok, rows):
-    """``swap_ok`` of the games ``rows`` (figures dealt or loaded)."""
-    for i in rows:
-        swap_ok[i] = swap_possible(figures[i])
-
-
-@kernel
 def open_targets(empty_land, empty_sea, swap_ok, movable, i, p):
     """Which target classes (``rules.TARGET``) have somewhere to go for player ``p`` of game ``i``: bit c for
     class c. Why bits: a kind's playability is then a test on scalars, and a kernel call that takes the
@@ -219,10 +212,6 @@ class BatchLegal:
     def _changed(self) -> None:
         """Forget the masks: the games moved or were dealt."""
         self._mask = self._mask_where = None
-
-    def _figures_moved(self, rows: np.ndarray) -> None:
-        """The figures of the games ``rows`` were dealt or loaded: their ``swap_ok``."""
-        keep_swap_ok(self.figures, self.swap_ok, np.asarray(rows, dtype=np.int64))
 
     def _compute_mask(self, going: np.ndarray) -> np.ndarray:
         """The legal actions in the games ``going`` still going (all False in the others)."""
