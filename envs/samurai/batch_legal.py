@@ -41,12 +41,13 @@ def swap_possible(figures):
 
 
 @kernel
-def open_targets(empty_land, empty_sea, swap_ok, movable, i, p):
-    """Which target classes (``rules.TARGET``) have somewhere to go for player ``p`` of game ``i``: bit c for
-    class c. Why bits: a kind's playability is then a test on scalars, and a kernel call that takes the
-    whole batch's arrays costs a reference count per array."""
-    land = empty_land[i] > 0
-    return land | (empty_sea[i] > 0) << 1 | swap_ok[i] << 2 | (land and movable[i, p] > 0) << 3
+def open_targets(empty_land, empty_sea, swap_ok, movable):
+    """Which target classes (``rules.TARGET``) have somewhere to go, from a game's counts of empty land and sea
+    hexes, its ``swap_ok`` and the player's movable tiles: bit c for class c. Why scalars and bits: a kind's
+    playability is then a test on scalars, and a kernel call that takes the whole batch's arrays costs a
+    reference count per array."""
+    land = empty_land > 0
+    return land | (empty_sea > 0) << 1 | swap_ok << 2 | (land and movable > 0) << 3
 
 
 @kernel
@@ -62,13 +63,6 @@ def can_play(hand, count, non_quick, targets):
         if kind_playable(hand[slot], non_quick, targets):
             return True
     return False
-
-
-@kernel
-def player_can_play(games, i, p, non_quick):
-    """:func:`can_play` of player ``p``'s hand in game ``i``."""
-    targets = open_targets(games.empty_land, games.empty_sea, games.swap_ok, games.movable, i, p)
-    return can_play(games.hand[i, p], games.hand_len[i, p], non_quick, targets)
 
 
 @kernel
@@ -162,7 +156,7 @@ def fill_masks(games, board, going, mask):
         elif phase == DRAFT:
             draft_row(games.figures[i], games.on_board[i], board.on_board, board.supply, row)
         elif pending < 0:
-            targets = open_targets(games.empty_land, games.empty_sea, games.swap_ok, games.movable, i, p)
+            targets = open_targets(games.empty_land[i], games.empty_sea[i], games.swap_ok[i], games.movable[i, p])
             tile_row(games.hand[i, p], games.hand_len[i, p], games.non_quick[i], targets, games.played_len[i], row)
         elif pending == SHIP1 or pending == SHIP2:
             empty_hexes_row(games.tile[i], board.sea_on, row)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from envs.core.batch import NO_PLAYER
 from envs.core.compiled import kernel
 from envs.samurai.actions import END_TURN, FIGURE, HEX
-from envs.samurai.batch_legal import player_can_play, swap_possible
+from envs.samurai.batch_legal import can_play, open_targets, swap_possible
 from envs.samurai.batch_tables import CHOOSE_HAND, DRAFT, DUMMY, INFLUENCE_OF, IS_LAND, MOVABLE_OF, PLAY, QUICK_OF
 from envs.samurai.components import FIGURE_SWAP, HAND_SIZE, TILE_SWAP
 from envs.samurai.rules import SET_ASIDE_TO_END
@@ -22,10 +22,12 @@ from envs.samurai.rules import SET_ASIDE_TO_END
 @kernel
 def play(games, board, actions, going):
     """Play ``actions[i]`` (checked) in every game of ``going`` still going: ``SamuraiState._play``, the
-    action's meaning following the phase and the sub-step. The hot helpers take one game's arrays: a kernel
-    call that takes the whole batch's arrays costs a reference count per array."""
+    action's meaning following the phase and the sub-step. The steps of every action (a tile chosen, laid,
+    played) take one game's arrays or scalars: a kernel call that takes the whole batch's arrays costs a
+    reference count per array; those of a turn or a phase (its end, the set-up) take them all."""
     for i in range(going.size):
-        if not going[i] or games.player[i] < 0:
+        p = games.player[i]
+        if not going[i] or p < 0:
             continue
         action, phase, pending = actions[i], games.phase[i], games.pending[i]
         if phase == CHOOSE_HAND:
@@ -38,18 +40,36 @@ def play(games, board, actions, going):
             games.pending[i] = action
         elif pending == FIGURE_SWAP and games.first_s[i] < 0:
             games.first_s[i], games.first_t[i] = (action - FIGURE) // 3, (action - FIGURE) % 3
-        elif pending == FIGURE_SWAP:
-            s, t = (action - FIGURE) // 3, (action - FIGURE) % 3
-            swap_figures(games.figures[i], games.first_s[i], games.first_t[i], s, t)
-            games.swap_ok[i] = swap_possible(games.figures[i])
-            tile_played(games, board, i)
         elif pending == TILE_SWAP and games.swap_from[i] < 0:
             games.swap_from[i] = action - HEX
-        else:
-            if pending == TILE_SWAP:
-                pending = lift(games, board, i)
-            place(games, board, i, pending, action - HEX)
-            tile_played(games, board, i)
+        else:  # the chosen tile's action completes
+            if pending == FIGURE_SWAP:
+                s, t = (action - FIGURE) // 3, (action - FIGURE) % 3
+                swap_figures(games.figures[i], games.first_s[i], games.first_t[i], s, t)
+                games.swap_ok[i] = swap_possible(games.figures[i])
+            else:
+                place_tile(games.tile[i], games.owner[i], games.movable[i], games.influence[i], board.near, p,
+                           pending, games.swap_from[i], action - HEX)  # fmt: skip
+                h = action - HEX
+                if not IS_LAND[h]:
+                    games.empty_sea[i] -= 1
+                else:
+                    games.empty_land[i] -= 1
+                    figures = games.figures[i]
+                    if surround(games.need[i], figures, games.influence[i], games.captured[i], games.set_aside[i],
+                                games.on_board[i], board.near, h):  # fmt: skip
+                        games.swap_ok[i] = swap_possible(figures)
+            tile_played(games.hand[i, p], games.unplayed[i, p], games.played[i], games.played_len[i], pending)
+            games.hand_len[i, p] -= 1
+            games.played_len[i] += 1
+            games.non_quick[i] |= not QUICK_OF[pending]
+            games.pending[i], games.first_s[i], games.first_t[i], games.swap_from[i] = -1, -1, -1, -1
+            if game_over(games.on_board[i], games.set_aside[i]):
+                games.player[i] = NO_PLAYER
+                continue
+            targets = open_targets(games.empty_land[i], games.empty_sea[i], games.swap_ok[i], games.movable[i, p])
+            if not can_play(games.hand[i, p], games.hand_len[i, p], games.non_quick[i], targets):
+                end_turn(games, board, i)  # the end of the turn is all that is left
 
 
 @kernel
@@ -120,32 +140,18 @@ def add_influence(influence, near, h, p, kind, sign):
 
 
 @kernel
-def lift(games, board, i):
-    """Tile swap: the swap tile takes the picked tile's hex (no influence); returns the picked tile's kind,
-    which then goes to its new hex."""
-    p, source = games.player[i], games.swap_from[i]
-    moved = games.tile[i, source]
-    games.tile[i, source] = TILE_SWAP
-    add_influence(games.influence[i], board.near, source, p, moved, -1)
-    games.movable[i, p] -= 1
-    return moved
-
-
-@kernel
-def place(games, board, i, kind, h):
-    """Put a tile on an empty hex and resolve every settlement it surrounds."""
-    p = games.player[i]
-    games.tile[i, h] = kind
-    games.owner[i, h] = p
-    games.movable[i, p] += MOVABLE_OF[kind]
-    add_influence(games.influence[i], board.near, h, p, kind, 1)
-    if not IS_LAND[h]:
-        games.empty_sea[i] -= 1
-        return
-    games.empty_land[i] -= 1
-    if surround(games.need[i], games.figures[i], games.influence[i], games.captured[i], games.set_aside[i],
-                games.on_board[i], board.near, h):  # fmt: skip
-        games.swap_ok[i] = swap_possible(games.figures[i])
+def place_tile(tile, owner, movable, influence, near, p, pending, swap_from, h):
+    """Player ``p``'s chosen tile ``pending`` goes on the empty hex ``h`` (one game's arrays); for the tile swap,
+    the picked tile at ``swap_from`` goes there and the swap tile takes its hex, without influence."""
+    kind = pending
+    if pending == TILE_SWAP:
+        kind = tile[swap_from]
+        tile[swap_from] = TILE_SWAP
+        add_influence(influence, near, swap_from, p, kind, -1)
+        movable[p] -= 1
+    tile[h], owner[h] = kind, p
+    movable[p] += MOVABLE_OF[kind]
+    add_influence(influence, near, h, p, kind, 1)
 
 
 @kernel
@@ -186,22 +192,18 @@ def resolve(figures, influence, captured, set_aside, on_board):
 
 
 @kernel
-def tile_played(games, board, i):
-    """The chosen tile's action is complete: it leaves the hand; then the game may end, or the turn when
-    nothing else is playable."""
-    p, kind = games.player[i], games.pending[i]
-    remove_first(games.hand[i, p], kind)
-    games.hand_len[i, p] -= 1
-    games.unplayed[i, p, kind] -= 1
-    games.played[i, games.played_len[i]] = kind
-    games.played_len[i] += 1
-    games.non_quick[i] |= not QUICK_OF[kind]
-    games.pending[i], games.first_s[i], games.first_t[i], games.swap_from[i] = -1, -1, -1, -1
-    on_board, aside = games.on_board[i], games.set_aside[i]
-    if on_board[0] == 0 or on_board[1] == 0 or on_board[2] == 0 or aside.sum() >= SET_ASIDE_TO_END:
-        games.player[i] = NO_PLAYER
-    elif not player_can_play(games, i, p, games.non_quick[i]):
-        end_turn(games, board, i)
+def tile_played(hand, unplayed, played, count, kind):
+    """The chosen tile leaves the player's ``hand`` (its slots) and unplayed tiles, and joins the turn's
+    ``played`` (``count`` so far); the caller keeps the counts."""
+    remove_first(hand, kind)
+    unplayed[kind] -= 1
+    played[count] = kind
+
+
+@kernel
+def game_over(on_board, set_aside):
+    """(a) the last figure of a type has left the board, or (b) 4 figures have been set aside."""
+    return on_board[0] == 0 or on_board[1] == 0 or on_board[2] == 0 or set_aside.sum() >= SET_ASIDE_TO_END
 
 
 @kernel
@@ -232,11 +234,18 @@ def refill(hand, pile, hand_len, pile_len, p):
 def start_turn(games, board, i, first):
     """The first player from ``first`` on who can play a tile acts; each one before passes (a turn); when
     nobody can, the game is over."""
-    for k in range(board.players):
-        q = (first + k) % board.players
-        if player_can_play(games, i, q, False):
-            games.player[i] = q
-            games.turn[i] += k
-            return
-    games.player[i] = NO_PLAYER
-    games.turn[i] += board.players
+    games.player[i], passes = first_able(games.hand[i], games.hand_len[i], games.movable[i], games.empty_land[i],
+                                         games.empty_sea[i], games.swap_ok[i], first)  # fmt: skip
+    games.turn[i] += passes
+
+
+@kernel
+def first_able(hands, hand_len, movable, empty_land, empty_sea, swap_ok, first):
+    """(the first player from ``first`` on who can play a tile from their hand, or -1; the passes before)."""
+    players = hand_len.size
+    for k in range(players):
+        q = (first + k) % players
+        targets = open_targets(empty_land, empty_sea, swap_ok, movable[q])
+        if can_play(hands[q], hand_len[q], False, targets):
+            return q, k
+    return NO_PLAYER, players
