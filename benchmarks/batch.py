@@ -9,6 +9,9 @@
   learner move per game a step (observations and masks included), against ``env()``'s random play
   (``benchmarks.throughput``'s PettingZoo loop): games finished per CPU second (the batch is played for
   a game's length first, so that its games end at different steps, as in training).
+- **heuristic opponents, vector env**: the same with the heuristic in the other seats (``agents.opponents``'
+  ``batch_opponent("heuristic", game)``), against ``env()``'s PettingZoo loop with a random learner in one seat
+  (rotating game by game) and the heuristic's ``policy`` on the env's state in the others: games per CPU second.
 - **heuristic**: 4,096 games with the heuristic in every seat (``agents.opponents``: the game's
   ``batch_policy`` where it has one, else game by game), against the per-game ``policy(state)`` +
   ``apply``: decisions per CPU second.
@@ -39,6 +42,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import random
 import statistics
 import time
 from pathlib import Path
@@ -78,11 +82,11 @@ class BatchRunner:
 
 
 class VectorRunner:
-    """The vector env with random opponents, a random legal learner move in every game a step; first played
-    until it has finished as many games as it holds, so that its games no longer end together."""
+    """The vector env with ``opponents`` (random by default), a random legal learner move in every game a step;
+    first played until it has finished as many games as it holds, so that its games no longer end together."""
 
-    def __init__(self, name: str, size: int):
-        self.env = importlib.import_module(f"envs.{name}_v0").vector_env(size, opponents="random", seed=0)
+    def __init__(self, name: str, size: int, opponents="random"):
+        self.env = importlib.import_module(f"envs.{name}_v0").vector_env(size, opponents=opponents, seed=0)
         self.env.reset()
         self.rng = np.random.default_rng(0)
         finished = 0
@@ -160,6 +164,37 @@ class HeuristicRunner:
         return decisions, games, elapsed
 
 
+class HeuristicEnvRunner:
+    """``env()``'s PettingZoo loop with the heuristic (``policy`` on the env's state) in every seat but the
+    learner's, which plays a random legal move; the learner's seat rotates game by game (as the vector env's
+    does over its games): the per-game side of the vector env with heuristic opponents."""
+
+    def __init__(self, make, game):
+        self.env, self.rng = make(), random.Random(0)
+        self.env.reset(seed=0)
+        self.policy, self.learner, self.players = heuristic_module(game).policy, 0, game.num_players
+
+    def burst(self, seconds: float) -> tuple[int, int, float]:
+        env, turns, games = self.env, 0, 0
+        start = time.process_time()
+        while (elapsed := time.process_time() - start) < seconds:
+            for agent in env.agent_iter(env.num_agents):
+                obs, _, termination, truncation, _ = env.last()
+                if termination or truncation:
+                    action = None
+                elif env.possible_agents.index(agent) == self.learner:
+                    action = self.rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
+                else:
+                    action = self.policy(env.unwrapped.game_state)
+                env.step(action)
+                turns += 1
+                if all(env.terminations.values()) or all(env.truncations.values()):
+                    env.reset()
+                    games += 1
+                    self.learner = games % self.players
+        return turns, games, elapsed
+
+
 def compare(batched, reference, rounds: int, seconds: float, counted: int = 0) -> dict:
     """Alternating bursts: each round's rates and ratio; the medians and the ratios' range. ``counted``: what a
     burst's rate counts (0: decisions or steps, 1: games)."""
@@ -193,6 +228,9 @@ def measure(name: str, rounds: int, seconds: float, sb3: bool = True) -> list[di
     vector = VectorRunner(name, VECTOR)  # one warm-up: the same runner is then clocked by part
     rows[-1].update(compare(vector, EnvRunner(module.env), rounds, seconds, counted=1))
     rows[-1]["shares"] = vector_shares(vector, seconds)
+    rows.append({"what": "heuristic opponents, vector env", "size": VECTOR, "engine": engine + fallback})
+    against = HeuristicEnvRunner(module.env, game)
+    rows[-1].update(compare(VectorRunner(name, VECTOR, batch_opponent("heuristic", game)), against, rounds, seconds, 1))
     heuristic = heuristic_module(game)
     how = "batch_policy" if hasattr(heuristic, "batch_policy") and not fallback else "game by game"
     rows.append({"what": f"heuristic ({how})", "size": BATCH, "engine": engine + fallback})
