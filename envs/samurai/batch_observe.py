@@ -82,8 +82,8 @@ def observe_rows(batch, rows: np.ndarray, players: np.ndarray) -> np.ndarray:
 @kernel
 def fill(games, board, rows, players, template, out):
     """Row k of ``out``: game ``rows[k]`` as ``players[rows[k]]`` sees it (``observation.compose``). The
-    helpers take one game's arrays: a kernel call that takes the whole batch's arrays costs a reference count
-    per array."""
+    helpers read the fields they need in place (a call with the whole named tuple, or a view per game, costs
+    a reference count per array)."""
     flat = template.reshape(-1)
     n = board.players
     for k in range(rows.size):
@@ -92,19 +92,19 @@ def fill(games, board, rows, players, template, out):
         for at in range(PLAYERS):  # a loop: numba's slice copy checks for overlap first
             row[at] = flat[at]
         row[PLAYERS:] = 0.0
-        board_block(games.tile[i], games.owner[i], games.figures[i], board.settlements, observer, n, row)
+        board_block(games.tile, games.owner, games.figures, i, board.settlements, observer, n, row)
         if games.swap_from[i] >= 0:
             row[games.swap_from[i] * HEX_FEATURES + F_SELECTED] = 1.0
             row[SWAP_PICKED] = 1.0
         if games.first_s[i] >= 0:
             row[SETTLEMENT_HEX[games.first_s[i]] * HEX_FEATURES + F_SELECTED] = 1.0
             row[FIRST_FIGURE + games.first_t[i]] = 1.0
-        seat_blocks(games.captured[i], games.hand_len[i], games.pile_len[i], games.unplayed[i], observer, row)
+        seat_blocks(games.captured, games.hand_len, games.pile_len, games.unplayed, i, observer, row)
         if games.player[i] >= 0:
             row[PLAYERS + (games.player[i] - observer) % n * PLAYER_BLOCK + S_TO_ACT] = 1.0
             row[PHASE + games.phase[i]] = 1.0
-        counts(games.set_aside[i], games.on_board[i], games.captured[i], board.supply, games.phase[i], row)
-        own_hand(games.hand[i, observer], row)
+        counts(games.set_aside, games.on_board, games.captured, i, board.supply, games.phase[i], row)
+        own_hand(games.hand, i, observer, row)
         if games.pending[i] >= 0:
             row[PENDING + games.pending[i]] = 1.0
         row[NON_QUICK_USED] = games.non_quick[i]
@@ -114,55 +114,61 @@ def fill(games, board, rows, players, template, out):
 
 
 @kernel
-def board_block(tile, owner, figures, settlements, observer, n, row):
-    """The tiles (owners relative to the observer) and the figures of one game."""
-    for h in range(tile.size):
-        kind = tile[h]
+def board_block(tile, owner, figures, i, settlements, observer, n, row):
+    """The tiles (owners relative to the observer) and the figures of game ``i``, read in the batch's arrays (a
+    view per game would cost a reference count)."""
+    for h in range(tile.shape[1]):
+        kind = tile[i, h]
         if kind >= 0:
-            values = TILE_ROWS[kind, (owner[h] - observer) % n]
+            seat = (owner[i, h] - observer) % n
             at = h * HEX_FEATURES + F_OWNER
-            for k in range(values.size):
-                row[at + k] = values[k]
+            for c in range(TILE_ROWS.shape[2]):
+                row[at + c] = TILE_ROWS[kind, seat, c]
     for s in settlements:
         at = SETTLEMENT_HEX[s] * HEX_FEATURES + F_FIGURES
         for t in range(3):
-            row[at + t] = figures[s, t]
+            row[at + t] = figures[i, s, t]
 
 
 @kernel
-def seat_blocks(captured, hand_len, pile_len, unplayed, observer, row):
-    """The seat blocks of one game, rotated so that the observer comes first (``to act`` is set apart)."""
-    n = captured.shape[0]
+def seat_blocks(captured, hand_len, pile_len, unplayed, i, observer, row):
+    """The seat blocks of game ``i``, rotated so that the observer comes first (``to act`` is set apart)."""
+    n = captured.shape[1]
     for r in range(n):
         p = (observer + r) % n
         at = PLAYERS + r * PLAYER_BLOCK
         row[at + S_IN_GAME] = 1.0
         for t in range(3):
-            row[at + S_CAPTURED + t] = captured[p, t] / MAX_SUPPLY
-        row[at + S_HAND] = hand_len[p] / HAND_SIZE
-        row[at + S_PILE] = pile_len[p] / TILES_PER_PLAYER
+            row[at + S_CAPTURED + t] = captured[i, p, t] / MAX_SUPPLY
+        row[at + S_HAND] = hand_len[i, p] / HAND_SIZE
+        row[at + S_PILE] = pile_len[i, p] / TILES_PER_PLAYER
         for kind in range(NUM_KINDS):
-            row[at + S_UNPLAYED + kind] = unplayed[p, kind] * UNPLAYED_SCALE[kind]
+            row[at + S_UNPLAYED + kind] = unplayed[i, p, kind] * UNPLAYED_SCALE[kind]
 
 
 @kernel
-def counts(aside, on_board, captured, supply, phase, row):
-    """Set-aside and board counts of one game, and the supply while it is being set up."""
+def counts(aside, on_board, captured, i, supply, phase, row):
+    """Set-aside and board counts of game ``i``, and the supply while it is being set up."""
+    total = 0
     for t in range(3):
-        row[SET_ASIDE + t] = aside[t] / MAX_SUPPLY
-        row[ON_BOARD + t] = on_board[t] / MAX_SUPPLY
-    row[SET_ASIDE + 3] = min(1.0, aside.sum() / 4)
+        row[SET_ASIDE + t] = aside[i, t] / MAX_SUPPLY
+        row[ON_BOARD + t] = on_board[i, t] / MAX_SUPPLY
+        total += aside[i, t]
+    row[SET_ASIDE + 3] = min(1.0, total / 4)
     if phase != PLAY:
         for t in range(3):
-            row[SUPPLY + t] = (supply - on_board[t] - aside[t] - captured[:, t].sum()) / MAX_SUPPLY
+            left = supply - on_board[i, t] - aside[i, t]
+            for p in range(captured.shape[1]):
+                left -= captured[i, p, t]
+            row[SUPPLY + t] = left / MAX_SUPPLY
 
 
 @kernel
-def own_hand(hand, row):
+def own_hand(hand, i, observer, row):
     """The observer's own hand per kind (its slots, -1 where empty)."""
     held = np.zeros(NUM_KINDS, dtype=np.float64)
-    for kind in hand:
-        if kind >= 0:
-            held[kind] += 1.0
+    for slot in range(hand.shape[2]):
+        if hand[i, observer, slot] >= 0:
+            held[hand[i, observer, slot]] += 1.0
     for kind in range(NUM_KINDS):
         row[HAND + kind] = held[kind] * UNPLAYED_SCALE[kind]
