@@ -1,8 +1,10 @@
 """Many Samurai games at once: the rules of ``rules.py`` over numpy arrays, one row a game
-(the batch protocol of ``envs/core/batch.py``).
+(the batch protocol of ``envs/core/batch.py``), played, checked and observed by compiled kernels that
+loop over the games (``batch_rules``, ``batch_legal``, ``batch_observe``, ``batch_scoring``).
 
-Why: search rollouts, training and studies play millions of Samurai turns; one numpy step of a
-thousand games costs about what a few dozen Python actions do. The arrays hold exactly what a
+Why: search rollouts, training and studies play millions of Samurai turns, and each game of a batch is
+in its own sub-step of a turn: a kernel runs each game's own branch, where whole-array numpy paid for
+every branch in every game and a fixed cost per call. The arrays hold exactly what a
 :class:`~envs.samurai.rules.SamuraiState` holds, including the order of hands, piles and the tiles
 played this turn, so that :meth:`SamuraiBatch.state` gives back the very state
 (``tests/test_samurai_batch.py`` plays seeded games both ways and compares every mask,
@@ -28,7 +30,7 @@ from envs.core.batch import BatchGames, check_batch_args, check_where, new_game
 from envs.core.engine import IllegalActionError
 from envs.samurai.batch_arrays import board_of, games_of
 from envs.samurai.batch_deal import dealt
-from envs.samurai.batch_legal import BatchLegal
+from envs.samurai.batch_legal import BatchLegal, first_illegal
 from envs.samurai.batch_observe import observe, observe_rows
 from envs.samurai.batch_rules import play
 from envs.samurai.batch_scoring import fill_winners
@@ -143,7 +145,7 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
         if where is not None:
             going = going & check_where(where, self.num_games)
         mask = self.legal_mask() if where is None else self.legal_mask_where(going)
-        bad = self._first_illegal(actions, going, mask)
+        bad = int(first_illegal(mask, actions, going))
         if bad >= 0:
             raise IllegalActionError(
                 f"action {int(actions[bad])} is not legal in game {bad}; legal: {np.flatnonzero(mask[bad]).tolist()}"
@@ -155,8 +157,8 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
 
     def step_where(self, actions: np.ndarray, where: np.ndarray) -> None:
         """Play only the games ``where`` (the vector env's and training's learner waits while opponents move)."""
-        actions = self.check_actions(actions, where)
-        self._play(actions, where)
+        where = check_where(where, self.num_games)
+        self._play(self.check_actions(actions, where), where)
 
     def _play(self, actions: np.ndarray, going: np.ndarray) -> None:
         """Play the checked ``actions`` in the games ``going`` (those over are skipped): the rules' kernels."""

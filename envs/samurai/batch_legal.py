@@ -13,7 +13,7 @@ from envs.core.compiled import kernel
 from envs.samurai.actions import END_TURN, FIGURE, HEX, NUM_ACTIONS
 from envs.samurai.batch_arrays import games_of
 from envs.samurai.batch_tables import CAPACITY_OF, CHOOSE_HAND, DRAFT, DUMMY, MOVABLE_OF, QUICK_OF, TARGET_OF
-from envs.samurai.components import FIGURE_SWAP, NUM_KINDS, SHIPS, TILE_SWAP
+from envs.samurai.components import FIGURE_SWAP, SHIPS, TILE_SWAP
 
 SHIP1, SHIP2 = SHIPS
 
@@ -212,10 +212,3 @@ class BatchLegal:
         mask = np.zeros((self.num_games, NUM_ACTIONS), dtype=bool)
         fill_masks(games_of(self), self.board, going, mask)
         return mask
-
-    def _first_illegal(self, actions: np.ndarray, going: np.ndarray, mask: np.ndarray) -> int:
-        """The first game of ``going`` whose action ``mask`` does not allow, or -1."""
-        return int(first_illegal(mask, actions, going))
-
-
-assert NUM_KINDS == END_TURN and MOVABLE_OF.shape == (NUM_KINDS + 1,)
