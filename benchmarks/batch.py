@@ -11,7 +11,8 @@
   a game's length first, so that its games end at different steps, as in training).
 - **heuristic opponents, vector env**: the same with the heuristic in the other seats (``agents.opponents``'
   ``batch_opponent("heuristic", game)``), against ``env()``'s PettingZoo loop with a random learner in one seat
-  (rotating game by game) and the heuristic's ``policy`` on the env's state in the others: games per CPU second.
+  (rotating game by game) and the heuristic's ``policy`` on the env's state in the others: games per CPU second,
+  in bursts of at least ``HEURISTIC_BURST`` CPU seconds (the batch finishes few games a second, in waves).
 - **heuristic**: 4,096 games with the heuristic in every seat (``agents.opponents``: the game's
   ``batch_policy`` where it has one, else game by game), against the per-game ``policy(state)`` +
   ``apply``: decisions per CPU second.
@@ -59,6 +60,8 @@ from envs.core.batch import StateBatch, batch_games
 from envs.core.opponents import random_moves
 
 BATCH, VECTOR = 4096, 1024
+#: The shortest burst of the heuristic opponents' row: its games end in waves a few learner steps apart.
+HEURISTIC_BURST = 2.0
 
 
 class BatchRunner:
@@ -230,7 +233,8 @@ def measure(name: str, rounds: int, seconds: float, sb3: bool = True) -> list[di
     rows[-1]["shares"] = vector_shares(vector, seconds)
     rows.append({"what": "heuristic opponents, vector env", "size": VECTOR, "engine": engine + fallback})
     against = HeuristicEnvRunner(module.env, game)
-    rows[-1].update(compare(VectorRunner(name, VECTOR, batch_opponent("heuristic", game)), against, rounds, seconds, 1))
+    batched = VectorRunner(name, VECTOR, batch_opponent("heuristic", game))
+    rows[-1].update(compare(batched, against, rounds, max(seconds, HEURISTIC_BURST), counted=1))
     heuristic = heuristic_module(game)
     how = "batch_policy" if hasattr(heuristic, "batch_policy") and not fallback else "game by game"
     rows.append({"what": f"heuristic ({how})", "size": BATCH, "engine": engine + fallback})
