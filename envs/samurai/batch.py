@@ -19,7 +19,8 @@ Fields (N games, P players, S = 34 settlement indices plus the spare :data:`DUMM
     empty land hexes around each settlement; empty_land, empty_sea ``(N,)``; movable ``(N, P)``;
     the turn: turn ``(N,)``, played ``(N, 6)`` with played_len, non_quick ``(N,)``, pending ``(N,)``
     (the tile chosen, -1), first_s / first_t ``(N,)`` (the figure swap's first figure, -1),
-    swap_from ``(N,)`` (the tile swap's picked hex, -1).
+    swap_from ``(N,)`` (the tile swap's picked hex, -1); swap_ok ``(N,)`` whether a figure exchange is legal.
+The spare :data:`DUMMY` column of the settlement axes is padding, never written.
 """
 
 from __future__ import annotations

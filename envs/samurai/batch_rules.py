@@ -1,5 +1,6 @@
-"""The rules of ``rules.py`` as compiled kernels over the Samurai batch's arrays (``batch_arrays.Games``),
-one function per rule step, each on one game ``i``: :func:`play` loops over the games that move.
+"""The rules of ``rules.py`` as compiled kernels over the Samurai batch's arrays (``batch_arrays.Games``):
+:func:`play` loops over the games that move, and a function per rule step (a tile placed, a settlement
+resolved, the hand refilled, the next player found ...) acts on one game.
 
 Why: a Samurai turn is many sub-steps, and each game of a batch is in its own; numpy paid for every
 sub-step's branch in every game, with a fixed cost per call. Here each game runs its own branch. The
@@ -208,6 +209,7 @@ def game_over(on_board, set_aside):
 
 @kernel
 def end_turn(games, board, i):
+    """The turn of game ``i``'s player ends: they refill their hand, and the next player able to play acts."""
     p = games.player[i]
     refill(games.hand[i, p], games.pile[i, p], games.hand_len[i], games.pile_len[i], p)
     games.turn[i] += 1
