@@ -1,88 +1,186 @@
-"""Legal actions of the Samurai batch (``batch.py``): ``SamuraiState._compute_legal`` for every game at once,
-sub-step by sub-step (the hand choice, the draft, a tile to choose, its hex or figures)."""
+"""Legal actions of the Samurai batch (``batch.py``): ``SamuraiState._compute_legal`` game by game in compiled
+kernels, sub-step by sub-step (the hand choice, the draft, a tile to choose, its hex or figures).
+
+Why kernels: each game is in one sub-step, and whole-array numpy paid for every sub-step in every game;
+a kernel loops over the games asked for and fills each one's row by its own sub-step only.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from envs.core.compiled import kernel
 from envs.samurai.actions import END_TURN, FIGURE, HEX, NUM_ACTIONS
-from envs.samurai.batch_tables import (
-    CAPACITY_OF,
-    CHOOSE_HAND,
-    DRAFT,
-    DUMMY,
-    MOVABLE_OF,
-    PLAY,
-    QUICK_OF,
-    TARGET_OF,
-    TYPES,
-)  # fmt: skip
-from envs.samurai.components import FIGURE_SWAP, NUM_KINDS, SHIPS, TILE_SWAP
+from envs.samurai.batch_arrays import games_of
+from envs.samurai.batch_tables import CAPACITY_OF, CHOOSE_HAND, DRAFT, DUMMY, MOVABLE_OF, QUICK_OF, TARGET_OF
+from envs.samurai.components import FIGURE_SWAP, SHIPS, TILE_SWAP
 
-#: ``[set, 3a + b]``: a set of figure types (bit t: type t) holds type a and not type b.
-HOLDS_WITHOUT = np.array(
-    [[(s >> a) & 1 and not (s >> b) & 1 for a in range(3) for b in range(3)] for s in range(8)], dtype=np.int64
-)
+SHIP1, SHIP2 = SHIPS
+
+
+@kernel
+def swap_table(figures):
+    """``(3, 3)``: ``[a, b]`` some settlement of one game's ``figures`` ``(S+1, 3)`` holds a figure of type a
+    and none of type b (``figure_moves.swap_table``)."""
+    table = np.zeros((3, 3), dtype=np.bool_)
+    for s in range(figures.shape[0]):
+        for a in range(3):
+            if figures[s, a]:
+                for b in range(3):
+                    if not figures[s, b]:
+                        table[a, b] = True
+    return table
+
+
+@kernel
+def swap_possible(figures):
+    """Whether any figure exchange is legal (``figure_moves.swap_possible``): kept in ``swap_ok``, as figures
+    move seldom and every tile choice asks."""
+    t = swap_table(figures)
+    return (t[0, 1] and t[1, 0]) or (t[0, 2] and t[2, 0]) or (t[1, 2] and t[2, 1])
+
+
+@kernel
+def open_targets(empty_land, empty_sea, swap_ok, movable):
+    """Which target classes (``rules.TARGET``) have somewhere to go, from a game's counts of empty land and sea
+    hexes, its ``swap_ok`` and the player's movable tiles: bit c for class c. Why scalars and bits: a kind's
+    playability is then a test on scalars, and a kernel call that takes the whole batch's arrays costs a
+    reference count per array."""
+    land = empty_land > 0
+    return land | (empty_sea > 0) << 1 | swap_ok << 2 | (land and movable > 0) << 3
+
+
+@kernel
+def kind_playable(kind, non_quick, targets):
+    """Whether a tile of ``kind`` could be played now, with the classes ``targets`` open (:func:`open_targets`)."""
+    return (QUICK_OF[kind] or not non_quick) and (targets >> TARGET_OF[kind]) & 1 == 1
+
+
+@kernel
+def can_play(hand, count, non_quick, targets):
+    """Whether a hand (its first ``count`` slots) holds a tile to play (``SamuraiState.playable_kinds``)."""
+    for slot in range(count):
+        if kind_playable(hand[slot], non_quick, targets):
+            return True
+    return False
+
+
+@kernel
+def choose_hand_row(pile, count, row):
+    """choose_hand: any kind left in the pile (its first ``count`` slots)."""
+    for slot in range(count):
+        row[pile[slot]] = True
+
+
+@kernel
+def draft_row(figures, on_board, settlement_on, supply, row):
+    """Draft (``figure_moves.draft_actions``) of one game's ``figures`` ``(S+1, 3)``: the open cities first,
+    then the open villages; a type the settlement lacks, while the supply has one."""
+    cities = False
+    for s in range(DUMMY):
+        count = figures[s, 0] + figures[s, 1] + figures[s, 2]
+        if settlement_on[s] and count < CAPACITY_OF[s] and CAPACITY_OF[s] > 1:
+            cities = True
+    for s in range(DUMMY):
+        count = figures[s, 0] + figures[s, 1] + figures[s, 2]
+        if not settlement_on[s] or count >= CAPACITY_OF[s] or (cities and CAPACITY_OF[s] <= 1):
+            continue
+        for t in range(3):
+            if not figures[s, t] and supply - on_board[t] > 0:
+                row[FIGURE + 3 * s + t] = True
+
+
+@kernel
+def tile_row(hand, count, non_quick, targets, played, row):
+    """A tile to choose (``SamuraiState.tile_choices``), and the end of the turn once a tile is played."""
+    for slot in range(count):
+        if kind_playable(hand[slot], non_quick, targets):
+            row[hand[slot]] = True
+    row[END_TURN] = played > 0
+
+
+@kernel
+def empty_hexes_row(tile, on, row):
+    """The empty hexes of the board part ``on`` (its land or its sea), of one game's ``tile``."""
+    for h in range(on.size):
+        if on[h] and tile[h] < 0:
+            row[HEX + h] = True
+
+
+@kernel
+def own_movable_row(tile, owner, p, row):
+    """The tile swap's pick: a tile of player ``p`` that a swap may move."""
+    for h in range(tile.size):
+        if owner[h] == p and MOVABLE_OF[tile[h]]:
+            row[HEX + h] = True
+
+
+@kernel
+def first_figures_row(figures, row):
+    """The figure swap's first figure (s, t1) of one game's ``figures``: one with a partner, a type t2 that s
+    lacks and that some settlement holds without a t1 (``figure_moves.first_figures``)."""
+    table = swap_table(figures)
+    for s in range(DUMMY):
+        for t1 in range(3):
+            if not figures[s, t1]:
+                continue
+            for t2 in range(3):
+                if t2 != t1 and not figures[s, t2] and table[t2, t1]:
+                    row[FIGURE + 3 * s + t1] = True
+
+
+@kernel
+def partners_row(figures, s1, t1, row):
+    """The figure swap's second figure (``figure_moves.partners``): of another type, and neither settlement
+    holds the type it receives."""
+    for s in range(DUMMY):
+        if figures[s, t1]:
+            continue
+        for t2 in range(3):
+            if t2 != t1 and figures[s, t2] and not figures[s1, t2]:
+                row[FIGURE + 3 * s + t2] = True
+
+
+@kernel
+def fill_masks(games, board, going, mask):
+    """Every game of ``going``'s row of ``mask`` (all False on entry): the rule of its sub-step
+    (``SamuraiState._compute_legal``). The helpers take one game's arrays: a kernel call that takes the whole
+    batch's arrays costs a reference count per array."""
+    for i in range(going.size):
+        p = games.player[i]
+        if not going[i] or p < 0:
+            continue
+        phase, pending, row = games.phase[i], games.pending[i], mask[i]
+        if phase == CHOOSE_HAND:
+            choose_hand_row(games.pile[i, p], games.pile_len[i, p], row)
+        elif phase == DRAFT:
+            draft_row(games.figures[i], games.on_board[i], board.on_board, board.supply, row)
+        elif pending < 0:
+            targets = open_targets(games.empty_land[i], games.empty_sea[i], games.swap_ok[i], games.movable[i, p])
+            tile_row(games.hand[i, p], games.hand_len[i, p], games.non_quick[i], targets, games.played_len[i], row)
+        elif pending == SHIP1 or pending == SHIP2:
+            empty_hexes_row(games.tile[i], board.sea_on, row)
+        elif pending == FIGURE_SWAP and games.first_s[i] < 0:
+            first_figures_row(games.figures[i], row)
+        elif pending == FIGURE_SWAP:
+            partners_row(games.figures[i], games.first_s[i], games.first_t[i], row)
+        elif pending == TILE_SWAP and games.swap_from[i] < 0:
+            own_movable_row(games.tile[i], games.owner[i], p, row)
+        else:
+            empty_hexes_row(games.tile[i], board.land_on, row)
+
+
+@kernel
+def first_illegal(mask, actions, going):
+    """The first game of ``going`` whose action is not legal in ``mask`` (out of range included), or -1."""
+    for i in range(going.size):
+        if going[i] and not (0 <= actions[i] < mask.shape[1] and mask[i, actions[i]]):
+            return i
+    return -1
 
 
 class BatchLegal:
     """Mixin of :class:`~envs.samurai.batch.SamuraiBatch`: what each game's player to act may do."""
-
-    def _swap_table(self, rows: np.ndarray) -> np.ndarray:
-        """``(m, 3, 3)``: ``[a, b]`` some settlement holds a figure of type a and none of type b."""
-        figures = self.figures[rows]
-        sets = figures[:, :, 0] + 2 * figures[:, :, 1] + 4 * figures[:, :, 2]  # each settlement's set of types
-        present = np.zeros((len(rows), 8), dtype=np.int64)
-        present[np.arange(len(rows))[:, None], sets] = 1  # which sets occur (from each of its settlements)
-        return (present @ HOLDS_WITHOUT > 0).reshape(-1, 3, 3)
-
-    def _swap_possible(self, rows: np.ndarray) -> np.ndarray:
-        """Whether any figure exchange is legal (kept in ``swap_ok``: figures move seldom)."""
-        return self.swap_ok[rows]
-
-    def _figures_moved(self, rows: np.ndarray) -> None:
-        table = self._swap_table(rows)
-        self.swap_ok[rows] = (table & table.transpose(0, 2, 1)).any(axis=(1, 2))
-
-    def _targets(self, rows: np.ndarray, players: np.ndarray) -> np.ndarray:
-        """``(m, 5)``: whether each target class (``rules.TARGET``) has somewhere to go, and a 5th False."""
-        land = self.empty_land[rows] > 0
-        out = np.zeros((len(rows), 5), dtype=bool)
-        out[:, 0] = land
-        out[:, 1] = self.empty_sea[rows] > 0
-        out[:, 2] = self._swap_possible(rows)
-        out[:, 3] = land & (self.movable[rows, players] > 0)
-        return out
-
-    def _playable(self, rows: np.ndarray) -> np.ndarray:
-        """``(m, 17)``: the kinds the player to act could play now (``SamuraiState.tile_choices``)."""
-        players = self.player[rows]
-        in_hand = self.hand_kinds(rows, players)
-        allowed = QUICK_OF[None, :] | ~self.non_quick[rows, None]
-        return in_hand & allowed & self._targets(rows, players)[:, TARGET_OF[:NUM_KINDS]]
-
-    def hand_kinds(self, rows: np.ndarray, players: np.ndarray) -> np.ndarray:
-        """``(m, 17)`` bool: the kinds in each player's hand."""
-        hand = self.hand[rows, players]
-        out = np.zeros((len(rows), NUM_KINDS + 1), dtype=bool)
-        out[np.arange(len(rows))[:, None], hand] = True  # -1 (empty slots) marks the spare last column
-        return out[:, :NUM_KINDS]
-
-    def _can_play(self, rows: np.ndarray) -> np.ndarray:
-        """``(m, P)``: whether each player could play a tile at the start of a turn."""
-        classes = TARGET_OF[self.hand[rows]]  # (m, P, 5)
-        targets = self._targets_all(rows)  # (m, P, 5)
-        hits = np.take_along_axis(targets, classes, axis=2)
-        return hits[:, :, 0] | hits[:, :, 1] | hits[:, :, 2] | hits[:, :, 3] | hits[:, :, 4]
-
-    def _targets_all(self, rows: np.ndarray) -> np.ndarray:
-        land = self.empty_land[rows] > 0
-        out = np.zeros((len(rows), self.game.num_players, 5), dtype=bool)
-        out[:, :, 0] = land[:, None]
-        out[:, :, 1] = (self.empty_sea[rows] > 0)[:, None]
-        out[:, :, 2] = self._swap_possible(rows)[:, None]
-        out[:, :, 3] = land[:, None] & (self.movable[rows] > 0)
-        return out
 
     def legal_mask(self) -> np.ndarray:
         """``(N, 294)`` bool, read-only (kept until the next step)."""
@@ -94,13 +192,13 @@ class BatchLegal:
     def legal_mask_where(self, where: np.ndarray) -> np.ndarray:
         """The mask of the games ``where`` alone, read-only (kept until the next step, for the same ``where``:
         an opponents' pass asks for it to choose, then to check): the vector env's opponents move in fewer
-        games pass after pass, and the whole batch's mask was a fifth of its step."""
-        going = self.player >= 0
-        everywhere = not (going & ~where).any()  # every game still going is asked for: the whole mask
-        if self._mask is not None or everywhere:
-            return self.legal_mask() if everywhere else self._mask & where[:, None]
+        games pass after pass."""
+        if self._mask is not None:
+            return self._mask & where[:, None]
+        if not ((self.player >= 0) & ~where).any():  # every game still going is asked for: the whole mask
+            return self.legal_mask()
         if self._mask_where is None or not np.array_equal(self._mask_where[0], where):
-            mask = self._compute_mask(going & where)
+            mask = self._compute_mask(where)
             mask.flags.writeable = False
             self._mask_where = (where.copy(), mask)
         return self._mask_where[1]
@@ -110,66 +208,7 @@ class BatchLegal:
         self._mask = self._mask_where = None
 
     def _compute_mask(self, going: np.ndarray) -> np.ndarray:
-        """The legal actions in the games ``going`` (all False in the others)."""
+        """The legal actions in the games ``going`` still going (all False in the others)."""
         mask = np.zeros((self.num_games, NUM_ACTIONS), dtype=bool)
-        phase, pending = self.phase, self.pending
-        rows = np.flatnonzero(going & (phase == CHOOSE_HAND))
-        if rows.size:
-            piles = self.pile[rows, self.player[rows]]
-            kinds = np.zeros((rows.size, NUM_KINDS + 1), dtype=bool)
-            kinds[np.arange(rows.size)[:, None], piles] = True
-            mask[rows, :NUM_KINDS] = kinds[:, :NUM_KINDS]
-        rows = np.flatnonzero(going & (phase == DRAFT))
-        if rows.size:
-            mask[rows, FIGURE:] = self._draft_mask(rows)
-        play = going & (phase == PLAY)
-        rows = np.flatnonzero(play & (pending < 0))
-        if rows.size:
-            mask[rows, :NUM_KINDS] = self._playable(rows)
-            mask[rows, END_TURN] = self.played_len[rows] > 0
-        picking = play & (pending == TILE_SWAP) & (self.swap_from < 0)
-        on_sea = play & ((pending == SHIPS[0]) | (pending == SHIPS[1]))
-        on_land = play & ((pending >= 0) & (TARGET_OF[pending] == 0) | (pending == TILE_SWAP) & ~picking)
-        if on_sea.any() or on_land.any():  # every game at once: whole-array operations beat row gathers
-            tables = self.tables
-            targets = (on_land[:, None] & tables.land_on) | (on_sea[:, None] & tables.sea_on)
-            mask[:, HEX:FIGURE] = targets & (self.tile < 0)
-        rows = np.flatnonzero(picking)
-        if rows.size:
-            mine = self.owner[rows] == self.player[rows, None]
-            mask[rows, HEX:FIGURE] = mine & MOVABLE_OF[self.tile[rows]]
-        swapping = play & (pending == FIGURE_SWAP)
-        rows = np.flatnonzero(swapping & (self.first_s < 0))
-        if rows.size:
-            mask[rows, FIGURE:] = self._first_figures(rows)
-        rows = np.flatnonzero(swapping & (self.first_s >= 0))
-        if rows.size:
-            mask[rows, FIGURE:] = self._partners(rows)
+        fill_masks(games_of(self), self.board, going, mask)
         return mask
-
-    def _draft_mask(self, rows: np.ndarray) -> np.ndarray:
-        figures = self.figures[rows, :DUMMY]
-        capacity = CAPACITY_OF[:DUMMY]
-        open_ = (figures.sum(axis=2) < capacity) & self.tables.on_board[:DUMMY]
-        cities = open_ & (capacity > 1)
-        use = np.where(cities.any(axis=1, keepdims=True), cities, open_)
-        supply = self.tables.supply - self.on_board[rows] > 0
-        return (use[:, :, None] & ~figures & supply[:, None, :]).reshape(len(rows), -1)
-
-    def _first_figures(self, rows: np.ndarray) -> np.ndarray:
-        """The figure swap's first figures: a figure (s, t1) with a t2 missing in s that some settlement
-        holds without a t1 (``figure_moves.first_figures``)."""
-        figures = self.figures[rows, :DUMMY]
-        table = self._swap_table(rows)  # [a, b]
-        partner = ~figures[:, :, None, :] & table.transpose(0, 2, 1)[:, None, :, :]  # [m, s, t1, t2]
-        partner &= ~np.eye(3, dtype=bool)
-        return (figures & partner.any(axis=3)).reshape(len(rows), -1)
-
-    def _partners(self, rows: np.ndarray) -> np.ndarray:
-        figures = self.figures[rows, :DUMMY]
-        m = np.arange(len(rows))
-        s1, t1 = self.first_s[rows], self.first_t[rows]
-        at_s1 = figures[m, s1]  # (m, 3)
-        lacks_t1 = ~figures[m, :, t1]  # (m, S)
-        ok = figures & ~at_s1[:, None, :] & lacks_t1[:, :, None] & (TYPES[None, :] != t1[:, None])[:, None, :]
-        return ok.reshape(len(rows), -1)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.compiled import kernel
 from envs.core.engine import shown
+from envs.samurai.batch_arrays import games_of
 from envs.samurai.batch_tables import PLAY, SETTLEMENT_HEX
 from envs.samurai.components import HAND_SIZE, NUM_KINDS, TILES_PER_PLAYER
 from envs.samurai.observation import (
@@ -65,71 +67,108 @@ def observe(batch, players: np.ndarray | None) -> np.ndarray:
         players = np.maximum(batch.player, 0)
     else:
         players = check_players(players, count, n)
-    out = np.empty((count, OBSERVATION_SIZE), dtype=np.float32)
-    out[:, PLAYERS:] = 0.0
-    board = out[:, :PLAYERS].reshape(count, -1, HEX_FEATURES)
-    board[:] = TEMPLATES[n]
-    _tiles_and_figures(batch, board, players)
-    _seats(batch, out, players)
-    _facts(batch, out, players)
+    return observe_rows(batch, np.arange(count), players)
+
+
+def observe_rows(batch, rows: np.ndarray, players: np.ndarray) -> np.ndarray:
+    """``observe(players)[rows]`` (``players``: checked seats, one per game of the batch), computed for those
+    games alone."""
+    out = np.empty((len(rows), OBSERVATION_SIZE), dtype=np.float32)
+    rows, players = np.asarray(rows, dtype=np.int64), np.asarray(players, dtype=np.int64)
+    fill(games_of(batch), batch.board, rows, players, TEMPLATES[batch.game.num_players], out)
     return out
 
 
-def _tiles_and_figures(batch, board: np.ndarray, players: np.ndarray) -> None:
-    n = batch.game.num_players
-    rows, hexes = np.nonzero(batch.tile >= 0)
-    relative = (batch.owner[rows, hexes] - players[rows]) % n
-    board[rows, hexes, F_OWNER:F_SELECTED] = TILE_ROWS[batch.tile[rows, hexes], relative]
-    settlements = batch.tables.settlements
-    board[:, SETTLEMENT_HEX[settlements], F_FIGURES : F_FIGURES + 3] = batch.figures[:, settlements]
-    rows = np.flatnonzero(batch.swap_from >= 0)
-    board[rows, batch.swap_from[rows], F_SELECTED] = 1.0
-    rows = np.flatnonzero(batch.first_s >= 0)
-    board[rows, SETTLEMENT_HEX[batch.first_s[rows]], F_SELECTED] = 1.0
+@kernel
+def fill(games, board, rows, players, template, out):
+    """Row k of ``out``: game ``rows[k]`` as ``players[rows[k]]`` sees it (``observation.compose``). The
+    helpers read the fields they need in place (a call with the whole named tuple, or a view per game, costs
+    a reference count per array)."""
+    flat = template.reshape(-1)
+    n = board.players
+    for k in range(rows.size):
+        i, row = rows[k], out[k]
+        observer = players[i]
+        for at in range(PLAYERS):  # a loop: numba's slice copy checks for overlap first
+            row[at] = flat[at]
+        row[PLAYERS:] = 0.0
+        board_block(games.tile, games.owner, games.figures, i, board.settlements, observer, n, row)
+        if games.swap_from[i] >= 0:
+            row[games.swap_from[i] * HEX_FEATURES + F_SELECTED] = 1.0
+            row[SWAP_PICKED] = 1.0
+        if games.first_s[i] >= 0:
+            row[SETTLEMENT_HEX[games.first_s[i]] * HEX_FEATURES + F_SELECTED] = 1.0
+            row[FIRST_FIGURE + games.first_t[i]] = 1.0
+        seat_blocks(games.captured, games.hand_len, games.pile_len, games.unplayed, i, observer, row)
+        if games.player[i] >= 0:
+            row[PLAYERS + (games.player[i] - observer) % n * PLAYER_BLOCK + S_TO_ACT] = 1.0
+            row[PHASE + games.phase[i]] = 1.0
+        counts(games.set_aside, games.on_board, games.captured, i, board.supply, games.phase[i], row)
+        own_hand(games.hand, i, observer, row)
+        if games.pending[i] >= 0:
+            row[PENDING + games.pending[i]] = 1.0
+        row[NON_QUICK_USED] = games.non_quick[i]
+        row[PLAYED] = games.played_len[i] / MAX_PLAYED
+        row[TURN] = min(1.0, games.turn[i] / MAX_TURNS)
+        row[NUM_PLAYERS + n - 2] = 1.0
 
 
-def _seats(batch, out: np.ndarray, players: np.ndarray) -> None:
-    """The seat blocks, rotated so that the observer comes first."""
-    count, n = batch.num_games, batch.game.num_players
-    seats = np.zeros((count, n, PLAYER_BLOCK))
-    seats[:, :, S_IN_GAME] = 1.0
-    seats[:, :, S_CAPTURED : S_CAPTURED + 3] = batch.captured / MAX_SUPPLY
-    seats[:, :, S_HAND] = batch.hand_len / HAND_SIZE
-    seats[:, :, S_PILE] = batch.pile_len / TILES_PER_PLAYER
-    seats[:, :, S_UNPLAYED:] = batch.unplayed * UNPLAYED_SCALE
-    games = np.arange(count)
-    order = (players[:, None] + np.arange(n)) % n
-    rotated = seats[games[:, None], order]
-    going = np.flatnonzero(batch.player >= 0)
-    rotated[going, (batch.player[going] - players[going]) % n, S_TO_ACT] = 1.0
-    out[:, PLAYERS : PLAYERS + n * PLAYER_BLOCK] = rotated.reshape(count, -1)
+@kernel
+def board_block(tile, owner, figures, i, settlements, observer, n, row):
+    """The tiles (owners relative to the observer) and the figures of game ``i``, read in the batch's arrays (a
+    view per game would cost a reference count)."""
+    for h in range(tile.shape[1]):
+        kind = tile[i, h]
+        if kind >= 0:
+            seat = (owner[i, h] - observer) % n
+            at = h * HEX_FEATURES + F_OWNER
+            for c in range(TILE_ROWS.shape[2]):
+                row[at + c] = TILE_ROWS[kind, seat, c]
+    for s in settlements:
+        at = SETTLEMENT_HEX[s] * HEX_FEATURES + F_FIGURES
+        for t in range(3):
+            row[at + t] = figures[i, s, t]
 
 
-def _facts(batch, out: np.ndarray, players: np.ndarray) -> None:
-    """Set-aside and board counts, the supply, the own hand, phase and the turn in progress."""
-    count, n = batch.num_games, batch.game.num_players
-    aside = batch.set_aside
-    out[:, SET_ASIDE : SET_ASIDE + 3] = aside / MAX_SUPPLY
-    out[:, SET_ASIDE + 3] = np.minimum(1.0, aside.sum(axis=1) / 4)
-    out[:, ON_BOARD : ON_BOARD + 3] = batch.on_board / MAX_SUPPLY
-    setup = np.flatnonzero(batch.phase != PLAY)
-    if setup.size:
-        supply = batch.tables.supply - batch.on_board[setup] - aside[setup] - batch.captured[setup].sum(axis=1)
-        out[setup, SUPPLY : SUPPLY + 3] = supply / MAX_SUPPLY
-    games = np.arange(count)
-    hand = batch.hand[games, players]  # (N, 5), -1 padded
-    counts = np.zeros((count, NUM_KINDS + 1))
-    np.add.at(counts, (games[:, None], hand), 1.0)
-    out[:, HAND : HAND + NUM_KINDS] = counts[:, :NUM_KINDS] * UNPLAYED_SCALE
-    going = np.flatnonzero(batch.player >= 0)
-    out[going, PHASE + batch.phase[going]] = 1.0
-    rows = np.flatnonzero(batch.pending >= 0)
-    out[rows, PENDING + batch.pending[rows]] = 1.0
-    rows = np.flatnonzero(batch.first_s >= 0)
-    out[rows, FIRST_FIGURE + batch.first_t[rows]] = 1.0
-    rows = np.flatnonzero(batch.swap_from >= 0)
-    out[rows, SWAP_PICKED] = 1.0
-    out[:, NON_QUICK_USED] = batch.non_quick
-    out[:, PLAYED] = batch.played_len / MAX_PLAYED
-    out[:, TURN] = np.minimum(1.0, batch.turn / MAX_TURNS)
-    out[:, NUM_PLAYERS + n - 2] = 1.0
+@kernel
+def seat_blocks(captured, hand_len, pile_len, unplayed, i, observer, row):
+    """The seat blocks of game ``i``, rotated so that the observer comes first (``to act`` is set apart)."""
+    n = captured.shape[1]
+    for r in range(n):
+        p = (observer + r) % n
+        at = PLAYERS + r * PLAYER_BLOCK
+        row[at + S_IN_GAME] = 1.0
+        for t in range(3):
+            row[at + S_CAPTURED + t] = captured[i, p, t] / MAX_SUPPLY
+        row[at + S_HAND] = hand_len[i, p] / HAND_SIZE
+        row[at + S_PILE] = pile_len[i, p] / TILES_PER_PLAYER
+        for kind in range(NUM_KINDS):
+            row[at + S_UNPLAYED + kind] = unplayed[i, p, kind] * UNPLAYED_SCALE[kind]
+
+
+@kernel
+def counts(aside, on_board, captured, i, supply, phase, row):
+    """Set-aside and board counts of game ``i``, and the supply while it is being set up."""
+    total = 0
+    for t in range(3):
+        row[SET_ASIDE + t] = aside[i, t] / MAX_SUPPLY
+        row[ON_BOARD + t] = on_board[i, t] / MAX_SUPPLY
+        total += aside[i, t]
+    row[SET_ASIDE + 3] = min(1.0, total / 4)
+    if phase != PLAY:
+        for t in range(3):
+            left = supply - on_board[i, t] - aside[i, t]
+            for p in range(captured.shape[1]):
+                left -= captured[i, p, t]
+            row[SUPPLY + t] = left / MAX_SUPPLY
+
+
+@kernel
+def own_hand(hand, i, observer, row):
+    """The observer's own hand per kind (its slots, -1 where empty)."""
+    held = np.zeros(NUM_KINDS, dtype=np.float64)
+    for slot in range(hand.shape[2]):
+        if hand[i, observer, slot] >= 0:
+            held[hand[i, observer, slot]] += 1.0
+    for kind in range(NUM_KINDS):
+        row[HAND + kind] = held[kind] * UNPLAYED_SCALE[kind]

@@ -12,10 +12,65 @@ from typing import Any
 
 import numpy as np
 
-from envs.samurai.batch_tables import DUMMY, INFLUENCE_OF, IS_LAND, MOVABLE_OF
+from envs.core.compiled import kernel
+from envs.samurai.batch_arrays import games_of
+from envs.samurai.batch_legal import swap_possible
+from envs.samurai.batch_rules import add_influence
+from envs.samurai.batch_tables import DUMMY, MOVABLE_OF
 from envs.samurai.board import SETTLEMENTS
 from envs.samurai.components import CHOOSE_HAND, FIGURE_TYPES, HAND_SIZE, NUM_KINDS, PHASES, TILE_NAMES
 from envs.samurai.rules import SamuraiState
+
+
+@kernel
+def start(games, rows, piles, figures, phase, drawn):
+    """Game ``rows[k]`` becomes the opening position of the deal ``piles[k]``, ``figures[k]`` (``drawn`` tiles
+    already in each hand), ``phase`` opening, player 0 to act; its lookups are left to :func:`derive`."""
+    for k in range(rows.size):
+        i = rows[k]
+        games.phase[i], games.player[i] = phase, 0
+        games.hand[i], games.pile[i] = -1, -1
+        for p in range(piles.shape[1]):
+            games.hand[i, p, :drawn] = piles[k, p, :drawn]
+            games.pile[i, p, : piles.shape[2] - drawn] = piles[k, p, drawn:]
+        games.hand_len[i], games.pile_len[i] = drawn, piles.shape[2] - drawn
+        games.tile[i], games.owner[i] = -1, -1
+        games.figures[i, :DUMMY], games.figures[i, DUMMY] = figures[k], False
+        games.captured[i], games.set_aside[i], games.turn[i] = 0, 0, 0
+        games.played[i], games.played_len[i], games.non_quick[i] = -1, 0, False
+        games.pending[i], games.first_s[i], games.first_t[i], games.swap_from[i] = -1, -1, -1, -1
+
+
+@kernel
+def derive(games, board, rows):
+    """The lookups of the games ``rows`` from their board, figures, hands and piles: empty hexes, the empty land
+    around each settlement, movable tiles, influence, figures on the board, ``swap_ok``, unplayed tiles."""
+    for i in rows:
+        tile, owner, need, influence = games.tile[i], games.owner[i], games.need[i], games.influence[i]
+        need[:], influence[:], games.movable[i] = 0, 0, 0
+        games.empty_land[i], games.empty_sea[i] = 0, 0
+        for h in range(tile.size):
+            if tile[h] >= 0:
+                games.movable[i, owner[h]] += MOVABLE_OF[tile[h]]
+                add_influence(influence, board.near, h, owner[h], tile[h], 1)
+            elif board.land_on[h]:
+                games.empty_land[i] += 1
+                for j in range(2):
+                    if board.near[h, j] != DUMMY:
+                        need[board.near[h, j]] += 1
+            elif board.sea_on[h]:
+                games.empty_sea[i] += 1
+        for t in range(3):
+            games.on_board[i, t] = games.figures[i, :, t].sum()
+        games.swap_ok[i] = swap_possible(games.figures[i])
+        games.unplayed[i] = 0
+        for p in range(games.hand.shape[1]):
+            for kind in games.hand[i, p]:
+                if kind >= 0:
+                    games.unplayed[i, p, kind] += 1
+            for kind in games.pile[i, p]:
+                if kind >= 0:
+                    games.unplayed[i, p, kind] += 1
 
 
 class BatchStateIO:
@@ -53,45 +108,14 @@ class BatchStateIO:
         figures ``(m, S, 3)``), as ``SamuraiState.__init__`` sets one up: player 0 to open the first phase,
         hands drawn from the piles unless chosen, an empty board; then the lookups (:meth:`_derive`)."""
         self._changed()
-        self.phase[rows], self.player[rows] = self._opening_phase, 0
         drawn = 0 if self._opening_phase == PHASES.index(CHOOSE_HAND) else HAND_SIZE
-        self.hand[rows], self.hand_len[rows] = -1, drawn
-        self.hand[rows, :, :drawn] = piles[:, :, :drawn]
-        self.pile[rows], self.pile_len[rows] = -1, piles.shape[2] - drawn
-        self.pile[rows, :, : piles.shape[2] - drawn] = piles[:, :, drawn:]
-        self.tile[rows], self.owner[rows] = -1, -1
-        self.figures[rows, :DUMMY], self.figures[rows, DUMMY] = figures, False
-        self.captured[rows], self.set_aside[rows], self.turn[rows] = 0, 0, 0
-        self.played[rows], self.played_len[rows], self.non_quick[rows] = -1, 0, False
-        self.pending[rows], self.first_s[rows], self.first_t[rows], self.swap_from[rows] = -1, -1, -1, -1
+        rows = np.asarray(rows, dtype=np.int64)
+        start(games_of(self), rows, piles, figures, self._opening_phase, drawn)
         self._derive(rows)
 
     def _derive(self, rows: np.ndarray) -> None:
         """The lookups that follow from the board, the figures, hands and piles."""
-        players = self.game.num_players
-        tile, owner = self.tile[rows], self.owner[rows]
-        empty = tile < 0
-        self.empty_land[rows] = (empty & self.tables.land_on).sum(axis=1)
-        self.empty_sea[rows] = (empty & self.tables.sea_on).sum(axis=1)
-        self.need[rows] = (empty & self.tables.land_on).astype(np.int64) @ self.tables.land_around.T
-        self.on_board[rows] = self.figures[rows].sum(axis=1)
-        self._figures_moved(rows)
-        seats = np.arange(players)
-        mine = owner[:, :, None] == seats  # (m, hexes, P)
-        self.movable[rows] = (mine & MOVABLE_OF[tile][:, :, None]).sum(axis=1)
-        # influence[s, p, t]: the tiles of p on the hexes next to s (each hex has at most two such s)
-        influence = np.zeros((len(rows), DUMMY + 1, players, 3), dtype=np.int64)
-        at, hexes = np.nonzero(tile >= 0)
-        for j in range(self.tables.near.shape[1]):
-            near = (at, self.tables.near[hexes, j], owner[at, hexes])
-            np.add.at(influence, near, INFLUENCE_OF[tile[at, hexes]])
-        influence[:, DUMMY] = 0
-        self.influence[rows] = influence
-        kinds = np.concatenate([self.hand[rows], self.pile[rows]], axis=2)  # (m, P, 25)
-        counts = np.zeros((len(rows), players, NUM_KINDS + 1), dtype=np.int64)
-        np.add.at(counts, (np.arange(len(rows))[:, None, None], seats[None, :, None], kinds), 1)
-        self.unplayed[rows] = counts[:, :, :NUM_KINDS]
-        assert IS_LAND.shape == tile.shape[1:]
+        derive(games_of(self), self.board, np.asarray(rows, dtype=np.int64))
 
     def state_dict(self, index: int) -> dict[str, Any]:
         """Game ``index`` in ``state_to_dict``'s format."""

@@ -19,7 +19,6 @@ from envs.samurai.rules import ON_LAND, ON_SEA, SWAP_FIGURES, SWAP_TILE, TARGET
 
 #: Phases, as indices of ``components.PHASES``.
 CHOOSE_HAND, DRAFT, PLAY = 0, 1, 2
-TYPES = np.arange(3)
 #: The settlement index that stands for "none" (padding of ``near``, a spare column of every settlement axis).
 DUMMY = NUM_SETTLEMENTS
 #: Per tile kind (+ a zero row for -1): its influence on helmet, buddha, rice.
@@ -82,8 +81,3 @@ def _tables(n: int) -> Tables:
 
 
 TABLES = {n: _tables(n) for n in LAYOUTS}
-
-
-def any3(values: np.ndarray) -> np.ndarray:
-    """``values.any(axis=-1)`` for a last axis of three (numpy reduces short inner axes slowly)."""
-    return values[..., 0] | values[..., 1] | values[..., 2]
