@@ -25,6 +25,7 @@ evaluator, as the guided search's is an :class:`~agents.evaluator.Evaluator`.
 from __future__ import annotations
 
 import bisect
+import functools
 import random
 from collections.abc import Callable
 
@@ -44,35 +45,46 @@ def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     (influence now, against the land left to fill); the winner procedure (majorities)
     is applied to the captures plus sampled figures, ``SAMPLES`` times."""
     from agents.heuristic.samurai_values import chance
-    from envs.samurai.scoring import winners as winners_of
 
     n = state.game.num_players
-    contests = []  # (type, cumulative chance per player)
+    # Each open contest: the flat captures' slot of its figure per player, and the first n - 1 cumulative
+    # chances (a draw above them all goes to the last player, as it would past a sum rounded below 1).
+    contests: list[tuple[list[int], list[float]]] = []
     expected = state.scores()  # figures captured so far, plus the expected ones below
     for s, types in enumerate(state.figures):
         open_land = state.need[s]
         for t in types:
             influence = state.influence(s, t)
-            chances = []
-            for p in range(n):
-                rival = max(v for q, v in enumerate(influence) if q != p)
-                chances.append(chance(influence[p] - rival, open_land))
+            best, second = sorted(influence, reverse=True)[:2]
+            # Each player's rival: the best of the others (the second best for the one strictly ahead).
+            chances = [chance(mine - (second if mine == best else best), open_land) for mine in influence]
             total = sum(chances)
             cumulative, acc = [], 0.0
             for p, c in enumerate(chances):
                 acc += c / total
                 expected[p] += c / total
                 cumulative.append(acc)
-            contests.append((t, cumulative))
+            contests.append(([3 * p + t for p in range(n)], cumulative[:-1]))
+    captured = [count for player in state.captured for count in player]
     win = [0.0] * n
+    draw = rnd.random
     for _ in range(SAMPLES):
-        captured = [c[:] for c in state.captured]
-        for t, cumulative in contests:
-            p = min(bisect.bisect_left(cumulative, rnd.random()), n - 1)
-            captured[p][t] += 1
-        for p, r in enumerate(win_rewards(n, winners_of(captured))):
+        sampled = captured[:]
+        for slots, cumulative in contests:
+            sampled[slots[bisect.bisect_left(cumulative, draw())]] += 1
+        for p, r in enumerate(_samurai_rewards(tuple(sampled))):
             win[p] += r
     return [w / SAMPLES for w in win], expected
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _samurai_rewards(captured: tuple[int, ...]) -> tuple[float, ...]:
+    """The win rewards of the captures ``captured`` (flat: three types a player, player after player),
+    remembered: the samples of a search end in few distinct captures."""
+    from envs.samurai.scoring import winners as winners_of
+
+    n = len(captured) // 3
+    return tuple(win_rewards(n, winners_of([list(captured[3 * p : 3 * p + 3]) for p in range(n)])))
 
 
 # --- Wapi ---------------------------------------------------------------------

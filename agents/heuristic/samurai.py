@@ -47,6 +47,9 @@ from envs.samurai.components import (
     TILE_SWAP,
 )  # fmt: skip
 
+#: What spending each tile kind costs (``TILE_COST`` per point of its total influence).
+TILE_COSTS = tuple(TILE_COST * sum(influence) for influence in INFLUENCE)
+
 if TYPE_CHECKING:
     from agents.protocol import PlayerView
     from envs.samurai.rules import SamuraiState
@@ -76,6 +79,7 @@ class _Planner:
         self.layout = state.layout
         self.weights = self._type_weights()
         self._leads: dict[tuple[int, int], int] = {}  # (settlement, type) -> my lead over the best rival
+        self._gains: dict[tuple[int, int, bool], tuple[float, ...]] = {}  # (kind, settlement, land) -> per figure
 
     # --- valuation --------------------------------------------------------
     def _type_weights(self) -> list[float]:
@@ -105,17 +109,26 @@ class _Planner:
 
     def place_gain(self, kind: int, h: int) -> float:
         """What putting ``kind`` on hex ``h`` adds over leaving it, over the settlements around ``h``."""
-        state, gain = self.state, 0.0
+        gain = 0.0
         land = HEX_KIND[h] == LAND
         for s in self.layout.settlements_near[h]:
-            figures = state.figures[s]
-            if not figures:
-                continue
-            need = state.need[s]
+            for figure_gain in self._figure_gains(kind, s, land):
+                gain += figure_gain
+        return gain - TILE_COSTS[kind]
+
+    def _figure_gains(self, kind: int, s: int, land: bool) -> tuple[float, ...]:
+        """What ``kind`` next to settlement ``s`` (on a land hex or not) adds to each of its figures' values,
+        remembered: a move's planning asks it again for every hex around ``s``."""
+        key = (kind, s, land)
+        gains = self._gains.get(key)
+        if gains is None:
+            need = self.state.need[s]
             after = need - 1 if land else need
-            for t in figures:
-                gain += self.figure_value(s, t, INFLUENCE[kind][t], after) - self.figure_value(s, t, 0, need)
-        return gain - TILE_COST * sum(INFLUENCE[kind])
+            gains = self._gains[key] = tuple(
+                self.figure_value(s, t, INFLUENCE[kind][t], after) - self.figure_value(s, t, 0, need)
+                for t in self.state.figures[s]
+            )
+        return gains
 
     def best_target(self, kind: int) -> tuple[float, int]:
         state = self.state
@@ -128,7 +141,7 @@ class _Planner:
             if value > best[0]:
                 best = (value, h)
         if best[0] == -float("inf") and hexes:  # nothing near any settlement: anywhere, first hex
-            best = (-TILE_COST * sum(INFLUENCE[kind]), hexes[0])
+            best = (-TILE_COSTS[kind], hexes[0])
         return best
 
     def best_swap(self) -> tuple[float, tuple[int, int, int, int] | None]:
