@@ -24,10 +24,11 @@ evaluator, as the guided search's is an :class:`~agents.evaluator.Evaluator`.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import random
 from collections.abc import Callable
+
+import numpy as np
 
 from envs.core.engine import Game, GameState, win_rewards
 from envs.games import description_of
@@ -44,37 +45,56 @@ def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     """Each figure still standing goes to a player with a chance from their lead around it
     (influence now, against the land left to fill); the winner procedure (majorities)
     is applied to the captures plus sampled figures, ``SAMPLES`` times."""
-    from agents.heuristic.samurai_values import chance
-
     n = state.game.num_players
-    # Each open contest: the flat captures' slot of its figure per player, and the first n - 1 cumulative
-    # chances (a draw above them all goes to the last player, as it would past a sum rounded below 1).
-    contests: list[tuple[list[int], list[float]]] = []
+    thresholds: list[tuple[float, ...]] = []  # per open contest: its first n - 1 cumulative chances
+    types_open: list[int] = []  # per open contest: the figure's type
     expected = state.scores()  # figures captured so far, plus the expected ones below
     for s, types in enumerate(state.figures):
         open_land = state.need[s]
         for t in types:
-            influence = state.influence(s, t)
-            best, second = sorted(influence, reverse=True)[:2]
-            # Each player's rival: the best of the others (the second best for the one strictly ahead).
-            chances = [chance(mine - (second if mine == best else best), open_land) for mine in influence]
-            total = sum(chances)
-            cumulative, acc = [], 0.0
-            for p, c in enumerate(chances):
-                acc += c / total
-                expected[p] += c / total
-                cumulative.append(acc)
-            contests.append(([3 * p + t for p in range(n)], cumulative[:-1]))
-    captured = [count for player in state.captured for count in player]
+            shares, cumulative = _contest(tuple(state.influence(s, t)), open_land)
+            for p, share in enumerate(shares):
+                expected[p] += share
+            thresholds.append(cumulative)
+            types_open.append(t)
     win = [0.0] * n
-    draw = rnd.random
-    for _ in range(SAMPLES):
-        sampled = captured[:]
-        for slots, cumulative in contests:
-            sampled[slots[bisect.bisect_left(cumulative, draw())]] += 1
-        for p, r in enumerate(_samurai_rewards(tuple(sampled))):
+    for captured in _sampled_captures(state, thresholds, types_open, rnd):
+        for p, r in enumerate(_samurai_rewards(captured)):
             win[p] += r
     return [w / SAMPLES for w in win], expected
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _contest(influence: tuple[int, ...], open_land: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """A figure's contest, from each player's ``influence`` on it with ``open_land`` hexes left: each player's
+    share of the figure (their chance against the best of the others, normalised) and the first n - 1
+    cumulative shares; remembered, since a search meets the same few contests again and again."""
+    from agents.heuristic.samurai_values import chance
+
+    best, second = sorted(influence, reverse=True)[:2]
+    # Each player's rival: the best of the others (the second best for the one strictly ahead).
+    chances = [chance(mine - (second if mine == best else best), open_land) for mine in influence]
+    total = sum(chances)
+    shares = [c / total for c in chances]
+    cumulative, acc = [], 0.0
+    for share in shares:
+        acc += share
+        cumulative.append(acc)
+    return tuple(shares), tuple(cumulative[:-1])
+
+
+def _sampled_captures(state, thresholds: list[tuple[float, ...]], types: list[int], rnd: random.Random) -> list[tuple]:
+    """``SAMPLES`` endings of the open contests, each the captures (flat: three types a player, player after
+    player) with every contest's figure given to a player: the first whose cumulative chance reaches a draw
+    of ``rnd`` (``bisect``: a draw above the first n - 1 goes to the last player, as it would past a sum
+    rounded below 1). The draws are taken sample by sample, contest by contest; the counting is numpy's."""
+    n, contests = state.game.num_players, len(types)
+    draws = np.array([rnd.random() for _ in range(SAMPLES * contests)]).reshape(SAMPLES, contests, 1)
+    players = (np.array(thresholds).reshape(contests, n - 1) < draws).sum(axis=2)  # (samples, contests)
+    slots = np.arange(SAMPLES)[:, None] * (3 * n) + 3 * players + np.array(types, dtype=np.int64)
+    counts = np.bincount(slots.ravel(), minlength=SAMPLES * 3 * n).reshape(SAMPLES, 3 * n)
+    counts += np.array([count for player in state.captured for count in player])
+    return list(map(tuple, counts.tolist()))
 
 
 @functools.lru_cache(maxsize=1 << 14)

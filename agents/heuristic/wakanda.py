@@ -68,6 +68,14 @@ def village_points(village: int, counts: list[float], tallest: float) -> float:
     return POINTS_PER_PIECE[village] * counts[village]
 
 
+def _points(known: dict[int, float], village: int, counts: list[float], tallest: float) -> float:
+    """:func:`village_points`, remembered in ``known`` (one valuation asks for a village kind twice)."""
+    value = known.get(village)
+    if value is None:
+        value = known[village] = village_points(village, counts, tallest)
+    return value
+
+
 class _Position:
     """The public facts the strategy needs, as small lists (never the bag's order, never face-down villages)."""
 
@@ -91,22 +99,24 @@ class _Position:
             for piece in totem:
                 remaining[piece] += 1
         self.per_totem = [r / max(1, self.unclaimed) for r in remaining]  # an average future totem
+        self.per_totem_sum = sum(self.per_totem)  # its height
 
     def expected(self, player: int) -> float:
         """``player``'s expected final score: owned villages over owned totems plus average future
         totems (one per headdress that can still crown), and future crowns at their average worth."""
         future = min(self.headdresses[player], self.unclaimed)
         counts = [f * future for f in self.per_totem]
-        tallest = sum(self.per_totem) if future else 0.0
+        tallest = self.per_totem_sum if future else 0.0
         for _, totem in self.holding[player]:
             tallest = max(tallest, len(totem))
             for piece in totem:
                 counts[piece] += 1
         owned = [village for village, _ in self.holding[player]]
-        total = sum(village_points(u, counts, tallest) for u in owned)
+        points: dict[int, float] = {}  # per village kind, what owning it pays (each kind valued once)
+        total = sum(_points(points, u, counts, tallest) for u in owned)
         if future:
             candidates = [self.kind[v] for v in self.open] or owned or [SUN]
-            crowns = sum(village_points(u, counts, tallest) for u in candidates)
+            crowns = sum(_points(points, u, counts, tallest) for u in candidates)
             total += FUTURE_CROWN_SHARE * future * crowns / len(candidates)
         if SUN not in owned:
             total -= SUN_PENALTY * counts[SUN]
@@ -170,16 +180,20 @@ def policy(state: WakandaState) -> int:
 
 def _worst_reply(position: _Position, me: int, unchanged: float, finished: dict[tuple, float]) -> float:
     """My value after the opponent's best reply: ``unchanged`` after a build (or no move at all),
-    else the value after finishing a totem (looked up in, or added to, ``finished``)."""
-    replies = position.moves(1 - me)
+    else the value after finishing a totem (looked up in, or added to, ``finished``). The replies are
+    :meth:`_Position.moves`: finishes valued one by one, the builds all alike."""
+    opponent = 1 - me
     values = []
-    for kind, slot in replies:
-        if kind is None:
-            key = (slot, tuple(position.totems[slot]))
-            if key not in finished:
-                finished[key] = position.after(1 - me, (None, slot)).value(me)
-            values.append(finished[key])
-    if len(values) < len(replies) or not replies:  # a build among the replies, or no reply at all
+    if position.headdresses[opponent]:
+        for slot in position.open:
+            totem = position.totems[slot]
+            if totem:
+                key = (slot, tuple(totem))
+                if key not in finished:
+                    finished[key] = position.after(opponent, (None, slot)).value(me)
+                values.append(finished[key])
+    builds = position.open and any(position.supplies[opponent])
+    if builds or not values:  # a build among the replies, or no reply at all
         values.append(unchanged)
     return min(values)
 
