@@ -89,12 +89,24 @@ def _sampled_captures(state, thresholds: list[tuple[float, ...]], types: list[in
     of ``rnd`` (``bisect``: a draw above the first n - 1 goes to the last player, as it would past a sum
     rounded below 1). The draws are taken sample by sample, contest by contest; the counting is numpy's."""
     n, contests = state.game.num_players, len(types)
-    draws = np.array([rnd.random() for _ in range(SAMPLES * contests)]).reshape(SAMPLES, contests, 1)
-    players = (np.array(thresholds).reshape(contests, n - 1) < draws).sum(axis=2)  # (samples, contests)
-    slots = np.arange(SAMPLES)[:, None] * (3 * n) + 3 * players + np.array(types, dtype=np.int64)
+    draws = uniform_draws(rnd, SAMPLES * contests).reshape(SAMPLES, contests, 1)
+    players = np.add.reduce(np.array(thresholds).reshape(contests, n - 1) < draws, axis=2)  # (samples, contests)
+    slots = SAMPLE_OFFSETS[n] + 3 * players + np.array(types, dtype=np.int64)
     counts = np.bincount(slots.ravel(), minlength=SAMPLES * 3 * n).reshape(SAMPLES, 3 * n)
     counts += np.array([count for player in state.captured for count in player])
     return list(map(tuple, counts.tolist()))
+
+
+#: Per player count, where each sample's flat captures begin in a batch of ``SAMPLES``.
+SAMPLE_OFFSETS = {n: np.arange(SAMPLES)[:, None] * (3 * n) for n in range(2, 5)}
+
+
+def uniform_draws(rnd: random.Random, count: int) -> np.ndarray:
+    """The floats of ``count`` calls of ``rnd.random()``, drawn at once: ``random()`` makes each of two 32-bit
+    outputs of the generator (the top 27 bits of the first, the top 26 of the second), and ``getrandbits``
+    hands out the same outputs in the same order, lowest bits first (``tests/test_ismcts_speed.py`` checks it)."""
+    words = np.frombuffer(rnd.getrandbits(64 * count).to_bytes(8 * count, "little"), dtype="<u4")
+    return ((words[0::2] >> 5) * 67108864.0 + (words[1::2] >> 6)) * (1.0 / 9007199254740992.0)
 
 
 @functools.lru_cache(maxsize=1 << 14)

@@ -68,14 +68,6 @@ def village_points(village: int, counts: list[float], tallest: float) -> float:
     return POINTS_PER_PIECE[village] * counts[village]
 
 
-def _points(known: dict[int, float], village: int, counts: list[float], tallest: float) -> float:
-    """:func:`village_points`, remembered in ``known`` (one valuation asks for a village kind twice)."""
-    value = known.get(village)
-    if value is None:
-        value = known[village] = village_points(village, counts, tallest)
-    return value
-
-
 class _Position:
     """The public facts the strategy needs, as small lists (never the bag's order, never face-down villages)."""
 
@@ -112,11 +104,10 @@ class _Position:
             for piece in totem:
                 counts[piece] += 1
         owned = [village for village, _ in self.holding[player]]
-        points: dict[int, float] = {}  # per village kind, what owning it pays (each kind valued once)
-        total = sum(_points(points, u, counts, tallest) for u in owned)
+        total = sum(village_points(u, counts, tallest) for u in owned)
         if future:
             candidates = [self.kind[v] for v in self.open] or owned or [SUN]
-            crowns = sum(_points(points, u, counts, tallest) for u in candidates)
+            crowns = sum(village_points(u, counts, tallest) for u in candidates)
             total += FUTURE_CROWN_SHARE * future * crowns / len(candidates)
         if SUN not in owned:
             total -= SUN_PENALTY * counts[SUN]

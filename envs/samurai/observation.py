@@ -133,6 +133,7 @@ def _tile_row(kind: int, owner: int) -> np.ndarray:
 #: same rows as ready-made views, ``TILE_ROW[kind][owner]`` (a third faster to write than indexing).
 TILE_ROWS = np.array([[_tile_row(k, p) for p in range(MAX_PLAYERS)] for k in range(NUM_KINDS)])
 TILE_ROW = [[TILE_ROWS[k, p] for p in range(MAX_PLAYERS)] for k in range(NUM_KINDS)]
+HEX_IDS = range(NUM_HEXES)
 #: The tile columns of a hex without a tile.
 NO_TILE_ROW = np.zeros(F_SELECTED - F_OWNER, dtype=np.float32)
 #: Figure columns per figure set, indexed by a 3-bit mask (bit t: type t present).
@@ -230,12 +231,13 @@ class SamuraiObserver(Observer):
 
     def _catch_up(self, state: SamuraiState) -> None:
         """Re-encode the hexes and settlements of the board blocks that differ from ``state``'s."""
-        if state.tile != self._tiles or state.owner != self._owners:
-            for h, (kind, owner, was_kind, was_owner) in enumerate(
-                zip(state.tile, state.owner, self._tiles, self._owners)
-            ):
-                if kind != was_kind or owner != was_owner:
-                    self._lay(h, kind, owner)
+        tiles, owners = state.tile, state.owner
+        if tiles != self._tiles or owners != self._owners:
+            changed = [
+                h for h, a, b, c, d in zip(HEX_IDS, tiles, self._tiles, owners, self._owners) if a != b or c != d
+            ]
+            for h in changed:
+                self._lay(h, tiles[h], owners[h])
         if state.figures != self._figures:
             for s, types in enumerate(state.figures):
                 if types != self._figures[s]:
