@@ -50,9 +50,12 @@ def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     types_open: list[int] = []  # per open contest: the figure's type
     expected = state.scores()  # figures captured so far, plus the expected ones below
     for s, types in enumerate(state.figures):
+        if not types:
+            continue
         open_land = state.need[s]
+        influences = state.influences(s)
         for t in types:
-            shares, cumulative = _contest(tuple(state.influence(s, t)), open_land)
+            shares, cumulative = _contest(tuple(influences[t]), open_land)
             for p, share in enumerate(shares):
                 expected[p] += share
             thresholds.append(cumulative)

@@ -98,9 +98,9 @@ class _Planner:
     def lead(self, s: int, t: int) -> int:
         key = (s, t)
         if key not in self._leads:
-            influence = self.state.influence(s, t)
-            mine = influence.pop(self.me)
-            self._leads[key] = mine - max(influence)
+            for u, influence in enumerate(self.state.influences(s)):  # every type's at once
+                mine = influence.pop(self.me)
+                self._leads[(s, u)] = mine - max(influence)
         return self._leads[key]
 
     def figure_value(self, s: int, t: int, extra: int, open_land: int) -> float:
