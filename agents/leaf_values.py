@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from envs.core.compiled import kernel
 from envs.core.engine import Game, GameState, win_rewards
 from envs.games import description_of
 
@@ -49,13 +50,23 @@ def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     thresholds: list[tuple[float, ...]] = []  # per open contest: its first n - 1 cumulative chances
     types_open: list[int] = []  # per open contest: the figure's type
     expected = state.scores()  # figures captured so far, plus the expected ones below
+    tile, owner, around = state.tile, state.owner, state.layout.around
     for s, types in enumerate(state.figures):
         if not types:
             continue
-        open_land = state.need[s]
-        influences = state.influences(s)
-        for t in types:
-            shares, cumulative = _contest(tuple(influences[t]), open_land)
+        hexes = around[s]
+        key = (
+            n,
+            s,
+            state.need[s],
+            tuple(types),
+            tuple(map(tile.__getitem__, hexes)),
+            tuple(map(owner.__getitem__, hexes)),
+        )
+        contests = _SETTLEMENTS.get(key)
+        if contests is None:
+            contests = _settlement_contests(state, s, key)
+        for t, shares, cumulative in contests:
             for p, share in enumerate(shares):
                 expected[p] += share
             thresholds.append(cumulative)
@@ -65,6 +76,23 @@ def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
         for p, r in enumerate(_samurai_rewards(captured)):
             win[p] += r
     return [w / SAMPLES for w in win], expected
+
+
+#: The contests of a settlement (:func:`_settlement_contests`) by what decides them: the player count, the
+#: settlement, its open land, its figures, and the tiles and owners around it.
+_SETTLEMENTS: dict[tuple, tuple] = {}
+_SETTLEMENTS_KEPT = 1 << 14
+
+
+def _settlement_contests(state, s: int, key: tuple) -> tuple[tuple[int, tuple, tuple], ...]:
+    """Each figure of settlement ``s``: its type and :func:`_contest`'s shares and cumulative shares; kept under
+    ``key`` (a search meets the same settlements again and again, most of the board unchanged)."""
+    if len(_SETTLEMENTS) >= _SETTLEMENTS_KEPT:
+        _SETTLEMENTS.clear()
+    influences, open_land = state.influences(s), state.need[s]
+    contests = tuple((t, *_contest(tuple(influences[t]), open_land)) for t in state.figures[s])
+    _SETTLEMENTS[key] = contests
+    return contests
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -90,26 +118,50 @@ def _sampled_captures(state, thresholds: list[tuple[float, ...]], types: list[in
     """``SAMPLES`` endings of the open contests, each the captures (flat: three types a player, player after
     player) with every contest's figure given to a player: the first whose cumulative chance reaches a draw
     of ``rnd`` (``bisect``: a draw above the first n - 1 goes to the last player, as it would past a sum
-    rounded below 1). The draws are taken sample by sample, contest by contest; the counting is numpy's."""
+    rounded below 1). The draws are ``rnd.random()``'s, sample by sample, contest by contest (:func:`random_words`)."""
     n, contests = state.game.num_players, len(types)
-    draws = uniform_draws(rnd, SAMPLES * contests).reshape(SAMPLES, contests, 1)
-    players = np.add.reduce(np.array(thresholds).reshape(contests, n - 1) < draws, axis=2)  # (samples, contests)
-    slots = SAMPLE_OFFSETS[n] + 3 * players + np.array(types, dtype=np.int64)
-    counts = np.bincount(slots.ravel(), minlength=SAMPLES * 3 * n).reshape(SAMPLES, 3 * n)
-    counts += np.array([count for player in state.captured for count in player])
+    counts = _count_samples(
+        random_words(rnd, SAMPLES * contests),
+        np.array(thresholds, dtype=np.float64).reshape(contests, n - 1),
+        np.array(types, dtype=np.int64),
+        np.array([count for player in state.captured for count in player], dtype=np.int64),
+        SAMPLES,
+    )
     return list(map(tuple, counts.tolist()))
 
 
-#: Per player count, where each sample's flat captures begin in a batch of ``SAMPLES``.
-SAMPLE_OFFSETS = {n: np.arange(SAMPLES)[:, None] * (3 * n) for n in range(2, 5)}
+def random_words(rnd: random.Random, count: int) -> np.ndarray:
+    """The generator's 32-bit outputs that ``count`` calls of ``rnd.random()`` would read, drawn at once
+    (``getrandbits`` hands them out in the same order, lowest bits first; ``tests/test_ismcts_speed.py``
+    checks it): two a float, as :func:`uniform_draws` makes them."""
+    return np.frombuffer(rnd.getrandbits(64 * count).to_bytes(8 * count, "little"), dtype="<u4")
 
 
 def uniform_draws(rnd: random.Random, count: int) -> np.ndarray:
-    """The floats of ``count`` calls of ``rnd.random()``, drawn at once: ``random()`` makes each of two 32-bit
-    outputs of the generator (the top 27 bits of the first, the top 26 of the second), and ``getrandbits``
-    hands out the same outputs in the same order, lowest bits first (``tests/test_ismcts_speed.py`` checks it)."""
-    words = np.frombuffer(rnd.getrandbits(64 * count).to_bytes(8 * count, "little"), dtype="<u4")
+    """The floats of ``count`` calls of ``rnd.random()``: each from two 32-bit outputs, the top 27 bits of
+    the first and the top 26 of the second, as CPython's ``random()`` makes it."""
+    words = random_words(rnd, count)
     return ((words[0::2] >> 5) * 67108864.0 + (words[1::2] >> 6)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def _count_samples(words, thresholds, types, captured, samples):  # pragma: no cover - compiled
+    """The captures of each sample (rows), from the words of its draws (:func:`uniform_draws`' floats): each
+    contest's figure to the player whose cumulative chance first reaches the draw."""
+    contests, others = thresholds.shape
+    counts = np.empty((samples, captured.shape[0]), np.int64)
+    k = 0
+    for i in range(samples):
+        counts[i, :] = captured
+        for c in range(contests):
+            draw = ((words[k] >> 5) * 67108864.0 + (words[k + 1] >> 6)) * (1.0 / 9007199254740992.0)
+            k += 2
+            player = 0
+            for q in range(others):
+                if thresholds[c, q] < draw:
+                    player += 1
+            counts[i, 3 * player + types[c]] += 1
+    return counts
 
 
 @functools.lru_cache(maxsize=1 << 14)
