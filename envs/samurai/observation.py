@@ -62,6 +62,12 @@ changed (a hex or a settlement in every seat's board block):
 - the action that completes the chosen tile (no tile in progress after
   it): the actor's count of unplayed tiles of that kind.
 
+``follow`` keeps the board blocks it has and rewrites only the hexes and
+settlements whose tile, owner or figures differ from the state followed (a
+search follows one determinization after another of the same position,
+which differ in a few tiles); it keeps Python copies of every hex's tile and
+owner for that, and writes the seat blocks anew.
+
 Refreshing means re-encoding those entries from the state, so a missed
 change cannot linger past the next refresh of the same entries; the tests
 compare the followed observation with a fresh observer's after every move
