@@ -19,7 +19,8 @@ Every command is ``python -m benchmarks.NAME``; what a report prints runs as wri
   :mod:`~benchmarks.training_strength`; one decision at a time, :mod:`~benchmarks.decision_gains`; and which
   network can imitate a heuristic, :mod:`~benchmarks.imitation_networks`.
 - **Speed** (no records: a report is its command's output): :mod:`~benchmarks.throughput`,
-  :mod:`~benchmarks.search_speed`, :mod:`~benchmarks.ismcts_speed`, :mod:`~benchmarks.move_times`, :mod:`~benchmarks.batch` (with
+  :mod:`~benchmarks.search_speed`, :mod:`~benchmarks.ismcts_speed`, :mod:`~benchmarks.move_times`,
+  :mod:`~benchmarks.batch` (with
   :mod:`~benchmarks.batch_time`), :mod:`~benchmarks.batch_rollouts`, :mod:`~benchmarks.training_speed`,
   :mod:`~benchmarks.scale`, and the web server's :mod:`~benchmarks.web_load` (with :mod:`~benchmarks.web_hostile`).
 - **The check of them all**: :mod:`~benchmarks.regenerate` makes every report again from its records, and
