@@ -131,23 +131,17 @@ def _sampled_captures(state, thresholds: list[tuple[float, ...]], types: list[in
 
 
 def random_words(rnd: random.Random, count: int) -> np.ndarray:
-    """The generator's 32-bit outputs that ``count`` calls of ``rnd.random()`` would read, drawn at once
-    (``getrandbits`` hands them out in the same order, lowest bits first; ``tests/test_ismcts_speed.py``
-    checks it): two a float, as :func:`uniform_draws` makes them."""
+    """The generator's 32-bit outputs that ``count`` calls of ``rnd.random()`` would read, drawn at once:
+    ``random()`` makes each float of two outputs (the top 27 bits of the first, the top 26 of the second),
+    and ``getrandbits`` hands out the same outputs in the same order, lowest bits first (CPython;
+    ``tests/test_ismcts_speed.py`` checks it)."""
     return np.frombuffer(rnd.getrandbits(64 * count).to_bytes(8 * count, "little"), dtype="<u4")
-
-
-def uniform_draws(rnd: random.Random, count: int) -> np.ndarray:
-    """The floats of ``count`` calls of ``rnd.random()``: each from two 32-bit outputs, the top 27 bits of
-    the first and the top 26 of the second, as CPython's ``random()`` makes it."""
-    words = random_words(rnd, count)
-    return ((words[0::2] >> 5) * 67108864.0 + (words[1::2] >> 6)) * (1.0 / 9007199254740992.0)
 
 
 @kernel
 def _count_samples(words, thresholds, types, captured, samples):  # pragma: no cover - compiled
-    """The captures of each sample (rows), from the words of its draws (:func:`uniform_draws`' floats): each
-    contest's figure to the player whose cumulative chance first reaches the draw."""
+    """The captures of each sample (rows), from the words of its draws (:func:`random_words`, made into
+    ``random()``'s floats): each contest's figure to the player whose cumulative chance first reaches the draw."""
     contests, others = thresholds.shape
     counts = np.empty((samples, captured.shape[0]), np.int64)
     k = 0
