@@ -24,10 +24,13 @@ evaluator, as the guided search's is an :class:`~agents.evaluator.Evaluator`.
 
 from __future__ import annotations
 
-import bisect
+import functools
 import random
 from collections.abc import Callable
 
+import numpy as np
+
+from envs.core.compiled import kernel
 from envs.core.engine import Game, GameState, win_rewards
 from envs.games import description_of
 
@@ -43,36 +46,126 @@ def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     """Each figure still standing goes to a player with a chance from their lead around it
     (influence now, against the land left to fill); the winner procedure (majorities)
     is applied to the captures plus sampled figures, ``SAMPLES`` times."""
-    from agents.heuristic.samurai_values import chance
-    from envs.samurai.scoring import winners as winners_of
-
     n = state.game.num_players
-    contests = []  # (type, cumulative chance per player)
+    thresholds: list[tuple[float, ...]] = []  # per open contest: its first n - 1 cumulative chances
+    types_open: list[int] = []  # per open contest: the figure's type
     expected = state.scores()  # figures captured so far, plus the expected ones below
+    tile, owner, around = state.tile, state.owner, state.layout.around
     for s, types in enumerate(state.figures):
-        open_land = state.need[s]
-        for t in types:
-            influence = state.influence(s, t)
-            chances = []
-            for p in range(n):
-                rival = max(v for q, v in enumerate(influence) if q != p)
-                chances.append(chance(influence[p] - rival, open_land))
-            total = sum(chances)
-            cumulative, acc = [], 0.0
-            for p, c in enumerate(chances):
-                acc += c / total
-                expected[p] += c / total
-                cumulative.append(acc)
-            contests.append((t, cumulative))
+        if not types:
+            continue
+        hexes = around[s]
+        key = (
+            n,
+            s,
+            state.need[s],
+            tuple(types),
+            tuple(map(tile.__getitem__, hexes)),
+            tuple(map(owner.__getitem__, hexes)),
+        )
+        contests = _SETTLEMENTS.get(key)
+        if contests is None:
+            contests = _settlement_contests(state, s, key)
+        for t, shares, cumulative in contests:
+            for p, share in enumerate(shares):
+                expected[p] += share
+            thresholds.append(cumulative)
+            types_open.append(t)
     win = [0.0] * n
-    for _ in range(SAMPLES):
-        captured = [c[:] for c in state.captured]
-        for t, cumulative in contests:
-            p = min(bisect.bisect_left(cumulative, rnd.random()), n - 1)
-            captured[p][t] += 1
-        for p, r in enumerate(win_rewards(n, winners_of(captured))):
+    for captured in _sampled_captures(state, thresholds, types_open, rnd):
+        for p, r in enumerate(_samurai_rewards(captured)):
             win[p] += r
     return [w / SAMPLES for w in win], expected
+
+
+#: The contests of a settlement (:func:`_settlement_contests`) by what decides them: the player count, the
+#: settlement, its open land, its figures, and the tiles and owners around it.
+_SETTLEMENTS: dict[tuple, tuple] = {}
+_SETTLEMENTS_KEPT = 1 << 14
+
+
+def _settlement_contests(state, s: int, key: tuple) -> tuple[tuple[int, tuple, tuple], ...]:
+    """Each figure of settlement ``s``: its type and :func:`_contest`'s shares and cumulative shares; kept under
+    ``key`` (a search meets the same settlements again and again, most of the board unchanged)."""
+    if len(_SETTLEMENTS) >= _SETTLEMENTS_KEPT:
+        _SETTLEMENTS.clear()
+    influences, open_land = state.influences(s), state.need[s]
+    contests = tuple((t, *_contest(tuple(influences[t]), open_land)) for t in state.figures[s])
+    _SETTLEMENTS[key] = contests
+    return contests
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _contest(influence: tuple[int, ...], open_land: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """A figure's contest, from each player's ``influence`` on it with ``open_land`` hexes left: each player's
+    share of the figure (their chance against the best of the others, normalised) and the first n - 1
+    cumulative shares; remembered, since a search meets the same few contests again and again."""
+    from agents.heuristic.samurai_values import chance
+
+    best, second = sorted(influence, reverse=True)[:2]
+    # Each player's rival: the best of the others (the second best for the one strictly ahead).
+    chances = [chance(mine - (second if mine == best else best), open_land) for mine in influence]
+    total = sum(chances)
+    shares = [c / total for c in chances]
+    cumulative, acc = [], 0.0
+    for share in shares:
+        acc += share
+        cumulative.append(acc)
+    return tuple(shares), tuple(cumulative[:-1])
+
+
+def _sampled_captures(state, thresholds: list[tuple[float, ...]], types: list[int], rnd: random.Random) -> list[tuple]:
+    """``SAMPLES`` endings of the open contests, each the captures (flat: three types a player, player after
+    player) with every contest's figure given to a player: the first whose cumulative chance reaches a draw
+    of ``rnd`` (``bisect``: a draw above the first n - 1 goes to the last player, as it would past a sum
+    rounded below 1). The draws are ``rnd.random()``'s, sample by sample, contest by contest (:func:`random_words`)."""
+    n, contests = state.game.num_players, len(types)
+    counts = _count_samples(
+        random_words(rnd, SAMPLES * contests),
+        np.array(thresholds, dtype=np.float64).reshape(contests, n - 1),
+        np.array(types, dtype=np.int64),
+        np.array([count for player in state.captured for count in player], dtype=np.int64),
+        SAMPLES,
+    )
+    return list(map(tuple, counts.tolist()))
+
+
+def random_words(rnd: random.Random, count: int) -> np.ndarray:
+    """The generator's 32-bit outputs that ``count`` calls of ``rnd.random()`` would read, drawn at once:
+    ``random()`` makes each float of two outputs (the top 27 bits of the first, the top 26 of the second),
+    and ``getrandbits`` hands out the same outputs in the same order, lowest bits first (CPython;
+    ``tests/test_ismcts_speed.py`` checks it)."""
+    return np.frombuffer(rnd.getrandbits(64 * count).to_bytes(8 * count, "little"), dtype="<u4")
+
+
+@kernel
+def _count_samples(words, thresholds, types, captured, samples):  # pragma: no cover - compiled
+    """The captures of each sample (rows), from the words of its draws (:func:`random_words`, made into
+    ``random()``'s floats): each contest's figure to the player whose cumulative chance first reaches the draw."""
+    contests, others = thresholds.shape
+    counts = np.empty((samples, captured.shape[0]), np.int64)
+    k = 0
+    for i in range(samples):
+        counts[i, :] = captured
+        for c in range(contests):
+            draw = ((words[k] >> 5) * 67108864.0 + (words[k + 1] >> 6)) * (1.0 / 9007199254740992.0)
+            k += 2
+            player = 0
+            for q in range(others):
+                if thresholds[c, q] < draw:
+                    player += 1
+            counts[i, 3 * player + types[c]] += 1
+    return counts
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _samurai_rewards(captured: tuple[int, ...]) -> tuple[float, ...]:
+    """The win rewards of the captures ``captured`` (flat: three types a player, player after player),
+    remembered: the samples of a search end in few distinct captures."""
+    from envs.samurai.scoring import winners as winners_of
+
+    n = len(captured) // 3
+    return tuple(win_rewards(n, winners_of([list(captured[3 * p : 3 * p + 3]) for p in range(n)])))
 
 
 # --- Wapi ---------------------------------------------------------------------

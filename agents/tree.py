@@ -93,17 +93,16 @@ class UCT:
 
     def select(self, node: Node, state: GameState) -> tuple[int, Edge, bool]:
         """The move to walk from ``node`` in ``state``, its edge, and whether that edge is new."""
-        legal = state.legal_actions()
+        legal = state.legal_tuple()
         edges = node.edges
         node.visits += 1
-        tried, untried = [], []
-        for a in legal:
-            (tried if a in edges else untried).append(a)
+        tried = [a for a in legal if a in edges]
         for a in tried:
             edges[a].avail += 1
         widening = self.widening
         room = widening is None or len(edges) < 1 + widening * math.sqrt(node.visits)
-        if untried and (room or not tried):
+        if len(tried) < len(legal) and (room or not tried):
+            untried = [a for a in legal if a not in edges]
             action = self.policy(state) if self.policy is not None and not edges else -1
             if action not in untried:  # the heuristic's move first, then the others at random
                 action = untried[self.rnd.randrange(len(untried))]

@@ -19,11 +19,11 @@ Every command is ``python -m benchmarks.NAME``; what a report prints runs as wri
   :mod:`~benchmarks.ceiling`, :mod:`~benchmarks.claims`; on the trainer's batched evaluator,
   :mod:`~benchmarks.training_strength`; one decision at a time, :mod:`~benchmarks.decision_gains`; and which
   network can imitate a heuristic, :mod:`~benchmarks.imitation_networks`.
-- **Speed**: :mod:`~benchmarks.batch` (with :mod:`~benchmarks.batch_time`) and :mod:`~benchmarks.search_speed`
-  report from committed speed records (:mod:`benchmarks.core.speed_records`); the others' reports are their
-  commands' output: :mod:`~benchmarks.throughput`, :mod:`~benchmarks.move_times`, :mod:`~benchmarks.batch_rollouts`,
-  :mod:`~benchmarks.training_speed`, :mod:`~benchmarks.scale`, and the web server's :mod:`~benchmarks.web_load`
-  (with :mod:`~benchmarks.web_hostile`).
+- **Speed**: :mod:`~benchmarks.batch` (with :mod:`~benchmarks.batch_time`), :mod:`~benchmarks.search_speed` and
+  :mod:`~benchmarks.ismcts_speed` report from committed speed records (:mod:`benchmarks.core.speed_records`); the
+  others' reports are their commands' output: :mod:`~benchmarks.throughput`, :mod:`~benchmarks.move_times`,
+  :mod:`~benchmarks.batch_rollouts`, :mod:`~benchmarks.training_speed`, :mod:`~benchmarks.scale`, and the web
+  server's :mod:`~benchmarks.web_load` (with :mod:`~benchmarks.web_hostile`).
 - **The check of them all**: :mod:`~benchmarks.regenerate` makes every report again from its records, and
   :mod:`~benchmarks.summary` fills SUMMARY.md and the README's figures from the reports.
 """

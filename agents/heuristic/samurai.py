@@ -47,6 +47,9 @@ from envs.samurai.components import (
     TILE_SWAP,
 )  # fmt: skip
 
+#: What spending each tile kind costs (``TILE_COST`` per point of its total influence).
+TILE_COSTS = tuple(TILE_COST * sum(influence) for influence in INFLUENCE)
+
 if TYPE_CHECKING:
     from agents.protocol import PlayerView
     from envs.samurai.rules import SamuraiState
@@ -76,6 +79,9 @@ class _Planner:
         self.layout = state.layout
         self.weights = self._type_weights()
         self._leads: dict[tuple[int, int], int] = {}  # (settlement, type) -> my lead over the best rival
+        self._gains: dict[tuple[int, int, bool], tuple[float, ...]] = {}  # (kind, settlement, land) -> per figure
+        self._standing: dict[int, tuple[tuple[int, int, float], ...]] = {}  # settlement -> its figures now
+        self._firsts: dict[bool, list[int]] = {}  # sea or land -> the first empty hex of each group
 
     # --- valuation --------------------------------------------------------
     def _type_weights(self) -> list[float]:
@@ -92,44 +98,78 @@ class _Planner:
     def lead(self, s: int, t: int) -> int:
         key = (s, t)
         if key not in self._leads:
-            influence = self.state.influence(s, t)
-            mine = influence.pop(self.me)
-            self._leads[key] = mine - max(influence)
+            for u, influence in enumerate(self.state.influences(s)):  # every type's at once
+                mine = influence.pop(self.me)
+                self._leads[(s, u)] = mine - max(influence)
         return self._leads[key]
 
     def figure_value(self, s: int, t: int, extra: int, open_land: int) -> float:
-        lead = self.lead(s, t) + extra
+        return self.value_of(t, self.lead(s, t) + extra, open_land)
+
+    def value_of(self, t: int, lead: int, open_land: int) -> float:
+        """A figure of type ``t`` with my ``lead`` and ``open_land`` hexes left around it, to me."""
         if open_land <= 0:  # resolved now: captured (+1), set aside (0) or given to a rival (-0.5)
             return self.weights[t] * (1.0 if lead > 0 else (0.0 if lead == 0 else -0.5))
         return self.weights[t] * chance(lead, open_land)
 
+    def _figures_now(self, s: int) -> tuple[tuple[int, int, float], ...]:
+        """Each figure of settlement ``s``: its type, my lead and its value to me as it stands (remembered)."""
+        figures = self._standing.get(s)
+        if figures is None:
+            need = self.state.need[s]
+            figures = self._standing[s] = tuple(
+                (t, self.lead(s, t), self.figure_value(s, t, 0, need)) for t in self.state.figures[s]
+            )
+        return figures
+
     def place_gain(self, kind: int, h: int) -> float:
         """What putting ``kind`` on hex ``h`` adds over leaving it, over the settlements around ``h``."""
-        state, gain = self.state, 0.0
+        gain = 0.0
         land = HEX_KIND[h] == LAND
         for s in self.layout.settlements_near[h]:
-            figures = state.figures[s]
-            if not figures:
-                continue
-            need = state.need[s]
+            for figure_gain in self._figure_gains(kind, s, land):
+                gain += figure_gain
+        return gain - TILE_COSTS[kind]
+
+    def _figure_gains(self, kind: int, s: int, land: bool) -> tuple[float, ...]:
+        """What ``kind`` next to settlement ``s`` (on a land hex or not) adds to each of its figures' values,
+        remembered: a move's planning asks it again for every hex around ``s``."""
+        key = (kind, s, land)
+        gains = self._gains.get(key)
+        if gains is None:
+            need = self.state.need[s]
             after = need - 1 if land else need
-            for t in figures:
-                gain += self.figure_value(s, t, INFLUENCE[kind][t], after) - self.figure_value(s, t, 0, need)
-        return gain - TILE_COST * sum(INFLUENCE[kind])
+            influence = INFLUENCE[kind]
+            gains = self._gains[key] = tuple(
+                self.value_of(t, lead + influence[t], after) - now for t, lead, now in self._figures_now(s)
+            )
+        return gains
 
     def best_target(self, kind: int) -> tuple[float, int]:
-        state = self.state
-        hexes = state.empty_sea if kind in SHIPS else state.empty_land
+        """The best hex for ``kind`` and its gain (the first of the best)."""
+        sea = kind in SHIPS
+        hexes = self.state.empty_sea if sea else self.state.empty_land
         best = (-float("inf"), hexes[0] if hexes else -1)
-        for h in hexes:
-            if not self.layout.settlements_near[h]:
-                continue
+        for h in self._group_firsts(sea):
             value = self.place_gain(kind, h)
             if value > best[0]:
                 best = (value, h)
         if best[0] == -float("inf") and hexes:  # nothing near any settlement: anywhere, first hex
-            best = (-TILE_COST * sum(INFLUENCE[kind]), hexes[0])
+            best = (-TILE_COSTS[kind], hexes[0])
         return best
+
+    def _group_firsts(self, sea: bool) -> list[int]:
+        """The empty sea (or land) hexes next to settlements that come first among those next to the same
+        settlements, in order (remembered). Such hexes gain alike, so the first of the best hexes is one of these."""
+        firsts = self._firsts.get(sea)
+        if firsts is None:
+            near = self.layout.settlements_near
+            by_group: dict[tuple[int, ...], int] = {}
+            for h in self.state.empty_sea if sea else self.state.empty_land:
+                if near[h] and near[h] not in by_group:
+                    by_group[near[h]] = h
+            firsts = self._firsts[sea] = list(by_group.values())
+        return firsts
 
     def best_swap(self) -> tuple[float, tuple[int, int, int, int] | None]:
         """The figure exchange (s1, t1, s2, t2) that gains most."""

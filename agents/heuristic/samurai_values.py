@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from envs.samurai.components import FIGURE_SWAP, INFLUENCE, KIND_COUNTS, TILE_SWAP
 
 #: A quick tile (ronin, ship) is played only when it gains at least this much.
@@ -17,9 +19,11 @@ STRENGTH = tuple(
 )
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def chance(lead: int, open_land: int) -> float:
     """Rough chance of taking a figure with ``lead`` while ``open_land`` hexes remain to fill
-    (also the search's leaf evaluation, ``agents/leaf_values.py``)."""
+    (also the search's leaf evaluation, ``agents/leaf_values.py``); remembered, since the heuristic and
+    the search ask it for the same few small ints again and again."""
     if open_land <= 0:
         return 1.0 if lead > 0 else 0.0
     return min(0.95, max(0.05, 0.5 + lead / (4.0 + 4.0 * open_land)))

@@ -91,13 +91,14 @@ class _Position:
             for piece in totem:
                 remaining[piece] += 1
         self.per_totem = [r / max(1, self.unclaimed) for r in remaining]  # an average future totem
+        self.per_totem_sum = sum(self.per_totem)  # its height
 
     def expected(self, player: int) -> float:
         """``player``'s expected final score: owned villages over owned totems plus average future
         totems (one per headdress that can still crown), and future crowns at their average worth."""
         future = min(self.headdresses[player], self.unclaimed)
         counts = [f * future for f in self.per_totem]
-        tallest = sum(self.per_totem) if future else 0.0
+        tallest = self.per_totem_sum if future else 0.0
         for _, totem in self.holding[player]:
             tallest = max(tallest, len(totem))
             for piece in totem:
@@ -170,15 +171,19 @@ def policy(state: WakandaState) -> int:
 
 def _worst_reply(position: _Position, me: int, unchanged: float, finished: dict[tuple, float]) -> float:
     """My value after the opponent's best reply: ``unchanged`` after a build (or no move at all),
-    else the value after finishing a totem (looked up in, or added to, ``finished``)."""
-    replies = position.moves(1 - me)
+    else the value after finishing a totem (looked up in, or added to, ``finished``). The replies are
+    :meth:`_Position.moves`: finishes valued one by one, the builds all alike."""
+    opponent = 1 - me
     values = []
-    for kind, slot in replies:
-        if kind is None:
-            key = (slot, tuple(position.totems[slot]))
-            if key not in finished:
-                finished[key] = position.after(1 - me, (None, slot)).value(me)
-            values.append(finished[key])
-    if len(values) < len(replies) or not replies:  # a build among the replies, or no reply at all
+    if position.headdresses[opponent]:
+        for slot in position.open:
+            totem = position.totems[slot]
+            if totem:
+                key = (slot, tuple(totem))
+                if key not in finished:
+                    finished[key] = position.after(opponent, (None, slot)).value(me)
+                values.append(finished[key])
+    builds = position.open and any(position.supplies[opponent])
+    if builds or not values:  # a build among the replies, or no reply at all
         values.append(unchanged)
     return min(values)

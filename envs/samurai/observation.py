@@ -62,6 +62,12 @@ changed (a hex or a settlement in every seat's board block):
 - the action that completes the chosen tile (no tile in progress after
   it): the actor's count of unplayed tiles of that kind.
 
+``follow`` keeps the board blocks it has and rewrites only the hexes and
+settlements whose tile, owner or figures differ from the state followed (a
+search follows one determinization after another of the same position,
+which differ in a few tiles); it keeps Python copies of every hex's tile and
+owner for that, and writes the seat blocks anew.
+
 Refreshing means re-encoding those entries from the state, so a missed
 change cannot linger past the next refresh of the same entries; the tests
 compare the followed observation with a fresh observer's after every move
@@ -133,6 +139,9 @@ def _tile_row(kind: int, owner: int) -> np.ndarray:
 #: same rows as ready-made views, ``TILE_ROW[kind][owner]`` (a third faster to write than indexing).
 TILE_ROWS = np.array([[_tile_row(k, p) for p in range(MAX_PLAYERS)] for k in range(NUM_KINDS)])
 TILE_ROW = [[TILE_ROWS[k, p] for p in range(MAX_PLAYERS)] for k in range(NUM_KINDS)]
+HEX_IDS = range(NUM_HEXES)
+#: The tile columns of a hex without a tile.
+NO_TILE_ROW = np.zeros(F_SELECTED - F_OWNER, dtype=np.float32)
 #: Figure columns per figure set, indexed by a 3-bit mask (bit t: type t present).
 FIGURE_ROWS = np.array([[(m >> t) & 1 for t in range(3)] for m in range(8)], dtype=np.float32)
 UNPLAYED_SCALE = np.array([1 / c for c in KIND_COUNTS], dtype=np.float32)
@@ -205,17 +214,40 @@ class SamuraiObserver(Observer):
         # Python copies of what the blocks encode, to compare with the state cheaply.
         self._sizes: list[tuple[int, int]] = []  # per seat: the hand and pile sizes
         self._figures: list[list[int]] = []  # per settlement index: the figures
+        self._tiles: list[int] = []  # per hex: the tile kind and its owner that the board blocks encode
+        self._owners: list[int] = []
         # What the next action acts on, noted before it: actor, tile chosen, picked hex, first figure.
         self._actor: int | None = None
         self._tile = self._picked = self._first_settlement = -1
 
     def follow(self, state: SamuraiState) -> None:
+        """Follow ``state``: the board blocks are brought up to it from what they encode now (only the hexes
+        and settlements that differ are written: a search follows determinization after determinization of
+        one position, which differ from the last in a few tiles), the seat blocks encoded anew."""
         self._state = state
-        self._boards = [encode_board(state, seat) for seat in range(state.game.num_players)]
+        if not self._boards:
+            self._boards = [encode_board(state, seat) for seat in range(state.game.num_players)]
+            self._tiles, self._owners = state.tile[:], state.owner[:]
+            self._figures = [types[:] for types in state.figures]
+        else:
+            self._catch_up(state)
         self._seats = encode_seats(state)
         self._sizes = [(len(hand), len(pile)) for hand, pile in zip(state.hands, state.piles)]
-        self._figures = [types[:] for types in state.figures]
         self._note(state)
+
+    def _catch_up(self, state: SamuraiState) -> None:
+        """Re-encode the hexes and settlements of the board blocks that differ from ``state``'s."""
+        tiles, owners = state.tile, state.owner
+        if tiles != self._tiles or owners != self._owners:
+            changed = [
+                h for h, a, b, c, d in zip(HEX_IDS, tiles, self._tiles, owners, self._owners) if a != b or c != d
+            ]
+            for h in changed:
+                self._lay(h, tiles[h], owners[h])
+        if state.figures != self._figures:
+            for s, types in enumerate(state.figures):
+                if types != self._figures[s]:
+                    self._refresh_figures(state, s)
 
     def _note(self, state: SamuraiState) -> None:
         self._actor, self._tile, self._picked = state.current_player, state.pending, state.swap_from
@@ -260,9 +292,11 @@ class SamuraiObserver(Observer):
         self._note(state)
 
     def _lay(self, h: int, kind: int, owner: int) -> None:
+        """Hex ``h`` holds ``kind`` of ``owner`` (no tile: ``kind`` -1) in every seat's board block."""
+        self._tiles[h], self._owners[h] = kind, owner
         n = len(self._boards)
         for seat, board in enumerate(self._boards):
-            board[h, TILE_COLUMNS] = TILE_ROW[kind][(owner - seat) % n]
+            board[h, TILE_COLUMNS] = NO_TILE_ROW if kind < 0 else TILE_ROW[kind][(owner - seat) % n]
 
     def _refresh_figures(self, state: SamuraiState, s: int) -> None:
         self._figures[s] = state.figures[s][:]

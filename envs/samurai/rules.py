@@ -257,17 +257,28 @@ class SamuraiState(GameState):
     def influence(self, s: int, t: int) -> list[int]:
         """Each player's influence on a figure of type ``t`` in settlement ``s``:
         the tiles on the adjacent hexes, land and sea."""
-        total = [0] * self.game.num_players
+        return self.influences(s)[t]
+
+    def influences(self, s: int) -> list[list[int]]:
+        """:meth:`influence` on each figure type in settlement ``s`` (``[type][player]``), in one look around."""
+        n = self.game.num_players
+        helmet, buddha, rice = [0] * n, [0] * n, [0] * n
         for h in self.layout.around[s]:
-            if self.tile[h] >= 0:
-                total[self.owner[h]] += INFLUENCE[self.tile[h]][t]
-        return total
+            kind = self.tile[h]
+            if kind >= 0:
+                p = self.owner[h]
+                on_helmet, on_buddha, on_rice = INFLUENCE[kind]
+                helmet[p] += on_helmet
+                buddha[p] += on_buddha
+                rice[p] += on_rice
+        return [helmet, buddha, rice]
 
     def resolve(self, s: int) -> None:
         """A surrounded settlement: each figure, separately, goes to the player with
         strictly the highest influence for its type; a tie (0 included) sets it aside."""
+        influences = self.influences(s)
         for t in self.figures[s]:
-            influence = self.influence(s, t)
+            influence = influences[t]
             best = max(influence)
             if influence.count(best) == 1:
                 self.captured[influence.index(best)][t] += 1

@@ -122,7 +122,7 @@ def redeal(state: SamuraiState, player: int, rng: np.random.Generator) -> tuple[
         hand, pile = state.hands[q], state.piles[q]
         if q == player:
             pile = sorted(pile)  # sorted first: the result depends only on what player knows and rng
-            piles[q] = [pile[i] for i in rng.permutation(len(pile))]
+            piles[q] = [pile[i] for i in rng.permutation(len(pile)).tolist()]
             continue
         keep = [state.pending] if q == state.current_player and state.pending >= 0 else []
         pool = sorted(hand + pile)  # sorted first, as above
@@ -131,10 +131,10 @@ def redeal(state: SamuraiState, player: int, rng: np.random.Generator) -> tuple[
         cut = len(hand) - len(keep)
         must_play = q == state.current_player and state.phase == PLAY and not keep
         for _ in range(1000):
-            shuffled = [pool[i] for i in rng.permutation(len(pool))]
+            shuffled = [pool[i] for i in rng.permutation(len(pool)).tolist()]
             hands[q], piles[q] = keep + shuffled[:cut], shuffled[cut:]
             if not must_play or state.playable_kinds(q, hands[q], state.non_quick_used):
                 break
         else:  # vanishingly unlikely: keep the true hand, re-deal only the pile's order
-            hands[q], piles[q] = hand[:], [pile[i] for i in rng.permutation(len(pile))]
+            hands[q], piles[q] = hand[:], [pile[i] for i in rng.permutation(len(pile)).tolist()]
     return hands, piles

@@ -235,11 +235,11 @@ class WakandaState(GameState):
         village kinds lie face down and which two are in the box."""
         other = self.clone()
         pool = sorted(other.bag)  # sorted first: the result depends only on public facts and rng
-        other.bag = [pool[i] for i in rng.permutation(len(pool))]
+        other.bag = [pool[i] for i in rng.permutation(len(pool)).tolist()]
         if self.game.advanced:
             hidden_slots = [v for v in range(NUM_SLOTS) if not self.face_up(v)]
             hidden = sorted([self.villages[v] for v in hidden_slots] + self.removed)
-            hidden = [hidden[i] for i in rng.permutation(len(hidden))]
+            hidden = [hidden[i] for i in rng.permutation(len(hidden)).tolist()]
             for slot, kind in zip(hidden_slots, hidden):
                 other.villages[slot] = kind
             other.removed = hidden[len(hidden_slots) :]

@@ -173,7 +173,7 @@ class WapiState(GameState):
         first, so the result depends only on public facts and ``rng`` (reproducible search)."""
         other = self.clone()
         pool = sorted(other.bag)
-        other.bag = [pool[i] for i in rng.permutation(len(pool))]
+        other.bag = [pool[i] for i in rng.permutation(len(pool)).tolist()]  # Python ints index faster
         return other
 
     def describe_action(self, action: int) -> str:
