@@ -29,7 +29,7 @@ STRENGTH_OF = np.array(STRENGTH, dtype=np.int64)
 SHIP1, SHIP2 = SHIPS
 #: Per kind: what ``place_gain`` subtracts for spending the tile (TILE_COST times its total influence).
 COST_OF = np.array([TILE_COST * sum(INFLUENCE_OF[k].tolist()) for k in range(NUM_KINDS)])
-chance_of = kernel(chance)
+chance_of = kernel(chance.__wrapped__)  # the function itself, not its memo
 
 
 def batch_policy(batch: SamuraiBatch, where: np.ndarray | None = None) -> np.ndarray:
