@@ -53,15 +53,15 @@ def make_opponent(
     return AgentOpponent(make_agent(name, game=game, seed=seed), seed, rng)
 
 
-def heuristic_batch_policy(game: Game) -> Callable[[BatchGames], np.ndarray | None]:
-    """``moves(batch)``: the game's heuristic over the whole batch in one numpy pass (its module's
-    ``batch_policy``, the same moves as the per-game strategy) where the module has one and ``batch`` is
-    the game's fast engine, the engine it reads; else None, and the caller plays the heuristic game by game."""
+def heuristic_batch_policy(game: Game) -> Callable[[BatchGames, np.ndarray], np.ndarray | None]:
+    """``moves(batch, where)``: the game's heuristic over the games ``where`` of the batch in one pass (its
+    module's ``batch_policy``, the same moves as the per-game strategy) where the module has one and ``batch``
+    is the game's fast engine, the engine it reads; else None, and the caller plays the heuristic game by game."""
     batch_policy = getattr(heuristic_module(game), "batch_policy", None)
     fast = batch_class(game)
 
-    def moves(batch: BatchGames) -> np.ndarray | None:
-        return batch_policy(batch) if batch_policy is not None and type(batch) is fast else None
+    def moves(batch: BatchGames, where: np.ndarray) -> np.ndarray | None:
+        return batch_policy(batch, where) if batch_policy is not None and type(batch) is fast else None
 
     return moves
 
@@ -83,7 +83,7 @@ def _heuristic(game: Game) -> BatchOpponent:
     at_once, policy = heuristic_batch_policy(game), heuristic_module(game).policy
 
     def heuristic(batch: BatchGames, where: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        moves = at_once(batch)
+        moves = at_once(batch, where)
         if moves is not None:
             return moves
         players = batch.current_player

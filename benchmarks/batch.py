@@ -1,4 +1,4 @@
-"""The batched engines against the per-game ones, in the same run: three ratios per game.
+"""The batched engines against the per-game ones, in the same run: the ratios of each game.
 
 - **random play**: a batch of 4,096 games (``envs.core.batch.batch_games``: the game's fast engine,
   or ``StateBatch`` where it has none; rows say which) stepped with uniformly random legal moves,
@@ -9,6 +9,8 @@
   learner move per game a step (observations and masks included), against ``env()``'s random play
   (``benchmarks.throughput``'s PettingZoo loop): games finished per CPU second (the batch is played for
   a game's length first, so that its games end at different steps, as in training).
+- **one game**: the batched engine holding a single game, random play against the per-game engine's and its
+  vector env against ``env()`` (games per CPU second): could the compiled engine serve ``env()`` too?
 - **vector env, heuristic opponents**: the same with the game's heuristic in every other seat
   (``agents.opponents.batch_opponent("heuristic", game)``), against ``env()`` with the heuristic playing the other
   seats through its own view (``agents.opponents.make_opponent``): learner steps per CPU second.
@@ -66,7 +68,7 @@ from benchmarks.core.records import ROOT
 from benchmarks.core.speed_records import SpeedRun, add_record_options
 from benchmarks.throughput import EngineRunner, EnvRunner
 from envs.core.batch import StateBatch, batch_games
-from envs.core.opponents import random_moves
+from envs.core.opponents import kth_legal, random_moves
 
 BATCH, VECTOR = 4096, 1024
 HEURISTIC_ROW = "vector env, heuristic opponents: learner steps"
@@ -108,8 +110,8 @@ class VectorRunner:
         env, steps, games = self.env, 0, 0
         start = time.process_time()
         while (elapsed := time.process_time() - start) < seconds:
-            masks = env.action_masks()
-            _, _, terminated, _, _ = env.step(np.where(masks, self.rng.random(masks.shape), -1.0).argmax(axis=1))
+            masks = env.action_masks()  # a uniform legal move: the k-th, as a learner's sampler takes it in one pass
+            _, _, terminated, _, _ = env.step(kth_legal(masks, self.rng.random(len(masks))))
             steps += env.num_envs
             games += int(terminated.sum())
         return steps, games, elapsed
@@ -220,6 +222,17 @@ def compare(batched, reference, rounds: int, seconds: float, counted: int = 0) -
     }
 
 
+def one_game_rows(name: str, game, engine: str, rounds: int, seconds: float) -> list[dict]:
+    """The batched engine serving one game (should it be the engine behind ``env()``?): random play at one game
+    against the per-game engine's, and the vector env of one game against ``env()``."""
+    rows = [{"what": "one game: random play", "size": 1, "engine": engine}]
+    rows[-1].update(compare(BatchRunner(game, 1, random_moves), EngineRunner(game), rounds, seconds))
+    rows.append({"what": "one game: vector env, random opponents", "size": 1, "engine": engine})
+    module = importlib.import_module(f"envs.{name}_v0")
+    rows[-1].update(compare(VectorRunner(name, 1), EnvRunner(module.env), rounds, seconds, counted=1))
+    return rows
+
+
 def measure(name: str, rounds: int, seconds: float, sb3: bool = True) -> list[dict]:
     """The rows of game ``name`` (its default configuration); the SB3 ones unless ``sb3`` is False."""
     module = importlib.import_module(f"envs.{name}_v0")
@@ -234,6 +247,7 @@ def measure(name: str, rounds: int, seconds: float, sb3: bool = True) -> list[di
     vector = VectorRunner(name, VECTOR)  # one warm-up: the same runner is then clocked by part
     rows[-1].update(compare(vector, EnvRunner(module.env), rounds, seconds, counted=1))
     rows[-1]["shares"] = vector_shares(vector, seconds)
+    rows += one_game_rows(name, game, engine + fallback, rounds, seconds)
     rows.append({"what": HEURISTIC_ROW, "size": VECTOR, "engine": engine + fallback})
     vector = VectorRunner(name, VECTOR, batch_opponent("heuristic", game))
     rows[-1].update(compare(vector, HeuristicEnvRunner(module.env, game), rounds, seconds))

@@ -21,6 +21,8 @@ def test_a_short_run_records_each_measure_and_its_report_is_made_from_the_record
     assert [row.split(" | ")[1].split(";")[0] for row in rows] == [
         "random play",
         "vector env, random opponents",
+        "one game: random play",
+        "one game: vector env, random opponents",
         batch.HEURISTIC_ROW,
         "heuristic (batch_policy)",
     ]

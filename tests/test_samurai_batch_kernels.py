@@ -29,18 +29,6 @@ def test_the_compiled_winner_procedure_is_scoring_winners(players):
         assert np.flatnonzero(won[i]).tolist() == expected, captured[i]
 
 
-def test_the_batch_heuristic_over_some_games_is_its_move_there():
-    """``batch_policy(batch, where)``: the heuristic's move in the games ``where`` (the same as over the whole
-    batch), -1 in the others; at every step of seeded games."""
-    batch, rng = SamuraiBatch(SamuraiGame(3, True, "draft"), 16, 3), np.random.default_rng(3)
-    while not batch.terminated.all():
-        where = rng.random(16) < 0.5
-        everywhere = heuristic.batch_policy(batch)
-        some = heuristic.batch_policy(batch, where)
-        np.testing.assert_array_equal(some, np.where(where & (batch.player >= 0), everywhere, -1))
-        batch.step(np.maximum(everywhere, 0))
-
-
 def test_step_where_plays_only_those_games_and_refuses_an_illegal_action_unchanged():
     """The batch contract: the games outside ``where`` wait (their actions ignored, even illegal ones); an
     illegal action in ``where`` raises naming its game and changes no game."""

@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import envs
-from envs.core.batch import new_game
+from envs.core.batch import batch_games, new_game
 from envs.core.engine import IllegalActionError
 from envs.core.opponents import kth_legal, random_moves
 from envs.core.vector import BatchEnv, GameVectorEnv
@@ -144,22 +144,39 @@ def test_the_learner_sees_and_earns_what_env_shows_on_the_same_seeds(name, confi
     assert games >= num_envs
 
 
-def test_heuristic_opponents_play_the_heuristics_moves_batched():
-    """Wapi's heuristic opponents move through the batch heuristic: every move is the per-game
-    heuristic's in that position of env()'s game (its strategy reads only public facts)."""
-    from agents.heuristic import wapi as heuristic
+@pytest.mark.parametrize("name", ["wapi", "wakanda", "samurai"])
+def test_heuristic_opponents_play_the_heuristics_moves_batched(name):
+    """Heuristic opponents move through the game's batch heuristic (over the games where it is their turn):
+    every move is the per-game heuristic's in that position of env()'s game (its strategy reads only what
+    its player may see)."""
+    from agents.heuristic import heuristic_module
     from agents.opponents import batch_opponent
 
-    venv = vector_env("wapi", 4, opponents=batch_opponent("heuristic", envs.describe("wapi").make()), seed=5)
-    venv.reset()
-    opponent = venv.opponent
-    records = record("wapi", {}, opponent, 4, steps=40, seed=5)
+    game = envs.describe(name).make()
+    heuristic = heuristic_module(game)
+    records = record(name, {}, batch_opponent("heuristic", game), 4, steps=40, seed=5)
 
     def same_as_heuristic(env, action):
         assert action == heuristic.policy(env.unwrapped.game_state)
 
     for slot in range(4):
-        replay("wapi", {}, slot, 4, 5, [r[slot] for r in records], "win", check=same_as_heuristic)
+        replay(name, {}, slot, 4, 5, [r[slot] for r in records], "win", check=same_as_heuristic)
+
+
+@pytest.mark.parametrize("name", ["wapi", "wakanda", "samurai"])
+def test_the_batch_heuristic_over_some_games_is_its_move_there(name):
+    """``batch_policy(batch, where)`` (the opponents' pass): the heuristic's move in the games ``where`` (the
+    same as over the whole batch), -1 in the others; at every step of seeded games."""
+    from agents.heuristic import heuristic_module
+
+    game = envs.describe(name).make()
+    batch_policy = heuristic_module(game).batch_policy
+    batch, rng = batch_games(game, 16, 3), np.random.default_rng(3)
+    while not batch.terminated.all():
+        where = rng.random(16) < 0.5
+        everywhere = batch_policy(batch)
+        np.testing.assert_array_equal(batch_policy(batch, where), np.where(where & ~batch.terminated, everywhere, -1))
+        batch.step(np.maximum(everywhere, 0))
 
 
 @pytest.mark.parametrize("name,config", GAMES)

@@ -39,11 +39,13 @@ POINTS = np.array(POINTS_PER_PIECE, dtype=np.int64)
 NONE = -1
 
 
-def batch_policy(batch: WakandaBatch) -> np.ndarray:
-    """``policy(state)`` of every game of ``batch``: ``(N,)`` int64, -1 where a game is over."""
+def batch_policy(batch: WakandaBatch, where: np.ndarray | None = None) -> np.ndarray:
+    """``policy(state)`` of every game of ``batch`` (or of the games ``where``, a ``(N,)`` bool: an opponents'
+    pass moves only those): ``(N,)`` int64, -1 where a game is over or not asked for."""
     moves = np.full(batch.num_games, NONE, dtype=np.int64)
+    asked = np.ones(batch.num_games, dtype=np.bool_) if where is None else np.asarray(where, dtype=np.bool_)
     scratch = np.zeros((2, NUM_PIECE_KINDS))
-    policy_moves(batch.games, moves, scratch)
+    policy_moves(batch.games, asked, moves, scratch)
     return moves
 
 
@@ -193,8 +195,8 @@ def _choose(g, table, i, me, per_totem, scratch):
 
 
 @kernel
-def policy_moves(g, moves, scratch):
-    """``moves[i]``: the heuristic's move in every game still going (``policy(batch.state(i))``)."""
+def policy_moves(g, asked, moves, scratch):
+    """``moves[i]``: the heuristic's move in every game ``asked`` and still going (``policy(batch.state(i))``)."""
     per_totem = np.zeros(NUM_PIECE_KINDS)
     table = (
         g.villages,
@@ -207,7 +209,7 @@ def policy_moves(g, moves, scratch):
     )  # what _expected reads
     for i in range(len(moves)):
         me = g.player[i]
-        if me == NO_PLAYER:
+        if me == NO_PLAYER or not asked[i]:
             continue
         unclaimed = NUM_SLOTS - g.finished[i]
         for kind in range(NUM_PIECE_KINDS):  # pieces not yet on a claimed totem: bag, supplies, open totems

@@ -130,8 +130,9 @@ def _take_totem(state: WapiState, me: int) -> bool:
 # choose alike to the last tie (tests/test_wapi_batch.py plays seeded games both ways).
 
 
-def batch_policy(batch: WapiBatch) -> np.ndarray:
-    """The move of the player to act in every game of ``batch`` (-1 where its game is over)."""
+def batch_policy(batch: WapiBatch, where: np.ndarray | None = None) -> np.ndarray:
+    """The move of the player to act in every game of ``batch`` (-1 where its game is over), or of the games
+    ``where`` (a ``(N,)`` bool; -1 elsewhere): whole-array work, so every game is valued either way."""
     mean, coins_left, masks = _batch_bag_facts(batch)
     values = batch.silver + (SILVER_FIELDS - batch.coins) * mean
     me = _players_to_act(batch)
@@ -139,6 +140,8 @@ def batch_policy(batch: WapiBatch) -> np.ndarray:
     take = _batch_take_totem(batch, values, coins_left, masks, me)
     moves = np.where(batch.holds_coin(), coin, np.where(take, PLACE_TOTEM, DECLINE))
     moves[batch.player < 0] = -1
+    if where is not None:
+        moves[~np.asarray(where, dtype=bool)] = -1
     return moves
 
 
