@@ -12,6 +12,12 @@ decisions with a choice); position ``k`` is searched by a fresh ``make_agent("is
 seed=k)`` with its game's defaults (:mod:`agents.tuning`), and only ``act`` is timed (CPU time of the worker).
 
     python -m benchmarks.ismcts_speed [--reference ce71659] [--rounds 5] [--iterations 256] [--out FILE]
+    python -m benchmarks.ismcts_speed --record benchmarks/records/speed/ismcts_speed.json   # a clean checkout
+    python -m benchmarks.ismcts_speed --from-record benchmarks/records/speed/ismcts_speed.json \
+        --out benchmarks/results/ismcts_speed.md
+
+The report is made from the record (``benchmarks.core.speed_records``), so ``python -m benchmarks.regenerate``
+makes it again.
 
 A worker runs this file as a script (``python -P benchmarks/ismcts_speed.py --worker``) with its checkout on
 ``PYTHONPATH``: it imports that checkout's ``agents``, ``envs`` and ``benchmarks.search_speed`` and nothing
@@ -151,7 +157,8 @@ def measure(new: Checkout, old: Checkout, name: str, config: dict, rounds: int, 
 
 
 def main(argv: list[str] | None = None) -> None:
-    from benchmarks.search_speed import POSITIONS, default_out, results_parser, span, write_results
+    from benchmarks.core import speed_records
+    from benchmarks.search_speed import default_out, results_parser
 
     parser = results_parser(__doc__, "ismcts_speed")
     parser.add_argument("--reference", default=REFERENCE, help=f"the commit to compare with (default {REFERENCE})")
@@ -160,11 +167,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--iterations", type=int, default=256, help="simulations per search (default 256)")
     parser.add_argument("--games", nargs="+", choices=[c[0] for c in CONFIGS], help="the games (default: all three)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    speed_records.add_record_options(parser)
     args = parser.parse_args(argv)
     if args.worker:
         return serve()
     if args.rounds < 1 or args.iterations < 2:
         parser.error("--rounds must be at least 1 and --iterations at least 2")
+    if args.from_record is not None:
+        record, source = speed_records.read(args.from_record, args.allow_dirty), args.from_record
+    else:
+        run = speed_records.SpeedRun("benchmarks.ismcts_speed", list(sys.argv[1:] if argv is None else argv))
+        rows = measure_all(args)
+        record = run.finish(rows, reference=args.reference, rounds=args.rounds, iterations=args.iterations)
+        source = args.record
+        if args.record is not None:
+            speed_records.write(record, args.record)
+    out = args.out or default_out("ismcts_speed")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(report(record, source or Path("(not recorded)"))) + "\n")
+    print(f"written to {out}", file=sys.stderr)
+
+
+def measure_all(args: argparse.Namespace) -> list[dict]:
+    """Every game's row, the reference checked out for the run (or ``--reference-dir``'s)."""
     configs = [c for c in CONFIGS if args.games is None or c[0] in args.games]
     with tempfile.TemporaryDirectory(prefix="ismcts-speed-") as scratch:
         reference = args.reference_dir or reference_checkout(args.reference, Path(scratch))
@@ -174,29 +199,37 @@ def main(argv: list[str] | None = None) -> None:
             for name, config, label in configs:
                 rows.append({"label": label, **measure(new, old, name, config, args.rounds, args.iterations)})
                 print(rows[-1], flush=True)
+            return rows
         finally:
             new.close()
             old.close()
             if args.reference_dir is None:
                 remove_checkout(reference)
+
+
+def report(record: dict, source: Path) -> list[str]:
+    """The page: one row per game, the reference's CPU per move against this checkout's."""
+    from benchmarks.core import speed_records
+    from benchmarks.search_speed import POSITIONS, span
+
+    reference = record["reference"]
     about = (
         f"{POSITIONS} positions per game from heuristic self-play; plain ISMCTS with its game's defaults, "
-        f"{args.iterations} simulations a move, seed = position; {args.rounds} rounds of alternating bursts. "
-        f"Ratio: the reference's ({args.reference}) CPU seconds / this checkout's in the same round (median, min-max)."
+        f"{record['iterations']} simulations a move, seed = position; {record['rounds']} rounds of alternating "
+        f"bursts. Ratio: the reference's ({reference}) CPU seconds / this checkout's in the same round (median, "
+        "min-max)."
     )
     header = (
-        f"| game | {args.reference} ms/move | this checkout ms/move | speed-up | range | moves equal |\n"
+        f"| game | {reference} ms/move | this checkout ms/move | speed-up | range | moves equal |\n"
         "|---|---:|---:|---:|---|---|"
     )
     table = [
-        f"| {r['label']} | {r['old_ms']:.1f} | {r['new_ms']:.1f} | {r['ratio']:.2f} | {span(r, 2)} | "
+        f"| {r['label']} | {r['old_ms']:.1f} | {r['new_ms']:.1f} | **{r['ratio']:.2f}** | {span(r, 2)} | "
         f"{'yes' if r['equal'] else 'NO'} |"
-        for r in rows
+        for r in record["rows"]
     ]
     title = "CPU per move of plain ISMCTS: this checkout against a reference commit"
-    write_results(
-        args.out or default_out("ismcts_speed"), title, "benchmarks.ismcts_speed", argv, about, [header, *table]
-    )
+    return speed_records.report_lines(record, source, title, about, [header, *table])
 
 
 if __name__ == "__main__":

@@ -11,9 +11,9 @@ byte for byte; plots are made again but not compared, since a plot's bytes chang
 version. Then ``benchmarks.summary`` checks (or, with ``--write``, fills) SUMMARY.md and the README from the reports.
 
 Speed reports with a committed record (``benchmarks/records/speed/NAME.json``, :mod:`benchmarks.core.speed_records`:
-``batch.md``, ``search_speed.md``) are made again from it like the others. The other measurements that play no
-games (throughput, server load: ``throughput.md``, ``training_speed.md``, ...) have no records yet: each of those
-reports is the output of the command it names, run again to measure again.
+``batch.md``, ``search_speed.md``, ``ismcts_speed.md``) are made again from it like the others. The other
+measurements that play no games (throughput, server load: ``throughput.md``, ``training_speed.md``, ...) have no
+records yet: each of those reports is the output of the command it names, run again to measure again.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ that catches up with one state after another, and the benchmark that compares tw
 from __future__ import annotations
 
 import bisect
+import json
 import random
 from pathlib import Path
 
@@ -105,13 +106,24 @@ def test_a_samurai_observer_following_one_state_after_another_sees_what_a_fresh_
 
 
 def test_the_benchmark_compares_a_checkout_with_itself(tmp_path):
-    """Two workers (here both this checkout) search the same positions with the same seeds: the moves agree."""
-    out = tmp_path / "speed.md"
+    """Two workers (here both this checkout) search the same positions with the same seeds: the moves agree; the
+    run's record makes the same page again, and a record from a dirty checkout is refused unless allowed."""
+    out, record = tmp_path / "speed.md", tmp_path / "speed.json"
     root = Path(ismcts_speed.__file__).resolve().parent.parent
     argv = ["--reference-dir", str(root), "--games", "wapi", "--rounds", "1", "--iterations", "2", "--out", str(out)]
-    ismcts_speed.main(argv)
+    ismcts_speed.main([*argv, "--record", str(record)])
     rows = [line for line in out.read_text().splitlines() if line.startswith("| wapi")]
     assert len(rows) == 1 and rows[0].endswith("| yes |")
+    again = tmp_path / "again.md"
+    data = json.loads(record.read_text())
+    data["provenance"]["dirty"] = False
+    record.write_text(json.dumps(data))
+    ismcts_speed.main(["--from-record", str(record), "--out", str(again)])
+    assert again.read_text().split("| game |")[1] == out.read_text().split("| game |")[1]
+    data["provenance"]["dirty"] = True
+    record.write_text(json.dumps(data))
+    with pytest.raises(SystemExit, match="dirty"):
+        ismcts_speed.main(["--from-record", str(record), "--out", str(again)])
 
 
 def test_the_benchmarks_arguments_are_checked(capsys):
