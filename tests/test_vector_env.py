@@ -430,3 +430,14 @@ def test_random_opponents_pick_the_kth_legal_action_for_k_uniform(games, actions
     draws = rng.random(games)
     expected = [int(np.flatnonzero(row)[int(draw * row.sum())]) if row.any() else 0 for row, draw in zip(mask, draws)]
     assert kth_legal(mask, draws).tolist() == expected
+
+
+def test_a_kernel_whose_cache_cannot_be_written_still_compiles_and_runs():
+    """``envs.core.compiled.kernel`` where numba has no cache folder it may write (here a function without a
+    source file; a sealed agent's host, running as ``nobody`` in a read-only tree, is the case in use): the
+    kernel compiles in memory at its first call and computes what the function does."""
+    from envs.core.compiled import kernel
+
+    namespace: dict = {}
+    exec(compile("def twice(x):\n    return 2 * x\n", "<no source file>", "exec"), namespace)
+    assert kernel(namespace["twice"])(21) == 42

@@ -6,6 +6,10 @@ A numba kernel loops over the games of a batch and runs each game's branch only,
 ``cache=True`` keeps the compiled code beside the source (``__pycache__``), so only the first run on a
 machine pays the compile time (``benchmarks/results/batch.md`` reports it); ``nogil`` lets threads of
 one process share the kernels. No ``fastmath``: every game must equal the per-game engine's exactly.
+
+Where no cache can be written (a sealed agent's host runs as ``nobody`` in a tree it may only read, with no
+home folder), numba refuses ``cache=True`` at decoration; the kernel is then compiled in memory at its first
+call instead, so that importing the engines never fails for want of a cache.
 """
 
 from __future__ import annotations
@@ -16,5 +20,11 @@ import numba
 
 
 def kernel(function: Callable) -> Callable:
-    """``function`` compiled by numba in nopython mode, cached on disk, releasing the GIL."""
-    return numba.njit(cache=True, nogil=True)(function)
+    """``function`` compiled by numba in nopython mode, cached on disk where a cache can be written, releasing
+    the GIL."""
+    try:
+        return numba.njit(cache=True, nogil=True)(function)
+    except RuntimeError as error:  # numba's words when no cache folder is writable ("no locator available")
+        if "no locator available" not in str(error):
+            raise
+        return numba.njit(nogil=True)(function)
