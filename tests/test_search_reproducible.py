@@ -163,7 +163,8 @@ def tree_digest(root) -> str:
     return hashlib.sha256(repr(rows).encode()).hexdigest()[:16]
 
 
-#: (game, configuration, moves into the game, options, digest of the tree one search grew there, agent seed 5).
+#: (game, configuration, moves into the game, options, digest of the tree one search grew there, agent seed 5; None
+#: where a network guides it).
 TREES = [
     ("wakanda", {}, 9, {"iterations": 120}, "b0107d5929d9542d"),
     ("wakanda", {}, 14, {"iterations": 60, "paired_root": True, "tree_depth": 3}, "6d9f4b0a609d89e4"),
@@ -171,15 +172,15 @@ TREES = [
     ("samurai", {"num_players": 3}, 20, {"iterations": 40, "rollout_depth": 4, "widening": None}, "bf3bf2fda9cca2aa"),
     ("wapi", {"num_players": 4}, 9, {"iterations": 96}, "e31420578935b81c"),
     ("wapi", {"num_players": 2}, 11, {"iterations": 80, "paired_root": False, "tree_depth": None}, "8e527e8815e439b7"),
-    ("wakanda", {}, 9, {"iterations": 60, "network": "trained"}, "bff9a21ed218789a"),
+    ("wakanda", {}, 9, {"iterations": 60, "network": "trained"}, None),
     (
         "wakanda",
         {},
         14,
         {"iterations": 60, "network": "trained", "value_mix": 1.0, "widening": 1.5},
-        "2b51e374729e03c8",
+        None,
     ),
-    ("samurai", {"num_players": 2}, 12, {"iterations": 40, "network": "trained"}, "5b344f91f40d01eb"),
+    ("samurai", {"num_players": 2}, 12, {"iterations": 40, "network": "trained"}, None),
     ("samurai", {"num_players": 4}, 16, {"iterations": 40, "evaluator": "heuristic"}, "abcdf1188c3b67a8"),
     (
         "wapi",
@@ -188,16 +189,31 @@ TREES = [
         {"iterations": 40, "evaluator": "heuristic", "value_mix": 0.0, "leaf_batch": 4},
         "fc64f93ab9654593",
     ),
-    ("wapi", {"num_players": 4}, 7, {"iterations": 40, "network": "trained"}, "8f1f3ecb5d5a6f8f"),
+    ("wapi", {"num_players": 4}, 7, {"iterations": 40, "network": "trained"}, None),
 ]
 
 
-@pytest.mark.parametrize("case", range(len(TREES)))
+#: The cases whose tree holds a network's floats: a matrix product's last bits depend on the CPU's vector units and
+#: torch's threads, so they are held to a second search of the same seed in this process, not to a digest.
+NETWORK_TREES = [case for case, row in enumerate(TREES) if "network" in row[3]]
+
+
+@pytest.mark.parametrize("case", [c for c in range(len(TREES)) if c not in NETWORK_TREES])
 def test_a_seeded_search_grows_the_tree_it_always_grew(case):
     name, config, moves, options, digest = TREES[case]
     view = position(name, config, moves)
     agent = make_agent("ismcts", view.game, seed=5, **options)
     assert tree_digest(agent.search(view)) == digest
+
+
+@pytest.mark.parametrize("case", NETWORK_TREES)
+def test_a_network_guided_search_grows_the_same_tree_from_the_same_seed(case):
+    """Two fresh agents of one seed grow the same tree on this machine, and another seed grows another (a pinned
+    digest would be one machine's: CI's CPU may round a network's last bits otherwise, issue 66)."""
+    name, config, moves, options, _ = TREES[case]
+    view = position(name, config, moves)
+    digests = [tree_digest(make_agent("ismcts", view.game, seed=seed, **options).search(view)) for seed in (5, 5, 6)]
+    assert digests[0] == digests[1] != digests[2]
 
 
 #: The paired root's action values (training targets), pinned: (game, configuration, moves, samples, digest).
