@@ -50,7 +50,7 @@ from gymnasium.vector.utils import batch_space
 
 from envs.core.batch import NO_PLAYER, BatchGames, StateBatch, batch_class, batch_games, check_batch_args
 from envs.core.engine import Game, check_choice, is_int, shown
-from envs.core.opponents import BatchOpponent, batch_opponent
+from envs.core.opponents import BatchOpponent, batch_opponent, random_moves
 from envs.core.vector_options import RENDER_MODES, checked_autoreset_mode, fresh_seed, game_seeds, reset_mask
 
 
@@ -280,14 +280,20 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             self.dealt[games] = opponents
 
     def _advance(self) -> None:
-        """The opponents move, all games together, until the learner is to act in every game not over."""
+        """The opponents move, all games together, until the learner is to act in every game not over. Random
+        opponents move by the engine's :meth:`~envs.core.batch.BatchGames.play_kth_legal`, with the draws
+        :func:`~envs.core.opponents.random_moves` takes (one a game a pass): the same moves, in one call a pass."""
         batch, rng = self.batch, self.np_random
+        random = self.deal is None and self.opponent is random_moves
         while True:
             players = batch.current_player
             waiting = (players != NO_PLAYER) & (players != self.seats)
             if not waiting.any():
                 return
-            batch.step_where(self._opponent_moves(waiting, rng), waiting)
+            if random:
+                batch.play_kth_legal(waiting, rng.random(self.num_envs))
+            else:
+                batch.step_where(self._opponent_moves(waiting, rng), waiting)
 
     def _opponent_moves(self, waiting: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The opponents' moves in the games ``waiting``: the one opponent's, or each dealt opponent's in its games."""

@@ -11,10 +11,13 @@ hexes, movable tiles, ``swap_ok``) are kept as they change. The spare settlement
 
 from __future__ import annotations
 
+import numpy as np
+
 from envs.core.batch import NO_PLAYER
 from envs.core.compiled import kernel
-from envs.samurai.actions import END_TURN, FIGURE, HEX
-from envs.samurai.batch_legal import can_play, open_targets, swap_possible
+from envs.core.uniform import kth_in_row
+from envs.samurai.actions import END_TURN, FIGURE, HEX, NUM_ACTIONS
+from envs.samurai.batch_legal import can_play, fill_masks, open_targets, swap_possible
 from envs.samurai.batch_tables import CHOOSE_HAND, DRAFT, DUMMY, INFLUENCE_OF, IS_LAND, MOVABLE_OF, PLAY, QUICK_OF
 from envs.samurai.components import FIGURE_SWAP, HAND_SIZE, TILE_SWAP
 from envs.samurai.rules import SET_ASIDE_TO_END
@@ -71,6 +74,29 @@ def play(games, board, actions, going):
             targets = open_targets(games.empty_land[i], games.empty_sea[i], games.swap_ok[i], games.movable[i, p])
             if not can_play(games.hand[i, p], games.hand_len[i, p], games.non_quick[i], targets):
                 end_turn(games, board, i)  # the end of the turn is all that is left
+
+
+@kernel
+def play_kth_legal(games, board, where, draws):
+    """In every game of ``where`` still going, play its k-th legal action for k = floor(draws[i] * its legal count)
+    (``envs.core.uniform.kth_legal``'s choice): the random opponents' pass in one call, the masks of those games
+    alone in a scratch array, never checked again (legal by construction). Returns the first game with no legal
+    action (nothing played), else -1."""
+    going = np.zeros(where.size, dtype=np.bool_)
+    mask = np.empty((where.size, NUM_ACTIONS), dtype=np.bool_)  # only the rows of ``going`` are written and read
+    for i in range(where.size):
+        going[i] = where[i] and games.player[i] >= 0
+        if going[i]:
+            mask[i] = False
+    fill_masks(games, board, going, mask)
+    actions = np.zeros(where.size, dtype=np.int64)
+    for i in range(where.size):
+        if going[i]:
+            actions[i] = kth_in_row(mask[i], draws[i])
+            if actions[i] < 0:
+                return i
+    play(games, board, actions, going)
+    return -1
 
 
 @kernel
