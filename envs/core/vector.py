@@ -157,6 +157,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         self.game, self.num_envs, self.reward, self.fixed_seat, self._seed = game, num_envs, reward, seat, seed
         self.autoreset_mode, self.render_mode = checked_autoreset_mode(autoreset_mode), render_mode
         self.opponent = batch_opponent(opponents)
+        self._random = self.opponent is random_moves  # decided once: the engine's fused random moves (_advance)
         if deal is not None and (not callable(deal) or opponents != "random"):
             raise ValueError(f"deal must be a callable (games, rng) -> opponents, without opponents; got {shown(deal)}")
         self.deal = deal
@@ -283,8 +284,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         """The opponents move, all games together, until the learner is to act in every game not over. Random
         opponents move by the engine's :meth:`~envs.core.batch.BatchGames.play_kth_legal`, with the draws
         :func:`~envs.core.opponents.random_moves` takes (one a game a pass): the same moves, in one call a pass."""
-        batch, rng = self.batch, self.np_random
-        random = self.deal is None and self.opponent is random_moves
+        batch, rng, random = self.batch, self.np_random, self._random and self.deal is None
         while True:
             players = batch.current_player
             waiting = (players != NO_PLAYER) & (players != self.seats)
