@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.batch import NO_PLAYER
-from envs.core.compiled import kernel
+from envs.core.compiled import inline_kernel, kernel
 from envs.core.uniform import kth_in_row
 from envs.samurai.actions import END_TURN, FIGURE, HEX, NUM_ACTIONS
 from envs.samurai.batch_legal import can_play, fill_masks, open_targets, swap_possible
@@ -110,7 +110,7 @@ def remove_first(slots, kind):
     slots[slots.size - 1] = -1
 
 
-@kernel
+@inline_kernel
 def choose_into_hand(games, board, i, kind):
     """choose_hand: the kind leaves the pile for the hand; with five tiles the next player chooses; after
     the last, the draft or play begins."""
@@ -130,7 +130,7 @@ def choose_into_hand(games, board, i, kind):
         start_turn(games, board, i, 0)
 
 
-@kernel
+@inline_kernel
 def draft(games, board, i, s, t):
     """Draft: a figure of type ``t`` on settlement ``s``; the next player places the next one until the
     supply is empty, then player 0's first turn begins."""
@@ -233,7 +233,7 @@ def game_over(on_board, set_aside):
     return on_board[0] == 0 or on_board[1] == 0 or on_board[2] == 0 or set_aside.sum() >= SET_ASIDE_TO_END
 
 
-@kernel
+@inline_kernel
 def end_turn(games, board, i):
     """The turn of game ``i``'s player ends: they refill their hand, and the next player able to play acts."""
     p = games.player[i]
@@ -258,7 +258,7 @@ def refill(hand, pile, hand_len, pile_len, p):
     pile_len[p] = left - draw
 
 
-@kernel
+@inline_kernel
 def start_turn(games, board, i, first):
     """The first player from ``first`` on who can play a tile acts; each one before passes (a turn); when
     nobody can, the game is over."""
