@@ -8,7 +8,8 @@ costs, and the ceiling it puts on the ratio. ``benchmarks.batch`` adds these tab
   learner move), the batch engine's methods and the opponents' policy wrapped in clocks that keep each
   call's own CPU time (a nested clocked call's time is its own part's). The parts: the engine's moves
   (``step``, ``step_where``: the learner's move and every opponents' pass), the random opponents' fused moves
-  (``play_kth_legal``: legality, choice and move in one call, each pass of an engine that fuses them),
+  (``play_kth_legal``: legality, choice and move in one call, each pass of an engine that fuses them; and
+  ``play_random_opponents``, every pass in one call, whose passes are then not counted: nan),
   legality (``legal_mask``, ``check_actions``), dealing (``reset_done``: new games from their seeds),
   observations, rewards and scores, the opponents' policy, and the rest (the vector env's own Python and the
   learner's choice).
@@ -28,6 +29,7 @@ from collections import defaultdict
 ENGINE_PARTS = {
     "engine moves": ("step", "step_where"),
     "opponents' fused moves": ("play_kth_legal",),
+    "opponents' turns in one call": ("play_random_opponents",),
     "legality": ("legal_mask", "legal_mask_where", "check_actions"),
     "dealing": ("reset_done",),
     "observations": ("observe", "observe_rows"),
@@ -79,7 +81,10 @@ def vector_shares(runner, seconds: float) -> dict:
     learner_steps = steps / runner.env.num_envs
     moves = clock.calls["engine moves"] + clock.calls["opponents' fused moves"]
     passes = moves / learner_steps - 1  # each step: the learner's move, then passes
-    moving = shares["engine moves"] + shares["opponents' fused moves"]  # the fused part's legality counts as moves
+    if clock.calls["opponents' turns in one call"]:
+        passes = float("nan")  # every pass inside one engine call: not counted from here
+    fused = ("opponents' fused moves", "opponents' turns in one call")
+    moving = shares["engine moves"] + sum(shares[part] for part in fused)  # their legality counts as moves
     return {"shares": shares, "passes": passes, "ceiling": 1 / (moving + shares["dealing"])}
 
 

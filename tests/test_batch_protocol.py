@@ -196,6 +196,27 @@ def test_play_kth_legal_plays_what_the_mask_the_choice_and_step_where_play(name,
         fused.play_kth_legal(where, draws[:5])
 
 
+@pytest.mark.parametrize("name,config,cls", ENGINES)
+def test_play_random_opponents_plays_the_passes_of_play_kth_legal(name, config, cls):
+    """An engine's random opponents in one call (Samurai's: every pass in one kernel, drawing from the same
+    generator) play what the protocol's pass-by-pass loop plays, and leave the generator where it does."""
+    game = make(name, config)
+    fused, reference = cls(game, 6, 21), cls(game, 6, 21)
+    rngs, seats = [np.random.default_rng(6), np.random.default_rng(6)], np.arange(6) % game.num_players
+    for _ in range(20):
+        fused.play_random_opponents(seats, rngs[0])
+        BatchGames.play_random_opponents(reference, seats, rngs[1])
+        assert [fused.state(i).to_dict() for i in range(6)] == [reference.state(i).to_dict() for i in range(6)]
+        assert rngs[0].random() == rngs[1].random()
+        going = ~fused.terminated
+        assert (fused.current_player[going] == seats[going]).all()
+        draws = rngs[0].random(6)
+        rngs[1].random(6)
+        fused.play_kth_legal(going, draws)  # the learner's move
+        reference.play_kth_legal(going, draws)
+        assert fused.reset_done().tolist() == reference.reset_done().tolist()
+
+
 def test_bad_batch_arguments_are_refused_by_name():
     game = make("wapi", {})
     for bad in (0, -2, 1.0, True, np.int64(3)):

@@ -183,6 +183,19 @@ class BatchGames(ABC):
         mask = np.ascontiguousarray(self.legal_mask_where(check_where(where, self.num_games)), dtype=bool)
         self.step_where(kth_legal(mask, draws), where)
 
+    def play_random_opponents(self, seats: np.ndarray, rng: np.random.Generator) -> None:
+        """Random moves (:meth:`play_kth_legal`, with ``rng.random(N)``'s draws: one a game a pass) in every game
+        whose player to act is not its seat in ``seats``, pass after pass, until each game not over is at its
+        seat: the vector env's random opponents, the same moves as :func:`~envs.core.opponents.random_moves`
+        asked pass by pass. Why a method: Samurai's opponents make 15 passes a learner step, and an engine may
+        run them all in one compiled call (numba draws from the same generator, in the same order)."""
+        while True:
+            players = self.current_player
+            waiting = (players != NO_PLAYER) & (players != seats)
+            if not waiting.any():
+                return
+            self.play_kth_legal(waiting, rng.random(self.num_games))
+
     @abstractmethod
     def scores(self) -> np.ndarray:
         """``(N, num_players)`` float64: each player's score (final in the games that are over)."""

@@ -26,4 +26,3 @@ def inline_kernel(function: Callable) -> Callable:
     with the batch's named tuple of arrays (Samurai's end of a turn: 27 of them) spent more there than in its
     rules; inlined, the counts cancel out."""
     return numba.njit(cache=True, nogil=True, inline="always")(function)
-

@@ -282,18 +282,18 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
 
     def _advance(self) -> None:
         """The opponents move, all games together, until the learner is to act in every game not over. Random
-        opponents move by the engine's :meth:`~envs.core.batch.BatchGames.play_kth_legal`, with the draws
-        :func:`~envs.core.opponents.random_moves` takes (one a game a pass): the same moves, in one call a pass."""
-        batch, rng, random = self.batch, self.np_random, self._random and self.deal is None
+        opponents move by the engine's :meth:`~envs.core.batch.BatchGames.play_random_opponents`, with the
+        draws :func:`~envs.core.opponents.random_moves` takes (one a game a pass): the same moves, in one call."""
+        batch, rng = self.batch, self.np_random
+        if self._random and self.deal is None:
+            batch.play_random_opponents(self.seats, rng)
+            return
         while True:
             players = batch.current_player
             waiting = (players != NO_PLAYER) & (players != self.seats)
             if not waiting.any():
                 return
-            if random:
-                batch.play_kth_legal(waiting, rng.random(self.num_envs))
-            else:
-                batch.step_where(self._opponent_moves(waiting, rng), waiting)
+            batch.step_where(self._opponent_moves(waiting, rng), waiting)
 
     def _opponent_moves(self, waiting: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The opponents' moves in the games ``waiting``: the one opponent's, or each dealt opponent's in its games."""

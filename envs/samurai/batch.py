@@ -33,7 +33,7 @@ from envs.samurai.batch_arrays import board_of, games_of
 from envs.samurai.batch_deal import dealt
 from envs.samurai.batch_legal import BatchLegal, first_illegal
 from envs.samurai.batch_observe import observe, observe_rows
-from envs.samurai.batch_rules import play, play_kth_legal
+from envs.samurai.batch_rules import play, play_kth_legal, play_random_opponents
 from envs.samurai.batch_scoring import fill_winners
 from envs.samurai.batch_state import BatchStateIO
 from envs.samurai.batch_tables import DUMMY, IS_LAND, TABLES
@@ -167,6 +167,16 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
         where, draws = check_where(where, self.num_games), check_draws(draws, self.num_games)
         self._changed()
         stuck = play_kth_legal(games_of(self), self.board, where, draws)
+        if stuck >= 0:
+            raise IllegalActionError(f"game {stuck} has no legal action")
+
+    def play_random_opponents(self, seats: np.ndarray, rng: np.random.Generator) -> None:
+        """The protocol's, every pass in one kernel (``batch_rules.play_random_opponents``)."""
+        seats = np.asarray(seats, dtype=np.int64)
+        if seats.shape != (self.num_games,):
+            raise ValueError(f"seats must be {self.num_games} ints, got shape {seats.shape}")
+        self._changed()
+        stuck = play_random_opponents(games_of(self), self.board, seats, rng)
         if stuck >= 0:
             raise IllegalActionError(f"game {stuck} has no legal action")
 

@@ -100,6 +100,22 @@ def play_kth_legal(games, board, where, draws):
 
 
 @kernel
+def play_random_opponents(games, board, seats, rng):
+    """Pass after pass, :func:`play_kth_legal` in every game whose player to act is not its seat in ``seats``,
+    with ``rng.random(N)``'s draws (numba's generator: numpy's stream, its state shared), until none is left:
+    the vector env's random opponents in one call. Returns the first game with no legal action, else -1."""
+    waiting = np.zeros(seats.size, dtype=np.bool_)
+    while True:
+        for i in range(seats.size):
+            waiting[i] = games.player[i] != NO_PLAYER and games.player[i] != seats[i]
+        if not waiting.any():
+            return -1
+        stuck = play_kth_legal(games, board, waiting, rng.random(seats.size))
+        if stuck >= 0:
+            return stuck
+
+
+@kernel
 def remove_first(slots, kind):
     """``slots`` (padded with -1) without its first ``kind``, the rest moved up, -1 at the end."""
     at = 0
