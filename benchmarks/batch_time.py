@@ -7,10 +7,13 @@ costs, and the ceiling it puts on the ratio. ``benchmarks.batch`` adds these tab
 - **vector env**: one burst of :class:`benchmarks.batch.VectorRunner` (1,024 games, random opponents, a random
   learner move), the batch engine's methods and the opponents' policy wrapped in clocks that keep each
   call's own CPU time (a nested clocked call's time is its own part's). The parts: the engine's moves
-  (``step``, ``step_where``: the learner's move and every opponents' pass), legality (``legal_mask``,
-  ``check_actions``), dealing (``reset_done``: new games from their seeds), observations, rewards and
-  scores, the opponents' policy, and the rest (the vector env's own Python and the learner's choice).
-  Its ceiling: the ratio if everything but the engine's moves and dealing were free.
+  (``step``, ``step_where``: the learner's move and every opponents' pass), the random opponents' fused moves
+  (``play_kth_legal``: legality, choice and move in one call, each pass of an engine that fuses them; and
+  ``play_random_opponents``, every pass in one call, whose passes are then not counted: nan),
+  legality (``legal_mask``, ``check_actions``), dealing (``reset_done``: new games from their seeds),
+  observations, rewards and scores, the opponents' policy, and the rest (the vector env's own Python and the
+  learner's choice).
+  Its ceiling: the ratio if everything but the engine's moves (fused ones included) and dealing were free.
 - **MaskablePPO**: one burst of :class:`benchmarks.batch.LearnerRunner` on each env, clocked in the env's
   ``step`` and mask reads (``env_method``, ``action_masks``), the rollout (``collect_rollouts``, less the
   env) and the update (``train``). With ``f`` the env's share of the reference run (the SB3 rows' other side), no env,
@@ -25,6 +28,8 @@ from collections import defaultdict
 #: The vector env's parts: the batch engine's methods, by part (the opponents' policy is clocked apart).
 ENGINE_PARTS = {
     "engine moves": ("step", "step_where"),
+    "opponents' fused moves": ("play_kth_legal",),
+    "opponents' turns in one call": ("play_random_opponents",),
     "legality": ("legal_mask", "legal_mask_where", "check_actions"),
     "dealing": ("reset_done",),
     "observations": ("observe", "observe_rows"),
@@ -74,8 +79,13 @@ def vector_shares(runner, seconds: float) -> dict:
     shares = {part: clock.spent[part] / elapsed for part in [*ENGINE_PARTS, "opponents' policy"]}
     shares["the rest"] = 1.0 - sum(shares.values())
     learner_steps = steps / runner.env.num_envs
-    passes = clock.calls["engine moves"] / learner_steps - 1  # each step: the learner's move, then passes
-    return {"shares": shares, "passes": passes, "ceiling": 1 / (shares["engine moves"] + shares["dealing"])}
+    moves = clock.calls["engine moves"] + clock.calls["opponents' fused moves"]
+    passes = moves / learner_steps - 1  # each step: the learner's move, then passes
+    if clock.calls["opponents' turns in one call"]:
+        passes = float("nan")  # every pass inside one engine call: not counted from here
+    fused = ("opponents' fused moves", "opponents' turns in one call")
+    moving = shares["engine moves"] + sum(shares[part] for part in fused)  # their legality counts as moves
+    return {"shares": shares, "passes": passes, "ceiling": 1 / (moving + shares["dealing"])}
 
 
 def learner_shares(runner) -> dict[str, float]:

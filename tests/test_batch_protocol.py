@@ -11,6 +11,7 @@ from conftest import config_id, game_configs
 import envs
 from envs.core.batch import BatchGames, StateBatch, batch_class, batch_games, new_game
 from envs.core.engine import IllegalActionError
+from envs.core.uniform import kth_legal
 
 CONFIGS = game_configs()
 #: Every configuration with each engine it has: the reference, and the fast one where the game has one.
@@ -175,6 +176,45 @@ def test_from_states_plays_given_positions_and_deals_none(name, config, cls):
     assert [s.to_dict() for s in states] == before, "from_states copies: the given states never change"
     with pytest.raises(ValueError, match="made from_states"):
         batch.reset_done()
+
+
+@pytest.mark.parametrize("name,config,cls", ENGINES)
+def test_play_kth_legal_plays_what_the_mask_the_choice_and_step_where_play(name, config, cls):
+    """An engine's random move in one call (``play_kth_legal``, fused in Samurai's) is the k-th legal action of
+    the mask of the games moving, played by ``step_where``: two batches, one each way, stay the same game for
+    game, through games that end (their entries ignored) and are dealt anew."""
+    game, rng = make(name, config), np.random.default_rng(5)
+    fused, reference = cls(game, 6, 11), cls(game, 6, 11)
+    for _ in range(60):
+        where, draws = rng.random(6) < 0.7, rng.random(6)
+        fused.play_kth_legal(where, draws)
+        reference.step_where(kth_legal(np.ascontiguousarray(reference.legal_mask_where(where)), draws), where)
+        assert [fused.state(i).to_dict() for i in range(6)] == [reference.state(i).to_dict() for i in range(6)]
+        assert np.array_equal(fused.legal_mask(), reference.legal_mask())
+        assert fused.reset_done().tolist() == reference.reset_done().tolist()
+    with pytest.raises(ValueError, match="draws must be 6 float64s"):
+        fused.play_kth_legal(where, draws[:5])
+
+
+@pytest.mark.parametrize("name,config,cls", ENGINES)
+def test_play_random_opponents_plays_the_passes_of_play_kth_legal(name, config, cls):
+    """An engine's random opponents in one call (Samurai's: every pass in one kernel, drawing from the same
+    generator) play what the protocol's pass-by-pass loop plays, and leave the generator where it does."""
+    game = make(name, config)
+    fused, reference = cls(game, 6, 21), cls(game, 6, 21)
+    rngs, seats = [np.random.default_rng(6), np.random.default_rng(6)], np.arange(6) % game.num_players
+    for _ in range(20):
+        fused.play_random_opponents(seats, rngs[0])
+        BatchGames.play_random_opponents(reference, seats, rngs[1])
+        assert [fused.state(i).to_dict() for i in range(6)] == [reference.state(i).to_dict() for i in range(6)]
+        assert rngs[0].random() == rngs[1].random()
+        going = ~fused.terminated
+        assert (fused.current_player[going] == seats[going]).all()
+        draws = rngs[0].random(6)
+        rngs[1].random(6)
+        fused.play_kth_legal(going, draws)  # the learner's move
+        reference.play_kth_legal(going, draws)
+        assert fused.reset_done().tolist() == reference.reset_done().tolist()
 
 
 def test_bad_batch_arguments_are_refused_by_name():

@@ -420,6 +420,23 @@ def test_gymnasium_vector_wrappers_see_each_games_return():
             ended += int(terminated.sum())
 
 
+@pytest.mark.parametrize("name,config", CONFIGS)
+def test_random_opponents_play_as_random_moves_called_as_any_opponent(name, config):
+    """``opponents="random"`` moves by the engine's ``play_kth_legal`` (one call a pass); an opponent that calls
+    ``random_moves`` goes through the mask and ``step_where``: the same draws, so the same games, step by step."""
+    fused = vector_env(name, 5, seed=8, **config)
+    called = vector_env(name, 5, seed=8, opponents=lambda *args: random_moves(*args), **config)
+    (seen, infos), (expected, expected_infos) = fused.reset(), called.reset()
+    rng, ended = np.random.default_rng(8), 0
+    while ended < 8:
+        assert np.array_equal(seen, expected) and np.array_equal(infos["action_mask"], expected_infos["action_mask"])
+        actions = random_legal(infos["action_mask"], rng)
+        seen, rewards, terminated, _, infos = fused.step(actions)
+        expected, expected_rewards, expected_terminated, _, expected_infos = called.step(actions)
+        assert np.array_equal(rewards, expected_rewards) and np.array_equal(terminated, expected_terminated)
+        ended += int(terminated.sum())
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 40), st.integers(1, 60), st.floats(0.0, 0.5), st.integers(0, 2**32 - 1))
 def test_random_opponents_pick_the_kth_legal_action_for_k_uniform(games, actions, density, seed):

@@ -44,6 +44,7 @@ from gymnasium.utils import seeding
 from envs.core.dealing import DealsAhead
 from envs.core.engine import Game, GameState, IllegalActionError, check_choice, is_int, shown
 from envs.core.seeding import seeded
+from envs.core.uniform import kth_legal
 
 #: ``current_player`` of a game that is over.
 NO_PLAYER = -1
@@ -75,6 +76,14 @@ def check_where(where, num_games: int) -> np.ndarray:
     if where.shape != (num_games,) or where.dtype != bool:
         raise ValueError(f"where must be {num_games} bools, got {where.dtype} of shape {where.shape}")
     return where
+
+
+def check_draws(draws, num_games: int) -> np.ndarray:
+    """``draws`` as a ``(num_games,)`` float64 vector of uniform draws in [0, 1) (a compiled loop reads one a game)."""
+    draws = np.asarray(draws)
+    if draws.shape != (num_games,) or draws.dtype != np.float64:
+        raise ValueError(f"draws must be {num_games} float64s, got {draws.dtype} of shape {draws.shape}")
+    return draws
 
 
 class BatchGames(ABC):
@@ -163,6 +172,29 @@ class BatchGames(ABC):
         raise NotImplementedError(
             f"{type(self).__name__} cannot play some of its games while the others wait: it needs step_where"
         )
+
+    def play_kth_legal(self, where: np.ndarray, draws: np.ndarray) -> None:
+        """Play in each game of ``where`` still going its k-th legal action, k = floor(``draws[i]`` * its count of
+        legal actions): :func:`~envs.core.uniform.kth_legal`'s choice, so random opponents' moves, in one call.
+        Why a method: the vector env's random opponents make a dozen passes a learner step, and an engine may then
+        choose and play in one compiled loop, without an ``(N, num_actions)`` mask and a second check each pass
+        (Samurai's does); this default is the mask, the choice and :meth:`step_where`, so that every engine has it."""
+        draws = check_draws(draws, self.num_games)
+        mask = np.ascontiguousarray(self.legal_mask_where(check_where(where, self.num_games)), dtype=bool)
+        self.step_where(kth_legal(mask, draws), where)
+
+    def play_random_opponents(self, seats: np.ndarray, rng: np.random.Generator) -> None:
+        """Random moves (:meth:`play_kth_legal`, with ``rng.random(N)``'s draws: one a game a pass) in every game
+        whose player to act is not its seat in ``seats``, pass after pass, until each game not over is at its
+        seat: the vector env's random opponents, the same moves as :func:`~envs.core.opponents.random_moves`
+        asked pass by pass. Why a method: Samurai's opponents make 15 passes a learner step, and an engine may
+        run them all in one compiled call (numba draws from the same generator, in the same order)."""
+        while True:
+            players = self.current_player
+            waiting = (players != NO_PLAYER) & (players != seats)
+            if not waiting.any():
+                return
+            self.play_kth_legal(waiting, rng.random(self.num_games))
 
     @abstractmethod
     def scores(self) -> np.ndarray:
@@ -386,6 +418,7 @@ __all__ = [
     "batch_class",
     "batch_games",
     "check_batch_args",
+    "check_draws",
     "check_where",
     "new_game",
     "new_games",

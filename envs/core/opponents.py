@@ -18,8 +18,8 @@ from collections.abc import Callable
 import numpy as np
 
 from envs.core.batch import BatchGames
-from envs.core.compiled import kernel
 from envs.core.engine import shown
+from envs.core.uniform import kth_legal
 
 #: An opponent of a batch: ``opponent(batch, where, rng) -> (N,) actions`` (see the module docstring).
 BatchOpponent = Callable[[BatchGames, np.ndarray, np.random.Generator], np.ndarray]
@@ -32,24 +32,6 @@ def random_moves(batch: BatchGames, where: np.ndarray, rng: np.random.Generator)
     it moves, so that the moves depend on the generator only, not on ``where``."""
     mask = batch.legal_mask_where(where)  # only the games it moves in: an engine may compute just those
     return kth_legal(np.ascontiguousarray(mask, dtype=bool), rng.random(len(mask)))
-
-
-@kernel
-def kth_legal(mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """In each row of ``mask``, the k-th legal action for k = floor(draw * legal count) (0 where none is legal).
-    One pass over each row in machine code: the numpy version (a running count over every action of every game)
-    was most of Samurai's random step."""
-    actions = np.zeros(mask.shape[0], dtype=np.int64)
-    for game in range(mask.shape[0]):
-        row = mask[game]
-        k = np.int64(draws[game] * np.sum(row))  # 0 <= k < legal
-        for action in range(row.shape[0]):
-            if row[action]:
-                if k == 0:
-                    actions[game] = action
-                    break
-                k -= 1
-    return actions
 
 
 def batch_opponent(opponent: str | BatchOpponent) -> BatchOpponent:

@@ -50,7 +50,7 @@ from gymnasium.vector.utils import batch_space
 
 from envs.core.batch import NO_PLAYER, BatchGames, StateBatch, batch_class, batch_games, check_batch_args
 from envs.core.engine import Game, check_choice, is_int, shown
-from envs.core.opponents import BatchOpponent, batch_opponent
+from envs.core.opponents import BatchOpponent, batch_opponent, random_moves
 from envs.core.vector_options import RENDER_MODES, checked_autoreset_mode, fresh_seed, game_seeds, reset_mask
 
 
@@ -157,6 +157,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         self.game, self.num_envs, self.reward, self.fixed_seat, self._seed = game, num_envs, reward, seat, seed
         self.autoreset_mode, self.render_mode = checked_autoreset_mode(autoreset_mode), render_mode
         self.opponent = batch_opponent(opponents)
+        self._random = self.opponent is random_moves  # decided once: the engine's fused random moves (_advance)
         if deal is not None and (not callable(deal) or opponents != "random"):
             raise ValueError(f"deal must be a callable (games, rng) -> opponents, without opponents; got {shown(deal)}")
         self.deal = deal
@@ -280,8 +281,13 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             self.dealt[games] = opponents
 
     def _advance(self) -> None:
-        """The opponents move, all games together, until the learner is to act in every game not over."""
+        """The opponents move, all games together, until the learner is to act in every game not over. Random
+        opponents move by the engine's :meth:`~envs.core.batch.BatchGames.play_random_opponents`, with the
+        draws :func:`~envs.core.opponents.random_moves` takes (one a game a pass): the same moves, in one call."""
         batch, rng = self.batch, self.np_random
+        if self._random and self.deal is None:
+            batch.play_random_opponents(self.seats, rng)
+            return
         while True:
             players = batch.current_player
             waiting = (players != NO_PLAYER) & (players != self.seats)

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.batch import BatchGames, check_batch_args, check_where, new_game
+from envs.core.batch import BatchGames, check_batch_args, check_draws, check_where, new_game
 from envs.core.engine import IllegalActionError
 from envs.samurai.batch_arrays import board_of, games_of
 from envs.samurai.batch_deal import dealt
 from envs.samurai.batch_legal import BatchLegal, first_illegal
 from envs.samurai.batch_observe import observe, observe_rows
-from envs.samurai.batch_rules import play
+from envs.samurai.batch_rules import play, play_kth_legal, play_random_opponents
 from envs.samurai.batch_scoring import fill_winners
 from envs.samurai.batch_state import BatchStateIO
 from envs.samurai.batch_tables import DUMMY, IS_LAND, TABLES
@@ -160,6 +160,25 @@ class SamuraiBatch(BatchLegal, BatchStateIO, BatchGames):
         """Play only the games ``where`` (the vector env's and training's learner waits while opponents move)."""
         where = check_where(where, self.num_games)
         self._play(self.check_actions(actions, where), where)
+
+    def play_kth_legal(self, where: np.ndarray, draws: np.ndarray) -> None:
+        """The protocol's, in one kernel (``batch_rules.play_kth_legal``): a random opponents' pass without a mask
+        kept or a second check, as each action is legal by construction."""
+        where, draws = check_where(where, self.num_games), check_draws(draws, self.num_games)
+        self._changed()
+        stuck = play_kth_legal(games_of(self), self.board, where, draws)
+        if stuck >= 0:
+            raise IllegalActionError(f"game {stuck} has no legal action")
+
+    def play_random_opponents(self, seats: np.ndarray, rng: np.random.Generator) -> None:
+        """The protocol's, every pass in one kernel (``batch_rules.play_random_opponents``)."""
+        seats = np.asarray(seats, dtype=np.int64)
+        if seats.shape != (self.num_games,):
+            raise ValueError(f"seats must be {self.num_games} ints, got shape {seats.shape}")
+        self._changed()
+        stuck = play_random_opponents(games_of(self), self.board, seats, rng)
+        if stuck >= 0:
+            raise IllegalActionError(f"game {stuck} has no legal action")
 
     def _play(self, actions: np.ndarray, going: np.ndarray) -> None:
         """Play the checked ``actions`` in the games ``going`` (those over are skipped): the rules' kernels."""

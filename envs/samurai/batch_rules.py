@@ -11,10 +11,13 @@ hexes, movable tiles, ``swap_ok``) are kept as they change. The spare settlement
 
 from __future__ import annotations
 
+import numpy as np
+
 from envs.core.batch import NO_PLAYER
-from envs.core.compiled import kernel
-from envs.samurai.actions import END_TURN, FIGURE, HEX
-from envs.samurai.batch_legal import can_play, open_targets, swap_possible
+from envs.core.compiled import inline_kernel, kernel
+from envs.core.uniform import kth_in_row
+from envs.samurai.actions import END_TURN, FIGURE, HEX, NUM_ACTIONS
+from envs.samurai.batch_legal import can_play, fill_masks, open_targets, swap_possible
 from envs.samurai.batch_tables import CHOOSE_HAND, DRAFT, DUMMY, INFLUENCE_OF, IS_LAND, MOVABLE_OF, PLAY, QUICK_OF
 from envs.samurai.components import FIGURE_SWAP, HAND_SIZE, TILE_SWAP
 from envs.samurai.rules import SET_ASIDE_TO_END
@@ -74,6 +77,45 @@ def play(games, board, actions, going):
 
 
 @kernel
+def play_kth_legal(games, board, where, draws):
+    """In every game of ``where`` still going, play its k-th legal action for k = floor(draws[i] * its legal count)
+    (``envs.core.uniform.kth_legal``'s choice): the random opponents' pass in one call, the masks of those games
+    alone in a scratch array, never checked again (legal by construction). Returns the first game with no legal
+    action (nothing played), else -1."""
+    going = np.zeros(where.size, dtype=np.bool_)
+    mask = np.empty((where.size, NUM_ACTIONS), dtype=np.bool_)  # only the rows of ``going`` are written and read
+    for i in range(where.size):
+        going[i] = where[i] and games.player[i] >= 0
+        if going[i]:
+            mask[i] = False
+    fill_masks(games, board, going, mask)
+    actions = np.zeros(where.size, dtype=np.int64)
+    for i in range(where.size):
+        if going[i]:
+            actions[i] = kth_in_row(mask[i], draws[i])
+            if actions[i] < 0:
+                return i
+    play(games, board, actions, going)
+    return -1
+
+
+@kernel
+def play_random_opponents(games, board, seats, rng):
+    """Pass after pass, :func:`play_kth_legal` in every game whose player to act is not its seat in ``seats``,
+    with ``rng.random(N)``'s draws (numba's generator: numpy's stream, its state shared), until none is left:
+    the vector env's random opponents in one call. Returns the first game with no legal action, else -1."""
+    waiting = np.zeros(seats.size, dtype=np.bool_)
+    while True:
+        for i in range(seats.size):
+            waiting[i] = games.player[i] != NO_PLAYER and games.player[i] != seats[i]
+        if not waiting.any():
+            return -1
+        stuck = play_kth_legal(games, board, waiting, rng.random(seats.size))
+        if stuck >= 0:
+            return stuck
+
+
+@kernel
 def remove_first(slots, kind):
     """``slots`` (padded with -1) without its first ``kind``, the rest moved up, -1 at the end."""
     at = 0
@@ -84,7 +126,7 @@ def remove_first(slots, kind):
     slots[slots.size - 1] = -1
 
 
-@kernel
+@inline_kernel
 def choose_into_hand(games, board, i, kind):
     """choose_hand: the kind leaves the pile for the hand; with five tiles the next player chooses; after
     the last, the draft or play begins."""
@@ -104,7 +146,7 @@ def choose_into_hand(games, board, i, kind):
         start_turn(games, board, i, 0)
 
 
-@kernel
+@inline_kernel
 def draft(games, board, i, s, t):
     """Draft: a figure of type ``t`` on settlement ``s``; the next player places the next one until the
     supply is empty, then player 0's first turn begins."""
@@ -207,7 +249,7 @@ def game_over(on_board, set_aside):
     return on_board[0] == 0 or on_board[1] == 0 or on_board[2] == 0 or set_aside.sum() >= SET_ASIDE_TO_END
 
 
-@kernel
+@inline_kernel
 def end_turn(games, board, i):
     """The turn of game ``i``'s player ends: they refill their hand, and the next player able to play acts."""
     p = games.player[i]
@@ -232,7 +274,7 @@ def refill(hand, pile, hand_len, pile_len, p):
     pile_len[p] = left - draw
 
 
-@kernel
+@inline_kernel
 def start_turn(games, board, i, first):
     """The first player from ``first`` on who can play a tile acts; each one before passes (a turn); when
     nobody can, the game is over."""
