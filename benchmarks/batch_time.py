@@ -22,6 +22,7 @@ costs, and the ceiling it puts on the ratio. ``benchmarks.batch`` adds these tab
 
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict
 
@@ -118,7 +119,8 @@ def vector_table(results: dict[str, dict]) -> list[str]:
     for game, result in results.items():
         shares = " | ".join(f"{result['shares'][part]:.0%}" for part in parts)
         ratio = result["ratio"]
-        lines.append(f"| {game} | {shares} | {result['passes']:.1f} | {ratio:.1f} | {ratio * result['ceiling']:.1f} |")
+        passes = "in one call" if math.isnan(result["passes"]) else f"{result['passes']:.1f}"
+        lines.append(f"| {game} | {shares} | {passes} | {ratio:.1f} | {ratio * result['ceiling']:.1f} |")
     return lines
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks import batch
+from benchmarks import batch, batch_time
 from benchmarks.core import speed_records
 
 
@@ -30,7 +30,8 @@ def test_a_short_run_records_each_measure_and_its_report_is_made_from_the_record
         cells = row.split(" | ")
         assert cells[3] == "WapiBatch" and float(cells[6].strip("*")) > 0
     parts = [line for line in where.splitlines() if line.startswith("| wapi 4p |")][0].split(" | ")
-    shares = [float(cell.rstrip("%")) for cell in parts[1:8]]  # the seven parts of the vector env's step
+    count = len(batch_time.ENGINE_PARTS) + 2  # the engine's parts, the opponents' policy and the rest
+    shares = [float(cell.rstrip("%")) for cell in parts[1 : 1 + count]]  # the parts of the vector env's step
     assert all(share >= 0 for share in shares[:-1]) and abs(sum(shares) - 100) <= 4  # rounded to percents
     compiled = [line for line in where.split("## First-call compile time")[1].splitlines() if "| wapi 4p |" in line]
     cold, warm = (float(cell) for cell in compiled[0].split(" | ")[1:3])
