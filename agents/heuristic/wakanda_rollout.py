@@ -9,8 +9,8 @@ compiled rules, and the search's own dice (:mod:`agents.random_words`), drawn wh
 them. The determinization fixes the bag's order, so the game, its scores and its winners are the per-game loop's
 (``tests/test_wakanda_rollout.py`` compares them and the dice left over).
 
-The kernel is compiled on first use in each process, not cached on disk: it calls the kernels of other files
-(rules, heuristic, dice), and numba's cache would not notice a change to them.
+The kernels call those of other files (rules, heuristic, dice): they are cached while those files are unchanged
+(``envs.core.compiled.kernel_calling``).
 """
 
 from __future__ import annotations
@@ -18,12 +18,15 @@ from __future__ import annotations
 import random
 import threading
 
-import numba
 import numpy as np
 
+from agents import random_words
+from agents.heuristic import wakanda_batch
 from agents.heuristic.wakanda_batch import batch_policy, policy_moves
 from agents.random_words import below, give_back, lend, uniform
 from envs.core.batch import NO_PLAYER
+from envs.core.compiled import kernel_calling
+from envs.wakanda import batch_rules
 from envs.wakanda.actions import NUM_ACTIONS
 from envs.wakanda.batch import WakandaBatch
 from envs.wakanda.batch_rules import _is_legal, play, winners
@@ -71,7 +74,7 @@ def _one_game(state: WakandaState) -> WakandaBatch:
     return batch
 
 
-@numba.njit(nogil=True)
+@kernel_calling(batch_rules, wakanda_batch, random_words)
 def _play_out(g, epsilon, words):
     """Play game 0 of ``g`` to the end: its only legal move, else a random one with probability ``epsilon``
     (``rnd.random() < epsilon``, then ``rnd.randrange`` over the legal moves ascending), else the heuristic's.
@@ -101,7 +104,7 @@ def _play_out(g, epsilon, words):
     return at
 
 
-@numba.njit(nogil=True)
+@kernel_calling(batch_rules, wakanda_batch, random_words)
 def _legal_count(g):
     """How many legal moves game 0's player has."""
     count = 0
@@ -110,7 +113,7 @@ def _legal_count(g):
     return count
 
 
-@numba.njit(nogil=True)
+@kernel_calling(batch_rules, wakanda_batch, random_words)
 def _nth_legal(g, k):
     """Game 0's ``k``-th legal move (from 0), in ascending order as ``state.legal_actions()`` lists them."""
     for action in range(NUM_ACTIONS):
