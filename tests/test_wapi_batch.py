@@ -373,3 +373,22 @@ def test_repeat_copies_every_game_and_plays_each_copy_alike():
         batch.step(moves)
         copies.step(np.repeat(moves, 3))
     assert np.array_equal(copies.scores(), np.repeat(batch.scores(), 3, axis=0))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("scoring", ["full", "shared"])
+def test_the_compiled_play_out_plays_the_per_game_strategy_at_every_stage(players, scoring):
+    """``play_out`` (a compiled kernel, ``wapi_play_out.py``) from positions at every stage of seeded games of
+    random moves, each after every legal first move: the per-game strategy's scores and winners, ties included."""
+    game = WapiGame(players, scoring)
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        state = game.new_state(rng)
+        for _ in range(int(rng.integers(0, 60))):
+            if state.current_player is None:
+                break
+            legal = state.legal_tuple()
+            state.apply(legal[int(rng.integers(len(legal)))])
+        if state.current_player is not None:
+            samples = [state.determinize(0, np.random.default_rng(seed * 10 + k)) for k in range(3)]
+            assert_plays_out(heuristic, samples, list(state.legal_tuple()))

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+# The strategy's two constants (what each means: ``wapi_play_out.py``, whose kernel reads them too).
+from agents.heuristic.wapi_play_out import CONTROL_BONUS, LEADER_WEIGHT, play_to_end
 from envs.wapi.actions import DECLINE, PLACE_TOTEM, coin_mine
 from envs.wapi.batch import TILE_VALUE, WapiBatch
 from envs.wapi.components import COIN_VALUES, COINS_TO_END, FIRST_MASK, NUM_MINES, SILVER_FIELDS, is_coin, mask_mine
@@ -33,12 +35,8 @@ if TYPE_CHECKING:
     from agents.protocol import PlayerView
     from envs.wapi.rules import WapiState
 
-#: Extra expected value per free silver field of a mine I hold a pole in (I can feed it).
-CONTROL_BONUS = 0.4
 #: The coin values as a row, for the batch form's mean coin.
 COIN_VALUE_ROW = np.array(COIN_VALUES, dtype=float)
-#: How much the leading opponent counts, against the average opponent, when placing coins.
-LEADER_WEIGHT = 0.5
 
 
 def choose(view: PlayerView, rng: np.random.Generator) -> int:
@@ -171,8 +169,7 @@ def play_out(states: list[WapiState], first_moves: list[int]) -> tuple[np.ndarra
     ``first_moves[j]``."""
     batch = WapiBatch.from_states(states, placements=False).repeat(len(first_moves))
     batch.step(np.tile(first_moves, len(states)))
-    while batch.player.max() >= 0:
-        batch.step(batch_policy(batch))
+    play_to_end(batch)  # compiled: batch_policy's moves, without its numpy calls a ply
     return batch.scores(), batch.winners()
 
 
