@@ -79,7 +79,7 @@ import numpy as np
 
 from agents.evaluator import Evaluator, RolloutEvaluator
 from agents.gc_freeze import freeze_long_lived
-from agents.heuristic import compiled_roll_out_for
+from agents.heuristic import compiled_roll_out_for, determinizations_for
 from agents.protocol import PlayerView
 from agents.search import TreeSearch
 from agents.search_options import PLAIN_OPTIONS, RULES, SearchSettings, check_options, leaf_evaluator, rollout_policy
@@ -154,6 +154,7 @@ class ISMCTSAgent(TreeSearch):
         # The chance keys' observer, made for ``game`` (or for the game of the first view, without one).
         self._observer: Observer | None = game.observer() if game is not None and settings.split_chance else None
         self._play_out = self._batch_play_out(game, settings.batch_rollouts)
+        self._draw = None if self._play_out is None else determinizations_for(game)  # its samples at once
         self._simulation_seconds: float | None = None  # the last batch's CPU time per simulation
         self.last_iterations = 0  # simulations run for the last move (for benchmarks)
         self.last_root: Node | None = None  # the root of the last search
@@ -250,7 +251,7 @@ class ISMCTSAgent(TreeSearch):
         moves and sums as :meth:`_walks` one by one (each edge's rewards added in the order of the samples)."""
         legal = list(view.legal_actions)
         start = time.process_time()
-        states = [view.sample_determinization(self.np_rng) for _ in range(count)]
+        states = view.sample_determinizations(self.np_rng, count, self._draw)
         scores, winners = self._play_out(states, legal)
         self._simulation_seconds = (time.process_time() - start) / (count * len(legal))
         rewards = self.leaf.batch_rewards(scores.T, winners.T, view.player).reshape(count, len(legal))

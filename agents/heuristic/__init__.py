@@ -59,6 +59,13 @@ def compiled_roll_out_for(game: Game) -> Callable[[GameState, float, random.Rand
     return getattr(heuristic_module(game), "roll_out", None)
 
 
+def determinizations_for(game: Game) -> Callable | None:
+    """The heuristic's ``determinizations(state, player, rng, count)`` where the game's module has one: a search's
+    samples drawn at once, as ``PlayerView.sample_determinizations`` asks, in the form its ``play_out`` takes (the
+    same games as ``count`` determinizations one by one). None where it has none: a list of states."""
+    return getattr(heuristic_module(game), "determinizations", None)
+
+
 class HeuristicAgent(Agent):
     """The hand-written strategy of the agent's game (see each game's module docstring)."""
 

@@ -162,13 +162,18 @@ def _seat(array: np.ndarray, me: int | np.ndarray, columns: np.ndarray) -> np.nd
     return array[me, :, columns].T  # numpy puts the indexed axis first
 
 
-def play_out(states: list[WapiState], first_moves: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Every state after each of ``first_moves`` (legal in all of them), then played to the end with
-    this strategy in every seat, all at once: the paired rollouts of ISMCTS. Returns the final scores and
-    the winners (bool), both ``games x players``; game ``i * len(first_moves) + j`` is ``states[i]`` after
-    ``first_moves[j]``."""
-    batch = WapiBatch.from_states(states, placements=False).repeat(len(first_moves))
-    batch.step(np.tile(first_moves, len(states)))
+#: The search's samples drawn at once (``PlayerView.sample_determinizations``): a batch, for :func:`play_out`.
+determinizations = WapiBatch.determinizations
+
+
+def play_out(states: list[WapiState] | WapiBatch, first_moves: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Every state (a list, or a batch of them from :data:`determinizations`) after each of ``first_moves``
+    (legal in all of them), then played to the end with this strategy in every seat, all at once: the paired
+    rollouts of ISMCTS. Returns the final scores and the winners (bool), both ``games x players``; game
+    ``i * len(first_moves) + j`` is ``states[i]`` after ``first_moves[j]``."""
+    given = states if isinstance(states, WapiBatch) else WapiBatch.from_states(states, placements=False)
+    batch = given.repeat(len(first_moves))
+    batch.step(np.tile(first_moves, given.num_games))
     play_to_end(batch)  # compiled: batch_policy's moves, without its numpy calls a ply
     return batch.scores(), batch.winners()
 
