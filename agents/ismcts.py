@@ -17,7 +17,8 @@ guided by another evaluator). Why this shape:
   (``rollout="auto"``), run on the searcher's own determinization: random
   play values positions badly in these games (a pole is worth little if
   nobody feeds its mine), and ISMCTS with random rollouts lost to the
-  heuristic.
+  heuristic. Where the game's heuristic module plays a rollout in compiled code (``roll_out``: Wakanda), the
+  rollouts are played there: the same moves and dice, many times faster (``tests/test_wakanda_rollout.py``).
 - *Truncated rollouts* (``rollout_depth``): a rollout may stop after k
   plies and the position be scored by the game's static evaluation
   (``agents/leaf_values.py``, on the searcher's own determinization). In
@@ -78,6 +79,7 @@ import numpy as np
 
 from agents.evaluator import Evaluator, RolloutEvaluator
 from agents.gc_freeze import freeze_long_lived
+from agents.heuristic import compiled_roll_out_for, determinizations_for
 from agents.protocol import PlayerView
 from agents.search import TreeSearch
 from agents.search_options import PLAIN_OPTIONS, RULES, SearchSettings, check_options, leaf_evaluator, rollout_policy
@@ -144,11 +146,15 @@ class ISMCTSAgent(TreeSearch):
         self.np_rng = np.random.default_rng(seq_np)
         self.rnd = random.Random(int(seq_py.generate_state(1)[0]))
         depth, epsilon = settings.rollout_depth, settings.rollout_epsilon
-        self.leaf = RolloutEvaluator(self._policy, evaluation, epsilon, depth, settings.score_weight, self.rnd)
+        played_out = None if self._policy is None else compiled_roll_out_for(game)
+        self.leaf = RolloutEvaluator(
+            self._policy, evaluation, epsilon, depth, settings.score_weight, self.rnd, played_out
+        )
         self._guide(evaluator, self._policy)
         # The chance keys' observer, made for ``game`` (or for the game of the first view, without one).
         self._observer: Observer | None = game.observer() if game is not None and settings.split_chance else None
         self._play_out = self._batch_play_out(game, settings.batch_rollouts)
+        self._draw = None if self._play_out is None else determinizations_for(game)  # its samples at once
         self._simulation_seconds: float | None = None  # the last batch's CPU time per simulation
         self.last_iterations = 0  # simulations run for the last move (for benchmarks)
         self.last_root: Node | None = None  # the root of the last search
@@ -245,7 +251,7 @@ class ISMCTSAgent(TreeSearch):
         moves and sums as :meth:`_walks` one by one (each edge's rewards added in the order of the samples)."""
         legal = list(view.legal_actions)
         start = time.process_time()
-        states = [view.sample_determinization(self.np_rng) for _ in range(count)]
+        states = view.sample_determinizations(self.np_rng, count, self._draw)
         scores, winners = self._play_out(states, legal)
         self._simulation_seconds = (time.process_time() - start) / (count * len(legal))
         rewards = self.leaf.batch_rewards(scores.T, winners.T, view.player).reshape(count, len(legal))

@@ -25,6 +25,7 @@ evaluator, as the guided search's is an :class:`~agents.evaluator.Evaluator`.
 from __future__ import annotations
 
 import functools
+import operator
 import random
 from collections.abc import Callable
 
@@ -50,19 +51,12 @@ def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
     thresholds: list[tuple[float, ...]] = []  # per open contest: its first n - 1 cumulative chances
     types_open: list[int] = []  # per open contest: the figure's type
     expected = state.scores()  # figures captured so far, plus the expected ones below
-    tile, owner, around = state.tile, state.owner, state.layout.around
+    tile, owner, need, around = state.tile, state.owner, state.need, _around(state.layout.around)
     for s, types in enumerate(state.figures):
         if not types:
             continue
-        hexes = around[s]
-        key = (
-            n,
-            s,
-            state.need[s],
-            tuple(types),
-            tuple(map(tile.__getitem__, hexes)),
-            tuple(map(owner.__getitem__, hexes)),
-        )
+        pick = around[s]
+        key = (n, s, need[s], tuple(types), pick(tile), pick(owner))
         contests = _SETTLEMENTS.get(key)
         if contests is None:
             contests = _settlement_contests(state, s, key)
@@ -76,6 +70,16 @@ def samurai(state, rnd: random.Random) -> tuple[list[float], list[float]]:
         for p, r in enumerate(_samurai_rewards(captured)):
             win[p] += r
     return [w / SAMPLES for w in win], expected
+
+
+@functools.cache
+def _around(around: tuple[tuple[int, ...], ...]) -> tuple[Callable, ...]:
+    """Per settlement, what reads the tuple of its hexes' entries from a board list (``itemgetter``, the key's
+    hot part; a settlement of fewer than two hexes, which ``itemgetter`` would not give as a tuple, by a loop)."""
+    return tuple(
+        operator.itemgetter(*hexes) if len(hexes) > 1 else (lambda board, hexes=hexes: tuple(board[h] for h in hexes))
+        for hexes in around
+    )
 
 
 #: The contests of a settlement (:func:`_settlement_contests`) by what decides them: the player count, the

@@ -36,6 +36,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -81,6 +82,14 @@ class PlayerView:
     def sample_determinization(self, rng: np.random.Generator) -> GameState:
         """A full game state consistent with everything this player knows (a fresh copy)."""
         return self._snapshot.determinize(self.player, rng)
+
+    def sample_determinizations(self, rng: np.random.Generator, count: int, draw: Callable | None = None) -> Any:
+        """``count`` determinizations, as ``count`` calls of :meth:`sample_determinization` draw them: a list, or
+        what ``draw(state, player, rng, count)`` makes of them at once with the same draws of ``rng`` (a batch
+        engine's ``determinizations``, where it has one: a search's samples without a copy of each)."""
+        if draw is None:
+            return [self.sample_determinization(rng) for _ in range(count)]
+        return draw(self._snapshot, self.player, rng, count)
 
 
 class Agent(ABC):

@@ -302,3 +302,26 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+@pytest.mark.parametrize("num_players,choose_hand,figure_setup", CONFIGS, ids=IDS)
+def test_one_position_loaded_field_by_field_and_the_compiled_policy_on_it(num_players, choose_hand, figure_setup):
+    """``load_one`` (a search's single positions) fills row 0 exactly as ``_load`` does, in positions of every
+    phase (seeded games, half the heuristic's moves, half random), and ``compiled_policy`` there is ``policy``."""
+    from envs.samurai.batch_arrays import GAME_FIELDS
+
+    game = SamuraiGame(num_players, choose_hand, figure_setup)
+    one, many = None, None
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        state = new_game(game, seed)
+        while state.current_player is not None:
+            if one is None:
+                one, many = SamuraiBatch.from_states([state]), SamuraiBatch.from_states([state])
+            one.load_one(state)
+            many._load(np.zeros(1, dtype=np.int64), [state])
+            for name in GAME_FIELDS:
+                assert np.array_equal(getattr(one, name), getattr(many, name)), name
+            assert heuristic.compiled_policy(state) == heuristic.policy(state)
+            legal = state.legal_actions()
+            state.apply(heuristic.policy(state) if rng.random() < 0.5 else legal[int(rng.integers(len(legal)))])

@@ -458,3 +458,12 @@ def test_a_kernel_whose_cache_cannot_be_written_still_compiles_and_runs():
     namespace: dict = {}
     exec(compile("def twice(x):\n    return 2 * x\n", "<no source file>", "exec"), namespace)
     assert kernel(namespace["twice"])(21) == 42
+
+
+def test_a_cached_kernel_is_stamped_with_every_kernel_file():
+    """A kernel's machine code holds the kernels it calls from other files (Wakanda's rollout calls the rules, the
+    heuristic and the dice): its cache is checked against a hash of every kernel file, not its own file's alone."""
+    from agents.heuristic import wakanda_rollout
+    from envs.core import compiled
+
+    assert wakanda_rollout._play_out._cache._cache_file._source_stamp[1] == compiled.kernel_sources()

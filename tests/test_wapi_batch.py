@@ -373,3 +373,38 @@ def test_repeat_copies_every_game_and_plays_each_copy_alike():
         batch.step(moves)
         copies.step(np.repeat(moves, 3))
     assert np.array_equal(copies.scores(), np.repeat(batch.scores(), 3, axis=0))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("scoring", ["full", "shared"])
+def test_the_compiled_play_out_plays_the_per_game_strategy_at_every_stage(players, scoring):
+    """``play_out`` (a compiled kernel, ``wapi_play_out.py``) from positions at every stage of seeded games of
+    random moves, each after every legal first move: the per-game strategy's scores and winners, ties included."""
+    game = WapiGame(players, scoring)
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        state = game.new_state(rng)
+        for _ in range(int(rng.integers(0, 60))):
+            if state.current_player is None:
+                break
+            legal = state.legal_tuple()
+            state.apply(legal[int(rng.integers(len(legal)))])
+        if state.current_player is not None:
+            samples = [state.determinize(0, np.random.default_rng(seed * 10 + k)) for k in range(3)]
+            assert_plays_out(heuristic, samples, list(state.legal_tuple()))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_determinizations_at_once_are_the_determinizations_one_by_one(players):
+    """``WapiBatch.determinizations``: the batch ``from_states`` makes of ``count`` determinizations drawn one by
+    one, every array equal, and the generator left where those draws leave it."""
+    game = WapiGame(players, "shared")
+    state = game.new_state(np.random.default_rng(players))
+    for _ in range(9):
+        state.apply(heuristic.policy(state))
+    one, many = np.random.default_rng(7), np.random.default_rng(7)
+    expected = WapiBatch.from_states([state.determinize(1, one) for _ in range(5)], placements=False)
+    batch = WapiBatch.determinizations(state, 1, many, 5)
+    for name in ("player", "taken", "bag", "drawn", "bag_counts", "coins", "silver", "masks", "poles", "totems_left"):
+        assert np.array_equal(getattr(batch, name), getattr(expected, name)), name
+    assert one.integers(1 << 30) == many.integers(1 << 30)

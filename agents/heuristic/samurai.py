@@ -32,6 +32,7 @@ import numpy as np
 
 # The same strategy over a batch of games (the batch protocol's heuristic: ``batch_policy``, ``play_out``).
 from agents.heuristic.samurai_batch import batch_policy as batch_policy
+from agents.heuristic.samurai_batch import compiled_policy as compiled_policy
 from agents.heuristic.samurai_batch import play_out as play_out
 from agents.heuristic.samurai_values import QUICK_MIN_GAIN, STRENGTH, SWAP_MIN_GAIN, TILE_COST, chance
 from envs.samurai.actions import END_TURN, hex_action, settlement_figure_action, tile_of

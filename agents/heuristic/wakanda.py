@@ -23,7 +23,8 @@ are never looked at: the next draw is ignored.
 
 ``batch_policy`` is the same strategy over a :class:`~envs.wakanda.batch.WakandaBatch`
 (the same choices to the last tie, compiled: ``wakanda_batch.py``), and ``play_out`` plays many
-positions out with it at once: ISMCTS's batch rollouts (``tests/test_wakanda_batch.py``).
+positions out with it at once: ISMCTS's batch rollouts (``tests/test_wakanda_batch.py``); ``roll_out`` plays one
+position out in compiled code, as ISMCTS's rollouts do (``wakanda_rollout.py``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ import numpy as np
 from agents.heuristic.wakanda_batch import FUTURE_CROWN_SHARE
 from agents.heuristic.wakanda_batch import batch_policy as batch_policy
 from agents.heuristic.wakanda_batch import play_out as play_out
+from agents.heuristic.wakanda_rollout import compiled_policy as compiled_policy
+from agents.heuristic.wakanda_rollout import roll_out as roll_out
 from envs.wakanda.actions import decode
 from envs.wakanda.components import (
     HEIGHT,

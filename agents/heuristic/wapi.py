@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+# The strategy's two constants (what each means: ``wapi_play_out.py``, whose kernel reads them too).
+from agents.heuristic.wapi_play_out import CONTROL_BONUS, LEADER_WEIGHT, play_to_end
 from envs.wapi.actions import DECLINE, PLACE_TOTEM, coin_mine
 from envs.wapi.batch import TILE_VALUE, WapiBatch
 from envs.wapi.components import COIN_VALUES, COINS_TO_END, FIRST_MASK, NUM_MINES, SILVER_FIELDS, is_coin, mask_mine
@@ -33,12 +35,8 @@ if TYPE_CHECKING:
     from agents.protocol import PlayerView
     from envs.wapi.rules import WapiState
 
-#: Extra expected value per free silver field of a mine I hold a pole in (I can feed it).
-CONTROL_BONUS = 0.4
 #: The coin values as a row, for the batch form's mean coin.
 COIN_VALUE_ROW = np.array(COIN_VALUES, dtype=float)
-#: How much the leading opponent counts, against the average opponent, when placing coins.
-LEADER_WEIGHT = 0.5
 
 
 def choose(view: PlayerView, rng: np.random.Generator) -> int:
@@ -164,15 +162,19 @@ def _seat(array: np.ndarray, me: int | np.ndarray, columns: np.ndarray) -> np.nd
     return array[me, :, columns].T  # numpy puts the indexed axis first
 
 
-def play_out(states: list[WapiState], first_moves: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Every state after each of ``first_moves`` (legal in all of them), then played to the end with
-    this strategy in every seat, all at once: the paired rollouts of ISMCTS. Returns the final scores and
-    the winners (bool), both ``games x players``; game ``i * len(first_moves) + j`` is ``states[i]`` after
-    ``first_moves[j]``."""
-    batch = WapiBatch.from_states(states, placements=False).repeat(len(first_moves))
-    batch.step(np.tile(first_moves, len(states)))
-    while batch.player.max() >= 0:
-        batch.step(batch_policy(batch))
+#: The search's samples drawn at once (``PlayerView.sample_determinizations``): a batch, for :func:`play_out`.
+determinizations = WapiBatch.determinizations
+
+
+def play_out(states: list[WapiState] | WapiBatch, first_moves: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Every state (a list, or a batch of them from :data:`determinizations`) after each of ``first_moves``
+    (legal in all of them), then played to the end with this strategy in every seat, all at once: the paired
+    rollouts of ISMCTS. Returns the final scores and the winners (bool), both ``games x players``; game
+    ``i * len(first_moves) + j`` is ``states[i]`` after ``first_moves[j]``."""
+    given = states if isinstance(states, WapiBatch) else WapiBatch.from_states(states, placements=False)
+    batch = given.repeat(len(first_moves))
+    batch.step(np.tile(first_moves, given.num_games))
+    play_to_end(batch)  # compiled: batch_policy's moves, without its numpy calls a ply
     return batch.scores(), batch.winners()
 
 

@@ -10,11 +10,17 @@ one process share the kernels. No ``fastmath``: every game must equal the per-ga
 Where no cache can be written (a sealed agent's host runs as ``nobody`` in a tree it may only read, with no
 home folder), numba refuses ``cache=True`` at decoration; the kernel is then compiled in memory at its first
 call instead, so that importing the engines never fails for want of a cache.
+
+A cached kernel is stamped with every kernel file's contents, not its own file's alone (numba's stamp): its machine
+code holds the code of every kernel it calls, so a change to a callee in another file must recompile it.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Callable
+from pathlib import Path
 
 import numba
 
@@ -35,8 +41,23 @@ def inline_kernel(function: Callable) -> Callable:
 
 def _compiled(function: Callable, **options) -> Callable:
     try:
-        return numba.njit(cache=True, nogil=True, **options)(function)
+        dispatcher = numba.njit(cache=True, nogil=True, **options)(function)
     except RuntimeError as error:  # numba's words when no cache folder is writable ("no locator available")
         if "no locator available" not in str(error):
             raise
         return numba.njit(nogil=True, **options)(function)
+    index = dispatcher._cache._cache_file  # numba 0.68's IndexDataCacheFile: the stamp its index is checked by
+    index._source_stamp = (index._source_stamp, kernel_sources())
+    return dispatcher
+
+
+@functools.cache
+def kernel_sources() -> str:
+    """A hash of every source file of ``envs`` and ``agents`` that compiles kernels (a file naming ``kernel``)."""
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for path in sorted([*root.glob("envs/**/*.py"), *root.glob("agents/**/*.py")]):
+        text = path.read_bytes()
+        if b"kernel" in text:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + text)
+    return digest.hexdigest()

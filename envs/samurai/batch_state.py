@@ -73,6 +73,9 @@ def derive(games, board, rows):
                     games.unplayed[i, p, kind] += 1
 
 
+ROW_0 = np.zeros(1, dtype=np.int64)
+
+
 class BatchStateIO:
     """Mixin of :class:`~envs.samurai.batch.SamuraiBatch`: loading rows from states, and ``state(i)``."""
 
@@ -102,6 +105,30 @@ class BatchStateIO:
         self.first_s[rows], self.first_t[rows] = np.array(firsts, dtype=np.int64).reshape(-1, 2).T
         self.swap_from[rows] = [state.swap_from for state in states]
         self._derive(rows)
+
+    def load_one(self, state: SamuraiState) -> None:
+        """Row 0 becomes a copy of ``state``, as ``_load([0], [state])`` makes it: a field at a time, for a search
+        that asks the compiled heuristic about one position at a time (``_load``'s lists of games cost several
+        times as much for one)."""
+        self._changed()
+        self.phase[0] = PHASES.index(state.phase)
+        self.player[0] = -1 if state.current_player is None else state.current_player
+        for p, (hand, pile) in enumerate(zip(state.hands, state.piles)):
+            self.hand[0, p], self.pile[0, p] = -1, -1
+            self.hand[0, p, : len(hand)], self.pile[0, p, : len(pile)] = hand, pile
+            self.hand_len[0, p], self.pile_len[0, p] = len(hand), len(pile)
+        self.tile[0], self.owner[0] = state.tile, state.owner
+        self.figures[0] = False
+        for s, types in enumerate(state.figures):
+            for t in types:
+                self.figures[0, s, t] = True
+        self.captured[0], self.set_aside[0], self.turn[0] = state.captured, state.set_aside, state.turn_number
+        self.played[0] = -1
+        self.played[0, : len(state.played)] = state.played
+        self.played_len[0], self.non_quick[0], self.pending[0] = len(state.played), state.non_quick_used, state.pending
+        self.first_s[0], self.first_t[0] = (-1, -1) if state.first_figure is None else state.first_figure
+        self.swap_from[0] = state.swap_from
+        self._derive(ROW_0)
 
     def _start(self, rows: np.ndarray, piles: np.ndarray, figures: np.ndarray) -> None:
         """Rows ``rows`` become the opening positions of these deals (``batch_deal.dealt``: piles ``(m, P, 20)``,

@@ -145,6 +145,17 @@ class WapiBatch(BatchGames):
         batch._copy(states)
         return batch
 
+    @classmethod
+    def determinizations(cls, state: WapiState, player: int, rng: np.random.Generator, count: int) -> WapiBatch:
+        """``from_states([state.determinize(player, rng) for _ in range(count)], placements=False)``, the same
+        draws of ``rng``, without a per-game copy of each: Wapi hides only the bag's order (from everyone), and a
+        determinization is one permutation of the sorted bag (``WapiState.determinize``). A search's samples."""
+        pool = np.array(sorted(state.bag), dtype=np.int8)
+        orders = np.array([rng.permutation(len(pool)) for _ in range(count)], dtype=np.int64).reshape(count, -1)
+        batch = cls.from_states([state], placements=False).repeat(count)
+        batch.bag[:, : len(pool)] = pool[orders]
+        return batch
+
     def _copy(self, states: Sequence[WapiState]) -> None:
         """Every column from its state, a field at a time (one array per field, built from lists)."""
         length, going = self.bag.shape[1], [s.current_player is not None for s in states]
