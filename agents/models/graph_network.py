@@ -23,6 +23,16 @@ Layout (``width``, ``rounds``, ``head`` in the card's ``network``):
   of the turn from the pooled states (mean and max over hexes, and the
   embedding), which also feed the value head.
 
+How it is computed (the same function, cheaper: PPO's updates are most of a
+Samurai training run): the states lie hex-major, ``(hexes, batch, width)``,
+so the sparse neighbour sums read them without transposes; the activations
+are applied in place; the multiplication by "on the board" is skipped where
+every active hex is on the board in every observation (one board in the
+batch, as in training); the maxima over hexes are taken without their
+indices where no gradient is wanted; and an off-board hex's logits are the
+output layers' biases, with no zero row appended. The outputs equal the
+plain definition's (``tests/test_graph_network.py``) up to float rounding.
+
 In Stable-Baselines3 terms the trunk is the features extractor; its output is
 the logits followed by the pooled features, which the policy splits: the
 logits are the action distribution's (``action_net`` is the identity) and the
@@ -94,33 +104,53 @@ class HexGraphTrunk(BaseFeaturesExtractor):
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         batch = observations.shape[0]
-        hexes = observations[:, :PLAYERS].reshape(batch, NUM_HEXES, HEX_FEATURES)
-        active, position, adjacency = self._board_part(hexes[:, :, 0])
-        hexes = hexes[:, active]
+        # Hex-major states (hexes, batch, width): the neighbour sums multiply them as they lie, no transposes.
+        hexes = observations[:, :PLAYERS].reshape(batch, NUM_HEXES, HEX_FEATURES).transpose(0, 1)
+        active, position, adjacency, figure_rows, off_settlements = self._board_part(hexes[:, :, 0])
+        hexes = hexes[active]
         on_board = hexes[:, :, :1]
+        # Where every active hex is on the board in every observation (one board in the batch, as in training),
+        # multiplying by it changes nothing: skipped.
+        mask = None if bool((on_board == 1).all()) else on_board
         context = self.context(observations[:, PLAYERS:])
-        state = self.embed[1:](self._first_embedding(hexes, context)) * on_board
+        state = self.embed[2](self._first_embedding(hexes, context).relu_()).relu_()  # self.embed, in place
+        if mask is not None:
+            state = state * mask
         for layer in self.rounds:
-            incoming = neighbour_sums(adjacency, state)
-            state = torch.relu(state + layer(torch.cat([state, incoming], dim=-1))) * on_board
-        # Off-board hexes read a zero state: one zero row after the active hexes.
-        state = torch.cat([state, state.new_zeros(batch, 1, state.shape[-1])], dim=1)
-        pooled = self.pooled(torch.cat([state.sum(dim=1) / NUM_HEXES, state.max(dim=1).values, context], dim=-1))
+            incoming = torch.sparse.mm(adjacency, state.reshape(len(active), -1)).reshape(state.shape)
+            # relu(state + layer(...)) in place: the last linear's output is kept by nothing else
+            state = layer(torch.cat([state, incoming], dim=-1)).add_(state).relu_()
+            if mask is not None:
+                state = state * mask
+        # Off-board hexes read a zero state (all states are >= 0, so a zero state changes no maximum): their
+        # logits are the output layers' biases.
+        # amax: the same maxima, much faster than max's (values, indices); training's gradient keeps max's rule
+        # (all of it to the first maximal hex)
+        maxima = state.max(dim=0).values if torch.is_grad_enabled() and state.requires_grad else state.amax(dim=0)
+        pooled = self.pooled(torch.cat([state.sum(dim=0) / NUM_HEXES, maxima, context], dim=-1))
+        hex_logits = torch.cat([self.hex_logit(state).squeeze(-1), self.hex_logit.bias.expand(1, batch)])
+        figure_logits = self.figure_logits(state[figure_rows])
+        if off_settlements is not None:
+            figure_logits = torch.where(off_settlements[:, None, None], self.figure_logits.bias, figure_logits)
         logits = [
             self.choice_logits(pooled),
-            self.hex_logit(state).squeeze(-1)[:, position],
-            self.figure_logits(state[:, position[self.settlements]]).reshape(batch, -1),
+            hex_logits[position].t(),
+            figure_logits.transpose(0, 1).reshape(batch, -1),
         ]
         return torch.cat([*logits, pooled], dim=1)
 
-    def _board_part(self, on_board: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """The hexes on the board in some observation, each hex's row among them, and their adjacency.
+    def _board_part(self, on_board: torch.Tensor) -> tuple:
+        """The hexes on the board in some observation, each hex's row among them (``len(active)`` for the
+        others), their adjacency, each settlement's row (a valid one where it is off the board) and which
+        settlements are off the board (None if none is); ``on_board`` is ``(hexes, batch)``.
 
         Why: hexes off the board stay zero and send nothing, so only these are
-        computed (91 of 174 with two players); an off-board hex reads the zero
-        row after them. Cached per board, as a batch's boards are few.
+        computed (91 of 174 with two players); an off-board hex reads a zero
+        state. Cached per board, as a batch's boards are few.
         """
-        anywhere = on_board.any(dim=0)
+        anywhere = on_board.any(dim=1)
+        if not bool(anywhere.any()):  # no board at all: one hex computed (to a zero state: it is off the board)
+            anywhere[0] = True
         key = (str(on_board.device), anywhere.cpu().numpy().tobytes())
         if key not in self._board_parts:
             if len(self._board_parts) >= MAX_BOARDS:
@@ -128,24 +158,20 @@ class HexGraphTrunk(BaseFeaturesExtractor):
             active = anywhere.nonzero().squeeze(1)
             position = torch.full((NUM_HEXES,), len(active), dtype=torch.long, device=on_board.device)
             position[active] = torch.arange(len(active), device=on_board.device)
-            self._board_parts[key] = (active, position, self.adjacency[active][:, active].to_sparse())
+            off = position[self.settlements] == len(active)
+            rows = position[self.settlements].clamp(max=len(active) - 1)
+            adjacency = self.adjacency[active][:, active].to_sparse()
+            self._board_parts[key] = (active, position, adjacency, rows, off if bool(off.any()) else None)
         return self._board_parts[key]
 
     def _first_embedding(self, hexes: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
         """The first embedding layer on each hex and the context, without copying the context to every hex."""
         layer = self.embed[0]
         from_hex = nn.functional.linear(hexes, layer.weight[:, :HEX_FEATURES], layer.bias)
-        return from_hex + nn.functional.linear(context, layer.weight[:, HEX_FEATURES:])[:, None, :]
+        return from_hex + nn.functional.linear(context, layer.weight[:, HEX_FEATURES:])[None]
 
     def output_layers(self) -> list[nn.Linear]:
         return [self.hex_logit, self.figure_logits, self.choice_logits]
-
-
-def neighbour_sums(adjacency: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
-    """Each hex's sum of its neighbours' states: ``state`` ``(B, H, W)`` by the sparse ``(H, H)`` ``adjacency``."""
-    batch, hexes, width = state.shape
-    by_hex = state.transpose(0, 1).reshape(hexes, batch * width)
-    return torch.sparse.mm(adjacency, by_hex).reshape(hexes, batch, width).transpose(0, 1)
 
 
 def policy_kwargs(network: dict[str, Any]) -> dict[str, Any]:
