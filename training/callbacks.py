@@ -110,53 +110,31 @@ class PhaseTimeCallback(BaseCallback):
         return True
 
 
-def busy_seconds() -> tuple[float, float] | None:
-    """The machine's CPU seconds so far, all cores together: (idle, total), from ``/proc/stat`` (None elsewhere)."""
-    try:
-        with open("/proc/stat") as f:
-            fields = [float(x) for x in f.readline().split()[1:]]
-    except (OSError, ValueError):
-        return None
-    return fields[3] + (fields[4] if len(fields) > 4 else 0.0), sum(fields[:8])
-
-
 class TorchThreadsCallback(BaseCallback):
     """Torch's threads by phase: one for the rollouts (small batches, where more threads only wait on each
-    other), up to ``threads`` for PPO's updates: as many as the cores left idle during the rollout allow.
+    other), ``threads`` for PPO's updates.
 
-    Why: a thread of an update waits at every operation for the slowest; on a machine whose other cores
-    are busy, a second thread makes an update several times slower (Samurai 2p: 0.9 s instead of 0.18 s a
-    minibatch), while on idle cores it makes it about 1.5x faster. The rollout, on one core, measures the
-    others: an update gets a second thread only where a core was at least 75% idle meanwhile. The thread
-    count changes only float rounding, never what is computed.
+    Why: a thread of an update waits at every operation for the slowest; on a machine whose other cores are
+    busy, a second thread makes an update several times slower (Samurai 2p: 0.9 s instead of 0.18 s a
+    minibatch), while on idle cores it makes it about 1.2x faster. The count is fixed, never chosen by the
+    load, so that a seeded run reproduces to the bit (threads change a sum's rounding).
     """
 
-    def __init__(self, threads: int, measure: Callable[[], tuple[float, float] | None] = busy_seconds):
+    def __init__(self, threads: int):
         super().__init__()
-        self.threads, self.measure = threads, measure
-        self._since: tuple[float, float] | None = None
-        self.used: list[int] = []  # each update's threads
+        self.threads = threads
 
     def _on_rollout_start(self) -> None:
         torch_threads(1)
-        self._since = self.measure()
 
     def _on_rollout_end(self) -> None:
-        threads = self.update_threads(self._since, self.measure())
-        self.used.append(threads)
-        torch_threads(threads)
+        torch_threads(self.threads)
 
     def _on_training_end(self) -> None:
         torch_threads(self.threads)
 
     def _on_step(self) -> bool:
         return True
-
-    def update_threads(self, since: tuple[float, float] | None, now: tuple[float, float] | None) -> int:
-        if self.threads == 1 or since is None or now is None or now[1] <= since[1]:
-            return self.threads
-        idle_cores = (now[0] - since[0]) / (now[1] - since[1]) * (os.cpu_count() or 1)
-        return max(1, min(self.threads, 1 + int(idle_cores + 0.25)))
 
 
 def torch_threads(count: int) -> None:

@@ -188,7 +188,6 @@ class Job:
                 "games": round(games.game_seconds, 2),
                 "updates": round(loop.phases.seconds["updates"], 2),
             },
-            "update_threads": {str(n): loop.threads.used.count(n) for n in sorted(set(loop.threads.used))},
             "best_at_timesteps": loop.evaluation.best_timesteps,
             "stopped_by_time_limit": loop.time_limit.stopped,
             "warm_start": self.warm,

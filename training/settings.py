@@ -66,10 +66,10 @@ GAME_TRAINING: dict[str, dict[str, Any]] = {
         # The board as a graph: chosen by benchmarks/results/imitation_networks.md (held-out imitation accuracy,
         # docs/experiments/005-samurai-model-training.md); --network mlp uses net_arch and shared_layers.
         network="samurai_graph",
-        # Up to two threads for the graph network's updates: docs/experiments/007-training-workers-and-throughput.md,
-        # "The Samurai graph network's training speed" (the second only where a core was idle during the
-        # rollout: training.callbacks.TorchThreadsCallback).
-        torch_threads=2,
+        # One thread for the graph network's updates too: a second pays only where a core is free, and costs
+        # several times over where it is not (docs/experiments/007-training-workers-and-throughput.md, "The
+        # Samurai graph network's training speed"); --torch-threads 2 on a machine with a free core.
+        torch_threads=1,
         net_arch=[128],
         shared_layers=[256],
     ),
@@ -238,8 +238,8 @@ class Args(PPOHyperparameters):
     )
     torch_threads: int = per_game(
         "torch_threads",
-        "torch CPU threads of PPO's updates at most (rollouts use one; an update uses fewer where the other cores "
-        "were busy during the rollout); 1 is fastest for the MLPs, the Samurai graph network's updates gain from 2",
+        "torch CPU threads of PPO's updates (rollouts use one); 1 is fastest for the MLPs and on a busy machine, "
+        "the Samurai graph network's updates gain from 2 where a second core is free",
     )
     max_minutes: float = field(
         default=8.0,
