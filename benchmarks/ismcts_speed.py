@@ -157,6 +157,9 @@ def measure(new: Checkout, old: Checkout, name: str, config: dict, rounds: int, 
 
 
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--worker"]:  # before any import of this checkout's: a worker serves the reference's code
+        return serve()
     from benchmarks.core import speed_records
     from benchmarks.search_speed import default_out, results_parser
 
@@ -166,17 +169,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     parser.add_argument("--iterations", type=int, default=256, help="simulations per search (default 256)")
     parser.add_argument("--games", nargs="+", choices=[c[0] for c in CONFIGS], help="the games (default: all three)")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     speed_records.add_record_options(parser)
     args = parser.parse_args(argv)
-    if args.worker:
-        return serve()
     if args.rounds < 1 or args.iterations < 2:
         parser.error("--rounds must be at least 1 and --iterations at least 2")
     if args.from_record is not None:
         record, source = speed_records.read(args.from_record, args.allow_dirty), args.from_record
     else:
-        run = speed_records.SpeedRun("benchmarks.ismcts_speed", list(sys.argv[1:] if argv is None else argv))
+        run = speed_records.SpeedRun("benchmarks.ismcts_speed", argv)
         rows = measure_all(args)
         record = run.finish(rows, reference=args.reference, rounds=args.rounds, iterations=args.iterations)
         source = args.record
