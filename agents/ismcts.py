@@ -160,6 +160,7 @@ class ISMCTSAgent(TreeSearch):
         self.last_root: Node | None = None  # the root of the last search
         self._played: Edge | None = None  # the last move's edge, whose subtree the next search may start from
         self.keeps_tree = evaluator is not None and settings.keep_tree
+        load_compiled(game, self._policy, played_out, self._play_out, self._draw)
         if time_limit is not None:
             freeze_long_lived()  # no full collection of the libraries' objects inside a move's budget
 
@@ -275,3 +276,25 @@ class ISMCTSAgent(TreeSearch):
             return FIRST_BATCH
         remaining = self._deadline - time.process_time()
         return int(min(BATCH_SAMPLES, max(FIRST_BATCH, remaining / 2 / (self._simulation_seconds * moves))))
+
+
+#: The games whose compiled rollout code this process has run (:func:`load_compiled`).
+_LOADED: set[str] = set()
+
+
+def load_compiled(game: Game | None, policy, played_out, play_out, draw) -> None:
+    """Run each compiled rollout function a search of ``game`` uses once in this process, on a fresh deal with
+    streams of its own (the agent's draw nothing). Why: numba loads a kernel from its cache (or compiles it) at
+    its first call, a quarter of a second or more, and that belongs to building the agent, not to its first move's
+    budget (a search at a few ms a move lost its first move to it)."""
+    if game is None or game.name in _LOADED:
+        return
+    _LOADED.add(game.name)
+    state = game.new_state(np.random.default_rng(0))
+    if policy is not None:
+        policy(state.clone())
+    if played_out is not None:
+        played_out(state.clone(), 0.0, random.Random(0))
+    if play_out is not None:
+        view = PlayerView(state, np.random.default_rng(0))
+        play_out(view.sample_determinizations(np.random.default_rng(0), 2, draw), list(view.legal_actions)[:1])

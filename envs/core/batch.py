@@ -1,10 +1,9 @@
 """The batch protocol: N games of one configuration stepped together, for every game.
 
-Why: search rollouts, training and studies play millions of games, and a numpy step of
-a thousand games costs about what a hundred Python turns do. Each game's fast engine
-(``envs/<game>/batch.py``) implements :class:`BatchGames` over arrays; :class:`StateBatch`
-implements the same protocol over a list of per-game states. It is the reference the
-fast engines are tested against, and the batch of a game that has no fast engine yet.
+Why: search rollouts, training and studies play millions of games, and a compiled step of a thousand games
+costs about what a few dozen Python turns do. Each game's fast engine (``envs/<game>/batch.py``) implements
+:class:`BatchGames` over arrays; :class:`StateBatch` implements the same protocol over a list of per-game
+states: the reference the fast engines are tested against, and the batch of a game without a fast engine.
 
 The contract, the same for every implementation:
 
@@ -41,8 +40,9 @@ from collections.abc import Sequence
 import numpy as np
 from gymnasium.utils import seeding
 
+from envs.core.batch_args import check_batch_args, check_draws, check_where
 from envs.core.dealing import DealsAhead
-from envs.core.engine import Game, GameState, IllegalActionError, check_choice, is_int, shown
+from envs.core.engine import Game, GameState, IllegalActionError, check_choice, shown
 from envs.core.seeding import seeded
 from envs.core.uniform import kth_legal
 
@@ -60,30 +60,6 @@ def new_games(game: Game, seeds: Sequence[int]) -> list[GameState]:
     """``new_game`` for each seed, its generators set by :func:`envs.core.seeding.seeded` (several times
     faster for many seeds): how every batch deals."""
     return [game.new_state(rng) for rng in seeded([int(seed) for seed in seeds])]
-
-
-def check_batch_args(num_games, seed) -> None:
-    """A batch's size is a positive int and its seed a non-negative int (numpy ints are not ints)."""
-    if not is_int(num_games) or num_games < 1:
-        raise ValueError(f"num_games must be a positive int, got {shown(num_games)}")
-    if not is_int(seed) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {shown(seed)}")
-
-
-def check_where(where, num_games: int) -> np.ndarray:
-    """``where`` as a ``(num_games,)`` bool vector (numpy bools only: ints and floats are refused)."""
-    where = np.asarray(where)
-    if where.shape != (num_games,) or where.dtype != bool:
-        raise ValueError(f"where must be {num_games} bools, got {where.dtype} of shape {where.shape}")
-    return where
-
-
-def check_draws(draws, num_games: int) -> np.ndarray:
-    """``draws`` as a ``(num_games,)`` float64 vector of uniform draws in [0, 1) (a compiled loop reads one a game)."""
-    draws = np.asarray(draws)
-    if draws.shape != (num_games,) or draws.dtype != np.float64:
-        raise ValueError(f"draws must be {num_games} float64s, got {draws.dtype} of shape {draws.shape}")
-    return draws
 
 
 class BatchGames(ABC):
@@ -175,10 +151,9 @@ class BatchGames(ABC):
 
     def play_kth_legal(self, where: np.ndarray, draws: np.ndarray) -> None:
         """Play in each game of ``where`` still going its k-th legal action, k = floor(``draws[i]`` * its count of
-        legal actions): :func:`~envs.core.uniform.kth_legal`'s choice, so random opponents' moves, in one call.
-        Why a method: the vector env's random opponents make a dozen passes a learner step, and an engine may then
-        choose and play in one compiled loop, without an ``(N, num_actions)`` mask and a second check each pass
-        (Samurai's does); this default is the mask, the choice and :meth:`step_where`, so that every engine has it."""
+        legal actions) (:func:`~envs.core.uniform.kth_legal`: random opponents' moves). Why a method: an engine may
+        choose and play in one compiled loop, with no ``(N, num_actions)`` mask and no second check (Samurai's
+        does); this default is the mask, the choice and :meth:`step_where`."""
         draws = check_draws(draws, self.num_games)
         mask = np.ascontiguousarray(self.legal_mask_where(check_where(where, self.num_games)), dtype=bool)
         self.step_where(kth_legal(mask, draws), where)
@@ -187,8 +162,8 @@ class BatchGames(ABC):
         """Random moves (:meth:`play_kth_legal`, with ``rng.random(N)``'s draws: one a game a pass) in every game
         whose player to act is not its seat in ``seats``, pass after pass, until each game not over is at its
         seat: the vector env's random opponents, the same moves as :func:`~envs.core.opponents.random_moves`
-        asked pass by pass. Why a method: Samurai's opponents make 15 passes a learner step, and an engine may
-        run them all in one compiled call (numba draws from the same generator, in the same order)."""
+        asked pass by pass. Why a method: an engine may run all passes in one compiled call (Samurai's: 15 a
+        learner step; numba draws from the same generator, in the same order)."""
         while True:
             players = self.current_player
             waiting = (players != NO_PLAYER) & (players != seats)

@@ -48,7 +48,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from envs.core.batch import NO_PLAYER, BatchGames, StateBatch, batch_class, batch_games, check_batch_args
+from envs.core.batch import NO_PLAYER, BatchGames, StateBatch, batch_class, batch_games
+from envs.core.batch_args import check_batch_args
 from envs.core.engine import Game, check_choice, is_int, shown
 from envs.core.opponents import BatchOpponent, batch_opponent, random_moves
 from envs.core.vector_options import RENDER_MODES, checked_autoreset_mode, fresh_seed, game_seeds, reset_mask

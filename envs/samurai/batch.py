@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.batch import BatchGames, check_batch_args, check_draws, check_where, new_game
+from envs.core.batch import BatchGames, new_game
+from envs.core.batch_args import check_batch_args, check_draws, check_where
 from envs.core.engine import IllegalActionError
 from envs.samurai.batch_arrays import board_of, games_of
 from envs.samurai.batch_deal import dealt

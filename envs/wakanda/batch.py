@@ -19,7 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from envs.core.batch import NO_PLAYER, BatchGames, check_where
+from envs.core.batch import NO_PLAYER, BatchGames
+from envs.core.batch_args import check_where
 from envs.core.engine import IllegalActionError, shown
 from envs.wakanda import batch_rules, components
 from envs.wakanda.batch_rules import NO_OWNER, Games
