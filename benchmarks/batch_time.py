@@ -134,8 +134,9 @@ def breakdown(rows: list[dict]) -> list[str]:
     if vector:
         lines += [
             "The vector env's step, one clocked burst per game (`benchmarks/batch_time.py`): each part's share of the "
-            "CPU time. Its ceiling is the ratio were everything but the engine's moves and dealing free; the "
-            "opponents' passes are sequential numpy passes over the games still waiting, each of a fixed cost.",
+            "CPU time. Its ceiling is the ratio were everything but the engine's moves and dealing free. Random "
+            "opponents move in passes over the games still waiting; an engine may play a pass, or all of a learner "
+            "step's passes, in one compiled call (the fused parts; the passes are then not counted from here).",
             "",
             *vector_table(vector),
         ]
