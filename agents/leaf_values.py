@@ -31,6 +31,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from agents import random_words
+from agents.random_words import uniform
 from envs.core.compiled import kernel
 from envs.core.engine import Game, GameState, win_rewards
 from envs.games import description_of
@@ -122,10 +124,11 @@ def _sampled_captures(state, thresholds: list[tuple[float, ...]], types: list[in
     """``SAMPLES`` endings of the open contests, each the captures (flat: three types a player, player after
     player) with every contest's figure given to a player: the first whose cumulative chance reaches a draw
     of ``rnd`` (``bisect``: a draw above the first n - 1 goes to the last player, as it would past a sum
-    rounded below 1). The draws are ``rnd.random()``'s, sample by sample, contest by contest (:func:`random_words`)."""
+    rounded below 1). The draws are ``rnd.random()``'s, sample by sample, contest by contest
+    (:func:`agents.random_words.take`)."""
     n, contests = state.game.num_players, len(types)
     counts = _count_samples(
-        random_words(rnd, SAMPLES * contests),
+        random_words.take(rnd, 2 * SAMPLES * contests),
         np.array(thresholds, dtype=np.float64).reshape(contests, n - 1),
         np.array(types, dtype=np.int64),
         np.array([count for player in state.captured for count in player], dtype=np.int64),
@@ -134,25 +137,18 @@ def _sampled_captures(state, thresholds: list[tuple[float, ...]], types: list[in
     return list(map(tuple, counts.tolist()))
 
 
-def random_words(rnd: random.Random, count: int) -> np.ndarray:
-    """The generator's 32-bit outputs that ``count`` calls of ``rnd.random()`` would read, drawn at once:
-    ``random()`` makes each float of two outputs (the top 27 bits of the first, the top 26 of the second),
-    and ``getrandbits`` hands out the same outputs in the same order, lowest bits first (CPython;
-    ``tests/test_ismcts_speed.py`` checks it)."""
-    return np.frombuffer(rnd.getrandbits(64 * count).to_bytes(8 * count, "little"), dtype="<u4")
-
-
 @kernel
 def _count_samples(words, thresholds, types, captured, samples):  # pragma: no cover - compiled
-    """The captures of each sample (rows), from the words of its draws (:func:`random_words`, made into
-    ``random()``'s floats): each contest's figure to the player whose cumulative chance first reaches the draw."""
+    """The captures of each sample (rows), from the words of its draws (made into ``random()``'s floats by
+    :func:`agents.random_words.uniform`): each contest's figure to the player whose cumulative chance first reaches
+    the draw."""
     contests, others = thresholds.shape
     counts = np.empty((samples, captured.shape[0]), np.int64)
     k = 0
     for i in range(samples):
         counts[i, :] = captured
         for c in range(contests):
-            draw = ((words[k] >> 5) * 67108864.0 + (words[k + 1] >> 6)) * (1.0 / 9007199254740992.0)
+            draw = uniform(words, k)
             k += 2
             player = 0
             for q in range(others):

@@ -24,8 +24,13 @@ TWO_TO_MINUS_53, TWO_TO_26 = 1.0 / 9007199254740992.0, 67108864.0
 def lend(rnd: random.Random, count: int) -> tuple[tuple, np.ndarray]:
     """The next ``count`` words of ``rnd`` (``(count,)`` uint32, in drawing order) and ``rnd``'s state before them."""
     state = rnd.getstate()
-    words = np.frombuffer(rnd.getrandbits(32 * count).to_bytes(4 * count, "little"), dtype="<u4")
-    return state, words
+    return state, take(rnd, count)
+
+
+def take(rnd: random.Random, count: int) -> np.ndarray:
+    """The next ``count`` words of ``rnd`` (``(count,)`` uint32, in drawing order), ``rnd`` moved past them: the
+    words of ``count / 2`` calls of ``rnd.random()`` (``tests/test_ismcts_speed.py`` checks it)."""
+    return np.frombuffer(rnd.getrandbits(32 * count).to_bytes(4 * count, "little"), dtype="<u4")
 
 
 def give_back(rnd: random.Random, state: tuple, used: int) -> None:

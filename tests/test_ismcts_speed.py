@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from agents.heuristic.samurai_values import chance
-from agents.leaf_values import SAMPLES, random_words, samurai
+from agents.leaf_values import SAMPLES, samurai
+from agents.random_words import take
 from benchmarks import ismcts_speed
 from envs.core.engine import win_rewards
 from envs.games import make_game
@@ -22,11 +23,11 @@ from envs.samurai.scoring import winners as winners_of
 @pytest.mark.parametrize("count", [0, 1, 2, 7, 301])
 @pytest.mark.parametrize("seed", [0, 12345])
 def test_random_words_are_the_outputs_of_as_many_random_calls(seed, count):
-    """``random_words`` reads the generator's 32-bit outputs through getrandbits; random() pairs the same
+    """``random_words.take`` reads the generator's 32-bit outputs through getrandbits; random() pairs the same
     outputs into each float (top 27 and 26 bits), so both give the same floats and leave the same state."""
     one_by_one, at_once = random.Random(seed), random.Random(seed)
     expected = [one_by_one.random() for _ in range(count)]
-    words = random_words(at_once, count).astype(np.float64)
+    words = take(at_once, 2 * count).astype(np.float64)
     assert (((words[0::2] // 32) * 67108864.0 + words[1::2] // 64) / 9007199254740992.0).tolist() == expected
     assert at_once.getstate() == one_by_one.getstate()
 
