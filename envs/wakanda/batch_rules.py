@@ -17,7 +17,7 @@ from collections import namedtuple
 import numpy as np
 
 from envs.core.batch import NO_PLAYER
-from envs.core.compiled import kernel
+from envs.core.compiled import inline_kernel, kernel
 from envs.wakanda.actions import FINISH, NUM_ACTIONS
 from envs.wakanda.components import (
     FIRST_AVAILABLE,
@@ -53,7 +53,7 @@ COUNTS = np.array(PIECE_COUNTS, dtype=np.int64)
 # field of the named tuple in a per-game loop cost numba a reference count per read (30x slower, measured). A call
 # that passes arrays costs their reference counts too: the steps of every move (build, draw) are written out in
 # ``play``; those of a finish, one move in four, are calls.
-@kernel
+@inline_kernel
 def _draw(bag, next_draw, bag_counts, supplies, supply_bits, i, player):
     """Turn, step 1: the next piece of the bag into ``player``'s supply (nothing once the bag is empty)."""
     drawn = next_draw[i]
@@ -155,13 +155,7 @@ def play(g, actions, moving):
         if finished[i] >= NUM_SLOTS:
             continue
         for candidate in (1 - mover, mover):  # _next_turn: the other draws and acts, or else the mover
-            drawn = next_draw[i]  # _draw, written out
-            if drawn < NUM_PIECES:
-                piece = bag[i, drawn]
-                supplies[i, candidate, piece] += 1
-                supply_bits[i, candidate] |= 1 << piece
-                bag_counts[i, piece] -= 1
-                next_draw[i] = drawn + 1
+            _draw(bag, next_draw, bag_counts, supplies, supply_bits, i, candidate)  # inlined: no reference counts
             crowns = headdresses[i, candidate] > 0 and (open_bits[i] & nonempty_bits[i]) != 0  # _can_act
             if open_bits[i] != 0 and (supply_bits[i, candidate] != 0 or crowns):
                 player[i] = candidate
