@@ -350,13 +350,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.seconds <= 0:
         parser.error("--rounds must be at least 1 and --seconds positive")
-    if args.from_record is not None:
-        record, source = speed_records.read(args.from_record, args.allow_dirty), args.from_record
-    else:
-        record, source = measured(args, list(sys.argv[1:] if argv is None else argv)), args.record
-        if args.record is not None:
-            speed_records.write(record, args.record)
-    lines = report(record, source or Path("(not recorded)"))
+    record, source = speed_records.recorded(args, lambda: measured(args, list(sys.argv[1:] if argv is None else argv)))
+    lines = report(record, source)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("\n".join(lines) + "\n")

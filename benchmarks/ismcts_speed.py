@@ -173,23 +173,20 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.iterations < 2:
         parser.error("--rounds must be at least 1 and --iterations at least 2")
-    if args.from_record is not None:
-        record, source = speed_records.read(args.from_record, args.allow_dirty), args.from_record
-    else:
-        run = speed_records.SpeedRun("benchmarks.ismcts_speed", argv)
-        rows = measure_all(args)
-        record = run.finish(rows, reference=args.reference, rounds=args.rounds, iterations=args.iterations)
-        source = args.record
-        if args.record is not None:
-            speed_records.write(record, args.record)
+    record, source = speed_records.recorded(args, lambda: measure_all(args, argv))
     out = args.out or default_out("ismcts_speed")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(report(record, source or Path("(not recorded)"))) + "\n")
+    out.write_text("\n".join(report(record, source)) + "\n")
     print(f"written to {out}", file=sys.stderr)
 
 
-def measure_all(args: argparse.Namespace) -> list[dict]:
-    """Every game's row, the reference checked out for the run (or ``--reference-dir``'s)."""
+def measure_all(args: argparse.Namespace, argv: list[str]) -> dict:
+    """Every game's row in a run's record (``benchmarks.core.speed_records``), the reference checked out for the
+    run (or ``--reference-dir``'s)."""
+    from benchmarks.core import speed_records
+
+    run = speed_records.SpeedRun("benchmarks.ismcts_speed", argv)
+    about = {"reference": args.reference, "rounds": args.rounds, "iterations": args.iterations}
     configs = [c for c in CONFIGS if args.games is None or c[0] in args.games]
     with tempfile.TemporaryDirectory(prefix="ismcts-speed-") as scratch:
         reference = args.reference_dir or reference_checkout(args.reference, Path(scratch))
@@ -199,7 +196,7 @@ def measure_all(args: argparse.Namespace) -> list[dict]:
             for name, config, label in configs:
                 rows.append({"label": label, **measure(new, old, name, config, args.rounds, args.iterations)})
                 print(rows[-1], flush=True)
-            return rows
+            return run.finish(rows, **about)
         finally:
             new.close()
             old.close()

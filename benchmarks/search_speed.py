@@ -116,21 +116,23 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.iterations < 2:
         parser.error("--rounds must be at least 1 and --iterations at least 2")
-    if args.from_record is not None:
-        record, source = speed_records.read(args.from_record, args.allow_dirty), args.from_record
-    else:
-        run = speed_records.SpeedRun("benchmarks.search_speed", list(sys.argv[1:] if argv is None else argv))
-        rows = []
-        for name, config in CONFIGS:
-            rows.append(measure(name, config, args.rounds, args.iterations))
-            print(rows[-1], flush=True)
-        record, source = run.finish(rows, rounds=args.rounds, iterations=args.iterations), args.record
-        if args.record is not None:
-            speed_records.write(record, args.record)
+    record, source = speed_records.recorded(args, lambda: measure_all(args, argv))
     out = args.out or default_out("search_speed")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(report(record, source or Path("(not recorded)"))) + "\n")
+    out.write_text("\n".join(report(record, source)) + "\n")
     print(f"written to {out}", file=sys.stderr)
+
+
+def measure_all(args: argparse.Namespace, argv: list[str] | None) -> dict:
+    """Every game's row, in a run's record (``benchmarks.core.speed_records``)."""
+    from benchmarks.core import speed_records
+
+    run = speed_records.SpeedRun("benchmarks.search_speed", list(sys.argv[1:] if argv is None else argv))
+    rows = []
+    for name, config in CONFIGS:
+        rows.append(measure(name, config, args.rounds, args.iterations))
+        print(rows[-1], flush=True)
+    return run.finish(rows, rounds=args.rounds, iterations=args.iterations)
 
 
 def report(record: dict, source: Path) -> list[str]:

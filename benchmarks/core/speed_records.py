@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,17 @@ def write(record: dict[str, Any], path: Path) -> None:
     """The record as JSON, its keys in the order measured (a report's columns follow the order of its rows' keys)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1) + "\n")
+
+
+def recorded(args: argparse.Namespace, measure: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], Path]:
+    """A speed command's record and where it is kept: ``--from-record``'s (measuring nothing), else ``measure()``'s,
+    written to ``--record`` where given (the options of :func:`add_record_options`)."""
+    if args.from_record is not None:
+        return read(args.from_record, args.allow_dirty), args.from_record
+    record = measure()
+    if args.record is not None:
+        write(record, args.record)
+    return record, args.record or Path("(not recorded)")
 
 
 def read(path: Path, allow_dirty: bool = False) -> dict[str, Any]:
