@@ -54,13 +54,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from agents.evaluator import Evaluator
 from agents.heuristic_evaluator import HEURISTIC_GUIDE, HeuristicEvaluator
 from agents.ismcts import ISMCTSAgent
 from agents.search_options import GUIDED_OPTIONS, SearchSettings
-from agents.tree import Node, most_visited
+from agents.tree import most_visited
 from envs.core.engine import Game, shown
 
 if TYPE_CHECKING:
@@ -155,17 +153,3 @@ class GuidedISMCTSAgent(ISMCTSAgent):
             raise ValueError(
                 "keep_tree=True needs split_chance=True (its keys find the kept node); pass keep_tree=False"
             )
-
-    def visit_distribution(self, root: Node | None = None) -> np.ndarray:
-        """The root's visit counts as a distribution over all actions (expert iteration's policy target)."""
-        root = self.last_root if root is None else root
-        counts = np.zeros(self.game.num_actions, np.float32)
-        for action, edge in root.edges.items():
-            counts[action] = edge.visits
-        return counts / counts.sum()
-
-    @staticmethod
-    def root_value(root: Node) -> float:
-        """The searcher's mean value over the root's simulations (expert iteration's value target)."""
-        visits = sum(edge.visits for edge in root.edges.values())
-        return sum(edge.total for edge in root.edges.values()) / visits if visits else root.value

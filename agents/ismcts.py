@@ -158,6 +158,7 @@ class ISMCTSAgent(TreeSearch):
         self._simulation_seconds: float | None = None  # the last batch's CPU time per simulation
         self.last_iterations = 0  # simulations run for the last move (for benchmarks)
         self.last_root: Node | None = None  # the root of the last search
+        self._num_actions = 0 if game is None else game.num_actions  # the last searched game's (visit_distribution)
         self._played: Edge | None = None  # the last move's edge, whose subtree the next search may start from
         self.keeps_tree = evaluator is not None and settings.keep_tree
         load_compiled(game, self._policy, played_out, self._play_out, self._draw)
@@ -202,11 +203,33 @@ class ISMCTSAgent(TreeSearch):
     def search(self, view: PlayerView, root: Node | None = None) -> Node:
         """Run the budget from ``view``'s position, from ``root`` (a kept node for this position) or
         a new node; returns the root (also kept as ``last_root``)."""
+        self._num_actions = view.game.num_actions
         root = Node(self.new_prior) if root is None else root
         root.valued = True  # its prior, if it has none, is needed at once
         self.spend_budget(lambda left: self._simulations(view, root, left))
         self.last_root = root
         return root
+
+    def visit_distribution(self, root: Node | None = None, num_actions: int | None = None) -> np.ndarray:
+        """The search's policy at ``root`` (default: the last root) over ``num_actions`` actions (default: the
+        last view's game's): its visit counts as a distribution, the distillation's policy target. Where every
+        tried move has the same visits (a paired flat root plays each move on every sample and compares their
+        values, not their visits), all of it on the move the search plays."""
+        root = self.last_root if root is None else root
+        counts = np.zeros(self._num_actions if num_actions is None else num_actions, np.float32)
+        for action, edge in root.edges.items():
+            counts[action] = edge.visits
+        tried = counts[counts > 0]
+        if len(tried) > 1 and tried.min() == tried.max():
+            counts[:] = 0
+            counts[most_visited(root, tuple(root.edges))] = 1
+        return counts / counts.sum()
+
+    @staticmethod
+    def root_value(root: Node) -> float:
+        """The searcher's mean value over the root's simulations (the distillation's second value target)."""
+        visits = sum(edge.visits for edge in root.edges.values())
+        return sum(edge.total for edge in root.edges.values()) / visits if visits else root.value
 
     def _reached(self, view: PlayerView) -> Node | None:
         """The node below the last move played whose key is ``view``'s observation (the shallowest),

@@ -12,7 +12,7 @@ import pytest
 
 import envs
 from agents.models.files import read_card
-from training.expert_iteration.command import build_parser as expert_parser
+from training.distill.command import build_parser as distill_parser
 from training.settings import (
     GAME_TRAINING,
     NETWORK_CHOICES,
@@ -116,9 +116,9 @@ def test_train_options_refuse_bad_values_by_name(argv, expected, capsys):
         (["--resume", "yes"], "unrecognized arguments: yes"),  # a bare flag takes no value
     ],
 )
-def test_expert_iteration_options_come_from_the_same_builder(argv, expected, capsys):
-    assert expected in refusal(expert_parser(), argv, capsys)
-    assert expert_parser().parse_args(["--resume"]).resume is True
+def test_distill_options_come_from_the_same_builder(argv, expected, capsys):
+    assert expected in refusal(distill_parser(), argv, capsys)
+    assert distill_parser().parse_args(["--resume"]).resume is True
 
 
 def test_per_game_defaults_are_the_named_games_and_say_so():

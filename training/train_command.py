@@ -5,8 +5,8 @@ every one before anything runs; it never changes the settings it is given: it re
 run (the game, the settings, the learner's :class:`~training.settings.PPOSettings`, those of a resumed file
 where the command line does not give them). All bad input fails here, naming its option.
 
-:func:`settings_parser` turns a settings dataclass (:class:`training.settings.Args`, or expert iteration's
-:class:`training.expert_iteration.settings.Settings`) into a parser, so that both read their options the same
+:func:`settings_parser` turns a settings dataclass (:class:`training.settings.Args`, or the distillation's
+:class:`training.distill.settings.Settings`) into a parser, so that both read their options the same
 way. A field's ``metadata``:
 
 - ``help``: the option's help (its default is appended, unless the help says it);

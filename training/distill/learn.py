@@ -1,4 +1,4 @@
-"""Expert iteration's learning step: the network fitted to the search's visits and the games' results.
+"""The distillation's learning step: the network fitted to the teacher's visits and the games' results.
 
 The policy head is trained by cross-entropy towards the search's visit
 distribution (the logits of illegal moves removed first, as in play), the
@@ -23,21 +23,32 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.expert_iteration.selfplay import RECORD_FIELDS
+from training.distill.selfplay import RECORD_FIELDS
 
 
 def save_records(records: dict[str, np.ndarray], path: Path) -> None:
-    np.savez_compressed(path, **{name: records[name] for name in RECORD_FIELDS})
+    """One shard, written atomically (an interrupted run finds whole shards or none), with the CPU seconds
+    its games took where it has them."""
+    extra = {"cpu_seconds": records["cpu_seconds"]} if "cpu_seconds" in records else {}
+    partial = path.with_name(path.name + ".partial.npz")
+    np.savez_compressed(partial, **{name: records[name] for name in RECORD_FIELDS}, **extra)
+    partial.replace(path)
+
+
+def shard_cpu_seconds(path: Path) -> float:
+    """The CPU seconds the shard's games took (0 for a shard that does not say)."""
+    with np.load(path, allow_pickle=False) as data:
+        return float(data["cpu_seconds"]) if "cpu_seconds" in data.files else 0.0
 
 
 def load_records(paths: list[Path]) -> dict[str, np.ndarray]:
-    """The records of several generations, joined (plain arrays only; a file holding anything else is refused)."""
+    """The records of several shards, joined (plain arrays only; a file holding anything else is refused)."""
     parts = []
     for path in paths:
         with np.load(path, allow_pickle=False) as data:
             missing = [name for name in RECORD_FIELDS if name not in data.files]
             if missing:
-                raise ValueError(f"{path} is not an expert-iteration dataset: it lacks {missing}")
+                raise ValueError(f"{path} is not a distillation dataset: it lacks {missing}")
             parts.append({name: data[name] for name in RECORD_FIELDS})
     return merge(parts)
 

@@ -1,11 +1,13 @@
-"""Expert iteration (training/expert_iteration): the command runs end to end and its network plays, an
-interrupted run resumes to exactly the uninterrupted one, bad input is refused before anything is
-written, self-play records hold proper targets, a fit learns them, and no file it reads runs code."""
+"""Search distillation (training/distill): the command runs end to end and its network plays, an
+interrupted run resumes to exactly the uninterrupted one (between generations and inside one, from its
+shards), bad input is refused before anything is written, the teacher's records hold proper targets, a
+fit learns them, the cards name the run and its cost, and no file it reads runs code."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -17,9 +19,9 @@ from agents.models.card import network_description
 from agents.models.files import read_card
 from agents.models.network import load_network
 from envs.games import make_game
-from training.expert_iteration.command import main
-from training.expert_iteration.learn import fit, load_records, save_records
-from training.expert_iteration.selfplay import RECORD_FIELDS, play_selfplay
+from training.distill.command import main
+from training.distill.learn import fit, load_records, save_records
+from training.distill.selfplay import RECORD_FIELDS, play_selfplay
 from training.network import new_network, save_network
 
 TINY = [
@@ -31,8 +33,10 @@ TINY = [
     "6",
     "--gate-games",
     "2",
-    "--gate-iterations",
-    "4",
+    "--heuristic-games",
+    "2",
+    "--shard-games",
+    "1",
     "--warm-start-games",
     "4",
     "--processes",
@@ -51,29 +55,28 @@ def history(out) -> list[dict]:
 
 
 def test_a_run_resumed_after_an_interruption_is_the_uninterrupted_run(tmp_path):
-    """Generation 1, then --resume up to 2, gives the same games, fits and gates as 2 at once; the
-    outputs are there and the best network plays as a guided search."""
+    """Generation 1, then half of generation 2's shards (as a run stopped inside it leaves them), then
+    --resume up to 2, gives the same games, fits and gates as 2 at once; the outputs are there, the
+    cards name the run, its teacher and its cost, and the best network plays."""
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
     main(TINY + ["--generations", "2", "--out", str(straight)])
     main(TINY + ["--generations", "1", "--out", str(resumed)])
+    (resumed / "data" / "gen_002").mkdir()
+    shutil.copy(straight / "data" / "gen_002" / "shard_0000.npz", resumed / "data" / "gen_002")
     main(["--out", str(resumed), "--resume", "--generations", "2", "--progress-bar", "false"])
     assert history(straight) == history(resumed)
     assert len(history(straight)) == 3 and all("gate_win_rate" in row for row in history(straight)[1:])
-    for name in (
-        "model.zip",
-        "models/gen_001.zip",
-        "models/gen_002.zip",
-        "data/gen_002.npz",
-        "results.md",
-        "settings.json",
-    ):
+    for name in ("model.zip", "models/gen_002.zip", "data/gen_002/shard_0001.npz", "card.md", "settings.json"):
         assert (straight / name).exists(), name
     assert any(name.startswith("events.out.tfevents") for name in os.listdir(straight / "tb"))
     card = read_card(str(straight / "models" / "gen_002.zip"))
-    assert card["command"].startswith("python -m training.expert_iteration --game wakanda")
-    assert card["training"]["expert_iteration"]["generation"] == 2
+    assert card["command"].startswith("python -m training.distill --game wakanda")
+    distill = card["training"]["distill"]
+    assert (distill["generation"], distill["run"], distill["teacher"]["kind"]) == (2, "straight", "best")
+    assert distill["data"]["positions"] > 0 and distill["cpu_hours"] > 0
+    assert "| 2 | best 6 |" in (straight / "card.md").read_text()
     game = make_game("wakanda")
-    agent = make_agent("ismcts", game, network=f"ppo:{straight / 'model.zip'}", iterations=5, seed=0)
+    agent = make_agent(f"ppo:{straight / 'model.zip'}", game)
     assert play_game(game, [agent, make_agent("random", game, seed=1)], seed=3).winners
 
 
@@ -93,6 +96,7 @@ def samurai_model(tmp_path):
         (["--search-option", "value_mix=2"], r"value_mix must be 'auto' or a number in \[0, 1\]"),
         (["--search-option", "depth=3"], "--search-option: .*unexpected keyword argument 'depth'"),
         (["--search-option", "iterations=3"], "the budget is --iterations"),
+        (["--ray-address", "localhost:1"], "--ray-address is an option of --backend ray"),
         (["--start", "random"], "--start must be one of"),
         (["--start", "ppo:SAMURAI"], "trained for game 'samurai', not 'wakanda'"),
         (["--resume"], "holds no run to continue"),
@@ -111,8 +115,8 @@ def test_a_resumed_run_keeps_its_settings_and_a_finished_one_is_not_overwritten(
     main(TINY + ["--generations", "1", "--out", str(out)])
     with pytest.raises(SystemExit, match="holds a run already: pass --resume"):
         main(TINY + ["--generations", "1", "--out", str(out)])
-    with pytest.raises(SystemExit, match="only --generations, --processes, --progress-bar may be given, not --games"):
-        main(["--out", str(out), "--resume", "--games", "8"])
+    with pytest.raises(SystemExit, match="only --generations, .* may be given, not --epochs"):
+        main(["--out", str(out), "--resume", "--epochs", "8"])
 
 
 def test_no_file_the_run_reads_executes_code(tmp_path, samurai_model):
@@ -144,7 +148,8 @@ def test_no_file_the_run_reads_executes_code(tmp_path, samurai_model):
 
 def test_self_play_records_hold_the_searchs_visits_and_the_movers_results(samurai_model):
     game = make_game("samurai", num_players=2)
-    task = ("samurai", game.config(), samurai_model, {"iterations": 8, "leaf_batch": 4}, [(5, 70), (6, 71)], 2, "win")
+    search = {"iterations": 8, "leaf_batch": 4}
+    task = ("samurai", game.config(), "guided", samurai_model, search, [(5, 70), (6, 71)], 2, "win")
     records = play_selfplay(task)
     rows = len(records["values"])
     assert rows > 60 and {name: len(records[name]) for name in RECORD_FIELDS} == dict.fromkeys(RECORD_FIELDS, rows)
@@ -195,6 +200,7 @@ def test_records_survive_a_save_and_load(tmp_path, samurai_model):
     task = (
         "samurai",
         make_game("samurai", num_players=2).config(),
+        "guided",
         samurai_model,
         {"iterations": 4},
         [(1, 0)],
@@ -207,3 +213,14 @@ def test_records_survive_a_save_and_load(tmp_path, samurai_model):
     for name in RECORD_FIELDS:
         assert np.array_equal(loaded[name], np.concatenate([records[name]] * 2))
     assert load_network(samurai_model, make_game("samurai", num_players=2)).num_actions == 294
+
+
+def test_a_paired_flat_teacher_teaches_the_move_it_plays():
+    """Wapi's plain search compares every move on the same samples (a paired flat root: equal visits), so its
+    policy target is all on the move it plays, not uniform over the legal moves."""
+    game = make_game("wapi", num_players=2)
+    records = play_selfplay(("wapi", game.config(), "best", "", {"iterations": 40}, [(3, 0)], 0, "win"))
+    policies = records["policies"].astype(np.float32)
+    assert len(policies) > 10 and (policies.max(axis=1) == 1).all()
+    assert records["masks"][np.arange(len(policies)), policies.argmax(axis=1)].all()
+    assert records["cpu_seconds"] > 0

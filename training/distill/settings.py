@@ -1,6 +1,5 @@
-"""The settings of ``python -m training.expert_iteration`` (one dataclass, every field an option), their checks,
-and the run folder's helpers; :mod:`~training.expert_iteration.command` parses, :mod:`~training.expert_iteration.loop`
-runs.
+"""The settings of ``python -m training.distill`` (one dataclass, every field an option), their checks,
+and the run folder's helpers; :mod:`~training.distill.command` parses, :mod:`~training.distill.loop` runs.
 """
 
 from __future__ import annotations
@@ -16,17 +15,26 @@ from typing import Any
 import envs
 from envs.games import flags, read_game_options
 
-#: Flags a resumed run may change; every other setting is the interrupted run's.
-RESUMABLE = ("generations", "processes", "progress_bar")
+#: Flags a resumed run may change; every other setting is the interrupted run's. A run that changes
+#: ``teacher``, ``iterations`` or ``games`` goes on from the generation it reached with the new ones
+#: (the games already played stay as they were).
+RESUMABLE = ("generations", "games", "teacher", "iterations", "processes", "backend", "ray_address", "progress_bar")
 #: What ``--start`` accepts besides ``ppo:PATH`` and a model path.
 STARTS = ("heuristic", "trained")
+#: Who plays the teacher's games: ``best``, the configuration's best search as it is (``agents/best.py``:
+#: guided by the shipped model, by the heuristic, or plain ISMCTS), fixed for the whole run; ``guided``, the
+#: guided search with the run's best network so far as its evaluator (expert iteration).
+TEACHERS = ("best", "guided")
+#: The network each game's students are made of: the structured ones where they exist (Samurai's hex
+#: graph, Wapi's mines: ``agents/models/``), else the game's MLP of train.py.
+STUDENT_NETWORKS = {"samurai": "samurai_graph", "wapi": "wapi_mines", "wakanda": "mlp"}
 
 
 @dataclass
 class Settings:
     """A run's settings; a field's help is its option's (:mod:`training.train_command`)."""
 
-    game: str = field(default="samurai", metadata={"help": "game", "choices": list(envs.GAMES)})
+    game: str = field(default="wakanda", metadata={"help": "game", "choices": list(envs.GAMES)})
     game_options: dict[str, str] = field(default_factory=dict, metadata={"option": False})  # the game's, as written
     start: str = field(
         default="heuristic",
@@ -35,21 +43,30 @@ class Settings:
             "(the shipped model), or ppo:PATH"
         },
     )
+    teacher: str = field(
+        default="best",
+        metadata={
+            "help": "who plays the games the network learns from: best (the configuration's best search, "
+            "fixed) or guided (the search guided by the run's best network: expert iteration)",
+            "choices": list(TEACHERS),
+        },
+    )
     generations: int = field(default=8, metadata={"help": "generations to run (a resumed run may raise it)"})
-    games: int = field(default=64, metadata={"help": "self-play games per generation"})
-    iterations: int = field(default=200, metadata={"help": "search simulations per move in self-play"})
+    games: int = field(default=64, metadata={"help": "teacher games per generation"})
+    iterations: int = field(default=200, metadata={"help": "search simulations per move of the teacher"})
     search_option: list[str] = field(
         default_factory=list,
         metadata={
-            "help": "options of the guided search, KEY=VALUE with Python values (e.g. value_mix=0.5 widening=2.0 "
-            "c_puct=1.5; see agents/guided.py)"
+            "help": "options of the teacher's search, KEY=VALUE with Python values (e.g. c_puct=1.5 for the "
+            "guided search; see agents/README.md)"
         },
     )
     explore_moves: int = field(
         default=4,
         metadata={"help": "each player's first decisions drawn from the visit distribution (then the most visited)"},
     )
-    replay: int = field(default=3, metadata={"help": "generations of self-play data each fit uses"})
+    shard_games: int = field(default=4, metadata={"help": "teacher games in one shard of data (a unit of resuming)"})
+    replay: int = field(default=4, metadata={"help": "generations of teacher data each fit uses"})
     epochs: int = field(default=4, metadata={"help": "passes over the data per generation"})
     batch_size: int = field(default=256, metadata={"help": "minibatch size"})
     learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
@@ -61,53 +78,72 @@ class Settings:
         },
     )
     gate_games: int = field(
-        default=40, metadata={"help": "games of each gate (rounded up to whole deals, the candidate in every seat)"}
+        default=200,
+        metadata={
+            "help": "games of each gate, the new network alone against the last kept one alone (rounded up to "
+            "whole deals, the new one in every seat)"
+        },
     )
-    gate_iterations: int = field(default=100, metadata={"help": "search simulations per move in the gate"})
+    heuristic_games: int = field(
+        default=200,
+        metadata={"help": "games of the network alone against the heuristic(s) each generation (its learning curve)"},
+    )
     warm_start_games: int = field(default=300, metadata={"help": "heuristic games cloned for --start heuristic"})
     seed: int = field(default=1, metadata={"help": "seeds every game, the fits and the first network"})
-    processes: int = field(default=2, metadata={"help": "worker processes playing the games"})
-    out: str = field(default="", metadata={"help": "output directory (default runs/<game>__exit__<seed>)"})
+    processes: int = field(default=2, metadata={"help": "local backend: worker processes playing the games"})
+    backend: str = field(
+        default="local",
+        metadata={"help": "local: a process pool here; ray: Ray tasks on a cluster", "choices": ["local", "ray"]},
+    )
+    ray_address: str = field(
+        default="",
+        metadata={"help": "with --backend ray: the cluster to join (default: $RAY_ADDRESS, else a local Ray)"},
+    )
+    out: str = field(default="", metadata={"help": "output directory (default runs/<game>__distill__<seed>)"})
     resume: bool = field(
         default=False, metadata={"help": "continue the run in --out (its settings are kept)", "action": "store_true"}
     )
     progress_bar: bool = field(default=True, metadata={"help": "show progress bars"})
 
-    def search(self, iterations: int) -> dict[str, Any]:
-        """The guided search's options in this run."""
-        return {**search_options(self.search_option), "iterations": iterations}
+    def search(self) -> dict[str, Any]:
+        """The teacher's search options in this run, its budget included."""
+        return {**search_options(self.search_option), "iterations": self.iterations}
 
 
 def search_options(pairs: list[str]) -> dict[str, Any]:
-    """``["value_mix=0.5", "widening=None"]`` -> ``{"value_mix": 0.5, "widening": None}`` (Python literals;
+    """``["c_puct=1.5", "widening=None"]`` -> ``{"c_puct": 1.5, "widening": None}`` (Python literals;
     a bare word is a string); the search itself checks names and values."""
     from agents import parse_agent_options
 
     options = parse_agent_options(pairs, "--search-option")
     if "iterations" in options:
-        raise ValueError("--search-option: the budget is --iterations (self-play) and --gate-iterations")
+        raise ValueError("--search-option: the budget is --iterations")
     return options
+
+
+#: The settings that count something and must be at least 1.
+COUNTS = (
+    "generations",
+    "games",
+    "iterations",
+    "shard_games",
+    "epochs",
+    "batch_size",
+    "gate_games",
+    "heuristic_games",
+    "warm_start_games",
+    "processes",
+    "replay",
+)
 
 
 def validate(settings: Settings):
     """Every check before anything is written; returns the configured game."""
-    from agents.guided import GuidedISMCTSAgent
     from agents.models.network import load_network
 
     description = envs.describe(settings.game)
     game = description.make(**read_game_options(settings.game, settings.game_options))
-    for name in (
-        "generations",
-        "games",
-        "iterations",
-        "epochs",
-        "batch_size",
-        "gate_games",
-        "gate_iterations",
-        "warm_start_games",
-        "processes",
-        "replay",
-    ):
+    for name in COUNTS:
         if getattr(settings, name) < 1:
             raise ValueError(f"{flags([name])} must be at least 1, got {getattr(settings, name)}")
     if settings.explore_moves < 0:
@@ -119,14 +155,17 @@ def validate(settings: Settings):
         raise ValueError(f"--search-value-weight must be in [0, 1], got {settings.search_value_weight}")
     if settings.start not in STARTS and not settings.start.startswith("ppo:"):
         raise ValueError(f"--start must be one of {list(STARTS)} or ppo:PATH, got {settings.start!r}")
+    if settings.ray_address and settings.backend != "ray":
+        raise ValueError("--ray-address is an option of --backend ray")
     if settings.start != "heuristic":
         load_network(settings.start, game)  # another game's model, or a corrupt file, is refused here
     from agents.models.card import network_description
+    from training.distill.selfplay import teacher_agents
     from training.network import new_network
 
     probe = new_network(game, network_description([1]), "probe")  # the search's own checks of its options
     try:
-        GuidedISMCTSAgent(game, network=probe, **settings.search(settings.iterations))
+        teacher_agents(game, settings.teacher, probe, settings.search(), [0])
     except TypeError as error:
         raise ValueError(f"--search-option: {error}") from None
     return game
