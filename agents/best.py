@@ -3,8 +3,8 @@
 Which agent that is was decided by the strength benchmark
 (``docs/experiments/004-guided-search-strength.md``). The best agent is ISMCTS guided by a
 network (with the game's guided defaults) where one is known to make the
-search stronger than plain ISMCTS: the network :data:`agents.tuning.BEST_GUIDE` names for the game
-(``"trained"``: the configuration's shipped model; Wakanda's and Samurai's). Where the configuration
+search stronger than plain ISMCTS: the network :data:`agents.tuning.BEST_GUIDE` names for the configuration
+(``"trained"``: the configuration's shipped model; Wakanda basic's and two-player Samurai's). Where the configuration
 has no shipped model, :data:`agents.tuning.BEST_GUIDE_WITHOUT_MODEL` may name another guide (Samurai's:
 the heuristic, :mod:`agents.heuristic_evaluator`, because plain ISMCTS lost to the heuristic there:
 ``docs/experiments/013-samurai-heuristic-guide.md``). Elsewhere it is plain ISMCTS with the game's
@@ -30,7 +30,8 @@ def described_guide(game: Game) -> str | None:
     shipped; else None."""
     from agents.models.files import shipped_model_path
 
-    if description_of(game) is None or BEST_GUIDE.get(game.name) != "trained":
+    description = description_of(game)
+    if description is None or BEST_GUIDE.get(description.label(game.config())) != "trained":
         return None
     try:
         return shipped_model_path(game)

@@ -32,10 +32,11 @@ GUIDED: dict[str, dict[str, Any]] = {
     "wakanda": {"value_mix": 0.5},
 }
 
-#: The network that guides the ``best`` agent's search (:mod:`agents.best`), per game: ``"trained"`` is the
-#: configuration's shipped model. Set only where that guided search measured stronger than plain ISMCTS
-#: (docs/experiments/004-guided-search-strength.md); elsewhere ``best`` is plain ISMCTS.
-BEST_GUIDE: dict[str, str] = {"samurai": "trained", "wakanda": "trained"}
+#: The network that guides the ``best`` agent's search (:mod:`agents.best`), per configuration (its label,
+#: ``envs.describe(name).label(config)``): ``"trained"`` is the configuration's shipped model. Set only where that
+#: guided search measured stronger than the search without it (docs/experiments/004-guided-search-strength.md), so
+#: a model newly shipped for another configuration changes no ``best`` until it is measured there.
+BEST_GUIDE: dict[str, str] = {"samurai 2p": "trained", "wakanda": "trained"}
 
 #: The guide of the ``best`` agent's search where the configuration has no shipped model, per game: ``"heuristic"``
 #: is :class:`agents.heuristic_evaluator.HeuristicEvaluator`. Samurai without a model (three and four players, the

@@ -30,7 +30,9 @@ def test_each_tuned_value_is_a_checked_option_of_a_real_game(table, defaults, ru
 
 
 def test_the_best_guides_name_games_and_shipped_networks():
-    assert set(BEST_GUIDE) <= set(envs.GAMES)
+    descriptions = [envs.describe(name) for name in envs.GAMES]
+    labels = {description.label(config) for description in descriptions for config in description.configurations()}
+    assert set(BEST_GUIDE) <= labels
     assert set(BEST_GUIDE.values()) <= {"trained"}
     assert set(BEST_GUIDE_WITHOUT_MODEL) <= set(envs.GAMES)
     assert set(BEST_GUIDE_WITHOUT_MODEL.values()) <= {HEURISTIC_GUIDE}

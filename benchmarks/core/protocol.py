@@ -117,6 +117,12 @@ def protocol_seatings(num_players: int) -> list[tuple[int, ...]]:
     return seatings(num_players, "rotations")
 
 
+#: The configurations whose shipped model is the ``trained`` rung: those that had one when v2 was fixed. A model
+#: shipped since for another configuration plays as ``trained`` everywhere else but is not a rung of this version:
+#: it would change the rung's golden decisions, so it enters the ladder with the next version (docs/benchmark.md).
+TRAINED_RUNG_CONFIGS = ("wakanda", "samurai 2p", "wapi 4p")
+
+
 @dataclass(frozen=True)
 class Rung:
     """A reference agent: its label in records and reports, its ``make_agent`` name and options."""
@@ -126,11 +132,14 @@ class Rung:
     options: tuple[tuple[str, Any], ...] = ()
 
     def applies(self, game: Game) -> bool:
-        """Whether the rung exists for this configuration: ``trained`` only where a model is shipped,
-        ``best`` only where it differs from plain ISMCTS (a guided search, by a model or the heuristic)."""
+        """Whether the rung exists for this configuration: ``trained`` only where v2 rates a shipped model
+        (:data:`TRAINED_RUNG_CONFIGS`), ``best`` only where it differs from plain ISMCTS (a guided search, by a
+        model or the heuristic)."""
         if self.name == "trained":
             from agents.models.files import shipped_model_path
 
+            if config_label(game.name, game.config()) not in TRAINED_RUNG_CONFIGS:
+                return False
             try:
                 shipped_model_path(game)
             except ValueError:
