@@ -42,7 +42,7 @@ EVAL_DEALS = 10**9
 SETTINGS = (
     # the run
     ("game", "wakanda", "the game (wapi, wakanda, samurai), in its default configuration"),
-    ("opponents", "heuristic", "who plays the other seats while training: random or heuristic"),
+    ("opponents", "heuristic", "who plays the other seats while training: random, heuristic or trained"),
     ("seed", 1, "seed of the games, the opponents and torch"),
     ("total_timesteps", 1_500_000, "learner steps in all"),
     ("out", "runs", "where each run's folder goes (TensorBoard logs and agent.pt)"),

@@ -122,12 +122,12 @@ def test_the_vector_envs_heuristic_moves_are_those_it_made_before_the_merge(name
 
 
 def test_batch_opponent_hands_random_and_callables_to_the_environments_and_refuses_by_name():
-    """``"heuristic"`` is the agents' own; ``"random"``, a callable and a refusal are the environments'
-    ``batch_opponent`` (one home for them), whose message names the argument, ``random`` and the heuristic."""
+    """``"heuristic"`` and ``"trained"`` are the agents' own; ``"random"`` and a callable are the environments'
+    ``batch_opponent`` (one home for them); any other name is refused with the names it takes."""
     game = make_game("wapi")
     assert batch_opponent("random", game) is random_moves
     assert batch_opponent(random_moves, game) is random_moves
-    with pytest.raises(ValueError, match=r"opponents must be one of \['random'\] .*'heuristic'.*got 'ismcts'"):
+    with pytest.raises(ValueError, match=r"opponents must be one of \['random', 'heuristic', .*got 'ismcts'"):
         batch_opponent("ismcts", game)
 
 

@@ -8,12 +8,13 @@ import pytest
 import torch
 
 from agents.models.card import network_description
+from agents.opponents import sample_actions
 from envs.core.vector import GameVectorEnv
 from envs.games import available_games, make_game
 from training.imitation import clone, fit_advantages, generate, measure
 from training.league import League
 from training.league_games import LeagueDealer, league_games
-from training.members import NetworkMember, SharedMember, sample_actions
+from training.members import NetworkMember, SharedMember
 from training.network import new_network, save_network
 from training.win_rates import evaluate
 

@@ -325,14 +325,16 @@ def test_self_play_batch_env_gives_every_seat_its_per_game_reward(name, config):
 
 
 def test_envs_imports_no_agents():
-    """envs knows nothing of the agents: making and stepping a vector env imports no agent module; a player
-    comes in as a callable (the heuristic from agents.opponents), and a player's name is refused."""
+    """envs knows nothing of the agents: making and stepping a vector env imports no agent module, nor does
+    listing the opponents installed packages name or refusing a name none offers; a player comes in as a callable
+    or by an entry point's name (tests/test_trained_opponent.py), loaded only when named."""
     code = (
         "import sys, numpy as np, envs.wapi_v0 as w\n"
+        "from envs.core.opponents import opponent_names\n"
         "v = w.vector_env(2, seed=0); v.reset(); v.step(v.action_masks().argmax(1))\n"
-        "assert not [m for m in sys.modules if m.split('.')[0] == 'agents'], 'agents imported'\n"
-        "try:\n    w.vector_env(2, opponents='heuristic', seed=0)\nexcept ValueError as e:\n"
-        "    assert 'agents.opponents.batch_opponent' in str(e)\nelse:\n    raise AssertionError('accepted')\n"
+        "assert 'random' in opponent_names()\n"
+        "try:\n    w.vector_env(2, opponents='grandmaster', seed=0)\nexcept ValueError as e:\n"
+        "    assert 'drawluck.opponents entry points' in str(e)\nelse:\n    raise AssertionError('accepted')\n"
         "assert not [m for m in sys.modules if m.split('.')[0] == 'agents'], 'agents imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -15,7 +15,7 @@ rate, as self-play keeps them, would crowd out the baselines the learner is
 measured against.
 
 Members are the baselines named by ``--opponents`` (``random``,
-``heuristic``, ``ismcts``, ``ppo:PATH``) and, with ``self``, the latest
+``heuristic``, ``trained``, ``ismcts``, ``ppo:PATH``) and, with ``self``, the latest
 ``max_snapshots`` frozen copies of the learner. A new snapshot enters with
 the win rate of the snapshot before it (a fair guess: it is a little
 stronger), or 0.5 for the first.
@@ -43,8 +43,9 @@ WEIGHTINGS = ("pfsp", "uniform")
 
 # --- the members' specs: plain data naming an opponent (:func:`training.members.build_member` builds one) ---
 #: The opponent kinds ``train.py --opponents`` accepts besides ``ppo:PATH``; "self" stands for the snapshots.
-OPPONENT_KINDS = ("random", "heuristic", "ismcts", "self")
-BASELINE_AGENTS = ("random", "heuristic", "ismcts")
+OPPONENT_KINDS = ("random", "heuristic", "trained", "ismcts", "self")
+#: ``trained``: the model shipped for the game's configuration (``agents/models/``), most probable legal move.
+BASELINE_AGENTS = ("random", "heuristic", "trained", "ismcts")
 
 MemberSpec = tuple
 
@@ -108,7 +109,7 @@ class League:
         if weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be one of {list(WEIGHTINGS)}, got {weighting!r}")
         if not opponents:
-            raise ValueError("opponents must name at least one of random, heuristic, ismcts, self or ppo:PATH")
+            raise ValueError("opponents must name at least one of random, heuristic, trained, ismcts, self or ppo:PATH")
         self.weighting, self.power, self.floor, self.memory = weighting, power, floor, memory
         self.max_snapshots = max_snapshots
         self.uses_snapshots = "self" in opponents

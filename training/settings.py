@@ -180,7 +180,9 @@ class Args(PPOHyperparameters):
         "training iterations); with --resume, steps to add to the file's",
     )
     opponents: list[str] = per_game(
-        "opponents", "the league's baselines (random, heuristic, ismcts, ppo:PATH) and self (snapshots of the learner)"
+        "opponents",
+        "the league's baselines (random, heuristic, trained: the model shipped for the configuration, ismcts, "
+        "ppo:PATH) and self (snapshots of the learner)",
     )
     league: str = field(
         default="pfsp",
@@ -215,7 +217,10 @@ class Args(PPOHyperparameters):
     )
     eval_opponents: list[str] = field(
         default_factory=["random", "heuristic"].copy,
-        metadata={"help": "baselines for the periodic evaluation and the final table"},
+        metadata={
+            "help": "baselines for the periodic evaluation and the final table (random, heuristic, trained, "
+            "ismcts, ppo:PATH)"
+        },
     )
     eval_games: int = field(default=400, metadata={"help": "games per opponent in the final table (seats swapped)"})
     eval_freq: int = per_game("eval_freq", "learner steps between evaluations")

@@ -232,8 +232,9 @@ def check_network(args: Args) -> None:
 
 
 def check_opponents(args: Args, game: Game) -> None:
-    """Every opponent named exists, and a model file named (``ppo:PATH``) can play ``game`` (loaded now: one
-    that cannot fails here; every agent plays every game)."""
+    """Every opponent named exists, the shipped model named (``trained``) exists for ``game``'s configuration,
+    and a model file named (``ppo:PATH``) can play ``game`` (loaded now: one that cannot fails here; every agent
+    plays every game)."""
     from training.league import OPPONENT_KINDS
 
     for name in args.opponents:
@@ -242,14 +243,28 @@ def check_opponents(args: Args, game: Game) -> None:
     for name in args.eval_opponents:
         if name == "self" or (name not in OPPONENT_KINDS and not name.startswith("ppo:")):
             raise ValueError(
-                f"--eval-opponents: unknown opponent {name!r}; allowed: random, heuristic, ismcts, ppo:PATH"
+                f"--eval-opponents: unknown opponent {name!r}; allowed: random, heuristic, trained, ismcts, ppo:PATH"
             )
+    for option, names in (("--opponents", args.opponents), ("--eval-opponents", args.eval_opponents)):
+        if "trained" in names:
+            check_shipped(option, game)
     files = {name[4:] for name in (*args.opponents, *args.eval_opponents) if name.startswith("ppo:")}
     if files:
         from agents.models.network import load_network
 
         for path in sorted(files):
             load_network(path, game)
+
+
+def check_shipped(option: str, game: Game) -> None:
+    """A model is shipped for ``game``'s configuration (ValueError naming ``option`` and the configurations
+    that have one): ``trained`` is refused before anything is trained, not when the league first deals it."""
+    from agents.models.files import shipped_model_path
+
+    try:
+        shipped_model_path(game)
+    except ValueError as error:
+        raise ValueError(f"{option} trained: {error}") from None
 
 
 def check_start(args: Args) -> None:

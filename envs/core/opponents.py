@@ -7,23 +7,29 @@ for the player to act in each of those games (the other entries are ignored). Th
 vector env (:mod:`envs.core.vector`) asks it for the games where an opponent is to act.
 
 Why only random moves here: ``envs`` knows nothing of the players (docs/architecture.md). A player
-comes in as a callable, made by the players' home of opponents: ``agents.opponents.batch_opponent(
-"heuristic", game)`` is the game's heuristic for a whole batch.
+comes in as a callable, made by the players' home of opponents (``agents.opponents.batch_opponent(
+"heuristic", game)`` is the game's heuristic for a whole batch), or by name through the standard plug-in
+mechanism: an installed package declares ``factory(game) -> BatchOpponent`` as an entry point of the group
+``drawluck.opponents`` (this project declares ``heuristic`` and ``trained`` in its pyproject.toml), and
+:func:`batch_opponent` loads the one named, so that the environments import no player's code themselves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib.metadata import EntryPoint, entry_points
 
 import numpy as np
 
 from envs.core.batch import BatchGames
-from envs.core.engine import shown
+from envs.core.engine import Game, shown
 from envs.core.uniform import kth_legal
 
 #: An opponent of a batch: ``opponent(batch, where, rng) -> (N,) actions`` (see the module docstring).
 BatchOpponent = Callable[[BatchGames, np.ndarray, np.random.Generator], np.ndarray]
 BUILT_IN = ("random",)
+#: The entry-point group of the opponents named by installed packages: each a ``factory(game) -> BatchOpponent``.
+ENTRY_POINT_GROUP = "drawluck.opponents"
 
 
 def random_moves(batch: BatchGames, where: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -34,17 +40,43 @@ def random_moves(batch: BatchGames, where: np.ndarray, rng: np.random.Generator)
     return kth_legal(np.ascontiguousarray(mask, dtype=bool), rng.random(len(mask)))
 
 
-def batch_opponent(opponent: str | BatchOpponent) -> BatchOpponent:
-    """``"random"`` (:func:`random_moves`) or the callable itself; a player by name is the agents'
-    (``agents.opponents.batch_opponent``), never found from here."""
+def named_opponents() -> dict[str, EntryPoint]:
+    """The opponents installed packages offer by name (the entry points of :data:`ENTRY_POINT_GROUP`), read
+    from the installed metadata each time: a package installed meanwhile counts."""
+    return {point.name: point for point in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def opponent_names() -> list[str]:
+    """Every name :func:`batch_opponent` takes: the built-in ``random`` and the installed named opponents."""
+    return sorted({*BUILT_IN, *named_opponents()})
+
+
+def batch_opponent(opponent: str | BatchOpponent, game: Game | None = None) -> BatchOpponent:
+    """The callable itself, ``"random"`` (:func:`random_moves`), or the opponent an installed package names
+    (its entry point's ``factory(game)``, loaded only now: a plain vector env imports no player's code)."""
     if callable(opponent):
         return opponent
     if opponent == "random":
         return random_moves
-    raise ValueError(
-        f"opponents must be one of {list(BUILT_IN)} or a callable (batch, where, rng) -> actions (a player: "
-        f"agents.opponents.batch_opponent('heuristic', game)), got {shown(opponent)}"
-    )
+    point = named_opponents().get(opponent) if isinstance(opponent, str) else None
+    if point is None:
+        raise ValueError(
+            f"opponents must be one of {opponent_names()} (random, or the names installed packages declare as "
+            f"{ENTRY_POINT_GROUP} entry points) or a callable (batch, where, rng) -> actions (a player: "
+            f"agents.opponents.batch_opponent('heuristic', game)), got {shown(opponent)}"
+        )
+    if game is None:
+        raise ValueError(f"opponents {opponent!r} plays one game: pass the game, batch_opponent({opponent!r}, game)")
+    return point.load()(game)
 
 
-__all__ = ["BUILT_IN", "BatchOpponent", "batch_opponent", "kth_legal", "random_moves"]
+__all__ = [
+    "BUILT_IN",
+    "ENTRY_POINT_GROUP",
+    "BatchOpponent",
+    "batch_opponent",
+    "kth_legal",
+    "named_opponents",
+    "opponent_names",
+    "random_moves",
+]

@@ -131,7 +131,8 @@ Deal = Callable[[np.ndarray, np.random.Generator], Sequence[BatchOpponent]]
 
 class GameVectorEnv(gymnasium.vector.VectorEnv):
     """The learner's seat in ``num_envs`` games of ``game``, the other seats played by ``opponents``
-    (``"random"`` or a batch opponent ``(batch, where, rng) -> actions``, made by ``agents.opponents``), or by
+    (``"random"``, a name an installed package offers: ``"heuristic"``, ``"trained"``, see
+    :func:`envs.core.opponents.batch_opponent`; or a batch opponent ``(batch, where, rng) -> actions``), or by
     the opponent ``deal`` gives each game when it is dealt (called at every deal, resets and autoresets alike,
     with the env's generator; each opponent moves in its own games, and a game's last info names it); see the
     module docstring for observations, masks, autoreset, seeds and seats."""
@@ -157,7 +158,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"seat must be None (rotating) or a seat in 0..{game.num_players - 1}, got {shown(seat)}")
         self.game, self.num_envs, self.reward, self.fixed_seat, self._seed = game, num_envs, reward, seat, seed
         self.autoreset_mode, self.render_mode = checked_autoreset_mode(autoreset_mode), render_mode
-        self.opponent = batch_opponent(opponents)
+        self.opponent = batch_opponent(opponents, game)
         self._random = self.opponent is random_moves  # decided once: the engine's fused random moves (_advance)
         if deal is not None and (not callable(deal) or opponents != "random"):
             raise ValueError(f"deal must be a callable (games, rng) -> opponents, without opponents; got {shown(deal)}")

@@ -12,7 +12,7 @@ probabilities, snapshot weights). The environments only draw from that state
 (:func:`draw_seats`), so what they do depends on nothing but the state and
 their own seeded generator.
 
-Kinds are agent names (``random``, ``heuristic``, ``ismcts``, ``ppo:PATH``,
+Kinds are agent names (``random``, ``heuristic``, ``trained``, ``ismcts``, ``ppo:PATH``,
 ``rllib:PATH``) played through the agent protocol, and ``self`` for a
 snapshot of the learner. A league of ``self`` alone has no member before its
 first snapshot: every seat is then a learner seat (pure self-play).
