@@ -24,6 +24,7 @@ COMMANDS = [
     "benchmarks.strength",
     "benchmarks.throughput",
     "agents.play",
+    "agents.review",
     "training.model_files",
 ]
 

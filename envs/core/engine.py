@@ -252,6 +252,33 @@ class GameState(ABC):
     def describe_action(self, action: int) -> str:
         """A short human-readable description of ``action`` in this position."""
 
+    # --- chance: the hidden orders (``envs/core/chance.py`` derives a review's outcomes from them) ---
+    def hidden_orders(self) -> list[list[int]]:
+        """Every order of items that no player has seen, next draw first (fresh lists): each chance event
+        of the game is a draw from the front of one of them."""
+        raise NotImplementedError(f"{type(self).__name__} does not name its hidden orders (envs/core/chance.py)")
+
+    def set_hidden_orders(self, orders: list[list[int]]) -> None:
+        """Put back the items of :meth:`hidden_orders`, each order rearranged (shuffled, or an outcome first)."""
+        raise NotImplementedError(f"{type(self).__name__} does not name its hidden orders (envs/core/chance.py)")
+
+    def chance_draws(self, action: int) -> list[tuple[int, int]]:
+        """``(order, count)`` of each draw that playing ``action`` now makes, seen by playing it on a copy: every
+        item a move takes from a hidden order is drawn from its front (a game whose choices take from one too
+        says so in an override of its own)."""
+        after = self.clone()
+        after.apply(action)
+        pairs = enumerate(zip(self.hidden_orders(), after.hidden_orders()))
+        return [(k, len(old) - len(new)) for k, (old, new) in pairs if len(old) != len(new)]
+
+    def drawer(self, order: int) -> int | None:
+        """The player who draws from ``order`` when the player to act moves now; None for a reveal."""
+        raise NotImplementedError(f"{type(self).__name__} does not name its hidden orders (envs/core/chance.py)")
+
+    def describe_draw(self, order: int, items: tuple[int, ...]) -> str:
+        """``items`` drawn from ``order``, in words (``"drew S3"``)."""
+        raise NotImplementedError(f"{type(self).__name__} does not name its hidden orders (envs/core/chance.py)")
+
     def render_text(self, perspective: int | None = None) -> str:
         """A readable text picture of the position. ``perspective`` is the seat whose private
         information (a hand) it may show; None shows the hand of the player to act, as at a

@@ -42,7 +42,7 @@ from envs.samurai.components import (
     TILE_SWAP,
 )  # fmt: skip
 from envs.samurai.scoring import winners as winners_of
-from envs.samurai.setup import redeal
+from envs.samurai.setup import PileChance, redeal
 
 if TYPE_CHECKING:
     from envs.samurai.game import SamuraiGame
@@ -59,8 +59,8 @@ SET_ASIDE_TO_END = 4
 NO_TILE = NO_HEX = -1
 
 
-class SamuraiState(GameState):
-    """One position: the board, the figures, hands and piles, and the turn in progress."""
+class SamuraiState(PileChance, GameState):
+    """One position: the board, the figures, hands and piles, and the turn in progress (chance: ``PileChance``)."""
 
     def __init__(self, game: SamuraiGame, piles: list[list[int]], figures: list[list[int]]):
         """The opening position of a deal: each player's shuffled pile (next draw first) and

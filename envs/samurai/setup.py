@@ -1,5 +1,6 @@
 """Dealing Samurai: the piles and the figures, drawn from the seed or injected by options,
-and the re-deal of hidden tiles that search agents need (``determinize``)."""
+the re-deal of hidden tiles that search agents need (``determinize``), and the piles as the
+game's hidden orders (``PileChance``: what a review draws its chance outcomes from)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ import numpy as np
 
 from envs.core.engine import check_permutation, is_int, shown
 from envs.samurai.board import CAPACITY, NUM_SETTLEMENTS, SETTLEMENTS, Layout
-from envs.samurai.components import FIGURE_TYPES, KIND_OF_NAME, PLAY, PLAYER_TILES, TILE_NAMES, TYPE_OF_NAME
+from envs.samurai.components import (
+    CHOOSE_HAND,
+    FIGURE_TYPES,
+    KIND_OF_NAME,
+    PLAY,
+    PLAYER_TILES,
+    TILE_NAMES,
+    TYPE_OF_NAME,
+    describe_tile,
+)
 
 if TYPE_CHECKING:
     from envs.samurai.rules import SamuraiState
@@ -138,3 +148,25 @@ def redeal(state: SamuraiState, player: int, rng: np.random.Generator) -> tuple[
         else:  # vanishingly unlikely: keep the true hand, re-deal only the pile's order
             hands[q], piles[q] = hand[:], [pile[i] for i in rng.permutation(len(pile)).tolist()]
     return hands, piles
+
+
+class PileChance:
+    """Samurai's chance (``envs/core/chance.py``): each player's pile is a hidden order (order ``p`` is player
+    ``p``'s), drawn from when its owner's turn ends and the hand is refilled."""
+
+    def hidden_orders(self: SamuraiState) -> list[list[int]]:
+        return [pile[:] for pile in self.piles]
+
+    def set_hidden_orders(self: SamuraiState, orders: list[list[int]]) -> None:
+        self.piles = [list(pile) for pile in orders]
+
+    def chance_draws(self: SamuraiState, action: int) -> list[tuple[int, int]]:
+        """As every game's (``GameState.chance_draws``), but while the players choose their hands: a tile chosen
+        from the pile is no draw."""
+        return [] if self.phase == CHOOSE_HAND else super().chance_draws(action)
+
+    def drawer(self: SamuraiState, order: int) -> int | None:
+        return order
+
+    def describe_draw(self: SamuraiState, order: int, items: tuple[int, ...]) -> str:
+        return "drew " + ", ".join(describe_tile(kind) for kind in items)

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from envs.core.engine import Game
 
 _KINDS = range(NUM_PIECE_KINDS)
+#: The hidden orders (``hidden_orders``): the bag, then (advanced game) the villages no one has seen.
+BAG, FACE_DOWN = 0, 1
 
 
 class WakandaState(GameState):
@@ -212,6 +214,29 @@ class WakandaState(GameState):
         if kind is None:
             return f"finish the totem on village {slot} ({self.village_label(slot)})"
         return f"build a {PIECES[kind]} on village {slot} ({self.village_label(slot)})"
+
+    # --- chance: the bag, and the face-down villages (envs/core/chance.py) ---------------------
+    def hidden_orders(self) -> list[list[int]]:
+        """The bag (the next player draws after every move while it lasts) and, in the advanced game, the
+        villages no one has seen: the face-down ones in line order, each revealed when a totem is finished,
+        then the two in the box (never revealed)."""
+        if not self.game.advanced:
+            return [self.bag[:]]
+        return [self.bag[:], self.villages[self.revealed :] + self.removed]
+
+    def set_hidden_orders(self, orders: list[list[int]]) -> None:
+        self.bag = list(orders[0])
+        if self.game.advanced:
+            face_down = NUM_SLOTS - self.revealed
+            self.villages[self.revealed :], self.removed = orders[1][:face_down], orders[1][face_down:]
+
+    def drawer(self, order: int) -> int | None:
+        return 1 - self.current_player if order == BAG else None  # the other player draws; a village is revealed
+
+    def describe_draw(self, order: int, items: tuple[int, ...]) -> str:
+        if order == BAG:
+            return "drew " + ", ".join(f"a {PIECES[piece]}" for piece in items)
+        return "revealed the village " + ", ".join(VILLAGES[village] for village in items)
 
     def clone(self) -> WakandaState:
         other = object.__new__(WakandaState)

@@ -27,3 +27,8 @@ def is_coin(tile: int) -> bool:
 def mask_mine(tile: int) -> int:
     """The mine whose symbol a mask tile shows."""
     return tile - FIRST_MASK
+
+
+def describe_tile(tile: int) -> str:
+    """A tile in words: ``silver coin 3``, ``mask of mine 2``."""
+    return f"silver coin {COIN_VALUES[tile]}" if is_coin(tile) else f"mask of mine {mask_mine(tile)}"

@@ -7,14 +7,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from envs.core.render import INK, PLAYER_COLORS, PLAYER_LETTERS, new_canvas, player_label, to_array
-from envs.wapi.components import COIN_VALUES, COINS_TO_END, MASK_FIELDS, NUM_MINES, SILVER_FIELDS, is_coin, mask_mine
+from envs.wapi.components import (
+    COINS_TO_END,
+    MASK_FIELDS,
+    NUM_MINES,
+    SILVER_FIELDS,
+    describe_tile,
+)
 
 if TYPE_CHECKING:
     from envs.wapi.rules import WapiState
-
-
-def describe_tile(tile: int) -> str:
-    return f"silver coin {COIN_VALUES[tile]}" if is_coin(tile) else f"mask of mine {mask_mine(tile)}"
 
 
 def _fmt(score: float) -> str:

@@ -27,6 +27,7 @@ from envs.wapi.components import (
     NUM_TILE_KINDS,
     SILVER_FIELDS,
     TOTEMS_PER_PLAYER,
+    describe_tile,
     is_coin,
     mask_mine,
 )
@@ -178,3 +179,17 @@ class WapiState(GameState):
 
     def describe_action(self, action: int) -> str:
         return describe(action, self.drawn)
+
+    # --- chance: the bag (envs/core/chance.py) -------------------------------
+    def hidden_orders(self) -> list[list[int]]:
+        """The one hidden order: the bag, from which the next player draws after each move but the last."""
+        return [self.bag[:]]
+
+    def set_hidden_orders(self, orders: list[list[int]]) -> None:
+        (self.bag,) = (list(order) for order in orders)  # the same tiles: bag_counts stay right
+
+    def drawer(self, order: int) -> int | None:
+        return (self.current_player + 1) % self.game.num_players
+
+    def describe_draw(self, order: int, items: tuple[int, ...]) -> str:
+        return "drew " + ", ".join(describe_tile(tile) for tile in items)
