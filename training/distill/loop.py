@@ -167,13 +167,60 @@ def one_generation(
     settings: Settings, game, out: Path, generation: int, state: dict[str, Any], command: str, backend
 ) -> dict[str, Any]:
     """The teacher's games, a fitted copy of the best network, its gate and its curve; the history's row."""
-    from agents.models.network import load_network
-
     started = time.time()
     best = out / state["best"]
     shards = teacher_games(settings, game, out, generation, best, backend)
     played = time.time()
-    fit_cpu = time.process_time()
+    network, data, report, fit_cpu = fit_copy(settings, game, out, generation, best)
+    games_cpu = sum(shard_cpu_seconds(p) for p in shards)
+    before = sum(row["cpu_seconds"] for row in state["history"])
+    model = f"models/gen_{generation:03d}.zip"
+    distill = {
+        "run": out.name,
+        "generation": generation,
+        "parent": best.name,
+        "teacher": {"kind": settings.teacher, **settings.search()},
+        "data": {
+            "generations": [max(1, generation - settings.replay + 1), generation],
+            "games": len(np.unique(data["games"])),
+            "positions": int(len(data["values"])),
+        },
+        "fit": report,
+        "settings": {k: v for k, v in dataclasses.asdict(settings).items() if k not in ("resume", "out")},
+        "cpu_hours": round((before + games_cpu + fit_cpu) / 3600, 4),
+    }
+    save(network, game, out / model, command, distill)
+    fitted = time.time()
+    gate_shares, gate_cpu = match(settings, game, out / model, str(best), backend, generation, gate=True)
+    shares, curve_cpu = match(settings, game, out / model, "heuristic", backend, generation)
+    rate = float(np.mean(gate_shares))
+    return {
+        "generation": generation,
+        "model": model,
+        "teacher": settings.teacher,
+        "iterations": settings.iterations,
+        "games": settings.games,
+        "positions": int(len(load_records(shards)["values"])),
+        "fit": report,
+        "gate_games": len(gate_shares),
+        "gate_win_rate": rate,
+        "gate_ci": list(wilson_interval(sum(gate_shares), len(gate_shares))),
+        "kept": rate > 1 / game.num_players,
+        "heuristic_share": float(np.mean(shares)),
+        "heuristic_games": len(shares),
+        "cpu_seconds": round(games_cpu + fit_cpu + gate_cpu + curve_cpu, 1),
+        "seconds": elapsed(started),
+        "selfplay_seconds": round(played - started, 1),
+        "fit_seconds": round(fitted - played, 1),
+    }
+
+
+def fit_copy(settings: Settings, game, out: Path, generation: int, best: Path):
+    """A copy of the best network fitted to the last ``replay`` generations' shards: (the network, the data,
+    the fit's report, the CPU seconds of the fit)."""
+    from agents.models.network import load_network
+
+    cpu = time.process_time()
     first = max(1, generation - settings.replay + 1)
     paths = sorted(p for g in range(first, generation + 1) for p in (out / "data" / f"gen_{g:03d}").glob("*.npz"))
     data = load_records(paths)
@@ -188,49 +235,7 @@ def one_generation(
         seed=_seed(settings.seed, generation, 2),
         search_value_weight=settings.search_value_weight,
     )
-    fit_cpu = time.process_time() - fit_cpu
-    games_cpu = sum(shard_cpu_seconds(p) for p in shards)
-    before = sum(row["cpu_seconds"] for row in state["history"])
-    model = f"models/gen_{generation:03d}.zip"
-    distill = {
-        "run": out.name,
-        "generation": generation,
-        "parent": best.name,
-        "teacher": {"kind": settings.teacher, **settings.search()},
-        "data": {
-            "generations": [first, generation],
-            "games": len(np.unique(data["games"])),
-            "positions": int(len(data["values"])),
-        },
-        "fit": report,
-        "settings": {k: v for k, v in dataclasses.asdict(settings).items() if k not in ("resume", "out")},
-        "cpu_hours": round((before + games_cpu + fit_cpu) / 3600, 4),
-    }
-    save(network, game, out / model, command, distill)
-    fitted = time.time()
-    gate_shares, gate_cpu = match(settings, game, out / model, str(best), backend, generation, gate=True)
-    shares, curve_cpu = match(settings, game, out / model, "heuristic", backend, generation)
-    low, high = wilson_interval(sum(gate_shares), len(gate_shares))
-    rate = float(np.mean(gate_shares))
-    return {
-        "generation": generation,
-        "model": model,
-        "teacher": settings.teacher,
-        "iterations": settings.iterations,
-        "games": settings.games,
-        "positions": int(len(load_records(shards)["values"])),
-        "fit": report,
-        "gate_games": len(gate_shares),
-        "gate_win_rate": rate,
-        "gate_ci": [low, high],
-        "kept": rate > 1 / game.num_players,
-        "heuristic_share": float(np.mean(shares)),
-        "heuristic_games": len(shares),
-        "cpu_seconds": round(games_cpu + fit_cpu + gate_cpu + curve_cpu, 1),
-        "seconds": elapsed(started),
-        "selfplay_seconds": round(played - started, 1),
-        "fit_seconds": round(fitted - played, 1),
-    }
+    return network, data, report, time.process_time() - cpu
 
 
 def teacher_games(settings: Settings, game, out: Path, generation: int, best: Path, backend) -> list[Path]:
