@@ -19,6 +19,7 @@ from agents.models.card import network_description
 from agents.models.files import read_card
 from agents.models.network import load_network
 from envs.games import make_game
+from training.distill import ship
 from training.distill.command import main
 from training.distill.learn import fit, load_records, save_records
 from training.distill.selfplay import RECORD_FIELDS, play_selfplay
@@ -224,3 +225,40 @@ def test_a_paired_flat_teacher_teaches_the_move_it_plays():
     assert len(policies) > 10 and (policies.max(axis=1) == 1).all()
     assert records["masks"][np.arange(len(policies)), policies.argmax(axis=1)].all()
     assert records["cpu_seconds"] > 0
+
+
+# --- shipping -------------------------------------------------------------------------------------------------
+def test_shipping_copies_the_runs_best_network_and_the_table_says_what_its_card_says(tmp_path, monkeypatch):
+    """``training.distill.ship RUN FILE``: the run's model.zip becomes the package's model of its configuration,
+    the README's table is made again from the cards; a file that is no distilled network, or a second file for a
+    shipped configuration, is refused and nothing is written."""
+    run = tmp_path / "wk_run"
+    main(TINY + ["--generations", "1", "--out", str(run)])
+    package = tmp_path / "models"
+    package.mkdir()
+    readme = package / "README.md"
+    readme.write_text(f"# Models\n\n{ship.BEGIN}\nstale\n{ship.END}\nafter\n")
+    monkeypatch.setattr(ship, "SHIPPED_DIR", package.resolve())
+    monkeypatch.setattr(ship, "README", readme)
+    assert ship.main(["--check"]) == 1, "a stale table is found"
+    assert ship.main([str(run / "models" / "gen_001.zip"), str(package / "wakanda_new.zip")]) == 0
+    card = read_card(str(package / "wakanda_new.zip"))
+    assert (
+        card["training"]["distill"]["run"] == "wk_run" and card["config"] == read_card(str(run / "model.zip"))["config"]
+    )
+    text = readme.read_text()
+    assert "| `wakanda_new.zip` | wakanda " in text and "of run `wk_run`" in text and "stale" not in text
+    assert text.endswith("after\n") and ship.main(["--check"]) == 0
+    with pytest.raises(SystemExit):
+        ship.main([str(run / "models" / "gen_001.zip"), str(package / "another.zip")])  # the configuration has one
+    with pytest.raises(SystemExit):
+        ship.main([str(run / "models" / "gen_000.zip"), str(package / "wakanda_new.zip")])  # nothing distilled yet
+    (tmp_path / "plain").mkdir()
+    save_network(new_network(make_game("wakanda"), network_description([8]), "test"), str(tmp_path / "plain" / "model"))
+    with pytest.raises(SystemExit):
+        ship.main([str(tmp_path / "plain"), str(package / "plain.zip")])  # not made by training.distill
+    assert sorted(p.name for p in package.glob("*.zip")) == ["wakanda_new.zip"]
+
+
+def test_the_packages_table_of_distilled_networks_is_made_from_their_cards():
+    assert ship.main(["--check"]) == 0
