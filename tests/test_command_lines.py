@@ -26,6 +26,7 @@ COMMANDS = [
     "agents.play",
     "agents.review",
     "training.model_files",
+    "training.distill.ship",
 ]
 
 

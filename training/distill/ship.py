@@ -78,7 +78,11 @@ def with_table(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.distill.ship", description=__doc__.split("\n\n")[0])
+    from envs.games import HelpFormatter
+
+    parser = argparse.ArgumentParser(
+        prog="python -m training.distill.ship", description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter
+    )
     parser.add_argument(
         "run", nargs="?", type=Path, help="a distillation run (its model.zip is shipped) or one of its models"
     )
