@@ -1,8 +1,9 @@
 """Train a MaskablePPO agent on a drawluck game: batched self-play, a league, a warm start, a report.
 
 ``python train.py`` is the project's main job: Wakanda, about ten minutes on
-two CPU cores, then a table of win rates (95% confidence intervals) against
-the random and heuristic agents. Other games: ``python train.py --game wapi``,
+two CPU cores from the shipped model's weights (``--init-model trained``,
+Wakanda's default), then a table of win rates (95% confidence intervals)
+against the random and heuristic agents. Other games: ``python train.py --game wapi``,
 ``python train.py --game samurai``. Every setting is a field of
 :class:`training.settings.Args`; the per-game ones default to the game's own
 training settings (``training.settings.GAME_TRAINING``): ``python train.py
@@ -14,7 +15,7 @@ learner's moves in all of them in one forward pass, and every snapshot
 opponent's too; each game's opponent is dealt as the game starts, from a
 league (``--opponents``: baselines and, with ``self``, frozen copies of the
 learner) drawn by how often the learner loses to them (``--league pfsp``); ``--warm-start heuristic`` first clones the
-heuristic's moves into the policy.
+heuristic's moves into the policy, and ``--init-model`` starts from a model file's weights instead.
 
 ``--backend rllib`` trains with RLlib's PPO on Ray instead (:mod:`training.rllib.training`,
 ``docs/ray.md``): the same game, opponents, evaluation and report; it starts from

@@ -201,6 +201,8 @@ def test_train_resume_init_model_and_ppo_opponents(files, tmp_path):
         "false",
         "--warm-start",
         "none",
+        "--init-model",
+        "none",  # a new network of its own, not Wakanda's default start (the shipped model)
         "--opponents",
         "random",
     ]

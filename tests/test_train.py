@@ -340,3 +340,41 @@ def test_init_model_refuses_what_contradicts_it(smoke_run):
     assert "--init-model" in message and "was trained with --reward win, not score" in message
     message = run_error(NO_WARM_START + ["--net-arch", "64", "--init-model", model])
     assert "--net-arch, --shared-layers ask for the network" in message and "contradicts --init-model" in message
+
+
+def test_wakandas_default_run_starts_from_the_shipped_model_and_resuming_does_not():
+    """``make run`` (no options) fine-tunes the shipped Wakanda model, with no warm start; ``--init-model none``
+    trains a new network; a resumed run continues its own file; RLlib starts from scratch."""
+    from agents.models.files import shipped_model_path
+
+    run = validate(parse_args([]))
+    shipped = read_card(shipped_model_path(make_game("wakanda")))
+    assert run.args.init_model == "trained" and run.start.card == shipped and run.ppo.network == shipped["network"]
+    assert run.args.warm_start == "none"
+    new = validate(parse_args(["--init-model", "none", "--warm-start", "heuristic", "--net-arch", "64"]))
+    assert new.start is None and new.args.init_model == "" and new.args.warm_start == "heuristic"
+    assert "(wakanda's default; --init-model none: a new network)" in run_error(["--net-arch", "64"])
+    resumed = parse_args(["--resume", "runs/x/checkpoint.zip"])
+    assert resumed.init_model == "" and resumed.warm_start == "none"
+    assert validate(parse_args(["--backend", "rllib"])).start is None
+    assert validate(parse_args(["--game", "wapi"])).start is None
+
+
+def test_a_missing_shipped_model_fails_the_default_run_clearly(monkeypatch, tmp_path):
+    import agents.models.files
+
+    message = run_error(["--advanced", "true", "--out", str(tmp_path / "advanced")])
+    assert "--init-model trained (wakanda's default): no trained model is shipped for wakanda" in message
+    assert "pass --init-model none" in message
+    monkeypatch.setattr(agents.models.files, "SHIPPED_DIR", tmp_path)  # the shipped file is gone
+    message = run_error(["--out", str(tmp_path / "run")])
+    assert "--init-model trained (wakanda's default): no trained model is shipped for wakanda" in message
+    assert "--init-model trained:" in run_error(["--game", "wapi", "--init-model", "trained"])
+    assert not (tmp_path / "run").exists() and not (tmp_path / "advanced").exists()
+
+
+def test_the_final_tables_deals_are_an_option():
+    assert parse_args([]).eval_seed == 20_000 and parse_args(["--eval-seed", "30000"]).eval_seed == 30_000
+    from training.rllib.training import settings_from_args
+
+    assert settings_from_args(validate(parse_args(["--backend", "rllib", "--eval-seed", "7"]))).eval_seed == 7

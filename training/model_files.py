@@ -57,12 +57,6 @@ def resume_settings(path: str, game: Game, reward: str) -> tuple[dict[str, Any],
     return card, settings
 
 
-def history_of(path: str) -> list[str]:
-    """The commands that made the model at ``path``, oldest first (a card says how its model came to be)."""
-    card = read_card(path)
-    return [*card.get("training", {}).get("history", []), card["command"]]
-
-
 def load_learner_state(model, path: str) -> None:
     """Load a checked file's policy and optimizer tensors and step count into ``model``, a learner
     built from the same settings (:func:`resume_settings`)."""

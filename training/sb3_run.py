@@ -73,13 +73,11 @@ class Job:
             load_learner_state(learner, args.resume)
             changed = ", ".join(f"{k} {v}" for k, v in numbers.items() if k in args.given)
             print(f"resuming {args.resume} at {learner.num_timesteps} timesteps{'; given: ' + changed * bool(changed)}")
-        if args.init_model:  # the file gives only the policy's weights: a new run from a trained start
-            from agents.models.card import POLICY_NAME
-            from agents.models.files import read_tensors
+        if self.run.start is not None:  # the file gives only the policy's weights: a new run from a trained start
             from agents.models.network import load_weights
 
-            load_weights(learner.policy, read_tensors(args.init_model, POLICY_NAME), f"--init-model: {args.init_model}")
-            print(f"starting from the weights of {args.init_model}", flush=True)
+            load_weights(learner.policy, self.run.start.module.state_dict(), f"--init-model {args.init_model}")
+            print(f"starting from the weights of --init-model {args.init_model}", flush=True)
         if args.warm_start != "none":
             self.warm = self._warm_start(learner)
         return learner
@@ -100,7 +98,7 @@ class Job:
             processes=max(cores() - 1, 2),
             epochs=args.warm_start_epochs,
             samples=args.warm_start_samples,
-            fresh=not args.init_model,
+            fresh=self.run.start is None,
         )
         print(warm_start_line(warm), flush=True)
         return warm
@@ -108,18 +106,19 @@ class Job:
     def saver(self) -> Save:
         """``save(learner, path)``: writes ``learner`` with its card: the command, the settings, where it
         started from (the commands that made that file, read once, and the warm start)."""
-        from training.model_files import history_of
+        from agents.models.files import read_card
         from training.network import save_learner
 
-        args = self.run.args
-        started_from = args.resume or args.init_model
+        args, start = self.run.args, self.run.start
+        card = read_card(args.resume) if args.resume else start.card if start is not None else None
         training = {
             "hyperparameters": self.card,
             "opponents": args.opponents,
             "league": args.league,
             "seed": args.seed,
             "warm_start": self.warm,
-            "history": history_of(started_from) if started_from else [],  # the commands that made it, oldest first
+            # the commands that made it, oldest first: those that made the file it started from, then that file's
+            "history": [*card.get("training", {}).get("history", []), card["command"]] if card else [],
         }
         return functools.partial(
             save_learner, game=self.run.game, command=self.command, reward=args.reward, training=training
@@ -172,7 +171,8 @@ class Job:
         args, game = self.run.args, self.run.game
         best = load_network(os.path.join(self.out, "model.zip"), game)
         rows = [
-            evaluate(best, game, name, args.eval_games, seed=20_000, reward=args.reward) for name in args.eval_opponents
+            evaluate(best, game, name, args.eval_games, seed=args.eval_seed, reward=args.reward)
+            for name in args.eval_opponents
         ]
         results = {
             "run_name": self.name,

@@ -38,6 +38,7 @@ TRAINING_DEFAULTS: dict[str, Any] = dict(
     opponents=["random", "heuristic", "self"],  # docs/experiments/009-league-pfsp.md
     warm_start="heuristic",  # docs/experiments/008-warm-start.md
     warm_start_samples=8,
+    init_model="",  # none: a new network
     network="mlp",
     torch_threads=1,
     shared_layers=[],
@@ -46,6 +47,7 @@ TRAINING_DEFAULTS: dict[str, Any] = dict(
     warm_start_games=300,
     n_envs=64,
     eval_freq=50_000,
+    eval_freq_games=100,
     snapshot_freq=50_000,
     # PPO's rollouts and updates
     n_steps=64,
@@ -74,14 +76,24 @@ GAME_TRAINING: dict[str, dict[str, Any]] = {
         shared_layers=[256],
     ),
     "wakanda": dict(
-        timesteps=3_000_000,
+        # `make run`: PPO from the shipped model's weights (agents/models/wakanda.zip; no warm start, it is
+        # already past the heuristic) against the heuristic alone, at a fine-tuning learning rate, until the
+        # clock stops it; the periodic evaluation plays 1,000 games a side (a fraction of a second), so that it
+        # chooses model.zip by skill rather than luck (docs/experiments/016-default-run-from-the-shipped-model.md).
+        # The default before it, a new network: --init-model none --warm-start heuristic --opponents random
+        # heuristic self --learning-rate 5e-4 --timesteps 3000000 --eval-freq 100000 --eval-freq-games 100.
+        init_model="trained",
+        warm_start="none",
+        opponents=["heuristic"],
+        learning_rate=2e-4,
+        timesteps=5_000_000,
+        eval_freq=200_000,
+        eval_freq_games=1000,
         warm_start_games=600,
         n_envs=128,
-        eval_freq=100_000,
         snapshot_freq=100_000,
         net_arch=[256, 256],
         batch_size=2048,
-        learning_rate=5e-4,
     ),
     "wapi": dict(net_arch=[128, 128]),  # docs/experiments/006-wapi-model-training.md
 }
@@ -223,8 +235,17 @@ class Args(PPOHyperparameters):
         },
     )
     eval_games: int = field(default=400, metadata={"help": "games per opponent in the final table (seats swapped)"})
+    eval_seed: int = field(
+        default=20_000,
+        metadata={
+            "help": "the final table's deals: game i deals from seed --eval-seed + i // players (the periodic "
+            "evaluation's are 10000 on); another one measures a run on deals its settings were not chosen on"
+        },
+    )
     eval_freq: int = per_game("eval_freq", "learner steps between evaluations")
-    eval_freq_games: int = field(default=100, metadata={"help": "games per opponent in each periodic evaluation"})
+    eval_freq_games: int = per_game(
+        "eval_freq_games", "games per opponent in each periodic evaluation (which chooses model.zip)"
+    )
     snapshot_freq: int = per_game("snapshot_freq", "learner steps between self-play snapshots")
     max_snapshots: int = field(default=5, metadata={"help": "latest snapshots kept in the league"})
     resume: str = field(
@@ -234,12 +255,11 @@ class Args(PPOHyperparameters):
             "(--learning-rate, --ent-coef, ...) unless the command line gives them"
         },
     )
-    init_model: str = field(
-        default="",
-        metadata={
-            "help": "start a new run from this model file's weights (a shipped model or any train.py model), not its "
-            "optimizer or step count; its network is kept (a --warm-start rollouts then only fits it to measured moves)"
-        },
+    init_model: str = per_game(  # none when resuming, unless given
+        "init_model",
+        "start a new run from this model file's weights (any train.py model; trained: the model shipped for the "
+        "game's configuration; none: a new network), not its optimizer or step count; its network is kept (a "
+        "--warm-start rollouts then only fits it to measured moves)",
     )
     torch_threads: int = per_game(
         "torch_threads",

@@ -147,6 +147,8 @@ def parse_args(argv: list[str] | None = None, description: str = "") -> Args:
     settings, texts, given = parse(parser, argv)
     if settings["shared_layers"] == [0]:
         settings["shared_layers"] = []
+    if settings["init_model"] == "none" or (settings["resume"] and "init_model" not in given):
+        settings["init_model"] = ""  # the game's default start is for a new run, not a resumed one
     if (settings["resume"] or settings["init_model"]) and "warm_start" not in given:
         settings["warm_start"] = "none"  # the game's default warm start is for a fresh learner only
     return Args(**settings, game_options=texts, given=given)
@@ -166,12 +168,14 @@ def chosen_network(kind: str, net_arch: list[int], shared_layers: list[int]) -> 
 
 @dataclass(frozen=True)
 class Validated:
-    """A run whose every setting was checked: the configured game, the settings, and the learner's settings
-    (a resumed file's, except those the command line gives)."""
+    """A run whose every setting was checked: the configured game, the settings, the learner's settings
+    (a resumed file's, except those the command line gives) and the network ``--init-model`` names, read
+    once (a :class:`~agents.models.network.PolicyValueNet`; None: a new network)."""
 
     game: Game
     args: Args
     ppo: PPOSettings
+    start: Any = None
 
 
 def read_command(argv: list[str], description: str = "") -> Validated:
@@ -194,10 +198,30 @@ def kept_network(args: Args, option: str, path: str, kept: dict, asked: dict) ->
     return kept
 
 
-def learner_settings(args: Args, game: Game) -> PPOSettings:
+def init_network(args: Args, game: Game):
+    """The network ``--init-model`` names (``trained``: the model shipped for ``game``'s configuration), read and
+    checked against the game and ``--reward``, or None; ValueError naming the option (for ``trained``, saying
+    how to start without it where none is shipped, or its file is missing)."""
+    if not args.init_model or args.backend == "rllib":
+        return None  # RLlib starts from scratch (an --init-model given is refused as an option of sb3 alone)
+    from agents.models.network import load_network
+
+    named = f"--init-model {args.init_model}" + ("" if "init_model" in args.given else f" ({args.game}'s default)")
+    try:
+        network = load_network(args.init_model, game)
+    except ValueError as error:
+        hint = "; pass --init-model none to train a new network (and --warm-start heuristic to clone the heuristic)"
+        raise ValueError(f"{named}: {error}{hint * (args.init_model == 'trained')}") from None
+    if network.card["reward"] != args.reward:
+        raise ValueError(f"{named} was trained with --reward {network.card['reward']}, not {args.reward}")
+    return network
+
+
+def learner_settings(args: Args, game: Game, start=None) -> PPOSettings:
     """The learner's settings: the command line's, or a started-from file's network (and, resuming, its
-    other settings except those the command line gives: a setting given is never silently ignored)."""
-    from training.model_files import resume_settings, starting_model
+    other settings except those the command line gives: a setting given is never silently ignored).
+    ``start``: the network ``--init-model`` names (:func:`init_network`)."""
+    from training.model_files import resume_settings
 
     asked = chosen_network(args.network, args.net_arch, args.shared_layers)
     numbers = {name: getattr(args, name) for name in PPO_NUMBERS}
@@ -206,9 +230,9 @@ def learner_settings(args: Args, game: Game) -> PPOSettings:
         network = kept_network(args, "--resume", args.resume, kept.network, asked)
         numbers = {k: v if k in args.given else getattr(kept, k) for k, v in numbers.items()}
         return PPOSettings(**numbers, network=network)
-    if args.init_model:
-        card = starting_model(args.init_model, game, args.reward, "--init-model")
-        asked = kept_network(args, "--init-model", args.init_model, card["network"], asked)
+    if start is not None:
+        default = "" if "init_model" in args.given else f" ({args.game}'s default; --init-model none: a new network)"
+        asked = kept_network(args, "--init-model", args.init_model + default, start.card["network"], asked)
     return PPOSettings(**numbers, network=asked)
 
 
@@ -315,7 +339,8 @@ def validate(args: Args) -> Validated:
     check_opponents(args, game)
     check_start(args)
     check_numbers(args)
-    ppo = learner_settings(args, game)
+    start = init_network(args, game)
+    ppo = learner_settings(args, game, start)
     if args.backend != "rllib" and (args.num_env_runners or args.ray_address):
         raise ValueError("--num-env-runners and --ray-address are options of --backend rllib")
-    return Validated(game, args, ppo)
+    return Validated(game, args, ppo, start)

@@ -65,6 +65,7 @@ class RLlibRun:
     out: str | None = None
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
     eval_games: int = 400
+    eval_seed: int = 20_000
     eval_freq_games: int = 100
     max_snapshots: int = 5
     torch_threads: int = 1
@@ -110,6 +111,7 @@ def settings_from_args(checked) -> RLlibRun:
         "out",
         "eval_opponents",
         "eval_games",
+        "eval_seed",
         "eval_freq_games",
         "max_snapshots",
         "torch_threads",
@@ -239,7 +241,9 @@ def train(run: RLlibRun) -> dict[str, Any]:
         finally:
             algo.stop()
     best = MaskedPolicy.load(os.path.join(out, "checkpoint"), game)  # read back as any user would
-    rows = [evaluate(best, game, name, run.eval_games, seed=20_000, reward=run.reward) for name in run.eval_opponents]
+    rows = [
+        evaluate(best, game, name, run.eval_games, seed=run.eval_seed, reward=run.reward) for name in run.eval_opponents
+    ]
     results = {
         "run_name": run_name,
         "backend": "rllib",
