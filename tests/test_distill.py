@@ -99,6 +99,7 @@ def samurai_model(tmp_path):
         (["--search-option", "iterations=3"], "the budget is --iterations"),
         (["--ray-address", "localhost:1"], "--ray-address is an option of --backend ray"),
         (["--start", "random"], "--start must be one of"),
+        (["--start", "transfer:SAMURAI"], "its game is .samurai., not .wakanda.: no transfer"),
         (["--start", "ppo:SAMURAI"], "trained for game 'samurai', not 'wakanda'"),
         (["--resume"], "holds no run to continue"),
     ],
@@ -262,3 +263,19 @@ def test_shipping_copies_the_runs_best_network_and_the_table_says_what_its_card_
 
 def test_the_packages_table_of_distilled_networks_is_made_from_their_cards():
     assert ship.main(["--check"]) == 0
+
+
+def test_a_transfer_start_takes_another_configurations_weights_under_its_own_card():
+    """``--start transfer:PATH``: two-player Samurai's shipped network as the start of three-player Samurai, the
+    same weights under a card of the new configuration that says where they came from."""
+    from agents.models.files import SHIPPED_DIR
+    from training.network import transferred_network
+
+    three = make_game("samurai", num_players=3)
+    source = str(SHIPPED_DIR / "samurai2.zip")
+    network = transferred_network(source, three, "test")
+    assert network.card["config"] == three.config() and network.card["training"]["transferred_from"]["num_players"] == 2
+    original = load_network(source, make_game("samurai", num_players=2)).module.state_dict()
+    assert all(torch.equal(original[name], tensor) for name, tensor in network.module.state_dict().items())
+    with pytest.raises(ValueError, match="no transfer to wakanda"):
+        transferred_network(source, make_game("wakanda"), "test")

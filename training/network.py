@@ -18,6 +18,7 @@ import numpy as np
 from agents.models.card import (
     CARD_NAME,
     check_card_fields,
+    game_card,
     make_card,
 )
 from agents.models.network import PolicyValueNet, network_from_policy
@@ -78,6 +79,27 @@ def new_network(
     """A freshly initialised network for ``game`` (``network`` from :func:`network_description`)."""
     card = make_card(game, network, command, reward, training)
     return network_from_policy(build_policy(network, game.observation_size, game.num_actions), card)
+
+
+def transferred_network(path: str, game: Game, command: str) -> PolicyValueNet:
+    """The network of model file ``path``, made for another configuration of ``game``'s game whose observations
+    and actions have the same sizes (every configuration of a game does), as a new network of ``game``: its
+    weights, a card of ``game``'s configuration that says where they came from. Why: a network that has learnt
+    one configuration (two-player Samurai) starts another (three players, drafted figures) far above a fresh
+    one; the distillation then fits it to the new configuration's games."""
+    from agents.models.files import find_model, read_card, read_tensors
+    from agents.models.network import load_weights
+
+    where = f"model file {find_model(path)}"
+    card = read_card(path)
+    check_card_fields(card, where)
+    want = game_card(game)
+    for key in ("game", "observation_size", "num_actions"):
+        if card[key] != want[key]:
+            raise ValueError(f"{where}: its {key} is {card[key]!r}, not {want[key]!r}: no transfer to {game.name}")
+    network = new_network(game, card["network"], command, card["reward"], {"transferred_from": card["config"]})
+    load_weights(network.module, read_tensors(path), where)
+    return network
 
 
 def save_learner(model, path: str, game: Game, command: str, reward: str, training: dict[str, Any]) -> str:

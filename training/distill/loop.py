@@ -29,7 +29,7 @@ import numpy as np
 from parallel.pool import LocalBackend, RayBackend, chunks
 from training.distill.learn import fit, load_records, save_records, shard_cpu_seconds
 from training.distill.selfplay import play_match, play_selfplay
-from training.distill.settings import STUDENT_NETWORKS, Settings, copy_model, elapsed, write_json
+from training.distill.settings import STUDENT_NETWORKS, TRANSFER, Settings, copy_model, elapsed, write_json
 from training.win_rates import wilson_interval
 
 #: Fixed streams of deals (tuning set: 32-bit seeds) of the gate and of the heuristic matches.
@@ -103,6 +103,10 @@ def first_network(settings: Settings, game, out: Path, command: str, backend) ->
     training: dict[str, Any] = {"generation": 0, "start": settings.start}
     if settings.start == "heuristic":
         network = cloned_heuristic(settings, game, command, training)
+    elif settings.start.startswith(TRANSFER):
+        from training.network import transferred_network
+
+        network = transferred_network(settings.start.removeprefix(TRANSFER), game, command)
     else:
         network = load_network(settings.start, game)
     model = "models/gen_000.zip"

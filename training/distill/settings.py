@@ -19,8 +19,10 @@ from envs.games import flags, read_game_options
 #: ``teacher``, ``iterations`` or ``games`` goes on from the generation it reached with the new ones
 #: (the games already played stay as they were).
 RESUMABLE = ("generations", "games", "teacher", "iterations", "processes", "backend", "ray_address", "progress_bar")
-#: What ``--start`` accepts besides ``ppo:PATH`` and a model path.
+#: What ``--start`` accepts besides ``ppo:PATH`` and ``transfer:PATH``.
 STARTS = ("heuristic", "trained")
+#: ``--start transfer:PATH``: the weights of a model of another configuration of the game.
+TRANSFER = "transfer:"
 #: Who plays the teacher's games: ``best``, the configuration's best search as it is (``agents/best.py``:
 #: guided by the shipped model, by the heuristic, or plain ISMCTS), fixed for the whole run; ``guided``, the
 #: guided search with the run's best network so far as its evaluator (expert iteration).
@@ -40,7 +42,8 @@ class Settings:
         default="heuristic",
         metadata={
             "help": "the first network: heuristic (a fresh network cloned from the heuristic's moves), trained "
-            "(the shipped model), or ppo:PATH"
+            "(the shipped model), ppo:PATH, or transfer:PATH (the weights of a model made for another "
+            "configuration of the game, e.g. transfer:agents/models/samurai2.zip for three-player Samurai)"
         },
     )
     teacher: str = field(
@@ -153,11 +156,15 @@ def validate(settings: Settings):
             raise ValueError(f"{flags([name])} must be positive, got {getattr(settings, name)}")
     if not 0 <= settings.search_value_weight <= 1:
         raise ValueError(f"--search-value-weight must be in [0, 1], got {settings.search_value_weight}")
-    if settings.start not in STARTS and not settings.start.startswith("ppo:"):
-        raise ValueError(f"--start must be one of {list(STARTS)} or ppo:PATH, got {settings.start!r}")
+    if settings.start not in STARTS and not settings.start.startswith(("ppo:", TRANSFER)):
+        raise ValueError(f"--start must be one of {list(STARTS)}, ppo:PATH or transfer:PATH, got {settings.start!r}")
     if settings.ray_address and settings.backend != "ray":
         raise ValueError("--ray-address is an option of --backend ray")
-    if settings.start != "heuristic":
+    if settings.start.startswith(TRANSFER):
+        from training.network import transferred_network
+
+        transferred_network(settings.start.removeprefix(TRANSFER), game, "check")  # another game's is refused here
+    elif settings.start != "heuristic":
         load_network(settings.start, game)  # another game's model, or a corrupt file, is refused here
     from agents.models.card import network_description
     from training.distill.selfplay import teacher_agents
