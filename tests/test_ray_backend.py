@@ -11,6 +11,7 @@ with a clear message and leaves nothing running.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import signal
@@ -125,6 +126,21 @@ def test_luck_and_strength_equal_the_local_backend(cluster):
     strength_local = strength.run_matchup(matchup, 20, 4, 1, {}, LocalBackend(1))
     assert game_records(luck_ray) == game_records(luck_local)
     assert (strength_ray["rate"], strength_ray["others"]) == (strength_local["rate"], strength_local["others"])
+
+
+def test_a_distillation_run_on_the_cluster_equals_the_local_one(cluster, tmp_path):
+    """``training.distill --backend ray``: the teacher's games, the gate and the curve played on the cluster give
+    the run the local backend gives (the same shards, fits and gates), and the cost is still counted."""
+    from test_distill import TINY, history
+
+    from training.distill.command import main as distill
+
+    local, remote = tmp_path / "local", tmp_path / "ray"
+    distill(TINY + ["--generations", "1", "--out", str(local)])
+    distill(TINY + ["--generations", "1", "--out", str(remote), "--backend", "ray", "--ray-address", cluster.address])
+    assert history(remote) == history(local)
+    rows = json.loads((remote / "state.json").read_text())["history"]
+    assert rows[1]["cpu_seconds"] > 0
 
 
 def crash_once(marker: str, deal: int, task):
