@@ -61,9 +61,12 @@ def rate_args(model: Path, deals: int, record: Path) -> list[str]:
     ]  # fmt: skip
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, required=True, help="the training run's seed (the example's --seed)")
+def trained_and_rated(description: str, train, rate_args, argv: list[str] | None) -> int:
+    """The command line of a default run rated on test deals (this one and :mod:`benchmarks.make_run`):
+    ``train(seed, model)`` unless ``--skip-training``, then ``benchmarks.rate`` with ``rate_args(model, deals,
+    record)``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--seed", type=int, required=True, help="the training run's seed")
     parser.add_argument("--deals", type=int, required=True, help="test deals, each played in both seatings")
     parser.add_argument("--model", type=Path, required=True, help="where the trained model goes (or is)")
     parser.add_argument("--record", type=Path, required=True, help="the rating's record (JSON Lines)")
@@ -76,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_training:
         print("trained:", train(args.seed, args.model), flush=True)
     return rate.main(rate_args(args.model, args.deals, args.record))
+
+
+def main(argv: list[str] | None = None) -> int:
+    return trained_and_rated(__doc__.split("\n\n")[0], train, rate_args, argv)
 
 
 if __name__ == "__main__":
