@@ -10,7 +10,7 @@ Every command is ``python -m benchmarks.NAME``; what a report prints runs as wri
   :mod:`~benchmarks.report` (a report from records), :mod:`~benchmarks.anchors`, :mod:`~benchmarks.calibration`
   and :mod:`~benchmarks.calibration_check` (its rated agent, :mod:`~benchmarks.slowed_search`),
   :mod:`~benchmarks.leaderboard_cost`, :mod:`~benchmarks.pool_records`, :mod:`~benchmarks.replay_check`,
-  :mod:`~benchmarks.example_run`.
+  :mod:`~benchmarks.example_run` and :mod:`~benchmarks.make_run` (two default runs rated on test deals).
 - **The luck-and-skill study** (``docs/research.md``): :mod:`benchmarks.research` (its library),
   :mod:`benchmarks.relative_skill`, :mod:`benchmarks.skill_curve`, :mod:`benchmarks.rating_fit`, and the v1 pair
   study :mod:`benchmarks.luck`.

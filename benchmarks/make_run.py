@@ -16,22 +16,27 @@ the protocol's test set, both seatings each, into ``--record``.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks.core.records import ROOT
 from benchmarks.example_run import trained_and_rated
 
 
 def train(seed: int, model: Path) -> dict:
-    """``python train.py --seed SEED`` in a scratch folder; its model exported to ``model``. Returns what the
-    run reports of itself (steps, time, its final table)."""
-    import train as train_command
+    """``python train.py --seed SEED`` (a process of its own, as ``make run`` runs it) in a scratch folder; its
+    model exported to ``model``. Returns what the run reports of itself (steps, time, its final table)."""
     from training.model_files import export_model
 
     with tempfile.TemporaryDirectory() as scratch:
-        results = train_command.main(["--seed", str(seed), "--out", scratch, "--progress-bar", "false"])
+        command = [sys.executable, str(ROOT / "train.py"), "--seed", str(seed), "--out", scratch]
+        subprocess.run([*command, "--progress-bar", "false"], check=True, cwd=ROOT)
         model.parent.mkdir(parents=True, exist_ok=True)
         export_model(str(Path(scratch) / "model.zip"), str(model))
+        results = json.loads((Path(scratch) / "results.json").read_text())
     return {key: results[key] for key in ("timesteps", "train_seconds", "stopped_by_time_limit", "final")}
 
 
