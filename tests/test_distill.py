@@ -279,3 +279,16 @@ def test_a_transfer_start_takes_another_configurations_weights_under_its_own_car
     assert all(torch.equal(original[name], tensor) for name, tensor in network.module.state_dict().items())
     with pytest.raises(ValueError, match="no transfer to wakanda"):
         transferred_network(source, make_game("wakanda"), "test")
+
+
+def test_the_heuristic_gate_keeps_a_network_only_above_the_best_ones_share_against_the_heuristic(tmp_path):
+    """``--gate heuristic``: no head-to-head games; a generation is kept exactly when its share against the
+    heuristic (on the curve's fixed deals) beats the share of the best network before it."""
+    out = tmp_path / "run"
+    main(TINY + ["--generations", "3", "--gate", "heuristic", "--heuristic-games", "6", "--out", str(out)])
+    rows = json.loads((out / "state.json").read_text())["history"]
+    best = rows[0]
+    for row in rows[1:]:
+        assert row["gate_games"] == row["heuristic_games"] == 6 and row["gate_win_rate"] == row["heuristic_share"]
+        assert row["kept"] == (row["heuristic_share"] > best["heuristic_share"])
+        best = row if row["kept"] else best

@@ -2,9 +2,10 @@
 
 A generation plays ``games`` teacher games (:mod:`.selfplay`), written in shards of
 ``shard_games`` games as they finish; fits a copy of the best network so far to the last
-``replay`` generations' shards; and gates the copy: the network alone against the best
-network alone on fixed tuning deals (the same at every gate), the new one in every seat in
-turn. It becomes the best only if it takes more than its fair share of the wins. Each
+``replay`` generations' shards; and gates the copy on fixed tuning deals (the same at every gate), the
+new one in every seat in turn: ``--gate network``, the network alone against the best network alone,
+kept only with more than its fair share of the wins; ``--gate heuristic``, the network alone against
+the heuristic(s), kept only with a larger share than the best network had on the same deals. Each
 generation's network also plays the heuristic(s) alone on other fixed deals: the run's
 learning curve. Every candidate is kept in ``models/``; ``model.zip`` is the best so far.
 
@@ -195,8 +196,13 @@ def one_generation(
     }
     save(network, game, out / model, command, distill)
     fitted = time.time()
-    gate_shares, gate_cpu = match(settings, game, out / model, str(best), backend, generation, gate=True)
     shares, curve_cpu = match(settings, game, out / model, "heuristic", backend, generation)
+    if settings.gate == "heuristic":  # against the heuristic(s), on the curve's deals: the best's share to beat
+        gate_shares, gate_cpu = shares, 0.0
+        bar = next(row["heuristic_share"] for row in state["history"] if row["model"] == state["best"])
+    else:  # head to head: its fair share against the best network in the other seats
+        gate_shares, gate_cpu = match(settings, game, out / model, str(best), backend, generation, gate=True)
+        bar = 1 / game.num_players
     rate = float(np.mean(gate_shares))
     return {
         "generation": generation,
@@ -209,7 +215,7 @@ def one_generation(
         "gate_games": len(gate_shares),
         "gate_win_rate": rate,
         "gate_ci": list(wilson_interval(sum(gate_shares), len(gate_shares))),
-        "kept": rate > 1 / game.num_players,
+        "kept": rate > bar,
         "heuristic_share": float(np.mean(shares)),
         "heuristic_games": len(shares),
         "cpu_seconds": round(games_cpu + fit_cpu + gate_cpu + curve_cpu, 1),

@@ -16,9 +16,19 @@ import envs
 from envs.games import flags, read_game_options
 
 #: Flags a resumed run may change; every other setting is the interrupted run's. A run that changes
-#: ``teacher``, ``iterations`` or ``games`` goes on from the generation it reached with the new ones
+#: ``teacher``, ``iterations``, ``games`` or ``gate`` goes on from the generation it reached with the new ones
 #: (the games already played stay as they were).
-RESUMABLE = ("generations", "games", "teacher", "iterations", "processes", "backend", "ray_address", "progress_bar")
+RESUMABLE = (
+    "generations",
+    "games",
+    "teacher",
+    "iterations",
+    "gate",
+    "processes",
+    "backend",
+    "ray_address",
+    "progress_bar",
+)
 #: What ``--start`` accepts besides ``ppo:PATH`` and ``transfer:PATH``.
 STARTS = ("heuristic", "trained")
 #: ``--start transfer:PATH``: the weights of a model of another configuration of the game.
@@ -78,6 +88,14 @@ class Settings:
         default=0.5,
         metadata={
             "help": "value target: this much of the search's own value of the position, the rest the game's result"
+        },
+    )
+    gate: str = field(
+        default="network",
+        metadata={
+            "help": "what a new network must beat to replace the best: network (the best network, head to head) "
+            "or heuristic (the best network's share against the heuristic(s), on the curve's deals)",
+            "choices": ["network", "heuristic"],
         },
     )
     gate_games: int = field(
