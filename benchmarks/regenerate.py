@@ -106,6 +106,8 @@ def _speed() -> tuple[Report, ...]:
 MODELS = tuple(f"benchmarks/records/models/{m}.jsonl.gz" for m in ("wakanda", "samurai_2p", "wapi_4p"))  # in order
 #: ``python -m benchmarks.example_run``'s record: examples/ppo_batch.py's default run against the heuristic.
 EXAMPLE_RUN = "benchmarks/records/example/wakanda.jsonl.gz"
+#: ``python -m benchmarks.make_run``'s record: make run's default run against the heuristic.
+MAKE_RUN = "benchmarks/records/make_run/wakanda.jsonl.gz"
 REPORTS = (
     Report(
         "benchmarks.report",
@@ -149,6 +151,17 @@ REPORTS = (
         ),
         ("benchmarks/results/example_run.md",),
     ),
+    Report(
+        "benchmarks.report",
+        (
+            MAKE_RUN,
+            "--title",
+            "make run's default run (benchmarks.make_run, seed 1) on the test deals",
+            "--out",
+            "{out}/make_run.md",
+        ),
+        ("benchmarks/results/make_run.md",),
+    ),  # fmt: skip
     Report(
         "benchmarks.relative_skill",
         ("report", "--out", "{out}/relative_skill.md"),
