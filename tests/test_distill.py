@@ -254,11 +254,16 @@ def test_shipping_copies_the_runs_best_network_and_the_table_says_what_its_card_
         ship.main([str(run / "models" / "gen_001.zip"), str(package / "another.zip")])  # the configuration has one
     with pytest.raises(SystemExit):
         ship.main([str(run / "models" / "gen_000.zip"), str(package / "wakanda_new.zip")])  # nothing distilled yet
+    transfer = tmp_path / "transfer"  # a transfer start may be shipped: it is another configuration's network
+    main(TINY + ["--generations", "1", "--start", "transfer:agents/models/wakanda.zip", "--advanced", "true"]
+         + ["--out", str(transfer)])  # fmt: skip
+    assert ship.main([str(transfer / "models" / "gen_000.zip"), str(package / "wakanda_advanced.zip")]) == 0
+    assert "the start, `transfer:agents/models/wakanda.zip`" in readme.read_text()
     (tmp_path / "plain").mkdir()
     save_network(new_network(make_game("wakanda"), network_description([8]), "test"), str(tmp_path / "plain" / "model"))
     with pytest.raises(SystemExit):
         ship.main([str(tmp_path / "plain"), str(package / "plain.zip")])  # not made by training.distill
-    assert sorted(p.name for p in package.glob("*.zip")) == ["wakanda_new.zip"]
+    assert sorted(p.name for p in package.glob("*.zip")) == ["wakanda_advanced.zip", "wakanda_new.zip"]
 
 
 def test_the_packages_table_of_distilled_networks_is_made_from_their_cards():

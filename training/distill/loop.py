@@ -101,7 +101,7 @@ def first_network(settings: Settings, game, out: Path, command: str, backend) ->
     from agents.models.network import load_network
 
     started, cpu, children = time.time(), time.process_time(), cpu_of_children()
-    training: dict[str, Any] = {"generation": 0, "start": settings.start}
+    training: dict[str, Any] = {"run": out.name, "generation": 0, "start": settings.start}
     if settings.start == "heuristic":
         network = cloned_heuristic(settings, game, command, training)
     elif settings.start.startswith(TRANSFER):

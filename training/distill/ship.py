@@ -2,8 +2,10 @@
 distilled networks in ``agents/models/README.md``, made from their cards.
 
 The run's best network (``RUN/model.zip``) is copied into the package (``agents/models/FILE.zip``) without
-anything but its card and weights, and becomes ``trained`` for its configuration. A configuration has one
-shipped model: a file of another name for the same configuration is refused (replace it by its own name).
+anything but its card and weights, and becomes ``trained`` for its configuration. A run's starting network
+(generation 0) is shipped only where it is a transfer (``--start transfer:PATH``) that no generation beat. A
+configuration has one shipped model: a file of another name for the same configuration is refused (replace it
+by its own name).
 Then the README's table between its markers is written again from every distilled card in the package, so
 the table says what the cards say: the run, its generation, the teacher, the data and the CPU-hours.
 ``--check`` exits 1 when the table is not what the cards give (a test runs it); ``--write`` writes it again.
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from agents.models.card import card_game
 from agents.models.files import SHIPPED_DIR, read_card
+from training.distill.settings import TRANSFER
 
 README = SHIPPED_DIR / "README.md"
 BEGIN, END = "<!-- distilled: made by python -m training.distill.ship -->", "<!-- /distilled -->"
@@ -32,7 +35,7 @@ def ship(run: Path, destination: Path) -> Path:
     distill = card.get("training", {}).get("distill")
     if distill is None:
         raise ValueError(f"{source} was not made by training.distill (its card has no training.distill)")
-    if distill["generation"] < 1:
+    if distill["generation"] < 1 and not distill["start"].startswith(TRANSFER):
         raise ValueError(f"{source} is its run's starting network (generation 0): nothing distilled into it yet")
     if destination.resolve().parent != SHIPPED_DIR:
         raise ValueError(f"the destination must be a file in {SHIPPED_DIR}, got {destination}")
@@ -56,14 +59,18 @@ def table() -> str:
         distill = card.get("training", {}).get("distill")
         if distill is None:
             continue
-        game = card_game(card)
-        teacher = distill["teacher"]
-        data = distill["data"]
+        game, made = card_game(card), f"`{card['command']}`, generation {distill['generation']}"
+        if distill["generation"] == 0:  # a transfer start that no distilled generation beat
+            rows.append(
+                f"| `{path.name}` | {game.name} {card['config']} | {made}: the start, `{distill['start']}` | "
+                f"none (no generation of the run beat it) | none | {distill['cpu_hours']:.2f} |"
+            )
+            continue
+        teacher, data = distill["teacher"], distill["data"]
         rows.append(
-            f"| `{path.name}` | {game.name} {card['config']} | `{card['command']}`, generation {distill['generation']} "
-            f"of run `{distill['run']}` | {teacher['kind']}, {teacher['iterations']} simulations a move | "
-            f"{data['positions']:,} positions of {data['games']:,} games (generations {data['generations'][0]} to "
-            f"{data['generations'][1]}) | {distill['cpu_hours']:.2f} |"
+            f"| `{path.name}` | {game.name} {card['config']} | {made} of run `{distill['run']}` | {teacher['kind']}, "
+            f"{teacher['iterations']} simulations a move | {data['positions']:,} positions of {data['games']:,} "
+            f"games (generations {data['generations'][0]} to {data['generations'][1]}) | {distill['cpu_hours']:.2f} |"
         )
     return "\n".join(rows)
 
