@@ -16,5 +16,6 @@
   :mod:`~benchmarks.core.shown_commands`: a command as a report prints it.
 
 The commands built on it are the other modules and packages of :mod:`benchmarks` (its docstring is the map); a
-command of several parts is a package (:mod:`benchmarks.tournament`, :mod:`benchmarks.luck`, ...).
+command of several parts is a package (:mod:`benchmarks.tournament`). The studies' commands (:mod:`research`) build
+on it too.
 """
