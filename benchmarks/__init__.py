@@ -11,7 +11,8 @@ made with them (luck and skill, the agents' strength) are :mod:`research`'s; the
   :mod:`~benchmarks.leaderboard` (the ladder's tables; ``verify`` checks a submitted record),
   :mod:`~benchmarks.report` (a report from records), :mod:`~benchmarks.anchors`, :mod:`~benchmarks.calibration`
   and :mod:`~benchmarks.calibration_check` (its rated agent, :mod:`~benchmarks.slowed_search`),
-  :mod:`~benchmarks.leaderboard_cost`, :mod:`~benchmarks.pool_records`, :mod:`~benchmarks.example_run`.
+  :mod:`~benchmarks.leaderboard_cost`, :mod:`~benchmarks.pool_records`, :mod:`~benchmarks.example_run` and
+  :mod:`~benchmarks.make_run` (two default runs rated on test deals).
 - **Tournaments**, on the library's match runner (:mod:`benchmarks.core.matches`) and intervals:
   :mod:`benchmarks.tournament`.
 - **Speed**: :mod:`~benchmarks.batch` (with :mod:`~benchmarks.batch_time`), :mod:`~benchmarks.search_speed` and

@@ -44,11 +44,11 @@ from benchmarks.core.matches import AgentSpec
 from benchmarks.core.protocol import ANCHOR_TABLE, ANCHORS, PROTOCOL, check_deals, config_label
 from benchmarks.core.rating import AnchoredRating, deal_of
 from benchmarks.core.records import Record
-from benchmarks.core.shown_commands import NOTE, rewrites, shown
 from cli import HelpFormatter
 from envs.games import GAME_NAMES, add_game_options, game_config, make_game
 from parallel import pool
 from research.core.renamed import with_renamed_commands
+from research.core.shown_commands import NOTE, rewrites, shown
 
 DEFAULT_BUDGETS = (0.01, 0.03, 0.1, 0.3, 1.0, 2.0)
 DEFAULT_DEALS = 20

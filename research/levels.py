@@ -40,11 +40,11 @@ from benchmarks.core.protocol import BUDGET_MARGIN, BUDGET_SLACK, check_deals, p
 from benchmarks.core.rating import win_shares
 from benchmarks.core.records import ROOT
 from benchmarks.core.report import RATING_INTERVAL, SHARE_INTERVAL, by_configuration, label_of, ratings_of, shown_path
-from benchmarks.core.shown_commands import NOTE, rewrites, shown
 from cli import parse_command
 from envs.games import make_game
 from parallel import pool
 from research.core.renamed import renamed
+from research.core.shown_commands import NOTE, rewrites, shown
 
 RECORDS = ROOT / "research" / "records" / "levels"
 REPORT_NAME, RATINGS_NAME = "research/results/levels.md", "research/results/levels.json"

@@ -19,8 +19,9 @@ PACKAGES = ("cli", "envs", "agents", "parallel", "training", "web", "benchmarks"
 #: The sub-packages that are layers of their own: the read side of model files sits below the players, so that
 #: a player reads a model file without importing training code, and training writes the same format.
 SUB_LAYERS = ("agents.models",)
-#: layer -> the layers it may import (its own always). The layers of docs/architecture.md; ``cli``, the command
-#: lines' shared parts, imports nothing of the project and every package with commands may import it.
+#: layer -> the layers it may import (its own always). The layers of docs/architecture.md (``train``, the script,
+#: beside ``training``: ``benchmarks.make_run`` runs it); ``cli``, the command lines' shared parts, imports nothing
+#: of the project and every package with commands may import it.
 MAY_IMPORT = {
     "cli": set(),
     "envs": set(),
@@ -29,8 +30,8 @@ MAY_IMPORT = {
     "parallel": {"envs"},
     "training": {"cli", "envs", "agents.models", "agents", "parallel"},
     "web": {"cli", "envs", "agents.models", "agents", "parallel", "training"},
-    "benchmarks": {"cli", "envs", "agents.models", "agents", "parallel", "training", "web"},
-    "research": {"cli", "envs", "agents.models", "agents", "parallel", "training", "web", "benchmarks"},
+    "benchmarks": {"cli", "envs", "agents.models", "agents", "parallel", "training", "train", "web"},
+    "research": {"cli", "envs", "agents.models", "agents", "parallel", "training", "train", "web", "benchmarks"},
     "train": {"cli", "envs", "agents.models", "agents", "parallel", "training"},
 }
 

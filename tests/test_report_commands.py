@@ -15,7 +15,7 @@ import subprocess
 import pytest
 
 from benchmarks import summary
-from benchmarks.core import shown_commands
+from research.core import shown_commands
 
 ROOT = summary.ROOT
 #: The top folders of a development machine's scratch space (the pattern is built so this file names none).

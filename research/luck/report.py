@@ -32,8 +32,8 @@ import numpy as np
 from agents import agent_kind
 from benchmarks.core import records
 from benchmarks.core.records import Record
-from benchmarks.core.shown_commands import NOTE, shown, with_values
 from research.core.renamed import renamed
+from research.core.shown_commands import NOTE, shown, with_values
 from research.luck.records import pair_data
 
 #: the number of games at which the two designs' interval widths are compared in duplicate.md
