@@ -14,7 +14,7 @@ the project already knows about each game, without a network:
   the end. Both run on a copy, drawn from the evaluator's own seeded stream.
 
 Why it exists: in Samurai at three and four players (no model shipped there), plain ISMCTS at
-the levels' budgets loses to the heuristic it rolls out with (``benchmarks/results/levels.md``);
+the levels' budgets loses to the heuristic it rolls out with (``research/results/levels.md``);
 a search that starts from the heuristic's move and looks for better ones is the classic remedy
 (progressive bias). Whether it helps is measured in docs/experiments/013-samurai-heuristic-guide.md.
 """

@@ -1,7 +1,7 @@
 """Levels 1 to 5: opponents a person can choose without knowing the agents, ``make_agent("level:N", game)``.
 
 Each level is an agent of the registry with fixed options. The common levels
-(``benchmarks/results/levels.md`` has what was measured):
+(``research/results/levels.md`` has what was measured):
 
 1. the heuristic playing a random legal move half the time: a beginner that still plays
    the game's ideas, and often throws a move away;

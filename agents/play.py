@@ -29,9 +29,10 @@ from collections.abc import Callable
 import envs
 from agents import AGENT_NAMES, EPSILON_SPELLING, SEARCH_AGENTS, Agent, PlayerView, agent_kind, make_agent, play_game
 from agents.levels import GAME_LEVELS, LEVELS, level
+from cli import HelpFormatter
 from envs.core.engine import GameState, shown
 from envs.core.render import player_label
-from envs.games import GAME_NAMES, HelpFormatter, add_game_options, game_config, make_game
+from envs.games import GAME_NAMES, add_game_options, game_config, make_game
 
 #: A move number as typed: plain ASCII digits, short enough for int() ("²" is a digit to str.isdigit,
 #: and int() refuses a string of more than 4,300 digits).

@@ -21,15 +21,18 @@ import numpy as np
 import envs
 from agents import make_agent, play_game
 from agents.review_values import ESTIMATORS, OUTCOMES
+from cli import HelpFormatter
 from envs.core.engine import Game
 from envs.core.render import player_label
-from envs.games import GAME_NAMES, add_game_options, command_parser, game_config, make_game
+from envs.games import GAME_NAMES, add_game_options, game_config, make_game
 
 WEB_FORMAT = "drawluck-web-game"
 
 
 def build_parser(description: str) -> argparse.ArgumentParser:
-    parser = command_parser("python -m agents.review", description)
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.review", description=description, formatter_class=HelpFormatter
+    )
     parser.add_argument(
         "record", nargs="?", help="a game to review: a web page's download (.json) or a record (.jsonl)"
     )

@@ -1,14 +1,16 @@
-"""Every report made from committed records, made again from them: the check that the published figures are
-what the records give.
+"""Every benchmark report made from committed records, made again from them: the check that the published figures
+are what the records give.
 
     python -m benchmarks.regenerate            # check: write nothing, exit 1 naming each report that differs
     python -m benchmarks.regenerate --write    # write every report, then SUMMARY.md and the README's figures
 
-Each entry of :data:`REPORTS` is one command of a report module (``benchmarks.report``, ``levels``, ``claims``,
-``calibration_check``, ``rating_fit``, ``ceiling``, ``tournament``, ``luck.report``) run in this process
-into a scratch folder, with the committed files it makes. The check compares the text files (markdown, JSON)
-byte for byte; plots are made again but not compared, since a plot's bytes change with the plotting library's
-version. Then ``benchmarks.summary`` checks (or, with ``--write``, fills) SUMMARY.md and the README from the reports.
+Each entry of :data:`REPORTS` is one command of a report module (``benchmarks.report``, ``calibration_check``,
+``tournament``, the speed reports) run in this process into a scratch folder, with the committed files it makes.
+The check compares the text files (markdown, JSON) byte for byte; plots are made again but not compared, since a
+plot's bytes change with the plotting library's version. Then ``benchmarks.summary`` checks (or, with ``--write``,
+fills) SUMMARY.md and the README from the reports. The studies' reports are :mod:`research`'s (a package imports
+only the layers below it): ``python -m research.regenerate`` makes those and these, every report, with this
+module's functions.
 
 Speed reports with a committed record (``benchmarks/records/speed/NAME.json``, :mod:`benchmarks.core.speed_records`:
 ``batch.md``, ``search_speed.md``, ``ismcts_speed.md``) are made again from it like the others. The other
@@ -58,30 +60,9 @@ class Report:
         return argv
 
 
-def _names(folder: str) -> list[str]:
+def record_names(folder: str) -> list[str]:
     """The names of the records in ``folder`` (one report each), sorted."""
     return sorted(p.name.split(".")[0] for p in (ROOT / folder).glob("*.jsonl*"))
-
-
-def _ceiling(config: str) -> Report:
-    record = f"benchmarks/records/ceiling/{config}.jsonl.gz"
-    outputs = (f"benchmarks/results/ceiling_{config}.md", f"benchmarks/results/ceiling_{config}.png")
-    return Report("benchmarks.ceiling", ("--from-record", record, "--out", f"{{out}}/ceiling_{config}.md"), outputs)
-
-
-def _skill_curve() -> tuple[Report, ...]:
-    """The skill-curve report and a plot per record, once the study has a record."""
-    names = _names("benchmarks/records/skill_curve")
-    if not names:
-        return ()
-    outputs = ("benchmarks/results/skill_curve.md", *(f"benchmarks/results/skill_curve_{name}.png" for name in names))
-    args = ("report", "{records:benchmarks/records/skill_curve}", "--out", "{out}/skill_curve.md")
-    return (Report("benchmarks.skill_curve", args, outputs),)
-
-
-def _luck(folder: str, results: str) -> Report:
-    outputs = tuple(f"{results}/{name}" for name in ("luck.md", "duplicate.md", "luck.png"))
-    return Report("benchmarks.luck.report", (f"{{records:{folder}}}", "--out", "{out}"), outputs)
 
 
 def _tournament(name: str) -> Report:
@@ -125,12 +106,6 @@ REPORTS = (
         ("docs/leaderboard_v2.md",),
     ),
     Report(
-        "benchmarks.levels",
-        ("report", "--out", "{out}/levels.md", "--ratings", "{out}/levels.json"),
-        ("benchmarks/results/levels.md", "benchmarks/results/levels.json"),
-    ),
-    Report("benchmarks.claims", ("report", "--out", "{out}/claims.md"), ("benchmarks/results/claims.md",)),
-    Report(
         "benchmarks.calibration_check",
         (
             "report",
@@ -162,17 +137,7 @@ REPORTS = (
         ),
         ("benchmarks/results/make_run.md",),
     ),  # fmt: skip
-    Report(
-        "benchmarks.relative_skill",
-        ("report", "--out", "{out}/relative_skill.md"),
-        ("benchmarks/results/relative_skill.md", "benchmarks/results/relative_skill.png"),
-    ),
-    Report("benchmarks.rating_fit.report", ("--out", "{out}/rating_fit.md"), ("benchmarks/results/rating_fit.md",)),
-    *_skill_curve(),
-    *(_ceiling(config) for config in _names("benchmarks/records/ceiling")),
-    *(_tournament(name) for name in _names("benchmarks/records/tournament")),
-    _luck("benchmarks/records/luck", "benchmarks/results"),
-    _luck("benchmarks/records/luck_strong", "benchmarks/results/luck_strong"),
+    *(_tournament(name) for name in record_names("benchmarks/records/tournament")),
     *_speed(),
 )
 
@@ -215,21 +180,22 @@ def regenerate(reports=REPORTS, write: bool = False) -> list[str]:
     return differ
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.regenerate", description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, reports=REPORTS, prog: str = "python -m benchmarks.regenerate", about=__doc__):
+    """The command; ``reports``, ``prog`` and ``about``: another list's (``python -m research.regenerate``: all)."""
+    parser = argparse.ArgumentParser(prog=prog, description=about.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="write the reports, SUMMARY.md and the README figures")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    differ = regenerate(write=args.write)
+    differ = regenerate(reports, write=args.write)
     seconds = time.perf_counter() - start
     if args.write:
         summary.main(["--readme"])
-        print(f"made {len(REPORTS)} reports again from their records in {seconds:.0f} s; {len(differ)} changed")
+        print(f"made {len(reports)} reports again from their records in {seconds:.0f} s; {len(differ)} changed")
         return 0
     if differ:
-        print(f"not what the records give: {', '.join(differ)} (python -m benchmarks.regenerate --write)")
+        print(f"not what the records give: {', '.join(differ)} ({prog} --write)")
         return 1
-    print(f"every report is what its records give ({len(REPORTS)} reports, {seconds:.0f} s)")
+    print(f"every report is what its records give ({len(reports)} reports, {seconds:.0f} s)")
     return summary.main(["--check"])
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from benchmarks.core import records
 from benchmarks.core.matches import run_tasks
 from benchmarks.tournament.run import plan_tournament
-from envs.games import HelpFormatter
+from cli import HelpFormatter
 from parallel.pool import LocalBackend, RayBackend
 
 

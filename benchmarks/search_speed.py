@@ -1,7 +1,7 @@
 """Simulations per CPU second of the guided search, next to plain ISMCTS measured in the same run.
 
 Why a ratio: the guided search's strength at a time budget (0.5 CPU-s a move
-in ``benchmarks/strength.py``) depends on how many simulations that budget
+in ``research/strength.py``) depends on how many simulations that budget
 buys, and a CPU second does less work on a busy machine. So plain ISMCTS (the
 reference, with its game's defaults) and the guided search (its game's
 defaults, the shipped network) run in alternating rounds over the same

@@ -23,8 +23,8 @@ change of notation, not of value. A figure in a report's prose (a headline
 line, not a table) is located by its ``pick`` pattern alone, without ``row``.
 Nothing is computed.
 
-Only a generated report (under ``benchmarks/results/``, or the generated
-leaderboard) is a source: a hand-written note (``docs/experiments/``) is
+Only a generated report (under ``benchmarks/results/`` or the studies'
+``research/results/``, or the generated leaderboard) is a source: a hand-written note (``docs/experiments/``) is
 history, so a figure located there is refused. A figure with an interval
 names the interval's kind (``interval_kind``), which SUMMARY.md prints.
 
@@ -58,7 +58,7 @@ PAGES = [README, ROOT / "agents" / "README.md"] + sorted(
     p for p in (ROOT / "docs").glob("*.md") if p.name not in GENERATED_DOCS
 )
 #: Where a figure may be read: generated reports only, never a hand-written note.
-SOURCES = ("benchmarks/results/", *(f"docs/{name}" for name in GENERATED_DOCS))
+SOURCES = ("benchmarks/results/", "research/results/", *(f"docs/{name}" for name in GENERATED_DOCS))
 MARK = re.compile(r"<!-- figure: ([a-z0-9_]+) -->(.*?)<!-- /figure -->", re.S)
 #: A table a page quotes from a report: ``<!-- table: SOURCE[#SECTION] labels=N -->`` on the line above it.
 QUOTED = re.compile(r"<!-- table: ([^\s#]+)(?:#(.*?))? labels=(\d+) -->\n+((?:\|.*(?:\n|$))+)")

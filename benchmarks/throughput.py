@@ -347,7 +347,7 @@ def report(section: str, previous: str | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from envs.games import HelpFormatter
+    from cli import HelpFormatter
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument(

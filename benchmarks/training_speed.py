@@ -17,6 +17,7 @@ turns/s.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import os
@@ -28,7 +29,7 @@ import time
 from pathlib import Path
 
 from benchmarks.core import records
-from envs.games import command_parser, parse_command
+from cli import HelpFormatter, parse_command
 from training.report import time_shares
 from training.settings import game_training
 
@@ -142,7 +143,9 @@ def report(rows: list[dict], argv: list[str], load: tuple[float, float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = command_parser("python -m benchmarks.training_speed", __doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.training_speed", description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter
+    )
     parser.add_argument(
         "--games",
         nargs="+",

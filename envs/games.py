@@ -1,5 +1,5 @@
 """The games by name, for the command line, benchmarks and tests: a thin view of
-``envs.GAMES`` and each game's description (``envs.describe``).
+``envs.GAMES`` and each game's description (``envs.describe``), and a game's options on a command line.
 
 Command lines that build a game (the terminal game, the tournaments) take every
 option of every game through :func:`add_game_options` and :func:`game_config`, so a
@@ -9,7 +9,6 @@ game's new option is settable everywhere the moment its description declares it.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 import envs
@@ -44,36 +43,7 @@ def description_of(game: Game | None) -> GameDescription | None:
     return description if isinstance(game, description.game_class) else None
 
 
-# --- command lines -----------------------------------------------------------------------
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """The help of every command: its description as written (the module docstring's examples keep their
-    lines) and each option's default after its help, as ``argparse.ArgumentDefaultsHelpFormatter`` adds it,
-    unless the help already says its default in words (``default: every core``) or the option is required."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        if "default" in text or action.required or action.default is argparse.SUPPRESS or not action.option_strings:
-            return text
-        default = action.default
-        if isinstance(default, (list, tuple)):
-            default = " ".join(map(str, default)) or "none"
-        shown_default = "none" if default is None else str(default)
-        return f"{text} (default: {shown_default.replace('%', '%%')})".lstrip()
-
-
-def command_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """The parser of a command run as ``prog`` (``python -m benchmarks.tournament``), its help written by
-    :class:`HelpFormatter`: the one way the commands build theirs."""
-    return argparse.ArgumentParser(prog=prog, description=description, formatter_class=HelpFormatter)
-
-
-def parse_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
-    """``argv`` (the process's own arguments when None) parsed by ``parser``, and the ``argv`` parsed: the
-    command line a command writes into its records and reports."""
-    argv = sys.argv[1:] if argv is None else argv
-    return parser.parse_args(argv), argv
-
-
+# --- a game's options on a command line (the command lines' shared parts are the package cli) -----------
 def _options_by_name() -> dict[str, list[tuple[str, Option]]]:
     """option name -> (game, option) for every game that takes it, in the order of ``envs.GAMES``."""
     found: dict[str, list[tuple[str, Option]]] = {}
@@ -116,21 +86,6 @@ def game_option_texts(values: dict[str, Any]) -> dict[str, str]:
     ``vars()`` (see :func:`add_game_options`); :func:`read_game_options` reads them for a game."""
     prefix = "game_option_"
     return {k[len(prefix) :]: v for k, v in values.items() if k.startswith(prefix) and v is not None}
-
-
-def flags(names) -> str:
-    """Settings as a command line spells them, for messages: ``--net-arch, --shared-layers``."""
-    return ", ".join("--" + name.replace("_", "-") for name in names)
-
-
-def given_settings(parser: argparse.ArgumentParser, argv: list[str] | None) -> list[str]:
-    """The settings ``argv`` gives, as opposed to those left to their defaults (argparse's abbreviations
-    included; a game option by its name, e.g. ``num_players``): ``argv`` is parsed into a namespace
-    where every name is already set, since argparse sets no default on a name a namespace has."""
-    unset = object()
-    names = vars(parser.parse_args([]))
-    parsed = vars(parser.parse_args(argv, argparse.Namespace(**dict.fromkeys(names, unset))))
-    return sorted(name.removeprefix("game_option_") for name, value in parsed.items() if value is not unset)
 
 
 def game_config(game: str, args: argparse.Namespace) -> dict[str, Any]:

@@ -26,7 +26,7 @@ def first_view(game, seed: int) -> PlayerView:
 
 def test_the_levels_run_from_a_beginner_to_the_best_agent():
     """Level 1 is the heuristic with many random moves, each level up fewer, then the best agent
-    with more thinking time: ordered by construction (the measurement is benchmarks/results/levels.md)."""
+    with more thinking time: ordered by construction (the measurement is research/results/levels.md)."""
     assert list(LEVELS) == [1, 2, 3, 4, 5]
     epsilons = [float(LEVELS[n].agent.partition("~")[2] or 0) for n in (1, 2, 3)]
     assert [LEVELS[n].agent.partition("~")[0] for n in (1, 2, 3)] == ["heuristic"] * 3

@@ -1,10 +1,10 @@
-"""Statistical strength checks (slow; the full figures come from ``benchmarks/strength.py``)."""
+"""Statistical strength checks (slow; the full figures come from ``research/strength.py``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchmarks.strength import MATCHUPS, main, run_matchup
+from research.strength import MATCHUPS, main, run_matchup
 
 pytestmark = pytest.mark.slow
 

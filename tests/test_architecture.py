@@ -14,21 +14,25 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("envs", "agents", "parallel", "training", "web", "benchmarks")
+PACKAGES = ("cli", "envs", "agents", "parallel", "training", "web", "benchmarks", "research")
 
 #: The sub-packages that are layers of their own: the read side of model files sits below the players, so that
 #: a player reads a model file without importing training code, and training writes the same format.
 SUB_LAYERS = ("agents.models",)
-#: layer -> the layers it may import (its own always). The layers of docs/architecture.md.
+#: layer -> the layers it may import (its own always). The layers of docs/architecture.md (``train``, the script,
+#: beside ``training``: ``benchmarks.make_run`` runs it); ``cli``, the command lines' shared parts, imports nothing
+#: of the project and every package with commands may import it.
 MAY_IMPORT = {
+    "cli": set(),
     "envs": set(),
     "agents.models": {"envs"},
-    "agents": {"envs", "agents.models"},
+    "agents": {"cli", "envs", "agents.models"},
     "parallel": {"envs"},
-    "training": {"envs", "agents.models", "agents", "parallel"},
-    "web": {"envs", "agents.models", "agents", "parallel", "training"},
-    "benchmarks": {"envs", "agents.models", "agents", "parallel", "training", "web"},
-    "train": {"envs", "agents.models", "agents", "parallel", "training"},
+    "training": {"cli", "envs", "agents.models", "agents", "parallel"},
+    "web": {"cli", "envs", "agents.models", "agents", "parallel", "training"},
+    "benchmarks": {"cli", "envs", "agents.models", "agents", "parallel", "training", "web"},
+    "research": {"cli", "envs", "agents.models", "agents", "parallel", "training", "web", "benchmarks"},
+    "train": {"cli", "envs", "agents.models", "agents", "parallel", "training"},
 }
 
 
@@ -216,12 +220,12 @@ def test_the_length_check_finds_a_long_function():
 
 #: The examples are read as the project's code is: short functions, short modules.
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
-#: A module's most lines (DESIGN.md: one idea per module, a module under about 400 lines).
+#: A module's most lines (docs/architecture.md: one idea per module, a module under about 400 lines).
 MAX_MODULE_LINES = 400
 
 
 def test_no_function_is_long_without_saying_why():
-    """Short functions (the developers' guide); one longer than 60 lines says in its docstring why ("Long because")."""
+    """Short functions (docs/architecture.md); one longer than 60 lines says in its docstring why ("Long because")."""
     paths = [*MODULES.values(), *EXAMPLES]
     long = [found for path in paths for found in _long_functions(path.read_text(), str(path.relative_to(ROOT)))]
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines without 'Long because' in their docstring: {long}"
@@ -251,13 +255,15 @@ def test_every_file_the_architecture_page_names_exists():
     assert named and not missing, missing
 
 
-def test_the_benchmarks_map_names_every_command_and_package():
-    """``benchmarks/__init__.py`` is the map of the benchmarks (docs/architecture.md): a module or package added
-    beside the others and left off the map fails here."""
-    import benchmarks
+@pytest.mark.parametrize("package", ["benchmarks", "research"])
+def test_the_map_names_every_command_and_package(package):
+    """``benchmarks/__init__.py`` and ``research/__init__.py`` are the maps of their commands
+    (docs/architecture.md): a module or package added beside the others and left off its map fails here."""
+    import importlib
 
-    top = ROOT / "benchmarks"
+    top = ROOT / package
     modules = [p.stem for p in top.glob("*.py") if p.stem != "__init__"]
     names = modules + [p.parent.name for p in top.glob("*/__init__.py")]
-    missing = [name for name in sorted(names) if f"benchmarks.{name}`" not in benchmarks.__doc__]
-    assert len(names) > 30 and not missing, f"not on the map in benchmarks/__init__.py: {missing}"
+    text = importlib.import_module(package).__doc__
+    missing = [name for name in sorted(names) if f"{package}.{name}`" not in text]
+    assert len(names) > 8 and not missing, f"not on the map in {package}/__init__.py: {missing}"

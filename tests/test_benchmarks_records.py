@@ -162,11 +162,12 @@ def test_the_ladders_best_rung_plays_wherever_best_is_a_guided_search():
 
 def results_files() -> dict[Path, bytes]:
     """Every committed report's bytes, by path."""
-    return {path: path.read_bytes() for path in (ROOT / "benchmarks" / "results").rglob("*") if path.is_file()}
+    folders = [ROOT / "benchmarks" / "results", ROOT / "research" / "results"]
+    return {path: path.read_bytes() for folder in folders for path in folder.rglob("*") if path.is_file()}
 
 
 def test_the_strength_benchmark_writes_no_committed_file_by_default(tmp_path, monkeypatch):
-    from benchmarks import strength
+    from research import strength
 
     committed = results_files()
     monkeypatch.setattr(records, "ROOT", tmp_path)  # where the run's default output goes
@@ -181,7 +182,8 @@ def test_no_benchmark_gives_its_out_option_a_default():
     (each command then picks a new file under runs/bench/, as the tests below check for some)."""
     import ast
 
-    for path in sorted((ROOT / "benchmarks").glob("*.py")):
+    commands = [*(ROOT / "benchmarks").glob("*.py"), *(ROOT / "research").glob("*.py"), ROOT / "web" / "load.py"]
+    for path in sorted(commands):
         for call in ast.walk(ast.parse(path.read_text())):
             if (
                 isinstance(call, ast.Call)
@@ -254,9 +256,9 @@ def test_a_resumed_studys_own_record_does_not_make_its_checkout_dirty_and_nothin
     """Issue 49, provenance: a study appends to its record a deal at a time, so a resumed run finds that file
     untracked. It is the run's output, not a change to the code: left out of the check, and a run made before
     (marked dirty) is told apart by its digest. Any other change is still dirt, and the reports refuse it."""
-    own = provenance.ROOT / "benchmarks" / "records" / "skill_curve" / "x.jsonl"
-    for status, excused in (("?? benchmarks/records/skill_curve/x.jsonl\n", True), ("?? x.py\n", False)):
-        both = "?? benchmarks/records/skill_curve/x.jsonl\n" + ("" if excused else status)
+    own = provenance.ROOT / "research" / "records" / "skill_curve" / "x.jsonl"
+    for status, excused in (("?? research/records/skill_curve/x.jsonl\n", True), ("?? x.py\n", False)):
+        both = "?? research/records/skill_curve/x.jsonl\n" + ("" if excused else status)
         answers = {"rev-parse": "abc\n", "status": both, "diff": ""}
         monkeypatch.setattr(provenance, "_git", lambda *args, answers=answers: answers[args[0]])
         assert provenance.checkout(own)["dirty"] is not excused

@@ -1,4 +1,4 @@
-"""The skill-ceiling command (benchmarks.ceiling): its record, its report from the record, its refusals."""
+"""The skill-ceiling command (research.ceiling): its record, its report from the record, its refusals."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks import ceiling
 from benchmarks.core import records, report
 from benchmarks.core.protocol import deal_seeds
 from benchmarks.core.rating import anchored_ratings
 from benchmarks.core.records import ROOT, Record
+from research import ceiling
 
 
 @pytest.fixture(scope="module")
@@ -172,4 +172,4 @@ def test_a_report_of_two_configurations_is_refused():
         ceiling.curve_rows(record)
 
 
-COMMITTED = sorted((ROOT / "benchmarks" / "results").glob("ceiling_*.md"))
+COMMITTED = sorted((ROOT / "research" / "results").glob("ceiling_*.md"))

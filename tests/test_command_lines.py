@@ -8,20 +8,20 @@ import re
 
 import pytest
 
-from envs.games import HelpFormatter
+from cli import HelpFormatter
 from training.train_command import build_parser
 
 #: The commands whose parsers use the shared HelpFormatter (the benchmarks, the terminal game, model export).
 COMMANDS = [
-    "benchmarks.training_strength",
-    "benchmarks.decision_gains",
-    "benchmarks.imitation_networks",
+    "research.training_strength",
+    "research.decision_gains",
+    "research.imitation_networks",
     "benchmarks.scale",
     "benchmarks.training_speed",
     "benchmarks.tournament",
-    "benchmarks.luck",
-    "benchmarks.ceiling",
-    "benchmarks.strength",
+    "research.luck",
+    "research.ceiling",
+    "research.strength",
     "benchmarks.throughput",
     "agents.play",
     "agents.review",
@@ -114,11 +114,10 @@ def test_model_export_copies_a_model_and_refuses_a_missing_file(tmp_path, capsys
 def test_a_command_parses_and_keeps_its_own_command_line(monkeypatch):
     """``parse_command``: the arguments given, else the process's own, parsed; the line parsed is returned
     as it was, for the command's records and reports."""
-    from envs.games import command_parser, parse_command
+    from cli import parse_command
 
-    parser = command_parser("python -m benchmarks.example", "An example.")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.example", formatter_class=HelpFormatter)
     parser.add_argument("--games", type=int, default=2, help="games")
-    assert parser.formatter_class is HelpFormatter and parser.prog == "python -m benchmarks.example"
     args, argv = parse_command(parser, ["--games", "5"])
     assert args.games == 5 and argv == ["--games", "5"]
     monkeypatch.setattr("sys.argv", ["example.py", "--games", "7"])

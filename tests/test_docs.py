@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["README.md", "agents/README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
 #: What the checkout copy holds: what the documented commands read.
 COPIED = [
-    *["agents", "benchmarks", "envs", "parallel", "training", "web", "docs"],
+    *["agents", "benchmarks", "cli", "envs", "parallel", "research", "training", "web", "docs"],
     *["train.py", "README.md", "pyproject.toml", "Makefile"],
 ]
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)

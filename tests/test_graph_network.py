@@ -16,11 +16,11 @@ from agents.models.card import check_card, make_card
 from agents.models.files import read_card
 from agents.models.graph_network import graph_description
 from agents.models.network import load_network
-from benchmarks import imitation_networks
 from envs.games import make_game
 from envs.samurai.actions import FIGURE, NUM_ACTIONS, hex_action
 from envs.samurai.board import NEIGHBOURS, NUM_HEXES, NUM_SETTLEMENTS
 from envs.samurai.observation import HEX_FEATURES, OBSERVATION_SIZE, PLAYERS
+from research import imitation_networks
 from tests.conftest import tiny_train_argv
 from training.network import new_network, save_network
 
@@ -146,7 +146,7 @@ def test_a_tiny_imitation_benchmark_reports_both_networks(tmp_path):
     imitation_networks.main(["--games", "4", "--epochs", "1", "--processes", "1", "--out", str(out)])
     text = out.read_text()
     assert "| mlp |" in text and "| samurai_graph |" in text
-    assert "Command: `python -m benchmarks.imitation_networks --games 4 --epochs 1" in text
+    assert "Command: `python -m research.imitation_networks --games 4 --epochs 1" in text
 
 
 def test_the_search_is_guided_by_a_graph_network_as_by_its_own_forward_pass(samurai):

@@ -511,7 +511,7 @@ def test_guided_choices_do_not_depend_on_hidden_information(name, config):
 def test_the_strength_benchmark_seats_the_guided_search(model_files, tmp_path, capsys):
     """--network and --guided-option reach the guided hero, the plain ISMCTS opponent keeps its own
     budget; a network for another game stops the run before any game, with the loader's message."""
-    from benchmarks.strength import main
+    from research.strength import main
 
     out = tmp_path / "strength.md"
     wakanda = model_files["wakanda", 2]

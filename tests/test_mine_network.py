@@ -123,7 +123,7 @@ def test_train_py_trains_the_mine_network_from_the_rollouts_warm_start(tmp_path,
 
 
 def test_a_tiny_wapi_imitation_benchmark_reports_both_networks(tmp_path):
-    from benchmarks import imitation_networks
+    from research import imitation_networks
 
     out = tmp_path / "imitation.md"
     imitation_networks.main(["--game", "wapi", "--games", "3", "--epochs", "1", "--processes", "1", "--out", str(out)])

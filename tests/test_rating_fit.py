@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from benchmarks.rating_fit.fit import fit, merged_labels, relabelled
+from research.rating_fit.fit import fit, merged_labels, relabelled
 
 
 def games_from(beats: dict[tuple[str, str], float], deals: int, seed: int = 0) -> list[dict]:

@@ -29,14 +29,14 @@ import ray
 from ray import cloudpickle
 from ray.cluster_utils import Cluster
 
-from benchmarks import strength
 from benchmarks.core.matches import play_task, run_tasks
-from benchmarks.luck import run as luck
 from benchmarks.tournament import run as tournament
 from benchmarks.tournament.run import plan_tournament
 from parallel import ray_cluster
 from parallel.pool import LocalBackend, RayBackend, parallel_map
 from parallel.ray_cluster import ray_session
+from research import strength
+from research.luck import run as luck
 
 ROOT = Path(__file__).resolve().parent.parent
 

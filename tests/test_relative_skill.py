@@ -2,9 +2,9 @@
 
 import pytest
 
-from benchmarks.relative_skill import report as relative_skill_report
-from benchmarks.relative_skill import run as relative_skill
-from benchmarks.research import measures as luck_measures
+from research.core import measures as luck_measures
+from research.relative_skill import report as relative_skill_report
+from research.relative_skill import run as relative_skill
 
 
 def test_a_tiny_study_records_resumes_and_reports(tmp_path, monkeypatch):
@@ -20,7 +20,7 @@ def test_a_tiny_study_records_resumes_and_reports(tmp_path, monkeypatch):
     out = tmp_path / "relative_skill.md"
     assert relative_skill.main(["report", "--records", str(record.parent), "--out", str(out), "--allow-dirty"]) == 0
     text = out.read_text()
-    assert "python -m benchmarks.relative_skill report" in text and "NOT pre-registered" in text
+    assert "python -m research.relative_skill report" in text and "NOT pre-registered" in text
     assert "| 2 | " in text and "clairvoyant-2" in text
     assert "![relative skill and variance components](relative_skill.png)" in text
     assert out.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # the figure the report shows
@@ -58,8 +58,8 @@ def test_a_sealed_record_is_not_added_to(tmp_path):
 
 
 def test_the_seer_plays_only_where_asked_and_reads_the_truth_in_its_rollouts():
-    from benchmarks.research.clairvoyant import SeerAgent
     from envs.games import make_game
+    from research.core.clairvoyant import SeerAgent
 
     assert relative_skill.hero_labels([5], seer=True)[-2:] == ["clairvoyant-5", "seer-5"]
     game = make_game("wakanda")

@@ -1,10 +1,10 @@
-"""benchmarks.replay_check: a study's games played again from their deals are the committed ones, and a game
+"""research.replay_check: a study's games played again from their deals are the committed ones, and a game
 that the code would not play again is found."""
 
 import json
 
-from benchmarks import replay_check
-from benchmarks.relative_skill import run as relative_skill
+from research import replay_check
+from research.relative_skill import run as relative_skill
 
 
 def test_a_studys_games_replay_identically_and_a_changed_one_is_found(tmp_path):

@@ -4,8 +4,10 @@ development machine (a scratch folder that a clone does not have)."""
 
 from __future__ import annotations
 
+import gzip
 import importlib
 import importlib.util
+import json
 import re
 import shlex
 import subprocess
@@ -13,7 +15,7 @@ import subprocess
 import pytest
 
 from benchmarks import summary
-from benchmarks.core import shown_commands
+from research.core import shown_commands
 
 ROOT = summary.ROOT
 #: The top folders of a development machine's scratch space (the pattern is built so this file names none).
@@ -22,7 +24,13 @@ SCRATCH = re.compile(r"(?<![\w.~-])/(?:" + "|".join(SCRATCH_ROOTS) + r")/")
 #: Text files a clone holds (records are gzip data: what a machine typed; their reports rewrite it).
 TEXT = re.compile(r"\.(md|py|toml|txt|json|ya?ml|cfg|ini|sh|html|js|css)$|^Makefile$")
 #: The generated reports, whose commands a reader copies.
-REPORTS = sorted([*ROOT.glob("benchmarks/results/**/*.md"), *(ROOT / "docs" / name for name in summary.GENERATED_DOCS)])
+REPORTS = sorted(
+    [
+        *ROOT.glob("benchmarks/results/**/*.md"),
+        *ROOT.glob("research/results/**/*.md"),
+        *(ROOT / "docs" / name for name in summary.GENERATED_DOCS),
+    ]
+)
 COMMAND = re.compile(r"`((?:python -m |make )[^`]+)`")
 #: Options whose value a command writes (a file or folder made if absent), and the placeholders reports use.
 WRITTEN = {"--out", "--record", "--ratings"}
@@ -93,19 +101,53 @@ def test_every_printed_command_runs_as_written_from_a_clean_clone(report, comman
 
 def test_the_check_finds_a_scratch_path_and_a_missing_input():
     assert missing_inputs(["--reuse", "runs/bench/a.jsonl.gz", "--out", "runs/bench/b.md"]) == ["runs/bench/a.jsonl.gz"]
-    assert missing_inputs(["--out", "/" + SCRATCH_ROOTS[1] + "/x", "--records", "benchmarks/records/luck"]) != []
+    assert missing_inputs(["--out", "/" + SCRATCH_ROOTS[1] + "/x", "--records", "research/records/luck"]) != []
     assert missing_inputs(["--from-record", "RECORD", "--out", "FILE"]) == []
 
 
 def test_a_report_shows_a_recorded_command_without_the_paths_a_clone_lacks():
     scratch = "/" + SCRATCH_ROOTS[1] + "/ceil"
-    typed = f"python -m benchmarks.ceiling --configs 'samurai 2p' --reuse runs/bench/a.jsonl.gz --out {scratch}/x.md"
-    shown = shown_commands.shown(typed, "benchmarks/records/ceiling/samurai_2p.jsonl.gz")
+    typed = f"python -m research.ceiling --configs 'samurai 2p' --reuse runs/bench/a.jsonl.gz --out {scratch}/x.md"
+    shown = shown_commands.shown(typed, "research/records/ceiling/samurai_2p.jsonl.gz")
     assert shown == (
-        "python -m benchmarks.ceiling --configs 'samurai 2p' "
-        "--reuse benchmarks/records/ceiling/samurai_2p.jsonl.gz --out FILE"
+        "python -m research.ceiling --configs 'samurai 2p' "
+        "--reuse research/records/ceiling/samurai_2p.jsonl.gz --out FILE"
+    )
+    assert shown_commands.shown(f"python -m research.luck --out={scratch}") == "python -m research.luck --out=FOLDER"
+    assert not shown_commands.rewrites(["python -m research.luck --records research/records/luck"])
+
+
+def test_a_recorded_command_of_a_study_is_shown_under_its_names_since_issue_66():
+    """A record keeps its command as typed (``benchmarks.NAME`` before issue 66); its report shows the command that
+    runs today, every moved module and file renamed, and nothing else."""
+    from research.core.renamed import renamed
+
+    typed = "python -m benchmarks.relative_skill play --record benchmarks/records/relative_skill/wapi4.jsonl.gz"
+    assert (
+        renamed(typed)
+        == "python -m research.relative_skill play --record research/records/relative_skill/wapi4.jsonl.gz"
+    )
+    typed = (
+        "python -m benchmarks.luck.report benchmarks/records/luck_strong/a.jsonl --out=benchmarks/results/luck_strong"
     )
     assert (
-        shown_commands.shown(f"python -m benchmarks.luck --out={scratch}") == "python -m benchmarks.luck --out=FOLDER"
+        renamed(typed)
+        == "python -m research.luck.report research/records/luck_strong/a.jsonl --out=research/results/luck_strong"
     )
-    assert not shown_commands.rewrites(["python -m benchmarks.luck --records benchmarks/records/luck"])
+    unmoved = (
+        "python -m benchmarks.rate trained --record benchmarks/records/models/w.jsonl --out benchmarks/results/m.md"
+    )
+    assert renamed(unmoved) == unmoved
+
+
+def test_every_studys_recorded_command_names_a_module_that_runs():
+    """Every run of every record under research/records, its command renamed, names a command module of today."""
+    from research.core.renamed import renamed
+
+    paths = sorted((ROOT / "research" / "records").rglob("*.jsonl*"))
+    commands = set()
+    for path in paths:
+        with gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8") as lines:
+            commands |= {line["command"] for line in map(json.loads, lines) if line["kind"] == "run"}
+    modules = {shlex.split(renamed(command))[2] for command in commands}
+    assert paths and modules and all(importlib.util.find_spec(module) for module in modules), sorted(modules)

@@ -7,7 +7,6 @@ import re
 import secrets
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -125,9 +124,7 @@ def test_an_exit_an_interrupt_or_a_dead_process_is_a_loss(open_tmp, name, messag
 
 
 def test_a_sleeping_agent_is_stopped_by_the_wall_clock(open_tmp):
-    start = time.monotonic()
-    games, (failure,), _ = play("Sleeper", open_tmp, budget=0.05)
-    assert time.monotonic() - start < 10
+    games, (failure,), _ = play("Sleeper", open_tmp, budget=0.05)  # it sleeps 60 s: only the watchdog ends its move
     assert "its move 1: gave no answer within 1.15 s (wall clock)" in failure["message"]
     assert len(games) == 2 and all(g["forfeit"] for g in games)
 

@@ -4,10 +4,10 @@ known strength; bad arguments are refused by name; a tiny real play makes a reco
 import numpy as np
 import pytest
 
-from benchmarks.research import measures as luck_measures
-from benchmarks.research import synthetic_games as sg
-from benchmarks.skill_curve import report as skill_curve_report
-from benchmarks.skill_curve import run as skill_curve
+from research.core import measures as luck_measures
+from research.core import synthetic_games as sg
+from research.skill_curve import report as skill_curve_report
+from research.skill_curve import run as skill_curve
 
 BUDGETS = [25, 50, 100, 200, 400, 800]
 TABLES = skill_curve.tables(BUDGETS, ["clairvoyant"])
@@ -96,7 +96,7 @@ def test_a_tiny_real_play_records_resumes_and_reports(tmp_path, monkeypatch):
     out = tmp_path / "skill_curve.md"
     assert skill_curve.main(["report", str(record), "--out", str(out), "--allow-dirty"]) == 0
     text = out.read_text()
-    assert "python -m benchmarks.skill_curve report wakanda_tiny.jsonl --out benchmarks/results/skill_curve.md" in text
+    assert "python -m research.skill_curve report wakanda_tiny.jsonl --out research/results/skill_curve.md" in text
     assert "NOT pre-registered" in text and "| best-8 | 8 |" in text and "clairvoyant-8" in text
     assert "| wakanda: the curve bends (c < 0) | no registered record yet (counted at p = 1) |" in text
     assert (tmp_path / "skill_curve_wakanda_tiny.png").exists()
@@ -120,7 +120,7 @@ def test_the_cost_adds_each_table_in_every_seat():
 
 def test_a_scale_whose_anchors_are_separated_is_said_to_rest_on_the_prior():
     """Two-player Samurai: the heuristic beats random in every game, so the unit of the scale is the prior's."""
-    from benchmarks.skill_curve import report as skill_curve_report
+    from research.skill_curve import report as skill_curve_report
 
     swept = [
         {"hero": "heuristic", "seats": s, "hero_seat": h, "winners": [h]}
@@ -133,7 +133,7 @@ def test_a_scale_whose_anchors_are_separated_is_said_to_rest_on_the_prior():
 
 def test_a_claim_made_early_is_adjusted_over_the_whole_registered_family():
     """With one of the three registered configurations played, the other two count at p = 1 (Holm over three)."""
-    from benchmarks.skill_curve import report as skill_curve_report
+    from research.skill_curve import report as skill_curve_report
 
     rows = skill_curve_report.claim_rows({"wapi4: the curve bends (c < 0)": 0.01})
     assert rows[2] == "| wapi4: the curve bends (c < 0) | 0.01 | 0.03 | yes |"

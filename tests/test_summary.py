@@ -29,8 +29,8 @@ PASSAGES = [
         "Throughput (`benchmarks/results/throughput.md`",
         "## Layout",
         [
-            *(f"{RESULTS}{name}.md" for name in ("throughput", "batch", "batch_rollouts", "luck", "duplicate")),
-            *(f"{RESULTS}{name}.md" for name in ("claims", "levels", "luck_strong/luck")),
+            *(f"{RESULTS}{name}.md" for name in ("throughput", "batch", "batch_rollouts")),
+            *(f"research/results/{name}.md" for name in ("luck", "duplicate", "claims", "levels", "luck_strong/luck")),
             "docs/leaderboard.md",
         ],
     ),

@@ -21,7 +21,8 @@ import tomllib
 
 import pytest
 
-from benchmarks import regenerate, summary
+from benchmarks import summary
+from research import regenerate
 
 ROOT = summary.ROOT
 #: What a page writes like a measurement but is a setting, a target or a version (by page; every page: the
@@ -109,10 +110,10 @@ def test_every_figure_is_read_from_a_generated_report():
 
 def test_every_figure_with_an_interval_has_records_behind_it():
     """A measured share, rating or factor (a figure with an interval) is read from a report that
-    ``benchmarks.regenerate`` makes again from committed records; the figures without (speeds, the server's
+    ``research.regenerate`` makes again from committed records; the figures without (speeds, the server's
     load) come from measurement reports that play no games and name the command that measures again."""
     specs = tomllib.loads(summary.FIGURES.read_text(encoding="utf-8"))["figure"]
-    from_records = {output for report in regenerate.REPORTS for output in report.outputs}
+    from_records = {output for report in regenerate.EVERY for output in report.outputs}
     orphans = [s["key"] for s in specs if "interval_kind" in s and s["source"] not in from_records]
     assert not orphans, f"figures with an interval from no report made from records: {orphans}"
 
@@ -192,9 +193,9 @@ LUCK = """# Luck
     ],
 )
 def test_a_quoted_table_is_checked_cell_by_cell_against_its_report(tmp_path, table, problem):
-    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
-    (tmp_path / "benchmarks" / "results" / "luck.md").write_text(LUCK)
-    marker = "<!-- table: benchmarks/results/luck.md#Results labels=2 -->"
+    (tmp_path / "research" / "results").mkdir(parents=True)
+    (tmp_path / "research" / "results" / "luck.md").write_text(LUCK)
+    marker = "<!-- table: research/results/luck.md#Results labels=2 -->"
     page = f"{marker}\n| game | pair | d | deal share |\n|---|---|---|---|\n{table}\n"
     found = summary.quoted_table_problems(page, tmp_path)
     assert (found == []) if problem is None else (len(found) == 1 and problem in found[0]), found

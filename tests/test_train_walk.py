@@ -35,7 +35,10 @@ ARGVS = {
 #: The default run's walk. It was 30 stays in 12 files while the default warm-started (the walk stopped at the
 #: warm start); the default now starts from the shipped model, reading it once (2 stays) and, with no warm start,
 #: walks on through the loop's setup to the first update, as a run with ``--warm-start none`` did then (39 in 13).
-MAX_STAYS, MAX_FILES = 37, 13
+#: Then 37 in 13, and 38 in 14 since the command lines' shared parts left envs/games.py for cli/ (issue 66): the
+#: settings a command line gives (``cli.given_settings``) are read in a file of their own, a stay after the game's
+#: options (``envs/games.py``).
+MAX_STAYS, MAX_FILES = 38, 14
 
 
 class Stop(Exception):
@@ -118,7 +121,7 @@ def walk(argv: list[str], out: str) -> list[str]:
         "default",
         pytest.param(
             "options",
-            marks=pytest.mark.xfail(reason="issue 52 item 5: the walk with options is 43 stays in 14 files"),
+            marks=pytest.mark.xfail(reason="issue 52 item 5: the walk with options is 44 stays in 15 files"),
         ),
     ],
 )

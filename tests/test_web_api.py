@@ -92,7 +92,7 @@ def test_levels_are_offered_with_nothing_to_set_and_their_ratings_where_measured
     offered = offered_opponents(ratings=level_ratings(ratings))
     assert level_ratings(tmp_path / "absent.json") == {}
     (tmp_path / "old.json").write_text(json.dumps({"wakanda": {"level:1": {"rating": 500}}}))
-    with pytest.raises(ValueError, match=r"old.json is not the levels' ratings of python -m benchmarks.levels report"):
+    with pytest.raises(ValueError, match=r"old.json is not the levels' ratings of python -m research.levels report"):
         level_ratings(tmp_path / "old.json")
     level4, level5 = offered["level:4"], offered["level:5"]
     assert level4.listing(10.0)["ratings"] == [{"game": "samurai", "options": {"num_players": 2}, **measured}]

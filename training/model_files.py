@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     on the command line; a file that cannot be read is refused with exit status 2."""
     import argparse
 
-    from envs.games import HelpFormatter
+    from cli import HelpFormatter
 
     parser = argparse.ArgumentParser(
         prog="python -m training.model_files",

@@ -65,7 +65,7 @@ TRAINING_DEFAULTS: dict[str, Any] = dict(
 #: (docs/experiments/012-shipped-models-before-the-protocol.md, "The shipped models"; docs/experiments/005 and 006).
 GAME_TRAINING: dict[str, dict[str, Any]] = {
     "samurai": dict(
-        # The board as a graph: chosen by benchmarks/results/imitation_networks.md (held-out imitation accuracy,
+        # The board as a graph: chosen by research/results/imitation_networks.md (held-out imitation accuracy,
         # docs/experiments/005-samurai-model-training.md); --network mlp uses net_arch and shared_layers.
         network="samurai_graph",
         # One thread for the graph network's updates too: a second pays only where a core is free, and costs

@@ -31,9 +31,10 @@ from typing import Any
 
 import envs
 from agents.models.card import STRUCTURED_NETWORKS, network_description
+from cli import flags, given_settings
 from envs.core.description import parse_bool
 from envs.core.engine import Game, shown
-from envs.games import add_game_options, flags, game_option_texts, given_settings, make_game, read_game_options
+from envs.games import add_game_options, game_option_texts, make_game, read_game_options
 from training.settings import (
     DEFAULT_GAME,
     NETWORK_CHOICES,

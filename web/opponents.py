@@ -2,8 +2,8 @@
 
 First the levels 1 to 5 (``agents/levels.py``), the page's default choice: each the agent of
 its level with the level's options fixed (a visitor sets nothing; a searching level's thinking
-time is each move's, as measured), shown with its rating where ``benchmarks/results/levels.json``
-has one for the configuration (``python -m benchmarks.levels``), else with its description.
+time is each move's, as measured), shown with its rating where ``research/results/levels.json``
+has one for the configuration (``python -m research.levels``), else with its description.
 Then, the advanced choice, every agent of ``agents.AGENT_NAMES`` that needs no path under its
 own name, so an agent added there appears on the page by itself; a trained model is offered
 only when whoever starts the server names it (``python -m web --model NAME=PATH``). The page
@@ -22,8 +22,8 @@ from agents import AGENT_NAMES, SEARCH_AGENTS, Agent, make_agent, plays_model
 from agents.levels import GAME_LEVELS, LEVELS, Level
 from envs.core.engine import Game, is_int, shown
 
-#: The levels' measured ratings (written by ``python -m benchmarks.levels report``; read, never executed).
-LEVEL_RATINGS = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "levels.json"
+#: The levels' measured ratings (written by ``python -m research.levels report``; read, never executed).
+LEVEL_RATINGS = Path(__file__).resolve().parent.parent / "research" / "results" / "levels.json"
 
 #: Thinking time a searching opponent may be given from the page, in CPU seconds per turn
 #: (every sub-action of the turn together); the server's ``--max-think`` may lower the top.
@@ -122,9 +122,7 @@ def level_ratings(path: Path = LEVEL_RATINGS) -> dict[str, list[dict[str, Any]]]
             for name, rating in entry["levels"].items():
                 found.setdefault(name, []).append({"game": entry["game"], "options": entry["options"], **rating})
     except (ValueError, KeyError, AttributeError, TypeError) as error:
-        raise ValueError(
-            f"{path} is not the levels' ratings of python -m benchmarks.levels report ({error!r})"
-        ) from None
+        raise ValueError(f"{path} is not the levels' ratings of python -m research.levels report ({error!r})") from None
     return found
 
 

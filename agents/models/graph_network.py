@@ -6,7 +6,7 @@ the players' influence over its neighbouring hexes. A flat MLP over the 174 x
 heuristic it reaches only ~60% of its moves; this network passes messages
 along the board's adjacency with weights shared by every hex, and reaches
 ~72% with a thirtieth of the parameters
-(``benchmarks/results/imitation_networks.md``).
+(``research/results/imitation_networks.md``).
 
 Layout (``width``, ``rounds``, ``head`` in the card's ``network``):
 

@@ -8,7 +8,7 @@ six times over, once per mine's slots; imitating the heuristic it reaches
 about 86% of its moves. Here one small network reads each mine, so what is
 learned about one mine holds for all of them, and permuting the mines
 permutes the coin logits (``tests/test_mine_network.py``); it reaches about
-92% with a third of the weights (``benchmarks/results/imitation_networks_wapi.md``).
+92% with a third of the weights (``research/results/imitation_networks_wapi.md``).
 
 Layout (``width``, ``head`` in the card's ``network``):
 

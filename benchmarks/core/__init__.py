@@ -12,9 +12,9 @@
 - :mod:`~benchmarks.core.rating`: the rating models (Bradley–Terry, Plackett–Luce, the protocol's anchored
   ratings with their bootstrap intervals, win shares);
 - :mod:`~benchmarks.core.variance`: what duplicate deals buy (the variance of a win-rate difference);
-- :mod:`~benchmarks.core.report`: the sections of a report made from records;
-  :mod:`~benchmarks.core.shown_commands`: a command as a report prints it.
+- :mod:`~benchmarks.core.report`: the sections of a report made from records.
 
 The commands built on it are the other modules and packages of :mod:`benchmarks` (its docstring is the map); a
-command of several parts is a package (:mod:`benchmarks.tournament`, :mod:`benchmarks.luck`, ...).
+command of several parts is a package (:mod:`benchmarks.tournament`). The studies' commands (:mod:`research`) build
+on it too.
 """

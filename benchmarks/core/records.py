@@ -17,7 +17,7 @@ games (and failures, if any), every line a JSON object with a ``kind``:
   label per seat), ``table`` (hero, opponent), ``scores``, ``winners``,
   ``moves`` and ``cpu_us`` (per seat, each move's CPU microseconds); a study
   that replays a deal with fresh agent seeds adds ``replay`` (the luck study's
-  records, :mod:`benchmarks.luck.report`, also say which pair and study
+  records, :mod:`research.luck.report`, also say which pair and study
   configuration a game belongs to, a tournament's, :mod:`benchmarks.tournament.record`,
   which table; neither times moves);
 - ``failure``: ``run``, ``game``, ``config``, ``seed``, ``seats``, ``agent``,

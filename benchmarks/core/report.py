@@ -204,15 +204,17 @@ def provenance_note(origin: dict) -> str:
     )
 
 
-def refuse_dirty(record: Record, source: Path | None = None) -> None:
+def refuse_dirty(record: Record, source: Path | None = None, former: Path | None = None) -> None:
     """ValueError naming the runs of ``record`` made from a dirty checkout: no published report rests on them.
     ``source``: the record's one file, for a study that appends to its record a deal at a time: a run dirty only
-    through that file, untracked while it was played, is clean (:func:`provenance.dirty_by_own_record_only`)."""
+    through that file, untracked while it was played, is clean (:func:`provenance.dirty_by_own_record_only`);
+    ``former``: where that file was while its runs were played, if it has moved since."""
+    own = [path for path in (source, former) if path is not None]
     dirty = [
         run["run"]
         for run in record.runs
         if run.get("provenance", {}).get("dirty")
-        and not (source is not None and provenance.dirty_by_own_record_only(run["provenance"], source))
+        and not any(provenance.dirty_by_own_record_only(run["provenance"], path) for path in own)
     ]
     if dirty:
         raise ValueError(

@@ -1,5 +1,5 @@
 """The statistics of luck of a pair of agents: what duplicate deals buy and how much of the pair's outcome the
-deal decides (the games it takes for skill to show are :func:`benchmarks.research.measures.games_to_lead`).
+deal decides (the games it takes for skill to show are :func:`research.core.measures.games_to_lead`).
 
 Both work on a per-game performance ``x`` of one agent against another
 (``d = 1`` if it finished ahead, ``-1`` behind, ``0`` on a tie: a win-rate

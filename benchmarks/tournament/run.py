@@ -46,8 +46,9 @@ from benchmarks.core.rating import ahead, centred_ratings, pairwise_counts, win_
 from benchmarks.core.variance import DuplicateEffect, duplicate_effect
 from benchmarks.tournament import record as tournament_record
 from benchmarks.tournament import report as tournament_report
+from cli import HelpFormatter, parse_command
 from envs.core.engine import shown
-from envs.games import GAME_NAMES, add_game_options, command_parser, game_config, make_game, parse_command
+from envs.games import GAME_NAMES, add_game_options, game_config, make_game
 from parallel import pool
 from parallel.pool import Backend
 
@@ -237,7 +238,7 @@ def write_report(record_path: Path, stem: Path) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = command_parser(PROG, __doc__)
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("--game", help=f"one of {', '.join(list(GAME_NAMES))} (required unless --from-record)")
     parser.add_argument(
         "--agents",

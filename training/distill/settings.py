@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import envs
-from envs.games import flags, read_game_options
+from cli import flags
+from envs.games import read_game_options
 
 #: Flags a resumed run may change; every other setting is the interrupted run's. A run that changes
 #: ``teacher``, ``iterations``, ``games`` or ``gate`` goes on from the generation it reached with the new ones

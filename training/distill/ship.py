@@ -85,7 +85,7 @@ def with_table(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from envs.games import HelpFormatter
+    from cli import HelpFormatter
 
     parser = argparse.ArgumentParser(
         prog="python -m training.distill.ship", description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter
