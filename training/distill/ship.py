@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import envs
 from agents.models.card import card_game
 from agents.models.files import SHIPPED_DIR, read_card
 from training.distill.settings import TRANSFER
@@ -60,19 +61,30 @@ def table() -> str:
         if distill is None:
             continue
         game, made = card_game(card), f"`{card['command']}`, generation {distill['generation']}"
+        label = configuration_label(game)
         if distill["generation"] == 0:  # a transfer start that no distilled generation beat
             rows.append(
-                f"| `{path.name}` | {game.name} {card['config']} | {made}: the start, `{distill['start']}` | "
+                f"| `{path.name}` | {label} | {made}: the start, `{distill['start']}` | "
                 f"none (no generation of the run beat it) | none | {distill['cpu_hours']:.2f} |"
             )
             continue
         teacher, data = distill["teacher"], distill["data"]
         rows.append(
-            f"| `{path.name}` | {game.name} {card['config']} | {made} of run `{distill['run']}` | {teacher['kind']}, "
+            f"| `{path.name}` | {label} | {made} of run `{distill['run']}` | {teacher['kind']}, "
             f"{teacher['iterations']} simulations a move | {data['positions']:,} positions of {data['games']:,} "
             f"games (generations {data['generations'][0]} to {data['generations'][1]}) | {distill['cpu_hours']:.2f} |"
         )
     return "\n".join(rows)
+
+
+def configuration_label(game) -> str:
+    """``wapi 2p``, ``samurai 2p draft``: the options that differ from the game's own at its player count (a
+    card spells out every option, Wapi's coins included)."""
+    description = envs.describe(game.name)
+    config = game.config()
+    players = {"num_players": config["num_players"]} if "num_players" in config else {}
+    own = description.make(**players).config()
+    return description.label({**players, **{key: value for key, value in config.items() if value != own[key]}})
 
 
 def with_table(text: str) -> str:
