@@ -129,6 +129,17 @@ REPORTS = (
     Report(
         "benchmarks.report",
         (
+            "{records:benchmarks/records/networks}",
+            "--title",
+            "The distilled networks alone against the heuristic(s) on fresh test deals",
+            "--out",
+            "{out}/networks.md",
+        ),
+        ("benchmarks/results/networks.md",),
+    ),
+    Report(
+        "benchmarks.report",
+        (
             MAKE_RUN,
             "--title",
             "make run's default run (benchmarks.make_run, seed 1) on the test deals",

@@ -1,25 +1,29 @@
-"""The models shipped in the package (agents/models): one for each configuration issue 13 names, each a
-small file with its card and the command that made it, playable as make_agent("trained", game) and from
-the terminal game; a configuration without one is a clear error naming those that have one."""
+"""The models shipped in the package (agents/models): one for every configuration (issue 62), each a small
+file with its card and the command that made it (train.py, or the distillation run it names), playable as
+make_agent("trained", game) and from the terminal game; a configuration without one is a clear error naming
+those that have one."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 
+import envs
 from agents import make_agent, play_game
 from agents import play as terminal
+from agents.models import files
 from agents.models.card import card_game
 from agents.models.files import SHIPPED_DIR, read_card, shipped_models
 from envs.games import make_game
 
 SHIPPED = sorted(SHIPPED_DIR.glob("*.zip"))
-REQUIRED = [("wakanda", {"advanced": False}), ("samurai", {"num_players": 2}), ("wapi", {"num_players": 4})]
+REQUIRED = [(name, config) for name in envs.GAMES for config in envs.describe(name).configurations()]
 
 
-@pytest.mark.parametrize("name,config", REQUIRED)
+@pytest.mark.parametrize("name,config", REQUIRED, ids=[envs.describe(n).label(c) for n, c in REQUIRED])
 def test_the_required_configurations_have_a_model(name, config):
     game = make_game(name, **config)
     shipped = [card_game({"game": name, "config": c}).config() for c in shipped_models().get(name, [])]
@@ -39,7 +43,13 @@ def test_no_configuration_has_two_models():
 def test_each_shipped_model_is_small_carded_and_plays_legal_games(path):
     card = read_card(str(path))
     assert os.path.getsize(path) < 5 * 2**20  # the largest, Wakanda's, is under 1 MiB
-    assert card["command"].startswith("python train.py ")
+    assert card["command"].startswith(("python train.py ", "python -m training.distill "))
+    distill = card.get("training", {}).get("distill")
+    if distill is not None and distill["generation"] == 0:  # a transfer start that no generation beat
+        assert distill["start"].startswith("transfer:")
+    elif distill is not None:  # a distilled network names its run, generation, teacher, data and cost
+        assert distill["run"] and distill["generation"] >= 1 and distill["teacher"]["kind"] in ("best", "guided")
+        assert distill["data"]["positions"] > 0 and distill["cpu_hours"] > 0
     game = card_game(card)
     agents = [make_agent("trained", game)] + [make_agent("random", game, seed=s) for s in range(game.num_players - 1)]
     assert play_game(game, agents, seed=0).winners  # an illegal move would raise
@@ -56,7 +66,9 @@ def test_the_terminal_game_plays_against_the_trained_opponent():
     assert "trained" in lines[0]
 
 
-def test_a_configuration_without_a_model_names_those_with_one():
+def test_a_configuration_without_a_model_names_those_with_one(tmp_path, monkeypatch):
+    shutil.copy(SHIPPED_DIR / "wakanda.zip", tmp_path)
+    monkeypatch.setattr(files, "SHIPPED_DIR", tmp_path)  # a package that ships Wakanda's model alone
     with pytest.raises(
         ValueError,
         match=r"no trained model is shipped for wapi \{'num_players': 5.*trained models "
