@@ -11,6 +11,7 @@ check the declarations themselves wherever the package was installed from.
 
 from __future__ import annotations
 
+import shutil
 import tomllib
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
@@ -33,8 +34,10 @@ from training.league_games import league_games
 from training.members import SharedMember, build_member
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The shipped configurations the issue names (agents/models/README.md); a configuration without a model.
+#: Three shipped configurations (agents/models/README.md); a configuration without a model in a package that ships
+#: only those three (:func:`three_shipped`: every configuration has its model in ours).
 SHIPPED = [("wakanda", {"advanced": False}), ("samurai", {"num_players": 2}), ("wapi", {"num_players": 4})]
+SHIPPED_FILES = ("wakanda.zip", "samurai2.zip", "wapi4.zip")
 UNSHIPPED = ("wapi", {"num_players": 3})
 REFUSAL = r"opponents 'trained': no trained model is shipped for wapi \{'num_players': 3.*trained models exist for: "
 
@@ -52,6 +55,16 @@ def named(monkeypatch):
     points = {point.name: point for point in declared()}
     monkeypatch.setattr(env_opponents, "named_opponents", lambda: points)
     return points
+
+
+@pytest.fixture
+def three_shipped(tmp_path, monkeypatch):
+    """A package that ships the three models of SHIPPED only."""
+    from agents.models import files
+
+    for name in SHIPPED_FILES:
+        shutil.copy(files.SHIPPED_DIR / name, tmp_path)
+    monkeypatch.setattr(files, "SHIPPED_DIR", tmp_path)
 
 
 def where_to_move(batch) -> np.ndarray:
@@ -95,7 +108,7 @@ def test_one_forward_pass_answers_every_game_where_it_is_to_move(monkeypatch):
 def test_ppo_path_is_a_batched_network_opponent_of_the_file():
     """``ppo:PATH`` is the same network opponent, of the file named: on the shipped file, the trained moves."""
     game = make_game("wakanda")
-    path = next(p for p in (ROOT / "agents" / "models").glob("wakanda*.zip"))
+    path = ROOT / "agents" / "models" / "wakanda.zip"
     by_file, trained = batch_opponent(f"ppo:{path}", game), batch_opponent("trained", game)
     batch, rng = batch_games(game, 6, 2), np.random.default_rng(0)
     where = where_to_move(batch)
@@ -103,7 +116,7 @@ def test_ppo_path_is_a_batched_network_opponent_of_the_file():
     assert np.array_equal(by_file(batch, where, rng)[where], trained(batch, where, rng)[where])
 
 
-def test_an_unshipped_configuration_is_refused_naming_those_with_a_model():
+def test_an_unshipped_configuration_is_refused_naming_those_with_a_model(three_shipped):
     """No model for three-player Wapi: the agents' batch opponent says so, and which configurations have one."""
     with pytest.raises(ValueError, match=REFUSAL + r".*wakanda \{'advanced': False\}"):
         batch_opponent("trained", make_game(UNSHIPPED[0], **UNSHIPPED[1]))
@@ -143,7 +156,7 @@ def test_the_vector_env_plays_whole_games_against_the_trained_model_by_name(name
     assert ended >= 4 and calls and max(calls) > 1
 
 
-def test_the_vector_env_refuses_an_unshipped_configuration_before_any_game(named):
+def test_the_vector_env_refuses_an_unshipped_configuration_before_any_game(named, three_shipped):
     """The refusal comes at construction, naming the argument (opponents) and the configurations with a model."""
     with pytest.raises(ValueError, match=REFUSAL):
         envs.wapi_v0.vector_env(2, num_players=3, opponents="trained")
@@ -207,7 +220,7 @@ def test_the_league_plays_the_shipped_model_as_a_batched_member():
     assert league.members[0].games == finished
 
 
-def test_train_refuses_trained_where_no_model_is_shipped():
+def test_train_refuses_trained_where_no_model_is_shipped(three_shipped):
     """``--opponents trained`` for a configuration without a shipped model fails before anything is trained."""
     from training.train_command import check_opponents, parse_args
 
@@ -217,7 +230,7 @@ def test_train_refuses_trained_where_no_model_is_shipped():
 
 
 # --- the page ---------------------------------------------------------------------------------------------------
-def test_the_page_offers_the_trained_model_for_every_shipped_configuration():
+def test_the_page_offers_the_trained_model_for_every_shipped_configuration(three_shipped):
     """The page's ``trained`` is checked against the shipped models' cards (no list of its own): it plays every
     configuration that has one, and is refused, naming them, for one that has none."""
     from web.opponents import offered_opponents
