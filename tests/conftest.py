@@ -30,6 +30,19 @@ def pytest_unconfigure(config) -> None:
         shutil.rmtree(_RAY_TMPDIR, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def torch_threads_given_back():
+    """A test that changes torch's threads (a distillation run sets one) gives them back. Why: float rounding
+    depends on the threads, and a network's exact ties (Wapi 4p's shipped model at its first move) go the way
+    it falls, so a later test in the same worker (the v2 records' replay) would see another move."""
+    import torch
+
+    before = torch.get_num_threads()
+    yield
+    if torch.get_num_threads() != before:
+        torch.set_num_threads(before)
+
+
 @pytest.fixture
 def open_tmp():
     """A temporary folder anyone may enter, read and write. A sealed agent under a root referee runs as nobody

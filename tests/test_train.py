@@ -361,8 +361,14 @@ def test_wakandas_default_run_starts_from_the_shipped_model_and_resuming_does_no
 
 
 def test_a_missing_shipped_model_fails_the_default_run_clearly(monkeypatch, tmp_path):
+    import shutil
+
     import agents.models.files
 
+    basic_only = tmp_path / "basic_only"  # a package without the advanced game's model
+    basic_only.mkdir()
+    shutil.copy(agents.models.files.SHIPPED_DIR / "wakanda.zip", basic_only)
+    monkeypatch.setattr(agents.models.files, "SHIPPED_DIR", basic_only)
     message = run_error(["--advanced", "true", "--out", str(tmp_path / "advanced")])
     assert "--init-model trained (wakanda's default): no trained model is shipped for wakanda" in message
     assert "pass --init-model none" in message
