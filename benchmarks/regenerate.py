@@ -142,7 +142,7 @@ REPORTS = (
         (
             MAKE_RUN,
             "--title",
-            "make run's default run (benchmarks.make_run, seed 1) on the test deals",
+            "The default run of make run (benchmarks.make_run, seed 1) on the test deals",
             "--out",
             "{out}/make_run.md",
         ),
