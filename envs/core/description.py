@@ -123,17 +123,24 @@ class GameDescription:
     def label(self, config: dict[str, Any]) -> str:
         """A short name of a configuration for tables and test ids: ``wapi 3p shared``,
         ``wakanda advanced``, ``samurai 2p draft`` (the player count always, other options when
-        not at their default: a word for a True flag, the value otherwise)."""
+        not at their default: a word for a True flag, the value otherwise). An option whose default is
+        None ("the game's own", Wapi's coins) is at its default when it has the value the game gives it,
+        so a game's own ``config()``, which spells every option out, has the short label too."""
         full = {**self.defaults(), **config}
         parts = [self.name]
         for option in self.options:
             value = full[option.name]
             if option.name == "num_players":
                 parts.append(f"{value}p")
-            elif value != option.default:
+            elif value != option.default and not (option.default is None and value == self._own(full, option.name)):
                 word = option.name if value is True else f"{option.name}={value}" if value is False else str(value)
                 parts.append(word)
         return " ".join(parts)
+
+    def _own(self, config: dict[str, Any], name: str) -> Any:
+        """The value the game gives option ``name`` when left at None, at ``config``'s player count."""
+        players = {"num_players": config["num_players"]} if "num_players" in config else {}
+        return self.make(**players).config()[name]
 
     def make(self, **config: Any) -> Game:
         """The configured game; unknown option names are refused by name."""

@@ -61,7 +61,7 @@ def table() -> str:
         if distill is None:
             continue
         game, made = card_game(card), f"`{card['command']}`, generation {distill['generation']}"
-        label = configuration_label(game)
+        label = envs.describe(game.name).label(game.config())
         if distill["generation"] == 0:  # a transfer start that no distilled generation beat
             rows.append(
                 f"| `{path.name}` | {label} | {made}: the start, `{distill['start']}` | "
@@ -75,16 +75,6 @@ def table() -> str:
             f"games (generations {data['generations'][0]} to {data['generations'][1]}) | {distill['cpu_hours']:.2f} |"
         )
     return "\n".join(rows)
-
-
-def configuration_label(game) -> str:
-    """``wapi 2p``, ``samurai 2p draft``: the options that differ from the game's own at its player count (a
-    card spells out every option, Wapi's coins included)."""
-    description = envs.describe(game.name)
-    config = game.config()
-    players = {"num_players": config["num_players"]} if "num_players" in config else {}
-    own = description.make(**players).config()
-    return description.label({**players, **{key: value for key, value in config.items() if value != own[key]}})
 
 
 def with_table(text: str) -> str:
