@@ -33,6 +33,8 @@ from training.distill.selfplay import play_match, play_selfplay
 from training.distill.settings import STUDENT_NETWORKS, TRANSFER, Settings, copy_model, elapsed, write_json
 from training.win_rates import wilson_interval
 
+#: A teacher game's id is ``generation * GAME_IDS + i`` (the fit holds out whole games by it).
+GAME_IDS = 1_000_000
 #: Fixed streams of deals (tuning set: 32-bit seeds) of the gate and of the heuristic matches.
 GATE_DEALS, HEURISTIC_DEALS = 999_999, 888_888
 
@@ -210,7 +212,7 @@ def one_generation(
         "teacher": settings.teacher,
         "iterations": settings.iterations,
         "games": settings.games,
-        "positions": int(len(load_records(shards)["values"])),
+        "positions": int((data["games"] // GAME_IDS == generation).sum()),  # this generation's, in the fit's data
         "fit": report,
         "gate_games": len(gate_shares),
         "gate_win_rate": rate,
@@ -255,7 +257,7 @@ def teacher_games(settings: Settings, game, out: Path, generation: int, best: Pa
 
     folder = out / "data" / f"gen_{generation:03d}"
     folder.mkdir(parents=True, exist_ok=True)
-    games = [(_seed(settings.seed, generation, i), generation * 1_000_000 + i) for i in range(settings.games)]
+    games = [(_seed(settings.seed, generation, i), generation * GAME_IDS + i) for i in range(settings.games)]
     shards = [games[i : i + settings.shard_games] for i in range(0, len(games), settings.shard_games)]
     paths = [folder / f"shard_{k:04d}.npz" for k in range(len(shards))]
     missing = [k for k, path in enumerate(paths) if not path.exists()]
